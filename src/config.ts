@@ -1,0 +1,248 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
+import { validate as isValidCron } from 'node-cron';
+import { z } from 'zod';
+import { type Result, err, ok } from './shared/result';
+
+/**
+ * The only reader of `process.env` (see CONTRACT.md, "Configuration"). Everything else receives a
+ * frozen {@link Config}. Parsing happens once, at start-up, and reports every problem at once so an
+ * operator fixes the environment in one go instead of one restart per variable.
+ */
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const blankToUndefined = (value: unknown) =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value;
+
+const required = (what: string) =>
+  z.preprocess(blankToUndefined, z.string({ error: `required: ${what}` }).trim());
+
+const optional = () => z.preprocess(blankToUndefined, z.string().trim().optional());
+
+const httpUrl = (what: string) =>
+  z
+    .string()
+    .trim()
+    .refine(
+      (value) => {
+        try {
+          const url = new URL(value);
+          return url.protocol === 'http:' || url.protocol === 'https:';
+        } catch {
+          return false;
+        }
+      },
+      { error: `must be an http(s) URL (${what})` },
+    )
+    .transform((value) => value.replace(/\/+$/, ''));
+
+const snowflake = (what: string) =>
+  z.string().trim().regex(/^\d{17,20}$/, { error: `must be a Discord id: 17–20 digits (${what})` });
+
+const schema = z
+  .object({
+    DISCORD_TOKEN: required('the bot token from the Discord Developer Portal → Bot'),
+    DISCORD_APPLICATION_ID: z.preprocess(
+      blankToUndefined,
+      z
+        .string({ error: 'required: the application id from the Developer Portal → General Information' })
+        .pipe(snowflake('the application id from the Developer Portal → General Information')),
+    ),
+    DISCORD_GUILD_ID: z.preprocess(blankToUndefined, snowflake('the server to register commands on').optional()),
+    DISCORD_API_BASE_URL: z.preprocess(
+      blankToUndefined,
+      httpUrl("base of Discord's HTTP API").default('https://discord.com/api'),
+    ),
+    PATREON_BASE_URL: z.preprocess(
+      blankToUndefined,
+      httpUrl("the membership service's base URL").default('https://www.patreon.com'),
+    ),
+    PATREON_CLIENT_ID: required('the OAuth client id of your registered client'),
+    PATREON_CLIENT_SECRET: required('the OAuth client secret of your registered client'),
+    PATREON_CREATOR_ACCESS_TOKEN: optional(),
+    PATREON_CREATOR_REFRESH_TOKEN: optional(),
+    PATREON_CAMPAIGN_ID: z.preprocess(
+      blankToUndefined,
+      z.string().trim().regex(/^\d+$/, { error: 'must be a numeric campaign id' }).optional(),
+    ),
+    PATREON_WEBHOOK_SECRET: optional(),
+    PUBLIC_URL: z.preprocess(blankToUndefined, httpUrl('where people and the service reach this server').optional()),
+    PORT: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .trim()
+        .regex(/^\d+$/, { error: 'must be a port number between 0 and 65535' })
+        .transform(Number)
+        .refine((n) => n >= 0 && n <= 65535, { error: 'must be a port number between 0 and 65535' })
+        .default(3000),
+    ),
+    DATABASE_URL: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .trim()
+        .regex(/^postgres(ql)?:\/\//, { error: 'must be a postgres:// or postgresql:// connection string' })
+        .optional(),
+    ),
+    DATA_DIR: z.preprocess(blankToUndefined, z.string().trim().default('./data')),
+    SECRET_KEY: z.preprocess(
+      blankToUndefined,
+      z.string().trim().min(32, { error: 'must be at least 32 characters (e.g. `openssl rand -base64 32`)' }).optional(),
+    ),
+    SYNC_SCHEDULE: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .trim()
+        .refine((value) => isValidCron(value), { error: 'must be a cron expression, e.g. "0 4 * * *"' })
+        .default('0 4 * * *'),
+    ),
+    LOG_LEVEL: z.preprocess(
+      (value) => (typeof value === 'string' ? blankToUndefined(value.toLowerCase()) : value),
+      z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+    ),
+  })
+  .superRefine((env, ctx) => {
+    if (env.DATABASE_URL && !env.SECRET_KEY) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SECRET_KEY'],
+        message: 'required with DATABASE_URL (every instance must share it; e.g. `openssl rand -base64 32`)',
+      });
+    }
+    if (env.PATREON_CREATOR_REFRESH_TOKEN && !env.PATREON_CREATOR_ACCESS_TOKEN) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PATREON_CREATOR_ACCESS_TOKEN'],
+        message: 'required when PATREON_CREATOR_REFRESH_TOKEN is set',
+      });
+    }
+  });
+
+export interface Config {
+  discord: {
+    token: string;
+    applicationId: string;
+    guildId: string | undefined;
+    apiBaseUrl: string;
+  };
+  patreon: {
+    baseUrl: string;
+    clientId: string;
+    clientSecret: string;
+    creatorAccessToken: string | undefined;
+    creatorRefreshToken: string | undefined;
+    campaignId: string | undefined;
+    webhookSecret: string | undefined;
+  };
+  /** `undefined` means `http://localhost:<the port we listen on>`, which is only known after listen when PORT=0. */
+  publicUrl: string | undefined;
+  port: number;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  secretKey: string | undefined;
+  syncSchedule: string;
+  logLevel: (typeof LOG_LEVELS)[number];
+}
+
+export interface ConfigProblem {
+  variable: string;
+  message: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: ConfigProblem[]) {
+    super(formatProblems(problems));
+  }
+
+  override get name(): string {
+    return 'ConfigError';
+  }
+}
+
+function formatProblems(problems: ConfigProblem[]): string {
+  const lines = problems.map((p) => `  - ${p.variable}: ${p.message}`);
+  return `Tierlink cannot start: the configuration has ${problems.length} problem${problems.length === 1 ? '' : 's'}.\n${lines.join('\n')}\nSet them in the environment or in .env (see .env.example).`;
+}
+
+/** What each command needs beyond the common variables. `migrate` touches only the database. */
+export type ConfigNeeds = 'service' | 'database-only';
+
+/**
+ * Parses an environment into a {@link Config}. Pure: the caller passes the environment (see
+ * {@link readEnvironment}), so tests need not touch `process.env`.
+ */
+export function parseConfig(
+  env: Record<string, string | undefined>,
+  needs: ConfigNeeds = 'service',
+): Result<Config, ConfigError> {
+  const input =
+    needs === 'database-only'
+      ? {
+          DISCORD_TOKEN: 'unused',
+          DISCORD_APPLICATION_ID: '00000000000000000',
+          PATREON_CLIENT_ID: 'unused',
+          PATREON_CLIENT_SECRET: 'unused',
+          ...env,
+        }
+      : env;
+  const parsed = schema.safeParse(input);
+  const problems: ConfigProblem[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const variable = String(issue.path[0] ?? 'environment');
+      if (!problems.some((p) => p.variable === variable)) problems.push({ variable, message: issue.message });
+    }
+  }
+  if (!parsed.success) {
+    const order = Object.keys(schema.shape);
+    problems.sort((a, b) => order.indexOf(a.variable) - order.indexOf(b.variable));
+    return err(new ConfigError(problems));
+  }
+  const e = parsed.data;
+  return ok(
+    Object.freeze({
+      discord: {
+        token: e.DISCORD_TOKEN,
+        applicationId: e.DISCORD_APPLICATION_ID,
+        guildId: e.DISCORD_GUILD_ID,
+        apiBaseUrl: e.DISCORD_API_BASE_URL,
+      },
+      patreon: {
+        baseUrl: e.PATREON_BASE_URL,
+        clientId: e.PATREON_CLIENT_ID,
+        clientSecret: e.PATREON_CLIENT_SECRET,
+        creatorAccessToken: e.PATREON_CREATOR_ACCESS_TOKEN,
+        creatorRefreshToken: e.PATREON_CREATOR_REFRESH_TOKEN,
+        campaignId: e.PATREON_CAMPAIGN_ID,
+        webhookSecret: e.PATREON_WEBHOOK_SECRET,
+      },
+      publicUrl: e.PUBLIC_URL,
+      port: e.PORT,
+      databaseUrl: e.DATABASE_URL,
+      dataDir: path.resolve(e.DATA_DIR),
+      secretKey: e.SECRET_KEY,
+      syncSchedule: e.SYNC_SCHEDULE,
+      logLevel: e.LOG_LEVEL,
+    }),
+  );
+}
+
+/**
+ * The process environment with `.env` (when present in `cwd`) underneath it: a variable set in the
+ * real environment wins over the file, as with dotenv's default.
+ */
+export function readEnvironment(cwd: string = process.cwd()): Record<string, string | undefined> {
+  const file = path.join(cwd, '.env');
+  let fromFile: Record<string, string> = {};
+  if (fs.existsSync(file)) fromFile = parseDotenv(fs.readFileSync(file));
+  return { ...fromFile, ...process.env };
+}
+
+/** Effective public URL: PUBLIC_URL, or `http://localhost:<port>` once the port is known. */
+export function resolvePublicUrl(config: Pick<Config, 'publicUrl'>, listeningPort: number): string {
+  return config.publicUrl ?? `http://localhost:${listeningPort}`;
+}

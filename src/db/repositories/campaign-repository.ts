@@ -1,0 +1,65 @@
+import { and, eq, inArray, isNull, notInArray } from 'drizzle-orm';
+import type { Db } from '../database';
+import { campaigns, tiers } from '../schema';
+
+export type CampaignRepository = ReturnType<typeof createCampaignRepository>;
+export type CampaignRow = typeof campaigns.$inferSelect;
+export type TierRow = typeof tiers.$inferSelect;
+
+export interface TierInput {
+  id: string;
+  title: string;
+  amountCents: number;
+  patronCount: number | null;
+  published: boolean;
+  roleIds: { everywhere: string[]; byGuild: Record<string, string[]> };
+}
+
+/** Campaigns we serve and their tiers as last read from the service. */
+export function createCampaignRepository(db: Db) {
+  return {
+    async upsert(campaign: { id: string; creatorUserId: string; name: string; url: string | null; patronCount: number | null }) {
+      const values = { ...campaign, updatedAt: new Date() };
+      await db.insert(campaigns).values(values).onConflictDoUpdate({ target: campaigns.id, set: values });
+    },
+
+    async get(id: string): Promise<CampaignRow | null> {
+      const [row] = await db.select().from(campaigns).where(eq(campaigns.id, id));
+      return row ?? null;
+    },
+
+    async all(): Promise<CampaignRow[]> {
+      return db.select().from(campaigns).orderBy(campaigns.id);
+    },
+
+    /**
+     * Stores the campaign's current tiers. Tiers that disappeared are kept with `removedAt` set, so
+     * their `/map` rows and the roles they granted can still be explained and cleaned up.
+     */
+    async replaceTiers(campaignId: string, current: readonly TierInput[], now: Date): Promise<void> {
+      await db.transaction(async (tx) => {
+        for (const tier of current) {
+          const values = { campaignId, ...tier, removedAt: null, updatedAt: now };
+          await tx.insert(tiers).values(values).onConflictDoUpdate({ target: [tiers.campaignId, tiers.id], set: values });
+        }
+        const ids = current.map((t) => t.id);
+        await tx
+          .update(tiers)
+          .set({ removedAt: now, updatedAt: now })
+          .where(
+            and(eq(tiers.campaignId, campaignId), isNull(tiers.removedAt), ids.length > 0 ? notInArray(tiers.id, ids) : undefined),
+          );
+        await tx.update(campaigns).set({ tiersRefreshedAt: now }).where(eq(campaigns.id, campaignId));
+      });
+    },
+
+    async tiersOf(campaignIds: readonly string[]): Promise<TierRow[]> {
+      if (campaignIds.length === 0) return [];
+      return db
+        .select()
+        .from(tiers)
+        .where(inArray(tiers.campaignId, [...campaignIds]))
+        .orderBy(tiers.campaignId, tiers.amountCents, tiers.id);
+    },
+  };
+}

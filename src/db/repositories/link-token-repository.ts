@@ -1,0 +1,56 @@
+import { and, eq, gt, isNull, lt } from 'drizzle-orm';
+import type { Db } from '../database';
+import { linkTokens } from '../schema';
+
+export type LinkTokenRepository = ReturnType<typeof createLinkTokenRepository>;
+export type LinkTokenRow = typeof linkTokens.$inferSelect;
+
+/**
+ * One-time link tokens (hashed). Each step is one conditional UPDATE, so two browsers racing on
+ * the same link or the same OAuth state cannot both win.
+ */
+export function createLinkTokenRepository(db: Db) {
+  return {
+    async create(row: Omit<LinkTokenRow, 'usedAt' | 'stateNonceHash' | 'stateUsedAt'>): Promise<void> {
+      await db.insert(linkTokens).values(row);
+    },
+
+    /** Marks an unused, unexpired token used and binds the OAuth state nonce to it. */
+    async use(tokenHash: string, stateNonceHash: string, now: Date): Promise<LinkTokenRow | null> {
+      const [row] = await db
+        .update(linkTokens)
+        .set({ usedAt: now, stateNonceHash })
+        .where(and(eq(linkTokens.tokenHash, tokenHash), isNull(linkTokens.usedAt), gt(linkTokens.expiresAt, now)))
+        .returning();
+      return row ?? null;
+    },
+
+    /** Consumes the state once, if it belongs to the token and the token was used after `usedAfter`. */
+    async consumeState(tokenHash: string, stateNonceHash: string, usedAfter: Date, now: Date): Promise<LinkTokenRow | null> {
+      const [row] = await db
+        .update(linkTokens)
+        .set({ stateUsedAt: now })
+        .where(
+          and(
+            eq(linkTokens.tokenHash, tokenHash),
+            eq(linkTokens.stateNonceHash, stateNonceHash),
+            isNull(linkTokens.stateUsedAt),
+            gt(linkTokens.usedAt, usedAfter),
+          ),
+        )
+        .returning();
+      return row ?? null;
+    },
+
+    async find(tokenHash: string): Promise<LinkTokenRow | null> {
+      const [row] = await db.select().from(linkTokens).where(eq(linkTokens.tokenHash, tokenHash));
+      return row ?? null;
+    },
+
+    /** Drops tokens long past use, so the table does not grow forever. */
+    async prune(olderThan: Date): Promise<number> {
+      const rows = await db.delete(linkTokens).where(lt(linkTokens.expiresAt, olderThan)).returning({ h: linkTokens.tokenHash });
+      return rows.length;
+    },
+  };
+}

@@ -1,0 +1,306 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigserial,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+/**
+ * The whole schema. Secrets (creator tokens, webhook secrets) are stored only encrypted
+ * (`*_enc`, see src/shared/secret-box.ts); one-time link tokens only as SHA-256 hashes.
+ * Patron OAuth tokens are never stored.
+ */
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+/** A campaign on the membership service that Tierlink serves. */
+export const campaigns = pgTable('campaigns', {
+  id: text('id').primaryKey(),
+  creatorUserId: text('creator_user_id').notNull(),
+  name: text('name').notNull(),
+  url: text('url'),
+  patronCount: integer('patron_count'),
+  tiersRefreshedAt: ts('tiers_refreshed_at'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+/** Tiers as last read from the service; `roleIds` is the parsed `chat_role_ids`/`discord_role_ids`. */
+export const tiers = pgTable(
+  'tiers',
+  {
+    campaignId: text('campaign_id').notNull(),
+    id: text('id').notNull(),
+    title: text('title').notNull(),
+    amountCents: integer('amount_cents').notNull(),
+    patronCount: integer('patron_count'),
+    published: boolean('published').notNull().default(true),
+    roleIds: jsonb('role_ids').$type<{ everywhere: string[]; byGuild: Record<string, string[]> }>().notNull(),
+    /** Set when a tier disappears from the campaign; its /map rows stay but grant nothing. */
+    removedAt: ts('removed_at'),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.campaignId, t.id] })],
+);
+
+/** The creator's OAuth tokens, encrypted. One row per creator (a creator may own several campaigns). */
+export const creatorCredentials = pgTable('creator_credentials', {
+  creatorUserId: text('creator_user_id').primaryKey(),
+  accessTokenEnc: text('access_token_enc').notNull(),
+  refreshTokenEnc: text('refresh_token_enc').notNull(),
+  expiresAt: ts('expires_at'),
+  scopes: text('scopes').notNull().default(''),
+  refreshFailedAt: ts('refresh_failed_at'),
+  refreshError: text('refresh_error'),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+/** A Discord server and its sync settings (see src/mapping/settings.ts for meanings and bounds). */
+export const guilds = pgTable('guilds', {
+  id: text('id').primaryKey(),
+  name: text('name'),
+  graceDays: integer('grace_days').notNull().default(7),
+  mode: text('mode').$type<'stack' | 'highest'>().notNull().default('stack'),
+  formerPatronRoleId: text('former_patron_role_id'),
+  followerRoleId: text('follower_role_id'),
+  strict: boolean('strict').notNull().default(false),
+  removalThresholdPercent: integer('removal_threshold_percent').notNull().default(10),
+  removalThresholdMin: integer('removal_threshold_min').notNull().default(25),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+/** Which campaigns a guild serves. One campaign may serve several guilds and a guild several campaigns. */
+export const guildCampaigns = pgTable(
+  'guild_campaigns',
+  {
+    guildId: text('guild_id').notNull(),
+    campaignId: text('campaign_id').notNull(),
+    boundAt: ts('bound_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.guildId, t.campaignId] }), index('guild_campaigns_campaign_idx').on(t.campaignId)],
+);
+
+/** `/map` rows: a tier grants a role in a guild, on top of the tier's own role ids. */
+export const roleMappings = pgTable(
+  'role_mappings',
+  {
+    guildId: text('guild_id').notNull(),
+    campaignId: text('campaign_id').notNull(),
+    tierId: text('tier_id').notNull(),
+    roleId: text('role_id').notNull(),
+    createdBy: text('created_by'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.guildId, t.campaignId, t.tierId, t.roleId] })],
+);
+
+/**
+ * Discord user ↔ service user. One to one in both directions: linking a service account from a
+ * second Discord account moves the link (and the roles).
+ */
+export const links = pgTable(
+  'links',
+  {
+    discordUserId: text('discord_user_id').primaryKey(),
+    patreonUserId: text('patreon_user_id').notNull(),
+    source: text('source').$type<'oauth' | 'social'>().notNull(),
+    linkedAt: ts('linked_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('links_patreon_user_idx').on(t.patreonUserId)],
+);
+
+/** History of links, so `/status` can tell a user why their link is gone (moved, unlinked). */
+export const linkEvents = pgTable(
+  'link_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    discordUserId: text('discord_user_id').notNull(),
+    patreonUserId: text('patreon_user_id').notNull(),
+    kind: text('kind').$type<'linked' | 'unlinked' | 'moved_away'>().notNull(),
+    detail: text('detail'),
+    at: ts('at').notNull().defaultNow(),
+  },
+  (t) => [index('link_events_user_idx').on(t.discordUserId, t.at)],
+);
+
+/** The last known state of a member of a campaign (webhook re-read, link, or full sync). */
+export const memberSnapshots = pgTable(
+  'member_snapshots',
+  {
+    campaignId: text('campaign_id').notNull(),
+    memberId: text('member_id').notNull(),
+    patreonUserId: text('patreon_user_id'),
+    patronStatus: text('patron_status').$type<'active_patron' | 'declined_patron' | 'former_patron' | null>(),
+    isFollower: boolean('is_follower').notNull().default(false),
+    lastChargeDate: ts('last_charge_date'),
+    lastChargeStatus: text('last_charge_status'),
+    entitledTierIds: jsonb('entitled_tier_ids').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    /** Tiers last seen while `active_patron`: what a declined member keeps through the grace period. */
+    lastActiveTierIds: jsonb('last_active_tier_ids').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    /** When we first saw `declined_patron`: the grace anchor when `last_charge_date` is null. */
+    declinedSeenAt: ts('declined_seen_at'),
+    pledgeRelationshipStart: ts('pledge_relationship_start'),
+    entitledAmountCents: integer('entitled_amount_cents'),
+    source: text('source').$type<'link' | 'webhook' | 'webhook-payload' | 'sync'>().notNull(),
+    fetchedAt: ts('fetched_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.campaignId, t.memberId] }),
+    index('member_snapshots_user_idx').on(t.campaignId, t.patreonUserId),
+    index('member_snapshots_patreon_user_idx').on(t.patreonUserId),
+  ],
+);
+
+/** Webhooks this client registered (or was given) on the service; the secret is encrypted. */
+export const webhooks = pgTable('webhooks', {
+  id: text('id').primaryKey(),
+  campaignId: text('campaign_id').notNull(),
+  uri: text('uri').notNull(),
+  triggers: jsonb('triggers').$type<string[]>().notNull(),
+  secretEnc: text('secret_enc').notNull(),
+  paused: boolean('paused').notNull().default(false),
+  numConsecutiveTimesFailed: integer('num_consecutive_times_failed').notNull().default(0),
+  lastAttemptedAt: ts('last_attempted_at'),
+  checkedAt: ts('checked_at'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});
+
+/**
+ * Verified webhook deliveries, written before the 200 and processed from here (durable: a crash
+ * between receipt and processing loses nothing). Claimed with `FOR UPDATE SKIP LOCKED`.
+ */
+export const webhookInbox = pgTable(
+  'webhook_inbox',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    receivedAt: ts('received_at').notNull().defaultNow(),
+    trigger: text('trigger'),
+    campaignId: text('campaign_id'),
+    body: text('body').notNull(),
+    status: text('status').$type<'pending' | 'done' | 'dead'>().notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    runAt: ts('run_at').notNull().defaultNow(),
+    lockedUntil: ts('locked_until'),
+    lastError: text('last_error'),
+    finishedAt: ts('finished_at'),
+  },
+  (t) => [index('webhook_inbox_due_idx').on(t.status, t.runAt)],
+);
+
+/** Durable background work other than deliveries (member re-checks, campaign syncs, mapping reconciles). */
+export const jobs = pgTable(
+  'jobs',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    kind: text('kind').notNull(),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    /** At most one pending job per key: queueing the same re-check twice is one job. */
+    dedupeKey: text('dedupe_key'),
+    status: text('status').$type<'pending' | 'done' | 'dead'>().notNull().default('pending'),
+    runAt: ts('run_at').notNull().defaultNow(),
+    attempts: integer('attempts').notNull().default(0),
+    lockedUntil: ts('locked_until'),
+    lastError: text('last_error'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    finishedAt: ts('finished_at'),
+  },
+  (t) => [
+    index('jobs_due_idx').on(t.status, t.runAt),
+    uniqueIndex('jobs_pending_dedupe_idx').on(t.dedupeKey).where(sql`status = 'pending'`),
+  ],
+);
+
+/** The ledger: every role Tierlink granted. Tierlink removes only roles recorded here (unless `strict`). */
+export const roleGrants = pgTable(
+  'role_grants',
+  {
+    guildId: text('guild_id').notNull(),
+    discordUserId: text('discord_user_id').notNull(),
+    roleId: text('role_id').notNull(),
+    campaignId: text('campaign_id'),
+    tierId: text('tier_id'),
+    kind: text('kind').$type<'tier' | 'former' | 'follower'>().notNull(),
+    reason: text('reason').notNull(),
+    grantedAt: ts('granted_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.guildId, t.discordUserId, t.roleId] })],
+);
+
+/** Every role change Tierlink made, attempted or held, with its reason. */
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    at: ts('at').notNull().defaultNow(),
+    guildId: text('guild_id').notNull(),
+    discordUserId: text('discord_user_id').notNull(),
+    roleId: text('role_id').notNull(),
+    action: text('action').$type<'add' | 'remove' | 'forget'>().notNull(),
+    outcome: text('outcome').$type<'applied' | 'failed' | 'held' | 'blocked'>().notNull(),
+    trigger: text('trigger').notNull(),
+    reason: text('reason').notNull(),
+    error: text('error'),
+  },
+  (t) => [index('audit_log_user_idx').on(t.guildId, t.discordUserId, t.at)],
+);
+
+/**
+ * One-time links from `/link` and `/connect`, stored as SHA-256 hashes. The OAuth `state` minted when
+ * the link is followed is bound to the row (its nonce hash) and consumed once.
+ */
+export const linkTokens = pgTable('link_tokens', {
+  tokenHash: text('token_hash').primaryKey(),
+  purpose: text('purpose').$type<'link' | 'connect'>().notNull(),
+  discordUserId: text('discord_user_id').notNull(),
+  guildId: text('guild_id').notNull(),
+  createdAt: ts('created_at').notNull(),
+  expiresAt: ts('expires_at').notNull(),
+  usedAt: ts('used_at'),
+  stateNonceHash: text('state_nonce_hash'),
+  stateUsedAt: ts('state_used_at'),
+});
+
+/** One row per full sync of a guild (or dry run), with what it read, planned, did and held. */
+export const syncRuns = pgTable(
+  'sync_runs',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    trigger: text('trigger').notNull(),
+    guildId: text('guild_id'),
+    campaignId: text('campaign_id'),
+    dryRun: boolean('dry_run').notNull().default(false),
+    forced: boolean('forced').notNull().default(false),
+    status: text('status').$type<'running' | 'ok' | 'held' | 'failed' | 'skipped'>().notNull(),
+    startedAt: ts('started_at').notNull(),
+    finishedAt: ts('finished_at'),
+    pagesRead: integer('pages_read').notNull().default(0),
+    membersSeen: integer('members_seen').notNull().default(0),
+    links: integer('links').notNull().default(0),
+    plannedAdds: integer('planned_adds').notNull().default(0),
+    plannedRemoves: integer('planned_removes').notNull().default(0),
+    appliedAdds: integer('applied_adds').notNull().default(0),
+    appliedRemoves: integer('applied_removes').notNull().default(0),
+    heldRemovals: integer('held_removals').notNull().default(0),
+    failedChanges: integer('failed_changes').notNull().default(0),
+    errors: jsonb('errors').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    apiCalls: jsonb('api_calls').$type<Record<string, number>>().notNull().default(sql`'{}'::jsonb`),
+    heldReason: text('held_reason'),
+  },
+  (t) => [index('sync_runs_guild_idx').on(t.guildId, t.startedAt)],
+);
+
+/** Small named values that must survive restarts (e.g. the hash of the registered slash commands). */
+export const appState = pgTable('app_state', {
+  key: text('key').primaryKey(),
+  value: jsonb('value').notNull(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});

@@ -1,0 +1,220 @@
+import type {
+  DesiredGrant,
+  DesiredRoles,
+  Entitlement,
+  GrantSource,
+  GuildContext,
+  GuildTier,
+  RoleNote,
+} from './types';
+
+interface TierRole {
+  roleId: string;
+  source: GrantSource;
+}
+
+/** The roles a tier grants in this guild: its own `chat_role_ids` first, then `/map` rows. */
+export function tierRoles(guild: GuildContext, tier: GuildTier): TierRole[] {
+  const seen = new Set<string>();
+  const out: TierRole[] = [];
+  const add = (roleId: string, source: GrantSource) => {
+    if (seen.has(roleId)) return;
+    seen.add(roleId);
+    out.push({ roleId, source });
+  };
+  for (const roleId of tier.roleIds) add(roleId, 'chat_role_ids');
+  for (const row of guild.mappings) {
+    if (row.campaignId === tier.campaignId && row.tierId === tier.tierId) add(row.roleId, 'map');
+  }
+  return out;
+}
+
+/**
+ * Every role that Tierlink manages in this guild: tier roles of every served campaign (removed
+ * tiers included, so their holders can be cleaned up), the former-patron and follower roles.
+ * Strict mode removes these from anyone not entitled.
+ */
+export function managedRoleIds(guild: GuildContext): Set<string> {
+  const ids = new Set<string>();
+  for (const tier of guild.tiers) for (const { roleId } of tierRoles(guild, tier)) ids.add(roleId);
+  for (const row of guild.mappings) ids.add(row.roleId);
+  if (guild.settings.formerPatronRoleId) ids.add(guild.settings.formerPatronRoleId);
+  if (guild.settings.followerRoleId) ids.add(guild.settings.followerRoleId);
+  return ids;
+}
+
+/** Entitled tiers that still exist, narrowed to the highest-priced ones in `highest` mode (ties all kept). */
+function grantingTiers(guild: GuildContext, ent: Entitlement): { granting: GuildTier[]; notes: RoleNote[] } {
+  const notes: RoleNote[] = [];
+  const known: GuildTier[] = [];
+  for (const tierId of ent.tierIds) {
+    const tier = guild.tiers.find((t) => t.campaignId === ent.campaignId && t.tierId === tierId);
+    if (!tier || tier.removed) {
+      notes.push({
+        roleId: '',
+        roleName: null,
+        campaignId: ent.campaignId,
+        tierId,
+        reason: `tier ${tier?.title ?? tierId} no longer exists on the campaign`,
+        fix: null,
+      });
+    } else {
+      known.push(tier);
+    }
+  }
+  if (guild.settings.mode === 'stack' || known.length <= 1) return { granting: known, notes };
+  const top = Math.max(...known.map((t) => t.amountCents));
+  return { granting: known.filter((t) => t.amountCents === top), notes };
+}
+
+function tierGrantReason(tier: GuildTier, ent: Entitlement): string {
+  return `${tier.title} tier (${ent.reason})`;
+}
+
+/**
+ * The roles a user should hold in a guild, given their entitlement in each campaign the guild
+ * serves, and a note for each mapped role they do not get.
+ *
+ * Roles missing from the guild are never desired (they are noted). Roles the bot cannot manage
+ * are desired all the same; the planner blocks them with the fix, so `/status` and `/doctor` can
+ * say what to change.
+ */
+export function desiredRoles(entitlements: readonly Entitlement[], guild: GuildContext): DesiredRoles {
+  const grants = new Map<string, DesiredGrant>();
+  const notes: RoleNote[] = [];
+  const byCampaign = new Map(entitlements.map((e) => [e.campaignId, e]));
+  const served = guild.campaignIds.map(
+    (campaignId): Entitlement =>
+      byCampaign.get(campaignId) ?? {
+        campaignId,
+        kind: 'none',
+        tierIds: [],
+        reason: 'not a member of this campaign',
+        graceEndsAt: null,
+        isFollower: false,
+      },
+  );
+
+  const grantedTierKeys = new Set<string>();
+  for (const ent of served) {
+    if (ent.kind !== 'active' && ent.kind !== 'grace') continue;
+    const { granting, notes: tierNotes } = grantingTiers(guild, ent);
+    notes.push(...tierNotes);
+    // Higher tiers first, so a role two tiers share is attributed to the higher one.
+    for (const tier of [...granting].sort((a, b) => b.amountCents - a.amountCents)) {
+      grantedTierKeys.add(`${tier.campaignId}/${tier.tierId}`);
+      const roles = tierRoles(guild, tier);
+      if (roles.length === 0) {
+        notes.push({
+          roleId: '',
+          roleName: null,
+          campaignId: tier.campaignId,
+          tierId: tier.tierId,
+          reason: `${tier.title} tier grants no role in this server`,
+          fix: `Map one with /map tier:${tier.title} role:<role>`,
+        });
+      }
+      for (const { roleId, source } of roles) {
+        const role = guild.roles.get(roleId);
+        if (!role) {
+          notes.push({
+            roleId,
+            roleName: null,
+            campaignId: tier.campaignId,
+            tierId: tier.tierId,
+            reason: `role ${roleId} of the ${tier.title} tier (from ${source === 'map' ? '/map' : 'chat_role_ids'}) does not exist in this server`,
+            fix: source === 'map' ? `Remove it with /unmap, or map an existing role` : `Update the tier's Discord role on the service, or map a role with /map`,
+          });
+          continue;
+        }
+        if (!grants.has(roleId)) {
+          grants.set(roleId, {
+            roleId,
+            roleName: role.name,
+            kind: 'tier',
+            campaignId: tier.campaignId,
+            tierId: tier.tierId,
+            source,
+            reason: tierGrantReason(tier, ent),
+          });
+        }
+      }
+    }
+  }
+
+  const hasTierRoles = grants.size > 0;
+  const { formerPatronRoleId, followerRoleId } = guild.settings;
+  if (!hasTierRoles && formerPatronRoleId) {
+    const former = served.find((e) => e.kind === 'former' || e.kind === 'lapsed');
+    if (former) addSettingRole(guild, grants, notes, formerPatronRoleId, 'former', former, `former patron (${former.reason})`);
+  }
+  if (!hasTierRoles && followerRoleId) {
+    const follower = served.find((e) => e.isFollower && e.kind !== 'active' && e.kind !== 'grace');
+    if (follower) addSettingRole(guild, grants, notes, followerRoleId, 'follower', follower, 'follows the campaign without pledging');
+  }
+
+  notes.push(...notesForMappedRolesNotGranted(guild, served, grants, grantedTierKeys));
+  return { grants, notes };
+}
+
+function addSettingRole(
+  guild: GuildContext,
+  grants: Map<string, DesiredGrant>,
+  notes: RoleNote[],
+  roleId: string,
+  kind: 'former' | 'follower',
+  ent: Entitlement,
+  reason: string,
+): void {
+  const role = guild.roles.get(roleId);
+  const label = kind === 'former' ? 'former-patron' : 'follower';
+  if (!role) {
+    notes.push({
+      roleId,
+      roleName: null,
+      campaignId: ent.campaignId,
+      tierId: null,
+      reason: `the ${label} role ${roleId} does not exist in this server`,
+      fix: `Choose another ${label} role with /settings`,
+    });
+    return;
+  }
+  grants.set(roleId, { roleId, roleName: role.name, kind, campaignId: ent.campaignId, tierId: null, source: 'setting', reason });
+}
+
+function notesForMappedRolesNotGranted(
+  guild: GuildContext,
+  served: readonly Entitlement[],
+  grants: ReadonlyMap<string, DesiredGrant>,
+  grantedTierKeys: ReadonlySet<string>,
+): RoleNote[] {
+  const notes: RoleNote[] = [];
+  const noted = new Set<string>();
+  for (const tier of guild.tiers) {
+    if (tier.removed) continue;
+    const ent = served.find((e) => e.campaignId === tier.campaignId);
+    if (!ent) continue;
+    for (const { roleId } of tierRoles(guild, tier)) {
+      if (grants.has(roleId) || noted.has(roleId) || !guild.roles.has(roleId)) continue;
+      noted.add(roleId);
+      let reason: string;
+      if (ent.kind === 'active' || ent.kind === 'grace') {
+        reason =
+          ent.tierIds.includes(tier.tierId) && !grantedTierKeys.has(`${tier.campaignId}/${tier.tierId}`)
+            ? `only the highest tier's roles are granted in this server (mode highest)`
+            : `${tier.title} is not one of your tiers`;
+      } else {
+        reason = `${tier.title} tier: ${ent.reason}`;
+      }
+      notes.push({
+        roleId,
+        roleName: guild.roles.get(roleId)?.name ?? null,
+        campaignId: tier.campaignId,
+        tierId: tier.tierId,
+        reason,
+        fix: null,
+      });
+    }
+  }
+  return notes;
+}

@@ -1,0 +1,49 @@
+import { desiredRoles } from './desired-roles';
+import { entitlement } from './entitlement';
+import { plan } from './plan';
+import type { DesiredRoles, Entitlement, GuildContext, LedgerEntry, MemberState, UserPlan } from './types';
+
+export * from './types';
+export { entitlement } from './entitlement';
+export { desiredRoles, managedRoleIds, tierRoles } from './desired-roles';
+export { plan, shouldHoldRemovals } from './plan';
+export { DEFAULT_SETTINGS, SETTING_BOUNDS, MODES, applySettingsChange } from './settings';
+export type { SettingsChange } from './settings';
+
+export interface PlanUserInput {
+  guild: GuildContext;
+  userId: string;
+  /** The user's member state in each campaign (missing campaigns mean "not a member"); empty when unlinked. */
+  members: readonly MemberState[];
+  currentRoleIds: ReadonlySet<string> | null;
+  ledger: readonly LedgerEntry[];
+  now: Date;
+  unlinkedReason?: string;
+  managed?: ReadonlySet<string>;
+}
+
+export interface PlannedUser {
+  entitlements: Entitlement[];
+  desired: DesiredRoles;
+  plan: UserPlan;
+}
+
+/** entitlement → desiredRoles → plan for one user of one guild: what every trigger calls. */
+export function planUser(input: PlanUserInput): PlannedUser {
+  const { guild } = input;
+  const entitlements = guild.campaignIds.map((campaignId) =>
+    entitlement(campaignId, input.members.find((m) => m.campaignId === campaignId) ?? null, guild.settings, input.now),
+  );
+  const desired = desiredRoles(entitlements, guild);
+  const userPlan = plan({
+    guild,
+    userId: input.userId,
+    desired,
+    currentRoleIds: input.currentRoleIds,
+    ledger: input.ledger,
+    entitlements,
+    ...(input.unlinkedReason !== undefined ? { unlinkedReason: input.unlinkedReason } : {}),
+    ...(input.managed !== undefined ? { managed: input.managed } : {}),
+  });
+  return { entitlements, desired, plan: userPlan };
+}

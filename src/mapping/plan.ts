@@ -1,0 +1,158 @@
+import { managedRoleIds } from './desired-roles';
+import type {
+  BlockedChange,
+  DesiredRoles,
+  Entitlement,
+  GuildContext,
+  LedgerEntry,
+  RoleChange,
+  UserPlan,
+} from './types';
+
+export interface PlanInput {
+  guild: GuildContext;
+  userId: string;
+  desired: DesiredRoles;
+  /** The member's roles now, or `null` when the user is not in the guild (nothing to do then). */
+  currentRoleIds: ReadonlySet<string> | null;
+  /** Our grants to this user in this guild. */
+  ledger: readonly LedgerEntry[];
+  /** The entitlements `desired` came from, to explain removals. */
+  entitlements: readonly Entitlement[];
+  /** When the user has no link (any more): the reason every removal gives, e.g. "unlinked with /unlink". */
+  unlinkedReason?: string;
+  /** {@link managedRoleIds} of the guild; pass it when planning many users of one guild. */
+  managed?: ReadonlySet<string>;
+}
+
+/**
+ * The role changes that bring one member from their current roles to their desired roles, each
+ * with its reason.
+ *
+ * - A desired role the member lacks is added (again, if a hand removed one we granted).
+ * - A role the member holds that we did not grant is never removed, unless the guild is `strict`
+ *   and the role is one Tierlink manages.
+ * - A role we granted that is no longer desired is removed; if the member already lost it, only
+ *   the ledger row goes (`forget`), with no call to Discord.
+ * - A change on a role the bot cannot manage is `blocked` with the fix, never sent.
+ */
+export function plan(input: PlanInput): UserPlan {
+  const { guild, userId, desired, currentRoleIds, ledger } = input;
+  const out: UserPlan = { guildId: guild.guildId, userId, changes: [], blocked: [] };
+  if (!currentRoleIds) return out;
+
+  const push = (change: RoleChange) => {
+    const role = guild.roles.get(change.roleId);
+    if (change.op !== 'forget' && role?.problem) {
+      const blocked: BlockedChange = {
+        op: change.op,
+        roleId: change.roleId,
+        roleName: change.roleName,
+        reason: change.reason,
+        problem: role.problem,
+      };
+      out.blocked.push(blocked);
+    } else {
+      out.changes.push(change);
+    }
+  };
+
+  for (const grant of desired.grants.values()) {
+    if (currentRoleIds.has(grant.roleId)) continue;
+    push({
+      op: 'add',
+      roleId: grant.roleId,
+      roleName: grant.roleName,
+      reason: grant.reason,
+      grant: { campaignId: grant.campaignId, tierId: grant.tierId, kind: grant.kind },
+    });
+  }
+
+  const handled = new Set<string>();
+  for (const entry of ledger) {
+    handled.add(entry.roleId);
+    if (desired.grants.has(entry.roleId)) continue;
+    const role = guild.roles.get(entry.roleId);
+    const reason = input.unlinkedReason ?? removalReason(entry, input);
+    if (!role) {
+      out.changes.push({ op: 'forget', roleId: entry.roleId, roleName: null, reason: `${reason} (the role no longer exists)` });
+    } else if (!currentRoleIds.has(entry.roleId)) {
+      out.changes.push({ op: 'forget', roleId: entry.roleId, roleName: role.name, reason: `${reason} (already removed)` });
+    } else {
+      push({ op: 'remove', roleId: entry.roleId, roleName: role.name, reason, basis: 'ledger' });
+    }
+  }
+
+  if (guild.settings.strict) {
+    const managed = input.managed ?? managedRoleIds(guild);
+    for (const roleId of currentRoleIds) {
+      if (handled.has(roleId) || desired.grants.has(roleId) || !managed.has(roleId)) continue;
+      const role = guild.roles.get(roleId);
+      if (!role) continue;
+      push({
+        op: 'remove',
+        roleId,
+        roleName: role.name,
+        reason: `strict mode: ${role.name} is reserved for entitled patrons${input.unlinkedReason ? ` (${input.unlinkedReason})` : ''}`,
+        basis: 'strict',
+      });
+    }
+  }
+  return out;
+}
+
+function titleOf(guild: GuildContext, campaignId: string | null, tierId: string | null): string {
+  const tier = guild.tiers.find((t) => t.campaignId === campaignId && t.tierId === tierId);
+  return tier?.title ?? `tier ${tierId ?? '?'}`;
+}
+
+function removalReason(entry: LedgerEntry, input: PlanInput): string {
+  const { guild, entitlements, desired } = input;
+  const ent = entitlements.find((e) => e.campaignId === entry.campaignId);
+  if (entry.kind === 'tier') {
+    if (entry.campaignId === null || !guild.campaignIds.includes(entry.campaignId)) {
+      return 'this server no longer serves that campaign';
+    }
+    const title = titleOf(guild, entry.campaignId, entry.tierId);
+    if (!ent) return `no longer entitled to ${title}: not a member of the campaign`;
+    if (ent.kind === 'active' || ent.kind === 'grace') {
+      if (entry.tierId !== null && ent.tierIds.includes(entry.tierId)) {
+        const tier = guild.tiers.find((t) => t.campaignId === entry.campaignId && t.tierId === entry.tierId);
+        if (!tier || tier.removed) return `${title} no longer exists on the campaign`;
+        if (guild.settings.mode === 'highest') return `only the highest tier's roles are granted in this server (mode highest)`;
+        return `${title} no longer grants this role`;
+      }
+      const now = ent.tierIds.map((id) => titleOf(guild, ent.campaignId, id));
+      return `no longer entitled to ${title} (now: ${now.length > 0 ? now.join(', ') : 'no tier'})`;
+    }
+    return `no longer entitled to ${title}: ${ent.reason}`;
+  }
+  const label = entry.kind === 'former' ? 'former-patron' : 'follower';
+  const configured = entry.kind === 'former' ? guild.settings.formerPatronRoleId : guild.settings.followerRoleId;
+  if (configured !== entry.roleId) return `this is no longer the server's ${label} role`;
+  const hasTierRoles = [...desired.grants.values()].some((g) => g.kind === 'tier');
+  if (hasTierRoles) return `pledging again: the ${label} role gives way to tier roles`;
+  return `the ${label} role no longer applies${ent ? `: ${ent.reason}` : ''}`;
+}
+
+/**
+ * The mass-removal circuit breaker of a full sync: hold when the removals are more than
+ * `removalThresholdPercent` of our grants in the guild *and* at least `removalThresholdMin`
+ * (defaults 10% and 25). A small guild can then still lose a few roles, and a broken read of the
+ * service cannot strip a large one.
+ */
+export function shouldHoldRemovals(
+  removals: number,
+  grantsInGuild: number,
+  settings: Pick<GuildContext['settings'], 'removalThresholdPercent' | 'removalThresholdMin'>,
+): { hold: boolean; reason: string | null } {
+  const share = grantsInGuild === 0 ? (removals > 0 ? 100 : 0) : (removals / grantsInGuild) * 100;
+  const hold = removals >= settings.removalThresholdMin && share > settings.removalThresholdPercent;
+  return {
+    hold,
+    reason: hold
+      ? `${removals} removals (${share.toFixed(1)}% of ${grantsInGuild} grants) exceed this server's threshold of ` +
+        `${settings.removalThresholdPercent}% and at least ${settings.removalThresholdMin}; run /sync force:true to apply them`
+      : null,
+  };
+}

@@ -1,0 +1,180 @@
+/**
+ * Plain data that the pure planner reads and returns. Nothing here knows about HTTP, Discord
+ * clients or the database: triggers gather these values, the planner decides, the edges apply.
+ */
+
+export type PatronStatus = 'active_patron' | 'declined_patron' | 'former_patron' | null;
+
+/** `last_charge_status` of the spec; only `Paid` is a successful charge. */
+export type ChargeStatus = 'Paid' | 'Declined' | 'Deleted' | 'Pending' | 'Refunded' | 'Fraud' | 'Other' | null;
+
+/** What we know of one member of one campaign (the stored snapshot). */
+export interface MemberState {
+  campaignId: string;
+  patronStatus: PatronStatus;
+  lastChargeDate: Date | null;
+  lastChargeStatus: ChargeStatus;
+  isFollower: boolean;
+  /** `currently_entitled_tiers` as last read. */
+  entitledTierIds: readonly string[];
+  /**
+   * Tiers last seen while the member was `active_patron`. The service may list no entitled tiers
+   * for a declined member, yet the grace period keeps what they had.
+   */
+  lastActiveTierIds: readonly string[];
+  /** When we first saw `declined_patron`: the grace anchor when `last_charge_date` is null. */
+  declinedSeenAt: Date | null;
+}
+
+export type Mode = 'stack' | 'highest';
+
+export interface GuildSettings {
+  /** Days after a declined charge during which the roles stay (0–60). */
+  graceDays: number;
+  /** `stack`: every entitled tier's roles. `highest`: only the highest-priced entitled tier's. */
+  mode: Mode;
+  formerPatronRoleId: string | null;
+  followerRoleId: string | null;
+  /** Remove mapped roles from anyone not entitled, even roles Tierlink did not grant. */
+  strict: boolean;
+  /** A full sync holds removals above this share of our grants… */
+  removalThresholdPercent: number;
+  /** …when they are also at least this many. */
+  removalThresholdMin: number;
+}
+
+/**
+ * - `active`: pledging now; `tierIds` are the entitled tiers.
+ * - `grace`: payment declined, inside the grace period; `tierIds` are the tiers kept.
+ * - `lapsed`: payment declined and the grace period is over (or none applies).
+ * - `former`: `former_patron`.
+ * - `follower`: never pledged (`patron_status` null) but follows the campaign.
+ * - `none`: never pledged, or not a member of the campaign at all.
+ */
+export type EntitlementKind = 'active' | 'grace' | 'lapsed' | 'former' | 'follower' | 'none';
+
+export interface Entitlement {
+  campaignId: string;
+  kind: EntitlementKind;
+  /** Tiers that grant roles now (empty unless `active` or `grace`). */
+  tierIds: string[];
+  /** Why, for people: "payment declined on 2026-11-02; roles kept until 2026-11-09 (7-day grace period)". */
+  reason: string;
+  graceEndsAt: Date | null;
+  isFollower: boolean;
+}
+
+/** A tier of a campaign the guild serves, with the role ids its `chat_role_ids` give this guild. */
+export interface GuildTier {
+  campaignId: string;
+  tierId: string;
+  title: string;
+  amountCents: number;
+  /** From the tier's `chat_role_ids` / `discord_role_ids`, already narrowed to this guild. */
+  roleIds: readonly string[];
+  /** The tier no longer exists on the service. */
+  removed: boolean;
+}
+
+/** A `/map` row. */
+export interface GuildMappingRow {
+  campaignId: string;
+  tierId: string;
+  roleId: string;
+}
+
+/** Why the bot cannot manage a role, and what the creator should change. */
+export interface RoleProblem {
+  message: string;
+  fix: string;
+}
+
+/** A role that exists in the guild. */
+export interface GuildRoleInfo {
+  id: string;
+  name: string;
+  /** `null` when the bot can add and remove it. */
+  problem: RoleProblem | null;
+}
+
+export interface GuildContext {
+  guildId: string;
+  settings: GuildSettings;
+  campaignIds: readonly string[];
+  tiers: readonly GuildTier[];
+  mappings: readonly GuildMappingRow[];
+  /** Every role that exists in the guild (roles missing from here do not exist). */
+  roles: ReadonlyMap<string, GuildRoleInfo>;
+}
+
+export type GrantKind = 'tier' | 'former' | 'follower';
+export type GrantSource = 'chat_role_ids' | 'map' | 'setting';
+
+export interface DesiredGrant {
+  roleId: string;
+  roleName: string;
+  kind: GrantKind;
+  campaignId: string | null;
+  tierId: string | null;
+  source: GrantSource;
+  reason: string;
+}
+
+/** A role the member does not get (or cannot get), with the reason, for `/status` and `/tiers`. */
+export interface RoleNote {
+  roleId: string;
+  roleName: string | null;
+  campaignId: string | null;
+  tierId: string | null;
+  reason: string;
+  fix: string | null;
+}
+
+export interface DesiredRoles {
+  /** By role id. */
+  grants: ReadonlyMap<string, DesiredGrant>;
+  notes: readonly RoleNote[];
+}
+
+/** A row of the ledger: a role Tierlink granted to this user in this guild. */
+export interface LedgerEntry {
+  roleId: string;
+  campaignId: string | null;
+  tierId: string | null;
+  kind: GrantKind;
+}
+
+export type RoleChange =
+  | {
+      op: 'add';
+      roleId: string;
+      roleName: string;
+      reason: string;
+      grant: { campaignId: string | null; tierId: string | null; kind: GrantKind };
+    }
+  | {
+      op: 'remove';
+      roleId: string;
+      roleName: string;
+      reason: string;
+      /** `ledger`: we granted it. `strict`: strict mode removes a mapped role we did not grant. */
+      basis: 'ledger' | 'strict';
+    }
+  /** The ledger says we granted a role the member no longer has: drop the row, call nothing. */
+  | { op: 'forget'; roleId: string; roleName: string | null; reason: string };
+
+/** A change the planner wanted but the bot cannot make; no request is sent for it. */
+export interface BlockedChange {
+  op: 'add' | 'remove';
+  roleId: string;
+  roleName: string;
+  reason: string;
+  problem: RoleProblem;
+}
+
+export interface UserPlan {
+  guildId: string;
+  userId: string;
+  changes: RoleChange[];
+  blocked: BlockedChange[];
+}

@@ -1,0 +1,70 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * Every metric Tierlink exports at `GET /metrics`, on a registry of its own (never prom-client's
+ * global one: two instances in one test process must not share counters).
+ */
+export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
+  const registry = new Registry();
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'tierlink_process_' });
+  const registers = [registry];
+  const metrics = {
+    registry,
+    httpRequests: new Counter({
+      name: 'tierlink_http_requests_total',
+      help: 'HTTP requests served, by route and status class',
+      labelNames: ['route', 'status'] as const,
+      registers,
+    }),
+    webhookDeliveries: new Counter({
+      name: 'tierlink_webhook_deliveries_total',
+      help: 'Webhook deliveries received, by result (accepted, rejected_signature, rejected_body, too_large)',
+      labelNames: ['result'] as const,
+      registers,
+    }),
+    webhookProcessingSeconds: new Histogram({
+      name: 'tierlink_webhook_processing_seconds',
+      help: 'Time from receipt of a delivery to the end of its processing',
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60],
+      registers,
+    }),
+    webhookRetries: new Counter({ name: 'tierlink_webhook_retries_total', help: 'Delivery processing attempts that failed and were scheduled again', registers }),
+    webhookDeadLetters: new Counter({ name: 'tierlink_webhook_dead_letters_total', help: 'Deliveries given up after the last attempt', registers }),
+    webhookUnhealthy: new Counter({
+      name: 'tierlink_webhook_unhealthy_total',
+      help: 'Times a registered webhook was found paused or failing, by state',
+      labelNames: ['state'] as const,
+      registers,
+    }),
+    roleChanges: new Counter({
+      name: 'tierlink_role_changes_total',
+      help: 'Role changes, by kind (add, remove, forget) and outcome (applied, failed, blocked, held)',
+      labelNames: ['kind', 'outcome'] as const,
+      registers,
+    }),
+    syncRuns: new Counter({ name: 'tierlink_sync_runs_total', help: 'Full syncs, by status', labelNames: ['status'] as const, registers }),
+    syncDurationSeconds: new Histogram({
+      name: 'tierlink_sync_duration_seconds',
+      help: 'Duration of full syncs',
+      buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800],
+      registers,
+    }),
+    discordRateLimited: new Counter({
+      name: 'tierlink_discord_rate_limited_total',
+      help: 'Discord requests that waited on a rate limit (429 or an exhausted bucket)',
+      labelNames: ['scope'] as const,
+      registers,
+    }),
+    patreonErrors: new Counter({
+      name: 'tierlink_patreon_errors_total',
+      help: 'Failed requests to the membership service, by kind',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
+    links: new Counter({ name: 'tierlink_links_total', help: 'Completed /link flows, by outcome', labelNames: ['outcome'] as const, registers }),
+    queueDepth: new Gauge({ name: 'tierlink_queue_depth', help: 'Durable work waiting, by queue', labelNames: ['queue'] as const, registers }),
+  };
+  return metrics;
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

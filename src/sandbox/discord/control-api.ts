@@ -1,0 +1,179 @@
+import { matchTemplate } from './http-router';
+import { SandboxUsageError } from './state';
+import type { DiscordSandbox } from './server';
+import type { FaultSpec, RateLimitSetting } from './types';
+
+export interface ControlAnswer {
+  status: number;
+  body?: unknown;
+}
+
+interface ControlRoute {
+  method: string;
+  template: string;
+  handle(params: Record<string, string>, query: URLSearchParams, body: Record<string, unknown>): unknown;
+}
+
+function optionalBigInt(value: unknown, field: string): bigint | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string' && /^\d+$/.test(value)) return BigInt(value);
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
+  throw new SandboxUsageError(`${field} must be a permission bit set (decimal string)`);
+}
+
+function optionalString(value: unknown, field: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new SandboxUsageError(`${field} must be a string`);
+  return value;
+}
+
+function optionalNumber(value: unknown, field: string): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number') throw new SandboxUsageError(`${field} must be a number`);
+  return value;
+}
+
+function stringList(value: unknown, field: string): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw new SandboxUsageError(`${field} must be an array of ids`);
+  return value as string[];
+}
+
+function required<T>(value: T | undefined, field: string): T {
+  if (value === undefined) throw new SandboxUsageError(`${field} is required`);
+  return value;
+}
+
+/**
+ * The sandbox's HTTP control API under `/__sandbox` (JSON; bigints as decimal strings), the same
+ * controls the in-process methods offer, for the demo and for tools outside the test process.
+ */
+export function controlRoutes(sandbox: DiscordSandbox): ControlRoute[] {
+  return [
+    { method: 'GET', template: '/guilds', handle: () => sandbox.guilds() },
+    {
+      method: 'POST',
+      template: '/guilds',
+      handle: (_p, _q, b) =>
+        sandbox.createGuild({
+          name: optionalString(b.name, 'name'),
+          ownerId: optionalString(b.ownerId, 'ownerId'),
+          botPermissions: optionalBigInt(b.botPermissions, 'botPermissions'),
+          botRolePosition: optionalNumber(b.botRolePosition, 'botRolePosition'),
+        }),
+    },
+    { method: 'GET', template: '/guilds/:g', handle: (p) => sandbox.guild(p.g ?? '') },
+    {
+      method: 'POST',
+      template: '/guilds/:g/roles',
+      handle: (p, _q, b) =>
+        sandbox.createRole(p.g ?? '', {
+          name: required(optionalString(b.name, 'name'), 'name'),
+          position: optionalNumber(b.position, 'position'),
+          managed: b.managed === true,
+          permissions: optionalBigInt(b.permissions, 'permissions'),
+        }),
+    },
+    {
+      method: 'PATCH',
+      template: '/guilds/:g/roles/:r',
+      handle: (p, _q, b) =>
+        sandbox.updateRole(p.g ?? '', p.r ?? '', {
+          name: optionalString(b.name, 'name'),
+          position: optionalNumber(b.position, 'position'),
+          permissions: optionalBigInt(b.permissions, 'permissions'),
+          managed: typeof b.managed === 'boolean' ? b.managed : undefined,
+        }),
+    },
+    { method: 'DELETE', template: '/guilds/:g/roles/:r', handle: (p) => sandbox.deleteRole(p.g ?? '', p.r ?? '') },
+    {
+      method: 'GET',
+      template: '/guilds/:g/members',
+      handle: (p, q) => {
+        const limit = Number(q.get('limit') ?? '1000');
+        return sandbox.members(p.g ?? '', { limit: Number.isFinite(limit) ? limit : 1000, after: q.get('after') ?? undefined });
+      },
+    },
+    {
+      method: 'POST',
+      template: '/guilds/:g/members',
+      handle: (p, _q, b) =>
+        sandbox.addMember(p.g ?? '', {
+          userId: optionalString(b.userId, 'userId'),
+          username: optionalString(b.username, 'username'),
+          roleIds: stringList(b.roleIds, 'roleIds'),
+        }),
+    },
+    { method: 'DELETE', template: '/guilds/:g/members/:u', handle: (p) => sandbox.removeMember(p.g ?? '', p.u ?? '') },
+    { method: 'GET', template: '/guilds/:g/members/:u/roles', handle: (p) => ({ roleIds: sandbox.memberRoles(p.g ?? '', p.u ?? '') }) },
+    {
+      method: 'PUT',
+      template: '/guilds/:g/members/:u/roles',
+      handle: (p, _q, b) => sandbox.setMemberRolesByHand(p.g ?? '', p.u ?? '', required(stringList(b.roleIds, 'roleIds'), 'roleIds')),
+    },
+    {
+      method: 'POST',
+      template: '/guilds/:g/generate',
+      handle: (p, _q, b) => {
+        const generated = sandbox.generateGuild({
+          guildId: p.g ?? '',
+          members: required(optionalNumber(b.members, 'members'), 'members'),
+          seed: optionalNumber(b.seed, 'seed') ?? 1,
+        });
+        return { count: generated.userIds.length, firstUserId: generated.userIds[0] ?? null, lastUserId: generated.userIds.at(-1) ?? null };
+      },
+    },
+    { method: 'GET', template: '/role-events', handle: () => sandbox.roleEvents() },
+    { method: 'GET', template: '/requests', handle: () => ({ requests: sandbox.requests(), invalidRequests: sandbox.invalidRequestCount() }) },
+    { method: 'DELETE', template: '/requests', handle: () => sandbox.resetRequests() },
+    {
+      method: 'POST',
+      template: '/interactions',
+      handle: (_p, _q, b) =>
+        sandbox.injectCommand({
+          guildId: required(optionalString(b.guildId, 'guildId'), 'guildId'),
+          userId: required(optionalString(b.userId, 'userId'), 'userId'),
+          name: required(optionalString(b.name, 'name'), 'name'),
+          options: Array.isArray(b.options) ? (b.options as Array<Record<string, unknown>>) : undefined,
+          subcommand: optionalString(b.subcommand, 'subcommand'),
+          memberPermissions: optionalString(b.memberPermissions, 'memberPermissions'),
+          focused: optionalString(b.focused, 'focused'),
+        }),
+    },
+    { method: 'GET', template: '/interactions/:i/responses', handle: (p) => sandbox.interactionResponses(p.i ?? '') },
+    { method: 'GET', template: '/gateway/closes', handle: () => sandbox.gatewayCloses() },
+    { method: 'PUT', template: '/members-intent', handle: (_p, _q, b) => sandbox.setMembersIntentEnabled(b.enabled === true) },
+    { method: 'POST', template: '/rate-limits', handle: (_p, _q, b) => sandbox.setRateLimit(b as unknown as RateLimitSetting) },
+    { method: 'POST', template: '/faults', handle: (_p, _q, b) => sandbox.injectFault(b as unknown as FaultSpec) },
+    {
+      method: 'GET',
+      template: '/commands',
+      handle: (_p, q) => {
+        const guildId = q.get('guildId') ?? undefined;
+        return { commands: sandbox.commands(guildId), puts: sandbox.commandPutCount(guildId) };
+      },
+    },
+  ];
+}
+
+export async function handleControl(
+  routes: readonly ControlRoute[],
+  method: string,
+  path: string,
+  query: URLSearchParams,
+  body: unknown,
+): Promise<ControlAnswer> {
+  for (const route of routes) {
+    const params = matchTemplate(route.template, path);
+    if (!params || route.method !== method) continue;
+    try {
+      const input = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+      const result: unknown = await route.handle(params, query, input);
+      return result === undefined ? { status: 204 } : { status: 200, body: result };
+    } catch (error) {
+      if (error instanceof SandboxUsageError || error instanceof RangeError) return { status: 400, body: { error: error.message } };
+      throw error;
+    }
+  }
+  return { status: 404, body: { error: `no control route ${method} ${path}` } };
+}

@@ -1,0 +1,83 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { RateLimitRoute } from './types';
+
+export interface RouteContext {
+  method: string;
+  /** Path below `/api/v10`, still percent-encoded. */
+  path: string;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  body: unknown;
+  /** `X-Audit-Log-Reason`, URL-decoded. */
+  reason: string | null;
+}
+
+export interface RouteResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RouteDefinition {
+  method: string;
+  /** `/guilds/:g/members/:u/roles/:r`: `:name` segments capture one path segment. */
+  template: string;
+  /** Needs `Authorization: Bot <token>`; interaction callbacks and webhook-token routes do not. */
+  auth: boolean;
+  bucket: RateLimitRoute;
+  /** Parameter names forming the rate limit's major parameter (docs `topics/rate-limits.mdx`). */
+  major: readonly string[];
+  /** Counted against the global limit; interaction endpoints are not (research/tech-facts.md §1). */
+  global: boolean;
+  handle(ctx: RouteContext): RouteResult | Promise<RouteResult>;
+}
+
+export type RouteMatch =
+  | { kind: 'found'; route: RouteDefinition; params: Record<string, string> }
+  | { kind: 'wrong-method'; template: string }
+  | { kind: 'none' };
+
+export function matchTemplate(template: string, path: string): Record<string, string> | null {
+  const want = template.split('/');
+  const got = path.split('/');
+  if (want.length !== got.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < want.length; i += 1) {
+    const w = want[i] ?? '';
+    const g = got[i] ?? '';
+    if (w.startsWith(':')) {
+      if (g === '') return null;
+      params[w.slice(1)] = g;
+    } else if (w !== g) {
+      return null;
+    }
+  }
+  return params;
+}
+
+/** Literal segments win over parameters, so `/users/@me` is not read as `/users/:u`. */
+export function matchRoute(routes: readonly RouteDefinition[], method: string, path: string): RouteMatch {
+  let wrongMethod: string | null = null;
+  let best: { route: RouteDefinition; params: Record<string, string>; literals: number } | null = null;
+  for (const route of routes) {
+    const params = matchTemplate(route.template, path);
+    if (!params) continue;
+    if (route.method !== method) {
+      wrongMethod = route.template;
+      continue;
+    }
+    const literals = route.template.split('/').filter((s) => !s.startsWith(':')).length;
+    if (!best || literals > best.literals) best = { route, params, literals };
+  }
+  if (best) return { kind: 'found', route: best.route, params: best.params };
+  return wrongMethod !== null ? { kind: 'wrong-method', template: wrongMethod } : { kind: 'none' };
+}
+
+export function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

@@ -1,0 +1,448 @@
+import { randomBytes } from 'node:crypto';
+import { ApiErrors } from './api-error';
+import type { RouteContext, RouteDefinition, RouteResult } from './http-router';
+import { decodeSegment } from './http-router';
+import type { CoreContext } from './rest-routes';
+import { memberJson, roleJson, userJson } from './serialize';
+import type { GuildRecord } from './state';
+import { SandboxUsageError } from './state';
+import type { SnowflakeFactory } from './snowflakes';
+import type { InjectCommandOptions, InjectedInteraction, InteractionResponseKind, InteractionResponseRecord } from './types';
+import { Waiters } from './waiters';
+
+/** The first response must come within 3 s; the token then lives 15 min (docs `interactions/receiving-and-responding.mdx`, tech-facts §3). */
+export const INITIAL_RESPONSE_MS = 3_000;
+export const TOKEN_LIFETIME_MS = 15 * 60_000;
+
+const EPHEMERAL = 64;
+const LOADING = 128;
+/** Message flags an interaction response may set: SUPPRESS_EMBEDS, EPHEMERAL, SUPPRESS_NOTIFICATIONS, IS_COMPONENTS_V2. */
+const ALLOWED_FLAGS = 4 | EPHEMERAL | 4096 | 32768;
+
+interface MessageRecord {
+  id: string;
+  type: number;
+  content: string;
+  embeds: unknown[];
+  components: unknown[];
+  flags: number;
+  createdAt: Date;
+  editedAt: Date | null;
+}
+
+interface InteractionRecord {
+  id: string;
+  token: string;
+  type: 2 | 4;
+  guildId: string;
+  channelId: string;
+  userId: string;
+  commandName: string;
+  createdAt: Date;
+  callbackType: number | null;
+  original: MessageRecord | null;
+  followups: Map<string, MessageRecord>;
+  responses: InteractionResponseRecord[];
+}
+
+interface Listener {
+  interactionId: string;
+  accepts: (record: InteractionResponseRecord) => boolean;
+  resolve: (record: InteractionResponseRecord) => void;
+}
+
+export interface WaitForResponseOptions {
+  /** Wait for a non-deferred callback, an edit or a follow-up, skipping a deferral. */
+  final?: boolean;
+  /** Wait for a response of this kind only. */
+  kind?: InteractionResponseKind;
+  timeoutMs?: number;
+}
+
+type Dispatch = (event: string, data: Record<string, unknown>) => number;
+
+function isFinal(record: InteractionResponseRecord): boolean {
+  return record.kind === 'edit' || record.kind === 'followup' || (record.kind === 'callback' && !record.deferred);
+}
+
+function asObject(value: unknown, field: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw ApiErrors.invalidFormBody(field, 'DICT_TYPE_CONVERT', 'Only dictionaries may be used in a DictType');
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Message fields Discord validates on interaction responses, edits and follow-ups. */
+function validateMessage(data: Record<string, unknown>, prefix: string, requireContent: boolean): void {
+  const { content, embeds, components, flags } = data;
+  if (content !== undefined && content !== null) {
+    if (typeof content !== 'string') throw ApiErrors.invalidFormBody(`${prefix}content`, 'BASE_TYPE_STRING', 'Must be a string.');
+    if ([...content].length > 2000) throw ApiErrors.invalidFormBody(`${prefix}content`, 'BASE_TYPE_MAX_LENGTH', 'Must be 2000 or fewer in length.');
+  }
+  if (embeds !== undefined && embeds !== null) {
+    if (!Array.isArray(embeds)) throw ApiErrors.invalidFormBody(`${prefix}embeds`, 'LIST_TYPE_CONVERT', 'Only iterables may be used in a ListType');
+    if (embeds.length > 10) throw ApiErrors.invalidFormBody(`${prefix}embeds`, 'BASE_TYPE_MAX_LENGTH', 'Must be 10 or fewer in length.');
+  }
+  if (components !== undefined && components !== null && !Array.isArray(components)) {
+    throw ApiErrors.invalidFormBody(`${prefix}components`, 'LIST_TYPE_CONVERT', 'Only iterables may be used in a ListType');
+  }
+  if (flags !== undefined && flags !== null) {
+    if (typeof flags !== 'number' || !Number.isInteger(flags) || (flags & ~ALLOWED_FLAGS) !== 0) {
+      throw ApiErrors.invalidFormBody(`${prefix}flags`, 'MESSAGE_FLAGS_INVALID', 'Invalid flags.');
+    }
+  }
+  if (requireContent) {
+    const hasContent = typeof content === 'string' && content.length > 0;
+    const hasEmbeds = Array.isArray(embeds) && embeds.length > 0;
+    const hasComponents = Array.isArray(components) && components.length > 0;
+    const hasPoll = data.poll !== undefined && data.poll !== null;
+    if (!hasContent && !hasEmbeds && !hasComponents && !hasPoll) throw ApiErrors.emptyMessage();
+  }
+}
+
+function validateChoices(data: Record<string, unknown>): void {
+  const { choices } = data;
+  if (!Array.isArray(choices)) throw ApiErrors.invalidFormBody('data.choices', 'BASE_TYPE_REQUIRED', 'This field is required');
+  if (choices.length > 25) throw ApiErrors.invalidFormBody('data.choices', 'BASE_TYPE_MAX_LENGTH', 'Must be 25 or fewer in length.');
+  choices.forEach((choice: unknown, i) => {
+    const c = asObject(choice, `data.choices.${i}`);
+    if (typeof c.name !== 'string' || c.name.length < 1 || c.name.length > 100) {
+      throw ApiErrors.invalidFormBody(`data.choices.${i}.name`, 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
+    }
+    const okValue = (typeof c.value === 'string' && c.value.length <= 100) || typeof c.value === 'number';
+    if (!okValue) throw ApiErrors.invalidFormBody(`data.choices.${i}.value`, 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
+  });
+}
+
+/**
+ * Interactions: what `injectCommand` dispatches over the gateway, and the callback and webhook routes
+ * the bot answers through. Everything a bot sends back is recorded in order for tests to read.
+ */
+export class InteractionStore {
+  private readonly byId = new Map<string, InteractionRecord>();
+  private readonly byToken = new Map<string, InteractionRecord>();
+  private readonly listeners = new Set<Listener>();
+  private readonly waiters = new Waiters();
+
+  constructor(
+    private readonly core: CoreContext,
+    private readonly nextId: SnowflakeFactory,
+    private readonly dispatch: Dispatch,
+    private readonly commandIdFor: (guildId: string, name: string) => string | undefined,
+  ) {}
+
+  inject(options: InjectCommandOptions): InjectedInteraction {
+    const { state } = this.core;
+    const guild = state.requireGuild(options.guildId);
+    const member = guild.members.get(options.userId);
+    const user = state.users.get(options.userId);
+    if (!member || !user) throw new SandboxUsageError(`user ${options.userId} is not a member of ${options.guildId}`);
+
+    const leafOptions = (options.options ?? []).map((o) => ({ ...o }));
+    const type: 2 | 4 = options.focused !== undefined ? 4 : 2;
+    if (options.focused !== undefined) {
+      const focused = leafOptions.find((o) => o.name === options.focused);
+      if (!focused) throw new SandboxUsageError(`focused option ${options.focused} is not among the options`);
+      focused.focused = true;
+    }
+    const topOptions = options.subcommand ? [{ name: options.subcommand, type: 1, options: leafOptions }] : leafOptions;
+    const resolved = { ...this.resolveOptions(guild, leafOptions), ...(options.resolved ?? {}) };
+
+    const id = this.nextId();
+    const token = `sandbox.${id}.${randomBytes(24).toString('base64url')}`;
+    const permissions = options.memberPermissions ?? state.memberPermissions(guild, user.id);
+    const data: Record<string, unknown> = {
+      id: this.commandIdFor(guild.id, options.name) ?? this.nextId(),
+      name: options.name,
+      type: 1,
+      guild_id: guild.id,
+    };
+    if (topOptions.length > 0) data.options = topOptions;
+    if (Object.keys(resolved).length > 0) data.resolved = resolved;
+
+    const record: InteractionRecord = {
+      id,
+      token,
+      type,
+      guildId: guild.id,
+      channelId: guild.channelId,
+      userId: user.id,
+      commandName: options.name,
+      createdAt: this.core.clock.now(),
+      callbackType: null,
+      original: null,
+      followups: new Map(),
+      responses: [],
+    };
+    this.byId.set(id, record);
+    this.byToken.set(token, record);
+
+    const reached = this.dispatch('INTERACTION_CREATE', {
+      id,
+      application_id: this.core.applicationId,
+      type,
+      token,
+      version: 1,
+      guild_id: guild.id,
+      guild: { id: guild.id, locale: 'en-US', features: [] },
+      guild_locale: 'en-US',
+      channel_id: guild.channelId,
+      channel: { id: guild.channelId, type: 0, guild_id: guild.id, name: 'general', permissions: String(permissions), flags: 0 },
+      locale: options.locale ?? 'en-US',
+      entitlements: [],
+      context: 0,
+      authorizing_integration_owners: { 0: guild.id },
+      app_permissions: state.memberPermissions(guild, state.botUser.id).toString(),
+      attachment_size_limit: 10_485_760,
+      member: { ...memberJson(member, user), permissions: String(permissions) },
+      data,
+    });
+    if (reached === 0) throw new SandboxUsageError('no identified gateway connection to receive the interaction');
+    return { interactionId: id, token };
+  }
+
+  private resolveOptions(guild: GuildRecord, options: Array<Record<string, unknown>>): Record<string, unknown> {
+    const roles: Record<string, unknown> = {};
+    const users: Record<string, unknown> = {};
+    const members: Record<string, unknown> = {};
+    for (const option of options) {
+      const value = typeof option.value === 'string' ? option.value : undefined;
+      if (value === undefined || option.focused) continue;
+      if (option.type === 8 || option.type === 9) {
+        const role = guild.roles.get(value);
+        if (role) roles[value] = roleJson(role);
+        else if (option.type === 8) throw new SandboxUsageError(`role option ${String(option.name)} names no role of the guild`);
+      }
+      if (option.type === 6 || (option.type === 9 && !guild.roles.has(value))) {
+        const user = this.core.state.users.get(value);
+        if (!user) throw new SandboxUsageError(`user option ${String(option.name)} names no known user`);
+        users[value] = userJson(user);
+        const member = guild.members.get(value);
+        if (member) {
+          const { user: _user, deaf: _deaf, mute: _mute, ...rest } = memberJson(member, user);
+          members[value] = { ...rest, permissions: this.core.state.memberPermissions(guild, value).toString() };
+        }
+      }
+    }
+    const resolved: Record<string, unknown> = {};
+    if (Object.keys(roles).length > 0) resolved.roles = roles;
+    if (Object.keys(users).length > 0) resolved.users = users;
+    if (Object.keys(members).length > 0) resolved.members = members;
+    return resolved;
+  }
+
+  responses(interactionId: string): InteractionResponseRecord[] {
+    const record = this.byId.get(interactionId);
+    if (!record) throw new SandboxUsageError(`no interaction ${interactionId}`);
+    return record.responses.map((r) => ({ ...r }));
+  }
+
+  waitForResponse(interactionId: string, options: WaitForResponseOptions = {}): Promise<InteractionResponseRecord> {
+    const record = this.byId.get(interactionId);
+    if (!record) return Promise.reject(new SandboxUsageError(`no interaction ${interactionId}`));
+    const final = options.final ?? false;
+    const accepts = (r: InteractionResponseRecord): boolean => (!final || isFinal(r)) && (options.kind === undefined || r.kind === options.kind);
+    const existing = record.responses.find(accepts);
+    if (existing) return Promise.resolve({ ...existing });
+    const timeoutMs = options.timeoutMs ?? 5_000;
+    return this.waiters.wait(timeoutMs, `no ${final ? 'final ' : ''}response to interaction ${interactionId} within ${timeoutMs} ms`, (resolve) => {
+      const listener: Listener = { interactionId, accepts, resolve };
+      this.listeners.add(listener);
+      return () => this.listeners.delete(listener);
+    });
+  }
+
+  /** Rejects pending waits; called on close. */
+  close(): void {
+    this.waiters.cancelAll();
+    this.listeners.clear();
+  }
+
+  private push(record: InteractionRecord, response: InteractionResponseRecord): void {
+    record.responses.push(response);
+    for (const listener of [...this.listeners]) {
+      if (listener.interactionId === record.id && listener.accepts(response)) listener.resolve({ ...response });
+    }
+  }
+
+  private messageJson(record: InteractionRecord, message: MessageRecord): Record<string, unknown> {
+    const { state } = this.core;
+    const user = state.users.get(record.userId);
+    return {
+      id: message.id,
+      type: message.type,
+      content: message.content,
+      channel_id: record.channelId,
+      author: userJson(state.botUser),
+      attachments: [],
+      embeds: message.embeds,
+      components: message.components,
+      mentions: [],
+      mention_roles: [],
+      mention_everyone: false,
+      pinned: false,
+      tts: false,
+      timestamp: message.createdAt.toISOString(),
+      edited_timestamp: message.editedAt ? message.editedAt.toISOString() : null,
+      flags: message.flags,
+      application_id: this.core.applicationId,
+      webhook_id: this.core.applicationId,
+      interaction_metadata: {
+        id: record.id,
+        type: record.type,
+        name: record.commandName,
+        user: user ? userJson(user) : null,
+        authorizing_integration_owners: { 0: record.guildId },
+      },
+    };
+  }
+
+  private newMessage(type: number, data: Record<string, unknown>, extraFlags = 0): MessageRecord {
+    return {
+      id: this.nextId(),
+      type,
+      content: typeof data.content === 'string' ? data.content : '',
+      embeds: Array.isArray(data.embeds) ? data.embeds : [],
+      components: Array.isArray(data.components) ? data.components : [],
+      flags: (typeof data.flags === 'number' ? data.flags : 0) | extraFlags,
+      createdAt: this.core.clock.now(),
+      editedAt: null,
+    };
+  }
+
+  // ---- routes -------------------------------------------------------------------------------
+
+  routes(): RouteDefinition[] {
+    const open = { auth: false, global: false } as const;
+    return [
+      { ...open, method: 'POST', template: '/interactions/:i/:t/callback', bucket: 'interaction-callback', major: ['i'], handle: (ctx) => this.callback(ctx) },
+      { ...open, method: 'POST', template: '/webhooks/:app/:t', bucket: 'webhook', major: ['app', 't'], handle: (ctx) => this.followup(ctx) },
+      { ...open, method: 'GET', template: '/webhooks/:app/:t/messages/:m', bucket: 'webhook', major: ['app', 't'], handle: (ctx) => this.getMessage(ctx) },
+      { ...open, method: 'PATCH', template: '/webhooks/:app/:t/messages/:m', bucket: 'webhook', major: ['app', 't'], handle: (ctx) => this.editMessage(ctx) },
+      { ...open, method: 'DELETE', template: '/webhooks/:app/:t/messages/:m', bucket: 'webhook', major: ['app', 't'], handle: (ctx) => this.deleteMessage(ctx) },
+    ];
+  }
+
+  private callback(ctx: RouteContext): RouteResult {
+    const record = this.byId.get(ctx.params.i ?? '');
+    if (!record || record.token !== decodeSegment(ctx.params.t ?? '')) throw ApiErrors.unknownInteraction();
+    if (record.callbackType !== null) throw ApiErrors.alreadyAcknowledged();
+    if (this.core.clock.now().getTime() - record.createdAt.getTime() > INITIAL_RESPONSE_MS) throw ApiErrors.unknownInteraction();
+    const body = asObject(ctx.body, '_');
+    const type = body.type;
+    const allowed = record.type === 4 ? [8] : [4, 5, 9];
+    if (typeof type !== 'number' || !allowed.includes(type)) {
+      throw ApiErrors.invalidFormBody('type', 'INTERACTION_CALLBACK_TYPE_INVALID', 'Interaction callback type is invalid for this interaction.');
+    }
+    const data = body.data === undefined || body.data === null ? {} : asObject(body.data, 'data');
+    let ephemeral = false;
+    if (type === 4) {
+      validateMessage(data, 'data.', true);
+      record.original = this.newMessage(20, data);
+      ephemeral = (record.original.flags & EPHEMERAL) !== 0;
+    } else if (type === 5) {
+      validateMessage(data, 'data.', false);
+      record.original = this.newMessage(20, { flags: typeof data.flags === 'number' ? data.flags : 0 }, LOADING);
+      ephemeral = (record.original.flags & EPHEMERAL) !== 0;
+    } else if (type === 8) {
+      validateChoices(data);
+    } else if (typeof data.custom_id !== 'string' || typeof data.title !== 'string' || !Array.isArray(data.components)) {
+      throw ApiErrors.invalidFormBody('data', 'BASE_TYPE_REQUIRED', 'A modal needs custom_id, title and components.');
+    }
+    record.callbackType = type;
+    this.push(record, {
+      at: this.core.clock.now(),
+      kind: 'callback',
+      type,
+      data: body.data === undefined || body.data === null ? null : data,
+      deferred: type === 5,
+      ephemeral,
+    });
+    if (ctx.query.get('with_response') !== 'true') return { status: 204 };
+    const interaction: Record<string, unknown> = { id: record.id, type: record.type };
+    const resource: Record<string, unknown> = { type };
+    if (record.original && (type === 4 || type === 5)) {
+      interaction.response_message_id = record.original.id;
+      interaction.response_message_loading = type === 5;
+      interaction.response_message_ephemeral = ephemeral;
+      if (type === 4) resource.message = this.messageJson(record, record.original);
+    }
+    return { status: 200, body: { interaction, resource } };
+  }
+
+  /** Interaction webhooks: 10015 for a token we never issued, 401 / 50027 once it is 15 minutes old. */
+  private webhookInteraction(ctx: RouteContext): InteractionRecord {
+    const record = this.byToken.get(decodeSegment(ctx.params.t ?? ''));
+    if (!record || ctx.params.app !== this.core.applicationId) throw ApiErrors.unknownWebhook();
+    if (this.core.clock.now().getTime() - record.createdAt.getTime() > TOKEN_LIFETIME_MS) throw ApiErrors.invalidWebhookToken();
+    return record;
+  }
+
+  private findMessage(record: InteractionRecord, raw: string): MessageRecord {
+    const id = decodeSegment(raw);
+    if (id === '@original') {
+      if (!record.original) throw ApiErrors.unknownMessage();
+      return record.original;
+    }
+    if (record.original?.id === id) return record.original;
+    const followup = record.followups.get(id);
+    if (!followup) throw ApiErrors.unknownMessage();
+    return followup;
+  }
+
+  private getMessage(ctx: RouteContext): RouteResult {
+    const record = this.webhookInteraction(ctx);
+    return { status: 200, body: this.messageJson(record, this.findMessage(record, ctx.params.m ?? '')) };
+  }
+
+  private editMessage(ctx: RouteContext): RouteResult {
+    const record = this.webhookInteraction(ctx);
+    const message = this.findMessage(record, ctx.params.m ?? '');
+    const body = asObject(ctx.body, '_');
+    validateMessage(body, '', false);
+    if (typeof body.content === 'string' || body.content === null) message.content = body.content ?? '';
+    if (Array.isArray(body.embeds)) message.embeds = body.embeds;
+    if (Array.isArray(body.components)) message.components = body.components;
+    // Ephemerality is fixed at creation; an edit only ends the loading state of a deferral.
+    message.flags &= ~LOADING;
+    message.editedAt = this.core.clock.now();
+    const messageId = decodeSegment(ctx.params.m ?? '');
+    this.push(record, { at: this.core.clock.now(), kind: 'edit', data: body, messageId, deferred: false, ephemeral: (message.flags & EPHEMERAL) !== 0 });
+    return { status: 200, body: this.messageJson(record, message) };
+  }
+
+  private deleteMessage(ctx: RouteContext): RouteResult {
+    const record = this.webhookInteraction(ctx);
+    const message = this.findMessage(record, ctx.params.m ?? '');
+    if (record.original === message) record.original = null;
+    else record.followups.delete(message.id);
+    this.push(record, {
+      at: this.core.clock.now(),
+      kind: 'delete',
+      data: null,
+      messageId: decodeSegment(ctx.params.m ?? ''),
+      deferred: false,
+      ephemeral: (message.flags & EPHEMERAL) !== 0,
+    });
+    return { status: 204 };
+  }
+
+  /** A follow-up needs an acknowledged interaction; before that the token names no webhook yet. */
+  private followup(ctx: RouteContext): RouteResult {
+    const record = this.webhookInteraction(ctx);
+    if (record.callbackType === null) throw ApiErrors.unknownWebhook();
+    const body = asObject(ctx.body, '_');
+    validateMessage(body, '', true);
+    const message = this.newMessage(0, body);
+    record.followups.set(message.id, message);
+    this.push(record, {
+      at: this.core.clock.now(),
+      kind: 'followup',
+      data: body,
+      messageId: message.id,
+      deferred: false,
+      ephemeral: (message.flags & EPHEMERAL) !== 0,
+    });
+    return { status: 200, body: this.messageJson(record, message) };
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Permission bits and role ordering as Discord computes them (docs `topics/permissions.mdx`; the
+ * ordering tie-break copies discord.js `RoleManager.comparePositions`, research/tech-facts.md §1).
+ */
+export const Permission = {
+  Administrator: 1n << 3n,
+  ManageGuild: 1n << 5n,
+  ManageRoles: 1n << 28n,
+} as const;
+
+/** Every permission bit Discord defines today (up to bit 50), granted to owners and administrators. */
+export const ALL_PERMISSIONS = (1n << 51n) - 1n;
+
+export interface PositionedRole {
+  id: string;
+  position: number;
+}
+
+/**
+ * Compares two roles by position; equal positions fall back to the id, where the older (smaller)
+ * id ranks higher. Positive when `a` is above `b`.
+ */
+export function compareRolePositions(a: PositionedRole, b: PositionedRole): number {
+  if (a.position !== b.position) return a.position - b.position;
+  const ia = BigInt(a.id);
+  const ib = BigInt(b.id);
+  return ia === ib ? 0 : ia < ib ? 1 : -1;
+}
+
+/** The highest of `roles`, or undefined for none. */
+export function highestRole<R extends PositionedRole>(roles: readonly R[]): R | undefined {
+  let best: R | undefined;
+  for (const role of roles) {
+    if (!best || compareRolePositions(role, best) > 0) best = role;
+  }
+  return best;
+}
+
+/** Guild-level permissions: @everyone's bits OR the member's roles' bits; Administrator means all. */
+export function basePermissions(everyone: bigint, memberRoles: readonly bigint[]): bigint {
+  let bits = everyone;
+  for (const role of memberRoles) bits |= role;
+  return (bits & Permission.Administrator) === Permission.Administrator ? ALL_PERMISSIONS : bits;
+}
+
+export function hasPermission(bits: bigint, flag: bigint): boolean {
+  return (bits & flag) === flag;
+}

@@ -1,0 +1,115 @@
+import { createHash } from 'node:crypto';
+import type { RateLimitRoute, RateLimitSetting } from './types';
+
+export interface Window {
+  limit: number;
+  windowMs: number;
+}
+
+/** Generous defaults so benchmarks are not throttled unless a test asks (research/tech-facts.md §1). */
+export const DEFAULT_ROUTE_WINDOW: Window = { limit: 10_000, windowMs: 1_000 };
+/** "All bots can make up to 50 requests per second" (docs `topics/rate-limits.mdx`). */
+export const DEFAULT_GLOBAL_WINDOW: Window = { limit: 50, windowMs: 1_000 };
+
+export type RateLimitVerdict =
+  | { ok: true; headers: Record<string, string> }
+  | { ok: false; retryAfterMs: number; headers: Record<string, string> };
+
+interface Counter {
+  count: number;
+  resetAt: number;
+}
+
+/**
+ * Fixed windows that open on the first request after the previous one closed, per bucket and major
+ * parameter, plus one global window. This matches how @discordjs/rest paces itself (a window opens on
+ * its first request), so a well-behaved client never trips the global limit.
+ */
+export class RateLimiter {
+  private readonly routes = new Map<RateLimitRoute, Window>();
+  private global: Window;
+  private readonly counters = new Map<string, Counter>();
+  private globalCounter: Counter = { count: 0, resetAt: 0 };
+
+  constructor(
+    private readonly nowMs: () => number,
+    settings: { global?: Window; routes?: Partial<Record<RateLimitRoute, Window>> } = {},
+  ) {
+    this.global = settings.global ?? DEFAULT_GLOBAL_WINDOW;
+    for (const [route, window] of Object.entries(settings.routes ?? {})) {
+      if (window) this.routes.set(route as RateLimitRoute, window);
+    }
+  }
+
+  set(setting: RateLimitSetting): void {
+    if (!(setting.limit >= 1) || !(setting.windowMs > 0)) throw new RangeError('rate limit needs limit >= 1 and windowMs > 0');
+    const window = { limit: setting.limit, windowMs: setting.windowMs };
+    if (setting.route === 'global') {
+      this.global = window;
+      this.globalCounter = { count: 0, resetAt: 0 };
+    } else {
+      this.routes.set(setting.route, window);
+      for (const key of [...this.counters.keys()]) if (key.startsWith(`${setting.route}:`)) this.counters.delete(key);
+    }
+  }
+
+  /** Takes one request from the global window; the verdict carries the 429 headers when refused. */
+  takeGlobal(): RateLimitVerdict {
+    const now = this.nowMs();
+    const counter = this.globalCounter;
+    if (now >= counter.resetAt) {
+      counter.count = 0;
+      counter.resetAt = now + this.global.windowMs;
+    }
+    if (counter.count >= this.global.limit) {
+      const retryAfterMs = counter.resetAt - now;
+      return {
+        ok: false,
+        retryAfterMs,
+        headers: { 'X-RateLimit-Global': 'true', 'X-RateLimit-Scope': 'global', 'Retry-After': retryAfterHeader(retryAfterMs) },
+      };
+    }
+    counter.count += 1;
+    return { ok: true, headers: {} };
+  }
+
+  /** Takes one request from a route bucket; headers as Discord sends them on every bucketed answer. */
+  take(route: RateLimitRoute, major: string): RateLimitVerdict {
+    const window = this.routes.get(route) ?? DEFAULT_ROUTE_WINDOW;
+    const key = `${route}:${major}`;
+    const now = this.nowMs();
+    let counter = this.counters.get(key);
+    if (!counter || now >= counter.resetAt) {
+      counter = { count: 0, resetAt: now + window.windowMs };
+      this.counters.set(key, counter);
+    }
+    const limited = counter.count >= window.limit;
+    if (!limited) counter.count += 1;
+    const headers: Record<string, string> = {
+      'X-RateLimit-Limit': String(window.limit),
+      'X-RateLimit-Remaining': String(window.limit - counter.count),
+      'X-RateLimit-Reset': (counter.resetAt / 1000).toFixed(3),
+      'X-RateLimit-Reset-After': ((counter.resetAt - now) / 1000).toFixed(3),
+      'X-RateLimit-Bucket': bucketHash(route),
+    };
+    if (!limited) return { ok: true, headers };
+    const retryAfterMs = counter.resetAt - now;
+    return {
+      ok: false,
+      retryAfterMs,
+      headers: { ...headers, 'X-RateLimit-Scope': 'user', 'Retry-After': retryAfterHeader(retryAfterMs) },
+    };
+  }
+}
+
+/**
+ * Discord's `Retry-After` header is whole seconds rounded up, while the body's `retry_after` keeps the
+ * decimals (docs `topics/rate-limits.mdx` example). @discordjs/rest reads only the header (tech-facts §2).
+ */
+export function retryAfterHeader(ms: number): string {
+  return String(Math.max(1, Math.ceil(ms / 1000)));
+}
+
+export function bucketHash(route: string): string {
+  return createHash('md5').update(`tierlink-sandbox:${route}`).digest('hex');
+}

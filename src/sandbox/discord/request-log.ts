@@ -1,0 +1,35 @@
+import type { RequestRecord } from './types';
+
+/**
+ * Every API request the sandbox answered, in order, plus Discord's invalid-request count: 401, 403
+ * and 429 answers, except 429s of scope `shared` (docs `topics/rate-limits.mdx` "Invalid Request
+ * Limit"; research/tech-facts.md §1).
+ */
+export class RequestLog {
+  private records: RequestRecord[] = [];
+  private invalid = 0;
+
+  add(record: RequestRecord, rateLimitScope?: string): void {
+    this.records.push(record);
+    const counts = record.status === 401 || record.status === 403 || (record.status === 429 && rateLimitScope !== 'shared');
+    if (counts) this.invalid += 1;
+  }
+
+  list(filter?: { route?: string; method?: string }): RequestRecord[] {
+    return this.records
+      .filter((r) => (!filter?.route || r.route === filter.route) && (!filter?.method || r.method === filter.method))
+      .map((r) => ({ ...r }));
+  }
+
+  reset(): void {
+    this.records = [];
+  }
+
+  invalidCount(): number {
+    return this.invalid;
+  }
+
+  resetInvalidCount(): void {
+    this.invalid = 0;
+  }
+}

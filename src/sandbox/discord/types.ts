@@ -1,0 +1,142 @@
+/** Public shapes of the Discord sandbox: what tests, the demo and benchmarks read back. */
+
+export interface RoleSnapshot {
+  id: string;
+  name: string;
+  position: number;
+  /** Permission bit set as Discord serialises it: a decimal string. */
+  permissions: string;
+  managed: boolean;
+  color: number;
+  hoist: boolean;
+  mentionable: boolean;
+  /** Set on a bot's own managed role. */
+  botId?: string;
+}
+
+export interface MemberSnapshot {
+  userId: string;
+  username: string;
+  roleIds: string[];
+  joinedAt: Date;
+}
+
+export interface GuildSnapshot {
+  id: string;
+  name: string;
+  ownerId: string;
+  everyoneRoleId: string;
+  botRoleId: string;
+  channelId: string;
+  memberCount: number;
+  roles: RoleSnapshot[];
+}
+
+/** How a member's role changed: our REST PUT/DELETE, a PATCH of the whole list, or a moderator. */
+export type RoleChangeVia = 'rest' | 'patch' | 'hand';
+
+export interface RoleEvent {
+  at: Date;
+  guildId: string;
+  userId: string;
+  roleId: string;
+  op: 'add' | 'remove';
+  via: RoleChangeVia;
+  /** `X-Audit-Log-Reason`, URL-decoded; null when none was sent. */
+  reason: string | null;
+}
+
+export interface RequestRecord {
+  at: Date;
+  method: string;
+  /** Method plus route template, e.g. `PUT /guilds/:g/members/:u/roles/:r`; unmatched paths keep their raw path. */
+  route: string;
+  path: string;
+  status: number;
+  /** Decoded `X-Audit-Log-Reason`, when sent. */
+  reason?: string;
+}
+
+/** Names of the per-route rate-limit buckets that {@link DiscordSandbox.setRateLimit} can tune. */
+export type RateLimitRoute =
+  | 'gateway'
+  | 'user'
+  | 'application'
+  | 'guild'
+  | 'roles'
+  | 'member'
+  | 'members-list'
+  | 'member-role'
+  | 'commands'
+  | 'interaction-callback'
+  | 'webhook';
+
+export interface RateLimitSetting {
+  route: RateLimitRoute | 'global';
+  limit: number;
+  windowMs: number;
+}
+
+export interface FaultSpec {
+  /** HTTP method to match; any when absent. */
+  method?: string;
+  /** Route template without the method (`/guilds/:g/members/:u/roles/:r`) or a {@link RateLimitRoute}; any when absent. */
+  route?: string;
+  status: number;
+  /** Discord JSON error code in the body; 0 when absent. */
+  code?: number;
+  message?: string;
+  /** How many matching requests fail; 1 when absent. */
+  times?: number;
+  /** For 429: the `Retry-After` header (seconds) and body `retry_after`. */
+  retryAfterSeconds?: number;
+  /** For 429: a global limit (`X-RateLimit-Global`). */
+  global?: boolean;
+}
+
+export type InteractionResponseKind = 'callback' | 'edit' | 'followup' | 'delete';
+
+export interface InteractionResponseRecord {
+  at: Date;
+  kind: InteractionResponseKind;
+  /** Interaction callback type for `callback` (4 reply, 5 deferred, 8 autocomplete result, …). */
+  type?: number;
+  /** The body's `data` for callbacks, the whole body for edits and follow-ups. */
+  data: Record<string, unknown> | null;
+  /** For edits and follow-ups: the message id (`@original` for the original response). */
+  messageId?: string;
+  /** True for deferred callbacks (types 5 and 6), which promise a later edit. */
+  deferred: boolean;
+  ephemeral: boolean;
+}
+
+export interface InjectCommandOptions {
+  guildId: string;
+  userId: string;
+  name: string;
+  options?: Array<Record<string, unknown>>;
+  subcommand?: string;
+  /** Member permissions in the channel (bit set); defaults to none beyond @everyone's. */
+  memberPermissions?: bigint | string;
+  /** Name of the option being typed: makes this an autocomplete interaction (type 4). */
+  focused?: string;
+  /** Resolved data; ROLE options get `resolved.roles` from the guild automatically. */
+  resolved?: Record<string, unknown>;
+  /** Locale of the user; `en-US` when absent. */
+  locale?: string;
+}
+
+export interface InjectedInteraction {
+  interactionId: string;
+  token: string;
+}
+
+export interface StoredCommand {
+  id: string;
+  application_id: string;
+  guild_id?: string;
+  version: string;
+  name: string;
+  type: number;
+  [key: string]: unknown;
+}

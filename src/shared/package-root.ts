@@ -1,0 +1,20 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The folder holding our package.json. Code runs both from `src/` (tests) and `dist/src/` (built),
+ * so files that ship beside the code (drizzle/ migrations) are found from here, not by a fixed `..`.
+ */
+export function packageRoot(from: string = __dirname): string {
+  let dir = from;
+  for (;;) {
+    const manifest = path.join(dir, 'package.json');
+    if (fs.existsSync(manifest)) {
+      const name = (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { name?: string }).name;
+      if (name === 'tierlink') return dir;
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error(`package root of tierlink not found above ${from}`);
+    dir = parent;
+  }
+}

@@ -1,0 +1,94 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseConfig, readEnvironment, resolvePublicUrl } from '../src/config';
+
+const minimal = {
+  DISCORD_TOKEN: 'bot-token',
+  DISCORD_APPLICATION_ID: '123456789012345678',
+  PATREON_CLIENT_ID: 'client',
+  PATREON_CLIENT_SECRET: 'secret',
+};
+
+function problems(env: Record<string, string | undefined>) {
+  const result = parseConfig(env);
+  if (result.ok) throw new Error('expected a configuration error');
+  return result.error;
+}
+
+test('an empty environment names every required variable in one message', () => {
+  const error = problems({});
+  expect(error.problems.map((p) => p.variable)).toEqual([
+    'DISCORD_TOKEN',
+    'DISCORD_APPLICATION_ID',
+    'PATREON_CLIENT_ID',
+    'PATREON_CLIENT_SECRET',
+  ]);
+  expect(error.message.split('\n')[0]).toBe('Tierlink cannot start: the configuration has 4 problems.');
+});
+
+test('malformed values are named with what they expect, all at once', () => {
+  const error = problems({
+    ...minimal,
+    PORT: 'eighty',
+    DISCORD_GUILD_ID: '42',
+    PATREON_BASE_URL: 'ftp://example.com',
+    SYNC_SCHEDULE: 'every night',
+    LOG_LEVEL: 'loud',
+    DATABASE_URL: 'mysql://x',
+  });
+  const byName = Object.fromEntries(error.problems.map((p) => [p.variable, p.message]));
+  expect(Object.keys(byName).sort()).toEqual(
+    ['DATABASE_URL', 'DISCORD_GUILD_ID', 'LOG_LEVEL', 'PATREON_BASE_URL', 'PORT', 'SYNC_SCHEDULE'].sort(),
+  );
+  expect(byName.PORT).toContain('port number');
+  expect(byName.DISCORD_GUILD_ID).toContain('17–20 digits');
+  expect(byName.SYNC_SCHEDULE).toContain('cron');
+});
+
+test('a port outside 0–65535 is refused', () => {
+  expect(problems({ ...minimal, PORT: '70000' }).problems).toEqual([{ variable: 'PORT', message: expect.stringContaining('0 and 65535') }]);
+});
+
+test('DATABASE_URL needs a SECRET_KEY shared by every instance', () => {
+  const error = problems({ ...minimal, DATABASE_URL: 'postgres://u:p@db/tierlink' });
+  expect(error.problems).toEqual([{ variable: 'SECRET_KEY', message: expect.stringContaining('required with DATABASE_URL') }]);
+});
+
+test('defaults follow the contract', () => {
+  const result = parseConfig(minimal);
+  expect(result.ok && result.value).toMatchObject({
+    discord: { apiBaseUrl: 'https://discord.com/api', guildId: undefined },
+    patreon: { baseUrl: 'https://www.patreon.com', webhookSecret: undefined },
+    port: 3000,
+    publicUrl: undefined,
+    databaseUrl: undefined,
+    dataDir: path.resolve('./data'),
+    syncSchedule: '0 4 * * *',
+    logLevel: 'info',
+  });
+  expect(result.ok && resolvePublicUrl(result.value, 3000)).toBe('http://localhost:3000');
+});
+
+test('blank values count as unset and URLs lose their trailing slash', () => {
+  const result = parseConfig({ ...minimal, PORT: '', PUBLIC_URL: 'https://tierlink.example.com/', LOG_LEVEL: 'DEBUG' });
+  expect(result.ok && [result.value.port, result.value.publicUrl, result.value.logLevel]).toEqual([
+    3000,
+    'https://tierlink.example.com',
+    'debug',
+  ]);
+});
+
+test('the migrate command needs only the database variables', () => {
+  expect(parseConfig({}, 'database-only').ok).toBe(true);
+  expect(parseConfig({ DATABASE_URL: 'postgres://x/y' }, 'database-only').ok).toBe(false);
+});
+
+test('.env is read beneath the real environment', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tierlink-env-'));
+  fs.writeFileSync(path.join(dir, '.env'), 'TIERLINK_TEST_ONLY_A=from-file\nPATH=from-file\n');
+  const env = readEnvironment(dir);
+  expect(env.TIERLINK_TEST_ONLY_A).toBe('from-file');
+  expect(env.PATH).toBe(process.env.PATH);
+  fs.rmSync(dir, { recursive: true });
+});

@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import { getTableName, sql } from 'drizzle-orm';
+import { PgTable } from 'drizzle-orm/pg-core';
+import { Client } from 'pg';
+import { type Database, openDatabase } from '../../src/db/database';
+import * as schema from '../../src/db/schema';
+import { silentLogger } from '../../src/shared/logger';
+
+/**
+ * A migrated database for one test file: in-process PGlite by default, or (when the suite runs
+ * with DATABASE_URL, as CI's second pass does) a fresh PostgreSQL database created for this file
+ * and dropped afterwards, so files running in parallel never see each other's rows.
+ */
+export interface TestDatabase {
+  database: Database;
+  /** The connection string of the per-file PostgreSQL database, when on PostgreSQL. */
+  url: string | undefined;
+  /** Empties every table (between tests of one file). */
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const onPostgres = (): boolean => Boolean(process.env.DATABASE_URL);
+
+const TABLES = Object.values(schema)
+  .filter((t: unknown): t is PgTable => t instanceof PgTable)
+  .map((t) => `"${getTableName(t)}"`);
+
+export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  const adminUrl = process.env.DATABASE_URL;
+  let url: string | undefined;
+  let dropDatabase = async () => {};
+  let database: Database;
+  if (adminUrl) {
+    const name = `tierlink_test_${randomBytes(6).toString('hex')}`;
+    const admin = new Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    await admin.end();
+    const u = new URL(adminUrl);
+    u.pathname = `/${name}`;
+    url = u.toString();
+    database = await openDatabase({ engine: 'postgres', url, logger: silentLogger, poolSize: 5 });
+    dropDatabase = async () => {
+      const c = new Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    };
+  } else {
+    database = await openDatabase({ engine: 'pglite-memory', logger: silentLogger });
+  }
+  if (options.migrate !== false) await database.migrate();
+  return {
+    database,
+    url,
+    reset: async () => {
+      await database.db.execute(sql.raw(`truncate table ${TABLES.join(', ')} restart identity`));
+    },
+    close: async () => {
+      await database.close();
+      await dropDatabase();
+    },
+  };
+}
