@@ -43,6 +43,14 @@ export function createLedgerRepository(db: Db) {
       return out;
     },
 
+    async guildsOfUser(discordUserId: string): Promise<string[]> {
+      const rows = await db
+        .selectDistinct({ guildId: roleGrants.guildId })
+        .from(roleGrants)
+        .where(eq(roleGrants.discordUserId, discordUserId));
+      return rows.map((r) => r.guildId);
+    },
+
     async countInGuild(guildId: string): Promise<number> {
       return db.$count(roleGrants, eq(roleGrants.guildId, guildId));
     },

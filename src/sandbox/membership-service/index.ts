@@ -1,0 +1,10 @@
+export type { MembershipServiceSandbox, MembershipServiceSandboxOptions, SandboxCampaign, SandboxTier, SandboxUser } from './sandbox';
+export { createMembershipServiceSandbox } from './sandbox';
+export type { FaultSpec, RepeatCursorSpec } from './faults';
+export type { GenerateMembersOptions, GeneratedMembers, MemberMix } from './generator';
+export { DEFAULT_MEMBER_MIX } from './generator';
+export type { RawDeliveryInput, SignatureHeader } from './webhook-delivery';
+export { signBody } from './webhook-delivery';
+export { MEMBERS_PAGE_SIZE, MEMBERS_PAGE_SIZE_WITH_PLEDGE_HISTORY } from './resource-routes';
+export { ALL_TRIGGERS, MEMBER_TRIGGERS, POST_TRIGGERS, V2_SCOPES } from './scopes';
+export type * from './types';

@@ -1,0 +1,23 @@
+import { type GuildDirectory, createGuildDirectory, createGuildSnapshotCache, createRest, createRoleWriter } from '../../src/discord';
+import type { GuildSnapshotCache } from '../../src/discord/guild-snapshot-cache';
+import type { RoleWriter } from '../../src/discord/role-writer';
+import { type DiscordSandbox, createDiscordSandbox } from '../../src/sandbox/discord';
+import type { Clock } from '../../src/shared/clock';
+
+/** The Discord stand-in and our real role port over HTTP to it. */
+export interface DiscordKit {
+  sandbox: DiscordSandbox;
+  directory: GuildDirectory;
+  snapshots: GuildSnapshotCache;
+  writer: RoleWriter;
+  close(): Promise<void>;
+}
+
+export async function createDiscordKit(clock: Clock): Promise<DiscordKit> {
+  const sandbox = await createDiscordSandbox({ rateLimits: { global: { limit: 10_000, windowMs: 1000 } } });
+  const { rest } = createRest({ apiBaseUrl: sandbox.apiBaseUrl, token: sandbox.botToken, rest: { globalRequestsPerSecond: 10_000 } });
+  const directory = createGuildDirectory({ rest, botUserId: sandbox.botUserId });
+  const snapshots = createGuildSnapshotCache({ directory, clock, ttlMs: 0 });
+  const writer = createRoleWriter({ rest, directory, clock, cache: snapshots });
+  return { sandbox, directory, snapshots, writer, close: () => sandbox.close() };
+}
