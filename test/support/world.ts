@@ -1,0 +1,141 @@
+import { campaignName, storeCampaign } from '../../src/campaigns/campaign-catalog';
+import { type CreatorAccounts, createCreatorAccounts } from '../../src/campaigns/creator-accounts';
+import { createCredentialRepository } from '../../src/db/repositories/credential-repository';
+import { createMembershipServiceSandbox } from '../../src/sandbox/membership-service';
+import type { MembershipServiceSandbox } from '../../src/sandbox/membership-service';
+import { type ManualClock, createManualClock, realSleep } from '../../src/shared/clock';
+import { silentLogger } from '../../src/shared/logger';
+import { createSecretBox } from '../../src/shared/secret-box';
+import { type Metrics, createMetrics } from '../../src/observability/metrics';
+import { createGuildContextLoader } from '../../src/sync/guild-context';
+import { type Reconciler, createReconciler } from '../../src/sync/reconciler';
+import { type DiscordKit, createDiscordKit } from './discord-kit';
+import { repositories } from './service-fixtures';
+import { type TestDatabase, createTestDatabase } from './test-database';
+
+/**
+ * One realistic setup for integration tests: both stand-ins over real HTTP, a real database, a
+ * creator connected with the sandbox's creator tokens, a campaign with Bronze/Silver/Gold tiers
+ * whose `chat_role_ids` name roles of a Discord guild that serves the campaign, and the real
+ * reconciler wired to all of it. Call `reset()` in `beforeEach`.
+ */
+export interface World {
+  clock: ManualClock;
+  db: TestDatabase;
+  patreon: MembershipServiceSandbox;
+  discord: DiscordKit;
+  repos: ReturnType<typeof repositories> & { credentials: ReturnType<typeof createCredentialRepository> };
+  accounts: CreatorAccounts;
+  reconciler: Reconciler;
+  metrics: Metrics;
+  /** Set by reset(). */
+  guildId: string;
+  campaignId: string;
+  tiers: { bronze: string; silver: string; gold: string };
+  roles: { bronze: string; silver: string; gold: string; staff: string };
+  /** A patron of the campaign who is also a member of the guild, linked or not (see options). */
+  addPatron(options?: { tier?: keyof World['tiers'] | null; linked?: boolean; socialDiscord?: boolean; status?: 'active_patron' | 'declined_patron' | 'former_patron' | null }): {
+    patreonUserId: string;
+    discordUserId: string;
+    memberId: string;
+  };
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const SECRET_KEY = 'test-secret-key-that-is-long-enough-1234';
+
+export async function createWorld(): Promise<World> {
+  const clock = createManualClock(new Date('2026-11-20T12:00:00Z'));
+  const db = await createTestDatabase();
+  const patreon = await createMembershipServiceSandbox({ clock });
+  const discord = await createDiscordKit(clock);
+  const metrics = createMetrics({ defaultMetrics: false });
+  const box = createSecretBox(SECRET_KEY);
+  let counter = 0;
+
+  const world = {
+    clock,
+    db,
+    patreon,
+    discord,
+    metrics,
+    guildId: '',
+    campaignId: patreon.campaignId,
+    tiers: { bronze: '', silver: '', gold: '' },
+    roles: { bronze: '', silver: '', gold: '', staff: '' },
+  } as World;
+
+  world.reset = async () => {
+    await db.reset();
+    const base = repositories(db.database.db);
+    world.repos = { ...base, credentials: createCredentialRepository(db.database.db, box) };
+    world.accounts = createCreatorAccounts({
+      service: {
+        baseUrl: patreon.url,
+        clientId: patreon.clientId,
+        clientSecret: patreon.clientSecret,
+        clock,
+        sleep: realSleep,
+        random: () => 0.5,
+        logger: silentLogger,
+        retry: { baseDelayMs: 5, maxDelayMs: 20 },
+      },
+      credentials: world.repos.credentials,
+      campaigns: world.repos.campaigns,
+    });
+    const g = discord.sandbox.createGuild({ name: `Fan Club ${++counter}` });
+    world.guildId = g.guildId;
+    const role = (name: string) => discord.sandbox.createRole(g.guildId, { name, position: 1 }).id;
+    world.roles = { bronze: role('Bronze'), silver: role('Silver'), gold: role('Gold'), staff: role('Staff') };
+    const tier = (title: string, amountCents: number, roleId: string) =>
+      patreon.createTier(patreon.campaignId, { title: `${title} ${counter}`, amountCents, chatRoleIds: [roleId] }).id;
+    world.tiers = { bronze: tier('Bronze', 300, world.roles.bronze), silver: tier('Silver', 500, world.roles.silver), gold: tier('Gold', 1000, world.roles.gold) };
+    const connected = await world.accounts.connect({
+      accessToken: patreon.creatorTokens.accessToken,
+      refreshToken: patreon.creatorTokens.refreshToken,
+      expiresAt: new Date(clock.now().getTime() + patreon.creatorTokens.expiresIn * 1000),
+      scopes: patreon.creatorTokens.scopes,
+    });
+    const details = await connected.client.getCampaign(patreon.campaignId);
+    expect(campaignName(details)).toBeTruthy();
+    await storeCampaign({ campaigns: world.repos.campaigns, clock }, connected.creatorUserId, details);
+    await world.repos.guilds.ensure(g.guildId, `Fan Club ${counter}`);
+    await world.repos.guilds.bind(g.guildId, patreon.campaignId);
+    world.reconciler = createReconciler({
+      ...world.repos,
+      contexts: createGuildContextLoader({ ...world.repos, discordSnapshots: discord.snapshots }),
+      directory: discord.directory,
+      apply: { writer: discord.writer, ledger: world.repos.ledger, clock, metrics, logger: silentLogger },
+    });
+    patreon.resetRequests();
+    discord.sandbox.resetRequests();
+  };
+
+  world.addPatron = (options = {}) => {
+    const n = ++counter;
+    const discordUserId = discord.sandbox.addMember(world.guildId, { username: `patron${n}` }).userId;
+    const user = patreon.createUser({ fullName: `Patron ${n}`, ...(options.socialDiscord ? { discordUserId } : {}) });
+    const tierKey = options.tier === undefined ? 'gold' : options.tier;
+    const member = patreon.setMembership(
+      user.id,
+      patreon.campaignId,
+      {
+        patronStatus: options.status === undefined ? 'active_patron' : options.status,
+        tierIds: tierKey ? [world.tiers[tierKey]] : [],
+        lastChargeDate: clock.now(),
+        lastChargeStatus: 'Paid',
+      },
+      { deliver: false },
+    );
+    return { patreonUserId: user.id, discordUserId, memberId: member.id };
+  };
+
+  world.close = async () => {
+    await discord.close();
+    await patreon.close();
+    await db.close();
+  };
+  await world.reset();
+  return world;
+}
