@@ -1,0 +1,84 @@
+/**
+ * What each page shows, as plain data. Services build these; the renderers in this folder turn
+ * them into complete HTML documents (no external assets: the pages work offline).
+ */
+
+/** A role and why the patron has it (or does not). */
+export interface RoleLine {
+  name: string;
+  reason: string;
+}
+
+/** Something the server's owner must fix before a role can be granted. */
+export interface ProblemLine {
+  name: string;
+  problem: string;
+  fix: string;
+}
+
+export type Standing = 'active' | 'grace' | 'lapsed' | 'former' | 'follower' | 'none';
+
+/** The page a patron sees after authorizing from `/link`. */
+export interface LinkResultView {
+  campaignName: string;
+  guildName: string | null;
+  /** The patron's name on the membership service. */
+  patronName: string;
+  standing: Standing;
+  /** One sentence: "Active patron", "Payment declined on 2026-11-02; roles kept until 2026-11-09". */
+  standingText: string;
+  /** Titles of the tiers they are entitled to now. */
+  tiers: string[];
+  /** Roles granted by this link. */
+  granted: RoleLine[];
+  /** Roles they already had and keep. */
+  kept: RoleLine[];
+  /** Roles taken away by this link (e.g. a lapsed pledge). */
+  removed: RoleLine[];
+  /** Mapped roles they do not get, and why. */
+  notGranted: RoleLine[];
+  /** Roles the bot could not grant because of the server's setup (the creator's to fix). */
+  problems: ProblemLine[];
+  /** False when they are not in the Discord server (roles come when they join). */
+  inGuild: boolean;
+  /** Where to pledge, for someone who is not (or no longer) a patron. */
+  pledgeUrl: string | null;
+  /** This service account was linked to another Discord account, whose roles moved here. */
+  movedFromAnotherAccount: boolean;
+}
+
+export interface ConnectTierLine {
+  title: string;
+  amountCents: number;
+  patronCount: number | null;
+  roles: string[];
+}
+
+/** The page a creator sees after `/connect`. */
+export interface ConnectResultView {
+  campaignName: string;
+  guildName: string | null;
+  tiers: ConnectTierLine[];
+  webhook: { state: 'registered' | 'already-registered' | 'manual-secret' | 'failed'; detail: string | null };
+  /** What a sync would do now (nothing is applied by /connect). */
+  dryRun: { linkedMembers: number; adds: number; removes: number; held: boolean };
+  /** Things to fix (roles above the bot, tiers without a role…), each with its fix. */
+  problems: ProblemLine[];
+}
+
+/** When the creator has several campaigns and PATREON_CAMPAIGN_ID does not choose. */
+export interface ChooseCampaignView {
+  creatorName: string;
+  guildName: string | null;
+  choices: Array<{ name: string; url: string | null; patronCount: number | null; chooseUrl: string }>;
+}
+
+/** A page with one message: an expired link, denied consent, a bad state, an outage. */
+export interface MessageView {
+  status: number;
+  tone: 'info' | 'warning' | 'error';
+  title: string;
+  message: string;
+  /** What to do next, e.g. "Run /link again in Discord." */
+  next: string | null;
+}
