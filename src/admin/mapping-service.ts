@@ -1,0 +1,62 @@
+import type { MappingRepository } from '../db/repositories/mapping-repository';
+import type { GuildSnapshotCache } from '../discord/guild-snapshot-cache';
+import type { Logger } from '../shared/logger';
+import { checkRole } from './guild-role-check';
+import type { TiersService } from './tiers-service';
+
+/** Reconciles every member of a guild whose roles may be affected, and says how many changed. */
+export type ReconcileGuild = (guildId: string, reason: 'map' | 'settings') => Promise<{ members: number; changes: number }>;
+
+export type MapOutcome =
+  | { kind: 'done'; tierTitle: string; roleName: string; changed: boolean; followUp: Promise<{ members: number; changes: number }> }
+  | { kind: 'unknown_tier' }
+  | { kind: 'role_refused'; message: string; fix: string }
+  | { kind: 'not_mapped'; tierTitle: string; roleName: string };
+
+/**
+ * `/map` and `/unmap`. A role the bot cannot manage is refused up front with the fix (the bot
+ * would only ever fail to grant it); a change reconciles the guild in the background, and
+ * `followUp` resolves with how many role changes it made.
+ */
+export function createMappingService(deps: {
+  mappings: MappingRepository;
+  tiers: TiersService;
+  snapshots: GuildSnapshotCache;
+  reconcileGuild: ReconcileGuild;
+  logger: Logger;
+}) {
+  function inBackground(guildId: string): Promise<{ members: number; changes: number }> {
+    const run = deps.reconcileGuild(guildId, 'map');
+    run.catch((error) => deps.logger.error({ err: error, guildId }, 'reconcile after a mapping change failed'));
+    return run;
+  }
+
+  return {
+    async map(guildId: string, tierValue: string, roleId: string, actorId: string): Promise<MapOutcome> {
+      const tier = await deps.tiers.resolve(guildId, tierValue);
+      if (!tier) return { kind: 'unknown_tier' };
+      const role = await checkRole(deps.snapshots, guildId, roleId);
+      if (!role.ok) return { kind: 'role_refused', message: role.message, fix: role.fix };
+      const changed = await deps.mappings.add(guildId, { campaignId: tier.campaignId, tierId: tier.id, roleId }, actorId);
+      return {
+        kind: 'done',
+        tierTitle: tier.title,
+        roleName: role.name,
+        changed,
+        followUp: changed ? inBackground(guildId) : Promise.resolve({ members: 0, changes: 0 }),
+      };
+    },
+
+    async unmap(guildId: string, tierValue: string, roleId: string): Promise<MapOutcome> {
+      const tier = await deps.tiers.resolve(guildId, tierValue);
+      if (!tier) return { kind: 'unknown_tier' };
+      const snapshot = await deps.snapshots.get(guildId);
+      const roleName = snapshot.roles.find((r) => r.id === roleId)?.name ?? roleId;
+      const removed = await deps.mappings.remove(guildId, { campaignId: tier.campaignId, tierId: tier.id, roleId });
+      if (!removed) return { kind: 'not_mapped', tierTitle: tier.title, roleName };
+      return { kind: 'done', tierTitle: tier.title, roleName, changed: true, followUp: inBackground(guildId) };
+    },
+  };
+}
+
+export type MappingService = ReturnType<typeof createMappingService>;

@@ -1,0 +1,18 @@
+import { InteractionContextType, MessageFlags, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import type { Command } from '../command';
+import { NO_PINGS } from '../format';
+
+/** `/doctor` (Manage Roles): checks everything that makes roles fail and says how to fix each problem. */
+export const doctorCommand: Command = {
+  data: new SlashCommandBuilder()
+    .setName('doctor')
+    .setDescription('Check permissions, role order, intents, the Patreon connection and the last sync')
+    .setContexts(InteractionContextType.Guild)
+    .setDefaultMemberPermissions(PermissionFlagsBits.ManageRoles)
+    .toJSON(),
+  permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
+  async execute(interaction, { services }) {
+    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+    await interaction.editReply({ content: await services.doctor.report(interaction.guildId!), allowedMentions: NO_PINGS });
+  },
+};

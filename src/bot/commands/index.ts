@@ -1,0 +1,24 @@
+import type { Command } from '../command';
+import { connectCommand } from './connect';
+import { doctorCommand } from './doctor';
+import { linkCommand } from './link';
+import { mapCommand, unmapCommand } from './map';
+import { settingsCommand } from './settings';
+import { statusCommand } from './status';
+import { syncCommand } from './sync';
+import { tiersCommand } from './tiers';
+import { unlinkCommand } from './unlink';
+
+/** Every slash command of CONTRACT.md, registered in this order. */
+export const COMMANDS: readonly Command[] = [
+  linkCommand,
+  unlinkCommand,
+  statusCommand,
+  connectCommand,
+  tiersCommand,
+  mapCommand,
+  unmapCommand,
+  settingsCommand,
+  syncCommand,
+  doctorCommand,
+];

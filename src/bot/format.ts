@@ -1,0 +1,30 @@
+/** Small text helpers for Discord replies (Markdown, role mentions that never ping). */
+
+export const roleMention = (roleId: string) => `<@&${roleId}>`;
+
+/** Discord caps message content at 2,000 characters: cut at a line and say how many were left out. */
+export function fitMessage(lines: readonly string[], max = 1900): string {
+  const out: string[] = [];
+  let length = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (length + line.length + 1 > max) {
+      out.push(`…and ${lines.length - i} more lines`);
+      break;
+    }
+    out.push(line);
+    length += line.length + 1;
+  }
+  return out.join('\n');
+}
+
+export function day(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
+export function money(cents: number): string {
+  return `$${(cents / 100).toFixed(cents % 100 === 0 ? 0 : 2)}`;
+}
+
+/** Replies mention roles by id; this keeps Discord from pinging anyone. */
+export const NO_PINGS = { parse: [] as never[] };

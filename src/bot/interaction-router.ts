@@ -1,0 +1,47 @@
+import { type Interaction, MessageFlags } from 'discord.js';
+import type { Command, CommandContext } from './command';
+
+/** "Something went wrong" without a stack trace; the details go to the log. */
+const FAILURE = 'Something went wrong on Tierlink’s side. The problem was logged; please try again in a minute.';
+
+/**
+ * Dispatches interactions to commands. Every command is guild-only; admin commands check the
+ * member's permissions again at run time.
+ */
+export function createInteractionRouter(commands: readonly Command[], ctx: CommandContext) {
+  const byName = new Map(commands.map((c) => [c.data.name, c]));
+  return async function onInteraction(interaction: Interaction): Promise<void> {
+    if (interaction.isAutocomplete()) {
+      const command = byName.get(interaction.commandName);
+      try {
+        await command?.autocomplete?.(interaction, ctx);
+      } catch (error) {
+        ctx.logger.warn({ err: error, command: interaction.commandName }, 'autocomplete failed');
+        if (!interaction.responded) await interaction.respond([]).catch(() => undefined);
+      }
+      return;
+    }
+    if (!interaction.isChatInputCommand()) return;
+    const command = byName.get(interaction.commandName);
+    if (!command) return;
+    if (!interaction.inGuild()) {
+      await interaction.reply({ content: 'Tierlink commands work inside a server.', flags: MessageFlags.Ephemeral });
+      return;
+    }
+    if (command.permission && !interaction.memberPermissions.has(command.permission.bit)) {
+      await interaction.reply({
+        content: `You need the **${command.permission.name}** permission to use /${command.data.name}.`,
+        flags: MessageFlags.Ephemeral,
+      });
+      return;
+    }
+    try {
+      await command.execute(interaction, ctx);
+    } catch (error) {
+      ctx.logger.error({ err: error, command: interaction.commandName, guildId: interaction.guildId }, 'command failed');
+      const reply = { content: FAILURE, flags: MessageFlags.Ephemeral } as const;
+      if (interaction.deferred || interaction.replied) await interaction.editReply({ content: FAILURE }).catch(() => undefined);
+      else await interaction.reply(reply).catch(() => undefined);
+    }
+  };
+}

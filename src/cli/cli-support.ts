@@ -1,0 +1,33 @@
+import { type Config, type ConfigNeeds, parseConfig, readEnvironment } from '../config';
+import { DataDirLockedError } from '../db/data-dir-lock';
+import { createLogger } from '../observability/logger';
+import type { Logger } from '../shared/logger';
+
+/**
+ * Reads the configuration or stops: one message naming every offending variable, exit code 2, no
+ * stack trace (CONTRACT.md: "A missing or malformed variable stops start-up with one clear message").
+ */
+export function loadConfigOrExit(needs: ConfigNeeds = 'service'): Config {
+  const result = parseConfig(readEnvironment(), needs);
+  if (!result.ok) {
+    process.stderr.write(`${result.error.message}\n`);
+    process.exit(2);
+  }
+  return result.value;
+}
+
+export function cliLogger(config: Pick<Config, 'logLevel'>): Logger {
+  return createLogger({ level: config.logLevel, pretty: process.stdout.isTTY === true });
+}
+
+/** Expected failures end with their sentence, not a stack trace; anything else is a bug and shows it. */
+export function exitOnError(logger: Logger) {
+  return (error: unknown): never => {
+    if (error instanceof DataDirLockedError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(3);
+    }
+    logger.fatal({ err: error }, 'stopped by an unexpected error');
+    process.exit(1);
+  };
+}

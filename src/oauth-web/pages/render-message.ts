@@ -1,0 +1,82 @@
+import { prose, type HtmlValue } from './html';
+import { hero, nextSteps, renderDocument, type Tone } from './layout';
+import type { MessageView } from './views';
+
+/** A label over the headline that names the kind of failure, for the statuses our routes answer. */
+const STATUS_LABEL: Record<number, string> = {
+  400: 'Security check',
+  403: 'Not allowed',
+  404: 'Not found',
+  410: 'One-time link',
+  429: 'Too many tries',
+  500: 'Unexpected error',
+  502: 'Patreon connection',
+  503: 'Temporarily unavailable',
+  504: 'Patreon connection',
+};
+
+/** A one-message page: an expired link, denied consent, a bad state, an outage. */
+export function renderMessage(view: MessageView): string {
+  const tone: Tone = view.tone;
+  const label = STATUS_LABEL[view.status] ?? (view.status >= 500 ? 'Unexpected error' : null);
+  const footer: HtmlValue[] = [];
+  if (view.status >= 500) footer.push('Nothing you did caused this, and nothing was changed.');
+  footer.push(view.status >= 400 ? `You can close this tab. Error code ${view.status}.` : 'You can close this tab.');
+
+  return renderDocument({
+    title: view.title,
+    tone,
+    main: [hero({ tone, eyebrow: label, headline: view.title, lead: prose(view.message) }), view.next ? nextSteps([{ text: prose(view.next) }]) : null],
+    footer,
+  });
+}
+
+/** The command that starts each flow: `/link` for patrons, `/connect` for creators. */
+export type FlowCommand = '/link' | '/connect';
+
+/** 410: a one-time link that is past its lifetime (or was already used up). */
+export function linkExpiredMessage(command: FlowCommand): MessageView {
+  return {
+    status: 410,
+    tone: 'warning',
+    title: 'This link has expired',
+    message: `Links from ${command} work once, for a short while, to keep your account safe.`,
+    next: `Run ${command} again in Discord to get a new link.`,
+  };
+}
+
+/** The person declined on the service's consent screen. Not an error: nothing was linked. */
+export function consentDeniedMessage(command: FlowCommand): MessageView {
+  return {
+    status: 200,
+    tone: 'info',
+    title: 'Nothing was linked',
+    message:
+      command === '/link'
+        ? 'You chose not to share your Patreon membership, so your Discord roles stay as they are.'
+        : 'You chose not to give Tierlink access to your campaign, so nothing was connected.',
+    next: `Changed your mind? Run ${command} again in Discord and choose Allow.`,
+  };
+}
+
+/** 400: a state that we did not sign, that was tampered with, or that was already used. */
+export function badStateMessage(command: FlowCommand): MessageView {
+  return {
+    status: 400,
+    tone: 'error',
+    title: "This link can't be used",
+    message: 'It was already used, or it did not come from Tierlink. To keep your account safe, nothing was changed.',
+    next: `Run ${command} again in Discord to get a fresh link.`,
+  };
+}
+
+/** 502: the membership service failed or timed out while we exchanged the code or read the member. */
+export function serviceDownMessage(command: FlowCommand): MessageView {
+  return {
+    status: 502,
+    tone: 'warning',
+    title: "We couldn't reach Patreon",
+    message: `Patreon did not answer in time, so we could not ${command === '/link' ? 'check your membership' : 'read your campaign'}.`,
+    next: `Wait a minute, then run ${command} again in Discord.`,
+  };
+}
