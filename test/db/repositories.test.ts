@@ -39,6 +39,13 @@ describe('member snapshots', () => {
     expect(active).toMatchObject({ lastActiveTierIds: ['silver'], declinedSeenAt: null });
   });
 
+  test('a read taken before the stored one does not overwrite it', async () => {
+    const repo = createSnapshotRepository(t.database.db);
+    await repo.upsert({ ...base, entitledTierIds: ['silver'] }, later(2));
+    const kept = await repo.upsert({ ...base, entitledTierIds: ['gold'] }, later(1));
+    expect(kept.entitledTierIds).toEqual(['silver']);
+  });
+
   test('a batch upsert merges the same way, and reads give the newest row per campaign', async () => {
     const repo = createSnapshotRepository(t.database.db);
     await repo.upsertMany([base, { ...base, memberId: 'm2', patreonUserId: 'p2', entitledTierIds: ['silver'] }], T0);

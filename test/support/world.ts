@@ -33,14 +33,25 @@ export interface World {
   campaignId: string;
   tiers: { bronze: string; silver: string; gold: string };
   roles: { bronze: string; silver: string; gold: string; staff: string };
-  /** A patron of the campaign who is also a member of the guild, linked or not (see options). */
-  addPatron(options?: { tier?: keyof World['tiers'] | null; linked?: boolean; socialDiscord?: boolean; status?: 'active_patron' | 'declined_patron' | 'former_patron' | null }): {
-    patreonUserId: string;
-    discordUserId: string;
-    memberId: string;
-  };
+  /** A member of the campaign (on the service) who is also a member of the guild; not linked. */
+  addPatron(options?: PatronOptions): PatronIds;
+  /** The same, linked through OAuth as `/link` would. */
+  addLinkedPatron(options?: PatronOptions): Promise<PatronIds>;
   reset(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface PatronOptions {
+  tier?: 'bronze' | 'silver' | 'gold' | null;
+  /** The service user carries the Discord id in `social_connections`. */
+  socialDiscord?: boolean;
+  status?: 'active_patron' | 'declined_patron' | 'former_patron' | null;
+}
+
+export interface PatronIds {
+  patreonUserId: string;
+  discordUserId: string;
+  memberId: string;
 }
 
 export const SECRET_KEY = 'test-secret-key-that-is-long-enough-1234';
@@ -129,6 +140,13 @@ export async function createWorld(): Promise<World> {
       { deliver: false },
     );
     return { patreonUserId: user.id, discordUserId, memberId: member.id };
+  };
+
+  /** `addPatron` and, when `linked`, an OAuth link stored as /link would. */
+  world.addLinkedPatron = async (options = {}) => {
+    const patron = world.addPatron(options);
+    await world.repos.links.linkOauth(patron.discordUserId, patron.patreonUserId, clock.now());
+    return patron;
   };
 
   world.close = async () => {

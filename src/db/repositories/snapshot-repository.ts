@@ -63,12 +63,15 @@ export function createSnapshotRepository(db: Db) {
       source: sql`excluded.source`,
       fetchedAt: sql`excluded.fetched_at`,
     },
+    // Two instances re-reading one member can finish out of order: the later read wins.
+    setWhere: sql`excluded.fetched_at >= ${memberSnapshots.fetchedAt}`,
   };
 
   return {
+    /** Stores a read taken at `now`; a stored read taken later is kept instead (and returned). */
     async upsert(snapshot: SnapshotInput, now: Date): Promise<SnapshotRow> {
       const [row] = await db.insert(memberSnapshots).values(values(snapshot, now)).onConflictDoUpdate(onConflict).returning();
-      return row!;
+      return row ?? (await this.get(snapshot.campaignId, snapshot.memberId))!;
     },
 
     /** One statement per batch: the full sync writes a page of 1,000 members at once. */
