@@ -39,6 +39,44 @@ describe('member snapshots', () => {
     expect(active).toMatchObject({ lastActiveTierIds: ['silver'], declinedSeenAt: null });
   });
 
+  test.each([
+    // [step, change, last active tiers after, declined first seen after]
+    [0, {}, ['gold'], null],
+    [1, { patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [] }, ['gold'], 1],
+    [2, { patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [], lastChargeDate: null }, ['gold'], 1],
+    [3, { entitledTierIds: ['silver', 'gold'] }, ['silver', 'gold'], null],
+    [4, { patronStatus: 'former_patron', entitledTierIds: [], lastChargeStatus: 'Refunded' }, ['silver', 'gold'], null],
+    [5, { patronStatus: null, isFollower: true, patreonUserId: null }, ['silver', 'gold'], null],
+    [6, { patronStatus: 'declined_patron', entitledTierIds: ['bronze'], lastChargeStatus: 'Declined' }, ['silver', 'gold'], 6],
+  ] as Array<[number, Partial<SnapshotInput>, string[], number | null]>)(
+    'a batch write through status step %i keeps our merged values right',
+    async (step, change, lastActive, declinedSince) => {
+      const repo = createSnapshotRepository(t.database.db);
+      const steps: Array<Partial<SnapshotInput>> = [
+        {},
+        { patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [] },
+        { patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [], lastChargeDate: null },
+        { entitledTierIds: ['silver', 'gold'] },
+        { patronStatus: 'former_patron', entitledTierIds: [], lastChargeStatus: 'Refunded' },
+        { patronStatus: null, isFollower: true, patreonUserId: null },
+        { patronStatus: 'declined_patron', entitledTierIds: ['bronze'], lastChargeStatus: 'Declined' },
+      ];
+      for (let i = 0; i < step; i++) await repo.upsertMany([{ ...base, ...steps[i] }], later(i));
+      await repo.upsertMany([{ ...base, ...change }], later(step));
+      const row = await repo.get('c1', 'm1');
+      expect(row?.lastActiveTierIds).toEqual(lastActive);
+      expect(row?.declinedSeenAt).toEqual(declinedSince === null ? null : later(declinedSince));
+      expect(row?.patronStatus).toBe(change.patronStatus === undefined ? 'active_patron' : change.patronStatus);
+    },
+  );
+
+  test('a member first seen declined keeps the tiers listed then through the grace period', async () => {
+    const repo = createSnapshotRepository(t.database.db);
+    await repo.upsertMany([{ ...base, patronStatus: 'declined_patron', lastChargeStatus: 'Declined' }], T0);
+    await repo.upsertMany([{ ...base, patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [] }], later(1));
+    expect(await repo.get('c1', 'm1')).toMatchObject({ lastActiveTierIds: ['gold'], declinedSeenAt: T0 });
+  });
+
   test('a read taken before the stored one does not overwrite it', async () => {
     const repo = createSnapshotRepository(t.database.db);
     await repo.upsert({ ...base, entitledTierIds: ['silver'] }, later(2));

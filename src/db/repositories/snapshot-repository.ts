@@ -1,4 +1,5 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { queryRows } from '../database';
 import type { ChargeStatus, MemberState, PatronStatus } from '../../mapping/types';
 import type { Db } from '../database';
 import { memberSnapshots } from '../schema';
@@ -41,43 +42,71 @@ export function toMemberState(row: SnapshotRow): MemberState {
  * `declined_seen_at` (when a decline was first seen, kept until the member is no longer declined).
  */
 export function createSnapshotRepository(db: Db) {
-  const values = (s: SnapshotInput, now: Date) => ({
-    ...s,
-    lastActiveTierIds: s.patronStatus === 'active_patron' || s.patronStatus === 'declined_patron' ? s.entitledTierIds : [],
-    declinedSeenAt: s.patronStatus === 'declined_patron' ? now : null,
-    fetchedAt: now,
-  });
-  const onConflict = {
-    target: [memberSnapshots.campaignId, memberSnapshots.memberId],
-    set: {
-      patreonUserId: sql`excluded.patreon_user_id`,
-      patronStatus: sql`excluded.patron_status`,
-      isFollower: sql`excluded.is_follower`,
-      lastChargeDate: sql`excluded.last_charge_date`,
-      lastChargeStatus: sql`excluded.last_charge_status`,
-      entitledTierIds: sql`excluded.entitled_tier_ids`,
-      lastActiveTierIds: sql`case when excluded.patron_status = 'active_patron' then excluded.entitled_tier_ids else ${memberSnapshots.lastActiveTierIds} end`,
-      declinedSeenAt: sql`case when excluded.patron_status = 'declined_patron' then coalesce(${memberSnapshots.declinedSeenAt}, excluded.declined_seen_at) else null end`,
-      pledgeRelationshipStart: sql`excluded.pledge_relationship_start`,
-      entitledAmountCents: sql`excluded.entitled_amount_cents`,
-      source: sql`excluded.source`,
-      fetchedAt: sql`excluded.fetched_at`,
-    },
-    // Two instances re-reading one member can finish out of order: the later read wins.
-    setWhere: sql`excluded.fetched_at >= ${memberSnapshots.fetchedAt}`,
-  };
+  /**
+   * One statement for one member or a page of 1,000, sent as a single JSON parameter: a page as
+   * 14,000 bind parameters cost about 50 ms of CPU to build and as much to bind on PGlite (10 s over
+   * a campaign of 100,000, measured with `npm run bench`). The merge keeps our two own values, and a
+   * read taken before the stored one does not overwrite it (two instances may finish out of order).
+   */
+  async function write(snapshots: readonly SnapshotInput[], now: Date): Promise<SnapshotRow[]> {
+    if (snapshots.length === 0) return [];
+    const rows = snapshots.map((s) => ({
+      c: s.campaignId,
+      m: s.memberId,
+      u: s.patreonUserId,
+      st: s.patronStatus,
+      f: s.isFollower,
+      lcd: s.lastChargeDate?.toISOString() ?? null,
+      lcs: s.lastChargeStatus,
+      t: s.entitledTierIds,
+      ps: s.pledgeRelationshipStart?.toISOString() ?? null,
+      a: s.entitledAmountCents,
+      src: s.source,
+    }));
+    const at = now.toISOString();
+    const written = await queryRows<{ campaign_id: string; member_id: string }>(
+      db,
+      sql`
+      insert into member_snapshots as s (
+        campaign_id, member_id, patreon_user_id, patron_status, is_follower, last_charge_date, last_charge_status,
+        entitled_tier_ids, last_active_tier_ids, declined_seen_at, pledge_relationship_start, entitled_amount_cents,
+        source, fetched_at
+      )
+      select r.c, r.m, r.u, r.st, r.f, r.lcd, r.lcs, r.t,
+        case when r.st in ('active_patron', 'declined_patron') then r.t else '[]'::jsonb end,
+        case when r.st = 'declined_patron' then ${at}::timestamptz else null end,
+        r.ps, r.a, r.src, ${at}::timestamptz
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+        as r(c text, m text, u text, st text, f boolean, lcd timestamptz, lcs text, t jsonb, ps timestamptz, a integer, src text)
+      on conflict (campaign_id, member_id) do update set
+        patreon_user_id = excluded.patreon_user_id,
+        patron_status = excluded.patron_status,
+        is_follower = excluded.is_follower,
+        last_charge_date = excluded.last_charge_date,
+        last_charge_status = excluded.last_charge_status,
+        entitled_tier_ids = excluded.entitled_tier_ids,
+        last_active_tier_ids = case when excluded.patron_status = 'active_patron' then excluded.entitled_tier_ids else s.last_active_tier_ids end,
+        declined_seen_at = case when excluded.patron_status = 'declined_patron' then coalesce(s.declined_seen_at, excluded.declined_seen_at) else null end,
+        pledge_relationship_start = excluded.pledge_relationship_start,
+        entitled_amount_cents = excluded.entitled_amount_cents,
+        source = excluded.source,
+        fetched_at = excluded.fetched_at
+      where excluded.fetched_at >= s.fetched_at
+      returning campaign_id, member_id`,
+    );
+    return written as unknown as SnapshotRow[];
+  }
 
   return {
     /** Stores a read taken at `now`; a stored read taken later is kept instead (and returned). */
     async upsert(snapshot: SnapshotInput, now: Date): Promise<SnapshotRow> {
-      const [row] = await db.insert(memberSnapshots).values(values(snapshot, now)).onConflictDoUpdate(onConflict).returning();
-      return row ?? (await this.get(snapshot.campaignId, snapshot.memberId))!;
+      await write([snapshot], now);
+      return (await this.get(snapshot.campaignId, snapshot.memberId))!;
     },
 
-    /** One statement per batch: the full sync writes a page of 1,000 members at once. */
+    /** A page of members in one statement (the full sync). */
     async upsertMany(snapshots: readonly SnapshotInput[], now: Date): Promise<void> {
-      if (snapshots.length === 0) return;
-      await db.insert(memberSnapshots).values(snapshots.map((s) => values(s, now))).onConflictDoUpdate(onConflict);
+      await write(snapshots, now);
     },
 
     async delete(campaignId: string, memberId: string): Promise<void> {

@@ -1,0 +1,230 @@
+/**
+ * The measured side of the full-sync benchmark (bench/full-sync.ts): a process of its own, so its
+ * CPU time and peak RSS are Tierlink's alone, not the stand-ins' holding 100,000 members. It wires
+ * the full sync as `main.ts` does (embedded PGlite on disk, @discordjs/rest, the Patreon client),
+ * against the stand-ins the parent started, runs one sync, and prints one JSON line.
+ */
+import { readFileSync } from 'node:fs';
+import { storeCampaign } from '../src/campaigns/campaign-catalog';
+import { createCreatorAccounts } from '../src/campaigns/creator-accounts';
+import { openDatabase } from '../src/db/database';
+import { createCampaignRepository } from '../src/db/repositories/campaign-repository';
+import { createCredentialRepository } from '../src/db/repositories/credential-repository';
+import { createGuildRepository } from '../src/db/repositories/guild-repository';
+import { createLedgerRepository } from '../src/db/repositories/ledger-repository';
+import { createLinkRepository } from '../src/db/repositories/link-repository';
+import { createMappingRepository } from '../src/db/repositories/mapping-repository';
+import { createSnapshotRepository } from '../src/db/repositories/snapshot-repository';
+import { createSyncRunRepository } from '../src/db/repositories/sync-run-repository';
+import { createGuildDirectory, createGuildSnapshotCache, createRest, createRoleWriter } from '../src/discord';
+import { createMetrics } from '../src/observability/metrics';
+import { realSleep, systemClock } from '../src/shared/clock';
+import { silentLogger } from '../src/shared/logger';
+import { createSecretBox } from '../src/shared/secret-box';
+import { createApiMeter, createFullSync } from '../src/sync/full-sync';
+import { createGuildContextLoader } from '../src/sync/guild-context';
+import type { SyncChange } from '../src/sync/sync-report';
+
+/** What the parent passes (argv[2], JSON). */
+export interface ChildInput {
+  /**
+   * `setup`: create the embedded database (initdb, migrations), connect the creator, bind the guild.
+   * `sync`: open that database as an instance that has been running for a while would have it, and
+   * run one full sync. Two processes, because creating a PGlite database is a one-time cost (its
+   * initdb alone peaks near 900 MB) that a nightly sync never pays.
+   */
+  mode: 'setup' | 'sync';
+  dataDir: string;
+  secretKey: string;
+  patreon: { url: string; clientId: string; clientSecret: string; accessToken: string; refreshToken: string; expiresIn: number; scopes: string[] };
+  discord: { apiBaseUrl: string; botToken: string; botUserId: string; globalRequestsPerSecond: number };
+  guildId: string;
+  campaignId: string;
+  concurrency: number;
+}
+
+/** What the child prints (one JSON line prefixed with {@link RESULT_PREFIX}). */
+export interface ChildResult {
+  wallMs: number;
+  rateLimitWaitMs: number;
+  busyMs: number;
+  cpuUserMs: number;
+  cpuSystemMs: number;
+  /** Highest RSS sampled every 25 ms during the run. */
+  peakRssSampledBytes: number;
+  /** The kernel's high-water mark of the whole child up to the end of the first run (opening the database included). */
+  vmHwmBytes: number | null;
+  rssBeforeBytes: number;
+  /** Highest V8 heap in use sampled during the run: the sync's own objects (PGlite's memory is outside it). */
+  peakHeapUsedBytes: number;
+  /** `process.memoryUsage()` when RSS peaked. */
+  atPeak: { heapTotal: number; heapUsed: number; external: number; arrayBuffers: number };
+  apiCalls: Record<string, number>;
+  status: string;
+  /** A second sync right after the first: the steady state of a nightly run. */
+  secondRun: { wallMs: number; cpuMs: number; apiCalls: Record<string, number>; plannedChanges: number; changes: SyncChange[] };
+  /** Requests the stand-ins logged after this belong to the second run. */
+  firstRunFinishedAt: string;
+  campaign: { pages: number; members: number; linksMade: number } | null;
+  guild: {
+    discordPages: number;
+    members: number;
+    linked: number;
+    usersPlanned: number;
+    planned: { adds: number; removes: number; forgets: number; blocked: number };
+    applied: { adds: number; removes: number; forgets: number };
+    failed: number;
+  } | null;
+}
+
+export const RESULT_PREFIX = 'FULL_SYNC_BENCH_RESULT ';
+
+function vmHwm(): number | null {
+  try {
+    const match = /VmHWM:\s+(\d+)\s+kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+    return match ? Number(match[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+async function main(): Promise<void> {
+  const input = JSON.parse(process.argv[2] ?? '{}') as ChildInput;
+  const database = await openDatabase({ engine: 'pglite', dataDir: input.dataDir, logger: silentLogger });
+  try {
+    if (input.mode === 'setup') await database.migrate();
+    const db = database.db;
+    const clock = systemClock;
+    const repos = {
+      guilds: createGuildRepository(db),
+      campaigns: createCampaignRepository(db),
+      mappings: createMappingRepository(db),
+      links: createLinkRepository(db),
+      snapshots: createSnapshotRepository(db),
+      ledger: createLedgerRepository(db),
+    };
+    const credentials = createCredentialRepository(db, createSecretBox(input.secretKey));
+    const { rest } = createRest({
+      apiBaseUrl: input.discord.apiBaseUrl,
+      token: input.discord.botToken,
+      rest: { globalRequestsPerSecond: input.discord.globalRequestsPerSecond },
+    });
+    const meter = createApiMeter({ discordRest: rest });
+    const directory = createGuildDirectory({ rest, botUserId: input.discord.botUserId });
+    const discordSnapshots = createGuildSnapshotCache({ directory, clock });
+    const writer = createRoleWriter({ rest, directory, clock, cache: discordSnapshots });
+    const accounts = createCreatorAccounts({
+      service: {
+        baseUrl: input.patreon.url,
+        clientId: input.patreon.clientId,
+        clientSecret: input.patreon.clientSecret,
+        clock,
+        sleep: realSleep,
+        random: Math.random,
+        logger: silentLogger,
+        onRequest: meter.onPatreonRequest,
+      },
+      credentials,
+      campaigns: repos.campaigns,
+    });
+
+    if (input.mode === 'setup') {
+      // What `/connect` and start-up did long before the night of the sync.
+      const connected = await accounts.connect({
+        accessToken: input.patreon.accessToken,
+        refreshToken: input.patreon.refreshToken,
+        expiresAt: new Date(Date.now() + input.patreon.expiresIn * 1000),
+        scopes: input.patreon.scopes,
+      });
+      await storeCampaign({ campaigns: repos.campaigns, clock }, connected.creatorUserId, await connected.client.getCampaign(input.campaignId));
+      await repos.guilds.ensure(input.guildId, 'Bench');
+      await repos.guilds.bind(input.guildId, input.campaignId);
+      process.stdout.write(`${RESULT_PREFIX}{}\n`);
+      return;
+    }
+
+    const fullSync = createFullSync({
+      ...repos,
+      syncRuns: createSyncRunRepository(db),
+      contexts: createGuildContextLoader({ ...repos, discordSnapshots }),
+      directory,
+      accounts,
+      apply: { writer, ledger: repos.ledger, clock, metrics: createMetrics({ defaultMetrics: false }), logger: silentLogger },
+      meter,
+      concurrency: input.concurrency,
+    });
+
+    global.gc?.();
+    const rssBefore = process.memoryUsage().rss;
+    let peak = rssBefore;
+    let peakHeap = process.memoryUsage().heapUsed;
+    let atPeak = process.memoryUsage();
+    const sampler = setInterval(() => {
+      const usage = process.memoryUsage();
+      if (usage.rss > peak) {
+        peak = usage.rss;
+        atPeak = usage;
+      }
+      peakHeap = Math.max(peakHeap, usage.heapUsed);
+    }, 25);
+    const cpuStart = process.cpuUsage();
+    const report = await fullSync.run({ trigger: 'cli' });
+    const cpu = process.cpuUsage(cpuStart);
+    clearInterval(sampler);
+    peak = Math.max(peak, process.memoryUsage().rss);
+    const hwm = vmHwm();
+
+    // The nightly case: nothing changed since. Measured after the figures above were taken.
+    const againCpuStart = process.cpuUsage();
+    const again = await fullSync.run({ trigger: 'cli' });
+    const againCpu = process.cpuUsage(againCpuStart);
+    const againGuild = again.guilds[0];
+
+    const campaign = report.campaigns[0];
+    const guild = report.guilds[0];
+    const result: ChildResult = {
+      wallMs: report.timing.wallMs,
+      rateLimitWaitMs: report.timing.rateLimitWaitMs,
+      busyMs: report.timing.busyMs,
+      cpuUserMs: Math.round(cpu.user / 1000),
+      cpuSystemMs: Math.round(cpu.system / 1000),
+      peakRssSampledBytes: peak,
+      vmHwmBytes: hwm,
+      rssBeforeBytes: rssBefore,
+      peakHeapUsedBytes: peakHeap,
+      atPeak: { heapTotal: atPeak.heapTotal, heapUsed: atPeak.heapUsed, external: atPeak.external, arrayBuffers: atPeak.arrayBuffers },
+      apiCalls: report.apiCalls,
+      status: report.status,
+      secondRun: {
+        wallMs: again.timing.wallMs,
+        cpuMs: Math.round((againCpu.user + againCpu.system) / 1000),
+        apiCalls: again.apiCalls,
+        plannedChanges: againGuild ? againGuild.planned.adds + againGuild.planned.removes + againGuild.planned.forgets : 0,
+        changes: (againGuild?.changes ?? []).slice(0, 5),
+      },
+      firstRunFinishedAt: report.finishedAt,
+      campaign: campaign ? { pages: campaign.pages, members: campaign.members, linksMade: campaign.linksMade } : null,
+      guild: guild
+        ? {
+            discordPages: guild.discord.pages,
+            members: guild.discord.members,
+            linked: guild.linkedMembers,
+            usersPlanned: guild.usersPlanned,
+            planned: guild.planned,
+            applied: guild.applied,
+            failed: guild.failed,
+          }
+        : null,
+    };
+    process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(result)}\n`);
+  } finally {
+    await database.close();
+  }
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,164 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createDiscordSandbox } from '../src/sandbox/discord';
+import { createMembershipServiceSandbox } from '../src/sandbox/membership-service';
+import { type ChildInput, type ChildResult, RESULT_PREFIX } from './full-sync-child';
+
+export interface FullSyncBenchmarkOptions {
+  campaignMembers?: number;
+  linked?: number;
+  /**
+   * Generated guild members. The owner and the bot make two more: 29,997 gives a guild of 29,999,
+   * which Discord lists in 30 pages of 1,000; a guild of exactly 30,000 needs a 31st request that
+   * answers an empty page, since a full page never says it is the last.
+   */
+  guildMembers?: number;
+  /**
+   * Discord's global limit for the run (requests per second, the stand-in's and @discordjs/rest's).
+   * Discord's own is 50 (research/tech-facts.md §1); at 50 the ~12,700 role writes wait about four
+   * minutes, all of it excluded from the busy time. Default 2,000: the figures are the same, sooner.
+   */
+  discordRequestsPerSecond?: number;
+  concurrency?: number;
+  /** Node flags for the measured process, e.g. `['--cpu-prof']` to profile it. */
+  childExecArgv?: string[];
+}
+
+type Row = { name: string; value: string; goal?: string };
+
+const mb = (bytes: number | null) => (bytes === null ? 'n/a' : `${(bytes / 1024 / 1024).toFixed(0)} MB`);
+const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+function runChild(input: ChildInput, execArgv: string[] = []): Promise<ChildResult> {
+  const script = path.join(__dirname, 'full-sync-child.js');
+  if (!existsSync(script)) return Promise.reject(new Error(`${script} is missing: run the benchmark from the build (npm run bench)`));
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...execArgv, script, JSON.stringify(input)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith(RESULT_PREFIX));
+      if (code !== 0 || !line) reject(new Error(`the benchmark child failed (exit ${code}): ${err.trim() || out.trim()}`));
+      else resolve(JSON.parse(line.slice(RESULT_PREFIX.length)) as ChildResult);
+    });
+  });
+}
+
+/**
+ * The first full sync of a new install: a campaign of 100,000 members, 20,000 of them linked
+ * through `social_connections` to members of a guild of 30,000, on an embedded database that holds
+ * only the connected creator and the binding, against both stand-ins over HTTP; then a second sync
+ * right after (the nightly steady state). The stand-ins live in this process. One child process
+ * creates the database (PGlite's initdb is a one-time cost near 900 MB that no nightly run pays),
+ * another opens it and syncs, so the CPU time and peak RSS are the sync's own.
+ */
+export async function runFullSyncBenchmark(options: FullSyncBenchmarkOptions = {}): Promise<Row[]> {
+  const campaignMembers = options.campaignMembers ?? 100_000;
+  const linked = options.linked ?? 20_000;
+  const guildMembers = options.guildMembers ?? 29_997;
+  const perSecond = options.discordRequestsPerSecond ?? 2_000;
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'tierlink-bench-'));
+  const patreon = await createMembershipServiceSandbox();
+  const discord = await createDiscordSandbox({ rateLimits: { global: { limit: perSecond, windowMs: 1000 } } });
+  try {
+    const { guildId } = discord.createGuild({ name: 'Bench' });
+    const role = (name: string) => discord.createRole(guildId, { name, position: 1 }).id;
+    for (const [title, cents] of [
+      ['Bronze', 300],
+      ['Silver', 500],
+      ['Gold', 1000],
+    ] as const) {
+      patreon.createTier(patreon.campaignId, { title, amountCents: cents, chatRoleIds: [role(title)] });
+    }
+    const { userIds } = discord.generateGuild({ guildId, members: guildMembers, seed: 1 });
+    const every = Math.floor(campaignMembers / linked);
+    patreon.generateMembers({
+      campaignId: patreon.campaignId,
+      count: campaignMembers,
+      seed: 1,
+      discordUserIdFor: (i) => (i % every === 0 && i / every < linked ? (userIds[i / every] ?? null) : null),
+    });
+
+    const common = {
+      dataDir,
+      secretKey: randomBytes(32).toString('base64url'),
+      patreon: {
+        url: patreon.url,
+        clientId: patreon.clientId,
+        clientSecret: patreon.clientSecret,
+        accessToken: patreon.creatorTokens.accessToken,
+        refreshToken: patreon.creatorTokens.refreshToken,
+        expiresIn: patreon.creatorTokens.expiresIn,
+        scopes: patreon.creatorTokens.scopes,
+      },
+      discord: { apiBaseUrl: discord.apiBaseUrl, botToken: discord.botToken, botUserId: discord.botUserId, globalRequestsPerSecond: perSecond },
+      guildId,
+      campaignId: patreon.campaignId,
+      concurrency: options.concurrency ?? 8,
+    };
+    await runChild({ ...common, mode: 'setup' });
+    patreon.resetRequests();
+    discord.resetRequests();
+    const result = await runChild({ ...common, mode: 'sync' }, options.childExecArgv ?? []);
+
+    // Counted by the stand-ins themselves, not by the code under test (the first run's only).
+    const firstRunEnd = new Date(result.firstRunFinishedAt).getTime();
+    const memberPages = patreon
+      .requests()
+      .filter((r) => r.path === `/api/oauth2/v2/campaigns/${patreon.campaignId}/members` && new Date(r.at).getTime() <= firstRunEnd).length;
+    const discordRequests = discord.requests().filter((r) => r.at.getTime() <= firstRunEnd);
+    const memberLists = discordRequests.filter((r) => r.route === 'GET /guilds/:g/members').length;
+    const roleAnswers = discordRequests.filter((r) => r.route.endsWith('/roles/:r') && (r.method === 'PUT' || r.method === 'DELETE'));
+    // A 429 is answered before the route runs and @discordjs/rest sends the request again: one change, two requests.
+    const tooMany = roleAnswers.filter((r) => r.status === 429).length;
+    const roleRequests = roleAnswers.length - tooMany;
+    const g = result.guild;
+    const plannedChanges = g ? g.planned.adds + g.planned.removes : 0;
+    const serviceTotal = Object.entries(result.apiCalls)
+      .filter(([k]) => k.startsWith('patreon '))
+      .reduce((sum, [, v]) => sum + v, 0);
+
+    return [
+      { name: 'full sync: campaign members / linked / guild members', value: `${campaignMembers} / ${linked} / ${g?.members ?? 0}` },
+      { name: 'full sync: status', value: result.status },
+      { name: 'full sync: requests to the service', value: `${memberPages} (client counted ${serviceTotal})`, goal: '100' },
+      { name: 'full sync: member-list requests to Discord', value: String(memberLists), goal: '30' },
+      {
+        name: 'full sync: role requests / planned changes',
+        value:
+          `${roleRequests} / ${plannedChanges} (${g?.planned.adds ?? 0} adds, ${g?.planned.removes ?? 0} removes; ` +
+          `${(g?.applied.adds ?? 0) + (g?.applied.removes ?? 0)} applied, ${g?.failed ?? 0} failed; ${tooMany} more answered 429 and were sent again)`,
+        goal: 'equal',
+      },
+      { name: 'full sync: wall time', value: s(result.wallMs) },
+      { name: 'full sync: rate-limit waits', value: `${s(result.rateLimitWaitMs)} (Discord global limit ${perSecond}/s)` },
+      { name: 'full sync: wall time excluding rate-limit waits', value: s(result.busyMs) },
+      { name: 'full sync: CPU time (user + system)', value: `${s(result.cpuUserMs + result.cpuSystemMs)} (${s(result.cpuUserMs)} + ${s(result.cpuSystemMs)})`, goal: '< 20 s' },
+      { name: 'full sync: peak RSS (VmHWM, whole process)', value: mb(result.vmHwmBytes ?? result.peakRssSampledBytes), goal: '< 300 MB' },
+      { name: 'full sync: RSS before / peak sampled during the run', value: `${mb(result.rssBeforeBytes)} / ${mb(result.peakRssSampledBytes)}` },
+      {
+        name: 'full sync: at the RSS peak: V8 heap used / total, external (PGlite)',
+        value: `${mb(result.atPeak.heapUsed)} / ${mb(result.atPeak.heapTotal)}, ${mb(result.atPeak.external)}; V8 heap used peaked at ${mb(result.peakHeapUsedBytes)}`,
+      },
+      {
+        name: 'full sync, again right after: planned changes / role requests',
+        value: `${result.secondRun.plannedChanges} / ${Object.entries(result.secondRun.apiCalls)
+          .filter(([k]) => k.startsWith('discord ') && k.includes('/roles/') && !k.startsWith('discord GET'))
+          .reduce((sum, [, v]) => sum + v, 0)}`,
+        goal: '0 / 0',
+      },
+      { name: 'full sync, again right after: wall time / CPU time', value: `${s(result.secondRun.wallMs)} / ${s(result.secondRun.cpuMs)}` },
+      ...result.secondRun.changes.map((c) => ({ name: 'full sync, again right after: change', value: `${c.op} ${c.roleName ?? c.roleId} ${c.userId}: ${c.reason} [${c.outcome}]` })),
+    ];
+  } finally {
+    await discord.close();
+    await patreon.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * What a full sync did (or, on a dry run, would do), as plain data: the CLI prints it, `--json`
+ * prints it as it is, and `/sync` edits its deferred reply with {@link formatSyncReport}. Pure.
+ */
+
+/** What started the run: the nightly schedule, `/sync`, `npm run sync`, or a heal after a webhook gap. */
+export type SyncTrigger = 'schedule' | 'manual' | 'cli' | 'webhook-heal';
+
+/** `ok`: everything planned was attempted. `held`: removals held back by the threshold. `failed`: a read failed, so no removal was made. */
+export type SyncStatus = 'ok' | 'held' | 'failed';
+
+/**
+ * - `planned`: a dry run's change.
+ * - `applied` / `failed`: Discord accepted or refused it (or the ledger row was dropped, for `forget`).
+ * - `held`: a removal held back by the threshold or by a read error.
+ * - `blocked`: the bot cannot manage the role; no request was sent.
+ * - `skipped`: not attempted because Discord stopped answering during the run.
+ */
+export type ChangeOutcome = 'planned' | 'applied' | 'failed' | 'held' | 'blocked' | 'skipped';
+
+export interface SyncChange {
+  userId: string;
+  username: string | null;
+  /** `forget`: the ledger said we granted a role the member no longer has; only the row goes. */
+  op: 'add' | 'remove' | 'forget';
+  roleId: string;
+  roleName: string | null;
+  reason: string;
+  outcome: ChangeOutcome;
+  /** Why it failed or is blocked, and the fix. */
+  problem?: string;
+}
+
+export interface CampaignSyncReport {
+  campaignId: string;
+  /** The listing reached its last page without an error. */
+  complete: boolean;
+  pages: number;
+  members: number;
+  /** Links made (or, on a dry run, that would be made) from `social_connections`. */
+  linksMade: number;
+  /** Snapshots of members the complete listing no longer holds, deleted. */
+  staleSnapshotsDeleted: number;
+  error: string | null;
+  apiCalls: Record<string, number>;
+}
+
+export interface GuildSyncReport {
+  /** The `sync_runs` row. */
+  runId: number | null;
+  guildId: string;
+  guildName: string | null;
+  campaignIds: string[];
+  status: SyncStatus;
+  startedAt: string;
+  finishedAt: string;
+  discord: { pages: number; members: number };
+  /** Members of the guild with a link to a service account. */
+  linkedMembers: number;
+  /** Members planned: the linked, those we granted roles, and in strict mode holders of a managed role. */
+  usersPlanned: number;
+  /** Roles the ledger says we hold in the guild, before the run: the base of the threshold. */
+  ourGrants: number;
+  planned: { adds: number; removes: number; forgets: number; blocked: number };
+  applied: { adds: number; removes: number; forgets: number };
+  failed: number;
+  held: { removals: number; reason: string } | null;
+  errors: string[];
+  apiCalls: Record<string, number>;
+  /** Every change (bounded by the changes, not by the members), in member order. */
+  changes: SyncChange[];
+}
+
+export interface SyncReport {
+  trigger: SyncTrigger;
+  dryRun: boolean;
+  forced: boolean;
+  status: SyncStatus;
+  startedAt: string;
+  finishedAt: string;
+  timing: {
+    wallMs: number;
+    /** Wall time during which Discord's rate limits held requests back (overlapping waits count once). */
+    rateLimitWaitMs: number;
+    /** `wallMs - rateLimitWaitMs`: what the run costs us. */
+    busyMs: number;
+  };
+  campaigns: CampaignSyncReport[];
+  guilds: GuildSyncReport[];
+  /** Requests per `api METHOD route` during the run. */
+  apiCalls: Record<string, number>;
+  /** Problems that are not a campaign's or a guild's (e.g. nothing to sync). */
+  errors: string[];
+}
+
+/** What `runNow` answers when another run (in this process or another instance) holds the lock. */
+export interface SkippedSync {
+  skipped: true;
+  reason: string;
+}
+
+export interface FormatOptions {
+  /** The report object as JSON (`npm run sync -- --json`). */
+  json?: boolean;
+  /** Changes listed per guild; all when absent (`/sync` shows 20). */
+  limit?: number;
+  /** Cut the text to this many characters (Discord messages hold 2,000). */
+  maxLength?: number;
+}
+
+const n = (value: number): string => value.toLocaleString('en-US');
+const plural = (count: number, one: string, many = `${one}s`): string => `${n(count)} ${count === 1 ? one : many}`;
+
+function seconds(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+}
+
+function changeLine(change: SyncChange): string {
+  const who = change.username ? `${change.username} (${change.userId})` : change.userId;
+  const role = change.roleName ?? change.roleId;
+  const head =
+    change.op === 'add' ? `+ ${role} to ${who}` : change.op === 'remove' ? `- ${role} from ${who}` : `~ ${role} of ${who} (ledger only)`;
+  const tag = change.outcome === 'applied' || change.outcome === 'planned' ? '' : ` [${change.outcome}${change.problem ? `: ${change.problem}` : ''}]`;
+  return `${head}: ${change.reason}${tag}`;
+}
+
+function guildLines(guild: GuildSyncReport, dryRun: boolean, limit: number | undefined): string[] {
+  const lines: string[] = [];
+  const title = guild.guildName ? `${guild.guildName} (${guild.guildId})` : guild.guildId;
+  lines.push(`${title}: ${guild.status === 'ok' ? 'ok' : guild.status.toUpperCase()}`);
+  lines.push(
+    `  Discord: ${plural(guild.discord.pages, 'page')}, ${plural(guild.discord.members, 'member')}, ${n(guild.linkedMembers)} linked; ` +
+      `${plural(guild.ourGrants, 'role')} granted by Tierlink before the run`,
+  );
+  const p = guild.planned;
+  lines.push(
+    `  ${dryRun ? 'Would change' : 'Planned'}: ${n(p.adds)} to add, ${n(p.removes)} to remove` +
+      `${p.forgets > 0 ? `, ${n(p.forgets)} ledger ${p.forgets === 1 ? 'fix' : 'fixes'}` : ''}${p.blocked > 0 ? `, ${n(p.blocked)} blocked` : ''}`,
+  );
+  if (!dryRun) {
+    lines.push(`  Applied: ${n(guild.applied.adds)} added, ${n(guild.applied.removes)} removed${guild.failed > 0 ? `, ${n(guild.failed)} failed` : ''}`);
+  }
+  if (guild.held) lines.push(`  ${dryRun ? 'Would hold' : 'Held'} ${plural(guild.held.removals, 'removal')}: ${guild.held.reason}`);
+  for (const error of guild.errors) lines.push(`  Error: ${error}`);
+  if (guild.changes.length > 0) {
+    const shown = limit === undefined ? guild.changes : guild.changes.slice(0, limit);
+    lines.push(shown.length < guild.changes.length ? `  Changes (first ${n(shown.length)} of ${n(guild.changes.length)}):` : '  Changes:');
+    for (const change of shown) lines.push(`  ${changeLine(change)}`);
+  }
+  return lines;
+}
+
+/** The report for people (CLI, `/sync`), or as JSON. */
+export function formatSyncReport(report: SyncReport | SkippedSync, options: FormatOptions = {}): string {
+  if (options.json) return JSON.stringify(report, null, 2);
+  if ('skipped' in report) return `Full sync skipped: ${report.reason}`;
+  const lines: string[] = [];
+  const kind = report.dryRun ? 'Full sync, dry run (nothing was changed)' : report.forced ? 'Full sync (forced)' : 'Full sync';
+  const waited = report.timing.rateLimitWaitMs >= 1000 ? `, ${seconds(report.timing.rateLimitWaitMs)} of it waiting on Discord's rate limits` : '';
+  lines.push(`${kind}: ${report.status === 'ok' ? 'ok' : report.status.toUpperCase()} in ${seconds(report.timing.wallMs)}${waited}`);
+  for (const c of report.campaigns) {
+    const links = c.linksMade > 0 ? `, ${plural(c.linksMade, 'new link')}` : '';
+    const stale = c.staleSnapshotsDeleted > 0 ? `, ${n(c.staleSnapshotsDeleted)} departed ${c.staleSnapshotsDeleted === 1 ? 'member' : 'members'} forgotten` : '';
+    lines.push(`Campaign ${c.campaignId}: ${plural(c.pages, 'page')}, ${plural(c.members, 'member')}${links}${stale}${c.error ? `; ERROR: ${c.error}` : ''}`);
+  }
+  for (const error of report.errors) lines.push(`Error: ${error}`);
+  if (report.guilds.length === 0 && report.errors.length === 0) lines.push('No server serves a campaign yet: run /connect in a server.');
+  for (const guild of report.guilds) lines.push(...guildLines(guild, report.dryRun, options.limit));
+  return fit(lines, options.maxLength);
+}
+
+/** Whole lines up to `maxLength`, then how many were left out. */
+function fit(lines: string[], maxLength: number | undefined): string {
+  const text = lines.join('\n');
+  if (maxLength === undefined || text.length <= maxLength) return text;
+  const kept: string[] = [];
+  let length = 0;
+  for (let i = 0; i < lines.length; i += 1) {
+    const line = lines[i]!;
+    const note = `… ${plural(lines.length - i, 'more line')}`;
+    if (length + line.length + 1 + note.length > maxLength) {
+      kept.push(note);
+      break;
+    }
+    kept.push(line);
+    length += line.length + 1;
+  }
+  const out = kept.join('\n');
+  return out.length <= maxLength ? out : `${out.slice(0, maxLength - 1)}…`;
+}
