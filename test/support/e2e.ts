@@ -1,0 +1,204 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { type Config, parseConfig } from '../../src/config';
+import { type Tierlink, createTierlink } from '../../src/main';
+import { createLogger } from '../../src/observability/logger';
+import { type DiscordSandbox, createDiscordSandbox } from '../../src/sandbox/discord';
+import { type MembershipServiceSandbox, createMembershipServiceSandbox } from '../../src/sandbox/membership-service';
+import { type ManualClock, createManualClock } from '../../src/shared/clock';
+import { type TestDatabase, createTestDatabase } from './test-database';
+
+export const E2E_SECRET_KEY = 'e2e-secret-key-that-is-long-enough-1234567';
+
+/** A log sink the tests can read (the redaction test scans it for every secret the run used). */
+export class MemoryLog extends Writable {
+  readonly lines: string[] = [];
+  override _write(chunk: Buffer, _encoding: string, callback: () => void): void {
+    this.lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    callback();
+  }
+  text(): string {
+    return this.lines.join('\n');
+  }
+}
+
+export interface CommandReply {
+  content: string;
+  /** Link buttons in the reply. */
+  urls: string[];
+  ephemeral: boolean;
+  raw: Record<string, unknown> | null;
+}
+
+/**
+ * The whole service started the way `npm start` starts it (createTierlink + start), against both
+ * stand-ins over HTTP, with the real discord.js client on the sandbox gateway.
+ */
+export interface E2E {
+  clock: ManualClock;
+  patreon: MembershipServiceSandbox;
+  discord: DiscordSandbox;
+  db: TestDatabase;
+  tierlink: Tierlink;
+  log: MemoryLog;
+  config: Config;
+  url: string;
+  guildId: string;
+  /** The guild's owner (has every permission). */
+  ownerId: string;
+  roles: { bronze: string; silver: string; gold: string; staff: string; vip: string };
+  tiers: { bronze: string; silver: string; gold: string };
+  /** Runs a slash command as a member and returns the final reply. */
+  command(userId: string, name: string, options?: Array<Record<string, unknown>>, memberPermissions?: bigint): Promise<CommandReply>;
+  /** Autocomplete: the choices offered while `focused` is typed. */
+  autocomplete(userId: string, name: string, options: Array<Record<string, unknown>>, focused: string, memberPermissions?: bigint): Promise<Array<{ name: string; value: string }>>;
+  /** `/link` → button → authorize as `patreonUserId` → callback; the result page. */
+  link(discordUserId: string, patreonUserId: string, decision?: 'allow' | 'deny'): Promise<{ status: number; html: string }>;
+  /** `/connect` as the guild owner → authorize as the creator → callback; the result page. */
+  connect(): Promise<{ status: number; html: string }>;
+  stop(): Promise<void>;
+}
+
+export interface E2EOptions {
+  /** Start with the creator's tokens in the environment (connected at start-up, no /connect). */
+  creatorTokensInEnv?: boolean;
+  /** Extra environment variables. */
+  env?: Record<string, string>;
+}
+
+const ADMIN = 1n << 3n;
+
+export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
+  const clock = createManualClock(new Date('2026-11-20T12:00:00Z'));
+  const patreon = await createMembershipServiceSandbox({ clock });
+  const discord = await createDiscordSandbox({ clock });
+  const db = await createTestDatabase();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tierlink-e2e-'));
+
+  const ownerId = '100000000000000099';
+  const { guildId } = discord.createGuild({ name: 'Fan Club', ownerId });
+  const role = (name: string, position = 1) => discord.createRole(guildId, { name, position }).id;
+  const roles = { bronze: role('Bronze'), silver: role('Silver'), gold: role('Gold'), staff: role('Staff'), vip: '' };
+  roles.vip = role('VIP', 10); // above the bot's role
+  const tier = (title: string, amountCents: number, roleId: string) => patreon.createTier(patreon.campaignId, { title, amountCents, chatRoleIds: [roleId] }).id;
+  const tiers = { bronze: tier('Bronze', 300, roles.bronze), silver: tier('Silver', 500, roles.silver), gold: tier('Gold', 1000, roles.gold) };
+
+  const parsed = parseConfig({
+    DISCORD_TOKEN: discord.botToken,
+    DISCORD_APPLICATION_ID: discord.applicationId,
+    DISCORD_GUILD_ID: guildId,
+    DISCORD_API_BASE_URL: discord.apiBaseUrl,
+    PATREON_BASE_URL: patreon.url,
+    PATREON_CLIENT_ID: patreon.clientId,
+    PATREON_CLIENT_SECRET: patreon.clientSecret,
+    PORT: '0',
+    DATA_DIR: dataDir,
+    SECRET_KEY: E2E_SECRET_KEY,
+    LOG_LEVEL: 'debug',
+    ...(db.url ? { DATABASE_URL: db.url } : {}),
+    ...(options.creatorTokensInEnv
+      ? { PATREON_CREATOR_ACCESS_TOKEN: patreon.creatorTokens.accessToken, PATREON_CREATOR_REFRESH_TOKEN: patreon.creatorTokens.refreshToken }
+      : {}),
+    ...options.env,
+  });
+  if (!parsed.ok) throw parsed.error;
+  const config = parsed.value;
+  const log = new MemoryLog();
+  const logger = createLogger({ level: 'debug', destination: log });
+  const tierlink = await createTierlink({
+    config,
+    logger,
+    clock,
+    database: db.database,
+    discordWaitGuildTimeoutMs: 500,
+    patreonRetry: { baseDelayMs: 5, maxDelayMs: 50 },
+    pollMs: 200,
+  });
+  const { url } = await tierlink.start();
+  patreon.registerRedirectUri(`${url}/oauth/callback`);
+
+  const replyOf = (record: { data: Record<string, unknown> | null; ephemeral: boolean } | undefined): CommandReply => {
+    const data = record?.data ?? null;
+    const rows = (data?.components as Array<{ components?: Array<{ url?: string }> }> | undefined) ?? [];
+    return {
+      content: typeof data?.content === 'string' ? data.content : '',
+      urls: rows.flatMap((r) => (r.components ?? []).flatMap((c) => (c.url ? [c.url] : []))),
+      ephemeral: record?.ephemeral ?? false,
+      raw: data,
+    };
+  };
+
+  const e2e: E2E = {
+    clock,
+    patreon,
+    discord,
+    db,
+    tierlink,
+    log,
+    config,
+    url,
+    guildId,
+    ownerId,
+    roles,
+    tiers,
+
+    async command(userId, name, commandOptions = [], memberPermissions = 0n) {
+      const { interactionId } = discord.injectCommand({ guildId, userId, name, options: commandOptions, memberPermissions });
+      await discord.waitForInteractionResponse(interactionId, { final: true, timeoutMs: 10_000 });
+      // A deferred command may edit its reply more than once (e.g. "updating…" then the result).
+      await new Promise((r) => setTimeout(r, 0));
+      const responses = discord.interactionResponses(interactionId).filter((r) => !r.deferred);
+      const ephemeral = discord.interactionResponses(interactionId).some((r) => r.ephemeral);
+      return { ...replyOf(responses.at(-1)), ephemeral };
+    },
+
+    async autocomplete(userId, name, commandOptions, focused, memberPermissions = ADMIN) {
+      const { interactionId } = discord.injectCommand({ guildId, userId, name, options: commandOptions, focused, memberPermissions });
+      const response = await discord.waitForInteractionResponse(interactionId, { timeoutMs: 10_000 });
+      return ((response.data?.choices as Array<{ name: string; value: string }> | undefined) ?? []).map((c) => ({ name: c.name, value: c.value }));
+    },
+
+    async link(discordUserId, patreonUserId, decision = 'allow') {
+      const reply = await e2e.command(discordUserId, 'link');
+      const button = reply.urls[0];
+      if (!button) throw new Error(`no link button in the /link reply: ${reply.content}`);
+      const follow = await fetch(button, { redirect: 'manual' });
+      if (follow.status !== 302) return { status: follow.status, html: await follow.text() };
+      const authorizeUrl = follow.headers.get('location')!;
+      const callback = decision === 'allow' ? await patreon.approveAuthorization(authorizeUrl, patreonUserId) : await patreon.denyAuthorization(authorizeUrl);
+      const page = await fetch(callback, { redirect: 'manual' });
+      return { status: page.status, html: await page.text() };
+    },
+
+    async connect() {
+      const reply = await e2e.command(ownerId, 'connect', [], ADMIN);
+      const follow = await fetch(reply.urls[0]!, { redirect: 'manual' });
+      const callback = await patreon.approveAuthorization(follow.headers.get('location')!, patreon.creatorUserId);
+      const page = await fetch(callback, { redirect: 'manual' });
+      return { status: page.status, html: await page.text() };
+    },
+
+    async stop() {
+      await tierlink.stop();
+      await discord.close();
+      await patreon.close();
+      await db.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return e2e;
+}
+
+/** Text of an HTML page without tags, for assertions on what a person reads. */
+export function pageText(html: string): string {
+  return html
+    .replace(/<style[\s\S]*?<\/style>/g, '')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&#39;|&apos;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
