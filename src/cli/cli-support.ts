@@ -16,8 +16,9 @@ export function loadConfigOrExit(needs: ConfigNeeds = 'service'): Config {
   return result.value;
 }
 
-export function cliLogger(config: Pick<Config, 'logLevel'>): Logger {
-  return createLogger({ level: config.logLevel, pretty: process.stdout.isTTY === true });
+export function cliLogger(config: Pick<Config, 'logLevel'>, options: { stderr?: boolean } = {}): Logger {
+  const stream = options.stderr ? process.stderr : process.stdout;
+  return createLogger({ level: config.logLevel, pretty: stream.isTTY === true, stderr: options.stderr === true });
 }
 
 /** Expected failures end with their sentence, not a stack trace; anything else is a bug and shows it. */

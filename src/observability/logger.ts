@@ -53,6 +53,8 @@ export interface LoggerSetup {
   /** Pretty, coloured lines for a person at a terminal; JSON otherwise (production, CI, files). */
   pretty?: boolean;
   destination?: DestinationStream;
+  /** Write to stderr (CLI commands whose stdout is their output). */
+  stderr?: boolean;
 }
 
 export function createLogger(setup: LoggerSetup): Logger {
@@ -63,8 +65,12 @@ export function createLogger(setup: LoggerSetup): Logger {
     timestamp: pino.stdTimeFunctions.isoTime,
   };
   if (setup.destination) return pino(options, setup.destination);
+  const fd = setup.stderr ? 2 : 1;
   if (setup.pretty) {
-    return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' } } });
+    return pino({
+      ...options,
+      transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', destination: fd } },
+    });
   }
-  return pino(options);
+  return pino(options, pino.destination({ fd, sync: true }));
 }
