@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createDiscordSandbox } from '../src/sandbox/discord';
+import { packageRoot } from '../src/shared/package-root';
 import { createMembershipServiceSandbox } from '../src/sandbox/membership-service';
 import { type ChildInput, type ChildResult, RESULT_PREFIX } from './full-sync-child';
 
@@ -23,11 +24,18 @@ export interface FullSyncBenchmarkOptions {
    */
   discordRequestsPerSecond?: number;
   concurrency?: number;
-  /** Node flags for the measured process, e.g. `['--cpu-prof']` to profile it. */
+  /** Node flags for the measured process; those of `npm start` when absent (e.g. add `--cpu-prof` to profile). */
   childExecArgv?: string[];
 }
 
 type Row = { name: string; value: string; goal?: string };
+
+/** The node flags `npm start` runs the service with (package.json), so the figures are the service's. */
+function startFlags(): string[] {
+  const manifest = JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const words = manifest.scripts.start.split(/\s+/);
+  return words.slice(words.indexOf('node') + 1).filter((w) => w.startsWith('--'));
+}
 
 const mb = (bytes: number | null) => (bytes === null ? 'n/a' : `${(bytes / 1024 / 1024).toFixed(0)} MB`);
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -105,7 +113,8 @@ export async function runFullSyncBenchmark(options: FullSyncBenchmarkOptions = {
     await runChild({ ...common, mode: 'setup' });
     patreon.resetRequests();
     discord.resetRequests();
-    const result = await runChild({ ...common, mode: 'sync' }, options.childExecArgv ?? []);
+    const execArgv = options.childExecArgv ?? startFlags();
+    const result = await runChild({ ...common, mode: 'sync' }, execArgv);
 
     // Counted by the stand-ins themselves, not by the code under test (the first run's only).
     const firstRunEnd = new Date(result.firstRunFinishedAt).getTime();
@@ -140,6 +149,7 @@ export async function runFullSyncBenchmark(options: FullSyncBenchmarkOptions = {
       { name: 'full sync: rate-limit waits', value: `${s(result.rateLimitWaitMs)} (Discord global limit ${perSecond}/s)` },
       { name: 'full sync: wall time excluding rate-limit waits', value: s(result.busyMs) },
       { name: 'full sync: CPU time (user + system)', value: `${s(result.cpuUserMs + result.cpuSystemMs)} (${s(result.cpuUserMs)} + ${s(result.cpuSystemMs)})`, goal: '< 20 s' },
+      { name: 'full sync: node flags of the measured process (those of npm start)', value: execArgv.join(' ') || 'none' },
       { name: 'full sync: peak RSS (VmHWM, whole process)', value: mb(result.vmHwmBytes ?? result.peakRssSampledBytes), goal: '< 300 MB' },
       { name: 'full sync: RSS before / peak sampled during the run', value: `${mb(result.rssBeforeBytes)} / ${mb(result.peakRssSampledBytes)}` },
       {

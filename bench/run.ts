@@ -1,0 +1,63 @@
+import os from 'node:os';
+import { runFullSyncBenchmark } from './full-sync';
+import { runWebhookBenchmarks } from './webhooks';
+
+/**
+ * `npm run bench`: every benchmark of the project, printed as one table with the machine it ran
+ * on. Figures, not pass/fail: a goal column says what each figure is held against.
+ *
+ * PostgreSQL rows need a server: set BENCH_DATABASE_URL (or DATABASE_URL) to one whose user may
+ * create databases; a scratch database is created and dropped. Without it they are skipped.
+ */
+interface Row {
+  name: string;
+  value: string;
+  goal?: string;
+}
+
+type Section = { title: string; run: () => Promise<Row[]> };
+
+function machine(): string {
+  const cpus = os.cpus();
+  return `${cpus[0]?.model.trim() ?? 'unknown CPU'} × ${cpus.length}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`;
+}
+
+function printTable(rows: Array<Row & { section: string }>): void {
+  const headers = ['benchmark', 'figure', 'goal'];
+  const cells = rows.map((r) => [r.name, r.value, r.goal ?? '']);
+  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (values: string[]) => `| ${values.map((v, i) => v.padEnd(widths[i]!)).join(' | ')} |`;
+  console.log(line(headers));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const c of cells) console.log(line(c));
+}
+
+async function main(): Promise<void> {
+  const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
+  const only = process.argv.slice(2);
+  const sections: Section[] = [
+    { title: 'Webhooks', run: () => runWebhookBenchmarks(postgresUrl ? { postgresUrl } : {}) },
+    { title: 'Full sync', run: () => runFullSyncBenchmark() },
+  ];
+  const rows: Array<Row & { section: string }> = [];
+  console.log(`Tierlink benchmarks on ${machine()}`);
+  console.log(postgresUrl ? 'PostgreSQL rows use a scratch database on the configured server.' : 'PostgreSQL rows skipped: set BENCH_DATABASE_URL to include them.');
+  for (const section of sections) {
+    if (only.length > 0 && !only.some((o) => section.title.toLowerCase().startsWith(o.toLowerCase()))) continue;
+    const started = Date.now();
+    process.stderr.write(`running ${section.title}…\n`);
+    try {
+      for (const row of await section.run()) rows.push({ ...row, section: section.title });
+    } catch (error) {
+      rows.push({ section: section.title, name: 'failed', value: error instanceof Error ? error.message : String(error) });
+    }
+    process.stderr.write(`  ${section.title} took ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+  }
+  console.log('');
+  printTable(rows);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
