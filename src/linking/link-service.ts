@@ -30,6 +30,8 @@ export type LinkCompletion =
     }
   | { kind: 'service_error'; message: string };
 
+export type LinkStart = { kind: 'link'; url: string; expiresAt: Date } | { kind: 'not_connected' };
+
 export interface LinkServiceDeps {
   links: LinkRepository;
   snapshots: SnapshotRepository;
@@ -69,8 +71,14 @@ export function createLinkService(deps: LinkServiceDeps) {
   }
 
   return {
-    /** `/link`: a one-time link for this user in this guild. */
-    start: (discordUserId: string, guildId: string) => deps.oneTimeLinks.create('link', discordUserId, guildId),
+    /**
+     * `/link`: a one-time link for this user in this guild, or `not_connected` when the guild serves
+     * no campaign yet (a link then could only end in "not a patron", which would be wrong).
+     */
+    async start(discordUserId: string, guildId: string): Promise<LinkStart> {
+      if ((await deps.guilds.campaignsOf(guildId)).length === 0) return { kind: 'not_connected' };
+      return { kind: 'link', ...(await deps.oneTimeLinks.create('link', discordUserId, guildId)) };
+    },
 
     /** `GET /link/:token`: the authorize URL to redirect to, or null when the link is unknown, used or expired. */
     async follow(token: string): Promise<string | null> {

@@ -15,13 +15,30 @@ export interface StatusReport {
   campaigns: Array<{ name: string; entitlement: Entitlement; tierTitles: string[] }>;
   /** Roles we granted (the ledger), by role id. */
   grantedRoleIds: string[];
+  /** Titles of the served campaigns' tiers, by `<campaign id>/<tier id>`. */
+  tierTitles: ReadonlyMap<string, string>;
 }
+
+export const tierKey = (campaignId: string, tierId: string) => `${campaignId}/${tierId}`;
 
 const RANK: Record<EntitlementKind, number> = { active: 5, grace: 4, lapsed: 3, former: 2, follower: 1, none: 0 };
 
 /** The most telling entitlement across campaigns (an active pledge anywhere beats a lapsed one). */
 export function bestEntitlement(entitlements: readonly Entitlement[]): Entitlement | null {
   return [...entitlements].sort((a, b) => RANK[b.kind] - RANK[a.kind])[0] ?? null;
+}
+
+/**
+ * The entitlement's reason as a patron should read it. A declined member inside the grace period
+ * for whom the service lists no tier (and whom we never saw active, e.g. a first link after the
+ * decline) keeps nothing: saying "roles kept until …" would promise roles that are not there.
+ */
+export function entitlementText(entitlement: Entitlement): string {
+  if (entitlement.kind === 'grace' && entitlement.tierIds.length === 0) {
+    const declined = entitlement.reason.split(';')[0] ?? entitlement.reason;
+    return `${declined}; Patreon lists no tier for you until a payment goes through, so there are no roles to keep`;
+  }
+  return entitlement.reason;
 }
 
 /** Explains a user's roles in a guild without changing anything. */
@@ -34,14 +51,15 @@ export function createStatusService(deps: { links: LinkRepository; ledger: Ledge
         deps.reconciler.reconcileMember(guildId, discordUserId, { trigger: 'sync', dryRun: true }),
         deps.ledger.forUser(guildId, discordUserId),
       ]);
+      const tiers = await deps.campaigns.tiersOf(outcome.entitlements.map((e) => e.campaignId));
+      const tierTitles = new Map(tiers.map((t) => [tierKey(t.campaignId, t.id), t.title]));
       const campaigns = await Promise.all(
         outcome.entitlements.map(async (entitlement) => {
           const campaign = await deps.campaigns.get(entitlement.campaignId);
-          const tiers = await deps.campaigns.tiersOf([entitlement.campaignId]);
           return {
             name: campaign?.name ?? `Campaign ${entitlement.campaignId}`,
             entitlement,
-            tierTitles: entitlement.tierIds.map((id) => tiers.find((t) => t.id === id)?.title ?? id),
+            tierTitles: entitlement.tierIds.map((id) => tierTitles.get(tierKey(entitlement.campaignId, id)) ?? id),
           };
         }),
       );
@@ -52,6 +70,7 @@ export function createStatusService(deps: { links: LinkRepository; ledger: Ledge
         outcome,
         campaigns,
         grantedRoleIds: ledger.map((l) => l.roleId),
+        tierTitles,
       };
     },
   };

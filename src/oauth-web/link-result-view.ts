@@ -1,5 +1,5 @@
 import type { LinkCompletion } from '../linking/link-service';
-import { bestEntitlement } from '../linking/status-service';
+import { bestEntitlement, entitlementText } from '../linking/status-service';
 import type { GuildContext } from '../mapping/types';
 import type { LinkResultView, ProblemLine, RoleLine } from './pages/views';
 
@@ -20,8 +20,14 @@ const STANDING_TEXT = {
 export function linkResultView(done: Linked, guildName: string | null, tierTitle: (campaignId: string, tierId: string) => string): LinkResultView {
   const { outcome } = done;
   const best = bestEntitlement(outcome.entitlements);
-  const standing = best?.kind ?? 'none';
-  const standingText = standing === 'grace' || standing === 'lapsed' ? best!.reason : STANDING_TEXT[standing];
+  // Declined with no tier to keep: the patron's next step is the lapsed one (fix the payment).
+  const standing = best?.kind === 'grace' && best.tierIds.length === 0 ? 'lapsed' : (best?.kind ?? 'none');
+  const standingText =
+    standing === 'grace' || standing === 'lapsed'
+      ? entitlementText(best!)
+      : standing === 'active' && best!.tierIds.length === 0
+        ? best!.reason
+        : STANDING_TEXT[standing];
   const applied = outcome.result?.applied ?? [];
   const added = new Set(applied.filter((c) => c.op === 'add').map((c) => c.roleId));
   const granted: RoleLine[] = [];

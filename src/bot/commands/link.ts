@@ -10,8 +10,18 @@ export const linkCommand: Command = {
     .setContexts(InteractionContextType.Guild)
     .toJSON(),
   async execute(interaction, { services }) {
-    // One insert, well inside Discord's 3-second window: no need to defer.
-    const { url } = await services.link.start(interaction.user.id, interaction.guildId!);
+    // One read and one insert, well inside Discord's 3-second window: no need to defer.
+    const started = await services.link.start(interaction.user.id, interaction.guildId!);
+    if (started.kind === 'not_connected') {
+      await interaction.reply({
+        content:
+          'This server is not connected to a Patreon campaign yet, so there are no tier roles to link. ' +
+          'The server’s owner can connect one with /connect; run /link again after that.',
+        flags: MessageFlags.Ephemeral,
+      });
+      return;
+    }
+    const { url } = started;
     await interaction.reply({
       content:
         `Link your Patreon membership to get your tier roles here.\n` +

@@ -1,5 +1,5 @@
 import { InteractionContextType, MessageFlags, SlashCommandBuilder } from 'discord.js';
-import type { StatusReport } from '../../linking/status-service';
+import { type StatusReport, entitlementText, tierKey } from '../../linking/status-service';
 import type { Command } from '../command';
 import { NO_PINGS, day, fitMessage, roleMention } from '../format';
 
@@ -18,10 +18,13 @@ export function renderStatus(report: StatusReport): string {
   } else {
     lines.push('**Not linked.** Run /link to link your Patreon membership.');
   }
+  if (outcome.entitlements.length === 0) {
+    lines.push('This server is not connected to a Patreon campaign yet, so Tierlink grants no roles here. The server’s owner can connect one with /connect.');
+  }
   if (report.linked) {
     for (const c of report.campaigns) {
       const tiers = c.tierTitles.length > 0 ? `: ${c.tierTitles.join(', ')}` : '';
-      lines.push(`**${c.name}** — ${c.entitlement.reason}${tiers}`);
+      lines.push(`**${c.name}** — ${entitlementText(c.entitlement)}${tiers}`);
     }
   }
   if (!outcome.inGuild) lines.push('You are not a member of this server yet; your roles arrive when you join.');
@@ -38,7 +41,18 @@ export function renderStatus(report: StatusReport): string {
   }
   const notes = outcome.desired.notes.filter((n) => n.roleId !== '');
   const tierNotes = outcome.desired.notes.filter((n) => n.roleId === '');
-  if (notes.length > 0 || tierNotes.length > 0) {
+  if (!report.linked) {
+    // Without a link there is no membership to judge (the planner sees "not a member"): every
+    // mapped role waits on /link, whatever the user's pledge.
+    const waiting = notes.filter((n) => n.roleName !== null);
+    if (waiting.length > 0) {
+      lines.push('', '**Roles you do not get, and why**');
+      for (const n of waiting) {
+        const title = n.campaignId && n.tierId ? (report.tierTitles.get(tierKey(n.campaignId, n.tierId)) ?? null) : null;
+        lines.push(`• ${roleMention(n.roleId)} — ${title ? `${title} tier: ` : ''}needs a linked Patreon membership`);
+      }
+    }
+  } else if (notes.length > 0 || tierNotes.length > 0) {
     lines.push('', '**Roles you do not get, and why**');
     for (const n of notes) lines.push(`• ${n.roleName ? roleMention(n.roleId) : `role ${n.roleId}`} — ${n.reason}`);
     for (const n of tierNotes) lines.push(`• ${n.reason}`);

@@ -106,6 +106,11 @@ export interface MembershipServiceSandbox {
   issueTokens(userId: string, scopes: readonly string[], clientId?: string): TokenPair;
   expireAccessToken(token: string): void;
   revokeRefreshToken(token: string): void;
+  /**
+   * Read-only, for tests: every token pair issued to `userId` by any route (code exchange, refresh,
+   * `issueTokens`), live or not, so a test can prove none of them was kept by the client.
+   */
+  tokensIssuedTo(userId: string): TokenPair[];
 
   // data
   /** A campaign of the seeded creator, or of `creatorUserId` (another creator, unrelated to the client). */
@@ -299,6 +304,14 @@ export async function createMembershipServiceSandbox(options: MembershipServiceS
       const record = store.tokens.get(token);
       if (!record || record.kind !== 'refresh') throw new Error('not a refresh token of this sandbox');
       record.revoked = true;
+    },
+    tokensIssuedTo(userId) {
+      const out: TokenPair[] = [];
+      for (const t of store.tokens.values()) {
+        if (t.kind !== 'access' || t.userId !== userId) continue;
+        out.push({ accessToken: t.value, refreshToken: t.partner, expiresIn: store.accessTokenLifetimeSeconds, scopes: [...t.scopes] });
+      }
+      return out;
     },
 
     createCampaign(input = {}) {

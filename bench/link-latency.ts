@@ -1,0 +1,184 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Client } from 'pg';
+import { parseConfig } from '../src/config';
+import { type Database, openDatabase } from '../src/db/database';
+import { createTierlink } from '../src/main';
+import { createLogger } from '../src/observability/logger';
+import { createDiscordSandbox } from '../src/sandbox/discord';
+import { createMembershipServiceSandbox } from '../src/sandbox/membership-service';
+import { silentLogger } from '../src/shared/logger';
+
+/**
+ * `/link` figures for `npm run bench` (issue 3): the whole service started as `npm start` starts it
+ * (createTierlink + start), the real discord.js client on the Discord stand-in's gateway, and both
+ * stand-ins over HTTP, all in this process and on the real clock. Each link runs the way a patron's
+ * browser runs it: `/link` is injected, the button's URL is followed, the stand-in's consent page
+ * is approved, and the callback is requested.
+ *
+ * - callback → role: from sending the callback request to the tier's role appearing on the member
+ *   in the Discord stand-in (a waiter on its state, armed before the request is sent);
+ * - callback → page: from sending the callback request to the result page's last byte;
+ * - `/link` reply: from the interaction's dispatch to the bot's reply (Discord allows 3 s).
+ *
+ * Links run one after another (one patron at a time), after a few warm-up links that are not
+ * counted. The database is PGlite on disk (the default) or, with `postgresUrl`, a scratch
+ * PostgreSQL database created and dropped.
+ */
+export interface LinkBenchOptions {
+  /** Counted links. Default 100. */
+  links?: number;
+  /** Uncounted links first (JIT, caches, pools). Default 5. */
+  warmup?: number;
+  /** A PostgreSQL server URL whose user may create databases; PGlite on disk without it. */
+  postgresUrl?: string;
+}
+
+export interface BenchRow {
+  name: string;
+  value: string;
+  goal?: string;
+}
+
+const SECRET_KEY = randomBytes(32).toString('base64url');
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+interface BenchDatabase {
+  database: Database;
+  label: string;
+  close(): Promise<void>;
+}
+
+async function openBenchDatabase(postgresUrl: string | undefined, dataDir: string): Promise<BenchDatabase> {
+  if (!postgresUrl) {
+    const database = await openDatabase({ engine: 'pglite', dataDir: path.join(dataDir, 'db'), logger: silentLogger });
+    return { database, label: 'PGlite', close: () => database.close() };
+  }
+  const name = `tierlink_bench_${randomBytes(6).toString('hex')}`;
+  const admin = new Client({ connectionString: postgresUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(postgresUrl);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ engine: 'postgres', url: url.toString(), logger: silentLogger, poolSize: 10 });
+  return {
+    database,
+    label: 'PostgreSQL',
+    close: async () => {
+      await database.close();
+      const c = new Client({ connectionString: postgresUrl });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+interface Sample {
+  replyMs: number;
+  roleMs: number;
+  pageMs: number;
+}
+
+export async function runLinkLatencyBenchmark(options: LinkBenchOptions = {}): Promise<BenchRow[]> {
+  const links = options.links ?? 100;
+  const warmup = options.warmup ?? 5;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tierlink-bench-link-'));
+  const patreon = await createMembershipServiceSandbox();
+  const discord = await createDiscordSandbox();
+  const db = await openBenchDatabase(options.postgresUrl, dataDir);
+  let tierlink: Awaited<ReturnType<typeof createTierlink>> | null = null;
+  try {
+    const { guildId } = discord.createGuild({ name: 'Bench Club' });
+    const goldRole = discord.createRole(guildId, { name: 'Gold', position: 1 }).id;
+    const goldTier = patreon.createTier(patreon.campaignId, { title: 'Gold', amountCents: 1000, chatRoleIds: [goldRole] }).id;
+
+    const parsed = parseConfig({
+      DISCORD_TOKEN: discord.botToken,
+      DISCORD_APPLICATION_ID: discord.applicationId,
+      DISCORD_GUILD_ID: guildId,
+      DISCORD_API_BASE_URL: discord.apiBaseUrl,
+      PATREON_BASE_URL: patreon.url,
+      PATREON_CLIENT_ID: patreon.clientId,
+      PATREON_CLIENT_SECRET: patreon.clientSecret,
+      PATREON_CREATOR_ACCESS_TOKEN: patreon.creatorTokens.accessToken,
+      PATREON_CREATOR_REFRESH_TOKEN: patreon.creatorTokens.refreshToken,
+      PORT: '0',
+      DATA_DIR: dataDir,
+      SECRET_KEY,
+      LOG_LEVEL: 'warn',
+    });
+    if (!parsed.ok) throw parsed.error;
+    tierlink = await createTierlink({
+      config: parsed.value,
+      logger: createLogger({ level: 'warn', stderr: true }),
+      database: db.database,
+      discordWaitGuildTimeoutMs: 500,
+    });
+    const { url } = await tierlink.start();
+    patreon.registerRedirectUri(`${url}/oauth/callback`);
+
+    const linkOnce = async (n: number): Promise<Sample> => {
+      const user = patreon.createUser({ fullName: `Bench Patron ${n}` });
+      patreon.setMembership(user.id, patreon.campaignId, { patronStatus: 'active_patron', tierIds: [goldTier], lastChargeStatus: 'Paid', lastChargeDate: new Date() }, { deliver: false });
+      const member = discord.addMember(guildId, { username: `bench${n}` });
+
+      const injected = performance.now();
+      const { interactionId } = discord.injectCommand({ guildId, userId: member.userId, name: 'link', memberPermissions: 0n });
+      const reply = await discord.waitForInteractionResponse(interactionId, { final: true, timeoutMs: 10_000 });
+      const replyMs = performance.now() - injected;
+      const rows = (reply.data?.components as Array<{ components?: Array<{ url?: string }> }> | undefined) ?? [];
+      const button = rows.flatMap((r) => r.components ?? []).find((c) => c.url)?.url;
+      if (!button) throw new Error(`no button in the /link reply: ${JSON.stringify(reply.data)}`);
+
+      const follow = await fetch(button, { redirect: 'manual' });
+      await follow.arrayBuffer();
+      const authorizeUrl = follow.headers.get('location');
+      if (follow.status !== 302 || !authorizeUrl) throw new Error(`following the link answered ${follow.status}`);
+      const callback = await patreon.approveAuthorization(authorizeUrl, user.id);
+
+      const sent = performance.now();
+      const role = discord.waitForMemberRole(guildId, member.userId, goldRole, { present: true, timeoutMs: 30_000 }).then(() => performance.now());
+      const res = await fetch(callback, { redirect: 'manual' });
+      await res.arrayBuffer();
+      const pageAt = performance.now();
+      if (res.status !== 200) throw new Error(`the callback answered ${res.status}`);
+      const roleAt = await role;
+      return { replyMs, roleMs: roleAt - sent, pageMs: pageAt - sent };
+    };
+
+    for (let i = 0; i < warmup; i++) await linkOnce(-1 - i);
+    const samples: Sample[] = [];
+    for (let i = 0; i < links; i++) samples.push(await linkOnce(i));
+
+    const sorted = (pick: (s: Sample) => number) => samples.map(pick).sort((a, b) => a - b);
+    const role = sorted((s) => s.roleMs);
+    const page = sorted((s) => s.pageMs);
+    const reply = sorted((s) => s.replyMs);
+    const where = `${db.label}, ${links} links`;
+    return [
+      { name: `/link callback → role on Discord, median (${where})`, value: ms(percentile(role, 50)), goal: 'feels instant: < 300 ms' },
+      { name: `/link callback → role on Discord, p99 (${where})`, value: ms(percentile(role, 99)), goal: '< 1 s' },
+      { name: `/link callback → result page, median (${where})`, value: ms(percentile(page, 50)), goal: 'the role is there before the page' },
+      { name: `/link callback → result page, p99 (${where})`, value: ms(percentile(page, 99)) },
+      { name: `/link command → reply, p99 (${where})`, value: ms(percentile(reply, 99)), goal: 'Discord’s window: < 3 s' },
+    ];
+  } finally {
+    await tierlink?.stop();
+    await discord.close();
+    await patreon.close();
+    await db.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
