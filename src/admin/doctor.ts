@@ -5,13 +5,15 @@ import type { GuildRepository } from '../db/repositories/guild-repository';
 import { DiscordProblemError } from '../discord/discord-problem';
 import type { GuildDirectory } from '../discord/guild-directory';
 import type { GuildSnapshotCache } from '../discord/guild-snapshot-cache';
-import { botCanManageRoles } from '../discord/role-hierarchy';
+import { MANAGE_ROLES, botCanManageRoles } from '../discord/role-hierarchy';
 import { CREATOR_SCOPES } from '../linking/connect-service';
-import { managedRoleIds } from '../mapping/desired-roles';
-import { PatreonApiError } from '../patreon';
+import { tierRoles } from '../mapping/desired-roles';
+import type { GrantSource, GuildContext } from '../mapping/types';
+import { type PatreonClient, PatreonApiError } from '../patreon';
 import type { Clock } from '../shared/clock';
 import { DAY } from '../shared/clock';
-import type { GuildContextLoader } from '../sync/guild-context';
+import { type GuildContextLoader, toGuildRoles } from '../sync/guild-context';
+import { findRolesElsewhere } from './roles-elsewhere';
 
 export interface DoctorCheck {
   name: string;
@@ -23,6 +25,8 @@ export interface DoctorCheck {
 }
 
 export interface WebhookHealth {
+  /** The webhook Tierlink registered, when known: the one whose live state counts. */
+  webhookId?: string | null;
   registered: boolean;
   paused: boolean;
   numConsecutiveTimesFailed: number;
@@ -54,6 +58,38 @@ export interface DoctorDeps {
 
 const day = (d: Date) => d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
 
+interface RoleUse {
+  source: GrantSource;
+  /** How the role is used, for "… but does not exist in this server". */
+  what: string;
+  fixMissing: string;
+}
+
+/** Every role the guild's configuration names (tiers' own roles, `/map` rows, settings), with how. */
+function rolesInUse(guild: GuildContext): Map<string, RoleUse> {
+  const used = new Map<string, RoleUse>();
+  for (const tier of guild.tiers) {
+    if (tier.removed) continue;
+    for (const { roleId, source } of tierRoles(guild, tier)) {
+      if (used.has(roleId)) continue;
+      used.set(
+        roleId,
+        source === 'map'
+          ? { source, what: `is mapped to ${tier.title} with /map`, fixMissing: `It was deleted: map ${tier.title} to another role with /map (Tierlink then forgets the deleted one).` }
+          : { source, what: `is ${tier.title}’s Discord role on Patreon`, fixMissing: `Set ${tier.title}’s Discord role on Patreon to a role of this server, or map one with /map.` },
+      );
+    }
+  }
+  const { formerPatronRoleId, followerRoleId } = guild.settings;
+  if (formerPatronRoleId && !used.has(formerPatronRoleId)) {
+    used.set(formerPatronRoleId, { source: 'setting', what: 'is the former-patron role', fixMissing: 'Choose another with /settings former_role, or /settings clear_former_role:true.' });
+  }
+  if (followerRoleId && !used.has(followerRoleId)) {
+    used.set(followerRoleId, { source: 'setting', what: 'is the follower role', fixMissing: 'Choose another with /settings follower_role, or /settings clear_follower_role:true.' });
+  }
+  return used;
+}
+
 /**
  * Checks everything that makes roles fail, the first support problem of every bot of this kind:
  * the bot's permission, each mapped role's position and kind, the members intent, the creator's
@@ -78,22 +114,37 @@ export function createDoctor(deps: DoctorDeps) {
       fix: canManage ? null : 'Server Settings → Roles → the Tierlink role → turn on Manage Roles.',
     });
     const guild = await deps.contexts.load(guildId);
-    const managed = [...managedRoleIds(guild)];
+    // Once Manage Roles is missing every role reads "cannot grant": say it once (above), and judge
+    // each role as if it were on, so a role that is also above the bot or managed still shows.
+    const judged = canManage
+      ? guild.roles
+      : toGuildRoles(guildId, { ...snapshot, roles: snapshot.roles.map((r) => (snapshot.botRoleIds.includes(r.id) ? { ...r, permissions: String(BigInt(r.permissions) | MANAGE_ROLES) } : r)) });
+    const used = rolesInUse(guild);
+    const missing = [...used.keys()].filter((id) => !guild.roles.has(id));
+    const elsewhere = await findRolesElsewhere(
+      { guilds: deps.guilds, roleIdsOf: async (other) => (await deps.snapshots.get(other)).roles.map((r) => r.id) },
+      guildId,
+      guild.campaignIds,
+      missing.filter((id) => used.get(id)!.source === 'chat_role_ids'),
+    );
     const problems: DoctorCheck[] = [];
-    for (const roleId of managed) {
-      const role = guild.roles.get(roleId);
+    let here = 0;
+    for (const [roleId, use] of used) {
+      const role = judged.get(roleId);
       if (!role) {
-        problems.push({ name: `Role ${roleId}`, ok: false, detail: 'is mapped but does not exist in this server', fix: 'Remove the mapping with /unmap, fix the tier’s Discord role on Patreon, or change /settings.' });
-      } else if (role.problem) {
-        problems.push({ name: `Role ${role.name}`, ok: false, detail: role.problem.message, fix: role.problem.fix });
+        if (elsewhere.has(roleId)) continue;
+        problems.push({ name: `Role ${roleId}`, ok: false, detail: `${use.what} but does not exist in this server`, fix: use.fixMissing });
+        continue;
       }
+      here += 1;
+      if (role.problem) problems.push({ name: `Role ${role.name}`, ok: false, detail: role.problem.message, fix: role.problem.fix });
     }
     checks.push(
       ...(problems.length > 0
         ? problems
-        : [{ name: 'Role positions', ok: true, detail: managed.length > 0 ? `all ${managed.length} mapped roles are below Tierlink’s role` : 'no roles are mapped yet', fix: null }]),
+        : [{ name: 'Role positions', ok: true, detail: here > 0 ? `all ${here} mapped role${here === 1 ? ' is' : 's are'} below Tierlink’s role` : 'no roles are mapped yet', fix: null }]),
     );
-    if (managed.length === 0 && guild.campaignIds.length > 0) {
+    if (here === 0 && guild.campaignIds.length > 0) {
       checks.push({ name: 'Mappings', ok: false, detail: 'no tier grants any role in this server', fix: 'Map a tier to a role with /map, or set the tier’s Discord role on Patreon.' });
     }
     try {
@@ -112,11 +163,14 @@ export function createDoctor(deps: DoctorDeps) {
     const label = campaign?.name ?? `Campaign ${campaignId}`;
     if (!campaign) return [{ name: label, ok: false, detail: 'is bound to this server but unknown', fix: 'Run /connect again.' }];
     const status = await deps.credentials.status(campaign.creatorUserId);
+    const client = deps.accounts.clientForCreator(campaign.creatorUserId);
+    let tokenWorks = false;
     if (!status) {
       checks.push({ name: `${label}: Patreon connection`, ok: false, detail: 'no creator token is stored', fix: 'Run /connect and sign in as the creator.' });
     } else {
       try {
-        await deps.accounts.clientForCreator(campaign.creatorUserId).getCampaign(campaignId);
+        await client.getCampaign(campaignId);
+        tokenWorks = true;
         const missing = status.scopes ? CREATOR_SCOPES.filter((s) => !status.scopes.split(' ').includes(s)) : [];
         checks.push({
           name: `${label}: Patreon connection`,
@@ -126,7 +180,9 @@ export function createDoctor(deps: DoctorDeps) {
         });
       } catch (error) {
         const kind = error instanceof PatreonApiError ? error.kind : 'unexpected';
-        const refreshFailed = status.refreshFailedAt ? ` (a refresh failed at ${day(status.refreshFailedAt)})` : '';
+        // Read again: the call above may just have tried a refresh and recorded its failure.
+        const after = (await deps.credentials.status(campaign.creatorUserId)) ?? status;
+        const refreshFailed = after.refreshFailedAt ? ` and refreshing it failed (${day(after.refreshFailedAt)})` : '';
         const tokenProblem = ['unauthorized', 'refresh_failed', 'refresh_cooldown', 'not_connected'].includes(kind);
         checks.push({
           name: `${label}: Patreon connection`,
@@ -136,20 +192,47 @@ export function createDoctor(deps: DoctorDeps) {
         });
       }
     }
-    const webhook = await deps.webhookHealth(campaignId);
-    if (!webhook || !webhook.registered) {
-      checks.push({ name: `${label}: webhook`, ok: false, detail: 'no webhook is registered, so pledge changes wait for the nightly sync', fix: 'Make sure PUBLIC_URL is reachable from the internet; Tierlink registers its webhook within 15 minutes, or at the next /connect.' });
-    } else if (webhook.paused || webhook.numConsecutiveTimesFailed > 0) {
-      checks.push({
-        name: `${label}: webhook`,
-        ok: false,
-        detail: webhook.paused ? 'Patreon paused the webhook after failed deliveries' : `the last ${webhook.numConsecutiveTimesFailed} deliveries failed`,
-        fix: 'Make sure PUBLIC_URL/webhooks/patreon is reachable; Tierlink un-pauses it and resyncs within 15 minutes.',
-      });
-    } else {
-      checks.push({ name: `${label}: webhook`, ok: true, detail: webhook.manualSecret ? 'using the secret from PATREON_WEBHOOK_SECRET' : 'registered and delivering', fix: null });
-    }
+    checks.push(await webhookCheck(label, campaignId, tokenWorks ? client : null));
     return checks;
+  }
+
+  /**
+   * The webhook as the service reports it now when the creator token works (a webhook pauses
+   * between Tierlink's 15-minute checks), else as Tierlink last saw it.
+   */
+  async function webhookCheck(label: string, campaignId: string, client: Pick<PatreonClient, 'listWebhooks'> | null): Promise<DoctorCheck> {
+    const name = `${label}: webhook`;
+    const stored = await deps.webhookHealth(campaignId);
+    if (stored?.manualSecret) return { name, ok: true, detail: 'using the secret from PATREON_WEBHOOK_SECRET', fix: null };
+    let state: { paused: boolean; numConsecutiveTimesFailed: number } | null = null;
+    let asOf = '';
+    let live = false;
+    if (client) {
+      try {
+        const listed = (await client.listWebhooks()).filter((w) => w.campaignId === campaignId);
+        state = listed.find((w) => w.id === stored?.webhookId) ?? listed.find((w) => w.paused) ?? listed.find((w) => w.numConsecutiveTimesFailed > 0) ?? listed[0] ?? null;
+        live = true;
+      } catch {
+        live = false;
+      }
+    }
+    if (!live) {
+      state = stored?.registered ? stored : null;
+      asOf = stored?.checkedAt ? ` (as last checked, ${day(stored.checkedAt)})` : '';
+    }
+    if (!state) {
+      return { name, ok: false, detail: `no webhook is registered${asOf}, so pledge changes wait for the nightly sync`, fix: 'Make sure PUBLIC_URL is reachable from the internet; Tierlink registers its webhook within 15 minutes, or at the next /connect.' };
+    }
+    if (state.paused || state.numConsecutiveTimesFailed > 0) {
+      const failures = state.numConsecutiveTimesFailed > 0 ? ` after ${state.numConsecutiveTimesFailed} failed deliver${state.numConsecutiveTimesFailed === 1 ? 'y' : 'ies'}` : '';
+      return {
+        name,
+        ok: false,
+        detail: state.paused ? `Patreon paused the webhook${failures}${asOf}; pledge changes are held until it is un-paused` : `the last ${state.numConsecutiveTimesFailed} deliveries failed${asOf}`,
+        fix: 'Make sure PUBLIC_URL/webhooks/patreon is reachable from the internet; Tierlink then un-pauses the webhook and resyncs within 15 minutes.',
+      };
+    }
+    return { name, ok: true, detail: `registered and delivering${asOf}`, fix: null };
   }
 
   async function syncCheck(guildId: string): Promise<DoctorCheck> {
@@ -157,7 +240,12 @@ export function createDoctor(deps: DoctorDeps) {
     if (!last) return { name: 'Last sync', ok: true, detail: 'no full sync has run yet', fix: null };
     const when = day(last.startedAt);
     if (last.heldRemovals > 0) {
-      return { name: 'Last sync', ok: false, detail: `${when}: ${last.heldRemovals} removals held (${last.heldReason ?? 'above the mass-removal guard'})`, fix: 'Check them with /sync dry_run:true, then apply with /sync force:true.' };
+      return {
+        name: 'Last sync',
+        ok: false,
+        detail: `${when}: ${last.heldRemovals} role removal${last.heldRemovals === 1 ? ' was' : 's were'} held back by the mass-removal guard — ${last.heldReason ?? 'more than this server’s threshold'}`,
+        fix: 'Check them with /sync dry_run:true, then apply them with /sync force:true (or raise the guard with /settings removal_threshold_percent).',
+      };
     }
     if (last.errors.length > 0 || last.status === 'failed') {
       return { name: 'Last sync', ok: false, detail: `${when}: ${last.errors[0] ?? last.status}`, fix: 'Fix the problems above and run /sync.' };

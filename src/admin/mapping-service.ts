@@ -1,6 +1,7 @@
 import type { MappingRepository } from '../db/repositories/mapping-repository';
 import type { GuildSnapshotCache } from '../discord/guild-snapshot-cache';
 import type { Logger } from '../shared/logger';
+import { tierRoleIdsForGuild } from '../sync/guild-context';
 import { checkRole } from './guild-role-check';
 import type { TiersService } from './tiers-service';
 
@@ -11,7 +12,8 @@ export type MapOutcome =
   | { kind: 'done'; tierTitle: string; roleName: string; changed: boolean; followUp: Promise<{ members: number; changes: number }> }
   | { kind: 'unknown_tier' }
   | { kind: 'role_refused'; message: string; fix: string }
-  | { kind: 'not_mapped'; tierTitle: string; roleName: string };
+  /** `viaTier`: the role is the tier's own Discord role on the service (`chat_role_ids`), which only the service changes. */
+  | { kind: 'not_mapped'; tierTitle: string; roleName: string; viaTier: boolean };
 
 /**
  * `/map` and `/unmap`. A role the bot cannot manage is refused up front with the fix (the bot
@@ -31,12 +33,27 @@ export function createMappingService(deps: {
     return run;
   }
 
+  /**
+   * Forgets `/map` rows whose role was deleted from the server: Discord's role picker cannot name a
+   * deleted role, so `/unmap` could never remove them. Runs on the fresh snapshot `checkRole` read.
+   */
+  async function forgetDeletedRoles(guildId: string): Promise<void> {
+    const snapshot = await deps.snapshots.get(guildId);
+    const existing = new Set(snapshot.roles.map((r) => r.id));
+    for (const row of await deps.mappings.of(guildId)) {
+      if (existing.has(row.roleId)) continue;
+      await deps.mappings.remove(guildId, row);
+      deps.logger.info({ guildId, roleId: row.roleId, tierId: row.tierId }, 'forgot the mapping of a deleted role');
+    }
+  }
+
   return {
     async map(guildId: string, tierValue: string, roleId: string, actorId: string): Promise<MapOutcome> {
       const tier = await deps.tiers.resolve(guildId, tierValue);
       if (!tier) return { kind: 'unknown_tier' };
       const role = await checkRole(deps.snapshots, guildId, roleId);
       if (!role.ok) return { kind: 'role_refused', message: role.message, fix: role.fix };
+      await forgetDeletedRoles(guildId);
       const changed = await deps.mappings.add(guildId, { campaignId: tier.campaignId, tierId: tier.id, roleId }, actorId);
       return {
         kind: 'done',
@@ -50,10 +67,12 @@ export function createMappingService(deps: {
     async unmap(guildId: string, tierValue: string, roleId: string): Promise<MapOutcome> {
       const tier = await deps.tiers.resolve(guildId, tierValue);
       if (!tier) return { kind: 'unknown_tier' };
+      deps.snapshots.invalidate(guildId);
       const snapshot = await deps.snapshots.get(guildId);
       const roleName = snapshot.roles.find((r) => r.id === roleId)?.name ?? roleId;
+      await forgetDeletedRoles(guildId);
       const removed = await deps.mappings.remove(guildId, { campaignId: tier.campaignId, tierId: tier.id, roleId });
-      if (!removed) return { kind: 'not_mapped', tierTitle: tier.title, roleName };
+      if (!removed) return { kind: 'not_mapped', tierTitle: tier.title, roleName, viaTier: tierRoleIdsForGuild(tier.roleIds, guildId).includes(roleId) };
       return { kind: 'done', tierTitle: tier.title, roleName, changed: true, followUp: inBackground(guildId) };
     },
   };

@@ -14,6 +14,18 @@ export type SettingsOutcome =
 /** Settings that change who gets which role: changing one reconciles the guild. */
 const ROLE_AFFECTING: ReadonlyArray<keyof GuildSettings> = ['graceDays', 'mode', 'formerPatronRoleId', 'followerRoleId', 'strict'];
 
+/** The `/settings` option a creator typed, for each setting the rules name. */
+const OPTION_NAMES: Readonly<Record<string, string>> = {
+  graceDays: 'grace_days',
+  removalThresholdPercent: 'removal_threshold_percent',
+  removalThresholdMin: 'removal_threshold_min',
+};
+
+/** The settings rules speak of `graceDays`; the creator typed `grace_days`. */
+function inOptionNames(problem: string): string {
+  return problem.replace(/^(graceDays|removalThresholdPercent|removalThresholdMin)\b/, (key) => OPTION_NAMES[key] ?? key);
+}
+
 /** `/settings`: shows the guild's settings, or validates, saves and echoes a change. */
 export function createSettingsService(deps: { guilds: GuildRepository; snapshots: GuildSnapshotCache; reconcileGuild: ReconcileGuild; logger: Logger }) {
   return {
@@ -22,13 +34,13 @@ export function createSettingsService(deps: { guilds: GuildRepository; snapshots
       const keys = (Object.keys(change) as Array<keyof GuildSettings>).filter((k) => change[k] !== undefined);
       if (keys.length === 0) return { kind: 'shown', settings: before };
       const next = applySettingsChange(before, change);
-      if (!next.ok) return { kind: 'invalid', problems: next.error };
+      if (!next.ok) return { kind: 'invalid', problems: next.error.map(inOptionNames) };
       const problems: string[] = [];
       for (const [key, label] of [['formerPatronRoleId', 'former-patron role'], ['followerRoleId', 'follower role']] as const) {
         const roleId = change[key];
         if (!roleId) continue;
         const check = await checkRole(deps.snapshots, guildId, roleId);
-        if (!check.ok) problems.push(`The ${label} cannot be used: ${check.message}. ${check.fix}`);
+        if (!check.ok) problems.push(`The ${label} cannot be used: ${check.message} **Fix:** ${check.fix}`);
       }
       if (problems.length > 0) return { kind: 'invalid', problems };
       await deps.guilds.saveSettings(guildId, next.value);

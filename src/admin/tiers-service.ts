@@ -8,6 +8,7 @@ import type { Clock } from '../shared/clock';
 import { MINUTE } from '../shared/clock';
 import type { Logger } from '../shared/logger';
 import type { GuildContextLoader } from '../sync/guild-context';
+import { findRolesElsewhere } from './roles-elsewhere';
 
 /** Stored tiers older than this are read again from the service before they are shown. */
 export const TIERS_STALE_MS = 10 * MINUTE;
@@ -16,7 +17,12 @@ export interface TierRoleLine {
   roleId: string;
   roleName: string | null;
   source: GrantSource;
-  /** Missing from the server, or a role the bot cannot manage, with the fix. */
+  /**
+   * The name of another server this campaign serves that has the role, when this one does not: a
+   * tier's `chat_role_ids` name the roles of one server, and the others map their own with `/map`.
+   */
+  elsewhere: string | null;
+  /** Missing from the server (and from every other one it could belong to), or a role the bot cannot manage, with the fix. */
   problem: { message: string; fix: string } | null;
 }
 
@@ -83,29 +89,47 @@ export function createTiersService(deps: {
       await Promise.all((await deps.guilds.campaignsOf(guildId)).map(refreshIfStale));
       const guild = await deps.contexts.load(guildId);
       const rows = await storedTiers(guildId);
-      return rows.map((row) => {
+      const lines = rows.map((row) => {
         const tier = guild.tiers.find((t) => t.campaignId === row.campaignId && t.tierId === row.id)!;
-        return {
-          campaignId: row.campaignId,
-          campaignName: row.campaignName,
-          tierId: row.id,
-          title: row.title,
-          amountCents: row.amountCents,
-          patronCount: row.patronCount,
-          published: row.published,
-          roles: tierRoles(guild, tier).map(({ roleId, source }) => {
-            const role = guild.roles.get(roleId);
-            return {
-              roleId,
-              roleName: role?.name ?? null,
-              source,
-              problem: role
-                ? role.problem
-                : { message: `role ${roleId} does not exist in this server`, fix: source === 'map' ? 'Remove it with /unmap' : 'Update the tier’s Discord role on Patreon, or /map an existing role' },
-            };
-          }),
-        };
+        return { row, roles: tierRoles(guild, tier) };
       });
+      const missing = lines.flatMap((l) => l.roles.filter((r) => r.source === 'chat_role_ids' && !guild.roles.has(r.roleId)).map((r) => r.roleId));
+      const elsewhere = await findRolesElsewhere(
+        { guilds: deps.guilds, roleIdsOf: async (other) => (await deps.contexts.load(other)).roles.keys() },
+        guildId,
+        guild.campaignIds,
+        missing,
+      );
+      return lines.map(({ row, roles }) => ({
+        campaignId: row.campaignId,
+        campaignName: row.campaignName,
+        tierId: row.id,
+        title: row.title,
+        amountCents: row.amountCents,
+        patronCount: row.patronCount,
+        published: row.published,
+        roles: roles.map(({ roleId, source }) => {
+          const role = guild.roles.get(roleId);
+          const otherServer = role ? null : (elsewhere.get(roleId) ?? null);
+          return {
+            roleId,
+            roleName: role?.name ?? null,
+            source,
+            elsewhere: otherServer,
+            problem: role
+              ? role.problem
+              : otherServer
+                ? null
+                : {
+                    message: `role ${roleId} does not exist in this server`,
+                    fix:
+                      source === 'map'
+                        ? `It was deleted: map the tier to another role with /map tier:${row.title} (Tierlink then forgets the deleted one)`
+                        : `Set the tier’s Discord role on Patreon to a role of this server, or /map tier:${row.title} an existing role`,
+                  },
+          };
+        }),
+      }));
     },
 
     /**

@@ -14,6 +14,11 @@ export function createInteractionRouter(commands: readonly Command[], ctx: Comma
     if (interaction.isAutocomplete()) {
       const command = byName.get(interaction.commandName);
       try {
+        // Suggestions are part of the command: a member who may not run it gets none.
+        if (command?.permission && !interaction.memberPermissions?.has(command.permission.bit)) {
+          await interaction.respond([]);
+          return;
+        }
         await command?.autocomplete?.(interaction, ctx);
       } catch (error) {
         ctx.logger.warn({ err: error, command: interaction.commandName }, 'autocomplete failed');

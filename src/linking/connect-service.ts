@@ -16,6 +16,13 @@ import type { OneTimeLinks } from './one-time-links';
 /** What Tierlink needs from a creator: who they are, their campaigns and members, and webhooks. */
 export const CREATOR_SCOPES = ['identity', 'campaigns', 'campaigns.members', 'w:campaigns.webhook'] as const;
 
+/**
+ * The expiry stored for the environment's tokens: the registration page does not say when they
+ * expire, so they are trusted until a 401 says otherwise. The latest date both PostgreSQL and
+ * PGlite parse: JavaScript's own maximum (year 275760) serialises as `+275760-…`, which they refuse.
+ */
+const UNKNOWN_EXPIRY = new Date('9999-12-31T00:00:00Z');
+
 /** How long the campaign chooser's links stay valid. */
 const CHOICE_LIFETIME_MS = 30 * MINUTE;
 
@@ -149,8 +156,7 @@ export function createConnectService(deps: ConnectServiceDeps) {
         ({ creatorUserId, client } = await deps.accounts.connect({
           accessToken: tokens.accessToken,
           refreshToken: tokens.refreshToken,
-          // The registration page does not say when these expire; a 401 will tell.
-          expiresAt: new Date(8.64e15),
+          expiresAt: UNKNOWN_EXPIRY,
           scopes: [],
         }));
         await deps.appState.set('creator-env-seed', { seed, creatorUserId });

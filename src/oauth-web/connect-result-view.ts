@@ -23,7 +23,7 @@ export async function connectResultView(deps: ConnectViewDeps, completion: Extra
   const [guildName, tiers, health] = await Promise.all([deps.repos.guilds.name(guildId), deps.tiers.list(guildId), deps.registration.health(campaignId)]);
   const problems: ProblemLine[] = [];
   for (const tier of tiers.filter((t) => t.campaignId === campaignId)) {
-    if (tier.roles.length === 0) problems.push({ name: tier.title, problem: 'grants no role in this server yet', fix: `Run /map tier:${tier.title} role:<role> in Discord.` });
+    if (tier.roles.every((r) => r.elsewhere !== null)) problems.push({ name: tier.title, problem: 'grants no role in this server yet', fix: `Run /map tier:${tier.title} role:<role> in Discord.` });
     for (const role of tier.roles) {
       if (role.problem) problems.push({ name: role.roleName ?? role.roleId, problem: role.problem.message, fix: role.problem.fix });
     }

@@ -66,6 +66,11 @@ export interface E2EOptions {
   creatorTokensInEnv?: boolean;
   /** Extra environment variables. */
   env?: Record<string, string>;
+  /**
+   * Runs after the sandboxes are seeded and before the service is created (a second campaign or
+   * guild that must exist at start-up); the variables it returns are added to the environment.
+   */
+  beforeStart?(world: { patreon: MembershipServiceSandbox; discord: DiscordSandbox; guildId: string }): Record<string, string> | void | Promise<Record<string, string> | void>;
 }
 
 const ADMIN = 1n << 3n;
@@ -85,6 +90,7 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
   const tier = (title: string, amountCents: number, roleId: string) => patreon.createTier(patreon.campaignId, { title, amountCents, chatRoleIds: [roleId] }).id;
   const tiers = { bronze: tier('Bronze', 300, roles.bronze), silver: tier('Silver', 500, roles.silver), gold: tier('Gold', 1000, roles.gold) };
 
+  const extraEnv = (await options.beforeStart?.({ patreon, discord, guildId })) ?? {};
   const parsed = parseConfig({
     DISCORD_TOKEN: discord.botToken,
     DISCORD_APPLICATION_ID: discord.applicationId,
@@ -102,6 +108,7 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
       ? { PATREON_CREATOR_ACCESS_TOKEN: patreon.creatorTokens.accessToken, PATREON_CREATOR_REFRESH_TOKEN: patreon.creatorTokens.refreshToken }
       : {}),
     ...options.env,
+    ...extraEnv,
   });
   if (!parsed.ok) throw parsed.error;
   const config = parsed.value;

@@ -19,9 +19,13 @@ async function answer(interaction: ChatInputCommandInteraction, verb: 'map' | 'u
     case 'unknown_tier':
       return interaction.editReply('That tier is not one of this server’s campaigns. Pick one from the list (run /tiers to see them).');
     case 'role_refused':
-      return interaction.editReply({ content: `I can’t manage that role: ${outcome.message}.\n**Fix:** ${outcome.fix}`, allowedMentions: NO_PINGS });
+      return interaction.editReply({ content: `Nothing was mapped: I can’t manage that role. ${outcome.message}\n**Fix:** ${outcome.fix}`, allowedMentions: NO_PINGS });
     case 'not_mapped':
-      return interaction.editReply(`**${outcome.tierTitle}** does not map to **${outcome.roleName}** through /map, so there was nothing to remove.`);
+      return interaction.editReply(
+        outcome.viaTier
+          ? `**${outcome.tierTitle}** grants **${outcome.roleName}** because it is ${outcome.tierTitle}’s Discord role on Patreon, not through /map, so /unmap cannot remove it. Change the tier’s Discord role on Patreon instead.`
+          : `**${outcome.tierTitle}** does not map to **${outcome.roleName}** through /map, so there was nothing to remove.`,
+      );
     case 'done': {
       const head =
         verb === 'map'

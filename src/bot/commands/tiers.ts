@@ -14,12 +14,15 @@ export function renderTiers(tiers: readonly TierLine[]): string {
     }
     const patrons = t.patronCount === null ? '' : ` · ${t.patronCount} patron${t.patronCount === 1 ? '' : 's'}`;
     lines.push(`**${t.title}** — ${money(t.amountCents)}${patrons}${t.published ? '' : ' · unpublished'}`);
-    if (t.roles.length === 0) lines.push('  • no role — map one with /map');
-    for (const r of t.roles) {
+    const here = t.roles.filter((r) => r.elsewhere === null);
+    if (here.length === 0) lines.push(`  • no role in this server — map one with /map tier:${t.title}`);
+    for (const r of here) {
       const name = r.roleName ? roleMention(r.roleId) : `role ${r.roleId}`;
       const from = r.source === 'map' ? '/map' : 'chat_role_ids';
       lines.push(`  • ${name} (from ${from})${r.problem ? ` ⚠️ ${r.problem.message} → ${r.problem.fix}` : ''}`);
     }
+    const elsewhere = [...new Set(t.roles.flatMap((r) => (r.elsewhere === null ? [] : [r.elsewhere])))];
+    if (elsewhere.length > 0) lines.push(`  • (its chat_role_ids are roles of ${elsewhere.map((n) => `**${n}**`).join(', ')}, not of this server)`);
   }
   return fitMessage(lines);
 }

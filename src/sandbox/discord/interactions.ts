@@ -56,6 +56,8 @@ export interface WaitForResponseOptions {
   final?: boolean;
   /** Wait for a response of this kind only. */
   kind?: InteractionResponseKind;
+  /** Wait for a response this accepts too (e.g. an edit whose content reads a certain way). */
+  where?: (record: InteractionResponseRecord) => boolean;
   timeoutMs?: number;
 }
 
@@ -241,7 +243,7 @@ export class InteractionStore {
     const record = this.byId.get(interactionId);
     if (!record) return Promise.reject(new SandboxUsageError(`no interaction ${interactionId}`));
     const final = options.final ?? false;
-    const accepts = (r: InteractionResponseRecord): boolean => (!final || isFinal(r)) && (options.kind === undefined || r.kind === options.kind);
+    const accepts = (r: InteractionResponseRecord): boolean => (!final || isFinal(r)) && (options.kind === undefined || r.kind === options.kind) && (options.where?.({ ...r }) ?? true);
     const existing = record.responses.find(accepts);
     if (existing) return Promise.resolve({ ...existing });
     const timeoutMs = options.timeoutMs ?? 5_000;

@@ -1,0 +1,121 @@
+import { PermissionFlagsBits } from 'discord.js';
+import type { CommandReply, E2E } from './e2e';
+
+/** Permission sets a member may hold when running a command. */
+export const MANAGE_ROLES = PermissionFlagsBits.ManageRoles;
+export const MANAGE_GUILD = PermissionFlagsBits.ManageGuild;
+/** What an ordinary member holds (View Channel, Send Messages, Use Application Commands). */
+export const EVERYONE = PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages | PermissionFlagsBits.UseApplicationCommands;
+
+export const tierOption = (value: string) => ({ name: 'tier', type: 3, value });
+export const roleOption = (name: string, roleId: string) => ({ name, type: 8, value: roleId });
+export const intOption = (name: string, value: number) => ({ name, type: 4, value });
+export const boolOption = (name: string, value: boolean) => ({ name, type: 5, value });
+export const stringOption = (name: string, value: string) => ({ name, type: 3, value });
+
+export interface RunningCommand {
+  interactionId: string;
+  /** The latest reply once the command answered (after any "…" progress edits that came at once). */
+  reply(): Promise<CommandReply>;
+  /** Waits for a reply whose content matches, e.g. the "Updated: …" edit after a background reconcile. */
+  until(pattern: RegExp, timeoutMs?: number): Promise<CommandReply>;
+  /** Every content the creator saw, in order (deferral excluded). */
+  contents(): string[];
+}
+
+function toReply(record: { data: Record<string, unknown> | null; ephemeral: boolean } | undefined, ephemeral: boolean): CommandReply {
+  const data = record?.data ?? null;
+  const rows = (data?.components as Array<{ components?: Array<{ url?: string }> }> | undefined) ?? [];
+  return {
+    content: typeof data?.content === 'string' ? data.content : '',
+    urls: rows.flatMap((r) => (r.components ?? []).flatMap((c) => (c.url ? [c.url] : []))),
+    ephemeral,
+    raw: data,
+  };
+}
+
+/**
+ * Runs a slash command in any guild of the sandbox (the e2e helper runs in its one guild). Like
+ * Discord, it refuses a command that is not registered for that guild or globally: a test cannot
+ * use a command a real member could not see.
+ */
+export function runCommand(
+  e: E2E,
+  options: { guildId?: string; userId: string; name: string; options?: Array<Record<string, unknown>>; memberPermissions?: bigint },
+): RunningCommand {
+  const guildId = options.guildId ?? e.guildId;
+  const registered = [...e.discord.commands(guildId), ...e.discord.commands()].some((c) => c.name === options.name);
+  if (!registered) throw new Error(`/${options.name} is not registered for guild ${guildId} or globally`);
+  const { interactionId } = e.discord.injectCommand({
+    guildId,
+    userId: options.userId,
+    name: options.name,
+    options: options.options ?? [],
+    memberPermissions: options.memberPermissions ?? 0n,
+  });
+  const latest = (): CommandReply => {
+    const all = e.discord.interactionResponses(interactionId);
+    const shown = all.filter((r) => !r.deferred);
+    return toReply(shown.at(-1), all.some((r) => r.ephemeral));
+  };
+  return {
+    interactionId,
+    async reply() {
+      await e.discord.waitForInteractionResponse(interactionId, { final: true, timeoutMs: 10_000 });
+      await new Promise((r) => setTimeout(r, 0));
+      return latest();
+    },
+    async until(pattern, timeoutMs = 10_000) {
+      await e.discord.waitForInteractionResponse(interactionId, {
+        final: true,
+        timeoutMs,
+        where: (r) => typeof r.data?.content === 'string' && pattern.test(r.data.content),
+      });
+      return latest();
+    },
+    contents() {
+      return e.discord
+        .interactionResponses(interactionId)
+        .filter((r) => !r.deferred)
+        .map((r) => (typeof r.data?.content === 'string' ? r.data.content : ''));
+    },
+  };
+}
+
+/** Autocomplete in any guild: the choices offered while `focused` is typed. */
+export async function autocompleteIn(
+  e: E2E,
+  options: { guildId: string; userId: string; name: string; options: Array<Record<string, unknown>>; focused: string; memberPermissions?: bigint },
+): Promise<Array<{ name: string; value: string }>> {
+  const { interactionId } = e.discord.injectCommand({ ...options, memberPermissions: options.memberPermissions ?? MANAGE_ROLES });
+  const response = await e.discord.waitForInteractionResponse(interactionId, { timeoutMs: 10_000 });
+  return ((response.data?.choices as Array<{ name: string; value: string }> | undefined) ?? []).map((c) => ({ name: c.name, value: c.value }));
+}
+
+/** `/connect` as `userId` in `guildId` → authorize as the sandbox creator → callback: the result page. */
+export async function connectIn(e: E2E, guildId: string, userId: string): Promise<{ status: number; html: string }> {
+  const reply = await runCommand(e, { guildId, userId, name: 'connect', memberPermissions: MANAGE_GUILD }).reply();
+  const button = reply.urls[0];
+  if (!button) throw new Error(`no link button in the /connect reply: ${reply.content}`);
+  const follow = await fetch(button, { redirect: 'manual' });
+  if (follow.status !== 302) throw new Error(`the /connect link answered ${follow.status}`);
+  const callback = await e.patreon.approveAuthorization(follow.headers.get('location')!, e.patreon.creatorUserId);
+  const page = await fetch(callback, { redirect: 'manual' });
+  return { status: page.status, html: await page.text() };
+}
+
+/** A patron of the sandbox campaign on `tierId`, paid today, with no webhook delivery. */
+export function activePatron(e: E2E, fullName: string, tierIds: string[]): { id: string } {
+  const user = e.patreon.createUser({ fullName });
+  e.patreon.setMembership(user.id, e.patreon.campaignId, { patronStatus: 'active_patron', tierIds, lastChargeDate: e.clock.now(), lastChargeStatus: 'Paid' }, { deliver: false });
+  return user;
+}
+
+/** Waits until the bot has seen a guild created after start (GUILD_CREATE stored it). */
+export async function waitForGuildKnown(e: E2E, guildId: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await e.tierlink.services.repos.guilds.name(guildId)) === null) {
+    if (Date.now() > deadline) throw new Error(`the bot never saw guild ${guildId}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
