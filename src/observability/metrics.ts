@@ -6,7 +6,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  */
 export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
   const registry = new Registry();
-  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'tierlink_process_' });
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'tierlink_' });
   const registers = [registry];
   const metrics = {
     registry,
