@@ -38,8 +38,9 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
       if (!/^[A-Za-z0-9_-]{10,64}$/.test(token)) return null;
       const tokenHash = sha256(token);
       const nonce = randomBytes(16).toString('base64url');
-      const row = await repo.use(tokenHash, sha256(nonce), clock.now());
-      if (!row || row.purpose !== purpose) return null;
+      // A /connect link opened at /link/… (or the reverse) is refused and stays usable.
+      const row = await repo.use(purpose, tokenHash, sha256(nonce), clock.now());
+      if (!row) return null;
       const unsigned = `${tokenHash}.${nonce}`;
       return { row, state: `${unsigned}.${box.sign(`state:${unsigned}`)}` };
     },

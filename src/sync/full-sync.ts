@@ -8,7 +8,8 @@ import type { GuildRepository } from '../db/repositories/guild-repository';
 import type { AuditEntry, LedgerRepository } from '../db/repositories/ledger-repository';
 import type { LinkRepository } from '../db/repositories/link-repository';
 import { type SnapshotRepository, type SnapshotRow, toMemberState } from '../db/repositories/snapshot-repository';
-import type { SocialLinkCandidate, SyncRunRepository } from '../db/repositories/sync-run-repository';
+import type { SocialLinkCandidate } from '../db/repositories/link-repository';
+import type { SyncRunRepository } from '../db/repositories/sync-run-repository';
 import { DiscordProblemError } from '../discord/discord-problem';
 import type { GuildDirectory, GuildMemberInfo } from '../discord/guild-directory';
 import { managedRoleIds, planUser, shouldHoldRemovals } from '../mapping';
@@ -210,7 +211,7 @@ export function createFullSync(deps: FullSyncDeps) {
         );
         const candidates: SocialLinkCandidate[] = [];
         for (const m of page.members) if (m.discordUserId) candidates.push({ discordUserId: m.discordUserId, patreonUserId: m.userId });
-        report.linksMade += dryRun ? await wouldLink(candidates, pendingLinks) : (await deps.syncRuns.linkSocialMany(candidates, clock.now())).length;
+        report.linksMade += dryRun ? await wouldLink(candidates, pendingLinks) : (await deps.links.linkSocialMany(candidates, clock.now())).length;
         for (const tier of page.tiers) seenTiers.set(tier.id, toTierInput(tier));
       }
       report.complete = true;
@@ -241,11 +242,16 @@ export function createFullSync(deps: FullSyncDeps) {
   /** Dry run: the social links a real run would make (neither side linked yet), remembered in memory. */
   async function wouldLink(candidates: SocialLinkCandidate[], pending: Map<string, string>): Promise<number> {
     if (candidates.length === 0) return 0;
-    const [byPatreon, byDiscord] = await Promise.all([
+    const [byPatreon, byDiscord, optedOut] = await Promise.all([
       deps.links.byPatreonUsers(candidates.map((c) => c.patreonUserId)),
       deps.links.byDiscordUsers(candidates.map((c) => c.discordUserId)),
+      deps.links.unlinkedByChoice(candidates.map((c) => c.discordUserId)),
     ]);
-    const taken = new Set([...byPatreon.map((l) => `p:${l.patreonUserId}`), ...byDiscord.map((l) => `d:${l.discordUserId}`)]);
+    const taken = new Set([
+      ...byPatreon.map((l) => `p:${l.patreonUserId}`),
+      ...byDiscord.map((l) => `d:${l.discordUserId}`),
+      ...[...optedOut].map((id) => `d:${id}`),
+    ]);
     const pendingPatreon = new Set(pending.values());
     let made = 0;
     for (const c of candidates) {

@@ -120,6 +120,20 @@ describe('links', () => {
     expect(await repo.count()).toBe(2);
   });
 
+  test('a user who ran /unlink is not linked again from their profile until they /link', async () => {
+    const repo = createLinkRepository(t.database.db);
+    await repo.linkOauth('d1', 'p1', T0);
+    await repo.unlink('d1', later(1));
+    expect(await repo.linkSocial('d1', 'p1', later(2))).toBe(false);
+    expect(await repo.linkSocialMany([{ discordUserId: 'd1', patreonUserId: 'p1' }, { discordUserId: 'd2', patreonUserId: 'p2' }], later(2))).toEqual([
+      { discordUserId: 'd2', patreonUserId: 'p2' },
+    ]);
+    await repo.linkOauth('d1', 'p1', later(3));
+    await repo.unlink('d1', later(4));
+    await repo.linkOauth('d1', 'p9', later(5));
+    expect(await repo.unlinkedByChoice(['d1', 'd2'])).toEqual(new Set());
+  });
+
   test('/link with another service account replaces this user’s previous one', async () => {
     const repo = createLinkRepository(t.database.db);
     await repo.linkOauth('d1', 'p1', T0);

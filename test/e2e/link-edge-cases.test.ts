@@ -100,6 +100,9 @@ test('a /connect link cannot be used as a /link', async () => {
   const token = reply.urls[0]!.split('/').pop()!;
   const page = await get(`${e.url}/link/${token}`);
   expect(page.status).toBe(410);
+  // Opened at the wrong address, the link is not spent: it still works where it belongs.
+  const right = await fetch(`${e.url}/connect/${token}`, { redirect: 'manual' });
+  expect(right.status).toBe(302);
 });
 
 test('denied consent: a friendly page, nothing stored, no role, and no code exchange', async () => {

@@ -225,6 +225,26 @@ describe('social auto-link', () => {
     expect(status.content).toContain(`${mention(e.roles.bronze)} — Bronze tier`);
   });
 
+  test('after /unlink, neither a webhook nor /sync links them again from their profile; /link does', async () => {
+    const member = e.discord.addMember(e.guildId, { username: 'una' });
+    const user = patron('Una Optout', undefined, member.userId);
+    setPledge(user.id, { status: 'active_patron', tiers: [e.tiers.bronze], chargedDaysAgo: 0 }, true);
+    await e.patreon.flushDeliveries();
+    await e.discord.waitForMemberRole(e.guildId, member.userId, e.roles.bronze, { present: true, timeoutMs: 5_000 });
+
+    const unlinked = await e.command(member.userId, 'unlink');
+    expect(unlinked.content).toContain('Your Patreon membership is unlinked.');
+    setPledge(user.id, { status: 'active_patron', tiers: [e.tiers.silver], chargedDaysAgo: 0 }, true);
+    await e.patreon.flushDeliveries();
+    await e.tierlink.services.processor.sweep();
+    await e.command(e.ownerId, 'sync', [], ADMIN);
+    expect(e.discord.memberRoles(e.guildId, member.userId)).toEqual([]);
+    expect((await e.command(member.userId, 'status')).content).toMatch(/\*\*Not linked\.\*\* You unlinked on/);
+
+    await e.link(member.userId, user.id);
+    expect(e.discord.memberRoles(e.guildId, member.userId)).toEqual([e.roles.silver]);
+  });
+
   test('a patron whose service profile carries their Discord account is linked by /sync', async () => {
     const member = e.discord.addMember(e.guildId, { username: 'sid' });
     patron('Sid Sync', { status: 'active_patron', tiers: [e.tiers.silver], chargedDaysAgo: 0 }, member.userId);

@@ -6,6 +6,28 @@ export type LinkRepository = ReturnType<typeof createLinkRepository>;
 export type Link = typeof links.$inferSelect;
 export type LinkEvent = typeof linkEvents.$inferSelect;
 
+export interface SocialLinkCandidate {
+  discordUserId: string;
+  patreonUserId: string;
+}
+
+/** Rows per multi-row statement: well under PostgreSQL's 65,535 bind parameters. */
+const CHUNK = 1000;
+
+/** The first candidate for each Discord user and each service user (both sides are unique). */
+function uniquePairs(candidates: readonly SocialLinkCandidate[]): SocialLinkCandidate[] {
+  const discord = new Set<string>();
+  const patreon = new Set<string>();
+  const out: SocialLinkCandidate[] = [];
+  for (const c of candidates) {
+    if (discord.has(c.discordUserId) || patreon.has(c.patreonUserId)) continue;
+    discord.add(c.discordUserId);
+    patreon.add(c.patreonUserId);
+    out.push(c);
+  }
+  return out;
+}
+
 export interface OauthLinkOutcome {
   link: Link;
   /** The Discord account this service account was linked to before (its roles must move). */
@@ -79,17 +101,42 @@ export function createLinkRepository(db: Db) {
 
     /**
      * Links from `social_connections.discord.user_id`, only when neither side is linked yet
-     * (`/link` wins, and a social link never moves anyone). Returns true when a link was made.
+     * (`/link` wins, and a social link never moves anyone), and never for a Discord user whose last
+     * word was `/unlink`: their next `/link` ends that. Returns true when a link was made.
      */
     async linkSocial(discordUserId: string, patreonUserId: string, now: Date): Promise<boolean> {
-      const inserted = await db
-        .insert(links)
-        .values({ discordUserId, patreonUserId, source: 'social', linkedAt: now, updatedAt: now })
-        .onConflictDoNothing()
-        .returning();
-      if (inserted.length === 0) return false;
-      await db.insert(linkEvents).values({ discordUserId, patreonUserId, kind: 'linked', detail: 'social', at: now });
-      return true;
+      return (await this.linkSocialMany([{ discordUserId, patreonUserId }], now)).length > 0;
+    },
+
+    /** {@link linkSocial} for a page of members at once (the full sync); returns the links made. */
+    async linkSocialMany(candidates: readonly SocialLinkCandidate[], now: Date): Promise<SocialLinkCandidate[]> {
+      const made: SocialLinkCandidate[] = [];
+      for (let i = 0; i < candidates.length; i += CHUNK) {
+        const chunk = uniquePairs(candidates.slice(i, i + CHUNK));
+        const optedOut = await this.unlinkedByChoice(chunk.map((c) => c.discordUserId));
+        const wanted = chunk.filter((c) => !optedOut.has(c.discordUserId));
+        if (wanted.length === 0) continue;
+        const inserted = await db
+          .insert(links)
+          .values(wanted.map((c) => ({ ...c, source: 'social' as const, linkedAt: now, updatedAt: now })))
+          .onConflictDoNothing()
+          .returning({ discordUserId: links.discordUserId, patreonUserId: links.patreonUserId });
+        if (inserted.length === 0) continue;
+        await db.insert(linkEvents).values(inserted.map((l) => ({ ...l, kind: 'linked' as const, detail: 'social', at: now })));
+        made.push(...inserted);
+      }
+      return made;
+    },
+
+    /** Of these Discord users, those whose latest link event is `/unlink`. */
+    async unlinkedByChoice(discordUserIds: readonly string[]): Promise<Set<string>> {
+      if (discordUserIds.length === 0) return new Set();
+      const rows = await db
+        .selectDistinctOn([linkEvents.discordUserId], { discordUserId: linkEvents.discordUserId, kind: linkEvents.kind })
+        .from(linkEvents)
+        .where(inArray(linkEvents.discordUserId, [...discordUserIds]))
+        .orderBy(linkEvents.discordUserId, desc(linkEvents.at), desc(linkEvents.id));
+      return new Set(rows.filter((r) => r.kind === 'unlinked').map((r) => r.discordUserId));
     },
 
     async unlink(discordUserId: string, now: Date): Promise<Link | null> {

@@ -15,12 +15,12 @@ export function createLinkTokenRepository(db: Db) {
       await db.insert(linkTokens).values(row);
     },
 
-    /** Marks an unused, unexpired token used and binds the OAuth state nonce to it. */
-    async use(tokenHash: string, stateNonceHash: string, now: Date): Promise<LinkTokenRow | null> {
+    /** Marks an unused, unexpired token of this purpose used and binds the OAuth state nonce to it. */
+    async use(purpose: LinkTokenRow['purpose'], tokenHash: string, stateNonceHash: string, now: Date): Promise<LinkTokenRow | null> {
       const [row] = await db
         .update(linkTokens)
         .set({ usedAt: now, stateNonceHash })
-        .where(and(eq(linkTokens.tokenHash, tokenHash), isNull(linkTokens.usedAt), gt(linkTokens.expiresAt, now)))
+        .where(and(eq(linkTokens.tokenHash, tokenHash), eq(linkTokens.purpose, purpose), isNull(linkTokens.usedAt), gt(linkTokens.expiresAt, now)))
         .returning();
       return row ?? null;
     },

@@ -42,10 +42,6 @@ export interface SyncRunOutcome {
  * A link read from `social_connections.discord.user_id`: created only when neither side is
  * linked yet, exactly as {@link createLinkRepository}'s `linkSocial` does it, but for a page at once.
  */
-export interface SocialLinkCandidate {
-  discordUserId: string;
-  patreonUserId: string;
-}
 
 /** Rows per multi-row statement: well under PostgreSQL's 65,535 bind parameters for every table here. */
 const CHUNK = 1000;
@@ -135,30 +131,6 @@ export function createSyncRunRepository(db: Db) {
     },
 
     /**
-     * Social links for one page: only pairs whose Discord user and service user are both unlinked
-     * (`/link` wins; a social link never moves anyone), each with its `linked` event. Returns the
-     * pairs linked. Two statements per page whatever the page holds.
-     */
-    async linkSocialMany(candidates: readonly SocialLinkCandidate[], now: Date): Promise<SocialLinkCandidate[]> {
-      const made: SocialLinkCandidate[] = [];
-      for (let i = 0; i < candidates.length; i += CHUNK) {
-        const chunk = uniquePairs(candidates.slice(i, i + CHUNK));
-        if (chunk.length === 0) continue;
-        const inserted = await db
-          .insert(links)
-          .values(chunk.map((c) => ({ ...c, source: 'social' as const, linkedAt: now, updatedAt: now })))
-          .onConflictDoNothing()
-          .returning({ discordUserId: links.discordUserId, patreonUserId: links.patreonUserId });
-        if (inserted.length === 0) continue;
-        await db
-          .insert(linkEvents)
-          .values(inserted.map((l) => ({ ...l, kind: 'linked' as const, detail: 'social', at: now })));
-        made.push(...inserted);
-      }
-      return made;
-    },
-
-    /**
      * Ledger writes of many applied changes at once (the full sync's, see `applyInBatches` in
      * src/sync/full-sync.ts): grants Discord accepted are recorded as `ledger.record` does, and
      * grants Discord removed (or that were already gone) are dropped as `ledger.remove` does.
@@ -244,15 +216,3 @@ export function createSyncRunRepository(db: Db) {
  * One pair per Discord user and per service user within a batch: a multi-row insert that
  * conflicts with itself on the unique index would fail where one-by-one inserts keep the first.
  */
-function uniquePairs(candidates: readonly SocialLinkCandidate[]): SocialLinkCandidate[] {
-  const discord = new Set<string>();
-  const patreon = new Set<string>();
-  const out: SocialLinkCandidate[] = [];
-  for (const c of candidates) {
-    if (discord.has(c.discordUserId) || patreon.has(c.patreonUserId)) continue;
-    discord.add(c.discordUserId);
-    patreon.add(c.patreonUserId);
-    out.push(c);
-  }
-  return out;
-}
