@@ -28,18 +28,6 @@ export function bestEntitlement(entitlements: readonly Entitlement[]): Entitleme
   return [...entitlements].sort((a, b) => RANK[b.kind] - RANK[a.kind])[0] ?? null;
 }
 
-/**
- * The entitlement's reason as a patron should read it. A declined member inside the grace period
- * for whom the service lists no tier (and whom we never saw active, e.g. a first link after the
- * decline) keeps nothing: saying "roles kept until …" would promise roles that are not there.
- */
-export function entitlementText(entitlement: Entitlement): string {
-  if (entitlement.kind === 'grace' && entitlement.tierIds.length === 0) {
-    const declined = entitlement.reason.split(';')[0] ?? entitlement.reason;
-    return `${declined}; Patreon lists no tier for you until a payment goes through, so there are no roles to keep`;
-  }
-  return entitlement.reason;
-}
 
 /** Explains a user's roles in a guild without changing anything. */
 export function createStatusService(deps: { links: LinkRepository; ledger: LedgerRepository; campaigns: CampaignRepository; reconciler: Reconciler }) {

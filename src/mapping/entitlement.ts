@@ -85,7 +85,11 @@ function declined(
     kind: 'grace',
     tierIds: [...kept],
     graceEndsAt,
-    reason: `${what}${when}; roles kept until ${day(graceEndsAt)} (${graceDays}-day grace period)`,
+    reason:
+      kept.length > 0
+        ? `${what}${when}; roles kept until ${day(graceEndsAt)} (${graceDays}-day grace period)`
+        : // First seen already declined: no tier was ever listed, so the grace period has nothing to keep.
+          `${what}${when}; Patreon lists no tier until a payment goes through, so there are no roles to keep`,
   };
 }
 

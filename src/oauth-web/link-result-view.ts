@@ -1,5 +1,5 @@
 import type { LinkCompletion } from '../linking/link-service';
-import { bestEntitlement, entitlementText } from '../linking/status-service';
+import { bestEntitlement } from '../linking/status-service';
 import type { GuildContext } from '../mapping/types';
 import type { LinkResultView, ProblemLine, RoleLine } from './pages/views';
 
@@ -24,7 +24,7 @@ export function linkResultView(done: Linked, guildName: string | null, tierTitle
   const standing = best?.kind === 'grace' && best.tierIds.length === 0 ? 'lapsed' : (best?.kind ?? 'none');
   const standingText =
     standing === 'grace' || standing === 'lapsed'
-      ? entitlementText(best!)
+      ? best!.reason
       : standing === 'active' && best!.tierIds.length === 0
         ? best!.reason
         : STANDING_TEXT[standing];

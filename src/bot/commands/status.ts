@@ -1,5 +1,5 @@
 import { InteractionContextType, MessageFlags, SlashCommandBuilder } from 'discord.js';
-import { type StatusReport, entitlementText, tierKey } from '../../linking/status-service';
+import { type StatusReport, tierKey } from '../../linking/status-service';
 import type { Command } from '../command';
 import { NO_PINGS, day, fitMessage, roleMention } from '../format';
 
@@ -24,7 +24,7 @@ export function renderStatus(report: StatusReport): string {
   if (report.linked) {
     for (const c of report.campaigns) {
       const tiers = c.tierTitles.length > 0 ? `: ${c.tierTitles.join(', ')}` : '';
-      lines.push(`**${c.name}** — ${entitlementText(c.entitlement)}${tiers}`);
+      lines.push(`**${c.name}** — ${c.entitlement.reason}${tiers}`);
     }
   }
   if (!outcome.inGuild) lines.push('You are not a member of this server yet; your roles arrive when you join.');
