@@ -231,7 +231,7 @@ function buildServices(options: TierlinkOptions, database: Database) {
   });
   const statusService = createStatusService({ ...repos, reconciler });
   const tiers = createTiersService({ ...repos, accounts, contexts, clock, logger });
-  const mapping = createMappingService({ mappings: repos.mappings, tiers, snapshots: discordSnapshots, reconcileGuild, logger });
+  const mapping = createMappingService({ mappings: repos.mappings, guilds: repos.guilds, tiers, snapshots: discordSnapshots, reconcileGuild, logger });
   const settings = createSettingsService({ guilds: repos.guilds, snapshots: discordSnapshots, reconcileGuild, logger });
   const doctor = createDoctor({
     ...repos,
@@ -243,6 +243,7 @@ function buildServices(options: TierlinkOptions, database: Database) {
     webhookHealth: async (campaignId) => {
       const health = await registration.health(campaignId);
       return {
+        webhookId: health.webhookId,
         registered: health.exists,
         paused: health.paused ?? false,
         numConsecutiveTimesFailed: health.numConsecutiveTimesFailed ?? 0,
@@ -400,6 +401,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
         },
         onGuildAvailable: (guildId, name) => repos.guilds.ensure(guildId, name),
         onRolesChanged: (guildId) => services.discordSnapshots.invalidate(guildId),
+        onRoleDeleted: (guildId, roleId) => services.mapping.forgetDeletedRole(guildId, roleId),
         ...(options.discordWaitGuildTimeoutMs !== undefined ? { waitGuildTimeoutMs: options.discordWaitGuildTimeoutMs } : {}),
       });
       await bot.start();

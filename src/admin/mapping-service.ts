@@ -1,3 +1,4 @@
+import type { GuildRepository } from '../db/repositories/guild-repository';
 import type { MappingRepository } from '../db/repositories/mapping-repository';
 import type { GuildSnapshotCache } from '../discord/guild-snapshot-cache';
 import type { Logger } from '../shared/logger';
@@ -22,6 +23,7 @@ export type MapOutcome =
  */
 export function createMappingService(deps: {
   mappings: MappingRepository;
+  guilds: Pick<GuildRepository, 'settings' | 'saveSettings'>;
   tiers: TiersService;
   snapshots: GuildSnapshotCache;
   reconcileGuild: ReconcileGuild;
@@ -48,6 +50,26 @@ export function createMappingService(deps: {
   }
 
   return {
+    /**
+     * A role was deleted in Discord: its `/map` rows go, and a former-patron or follower setting
+     * that named it is cleared (the ledger rows of that role are forgotten by the next plan).
+     */
+    async forgetDeletedRole(guildId: string, roleId: string): Promise<void> {
+      const rows = await deps.mappings.removeRole(guildId, roleId);
+      const settings = await deps.guilds.settings(guildId);
+      const cleared = { formerPatronRoleId: settings.formerPatronRoleId === roleId, followerRoleId: settings.followerRoleId === roleId };
+      if (cleared.formerPatronRoleId || cleared.followerRoleId) {
+        await deps.guilds.saveSettings(guildId, {
+          ...settings,
+          ...(cleared.formerPatronRoleId ? { formerPatronRoleId: null } : {}),
+          ...(cleared.followerRoleId ? { followerRoleId: null } : {}),
+        });
+      }
+      if (rows > 0 || cleared.formerPatronRoleId || cleared.followerRoleId) {
+        deps.logger.info({ guildId, roleId, mappings: rows, ...cleared }, 'a deleted role was removed from the mappings and settings');
+      }
+    },
+
     async map(guildId: string, tierValue: string, roleId: string, actorId: string): Promise<MapOutcome> {
       const tier = await deps.tiers.resolve(guildId, tierValue);
       if (!tier) return { kind: 'unknown_tier' };

@@ -14,6 +14,8 @@ export interface DiscordBotDeps {
   onGuildAvailable(guildId: string, name: string): Promise<void>;
   /** A guild's roles or the bot's own roles changed: cached role snapshots are stale. */
   onRolesChanged(guildId: string): void;
+  /** A role was deleted: mappings and settings that name it go. */
+  onRoleDeleted(guildId: string, roleId: string): Promise<void>;
   /** Shorter in tests: how long to wait for guilds listed in READY. */
   waitGuildTimeoutMs?: number;
 }
@@ -52,7 +54,10 @@ export function createDiscordBot(deps: DiscordBotDeps): DiscordBot {
   const rolesChanged = (role: Role) => deps.onRolesChanged(role.guild.id);
   client.on(Events.GuildRoleCreate, rolesChanged);
   client.on(Events.GuildRoleUpdate, rolesChanged);
-  client.on(Events.GuildRoleDelete, rolesChanged);
+  client.on(Events.GuildRoleDelete, (role: Role) => {
+    rolesChanged(role);
+    background('role deleted', deps.onRoleDeleted(role.guild.id, role.id));
+  });
   client.on(Events.GuildMemberUpdate, (_old: GuildMember | PartialGuildMember, member: GuildMember) => {
     if (member.id === client.user?.id) deps.onRolesChanged(member.guild.id);
   });

@@ -26,6 +26,15 @@ export function createMappingRepository(db: Db) {
       return inserted.length > 0;
     },
 
+    /** Removes every mapping to a role (the role was deleted); returns how many there were. */
+    async removeRole(guildId: string, roleId: string): Promise<number> {
+      const deleted = await db
+        .delete(roleMappings)
+        .where(and(eq(roleMappings.guildId, guildId), eq(roleMappings.roleId, roleId)))
+        .returning();
+      return deleted.length;
+    },
+
     /** Returns false when there was no such mapping. */
     async remove(guildId: string, row: GuildMappingRow): Promise<boolean> {
       const deleted = await db
