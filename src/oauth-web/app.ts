@@ -194,7 +194,11 @@ export function createWebApp(deps: WebAppDeps): express.Express {
             creatorName: completion.creatorName,
             guildName: await deps.guilds.name(completion.guildId),
             choices: completion.choices.map(({ details, chooseUrl }) => ({
-              name: details.campaign.creatorName ?? details.campaign.vanity ?? details.campaign.id,
+              // A creator's campaigns share the creator's name: the vanity tells them apart.
+              name:
+                details.campaign.creatorName && details.campaign.vanity
+                  ? `${details.campaign.creatorName} (${details.campaign.vanity})`
+                  : (details.campaign.vanity ?? details.campaign.creatorName ?? `Campaign ${details.campaign.id}`),
               url: details.campaign.url,
               patronCount: details.campaign.patronCount,
               chooseUrl,

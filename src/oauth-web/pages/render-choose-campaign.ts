@@ -45,7 +45,7 @@ export function renderChooseCampaign(view: ChooseCampaignView): string {
     section({
       id: 'choices',
       title: 'Your campaigns',
-      intro: html`You can change this later by running ${command('/connect')} again.`,
+      intro: html`To serve another campaign here as well, run ${command('/connect')} again and choose it.`,
       body: html`<ul class="choices" data-next-step>${view.choices.map(choiceItem)}</ul>`,
     }),
   ];

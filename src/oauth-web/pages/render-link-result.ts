@@ -101,7 +101,9 @@ function linkResultCopy(view: LinkResultView): LinkCopy {
       }
       const steps: Step[] = hasRoles
         ? [{ text: 'Head back to Discord: your roles are already there.', detail: 'They follow your pledge from now on. Upgrade, downgrade or cancel on Patreon and Discord keeps up.' }]
-        : [{ text: `Your tier comes with no role in ${server}, so there is nothing to add.`, detail: 'If a tier you join later comes with a role, it arrives on its own.' }];
+        : view.tiers.length === 0
+          ? [{ text: `Your pledge has no tier, and only tiers come with roles in ${server}.`, detail: 'Choose a tier on Patreon and its role arrives on its own.' }]
+          : [{ text: `Your tier comes with no role in ${server}, so there is nothing to add.`, detail: 'If a tier you join later comes with a role, it arrives on its own.' }];
       if (view.problems.length > 0) steps.push(problemStep);
       const headline =
         view.problems.length > 0

@@ -50,7 +50,7 @@ export function consentDeniedMessage(command: FlowCommand): MessageView {
   return {
     status: 200,
     tone: 'info',
-    title: 'Nothing was linked',
+    title: command === '/link' ? 'Nothing was linked' : 'Nothing was connected',
     message:
       command === '/link'
         ? 'You chose not to share your Patreon membership, so your Discord roles stay as they are.'
