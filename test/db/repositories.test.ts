@@ -120,6 +120,16 @@ describe('links', () => {
     expect(await repo.count()).toBe(2);
   });
 
+  test('accounts linking one service account at the same moment all succeed; one holds it, the others were moved away', async () => {
+    const repo = createLinkRepository(t.database.db);
+    const accounts = Array.from({ length: 8 }, (_, i) => `d${i}`);
+    const results = await Promise.allSettled(accounts.map((d) => repo.linkOauth(d, 'p1', T0)));
+    expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+    expect(await repo.count()).toBe(1);
+    const holder = (await repo.byPatreonUser('p1'))!.discordUserId;
+    for (const other of accounts.filter((d) => d !== holder)) expect((await repo.lastEvent(other))?.kind).toBe('moved_away');
+  });
+
   test('a user who ran /unlink is not linked again from their profile until they /link', async () => {
     const repo = createLinkRepository(t.database.db);
     await repo.linkOauth('d1', 'p1', T0);

@@ -1,5 +1,5 @@
-import { desc, eq, inArray, or } from 'drizzle-orm';
-import type { Db } from '../database';
+import { desc, eq, inArray, or, sql } from 'drizzle-orm';
+import { type Db, advisoryKey } from '../database';
 import { linkEvents, links } from '../schema';
 
 export type LinkRepository = ReturnType<typeof createLinkRepository>;
@@ -41,6 +41,42 @@ export interface OauthLinkOutcome {
  * from the service user's `social_connections` (source `social`).
  */
 export function createLinkRepository(db: Db) {
+  async function linkOauth(discordUserId: string, patreonUserId: string, now: Date): Promise<OauthLinkOutcome> {
+    return db.transaction(async (tx) => {
+      // Links touching the same accounts run one at a time across instances (else two at once
+      // both find nothing to move and collide on the unique index). Keys in a fixed order: no deadlock.
+      const keys = [advisoryKey(`link:discord:${discordUserId}`), advisoryKey(`link:patreon:${patreonUserId}`)].sort((x, y) => (x < y ? -1 : 1));
+      for (const key of keys) await tx.execute(sql`select pg_advisory_xact_lock(${key.toString()}::bigint)`);
+      const existing = await tx
+        .select()
+        .from(links)
+        .where(or(eq(links.discordUserId, discordUserId), eq(links.patreonUserId, patreonUserId)));
+      let movedFrom: string | null = null;
+      let replacedPatreonUserId: string | null = null;
+      for (const row of existing) {
+        if (row.discordUserId !== discordUserId) {
+          movedFrom = row.discordUserId;
+          await tx.insert(linkEvents).values({
+            discordUserId: row.discordUserId,
+            patreonUserId,
+            kind: 'moved_away',
+            detail: discordUserId,
+            at: now,
+          });
+        } else if (row.patreonUserId !== patreonUserId) {
+          replacedPatreonUserId = row.patreonUserId;
+        }
+        await tx.delete(links).where(eq(links.discordUserId, row.discordUserId));
+      }
+      const [link] = await tx
+        .insert(links)
+        .values({ discordUserId, patreonUserId, source: 'oauth', linkedAt: now, updatedAt: now })
+        .returning();
+      await tx.insert(linkEvents).values({ discordUserId, patreonUserId, kind: 'linked', detail: 'oauth', at: now });
+      return { link: link!, movedFrom, replacedPatreonUserId };
+    });
+  }
+
   return {
     async byDiscordUser(discordUserId: string): Promise<Link | null> {
       const [row] = await db.select().from(links).where(eq(links.discordUserId, discordUserId));
@@ -67,37 +103,7 @@ export function createLinkRepository(db: Db) {
      * other account gets a `moved_away` event that its `/status` explains); a previous service
      * account of this Discord user is replaced.
      */
-    async linkOauth(discordUserId: string, patreonUserId: string, now: Date): Promise<OauthLinkOutcome> {
-      return db.transaction(async (tx) => {
-        const existing = await tx
-          .select()
-          .from(links)
-          .where(or(eq(links.discordUserId, discordUserId), eq(links.patreonUserId, patreonUserId)));
-        let movedFrom: string | null = null;
-        let replacedPatreonUserId: string | null = null;
-        for (const row of existing) {
-          if (row.discordUserId !== discordUserId) {
-            movedFrom = row.discordUserId;
-            await tx.insert(linkEvents).values({
-              discordUserId: row.discordUserId,
-              patreonUserId,
-              kind: 'moved_away',
-              detail: discordUserId,
-              at: now,
-            });
-          } else if (row.patreonUserId !== patreonUserId) {
-            replacedPatreonUserId = row.patreonUserId;
-          }
-          await tx.delete(links).where(eq(links.discordUserId, row.discordUserId));
-        }
-        const [link] = await tx
-          .insert(links)
-          .values({ discordUserId, patreonUserId, source: 'oauth', linkedAt: now, updatedAt: now })
-          .returning();
-        await tx.insert(linkEvents).values({ discordUserId, patreonUserId, kind: 'linked', detail: 'oauth', at: now });
-        return { link: link!, movedFrom, replacedPatreonUserId };
-      });
-    },
+    linkOauth,
 
     /**
      * Links from `social_connections.discord.user_id`, only when neither side is linked yet
