@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { runFullSyncBenchmark } from './full-sync';
+import { runLinkLatencyBenchmark } from './link-latency';
 import { runWebhookBenchmarks } from './webhooks';
 
 /**
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
   const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
   const only = process.argv.slice(2);
   const sections: Section[] = [
+    { title: 'Link', run: () => runLinkLatencyBenchmark(postgresUrl ? { postgresUrl } : {}) },
     { title: 'Webhooks', run: () => runWebhookBenchmarks(postgresUrl ? { postgresUrl } : {}) },
     { title: 'Full sync', run: () => runFullSyncBenchmark() },
   ];
