@@ -64,6 +64,8 @@ export interface TierlinkOptions {
   patreonRetry?: Partial<RetryPolicy>;
   /** Tests: faster sweeps of the durable queues. */
   pollMs?: number;
+  /** How long `stop()` waits for in-flight work before it closes anyway (its leases then expire and a later start takes it). Default 10 s. */
+  shutdownGraceMs?: number;
 }
 
 export interface Tierlink {
@@ -439,7 +441,8 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
         : Promise.resolve();
       await services.scheduler.stop();
       await services.registration.stop();
-      const [webhooksDone, jobsDone] = await Promise.all([services.processor.stop(10_000), services.jobQueue.worker.stop(10_000)]);
+      const grace = options.shutdownGraceMs ?? 10_000;
+      const [webhooksDone, jobsDone] = await Promise.all([services.processor.stop(grace), services.jobQueue.worker.stop(grace)]);
       if (!webhooksDone || !jobsDone) logger.warn('stopped with work in flight; its leases expire and another start picks it up');
       await Promise.race([closing, new Promise((r) => setTimeout(r, 5000).unref())]);
       server?.closeAllConnections();
