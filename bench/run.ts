@@ -37,7 +37,10 @@ async function main(): Promise<void> {
   const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
   const only = process.argv.slice(2);
   const sections: Section[] = [
-    { title: 'Link', run: () => runLinkLatencyBenchmark(postgresUrl ? { postgresUrl } : {}) },
+    {
+      title: 'Link',
+      run: async () => [...(await runLinkLatencyBenchmark()), ...(postgresUrl ? await runLinkLatencyBenchmark({ postgresUrl }) : [])],
+    },
     { title: 'Webhooks', run: () => runWebhookBenchmarks(postgresUrl ? { postgresUrl } : {}) },
     { title: 'Full sync', run: () => runFullSyncBenchmark() },
   ];
