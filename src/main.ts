@@ -456,6 +456,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
 /** `npm start`: configuration, then the service, until SIGTERM or SIGINT (a second one exits at once). */
 async function main(): Promise<void> {
   const { loadConfigOrExit, cliLogger, exitOnError } = await import('./cli/cli-support');
+  const { handleShutdownSignals } = await import('./cli/shutdown-signals');
   const config = loadConfigOrExit('service');
   const logger = cliLogger(config);
   const fail = exitOnError(logger);
@@ -465,24 +466,7 @@ async function main(): Promise<void> {
   } catch (error) {
     return fail(error);
   }
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) {
-      logger.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
-    }
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    tierlink.stop().then(
-      () => process.exit(0),
-      (error) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  handleShutdownSignals({ signals: process, stop: () => tierlink.stop(), exit: (code) => process.exit(code), logger });
   try {
     const { url } = await tierlink.start();
     logger.info({ url }, 'Tierlink is running');
