@@ -236,6 +236,7 @@ export function pageText(html: string): string {
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
     .replace(/\s+/g, ' ')
+    .replace(/ ([!?.,;:])/g, '$1')
     .trim();
 }
 
