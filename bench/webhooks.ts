@@ -160,6 +160,7 @@ async function measureLatency(db: BenchDatabase, changes: number): Promise<Bench
     db: d,
     inbox: webhooks,
     accounts,
+    campaigns: repos.campaigns,
     snapshots: repos.snapshots,
     links: repos.links,
     reconciler: createReconciler({

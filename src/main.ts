@@ -160,6 +160,7 @@ function buildServices(options: TierlinkOptions, database: Database) {
     db,
     inbox: repos.webhooks,
     accounts,
+    campaigns: repos.campaigns,
     snapshots: repos.snapshots,
     links: repos.links,
     reconciler,

@@ -4,6 +4,7 @@ import { toTierInput } from '../campaigns/campaign-catalog';
 import type { CreatorAccounts } from '../campaigns/creator-accounts';
 import { snapshotFromMember } from '../campaigns/member-snapshot';
 import type { TierInput } from '../db/repositories/campaign-repository';
+import type { CampaignRepository } from '../db/repositories/campaign-repository';
 import type { GuildRepository } from '../db/repositories/guild-repository';
 import type { AuditEntry, LedgerRepository } from '../db/repositories/ledger-repository';
 import type { LinkRepository } from '../db/repositories/link-repository';
@@ -112,6 +113,7 @@ export interface FullSyncOptions {
 
 export interface FullSyncDeps {
   guilds: GuildRepository;
+  campaigns: Pick<CampaignRepository, 'upsertTiers'>;
   links: LinkRepository;
   snapshots: SnapshotRepository;
   ledger: LedgerRepository;
@@ -220,7 +222,7 @@ export function createFullSync(deps: FullSyncDeps) {
       logger.error({ err: error, campaignId, pages: report.pages }, 'full sync: reading the campaign members failed; no role will be removed in its servers');
     }
     try {
-      await deps.syncRuns.upsertSeenTiers(campaignId, [...seenTiers.values()], clock.now());
+      await deps.campaigns.upsertTiers(campaignId, [...seenTiers.values()], clock.now());
       if (report.complete && !dryRun) report.staleSnapshotsDeleted = await deps.syncRuns.deleteStaleSnapshots(campaignId, staleBefore);
     } catch (error) {
       report.complete = false;

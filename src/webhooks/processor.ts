@@ -1,7 +1,9 @@
 import type { MemberDetails } from '../patreon';
 import { discordUserIdOf, indexIncluded, parseDocument, relatedId, relatedIds } from '../patreon';
 import type { Resource } from '../patreon/json-api';
+import { toTierInput } from '../campaigns/campaign-catalog';
 import { snapshotFromMember } from '../campaigns/member-snapshot';
+import type { CampaignRepository } from '../db/repositories/campaign-repository';
 import type { Db } from '../db/database';
 import { type ClaimedRow, createDurableQueue } from '../db/durable-queue';
 import type { LinkRepository } from '../db/repositories/link-repository';
@@ -30,6 +32,7 @@ export interface WebhookProcessorDeps {
   /** Deletes processed deliveries (dead letters stay): `webhookRepository.pruneDone`. */
   inbox: { pruneDone(before: Date): Promise<number> };
   accounts: MemberReader;
+  campaigns: Pick<CampaignRepository, 'upsertTiers'>;
   snapshots: Pick<SnapshotRepository, 'upsert' | 'delete' | 'get'>;
   links: Pick<LinkRepository, 'linkSocial'>;
   reconciler: Pick<Reconciler, 'reconcilePatreonUser'>;
@@ -291,6 +294,9 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
       if (member.campaignId !== campaignId) {
         throw new Error(`member ${memberId} belongs to campaign ${member.campaignId}, not ${campaignId}`);
       }
+      // The tiers the member names come with the re-read: a tier created since the catalog was
+      // last read grants its roles at once instead of after the next refresh.
+      await deps.campaigns.upsertTiers(member.campaignId, details.tiers.map(toTierInput), clock.now());
       await deps.snapshots.upsert(snapshotFromMember(member, 'webhook'), clock.now());
       await linkFromSocial(member.discordUserId ?? details.user?.discordUserId ?? null, member.userId);
       await reconcile(member.userId, input.reason);

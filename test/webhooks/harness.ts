@@ -60,6 +60,7 @@ export async function startInstance(world: World, options: InstanceOptions = {})
   const processor = createWebhookProcessor({
     db,
     inbox: webhooks,
+    campaigns: world.repos.campaigns,
     accounts: world.accounts,
     snapshots: world.repos.snapshots,
     links: world.repos.links,

@@ -94,6 +94,17 @@ test('a pledge change reaches the roles through the re-read: snapshot from the s
   expect(await metricValue(instance.metrics, 'tierlink_webhook_processing_seconds')).toBe(1);
 });
 
+test('a tier created after the catalog was read grants its role on the first delivery (its data comes with the re-read)', async () => {
+  const patron = await linkedPatron('bronze');
+  const role = world.discord.sandbox.createRole(world.guildId, { name: 'Diamond', position: 1 }).id;
+  const diamond = world.patreon.createTier(world.campaignId, { title: 'Diamond', amountCents: 5000, chatRoleIds: [role] }).id;
+  world.patreon.resetRequests();
+  world.patreon.setMembership(patron.patreonUserId, world.campaignId, { patronStatus: 'active_patron', tierIds: [diamond], lastChargeStatus: 'Paid', lastChargeDate: world.clock.now() });
+  await instance.idle();
+  expect(rolesOf(patron.discordUserId)).toContain(role);
+  expect(world.patreon.requests().map((r) => r.path)).toEqual([`/api/oauth2/v2/members/${patron.memberId}`]);
+});
+
 test('a member whose service profile carries their Discord id is linked from it and gets the role', async () => {
   const patron = world.addPatron({ tier: 'silver', socialDiscord: true });
   setTier(patron.patreonUserId, 'silver');

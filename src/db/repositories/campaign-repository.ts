@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, notInArray } from 'drizzle-orm';
+import { and, eq, inArray, isNull, notInArray, sql } from 'drizzle-orm';
 import type { Db } from '../database';
 import { campaigns, tiers } from '../schema';
 
@@ -33,24 +33,40 @@ export function createCampaignRepository(db: Db) {
     },
 
     /**
-     * Stores the campaign's current tiers. Tiers that disappeared are kept with `removedAt` set, so
-     * their `/map` rows and the roles they granted can still be explained and cleaned up.
+     * Stores tiers as read (a member page or re-read includes the tiers it names), without
+     * touching the others: an incomplete view never marks a tier removed.
+     */
+    async upsertTiers(campaignId: string, seen: readonly TierInput[], now: Date): Promise<void> {
+      if (seen.length === 0) return;
+      await db
+        .insert(tiers)
+        .values(seen.map((t) => ({ campaignId, ...t, removedAt: null, updatedAt: now })))
+        .onConflictDoUpdate({
+          target: [tiers.campaignId, tiers.id],
+          set: {
+            title: sql`excluded.title`,
+            amountCents: sql`excluded.amount_cents`,
+            patronCount: sql`excluded.patron_count`,
+            published: sql`excluded.published`,
+            roleIds: sql`excluded.role_ids`,
+            removedAt: sql`null`,
+            updatedAt: sql`excluded.updated_at`,
+          },
+        });
+    },
+
+    /**
+     * Stores the campaign's complete tier list. Tiers that disappeared are kept with `removedAt`
+     * set, so their `/map` rows and the roles they granted can still be explained and cleaned up.
      */
     async replaceTiers(campaignId: string, current: readonly TierInput[], now: Date): Promise<void> {
-      await db.transaction(async (tx) => {
-        for (const tier of current) {
-          const values = { campaignId, ...tier, removedAt: null, updatedAt: now };
-          await tx.insert(tiers).values(values).onConflictDoUpdate({ target: [tiers.campaignId, tiers.id], set: values });
-        }
-        const ids = current.map((t) => t.id);
-        await tx
-          .update(tiers)
-          .set({ removedAt: now, updatedAt: now })
-          .where(
-            and(eq(tiers.campaignId, campaignId), isNull(tiers.removedAt), ids.length > 0 ? notInArray(tiers.id, ids) : undefined),
-          );
-        await tx.update(campaigns).set({ tiersRefreshedAt: now }).where(eq(campaigns.id, campaignId));
-      });
+      await this.upsertTiers(campaignId, current, now);
+      const ids = current.map((t) => t.id);
+      await db
+        .update(tiers)
+        .set({ removedAt: now, updatedAt: now })
+        .where(and(eq(tiers.campaignId, campaignId), isNull(tiers.removedAt), ids.length > 0 ? notInArray(tiers.id, ids) : undefined));
+      await db.update(campaigns).set({ tiersRefreshedAt: now }).where(eq(campaigns.id, campaignId));
     },
 
     async tiersOf(campaignIds: readonly string[]): Promise<TierRow[]> {

@@ -107,30 +107,6 @@ export function createSyncRunRepository(db: Db) {
     },
 
     /**
-     * Stores tiers seen on member pages (`include=currently_entitled_tiers`) without touching the
-     * others: a page names only the tiers its members hold, so unlike the catalog's `replaceTiers`
-     * an absent tier says nothing. A tier that is listed as entitled exists, so it is not removed.
-     */
-    async upsertSeenTiers(campaignId: string, seen: readonly TierInput[], now: Date): Promise<void> {
-      if (seen.length === 0) return;
-      await db
-        .insert(tiers)
-        .values(seen.map((t) => ({ campaignId, ...t, removedAt: null, updatedAt: now })))
-        .onConflictDoUpdate({
-          target: [tiers.campaignId, tiers.id],
-          set: {
-            title: sql`excluded.title`,
-            amountCents: sql`excluded.amount_cents`,
-            patronCount: sql`excluded.patron_count`,
-            published: sql`excluded.published`,
-            roleIds: sql`excluded.role_ids`,
-            removedAt: sql`null`,
-            updatedAt: sql`excluded.updated_at`,
-          },
-        });
-    },
-
-    /**
      * Ledger writes of many applied changes at once (the full sync's, see `applyInBatches` in
      * src/sync/full-sync.ts): grants Discord accepted are recorded as `ledger.record` does, and
      * grants Discord removed (or that were already gone) are dropped as `ledger.remove` does.
