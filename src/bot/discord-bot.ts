@@ -1,5 +1,5 @@
 import type { REST } from '@discordjs/rest';
-import { Client, Events, GatewayIntentBits, type Guild, type GuildMember, type Interaction, type PartialGuildMember, type Role } from 'discord.js';
+import { Client, Events, GatewayIntentBits, Options, type Guild, type GuildMember, type Interaction, type PartialGuildMember, type Role } from 'discord.js';
 import type { Logger } from '../shared/logger';
 
 export interface DiscordBotDeps {
@@ -37,6 +37,16 @@ export function createDiscordBot(deps: DiscordBotDeps): DiscordBot {
   const client = new Client({
     intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMembers],
     waitGuildTimeout: deps.waitGuildTimeoutMs ?? 15_000,
+    // Every role change Tierlink makes comes back as a member update that discord.js would cache:
+    // after a large sync that is thousands of members nobody reads (roles are read over REST).
+    // Keep only the bot's own member and user; roles and guilds stay fully cached.
+    makeCache: Options.cacheWithLimits({
+      ...Options.DefaultMakeCacheSettings,
+      GuildMemberManager: { maxSize: 0, keepOverLimit: (member) => member.id === member.client.user.id },
+      UserManager: { maxSize: 0, keepOverLimit: (user) => user.id === user.client.user.id },
+      PresenceManager: 0,
+      VoiceStateManager: 0,
+    }),
   });
   // Share the REST client (and so its rate-limit buckets) with the role port.
   client.rest = deps.rest;

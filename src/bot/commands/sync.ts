@@ -2,6 +2,9 @@ import { InteractionContextType, MessageFlags, PermissionFlagsBits, SlashCommand
 import type { Command } from '../command';
 import { NO_PINGS } from '../format';
 
+/** Interaction replies can be edited for 15 minutes; answer before that. */
+export const STILL_RUNNING_AFTER_MS = 13 * 60_000;
+
 /** `/sync [dry_run] [force]` (Manage Roles): a full sync of this server now, or its plan. */
 export const syncCommand: Command = {
   data: new SlashCommandBuilder()
@@ -13,12 +16,26 @@ export const syncCommand: Command = {
     .addBooleanOption((o) => o.setName('force').setDescription('Apply removals even above the mass-removal guard'))
     .toJSON(),
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
-  async execute(interaction, { services }) {
+  async execute(interaction, { services, logger }) {
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });
-    const text = await services.sync.runForGuild(interaction.guildId!, {
+    const run = services.sync.runForGuild(interaction.guildId!, {
       dryRun: interaction.options.getBoolean('dry_run') ?? false,
       force: interaction.options.getBoolean('force') ?? false,
     });
+    // Discord accepts edits of this reply for 15 minutes; a sync of a large server at Discord's real
+    // rate limits can take longer. Say so while the reply can still be edited, and let it finish.
+    let timer: NodeJS.Timeout | undefined;
+    const stillRunning = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), STILL_RUNNING_AFTER_MS);
+      timer.unref();
+    });
+    const text = await Promise.race([run, stillRunning]);
+    clearTimeout(timer);
+    if (text === null) {
+      run.catch((error) => logger.error({ err: error }, '/sync failed after its reply was closed'));
+      await interaction.editReply('The sync is still running (this server is large). Its summary will be under **Last sync** in /doctor when it ends.');
+      return;
+    }
     await interaction.editReply({ content: text, allowedMentions: NO_PINGS });
   },
 };
