@@ -1,3 +1,4 @@
+import { createRepositories } from '../src/db/repositories';
 /**
  * The measured side of the full-sync benchmark (bench/full-sync.ts): a process of its own, so its
  * CPU time and peak RSS are Tierlink's alone, not the stand-ins' holding 100,000 members. It wires
@@ -8,13 +9,6 @@ import { readFileSync } from 'node:fs';
 import { storeCampaign } from '../src/campaigns/campaign-catalog';
 import { createCreatorAccounts } from '../src/campaigns/creator-accounts';
 import { openDatabase } from '../src/db/database';
-import { createCampaignRepository } from '../src/db/repositories/campaign-repository';
-import { createCredentialRepository } from '../src/db/repositories/credential-repository';
-import { createGuildRepository } from '../src/db/repositories/guild-repository';
-import { createLedgerRepository } from '../src/db/repositories/ledger-repository';
-import { createLinkRepository } from '../src/db/repositories/link-repository';
-import { createMappingRepository } from '../src/db/repositories/mapping-repository';
-import { createSnapshotRepository } from '../src/db/repositories/snapshot-repository';
 import { createSyncRunRepository } from '../src/db/repositories/sync-run-repository';
 import { createGuildDirectory, createGuildSnapshotCache, createRest, createRoleWriter } from '../src/discord';
 import { createMetrics } from '../src/observability/metrics';
@@ -95,15 +89,8 @@ async function main(): Promise<void> {
     if (input.mode === 'setup') await database.migrate();
     const db = database.db;
     const clock = systemClock;
-    const repos = {
-      guilds: createGuildRepository(db),
-      campaigns: createCampaignRepository(db),
-      mappings: createMappingRepository(db),
-      links: createLinkRepository(db),
-      snapshots: createSnapshotRepository(db),
-      ledger: createLedgerRepository(db),
-    };
-    const credentials = createCredentialRepository(db, createSecretBox(input.secretKey));
+    const repos = createRepositories(db, createSecretBox(input.secretKey));
+    const { credentials } = repos;
     const { rest } = createRest({
       apiBaseUrl: input.discord.apiBaseUrl,
       token: input.discord.botToken,

@@ -13,17 +13,7 @@ import { createCreatorAccounts } from './campaigns/creator-accounts';
 import type { Config } from './config';
 import type { Database } from './db/database';
 import { openConfiguredDatabase } from './db/open-configured';
-import { createAppStateRepository } from './db/repositories/app-state-repository';
-import { createCampaignRepository } from './db/repositories/campaign-repository';
-import { createCredentialRepository } from './db/repositories/credential-repository';
-import { createGuildRepository } from './db/repositories/guild-repository';
-import { createLedgerRepository } from './db/repositories/ledger-repository';
-import { createLinkRepository } from './db/repositories/link-repository';
-import { createLinkTokenRepository } from './db/repositories/link-token-repository';
-import { createMappingRepository } from './db/repositories/mapping-repository';
-import { createSnapshotRepository } from './db/repositories/snapshot-repository';
-import { createSyncRunRepository } from './db/repositories/sync-run-repository';
-import { createWebhookRepository } from './db/repositories/webhook-repository';
+import { createRepositories } from './db/repositories';
 import { createGuildDirectory, createGuildSnapshotCache, createRest, createRoleWriter } from './discord';
 import { type JobQueue, createJobQueue } from './jobs/job-queue';
 import { createConnectService } from './linking/connect-service';
@@ -46,7 +36,7 @@ import { createReconciler } from './sync/reconciler';
 import { formatSyncReport } from './sync/sync-report';
 import { createSyncScheduler, isSkipped } from './sync/sync-scheduler';
 import { createWebhookProcessor } from './webhooks/processor';
-import { WEBHOOK_PATH, createInboxWriter, createWebhookReceiver, createWebhookSecrets } from './webhooks/receiver';
+import { createInboxWriter, createWebhookReceiver, createWebhookSecrets } from './webhooks/receiver';
 import { createWebhookRegistration } from './webhooks/registration';
 
 export interface TierlinkOptions {
@@ -90,19 +80,7 @@ function buildServices(options: TierlinkOptions, database: Database) {
   const publicUrl = () => config.publicUrl ?? listeningUrl ?? `http://localhost:${config.port}`;
   const redirectUri = () => `${publicUrl()}/oauth/callback`;
 
-  const repos = {
-    guilds: createGuildRepository(db),
-    campaigns: createCampaignRepository(db),
-    mappings: createMappingRepository(db),
-    links: createLinkRepository(db),
-    snapshots: createSnapshotRepository(db),
-    ledger: createLedgerRepository(db),
-    credentials: createCredentialRepository(db, box),
-    linkTokens: createLinkTokenRepository(db),
-    appState: createAppStateRepository(db),
-    syncRuns: createSyncRunRepository(db),
-    webhooks: createWebhookRepository(db, box),
-  };
+  const repos = createRepositories(db, box);
 
   const rest = createRest({
     apiBaseUrl: config.discord.apiBaseUrl,

@@ -131,7 +131,7 @@ export function createWebApp(deps: WebAppDeps): express.Express {
 
   app.use('/webhooks/patreon', deps.webhookRouter);
 
-  app.use((req, res, next) => (deps.isShuttingDown() ? message(res, messages.unavailable) : next()));
+  app.use((_req, res, next) => (deps.isShuttingDown() ? message(res, messages.unavailable) : next()));
 
   app.get('/', (_req, res) => {
     message(res, { status: 200, tone: 'info', title: 'Tierlink is running', message: 'Patreon tiers, kept in step with Discord roles.', next: 'Run /link in your Discord server to link your membership.' });

@@ -1,21 +1,14 @@
-import { createCampaignRepository } from '../../src/db/repositories/campaign-repository';
-import { createGuildRepository } from '../../src/db/repositories/guild-repository';
-import { createLedgerRepository } from '../../src/db/repositories/ledger-repository';
-import { createLinkRepository } from '../../src/db/repositories/link-repository';
-import { createMappingRepository } from '../../src/db/repositories/mapping-repository';
-import { type SnapshotInput, createSnapshotRepository } from '../../src/db/repositories/snapshot-repository';
+import { createRepositories } from '../../src/db/repositories';
+import type { SnapshotInput } from '../../src/db/repositories/snapshot-repository';
+import { createSecretBox } from '../../src/shared/secret-box';
 import type { Db } from '../../src/db/database';
 
-/** Repositories over one test database, and a snapshot builder. */
+/** The key the test fixtures seal credentials with. */
+export const TEST_SECRET_KEY = 'test-secret-key-that-is-long-enough-1234';
+
+/** Every repository over one test database. */
 export function repositories(db: Db) {
-  return {
-    guilds: createGuildRepository(db),
-    campaigns: createCampaignRepository(db),
-    mappings: createMappingRepository(db),
-    links: createLinkRepository(db),
-    snapshots: createSnapshotRepository(db),
-    ledger: createLedgerRepository(db),
-  };
+  return createRepositories(db, createSecretBox(TEST_SECRET_KEY));
 }
 
 export function activeSnapshot(overrides: Partial<SnapshotInput> = {}): SnapshotInput {

@@ -1,16 +1,14 @@
 import { campaignName, storeCampaign } from '../../src/campaigns/campaign-catalog';
 import { type CreatorAccounts, createCreatorAccounts } from '../../src/campaigns/creator-accounts';
-import { createCredentialRepository } from '../../src/db/repositories/credential-repository';
 import { createMembershipServiceSandbox } from '../../src/sandbox/membership-service';
 import type { MembershipServiceSandbox } from '../../src/sandbox/membership-service';
 import { type ManualClock, createManualClock, realSleep } from '../../src/shared/clock';
 import { silentLogger } from '../../src/shared/logger';
-import { createSecretBox } from '../../src/shared/secret-box';
 import { type Metrics, createMetrics } from '../../src/observability/metrics';
 import { createGuildContextLoader } from '../../src/sync/guild-context';
 import { type Reconciler, createReconciler } from '../../src/sync/reconciler';
 import { type DiscordKit, createDiscordKit } from './discord-kit';
-import { repositories } from './service-fixtures';
+import { TEST_SECRET_KEY, repositories } from './service-fixtures';
 import { type TestDatabase, createTestDatabase } from './test-database';
 
 /**
@@ -24,7 +22,7 @@ export interface World {
   db: TestDatabase;
   patreon: MembershipServiceSandbox;
   discord: DiscordKit;
-  repos: ReturnType<typeof repositories> & { credentials: ReturnType<typeof createCredentialRepository> };
+  repos: ReturnType<typeof repositories>;
   accounts: CreatorAccounts;
   reconciler: Reconciler;
   metrics: Metrics;
@@ -54,7 +52,8 @@ export interface PatronIds {
   memberId: string;
 }
 
-export const SECRET_KEY = 'test-secret-key-that-is-long-enough-1234';
+/** The key credentials are sealed with (the same as the fixtures'). */
+export const SECRET_KEY = TEST_SECRET_KEY;
 
 export async function createWorld(): Promise<World> {
   const clock = createManualClock(new Date('2026-11-20T12:00:00Z'));
@@ -62,7 +61,6 @@ export async function createWorld(): Promise<World> {
   const patreon = await createMembershipServiceSandbox({ clock });
   const discord = await createDiscordKit(clock);
   const metrics = createMetrics({ defaultMetrics: false });
-  const box = createSecretBox(SECRET_KEY);
   let counter = 0;
 
   const world = {
@@ -79,8 +77,7 @@ export async function createWorld(): Promise<World> {
 
   world.reset = async () => {
     await db.reset();
-    const base = repositories(db.database.db);
-    world.repos = { ...base, credentials: createCredentialRepository(db.database.db, box) };
+    world.repos = repositories(db.database.db);
     world.accounts = createCreatorAccounts({
       service: {
         baseUrl: patreon.url,

@@ -1,56 +1,7 @@
-import { createCreatorAccounts } from '../../src/campaigns/creator-accounts';
-import type { Database } from '../../src/db/database';
-import { createCredentialRepository } from '../../src/db/repositories/credential-repository';
-import { createSyncRunRepository } from '../../src/db/repositories/sync-run-repository';
-import { createGuildDirectory, createGuildSnapshotCache, createRest, createRoleWriter } from '../../src/discord';
-import { createMetrics } from '../../src/observability/metrics';
-import { realSleep } from '../../src/shared/clock';
-import { silentLogger } from '../../src/shared/logger';
-import { createSecretBox } from '../../src/shared/secret-box';
-import { type FullSyncDeps, createApiMeter, createFullSync } from '../../src/sync/full-sync';
-import { createGuildContextLoader } from '../../src/sync/guild-context';
+import { wireSync } from '../support/sync-kit';
 import { formatSyncReport } from '../../src/sync/sync-report';
-import { repositories } from '../support/service-fixtures';
-import { SECRET_KEY, type World, createWorld } from '../support/world';
+import { type World, createWorld } from '../support/world';
 
-/** The full sync wired as `main.ts` wires it, on its own REST client and service client (so calls can be counted). */
-function wireSync(world: World, database: Database = world.db.database, options: Partial<Pick<FullSyncDeps, 'concurrency' | 'guildPageSize'>> = {}) {
-  const { clock } = world;
-  const repos = repositories(database.db);
-  const credentials = createCredentialRepository(database.db, createSecretBox(SECRET_KEY));
-  const { rest } = createRest({ apiBaseUrl: world.discord.sandbox.apiBaseUrl, token: world.discord.sandbox.botToken, rest: { globalRequestsPerSecond: 10_000 } });
-  const meter = createApiMeter({ discordRest: rest });
-  const directory = createGuildDirectory({ rest, botUserId: world.discord.sandbox.botUserId });
-  const discordSnapshots = createGuildSnapshotCache({ directory, clock, ttlMs: 60_000 });
-  const writer = createRoleWriter({ rest, directory, clock, cache: discordSnapshots });
-  const accounts = createCreatorAccounts({
-    service: {
-      baseUrl: world.patreon.url,
-      clientId: world.patreon.clientId,
-      clientSecret: world.patreon.clientSecret,
-      clock,
-      sleep: realSleep,
-      random: () => 0.5,
-      logger: silentLogger,
-      retry: { baseDelayMs: 5, maxDelayMs: 20 },
-      onRequest: meter.onPatreonRequest,
-    },
-    credentials,
-    campaigns: repos.campaigns,
-  });
-  const syncRuns = createSyncRunRepository(database.db);
-  const fullSync = createFullSync({
-    ...repos,
-    syncRuns,
-    contexts: createGuildContextLoader({ ...repos, discordSnapshots }),
-    directory,
-    accounts,
-    apply: { writer, ledger: repos.ledger, clock, metrics: createMetrics({ defaultMetrics: false }), logger: silentLogger },
-    meter,
-    ...options,
-  });
-  return { fullSync, syncRuns, repos, invalidate: () => discordSnapshots.invalidate() };
-}
 
 let world: World;
 beforeAll(async () => {

@@ -1,59 +1,19 @@
+import { wireSync } from '../support/sync-kit';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { createCreatorAccounts } from '../../src/campaigns/creator-accounts';
 import { type Database, openDatabase } from '../../src/db/database';
-import { createCredentialRepository } from '../../src/db/repositories/credential-repository';
-import { createSyncRunRepository } from '../../src/db/repositories/sync-run-repository';
-import { createGuildDirectory, createGuildSnapshotCache, createRest, createRoleWriter } from '../../src/discord';
-import { createMetrics } from '../../src/observability/metrics';
 import { realSleep } from '../../src/shared/clock';
 import type { Logger } from '../../src/shared/logger';
 import { silentLogger } from '../../src/shared/logger';
-import { createSecretBox } from '../../src/shared/secret-box';
-import { createApiMeter, createFullSync } from '../../src/sync/full-sync';
-import { createGuildContextLoader } from '../../src/sync/guild-context';
 import { FULL_SYNC_LOCK, createSyncScheduler, isSkipped } from '../../src/sync/sync-scheduler';
 import { formatSyncReport } from '../../src/sync/sync-report';
-import { repositories } from '../support/service-fixtures';
 import { onPostgres } from '../support/test-database';
-import { SECRET_KEY, type World, createWorld } from '../support/world';
+import { type World, createWorld } from '../support/world';
 
 /** One instance of Tierlink as far as the full sync goes: its own database handle, REST client and service client. */
 function instance(world: World, database: Database, logger: Logger = silentLogger) {
-  const { clock } = world;
-  const repos = repositories(database.db);
-  const credentials = createCredentialRepository(database.db, createSecretBox(SECRET_KEY));
-  const { rest } = createRest({ apiBaseUrl: world.discord.sandbox.apiBaseUrl, token: world.discord.sandbox.botToken, rest: { globalRequestsPerSecond: 10_000 } });
-  const meter = createApiMeter({ discordRest: rest });
-  const directory = createGuildDirectory({ rest, botUserId: world.discord.sandbox.botUserId });
-  const discordSnapshots = createGuildSnapshotCache({ directory, clock, ttlMs: 60_000 });
-  const writer = createRoleWriter({ rest, directory, clock, cache: discordSnapshots });
-  const accounts = createCreatorAccounts({
-    service: {
-      baseUrl: world.patreon.url,
-      clientId: world.patreon.clientId,
-      clientSecret: world.patreon.clientSecret,
-      clock,
-      sleep: realSleep,
-      random: () => 0.5,
-      logger: silentLogger,
-      retry: { baseDelayMs: 5, maxDelayMs: 20 },
-      onRequest: meter.onPatreonRequest,
-    },
-    credentials,
-    campaigns: repos.campaigns,
-  });
-  const runs = createSyncRunRepository(database.db);
-  const fullSync = createFullSync({
-    ...repos,
-    syncRuns: runs,
-    contexts: createGuildContextLoader({ ...repos, discordSnapshots }),
-    directory,
-    accounts,
-    apply: { writer, ledger: repos.ledger, clock, metrics: createMetrics({ defaultMetrics: false }), logger },
-    meter,
-  });
-  return { runs, fullSync, scheduler: (schedule = '0 4 * * *') => createSyncScheduler({ schedule, database, fullSync, logger, runs, clock }) };
+  const { fullSync, syncRuns: runs } = wireSync(world, database, { logger });
+  return { runs, fullSync, scheduler: (schedule = '0 4 * * *') => createSyncScheduler({ schedule, database, fullSync, logger, runs, clock: world.clock }) };
 }
 
 /** A pino logger that keeps what it writes. */

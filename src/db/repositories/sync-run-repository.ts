@@ -1,10 +1,8 @@
 import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../database';
-import { links, linkEvents, memberSnapshots, syncRuns, tiers } from '../schema';
+import { memberSnapshots, syncRuns } from '../schema';
 import type { GrantKind } from '../../mapping/types';
-import type { TierInput } from './campaign-repository';
 import type { AuditEntry } from './ledger-repository';
-import type { SnapshotInput } from './snapshot-repository';
 
 export type SyncRunRepository = ReturnType<typeof createSyncRunRepository>;
 export type SyncRunRow = typeof syncRuns.$inferSelect;
