@@ -29,6 +29,26 @@ export interface ApplyDeps {
   logger: Logger;
 }
 
+/** The audit row of one change (or attempt) on one member's role. */
+export function auditEntry(
+  who: { guildId: string; userId: string; trigger: Trigger; at: Date },
+  change: { op: RoleChange['op']; roleId: string; reason: string },
+  outcome: AuditEntry['outcome'],
+  error: string | null = null,
+): AuditEntry {
+  return {
+    at: who.at,
+    guildId: who.guildId,
+    discordUserId: who.userId,
+    roleId: change.roleId,
+    action: change.op,
+    outcome,
+    trigger: who.trigger,
+    reason: change.reason,
+    error,
+  };
+}
+
 /** "Tierlink (webhook): Gold tier (active patron)" — what a moderator reads in Discord's audit log. */
 export function auditReason(trigger: Trigger, reason: string): string {
   return `Tierlink (${trigger}): ${reason}`;
@@ -49,17 +69,8 @@ export async function applyPlan(
   const { guildId, userId } = plan;
   const result: ApplyResult = { applied: [], failed: [], blocked: plan.blocked };
   const audit: AuditEntry[] = [];
-  const entry = (change: { op: RoleChange['op']; roleId: string; reason: string }, outcome: AuditEntry['outcome'], error?: string): AuditEntry => ({
-    at: clock.now(),
-    guildId,
-    discordUserId: userId,
-    roleId: change.roleId,
-    action: change.op,
-    outcome,
-    trigger,
-    reason: change.reason,
-    error: error ?? null,
-  });
+  const entry = (change: { op: RoleChange['op']; roleId: string; reason: string }, outcome: AuditEntry['outcome'], error?: string): AuditEntry =>
+    auditEntry({ guildId, userId, trigger, at: clock.now() }, change, outcome, error ?? null);
 
   for (const change of plan.changes) {
     if (change.op === 'forget') {

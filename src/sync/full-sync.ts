@@ -17,7 +17,7 @@ import { managedRoleIds, planUser, shouldHoldRemovals } from '../mapping';
 import type { GuildContext, LedgerEntry, RoleChange, UserPlan } from '../mapping/types';
 import type { RequestInfo } from '../patreon/http';
 import { mapWithConcurrency } from '../shared/keyed-mutex';
-import { type ApplyDeps, type FailedChange, auditReason } from './apply-plan';
+import { type ApplyDeps, type FailedChange, auditEntry, auditReason } from './apply-plan';
 import type { GuildContextLoader } from './guild-context';
 import type { CampaignSyncReport, GuildSyncReport, SyncChange, SyncReport, SyncStatus, SyncTrigger } from './sync-report';
 
@@ -488,17 +488,8 @@ export function createFullSync(deps: FullSyncDeps) {
     for (let i = 0; i < work.length; i += LEDGER_BATCH) {
       const removed: Array<{ discordUserId: string; roleId: string }> = [];
       const audit: AuditEntry[] = [];
-      const entry = (userId: string, change: RoleChange, outcome: 'applied' | 'failed', error: string | null = null): AuditEntry => ({
-        at: clock.now(),
-        guildId,
-        discordUserId: userId,
-        roleId: change.roleId,
-        action: change.op,
-        outcome,
-        trigger: 'sync',
-        reason: change.reason,
-        error,
-      });
+      const entry = (userId: string, change: RoleChange, outcome: 'applied' | 'failed', error: string | null = null): AuditEntry =>
+        auditEntry({ guildId, userId, trigger: 'sync', at: clock.now() }, change, outcome, error);
 
       // Grants go into the ledger before their requests, failed ones come out after: a crash in
       // between leaves a row for a role not given yet, which the next plan re-adds or forgets,
@@ -592,7 +583,7 @@ export function createFullSync(deps: FullSyncDeps) {
     for (const { plan } of pending) {
       for (const change of plan.changes) {
         if (change.op !== 'remove') continue;
-        entries.push({ at, guildId, discordUserId: plan.userId, roleId: change.roleId, action: 'remove', outcome: 'held', trigger: 'sync', reason: change.reason, error: reason });
+        entries.push(auditEntry({ guildId, userId: plan.userId, trigger: 'sync', at }, change, 'held', reason));
       }
     }
     await deps.syncRuns.auditMany(entries);

@@ -199,13 +199,4 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
 }
 
 /** Text of an HTML page without tags, for assertions on what a person reads. */
-export function pageText(html: string): string {
-  return html
-    .replace(/<style[\s\S]*?<\/style>/g, '')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&#39;|&apos;/g, "'")
-    .replace(/&quot;/g, '"')
-    .replace(/&amp;/g, '&')
-    .replace(/\s+/g, ' ')
-    .trim();
-}
+export { pageText } from '../../src/demo/world';
