@@ -188,7 +188,7 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
     },
 
     async stop() {
-      await tierlink.stop();
+      await e2e.tierlink.stop();
       await discord.close();
       await patreon.close();
       await db.close();
