@@ -1,3 +1,5 @@
+
+import { standInEnvironment } from '../src/sandbox/service-environment';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -105,16 +107,9 @@ export async function runLinkLatencyBenchmark(options: LinkBenchOptions = {}): P
     const goldTier = patreon.createTier(patreon.campaignId, { title: 'Gold', amountCents: 1000, chatRoleIds: [goldRole] }).id;
 
     const parsed = parseConfig({
-      DISCORD_TOKEN: discord.botToken,
-      DISCORD_APPLICATION_ID: discord.applicationId,
-      DISCORD_GUILD_ID: guildId,
-      DISCORD_API_BASE_URL: discord.apiBaseUrl,
-      PATREON_BASE_URL: patreon.url,
-      PATREON_CLIENT_ID: patreon.clientId,
-      PATREON_CLIENT_SECRET: patreon.clientSecret,
+      ...standInEnvironment(patreon, discord, guildId),
       PATREON_CREATOR_ACCESS_TOKEN: patreon.creatorTokens.accessToken,
       PATREON_CREATOR_REFRESH_TOKEN: patreon.creatorTokens.refreshToken,
-      PORT: '0',
       DATA_DIR: dataDir,
       SECRET_KEY,
       LOG_LEVEL: 'warn',

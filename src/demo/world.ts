@@ -7,6 +7,7 @@ import { type MembershipServiceSandbox, createMembershipServiceSandbox } from '.
 import type { ShiftableClock } from '../shared/clock';
 import type { Logger } from '../shared/logger';
 import { DemoStepError } from './timeline';
+import { standInEnvironment } from '../sandbox/service-environment';
 
 /**
  * The demo's world: both stand-ins seeded with a creator, a server and a few people, and the real
@@ -140,14 +141,7 @@ export async function startService(world: StandIns, options: { dataDir: string; 
   const { patreon, discord, clock } = world;
   fs.mkdirSync(options.dataDir, { recursive: true });
   const parsed = parseConfig({
-    DISCORD_TOKEN: discord.botToken,
-    DISCORD_APPLICATION_ID: discord.applicationId,
-    DISCORD_GUILD_ID: world.guildId,
-    DISCORD_API_BASE_URL: discord.apiBaseUrl,
-    PATREON_BASE_URL: patreon.url,
-    PATREON_CLIENT_ID: patreon.clientId,
-    PATREON_CLIENT_SECRET: patreon.clientSecret,
-    PORT: '0',
+    ...standInEnvironment(patreon, discord, world.guildId),
     DATA_DIR: options.dataDir,
     LOG_LEVEL: 'info',
   });

@@ -1,3 +1,4 @@
+import { standInEnvironment } from '../../src/sandbox/service-environment';
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,14 +22,7 @@ beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tierlink-process-'));
   env = {
     PATH: process.env.PATH ?? '',
-    DISCORD_TOKEN: discord.botToken,
-    DISCORD_APPLICATION_ID: discord.applicationId,
-    DISCORD_GUILD_ID: guildId,
-    DISCORD_API_BASE_URL: discord.apiBaseUrl,
-    PATREON_BASE_URL: patreon.url,
-    PATREON_CLIENT_ID: patreon.clientId,
-    PATREON_CLIENT_SECRET: patreon.clientSecret,
-    PORT: '0',
+    ...standInEnvironment(patreon, discord, guildId),
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
   };

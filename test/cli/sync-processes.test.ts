@@ -1,3 +1,4 @@
+import { standInEnvironment } from '../../src/sandbox/service-environment';
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import path from 'node:path';
 import { packageRoot } from '../../src/shared/package-root';
@@ -15,12 +16,7 @@ afterAll(() => world.close());
 function runSync(): { child: ChildProcessWithoutNullStreams; done: Promise<{ code: number | null; stdout: string }> } {
   const env = {
     PATH: process.env.PATH ?? '',
-    DISCORD_TOKEN: world.discord.sandbox.botToken,
-    DISCORD_APPLICATION_ID: world.discord.sandbox.applicationId,
-    DISCORD_API_BASE_URL: world.discord.sandbox.apiBaseUrl,
-    PATREON_BASE_URL: world.patreon.url,
-    PATREON_CLIENT_ID: world.patreon.clientId,
-    PATREON_CLIENT_SECRET: world.patreon.clientSecret,
+    ...standInEnvironment(world.patreon, world.discord.sandbox),
     DATABASE_URL: world.db.url ?? '',
     SECRET_KEY,
     LOG_LEVEL: 'warn',

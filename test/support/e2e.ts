@@ -1,3 +1,4 @@
+import { standInEnvironment } from '../../src/sandbox/service-environment';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -92,14 +93,7 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
 
   const extraEnv = (await options.beforeStart?.({ patreon, discord, guildId })) ?? {};
   const parsed = parseConfig({
-    DISCORD_TOKEN: discord.botToken,
-    DISCORD_APPLICATION_ID: discord.applicationId,
-    DISCORD_GUILD_ID: guildId,
-    DISCORD_API_BASE_URL: discord.apiBaseUrl,
-    PATREON_BASE_URL: patreon.url,
-    PATREON_CLIENT_ID: patreon.clientId,
-    PATREON_CLIENT_SECRET: patreon.clientSecret,
-    PORT: '0',
+    ...standInEnvironment(patreon, discord, guildId),
     DATA_DIR: dataDir,
     SECRET_KEY: E2E_SECRET_KEY,
     LOG_LEVEL: 'debug',
