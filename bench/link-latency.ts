@@ -1,5 +1,4 @@
 
-import { standInEnvironment } from '../src/sandbox/service-environment';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,6 +12,7 @@ import { createLogger } from '../src/observability/logger';
 import { createDiscordSandbox } from '../src/sandbox/discord';
 import { createMembershipServiceSandbox } from '../src/sandbox/membership-service';
 import { silentLogger } from '../src/shared/logger';
+import { standInEnvironment } from '../src/sandbox/service-environment';
 
 /**
  * `/link` figures for `npm run bench` (issue 3): the whole service started as `npm start` starts it

@@ -1,4 +1,3 @@
-import { standInEnvironment } from '../../src/sandbox/service-environment';
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -6,6 +5,7 @@ import path from 'node:path';
 import { type DiscordSandbox, createDiscordSandbox } from '../../src/sandbox/discord';
 import { type MembershipServiceSandbox, createMembershipServiceSandbox } from '../../src/sandbox/membership-service';
 import { packageRoot } from '../../src/shared/package-root';
+import { standInEnvironment } from '../../src/sandbox/service-environment';
 
 const main = path.join(packageRoot(), 'dist/src/main.js');
 

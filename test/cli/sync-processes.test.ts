@@ -1,9 +1,9 @@
-import { standInEnvironment } from '../../src/sandbox/service-environment';
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import path from 'node:path';
 import { packageRoot } from '../../src/shared/package-root';
 import { onPostgres } from '../support/test-database';
 import { SECRET_KEY, type World, createWorld } from '../support/world';
+import { standInEnvironment } from '../../src/sandbox/service-environment';
 
 const syncCli = path.join(packageRoot(), 'dist/src/cli/sync.js');
 

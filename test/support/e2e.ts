@@ -1,4 +1,3 @@
-import { standInEnvironment } from '../../src/sandbox/service-environment';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,6 +9,7 @@ import { type DiscordSandbox, createDiscordSandbox } from '../../src/sandbox/dis
 import { type MembershipServiceSandbox, createMembershipServiceSandbox } from '../../src/sandbox/membership-service';
 import { type ManualClock, createManualClock } from '../../src/shared/clock';
 import { type TestDatabase, createTestDatabase } from './test-database';
+import { standInEnvironment } from '../../src/sandbox/service-environment';
 
 export const E2E_SECRET_KEY = 'e2e-secret-key-that-is-long-enough-1234567';
 
