@@ -1,6 +1,5 @@
 import type { LinkCompletion } from '../linking/link-service';
 import { bestEntitlement } from '../linking/status-service';
-import type { GuildContext } from '../mapping/types';
 import type { LinkResultView, ProblemLine, RoleLine } from './pages/views';
 
 type Linked = Extract<LinkCompletion, { kind: 'linked' }>;
@@ -70,9 +69,4 @@ export function linkResultView(done: Linked, guildName: string | null, tierTitle
     pledgeUrl: standing === 'active' ? null : done.pledgeUrl,
     movedFromAnotherAccount: done.movedFromAnotherAccount,
   };
-}
-
-/** Tier titles by id for a guild context (removed tiers keep their title). */
-export function tierTitles(guild: Pick<GuildContext, 'tiers'>): (campaignId: string, tierId: string) => string {
-  return (campaignId, tierId) => guild.tiers.find((t) => t.campaignId === campaignId && t.tierId === tierId)?.title ?? tierId;
 }
