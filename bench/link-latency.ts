@@ -4,15 +4,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Client } from 'pg';
 import { parseConfig } from '../src/config';
-import { type Database, openDatabase } from '../src/db/database';
 import { createTierlink } from '../src/main';
 import { createLogger } from '../src/observability/logger';
 import { createDiscordSandbox } from '../src/sandbox/discord';
 import { createMembershipServiceSandbox } from '../src/sandbox/membership-service';
-import { silentLogger } from '../src/shared/logger';
 import { standInEnvironment } from '../src/sandbox/service-environment';
+import { openScratchDatabase } from './scratch-database';
 
 /**
  * `/link` figures for `npm run bench` (issue 3): the whole service started as `npm start` starts it
@@ -55,38 +53,6 @@ function percentile(sorted: readonly number[], p: number): number {
 
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
-interface BenchDatabase {
-  database: Database;
-  label: string;
-  close(): Promise<void>;
-}
-
-async function openBenchDatabase(postgresUrl: string | undefined, dataDir: string): Promise<BenchDatabase> {
-  if (!postgresUrl) {
-    const database = await openDatabase({ engine: 'pglite', dataDir: path.join(dataDir, 'db'), logger: silentLogger });
-    return { database, label: 'PGlite', close: () => database.close() };
-  }
-  const name = `tierlink_bench_${randomBytes(6).toString('hex')}`;
-  const admin = new Client({ connectionString: postgresUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(postgresUrl);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ engine: 'postgres', url: url.toString(), logger: silentLogger, poolSize: 10 });
-  return {
-    database,
-    label: 'PostgreSQL',
-    close: async () => {
-      await database.close();
-      const c = new Client({ connectionString: postgresUrl });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
-}
-
 interface Sample {
   replyMs: number;
   roleMs: number;
@@ -99,7 +65,7 @@ export async function runLinkLatencyBenchmark(options: LinkBenchOptions = {}): P
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tierlink-bench-link-'));
   const patreon = await createMembershipServiceSandbox();
   const discord = await createDiscordSandbox();
-  const db = await openBenchDatabase(options.postgresUrl, dataDir);
+  const db = await openScratchDatabase(options.postgresUrl);
   let tierlink: Awaited<ReturnType<typeof createTierlink>> | null = null;
   try {
     const { guildId } = discord.createGuild({ name: 'Bench Club' });

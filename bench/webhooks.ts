@@ -1,15 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import express from 'express';
-import { Client } from 'pg';
 import { storeCampaign } from '../src/campaigns/campaign-catalog';
 import { createCreatorAccounts } from '../src/campaigns/creator-accounts';
-import { type Database, openDatabase } from '../src/db/database';
 import { createCampaignRepository } from '../src/db/repositories/campaign-repository';
 import { createCredentialRepository } from '../src/db/repositories/credential-repository';
 import { createGuildRepository } from '../src/db/repositories/guild-repository';
@@ -32,6 +27,7 @@ import { createWebhookProcessor } from '../src/webhooks/processor';
 import { WEBHOOK_PATH, createInboxWriter, createWebhookReceiver, createWebhookSecrets } from '../src/webhooks/receiver';
 import { createWebhookRegistration } from '../src/webhooks/registration';
 import { signWebhookBody } from '../src/webhooks/verify-signature';
+import { type ScratchDatabase, openScratchDatabase } from './scratch-database';
 
 /**
  * Webhook figures for `npm run bench` (issue 4):
@@ -63,49 +59,6 @@ export interface BenchRow {
 
 const SECRET_KEY = randomBytes(32).toString('base64url');
 
-interface BenchDatabase {
-  database: Database;
-  label: string;
-  close(): Promise<void>;
-}
-
-async function pgliteOnDisk(): Promise<BenchDatabase> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tierlink-bench-'));
-  const database = await openDatabase({ engine: 'pglite', dataDir: dir, logger: silentLogger });
-  await database.migrate();
-  return {
-    database,
-    label: 'PGlite',
-    close: async () => {
-      await database.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-async function postgresScratch(adminUrl: string): Promise<BenchDatabase> {
-  const name = `tierlink_bench_${randomBytes(6).toString('hex')}`;
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ engine: 'postgres', url: url.toString(), logger: silentLogger, poolSize: 10 });
-  await database.migrate();
-  return {
-    database,
-    label: 'PostgreSQL',
-    close: async () => {
-      await database.close();
-      const c = new Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
-}
-
 function listen(app: express.Express): Promise<{ server: http.Server; url: string }> {
   return new Promise((resolve) => {
     const server = app.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
@@ -128,7 +81,7 @@ function percentile(sorted: readonly number[], p: number): number {
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
 /** The whole path, wired as the composition root wires it, against both stand-ins. */
-async function measureLatency(db: BenchDatabase, changes: number): Promise<BenchRow[]> {
+async function measureLatency(db: ScratchDatabase, changes: number): Promise<BenchRow[]> {
   const clock = systemClock;
   const logger = silentLogger;
   const metrics = createMetrics({ defaultMetrics: false });
@@ -296,7 +249,7 @@ function memberDeliveryBody(campaignId: string, n: number): string {
 }
 
 /** Receiver only: verification against the stored secrets and the inbox INSERT, answered 200. */
-async function measureThroughput(db: BenchDatabase, deliveries: number, concurrency: number): Promise<BenchRow> {
+async function measureThroughput(db: ScratchDatabase, deliveries: number, concurrency: number): Promise<BenchRow> {
   const clock = systemClock;
   const metrics = createMetrics({ defaultMetrics: false });
   const webhooks = createWebhookRepository(db.database.db, createSecretBox(SECRET_KEY));
@@ -375,10 +328,10 @@ export async function runWebhookBenchmarks(options: WebhookBenchOptions = {}): P
   const deliveries = options.deliveries ?? 5000;
   const concurrency = options.concurrency ?? 32;
   const rows: BenchRow[] = [];
-  const engines: Array<() => Promise<BenchDatabase>> = [pgliteOnDisk];
+  const engines: Array<() => Promise<ScratchDatabase>> = [() => openScratchDatabase()];
   if (options.postgresUrl) {
     const url = options.postgresUrl;
-    engines.push(() => postgresScratch(url));
+    engines.push(() => openScratchDatabase(url));
   }
   for (const open of engines) {
     let db = await open();

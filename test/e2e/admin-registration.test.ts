@@ -8,8 +8,7 @@ import { EVERYONE, MANAGE_GUILD, MANAGE_ROLES, roleOption, runCommand, stringOpt
 
 let e: E2E;
 beforeAll(async () => {
-  e = await startE2E();
-  await e.connect();
+  e = await startE2E({ connected: true });
 }, 60_000);
 afterAll(() => e?.stop());
 

@@ -19,8 +19,7 @@ const tierLines = (content: string, title: string) => {
 };
 
 beforeAll(async () => {
-  e = await startE2E();
-  await e.connect();
+  e = await startE2E({ connected: true });
   const link = async (name: string, tierId: string) => {
     const member = e.discord.addMember(e.guildId, { username: name.toLowerCase() });
     await e.link(member.userId, activePatron(e, name, [tierId]).id);

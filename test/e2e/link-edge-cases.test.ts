@@ -11,9 +11,7 @@ import { type E2E, pageText, startE2E } from '../support/e2e';
 
 let e: E2E;
 beforeAll(async () => {
-  e = await startE2E();
-  const connected = await e.connect();
-  if (connected.status !== 200) throw new Error(`connect failed: ${pageText(connected.html)}`);
+  e = await startE2E({ connected: true });
 }, 60_000);
 afterAll(() => e?.stop());
 

@@ -5,8 +5,7 @@ import { createTestDatabase } from '../support/test-database';
 
 let e: E2E;
 beforeAll(async () => {
-  e = await startE2E();
-  await e.connect();
+  e = await startE2E({ connected: true });
 }, 60_000);
 afterAll(() => e?.stop());
 

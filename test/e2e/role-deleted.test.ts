@@ -3,8 +3,7 @@ import { type E2E, startE2E } from '../support/e2e';
 const ADMIN = 1n << 3n;
 let e: E2E;
 beforeAll(async () => {
-  e = await startE2E();
-  await e.connect();
+  e = await startE2E({ connected: true });
 }, 60_000);
 afterAll(() => e?.stop());
 

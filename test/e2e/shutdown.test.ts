@@ -6,8 +6,7 @@ import { type E2E, MemoryLog, startE2E } from '../support/e2e';
 
 let e: E2E;
 beforeAll(async () => {
-  e = await startE2E();
-  await e.connect();
+  e = await startE2E({ connected: true });
 }, 60_000);
 afterAll(() => e?.stop());
 

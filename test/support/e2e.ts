@@ -10,6 +10,7 @@ import { type MembershipServiceSandbox, createMembershipServiceSandbox } from '.
 import { type ManualClock, createManualClock } from '../../src/shared/clock';
 import { type TestDatabase, createTestDatabase } from './test-database';
 import { standInEnvironment } from '../../src/sandbox/service-environment';
+import { pageText } from '../../src/demo/world';
 
 export const E2E_SECRET_KEY = 'e2e-secret-key-that-is-long-enough-1234567';
 
@@ -63,6 +64,8 @@ export interface E2E {
 }
 
 export interface E2EOptions {
+  /** Run `/connect` as the creator right after start (and fail loudly if it does not succeed). */
+  connected?: boolean;
   /** Start with the creator's tokens in the environment (connected at start-up, no /connect). */
   creatorTokensInEnv?: boolean;
   /** Extra environment variables. */
@@ -189,8 +192,12 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  if (options.connected) {
+    const page = await e2e.connect();
+    if (page.status !== 200) throw new Error(`connect failed: ${pageText(page.html)}`);
+  }
   return e2e;
 }
 
 /** Text of an HTML page without tags, for assertions on what a person reads. */
-export { pageText } from '../../src/demo/world';
+export { pageText };

@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { getTableName, sql } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
-import { Client } from 'pg';
+import { createScratchPostgres } from '../../bench/scratch-database';
 import { type Database, openDatabase } from '../../src/db/database';
 import * as schema from '../../src/db/schema';
 import { silentLogger } from '../../src/shared/logger';
@@ -32,21 +31,10 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
   let dropDatabase = async () => {};
   let database: Database;
   if (adminUrl) {
-    const name = `tierlink_test_${randomBytes(6).toString('hex')}`;
-    const admin = new Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    const u = new URL(adminUrl);
-    u.pathname = `/${name}`;
-    url = u.toString();
+    const scratch = await createScratchPostgres(adminUrl, 'tierlink_test');
+    url = scratch.url;
     database = await openDatabase({ engine: 'postgres', url, logger: silentLogger, poolSize: 5 });
-    dropDatabase = async () => {
-      const c = new Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    };
+    dropDatabase = scratch.drop;
   } else {
     database = await openDatabase({ engine: 'pglite-memory', logger: silentLogger });
   }
