@@ -45,18 +45,29 @@ export interface ReconcilerDeps {
 export function createReconciler(deps: ReconcilerDeps) {
   const mutex = createKeyedMutex();
 
-  async function membersOf(discordUserId: string): Promise<{ members: MemberState[]; linked: boolean }> {
-    const link = await deps.links.byDiscordUser(discordUserId);
-    if (!link) return { members: [], linked: false };
-    const rows = await deps.snapshots.forPatreonUser(link.patreonUserId);
-    return { members: rows.map(toMemberState), linked: true };
+  /** A user's link and member snapshots: what the planner knows of their memberships. */
+  interface UserState {
+    linked: boolean;
+    members: MemberState[];
+    /** Campaigns the snapshots are in (to find the guilds at stake). */
+    campaignIds: string[];
   }
 
-  async function reconcileMember(guildId: string, discordUserId: string, options: ReconcileOptions): Promise<MemberOutcome> {
+  async function userState(discordUserId: string): Promise<UserState> {
+    const link = await deps.links.byDiscordUser(discordUserId);
+    if (!link) return { linked: false, members: [], campaignIds: [] };
+    const rows = await deps.snapshots.forPatreonUser(link.patreonUserId);
+    return { linked: true, members: rows.map(toMemberState), campaignIds: rows.map((r) => r.campaignId) };
+  }
+
+  const UNLINKED: UserState = { linked: false, members: [], campaignIds: [] };
+
+  /** `known`: the user's state when the caller just read it (one read for all their guilds). */
+  async function reconcileMember(guildId: string, discordUserId: string, options: ReconcileOptions, known?: UserState): Promise<MemberOutcome> {
     return mutex.run(`${guildId}:${discordUserId}`, async () => {
       const [guild, { members, linked }, member, ledger] = await Promise.all([
         deps.contexts.load(guildId),
-        options.unlinkedReason ? Promise.resolve({ members: [], linked: false }) : membersOf(discordUserId),
+        options.unlinkedReason ? Promise.resolve(UNLINKED) : (known ?? userState(discordUserId)),
         deps.directory.getMember(guildId, discordUserId),
         deps.ledger.forUser(guildId, discordUserId),
       ]);
@@ -76,25 +87,23 @@ export function createReconciler(deps: ReconcilerDeps) {
   }
 
   /** The guilds where a user's roles are at stake: those serving their campaigns, and those where we granted them roles. */
-  async function guildsFor(discordUserId: string): Promise<string[]> {
-    const link = await deps.links.byDiscordUser(discordUserId);
+  async function guildsFor(discordUserId: string, state: UserState): Promise<string[]> {
     const guildIds = new Set(await deps.ledger.guildsOfUser(discordUserId));
-    if (link) {
-      for (const row of await deps.snapshots.forPatreonUser(link.patreonUserId)) {
-        for (const guildId of await deps.guilds.guildsOf(row.campaignId)) guildIds.add(guildId);
-      }
+    for (const campaignId of state.campaignIds) {
+      for (const guildId of await deps.guilds.guildsOf(campaignId)) guildIds.add(guildId);
     }
     return [...guildIds].sort();
   }
 
   return {
-    reconcileMember,
+    reconcileMember: (guildId: string, discordUserId: string, options: ReconcileOptions) => reconcileMember(guildId, discordUserId, options),
 
     /** Reconciles a Discord user in every guild where their roles are at stake (plus `alsoGuildIds`). */
     async reconcileUser(discordUserId: string, options: ReconcileOptions & { alsoGuildIds?: readonly string[] }): Promise<MemberOutcome[]> {
-      const guildIds = new Set([...(await guildsFor(discordUserId)), ...(options.alsoGuildIds ?? [])]);
+      const state = options.unlinkedReason ? UNLINKED : await userState(discordUserId);
+      const guildIds = new Set([...(await guildsFor(discordUserId, state)), ...(options.alsoGuildIds ?? [])]);
       const outcomes: MemberOutcome[] = [];
-      for (const guildId of [...guildIds].sort()) outcomes.push(await reconcileMember(guildId, discordUserId, options));
+      for (const guildId of [...guildIds].sort()) outcomes.push(await reconcileMember(guildId, discordUserId, options, state));
       return outcomes;
     },
 
