@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createDiscordSandbox } from '../src/sandbox/discord';
+import { createDiscordSandbox } from '@tierlink/sandbox/discord';
 import { packageRoot } from '../src/shared/package-root';
-import { createMembershipServiceSandbox } from '../src/sandbox/membership-service';
+import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { type ChildInput, type ChildResult, RESULT_PREFIX } from './full-sync-child';
 
 export interface FullSyncBenchmarkOptions {

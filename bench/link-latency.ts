@@ -7,9 +7,9 @@ import { performance } from 'node:perf_hooks';
 import { parseConfig } from '../src/config';
 import { createTierlink } from '../src/main';
 import { createLogger } from '../src/observability/logger';
-import { createDiscordSandbox } from '../src/sandbox/discord';
-import { createMembershipServiceSandbox } from '../src/sandbox/membership-service';
-import { standInEnvironment } from '../src/sandbox/service-environment';
+import { createDiscordSandbox } from '@tierlink/sandbox/discord';
+import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
+import { standInEnvironment } from '@tierlink/sandbox';
 import { openScratchDatabase } from './scratch-database';
 
 /**

@@ -16,8 +16,8 @@ import { createWebhookRepository } from '../src/db/repositories/webhook-reposito
 import { createGuildDirectory, createGuildSnapshotCache, createRest, createRoleWriter } from '../src/discord';
 import { type JobQueue, createJobQueue } from '../src/jobs/job-queue';
 import { createMetrics } from '../src/observability/metrics';
-import { createDiscordSandbox } from '../src/sandbox/discord';
-import { createMembershipServiceSandbox } from '../src/sandbox/membership-service';
+import { createDiscordSandbox } from '@tierlink/sandbox/discord';
+import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { realSleep, systemClock } from '../src/shared/clock';
 import { silentLogger } from '../src/shared/logger';
 import { createSecretBox } from '../src/shared/secret-box';

@@ -2,10 +2,10 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type DiscordSandbox, createDiscordSandbox } from '../../src/sandbox/discord';
-import { type MembershipServiceSandbox, createMembershipServiceSandbox } from '../../src/sandbox/membership-service';
+import { type DiscordSandbox, createDiscordSandbox } from '@tierlink/sandbox/discord';
+import { type MembershipServiceSandbox, createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { packageRoot } from '../../src/shared/package-root';
-import { standInEnvironment } from '../../src/sandbox/service-environment';
+import { standInEnvironment } from '@tierlink/sandbox';
 
 const main = path.join(packageRoot(), 'dist/src/main.js');
 

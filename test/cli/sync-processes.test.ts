@@ -3,7 +3,7 @@ import path from 'node:path';
 import { packageRoot } from '../../src/shared/package-root';
 import { onPostgres } from '../support/test-database';
 import { SECRET_KEY, type World, createWorld } from '../support/world';
-import { standInEnvironment } from '../../src/sandbox/service-environment';
+import { standInEnvironment } from '@tierlink/sandbox';
 
 const syncCli = path.join(packageRoot(), 'dist/src/cli/sync.js');
 

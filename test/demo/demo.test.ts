@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type DemoResult, createDemo } from '../../src/demo/run-demo';
+import { type DemoResult, createDemo } from '@tierlink/sandbox/demo';
+import { startTierlinkUnderDemo } from '../../demo/tierlink-under-demo';
+import { createLogger } from '../../src/observability/logger';
 
 /** `npm run demo -- --once`, in-process: the whole story against the stand-ins, then a clean stop. */
 
@@ -11,7 +13,14 @@ let result: DemoResult;
 
 beforeAll(async () => {
   tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'tierlink-demo-test-'));
-  const demo = createDemo({ once: true, out: { write: (text) => void (output += text) }, color: false, tmpRoot });
+  const demo = createDemo({
+    once: true,
+    out: { write: (text) => void (output += text) },
+    color: false,
+    tmpRoot,
+    startService: startTierlinkUnderDemo,
+    createLogger: (destination) => createLogger({ level: 'info', destination }),
+  });
   result = await demo.run();
 }, 90_000);
 

@@ -1,10 +1,10 @@
+import { createManualClock } from '@tierlink/sandbox';
 import type { RestRateLimitEvent } from '../../src/discord/create-rest';
 import { createRest } from '../../src/discord/create-rest';
 import { createGuildDirectory } from '../../src/discord/guild-directory';
 import { createRoleWriter } from '../../src/discord/role-writer';
-import { createManualClock } from '../../src/shared/clock';
-import { createDiscordSandbox } from '../../src/sandbox/discord';
-import type { DiscordSandbox } from '../../src/sandbox/discord';
+import { createDiscordSandbox } from '@tierlink/sandbox/discord';
+import type { DiscordSandbox } from '@tierlink/sandbox/discord';
 
 describe('REST client rate limits against the Discord sandbox', () => {
   let sandbox: DiscordSandbox;

@@ -1,8 +1,8 @@
 import { createRest } from '../../src/discord/create-rest';
 import { DiscordProblemError } from '../../src/discord/discord-problem';
 import { createGuildDirectory } from '../../src/discord/guild-directory';
-import { createDiscordSandbox } from '../../src/sandbox/discord';
-import type { DiscordSandbox } from '../../src/sandbox/discord';
+import { createDiscordSandbox } from '@tierlink/sandbox/discord';
+import type { DiscordSandbox } from '@tierlink/sandbox/discord';
 
 describe('guild directory against the Discord sandbox', () => {
   let sandbox: DiscordSandbox;

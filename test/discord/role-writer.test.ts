@@ -1,9 +1,9 @@
-import { createManualClock } from '../../src/shared/clock';
+import { createManualClock } from '@tierlink/sandbox';
 import { createRest } from '../../src/discord/create-rest';
 import { createGuildDirectory } from '../../src/discord/guild-directory';
 import { MAX_AUDIT_REASON, createRoleWriter } from '../../src/discord/role-writer';
-import { createDiscordSandbox } from '../../src/sandbox/discord';
-import type { DiscordSandbox } from '../../src/sandbox/discord';
+import { createDiscordSandbox } from '@tierlink/sandbox/discord';
+import type { DiscordSandbox } from '@tierlink/sandbox/discord';
 
 const MEMBER_ROLE = '/guilds/:g/members/:u/roles/:r';
 

@@ -1,7 +1,7 @@
+import { createManualClock } from '@tierlink/sandbox';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/database';
 import { createJobQueue } from '../../src/jobs/job-queue';
-import { createManualClock } from '../../src/shared/clock';
 import { silentLogger } from '../../src/shared/logger';
 import { type TestDatabase, createTestDatabase } from '../support/test-database';
 

@@ -1,6 +1,7 @@
+import { createManualClock } from '@tierlink/sandbox';
 import type { OAuthTokens } from '../../src/patreon';
 import { PatreonApiError, createCreatorSession } from '../../src/patreon';
-import { DAY, MINUTE, createManualClock } from '../../src/shared/clock';
+import { DAY, MINUTE } from '../../src/shared/clock';
 import { silentLogger } from '../../src/shared/logger';
 import type { Harness } from './harness';
 import { memoryTokenStore, startHarness } from './harness';

@@ -1,10 +1,10 @@
+import { createManualClock } from '@tierlink/sandbox';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PatreonApiError, buildQuery, createHttp, kindForStatus, retryAfterSeconds } from '../../src/patreon';
-import { createManualClock } from '../../src/shared/clock';
 import { silentLogger } from '../../src/shared/logger';
-import type { MembershipServiceSandbox } from '../../src/sandbox/membership-service';
-import { createMembershipServiceSandbox } from '../../src/sandbox/membership-service';
+import type { MembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
+import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 
 describe('PatreonApiError', () => {
   it.each([

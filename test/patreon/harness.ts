@@ -1,10 +1,10 @@
+import { type ManualClock, createManualClock } from '@tierlink/sandbox';
 import type { CreatorSession, CreatorTokenStore, OAuthTokens, PatreonClient, RequestInfo, RetryPolicy } from '../../src/patreon';
 import { createCreatorSession, createOAuthClient, createPatreonClient } from '../../src/patreon';
 import type { TierRoleField } from '../../src/patreon/patreon-client';
-import type { MembershipServiceSandbox } from '../../src/sandbox/membership-service';
-import { createMembershipServiceSandbox } from '../../src/sandbox/membership-service';
-import type { ManualClock, Sleep } from '../../src/shared/clock';
-import { createManualClock } from '../../src/shared/clock';
+import type { MembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
+import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
+import type { Sleep } from '../../src/shared/clock';
 import { silentLogger } from '../../src/shared/logger';
 
 /** An in-memory creator token store that remembers every save. */

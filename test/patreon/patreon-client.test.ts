@@ -1,8 +1,7 @@
 import { MEMBER_TRIGGERS, indexIncluded, parseMember } from '../../src/patreon';
 import type { Harness } from './harness';
 import { startHarness } from './harness';
-import { getJson } from '../sandbox/membership-service/raw-http';
-import { startWebhookReceiver } from '../sandbox/membership-service/webhook-receiver';
+import { startWebhookReceiver } from '@tierlink/sandbox';
 
 const GUILD = '900000000000000001';
 const ROLE_A = '111111111111111111';
@@ -20,10 +19,13 @@ describe('patreon client against the sandbox', () => {
 
   it('gets no attributes back from the sandbox for a request without fields', async () => {
     const member = h.sb.setMembership(h.sb.createUser({ fullName: 'X' }).id, h.sb.campaignId, { tierIds: [goldId] }, { deliver: false });
-    const bare = await getJson(h.sb.url, `/api/oauth2/v2/members/${member.id}?include=currently_entitled_tiers,user`, h.sb.creatorTokens.accessToken);
-    expect(bare.status).toBe(200);
-    expect(bare.body.data.attributes).toBeUndefined();
-    for (const r of bare.body.included) expect(r.attributes).toBeUndefined();
+    const res = await fetch(`${h.sb.url}/api/oauth2/v2/members/${member.id}?include=currently_entitled_tiers,user`, {
+      headers: { authorization: `Bearer ${h.sb.creatorTokens.accessToken}` },
+    });
+    expect(res.status).toBe(200);
+    const bare = (await res.json()) as { data: { attributes?: unknown }; included: Array<{ attributes?: unknown }> };
+    expect(bare.data.attributes).toBeUndefined();
+    for (const r of bare.included) expect(r.attributes).toBeUndefined();
     // …which is why the client names fields for every type it reads.
     const details = await h.client.getMember(member.id);
     expect(details?.member.patronStatus).toBe('active_patron');

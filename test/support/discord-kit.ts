@@ -1,7 +1,7 @@
 import { type GuildDirectory, createGuildDirectory, createGuildSnapshotCache, createRest, createRoleWriter } from '../../src/discord';
 import type { GuildSnapshotCache } from '../../src/discord/guild-snapshot-cache';
 import type { RoleWriter } from '../../src/discord/role-writer';
-import { type DiscordSandbox, createDiscordSandbox } from '../../src/sandbox/discord';
+import { type DiscordSandbox, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import type { Clock } from '../../src/shared/clock';
 
 /** The Discord stand-in and our real role port over HTTP to it. */

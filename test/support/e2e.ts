@@ -5,12 +5,11 @@ import { Writable } from 'node:stream';
 import { type Config, parseConfig } from '../../src/config';
 import { type Tierlink, createTierlink } from '../../src/main';
 import { createLogger } from '../../src/observability/logger';
-import { type DiscordSandbox, createDiscordSandbox } from '../../src/sandbox/discord';
-import { type MembershipServiceSandbox, createMembershipServiceSandbox } from '../../src/sandbox/membership-service';
-import { type ManualClock, createManualClock } from '../../src/shared/clock';
+import { type DiscordSandbox, createDiscordSandbox } from '@tierlink/sandbox/discord';
+import { type MembershipServiceSandbox, createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { type TestDatabase, createTestDatabase } from './test-database';
-import { standInEnvironment } from '../../src/sandbox/service-environment';
-import { pageText } from '../../src/demo/world';
+import { standInEnvironment, type ManualClock, createManualClock } from '@tierlink/sandbox';
+import { pageText } from '@tierlink/sandbox/demo';
 
 export const E2E_SECRET_KEY = 'e2e-secret-key-that-is-long-enough-1234567';
 

@@ -1,8 +1,9 @@
+import { type ManualClock, createManualClock } from '@tierlink/sandbox';
 import { campaignName, storeCampaign } from '../../src/campaigns/campaign-catalog';
 import { type CreatorAccounts, createCreatorAccounts } from '../../src/campaigns/creator-accounts';
-import { createMembershipServiceSandbox } from '../../src/sandbox/membership-service';
-import type { MembershipServiceSandbox } from '../../src/sandbox/membership-service';
-import { type ManualClock, createManualClock, realSleep } from '../../src/shared/clock';
+import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
+import type { MembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
+import { realSleep } from '../../src/shared/clock';
 import { silentLogger } from '../../src/shared/logger';
 import { type Metrics, createMetrics } from '../../src/observability/metrics';
 import { createGuildContextLoader } from '../../src/sync/guild-context';

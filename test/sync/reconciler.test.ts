@@ -1,4 +1,4 @@
-import { createManualClock } from '../../src/shared/clock';
+import { createManualClock } from '@tierlink/sandbox';
 import { silentLogger } from '../../src/shared/logger';
 import { createMetrics } from '../../src/observability/metrics';
 import { createGuildContextLoader } from '../../src/sync/guild-context';

@@ -1,4 +1,4 @@
-import { signBody } from '../../src/sandbox/membership-service';
+import { signBody } from '@tierlink/sandbox/membership-service';
 import { matchWebhookSecret, signWebhookBody, verifyWebhookSignature } from '../../src/webhooks/verify-signature';
 
 const body = Buffer.from('{"data":{"type":"member","id":"m-1"}}', 'utf8');

@@ -1,0 +1,444 @@
+import type { Clock } from '../support/clock';
+import { Permission, basePermissions, compareRolePositions, hasPermission, highestRole } from './permissions';
+import type { SnowflakeFactory } from './snowflakes';
+import { compareIds } from './snowflakes';
+import type { GuildSnapshot, MemberSnapshot, RoleChangeVia, RoleEvent, RoleSnapshot } from './types';
+
+export interface UserRecord {
+  id: string;
+  username: string;
+  globalName: string | null;
+  bot: boolean;
+}
+
+export interface RoleRecord {
+  id: string;
+  name: string;
+  color: number;
+  hoist: boolean;
+  position: number;
+  permissions: bigint;
+  managed: boolean;
+  mentionable: boolean;
+  botId?: string;
+}
+
+export interface MemberRecord {
+  userId: string;
+  roleIds: string[];
+  joinedAt: Date;
+  nick: string | null;
+}
+
+export interface GuildRecord {
+  id: string;
+  name: string;
+  ownerId: string;
+  botRoleId: string;
+  channelId: string;
+  roles: Map<string, RoleRecord>;
+  members: Map<string, MemberRecord>;
+  /** Member ids in ascending numeric order, rebuilt lazily after joins and leaves. */
+  sortedIds: string[] | null;
+}
+
+/** Changes the gateway turns into dispatches and waiters watch. `silent` changes are not dispatched. */
+export type StateEvent =
+  | { type: 'guild-create'; guildId: string }
+  | { type: 'role-create' | 'role-update' | 'role-delete'; guildId: string; role: RoleRecord }
+  | { type: 'member-add' | 'member-update'; guildId: string; userId: string; silent?: boolean }
+  | { type: 'member-remove'; guildId: string; user: UserRecord };
+
+export interface CreateGuildOptions {
+  name?: string;
+  ownerId?: string;
+  /** Permissions of the bot's managed role; Manage Roles when absent. */
+  botPermissions?: bigint;
+  /** Position of the bot's role; 1 (just above @everyone) when absent. */
+  botRolePosition?: number;
+}
+
+export interface CreatedGuild {
+  guildId: string;
+  everyoneRoleId: string;
+  botRoleId: string;
+  channelId: string;
+}
+
+export interface CreateRoleOptions {
+  name: string;
+  /** Where to insert: roles at or above it move up by one, as in Discord's role list. 1 when absent. */
+  position?: number;
+  managed?: boolean;
+  permissions?: bigint;
+  color?: number;
+  hoist?: boolean;
+  mentionable?: boolean;
+}
+
+export interface UpdateRoleOptions {
+  name?: string;
+  /** Moves the role; the roles it passes shift by one, as dragging it in Server Settings does. */
+  position?: number;
+  permissions?: bigint;
+  managed?: boolean;
+  color?: number;
+}
+
+export interface AddMemberOptions {
+  userId?: string;
+  username?: string;
+  globalName?: string | null;
+  roleIds?: string[];
+  joinedAt?: Date;
+  bot?: boolean;
+}
+
+/** Thrown by control methods used wrongly (unknown guild in a test, …): a test bug, not a Discord answer. */
+export class SandboxUsageError extends Error {
+  override name = 'SandboxUsageError';
+}
+
+/**
+ * The sandbox's world: users, guilds, roles, members and the log of member role changes. Every change
+ * goes through here so the gateway and the waiters see it.
+ */
+export class DiscordState {
+  readonly users = new Map<string, UserRecord>();
+  readonly guilds = new Map<string, GuildRecord>();
+  readonly botUser: UserRecord;
+  membersIntentEnabled: boolean;
+  private readonly events: RoleEvent[] = [];
+  private readonly listeners = new Set<(event: StateEvent) => void>();
+  private userCounter = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    readonly nextId: SnowflakeFactory,
+    options: { botUserId: string; botUsername: string; membersIntentEnabled: boolean },
+  ) {
+    this.botUser = { id: options.botUserId, username: options.botUsername, globalName: null, bot: true };
+    this.users.set(this.botUser.id, this.botUser);
+    this.membersIntentEnabled = options.membersIntentEnabled;
+  }
+
+  subscribe(listener: (event: StateEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  private emit(event: StateEvent): void {
+    for (const listener of [...this.listeners]) listener(event);
+  }
+
+  // ---- guilds -------------------------------------------------------------------------------
+
+  createGuild(options: CreateGuildOptions = {}): CreatedGuild {
+    const guildId = this.nextId();
+    const ownerId = options.ownerId ?? this.ensureUser({ username: 'owner' }).id;
+    if (!this.users.has(ownerId)) this.ensureUser({ userId: ownerId, username: 'owner' });
+    const botRoleId = this.nextId();
+    const channelId = this.nextId();
+    const guild: GuildRecord = {
+      id: guildId,
+      name: options.name ?? 'Sandbox Guild',
+      ownerId,
+      botRoleId,
+      channelId,
+      roles: new Map(),
+      members: new Map(),
+      sortedIds: null,
+    };
+    guild.roles.set(guildId, {
+      id: guildId,
+      name: '@everyone',
+      color: 0,
+      hoist: false,
+      position: 0,
+      permissions: 0n,
+      managed: false,
+      mentionable: false,
+    });
+    guild.roles.set(botRoleId, {
+      id: botRoleId,
+      name: this.botUser.username,
+      color: 0,
+      hoist: false,
+      position: options.botRolePosition ?? 1,
+      permissions: options.botPermissions ?? Permission.ManageRoles,
+      managed: true,
+      mentionable: false,
+      botId: this.botUser.id,
+    });
+    const now = this.clock.now();
+    guild.members.set(ownerId, { userId: ownerId, roleIds: [], joinedAt: now, nick: null });
+    guild.members.set(this.botUser.id, { userId: this.botUser.id, roleIds: [botRoleId], joinedAt: now, nick: null });
+    this.guilds.set(guildId, guild);
+    this.emit({ type: 'guild-create', guildId });
+    return { guildId, everyoneRoleId: guildId, botRoleId, channelId };
+  }
+
+  guild(guildId: string): GuildRecord | undefined {
+    return this.guilds.get(guildId);
+  }
+
+  requireGuild(guildId: string): GuildRecord {
+    const guild = this.guilds.get(guildId);
+    if (!guild) throw new SandboxUsageError(`no guild ${guildId} in the sandbox`);
+    return guild;
+  }
+
+  // ---- roles --------------------------------------------------------------------------------
+
+  createRole(guildId: string, options: CreateRoleOptions): RoleSnapshot {
+    const guild = this.requireGuild(guildId);
+    const position = Math.max(1, options.position ?? 1);
+    const shifted = this.shiftRoles(guild, (role) => role.position >= position, +1);
+    const role: RoleRecord = {
+      id: this.nextId(),
+      name: options.name,
+      color: options.color ?? 0,
+      hoist: options.hoist ?? false,
+      position,
+      permissions: options.permissions ?? 0n,
+      managed: options.managed ?? false,
+      mentionable: options.mentionable ?? false,
+    };
+    guild.roles.set(role.id, role);
+    this.emit({ type: 'role-create', guildId, role });
+    for (const other of shifted) this.emit({ type: 'role-update', guildId, role: other });
+    return roleSnapshot(role);
+  }
+
+  updateRole(guildId: string, roleId: string, patch: UpdateRoleOptions): RoleSnapshot {
+    const guild = this.requireGuild(guildId);
+    const role = this.requireRole(guild, roleId);
+    const changed = new Set<RoleRecord>();
+    if (patch.position !== undefined && roleId !== guildId && patch.position !== role.position) {
+      const from = role.position;
+      const to = Math.max(1, patch.position);
+      const moved =
+        to > from
+          ? this.shiftRoles(guild, (r) => r !== role && r.position > from && r.position <= to, -1)
+          : this.shiftRoles(guild, (r) => r !== role && r.position >= to && r.position < from, +1);
+      for (const other of moved) changed.add(other);
+      role.position = to;
+      changed.add(role);
+    }
+    if (patch.name !== undefined) role.name = patch.name;
+    if (patch.permissions !== undefined) role.permissions = patch.permissions;
+    if (patch.managed !== undefined) role.managed = patch.managed;
+    if (patch.color !== undefined) role.color = patch.color;
+    changed.add(role);
+    for (const other of changed) this.emit({ type: 'role-update', guildId, role: other });
+    return roleSnapshot(role);
+  }
+
+  deleteRole(guildId: string, roleId: string): void {
+    const guild = this.requireGuild(guildId);
+    const role = this.requireRole(guild, roleId);
+    if (roleId === guildId) throw new SandboxUsageError('@everyone cannot be deleted');
+    guild.roles.delete(roleId);
+    this.emit({ type: 'role-delete', guildId, role });
+    for (const member of guild.members.values()) {
+      const index = member.roleIds.indexOf(roleId);
+      if (index >= 0) {
+        member.roleIds.splice(index, 1);
+        // Discord sends GUILD_ROLE_DELETE only; clients drop the role from their members themselves.
+        this.emit({ type: 'member-update', guildId, userId: member.userId, silent: true });
+      }
+    }
+  }
+
+  private requireRole(guild: GuildRecord, roleId: string): RoleRecord {
+    const role = guild.roles.get(roleId);
+    if (!role) throw new SandboxUsageError(`no role ${roleId} in guild ${guild.id}`);
+    return role;
+  }
+
+  private shiftRoles(guild: GuildRecord, select: (role: RoleRecord) => boolean, by: number): RoleRecord[] {
+    const shifted: RoleRecord[] = [];
+    for (const role of guild.roles.values()) {
+      if (role.id !== guild.id && select(role)) {
+        role.position += by;
+        shifted.push(role);
+      }
+    }
+    return shifted;
+  }
+
+  // ---- users and members --------------------------------------------------------------------
+
+  ensureUser(options: { userId?: string; username?: string; globalName?: string | null; bot?: boolean }): UserRecord {
+    const existing = options.userId ? this.users.get(options.userId) : undefined;
+    if (existing) return existing;
+    this.userCounter += 1;
+    const user: UserRecord = {
+      id: options.userId ?? this.nextId(),
+      username: options.username ?? `user${this.userCounter}`,
+      globalName: options.globalName ?? null,
+      bot: options.bot ?? false,
+    };
+    this.users.set(user.id, user);
+    return user;
+  }
+
+  addMember(guildId: string, options: AddMemberOptions = {}, silent = false): MemberSnapshot {
+    const guild = this.requireGuild(guildId);
+    const user = this.ensureUser(options);
+    if (guild.members.has(user.id)) throw new SandboxUsageError(`user ${user.id} is already a member of ${guildId}`);
+    const roleIds = [...new Set(options.roleIds ?? [])];
+    for (const roleId of roleIds) {
+      if (roleId === guildId) throw new SandboxUsageError('@everyone is implicit and never listed in a member');
+      this.requireRole(guild, roleId);
+    }
+    const member: MemberRecord = { userId: user.id, roleIds, joinedAt: options.joinedAt ?? this.clock.now(), nick: null };
+    guild.members.set(user.id, member);
+    guild.sortedIds = null;
+    if (!silent) this.emit({ type: 'member-add', guildId, userId: user.id });
+    return memberSnapshot(member, user);
+  }
+
+  removeMember(guildId: string, userId: string): void {
+    const guild = this.requireGuild(guildId);
+    if (!guild.members.delete(userId)) throw new SandboxUsageError(`user ${userId} is not a member of ${guildId}`);
+    guild.sortedIds = null;
+    const user = this.users.get(userId) ?? { id: userId, username: 'unknown', globalName: null, bot: false };
+    this.emit({ type: 'member-remove', guildId, user });
+  }
+
+  requireMember(guildId: string, userId: string): MemberRecord {
+    const member = this.requireGuild(guildId).members.get(userId);
+    if (!member) throw new SandboxUsageError(`user ${userId} is not a member of ${guildId}`);
+    return member;
+  }
+
+  /** Member ids in ascending order, as `GET /guilds/{g}/members` pages them. */
+  sortedMemberIds(guild: GuildRecord): string[] {
+    if (!guild.sortedIds) guild.sortedIds = [...guild.members.keys()].sort(compareIds);
+    return guild.sortedIds;
+  }
+
+  /** Adds one role; false when the member already had it (Discord answers 204 and logs nothing). */
+  addMemberRole(guildId: string, userId: string, roleId: string, via: RoleChangeVia, reason: string | null): boolean {
+    const member = this.requireMember(guildId, userId);
+    if (member.roleIds.includes(roleId)) return false;
+    member.roleIds.push(roleId);
+    this.record(guildId, userId, roleId, 'add', via, reason);
+    this.emit({ type: 'member-update', guildId, userId });
+    return true;
+  }
+
+  removeMemberRole(guildId: string, userId: string, roleId: string, via: RoleChangeVia, reason: string | null): boolean {
+    const member = this.requireMember(guildId, userId);
+    const index = member.roleIds.indexOf(roleId);
+    if (index < 0) return false;
+    member.roleIds.splice(index, 1);
+    this.record(guildId, userId, roleId, 'remove', via, reason);
+    this.emit({ type: 'member-update', guildId, userId });
+    return true;
+  }
+
+  /** Replaces a member's whole role list, logging one event per role added or removed. */
+  setMemberRoles(guildId: string, userId: string, roleIds: readonly string[], via: RoleChangeVia, reason: string | null): void {
+    const guild = this.requireGuild(guildId);
+    const member = this.requireMember(guildId, userId);
+    const next = [...new Set(roleIds)];
+    for (const roleId of next) this.requireRole(guild, roleId);
+    const before = new Set(member.roleIds);
+    const after = new Set(next);
+    const removed = member.roleIds.filter((id) => !after.has(id));
+    const added = next.filter((id) => !before.has(id));
+    if (removed.length === 0 && added.length === 0) return;
+    member.roleIds = next;
+    for (const roleId of removed) this.record(guildId, userId, roleId, 'remove', via, reason);
+    for (const roleId of added) this.record(guildId, userId, roleId, 'add', via, reason);
+    this.emit({ type: 'member-update', guildId, userId });
+  }
+
+  private record(guildId: string, userId: string, roleId: string, op: 'add' | 'remove', via: RoleChangeVia, reason: string | null): void {
+    this.events.push({ at: this.clock.now(), guildId, userId, roleId, op, via, reason });
+  }
+
+  roleEvents(): RoleEvent[] {
+    return this.events.map((event) => ({ ...event }));
+  }
+
+  clearRoleEvents(): void {
+    this.events.length = 0;
+  }
+
+  // ---- permissions --------------------------------------------------------------------------
+
+  /** The bot's guild-level permissions; the owner has all of them. */
+  memberPermissions(guild: GuildRecord, userId: string): bigint {
+    const member = guild.members.get(userId);
+    if (!member) return 0n;
+    if (guild.ownerId === userId) return basePermissions(Permission.Administrator, []);
+    const everyone = guild.roles.get(guild.id)?.permissions ?? 0n;
+    const bits = member.roleIds.map((id) => guild.roles.get(id)?.permissions ?? 0n);
+    return basePermissions(everyone, bits);
+  }
+
+  /** The highest role of a member, @everyone when it has none. */
+  highestRoleOf(guild: GuildRecord, userId: string): RoleRecord {
+    const member = guild.members.get(userId);
+    const roles = (member?.roleIds ?? []).map((id) => guild.roles.get(id)).filter((r): r is RoleRecord => r !== undefined);
+    const everyone = guild.roles.get(guild.id);
+    if (!everyone) throw new SandboxUsageError(`guild ${guild.id} lost its @everyone role`);
+    return highestRole(roles) ?? everyone;
+  }
+
+  /**
+   * Whether `actorId` may add or remove `role` on someone: Manage Roles, and the role strictly below
+   * the actor's highest role, unless the actor owns the guild (docs `topics/permissions.mdx`
+   * "Permission Hierarchy"; research/tech-facts.md §1).
+   */
+  canManageRole(guild: GuildRecord, actorId: string, role: RoleRecord): boolean {
+    if (!hasPermission(this.memberPermissions(guild, actorId), Permission.ManageRoles)) return false;
+    if (guild.ownerId === actorId) return true;
+    return compareRolePositions(this.highestRoleOf(guild, actorId), role) > 0;
+  }
+
+  // ---- snapshots ----------------------------------------------------------------------------
+
+  guildSnapshot(guildId: string): GuildSnapshot {
+    const guild = this.requireGuild(guildId);
+    return {
+      id: guild.id,
+      name: guild.name,
+      ownerId: guild.ownerId,
+      everyoneRoleId: guild.id,
+      botRoleId: guild.botRoleId,
+      channelId: guild.channelId,
+      memberCount: guild.members.size,
+      roles: [...guild.roles.values()].sort((a, b) => compareRolePositions(a, b)).map(roleSnapshot),
+    };
+  }
+
+  memberSnapshot(guildId: string, userId: string): MemberSnapshot {
+    const member = this.requireMember(guildId, userId);
+    return memberSnapshot(member, this.users.get(userId));
+  }
+}
+
+export function roleSnapshot(role: RoleRecord): RoleSnapshot {
+  const snapshot: RoleSnapshot = {
+    id: role.id,
+    name: role.name,
+    position: role.position,
+    permissions: role.permissions.toString(),
+    managed: role.managed,
+    color: role.color,
+    hoist: role.hoist,
+    mentionable: role.mentionable,
+  };
+  if (role.botId) snapshot.botId = role.botId;
+  return snapshot;
+}
+
+function memberSnapshot(member: MemberRecord, user: UserRecord | undefined): MemberSnapshot {
+  return { userId: member.userId, username: user?.username ?? 'unknown', roleIds: [...member.roleIds], joinedAt: member.joinedAt };
+}
