@@ -1,4 +1,4 @@
-import { createRepositories } from '../src/db/repositories';
+import { createRepositories } from '../src/edges/store/repositories';
 /**
  * The measured side of the full-sync benchmark (bench/full-sync.ts): a process of its own, so its
  * CPU time and peak RSS are Tierlink's alone, not the stand-ins' holding 100,000 members. It wires
@@ -6,18 +6,18 @@ import { createRepositories } from '../src/db/repositories';
  * against the stand-ins the parent started, runs one sync, and prints one JSON line.
  */
 import { readFileSync } from 'node:fs';
-import { storeCampaign } from '../src/campaigns/campaign-catalog';
-import { createCreatorAccounts } from '../src/campaigns/creator-accounts';
-import { openDatabase } from '../src/db/database';
-import { createSyncRunRepository } from '../src/db/repositories/sync-run-repository';
-import { createGuildDirectory, createGuildSnapshotCache, createRest, createRoleWriter } from '../src/discord';
-import { createMetrics } from '../src/observability/metrics';
+import { storeCampaign } from '../src/app/admin/campaign-catalog';
+import { createCreatorAccounts } from '../src/edges/patreon/creator-accounts';
+import { openDatabase } from '../src/edges/store/database';
+import { createSyncRunRepository } from '../src/edges/store/repositories/sync-run-repository';
+import { createGuildDirectory, createGuildSnapshotCache, createRest, createRoleWriter } from '../src/edges/discord';
+import { createMetrics } from '../src/edges/observability/metrics';
 import { realSleep, systemClock } from '../src/shared/clock';
 import { silentLogger } from '../src/shared/logger';
-import { createSecretBox } from '../src/shared/secret-box';
-import { createApiMeter, createFullSync } from '../src/sync/full-sync';
-import { createGuildContextLoader } from '../src/sync/guild-context';
-import type { SyncChange } from '../src/sync/sync-report';
+import { createSecretBox } from '../src/edges/store/secret-box';
+import { createApiMeter, createFullSync } from '../src/app/sync/full-sync';
+import { createGuildContextLoader } from '../src/app/sync/guild-context';
+import type { SyncChange } from '../src/core/sync-report';
 
 /** What the parent passes (argv[2], JSON). */
 export interface ChildInput {

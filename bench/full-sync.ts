@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createDiscordSandbox } from '@tierlink/sandbox/discord';
-import { packageRoot } from '../src/shared/package-root';
+import { packageRoot } from '../src/edges/store/package-root';
 import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { type ChildInput, type ChildResult, RESULT_PREFIX } from './full-sync-child';
 

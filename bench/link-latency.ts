@@ -6,7 +6,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseConfig } from '../src/config';
 import { createTierlink } from '../src/main';
-import { createLogger } from '../src/observability/logger';
+import { createLogger } from '../src/edges/observability/logger';
 import { createDiscordSandbox } from '@tierlink/sandbox/discord';
 import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { standInEnvironment } from '@tierlink/sandbox';

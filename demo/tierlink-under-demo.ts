@@ -2,7 +2,7 @@ import { standInEnvironment } from '@tierlink/sandbox';
 import type { StartServiceUnderDemo } from '@tierlink/sandbox/demo';
 import { parseConfig } from '../src/config';
 import { createTierlink } from '../src/main';
-import { formatSyncReport } from '../src/sync/sync-report';
+import { formatSyncReport } from '../src/core/sync-report';
 
 /**
  * The real service (`createTierlink`, as `npm start` runs it) on the embedded database in

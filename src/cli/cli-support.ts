@@ -1,6 +1,6 @@
 import { type Config, type ConfigNeeds, parseConfig, readEnvironment } from '../config';
-import { DataDirLockedError } from '../db/data-dir-lock';
-import { createLogger } from '../observability/logger';
+import { DataDirLockedError } from '../edges/store/data-dir-lock';
+import { createLogger } from '../edges/observability/logger';
 import type { Logger } from '../shared/logger';
 
 /**

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createTierlink } from '../main';
-import { formatSyncReport } from '../sync/sync-report';
+import { formatSyncReport } from '../core/sync-report';
 import { cliLogger, exitOnError, loadConfigOrExit } from './cli-support';
 
 const USAGE = `Usage: npm run sync -- [--dry-run] [--json] [--force] [--guild <id>]

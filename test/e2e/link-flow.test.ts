@@ -1,7 +1,7 @@
 import { getTableName, sql } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
-import { queryRows } from '../../src/db/database';
-import * as schema from '../../src/db/schema';
+import { queryRows } from '../../src/edges/store/database';
+import * as schema from '../../src/edges/store/schema';
 import { DAY } from '../../src/shared/clock';
 import { type E2E, pageText, startE2E } from '../support/e2e';
 

@@ -1,5 +1,5 @@
 import { createTierlink } from '../../src/main';
-import { createLogger } from '../../src/observability/logger';
+import { createLogger } from '../../src/edges/observability/logger';
 import { type E2E, E2E_SECRET_KEY, MemoryLog, startE2E } from '../support/e2e';
 import { createTestDatabase } from '../support/test-database';
 

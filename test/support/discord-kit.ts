@@ -1,6 +1,6 @@
-import { type GuildDirectory, createGuildDirectory, createGuildSnapshotCache, createRest, createRoleWriter } from '../../src/discord';
-import type { GuildSnapshotCache } from '../../src/discord/guild-snapshot-cache';
-import type { RoleWriter } from '../../src/discord/role-writer';
+import { type GuildDirectory, createGuildDirectory, createGuildSnapshotCache, createRest, createRoleWriter } from '../../src/edges/discord';
+import type { GuildSnapshotCache } from '../../src/edges/discord/guild-snapshot-cache';
+import type { RoleWriter } from '../../src/edges/discord/role-writer';
 import { type DiscordSandbox, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import type { Clock } from '../../src/shared/clock';
 

@@ -1,7 +1,7 @@
-import { createRepositories } from '../../src/db/repositories';
-import type { SnapshotInput } from '../../src/db/repositories/snapshot-repository';
-import { createSecretBox } from '../../src/shared/secret-box';
-import type { Db } from '../../src/db/database';
+import { createRepositories } from '../../src/edges/store/repositories';
+import type { SnapshotInput } from '../../src/edges/store/repositories/snapshot-repository';
+import { createSecretBox } from '../../src/edges/store/secret-box';
+import type { Db } from '../../src/edges/store/database';
 
 /** The key the test fixtures seal credentials with. */
 export const TEST_SECRET_KEY = 'test-secret-key-that-is-long-enough-1234';

@@ -1,13 +1,13 @@
-import { createCreatorAccounts } from '../../src/campaigns/creator-accounts';
-import type { Database } from '../../src/db/database';
-import { createRepositories } from '../../src/db/repositories';
-import { createGuildDirectory, createGuildSnapshotCache, createRest, createRoleWriter } from '../../src/discord';
-import { createMetrics } from '../../src/observability/metrics';
+import { createCreatorAccounts } from '../../src/edges/patreon/creator-accounts';
+import type { Database } from '../../src/edges/store/database';
+import { createRepositories } from '../../src/edges/store/repositories';
+import { createGuildDirectory, createGuildSnapshotCache, createRest, createRoleWriter } from '../../src/edges/discord';
+import { createMetrics } from '../../src/edges/observability/metrics';
 import { realSleep } from '../../src/shared/clock';
 import { type Logger, silentLogger } from '../../src/shared/logger';
-import { createSecretBox } from '../../src/shared/secret-box';
-import { type FullSyncDeps, createApiMeter, createFullSync } from '../../src/sync/full-sync';
-import { createGuildContextLoader } from '../../src/sync/guild-context';
+import { createSecretBox } from '../../src/edges/store/secret-box';
+import { type FullSyncDeps, createApiMeter, createFullSync } from '../../src/app/sync/full-sync';
+import { createGuildContextLoader } from '../../src/app/sync/guild-context';
 import { SECRET_KEY, type World } from './world';
 
 /**

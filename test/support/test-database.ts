@@ -1,8 +1,8 @@
 import { getTableName, sql } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
 import { createScratchPostgres } from '../../bench/scratch-database';
-import { type Database, openDatabase } from '../../src/db/database';
-import * as schema from '../../src/db/schema';
+import { type Database, openDatabase } from '../../src/edges/store/database';
+import * as schema from '../../src/edges/store/schema';
 import { silentLogger } from '../../src/shared/logger';
 
 /**

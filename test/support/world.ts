@@ -1,13 +1,13 @@
 import { type ManualClock, createManualClock } from '@tierlink/sandbox';
-import { campaignName, storeCampaign } from '../../src/campaigns/campaign-catalog';
-import { type CreatorAccounts, createCreatorAccounts } from '../../src/campaigns/creator-accounts';
+import { campaignName, storeCampaign } from '../../src/app/admin/campaign-catalog';
+import { type CreatorAccounts, createCreatorAccounts } from '../../src/edges/patreon/creator-accounts';
 import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import type { MembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { realSleep } from '../../src/shared/clock';
 import { silentLogger } from '../../src/shared/logger';
-import { type Metrics, createMetrics } from '../../src/observability/metrics';
-import { createGuildContextLoader } from '../../src/sync/guild-context';
-import { type Reconciler, createReconciler } from '../../src/sync/reconciler';
+import { type Metrics, createMetrics } from '../../src/edges/observability/metrics';
+import { createGuildContextLoader } from '../../src/app/sync/guild-context';
+import { type Reconciler, createReconciler } from '../../src/app/sync/reconciler';
 import { type DiscordKit, createDiscordKit } from './discord-kit';
 import { TEST_SECRET_KEY, repositories } from './service-fixtures';
 import { type TestDatabase, createTestDatabase } from './test-database';

@@ -1,0 +1,46 @@
+import type { CampaignRepository, TierInput } from '../../edges/store/repositories/campaign-repository';
+import type { CampaignDetails, PatreonClient, Tier } from '../../edges/patreon';
+import type { Clock } from '../../shared/clock';
+
+export function toTierInput(tier: Tier): TierInput {
+  return {
+    id: tier.id,
+    title: tier.title,
+    amountCents: tier.amountCents,
+    patronCount: tier.patronCount,
+    published: tier.published,
+    roleIds: { everywhere: [...tier.roleIds.everywhere], byGuild: { ...tier.roleIds.byGuild } },
+  };
+}
+
+/** A campaign's display name: the creator's name, else its vanity, else its id. */
+export function campaignName(details: CampaignDetails): string {
+  return details.campaign.creatorName ?? details.campaign.vanity ?? `Campaign ${details.campaign.id}`;
+}
+
+/**
+ * Stores a campaign and its complete tier list as the service reports them now; tiers that
+ * disappeared are marked removed.
+ */
+export async function storeCampaign(deps: { campaigns: CampaignRepository; clock: Clock }, creatorUserId: string, details: CampaignDetails): Promise<void> {
+  await deps.campaigns.upsert({
+    id: details.campaign.id,
+    creatorUserId,
+    name: campaignName(details),
+    url: details.campaign.url,
+    patronCount: details.campaign.patronCount,
+  });
+  await deps.campaigns.replaceTiers(details.campaign.id, details.tiers.map(toTierInput), deps.clock.now());
+}
+
+/** Reads the campaign and its tiers from the service and stores them. */
+export async function refreshCampaign(
+  deps: { campaigns: CampaignRepository; clock: Clock },
+  client: PatreonClient,
+  creatorUserId: string,
+  campaignId: string,
+): Promise<CampaignDetails> {
+  const details = await client.getCampaign(campaignId);
+  await storeCampaign(deps, creatorUserId, details);
+  return details;
+}

@@ -1,0 +1,178 @@
+import { campaignName, storeCampaign } from './campaign-catalog';
+import type { CreatorAccounts } from '../../edges/patreon/creator-accounts';
+import { createHash } from 'node:crypto';
+import type { AppStateRepository } from '../../edges/store/repositories/app-state-repository';
+import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
+import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
+import type { LinkTokenRow } from '../../edges/store/repositories/link-token-repository';
+import type { CampaignDetails, PatreonClient } from '../../edges/patreon';
+import { PatreonApiError } from '../../edges/patreon';
+import type { Clock } from '../../shared/clock';
+import { MINUTE } from '../../shared/clock';
+import type { Logger } from '../../shared/logger';
+import type { SecretBox } from '../../edges/store/secret-box';
+import type { OneTimeLinks } from '../linking/one-time-links';
+
+/** What Tierlink needs from a creator: who they are, their campaigns and members, and webhooks. */
+export const CREATOR_SCOPES = ['identity', 'campaigns', 'campaigns.members', 'w:campaigns.webhook'] as const;
+
+/**
+ * The expiry stored for the environment's tokens: the registration page does not say when they
+ * expire, so they are trusted until a 401 says otherwise. The latest date both PostgreSQL and
+ * PGlite parse: JavaScript's own maximum (year 275760) serialises as `+275760-…`, which they refuse.
+ */
+const UNKNOWN_EXPIRY = new Date('9999-12-31T00:00:00Z');
+
+/** How long the campaign chooser's links stay valid. */
+const CHOICE_LIFETIME_MS = 30 * MINUTE;
+
+export interface BoundCampaign {
+  guildId: string;
+  campaignId: string;
+  creatorUserId: string;
+  name: string;
+}
+
+export type ConnectCompletion =
+  | { kind: 'bound'; bound: BoundCampaign; details: CampaignDetails }
+  | { kind: 'choose'; creatorName: string; guildId: string; choices: Array<{ details: CampaignDetails; chooseUrl: string }> }
+  | { kind: 'no_campaign'; creatorName: string }
+  | { kind: 'service_error'; message: string };
+
+export interface ConnectServiceDeps {
+  guilds: GuildRepository;
+  campaigns: CampaignRepository;
+  appState: AppStateRepository;
+  oneTimeLinks: OneTimeLinks;
+  accounts: CreatorAccounts;
+  box: SecretBox;
+  clock: Clock;
+  logger: Logger;
+  redirectUri: () => string;
+  publicUrl: () => string;
+  /** PATREON_CAMPAIGN_ID: which campaign to serve when the creator has several. */
+  preferredCampaignId: string | undefined;
+  /** Called after a campaign is bound to a guild: register the webhook, and so on. */
+  onBound(bound: BoundCampaign): Promise<void>;
+}
+
+/**
+ * The creator's side: `/connect` hands out a one-time link to authorize with the creator scopes;
+ * the callback stores the creator's tokens (sealed), picks the campaign (PATREON_CAMPAIGN_ID, the
+ * only one, or the creator's choice on the result page), reads its tiers and binds it to the guild.
+ * The environment's creator tokens take the same path at start-up, without a click.
+ */
+export function createConnectService(deps: ConnectServiceDeps) {
+  const { clock, logger, box } = deps;
+
+  async function bind(guildId: string, creatorUserId: string, details: CampaignDetails): Promise<BoundCampaign> {
+    await storeCampaign({ campaigns: deps.campaigns, clock }, creatorUserId, details);
+    await deps.guilds.bind(guildId, details.campaign.id);
+    const bound = { guildId, campaignId: details.campaign.id, creatorUserId, name: campaignName(details) };
+    logger.info({ guildId, campaignId: bound.campaignId }, 'campaign bound to guild');
+    await deps.onBound(bound);
+    return bound;
+  }
+
+  /** Signed, expiring choice ticket: `<guild>.<creator>.<campaign>.<expiry>.<signature>`. */
+  function choiceUrl(guildId: string, creatorUserId: string, campaignId: string): string {
+    const expiry = clock.now().getTime() + CHOICE_LIFETIME_MS;
+    const unsigned = `${guildId}.${creatorUserId}.${campaignId}.${expiry}`;
+    return `${deps.publicUrl()}/connect/choose?ticket=${encodeURIComponent(`${unsigned}.${box.sign(`choose:${unsigned}`)}`)}`;
+  }
+
+  async function pick(guildId: string, creatorUserId: string, client: PatreonClient, creatorName: string): Promise<ConnectCompletion> {
+    const all = await client.getCampaigns();
+    const preferred = deps.preferredCampaignId ? all.find((c) => c.campaign.id === deps.preferredCampaignId) : undefined;
+    if (deps.preferredCampaignId && !preferred) {
+      logger.warn({ campaignId: deps.preferredCampaignId }, 'PATREON_CAMPAIGN_ID is not one of the creator’s campaigns');
+    }
+    const chosen = preferred ?? (all.length === 1 ? all[0] : undefined);
+    if (chosen) return { kind: 'bound', bound: await bind(guildId, creatorUserId, chosen), details: chosen };
+    if (all.length === 0) return { kind: 'no_campaign', creatorName };
+    return {
+      kind: 'choose',
+      creatorName,
+      guildId,
+      choices: all.map((details) => ({ details, chooseUrl: choiceUrl(guildId, creatorUserId, details.campaign.id) })),
+    };
+  }
+
+  return {
+    start: (discordUserId: string, guildId: string) => deps.oneTimeLinks.create('connect', discordUserId, guildId),
+
+    async follow(token: string): Promise<string | null> {
+      const followed = await deps.oneTimeLinks.follow('connect', token);
+      if (!followed) return null;
+      return deps.accounts.oauth.authorizeUrl({ redirectUri: deps.redirectUri(), scopes: [...CREATOR_SCOPES], state: followed.state });
+    },
+
+    async complete(code: string, link: LinkTokenRow): Promise<ConnectCompletion> {
+      try {
+        const tokens = await deps.accounts.oauth.exchangeCode({ code, redirectUri: deps.redirectUri() });
+        const missing = CREATOR_SCOPES.filter((s) => !tokens.scopes.includes(s));
+        if (missing.length > 0) logger.warn({ missing }, 'the creator granted fewer scopes than Tierlink asked for');
+        const { creatorUserId, fullName, client } = await deps.accounts.connect(tokens);
+        return await pick(link.guildId, creatorUserId, client, fullName);
+      } catch (error) {
+        logger.warn({ err: error, guildId: link.guildId }, 'connect failed');
+        return { kind: 'service_error', message: error instanceof PatreonApiError ? error.kind : 'unexpected' };
+      }
+    },
+
+    /** `GET /connect/choose?ticket=…`: binds the campaign the creator chose on the result page. */
+    async choose(ticket: string | undefined): Promise<ConnectCompletion | null> {
+      const parts = (ticket ?? '').split('.');
+      if (parts.length !== 5) return null;
+      const [guildId, creatorUserId, campaignId, expiry, signature] = parts as [string, string, string, string, string];
+      if (!box.verify(`choose:${guildId}.${creatorUserId}.${campaignId}.${expiry}`, signature)) return null;
+      if (Number(expiry) < clock.now().getTime()) return null;
+      try {
+        const client = deps.accounts.clientForCreator(creatorUserId);
+        const details = await client.getCampaign(campaignId);
+        return { kind: 'bound', bound: await bind(guildId, creatorUserId, details), details };
+      } catch (error) {
+        logger.warn({ err: error, guildId }, 'binding the chosen campaign failed');
+        return { kind: 'service_error', message: error instanceof PatreonApiError ? error.kind : 'unexpected' };
+      }
+    },
+
+    /**
+     * PATREON_CREATOR_ACCESS_TOKEN / _REFRESH_TOKEN at start-up: connect without a click and bind
+     * the campaign to `guildIds` (DISCORD_GUILD_ID, or every guild the bot is in that serves no
+     * campaign yet). Returns what was bound.
+     */
+    async connectFromEnvironment(tokens: { accessToken: string; refreshToken: string }, guildIds: readonly string[]): Promise<BoundCampaign[]> {
+      // After the first refresh the environment's refresh token is spent and the database holds the
+      // rotated pair: seed from the environment only when its tokens changed since the last seed.
+      const seed = createHash('sha256').update(`${tokens.accessToken}\n${tokens.refreshToken}`).digest('hex');
+      const last = await deps.appState.get<{ seed: string; creatorUserId: string }>('creator-env-seed');
+      let creatorUserId: string;
+      let client: PatreonClient;
+      if (last?.seed === seed) {
+        creatorUserId = last.creatorUserId;
+        client = deps.accounts.clientForCreator(creatorUserId);
+      } else {
+        ({ creatorUserId, client } = await deps.accounts.connect({
+          accessToken: tokens.accessToken,
+          refreshToken: tokens.refreshToken,
+          expiresAt: UNKNOWN_EXPIRY,
+          scopes: [],
+        }));
+        await deps.appState.set('creator-env-seed', { seed, creatorUserId });
+      }
+      const all = await client.getCampaigns();
+      const chosen = (deps.preferredCampaignId ? all.find((c) => c.campaign.id === deps.preferredCampaignId) : undefined) ?? all[0];
+      if (!chosen) {
+        logger.warn('the creator token from the environment has no campaign');
+        return [];
+      }
+      const bound: BoundCampaign[] = [];
+      if (guildIds.length === 0) await storeCampaign({ campaigns: deps.campaigns, clock }, creatorUserId, chosen);
+      for (const guildId of guildIds) bound.push(await bind(guildId, creatorUserId, chosen));
+      return bound;
+    },
+  };
+}
+
+export type ConnectService = ReturnType<typeof createConnectService>;

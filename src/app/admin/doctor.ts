@@ -1,0 +1,281 @@
+import type { CreatorAccounts } from '../../edges/patreon/creator-accounts';
+import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
+import type { CredentialRepository } from '../../edges/store/repositories/credential-repository';
+import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
+import { DiscordProblemError } from '../../edges/discord/discord-problem';
+import type { GuildDirectory } from '../../edges/discord/guild-directory';
+import type { GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
+import { MANAGE_ROLES, botCanManageRoles } from '../../edges/discord/role-hierarchy';
+import { CREATOR_SCOPES } from './connect-service';
+import { tierRoles } from '../../core/planner/desired-roles';
+import type { GrantSource, GuildContext } from '../../core/planner/types';
+import { type PatreonClient, PatreonApiError } from '../../edges/patreon';
+import type { Clock } from '../../shared/clock';
+import { DAY } from '../../shared/clock';
+import { type GuildContextLoader, toGuildRoles } from '../sync/guild-context';
+import { findRolesElsewhere } from './roles-elsewhere';
+
+export interface DoctorCheck {
+  name: string;
+  ok: boolean;
+  /** What was found. */
+  detail: string;
+  /** What to change, when not ok. */
+  fix: string | null;
+}
+
+export interface WebhookHealth {
+  /** The webhook Tierlink registered, when known: the one whose live state counts. */
+  webhookId?: string | null;
+  registered: boolean;
+  paused: boolean;
+  numConsecutiveTimesFailed: number;
+  checkedAt: Date | null;
+  manualSecret: boolean;
+}
+
+export interface LastSync {
+  startedAt: Date;
+  finishedAt: Date | null;
+  status: string;
+  heldRemovals: number;
+  heldReason: string | null;
+  errors: string[];
+}
+
+export interface DoctorDeps {
+  guilds: GuildRepository;
+  campaigns: CampaignRepository;
+  credentials: CredentialRepository;
+  accounts: CreatorAccounts;
+  contexts: GuildContextLoader;
+  snapshots: GuildSnapshotCache;
+  directory: GuildDirectory;
+  clock: Clock;
+  webhookHealth(campaignId: string): Promise<WebhookHealth | null>;
+  lastSync(guildId: string): Promise<LastSync | null>;
+}
+
+const day = (d: Date) => d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+
+interface RoleUse {
+  source: GrantSource;
+  /** How the role is used, for "… but does not exist in this server". */
+  what: string;
+  fixMissing: string;
+}
+
+/** Every role the guild's configuration names (tiers' own roles, `/map` rows, settings), with how. */
+function rolesInUse(guild: GuildContext): Map<string, RoleUse> {
+  const used = new Map<string, RoleUse>();
+  for (const tier of guild.tiers) {
+    if (tier.removed) continue;
+    for (const { roleId, source } of tierRoles(guild, tier)) {
+      if (used.has(roleId)) continue;
+      used.set(
+        roleId,
+        source === 'map'
+          ? { source, what: `is mapped to ${tier.title} with /map`, fixMissing: `It was deleted: map ${tier.title} to another role with /map (Tierlink then forgets the deleted one).` }
+          : { source, what: `is ${tier.title}’s Discord role on Patreon`, fixMissing: `Set ${tier.title}’s Discord role on Patreon to a role of this server, or map one with /map.` },
+      );
+    }
+  }
+  const { formerPatronRoleId, followerRoleId } = guild.settings;
+  if (formerPatronRoleId && !used.has(formerPatronRoleId)) {
+    used.set(formerPatronRoleId, { source: 'setting', what: 'is the former-patron role', fixMissing: 'Choose another with /settings former_role, or /settings clear_former_role:true.' });
+  }
+  if (followerRoleId && !used.has(followerRoleId)) {
+    used.set(followerRoleId, { source: 'setting', what: 'is the follower role', fixMissing: 'Choose another with /settings follower_role, or /settings clear_follower_role:true.' });
+  }
+  return used;
+}
+
+/**
+ * Checks everything that makes roles fail, the first support problem of every bot of this kind:
+ * the bot's permission, each mapped role's position and kind, the members intent, the creator's
+ * connection, the webhook, and the last sync. Each problem comes with the fix.
+ */
+export function createDoctor(deps: DoctorDeps) {
+  async function discordChecks(guildId: string): Promise<DoctorCheck[]> {
+    const checks: DoctorCheck[] = [];
+    deps.snapshots.invalidate(guildId);
+    let snapshot;
+    try {
+      snapshot = await deps.snapshots.get(guildId);
+    } catch (error) {
+      const problem = error instanceof DiscordProblemError ? error.problem : null;
+      return [{ name: 'Discord access', ok: false, detail: problem?.message ?? 'the server could not be read', fix: problem?.fix ?? 'Check that Tierlink is still in this server.' }];
+    }
+    const canManage = botCanManageRoles(guildId, snapshot.roles, snapshot.botRoleIds);
+    checks.push({
+      name: 'Manage Roles permission',
+      ok: canManage,
+      detail: canManage ? 'Tierlink can manage roles' : 'Tierlink’s role lacks the Manage Roles permission',
+      fix: canManage ? null : 'Server Settings → Roles → the Tierlink role → turn on Manage Roles.',
+    });
+    const guild = await deps.contexts.load(guildId);
+    // Once Manage Roles is missing every role reads "cannot grant": say it once (above), and judge
+    // each role as if it were on, so a role that is also above the bot or managed still shows.
+    const judged = canManage
+      ? guild.roles
+      : toGuildRoles(guildId, { ...snapshot, roles: snapshot.roles.map((r) => (snapshot.botRoleIds.includes(r.id) ? { ...r, permissions: String(BigInt(r.permissions) | MANAGE_ROLES) } : r)) });
+    const used = rolesInUse(guild);
+    const missing = [...used.keys()].filter((id) => !guild.roles.has(id));
+    const elsewhere = await findRolesElsewhere(
+      { guilds: deps.guilds, roleIdsOf: async (other) => (await deps.snapshots.get(other)).roles.map((r) => r.id) },
+      guildId,
+      guild.campaignIds,
+      missing.filter((id) => used.get(id)!.source === 'chat_role_ids'),
+    );
+    const problems: DoctorCheck[] = [];
+    let here = 0;
+    for (const [roleId, use] of used) {
+      const role = judged.get(roleId);
+      if (!role) {
+        if (elsewhere.has(roleId)) continue;
+        problems.push({ name: `Role ${roleId}`, ok: false, detail: `${use.what} but does not exist in this server`, fix: use.fixMissing });
+        continue;
+      }
+      here += 1;
+      if (role.problem) problems.push({ name: `Role ${role.name}`, ok: false, detail: role.problem.message, fix: role.problem.fix });
+    }
+    checks.push(
+      ...(problems.length > 0
+        ? problems
+        : [{ name: 'Role positions', ok: true, detail: here > 0 ? `all ${here} mapped role${here === 1 ? ' is' : 's are'} below Tierlink’s role` : 'no roles are mapped yet', fix: null }]),
+    );
+    if (here === 0 && guild.campaignIds.length > 0) {
+      checks.push({ name: 'Mappings', ok: false, detail: 'no tier grants any role in this server', fix: 'Map a tier to a role with /map, or set the tier’s Discord role on Patreon.' });
+    }
+    try {
+      for await (const _page of deps.directory.listMembers(guildId, { pageSize: 1 })) break;
+      checks.push({ name: 'Server Members Intent', ok: true, detail: 'members can be listed (needed by the nightly sync and rejoin restore)', fix: null });
+    } catch (error) {
+      const problem = error instanceof DiscordProblemError ? error.problem : null;
+      checks.push({ name: 'Server Members Intent', ok: false, detail: problem?.message ?? 'members cannot be listed', fix: problem?.fix ?? 'Developer Portal → your application → Bot → turn on Server Members Intent.' });
+    }
+    return checks;
+  }
+
+  async function campaignChecks(campaignId: string): Promise<DoctorCheck[]> {
+    const checks: DoctorCheck[] = [];
+    const campaign = await deps.campaigns.get(campaignId);
+    const label = campaign?.name ?? `Campaign ${campaignId}`;
+    if (!campaign) return [{ name: label, ok: false, detail: 'is bound to this server but unknown', fix: 'Run /connect again.' }];
+    const status = await deps.credentials.status(campaign.creatorUserId);
+    const client = deps.accounts.clientForCreator(campaign.creatorUserId);
+    let tokenWorks = false;
+    if (!status) {
+      checks.push({ name: `${label}: Patreon connection`, ok: false, detail: 'no creator token is stored', fix: 'Run /connect and sign in as the creator.' });
+    } else {
+      try {
+        await client.getCampaign(campaignId);
+        tokenWorks = true;
+        const missing = status.scopes ? CREATOR_SCOPES.filter((s) => !status.scopes.split(' ').includes(s)) : [];
+        checks.push({
+          name: `${label}: Patreon connection`,
+          ok: missing.length === 0,
+          detail: missing.length === 0 ? 'the creator token works' : `the creator token lacks the scopes ${missing.join(', ')}`,
+          fix: missing.length === 0 ? null : 'Run /connect again and accept every permission Tierlink asks for.',
+        });
+      } catch (error) {
+        const kind = error instanceof PatreonApiError ? error.kind : 'unexpected';
+        // Read again: the call above may just have tried a refresh and recorded its failure.
+        const after = (await deps.credentials.status(campaign.creatorUserId)) ?? status;
+        const refreshFailed = after.refreshFailedAt ? ` and refreshing it failed (${day(after.refreshFailedAt)})` : '';
+        const tokenProblem = ['unauthorized', 'refresh_failed', 'refresh_cooldown', 'not_connected'].includes(kind);
+        checks.push({
+          name: `${label}: Patreon connection`,
+          ok: false,
+          detail: tokenProblem ? `the creator token is no longer accepted${refreshFailed}` : `Patreon could not be reached (${kind})`,
+          fix: tokenProblem ? 'Run /connect again and sign in as the creator.' : 'Patreon may be down; Tierlink retries. Run /doctor again later.',
+        });
+      }
+    }
+    checks.push(await webhookCheck(label, campaignId, tokenWorks ? client : null));
+    return checks;
+  }
+
+  /**
+   * The webhook as the service reports it now when the creator token works (a webhook pauses
+   * between Tierlink's 15-minute checks), else as Tierlink last saw it.
+   */
+  async function webhookCheck(label: string, campaignId: string, client: Pick<PatreonClient, 'listWebhooks'> | null): Promise<DoctorCheck> {
+    const name = `${label}: webhook`;
+    const stored = await deps.webhookHealth(campaignId);
+    if (stored?.manualSecret) return { name, ok: true, detail: 'using the secret from PATREON_WEBHOOK_SECRET', fix: null };
+    let state: { paused: boolean; numConsecutiveTimesFailed: number } | null = null;
+    let asOf = '';
+    let live = false;
+    if (client) {
+      try {
+        const listed = (await client.listWebhooks()).filter((w) => w.campaignId === campaignId);
+        state = listed.find((w) => w.id === stored?.webhookId) ?? listed.find((w) => w.paused) ?? listed.find((w) => w.numConsecutiveTimesFailed > 0) ?? listed[0] ?? null;
+        live = true;
+      } catch {
+        live = false;
+      }
+    }
+    if (!live) {
+      state = stored?.registered ? stored : null;
+      asOf = stored?.checkedAt ? ` (as last checked, ${day(stored.checkedAt)})` : '';
+    }
+    if (!state) {
+      return { name, ok: false, detail: `no webhook is registered${asOf}, so pledge changes wait for the nightly sync`, fix: 'Make sure PUBLIC_URL is reachable from the internet; Tierlink registers its webhook within 15 minutes, or at the next /connect.' };
+    }
+    if (state.paused || state.numConsecutiveTimesFailed > 0) {
+      const failures = state.numConsecutiveTimesFailed > 0 ? ` after ${state.numConsecutiveTimesFailed} failed deliver${state.numConsecutiveTimesFailed === 1 ? 'y' : 'ies'}` : '';
+      return {
+        name,
+        ok: false,
+        detail: state.paused ? `Patreon paused the webhook${failures}${asOf}; pledge changes are held until it is un-paused` : `the last ${state.numConsecutiveTimesFailed} deliveries failed${asOf}`,
+        fix: 'Make sure PUBLIC_URL/webhooks/patreon is reachable from the internet; Tierlink then un-pauses the webhook and resyncs within 15 minutes.',
+      };
+    }
+    return { name, ok: true, detail: `registered and delivering${asOf}`, fix: null };
+  }
+
+  async function syncCheck(guildId: string): Promise<DoctorCheck> {
+    const last = await deps.lastSync(guildId);
+    if (!last) return { name: 'Last sync', ok: true, detail: 'no full sync has run yet', fix: null };
+    const when = day(last.startedAt);
+    if (last.heldRemovals > 0) {
+      return {
+        name: 'Last sync',
+        ok: false,
+        detail: `${when}: ${last.heldRemovals} role removal${last.heldRemovals === 1 ? ' was' : 's were'} held back by the mass-removal guard — ${last.heldReason ?? 'more than this server’s threshold'}`,
+        fix: 'Check them with /sync dry_run:true, then apply them with /sync force:true (or raise the guard with /settings removal_threshold_percent).',
+      };
+    }
+    if (last.errors.length > 0 || last.status === 'failed') {
+      return { name: 'Last sync', ok: false, detail: `${when}: ${last.errors[0] ?? last.status}`, fix: 'Fix the problems above and run /sync.' };
+    }
+    const stale = deps.clock.now().getTime() - last.startedAt.getTime() > 2 * DAY;
+    return { name: 'Last sync', ok: !stale, detail: `${when}: ${last.status}`, fix: stale ? 'The nightly sync has not run for two days: check that Tierlink is running and SYNC_SCHEDULE.' : null };
+  }
+
+  return {
+    async run(guildId: string): Promise<DoctorCheck[]> {
+      const campaignIds = await deps.guilds.campaignsOf(guildId);
+      const checks: DoctorCheck[] = [];
+      if (campaignIds.length === 0) {
+        checks.push({ name: 'Campaign', ok: false, detail: 'no Patreon campaign is connected to this server', fix: 'Run /connect and sign in as the creator.' });
+      }
+      checks.push(...(await discordChecks(guildId)));
+      for (const campaignId of campaignIds) checks.push(...(await campaignChecks(campaignId)));
+      checks.push(await syncCheck(guildId));
+      return checks;
+    },
+  };
+}
+
+/** The `/doctor` reply: problems first with their fixes, or "all good". */
+export function renderDoctor(checks: readonly DoctorCheck[]): string {
+  const problems = checks.filter((c) => !c.ok);
+  const lines = problems.length === 0 ? ['**All good.** Everything Tierlink needs is in place.'] : [`**${problems.length} problem${problems.length === 1 ? '' : 's'} found**`];
+  for (const c of problems) lines.push(`❌ **${c.name}**: ${c.detail}\n   **Fix:** ${c.fix ?? 'see above'}`);
+  for (const c of checks.filter((x) => x.ok)) lines.push(`✅ **${c.name}**: ${c.detail}`);
+  return lines.join('\n').slice(0, 1990);
+}
+
+export type Doctor = ReturnType<typeof createDoctor>;

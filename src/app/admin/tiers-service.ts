@@ -1,0 +1,168 @@
+import { refreshCampaign } from './campaign-catalog';
+import type { CreatorAccounts } from '../../edges/patreon/creator-accounts';
+import type { CampaignRepository, TierRow } from '../../edges/store/repositories/campaign-repository';
+import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
+import { tierRoles } from '../../core/planner/desired-roles';
+import type { GrantSource } from '../../core/planner/types';
+import type { Clock } from '../../shared/clock';
+import { MINUTE } from '../../shared/clock';
+import type { Logger } from '../../shared/logger';
+import type { GuildContextLoader } from '../sync/guild-context';
+import { findRolesElsewhere } from './roles-elsewhere';
+
+/** Stored tiers older than this are read again from the service before they are shown. */
+export const TIERS_STALE_MS = 10 * MINUTE;
+
+export interface TierRoleLine {
+  roleId: string;
+  roleName: string | null;
+  source: GrantSource;
+  /**
+   * The name of another server this campaign serves that has the role, when this one does not: a
+   * tier's `chat_role_ids` name the roles of one server, and the others map their own with `/map`.
+   */
+  elsewhere: string | null;
+  /** Missing from the server (and from every other one it could belong to), or a role the bot cannot manage, with the fix. */
+  problem: { message: string; fix: string } | null;
+}
+
+export interface TierLine {
+  campaignId: string;
+  campaignName: string;
+  tierId: string;
+  title: string;
+  amountCents: number;
+  patronCount: number | null;
+  published: boolean;
+  roles: TierRoleLine[];
+}
+
+/** A tier named by autocomplete: `<campaign id>:<tier id>`. */
+export function tierRef(campaignId: string, tierId: string): string {
+  return `${campaignId}:${tierId}`;
+}
+
+export function parseTierRef(value: string): { campaignId: string; tierId: string } | null {
+  const at = value.indexOf(':');
+  return at > 0 && at < value.length - 1 ? { campaignId: value.slice(0, at), tierId: value.slice(at + 1) } : null;
+}
+
+/** The guild's tiers with the roles each grants, and autocomplete over them. */
+export function createTiersService(deps: {
+  guilds: GuildRepository;
+  campaigns: CampaignRepository;
+  accounts: CreatorAccounts;
+  contexts: GuildContextLoader;
+  clock: Clock;
+  logger: Logger;
+}) {
+  const refreshing = new Map<string, Promise<void>>();
+
+  /** Reads a campaign's tiers again when stored ones are older than 10 minutes (one read at a time). */
+  async function refreshIfStale(campaignId: string): Promise<void> {
+    const campaign = await deps.campaigns.get(campaignId);
+    if (!campaign) return;
+    const age = campaign.tiersRefreshedAt ? deps.clock.now().getTime() - campaign.tiersRefreshedAt.getTime() : Infinity;
+    if (age < TIERS_STALE_MS) return;
+    let running = refreshing.get(campaignId);
+    if (!running) {
+      running = refreshCampaign({ campaigns: deps.campaigns, clock: deps.clock }, deps.accounts.clientForCreator(campaign.creatorUserId), campaign.creatorUserId, campaignId)
+        .then(() => undefined)
+        .catch((error) => deps.logger.warn({ err: error, campaignId }, 'tier refresh failed; showing stored tiers'))
+        .finally(() => refreshing.delete(campaignId));
+      refreshing.set(campaignId, running);
+    }
+    await running;
+  }
+
+  async function storedTiers(guildId: string): Promise<Array<TierRow & { campaignName: string }>> {
+    const campaignIds = await deps.guilds.campaignsOf(guildId);
+    const names = new Map((await Promise.all(campaignIds.map((id) => deps.campaigns.get(id)))).flatMap((c) => (c ? [[c.id, c.name] as const] : [])));
+    const rows = await deps.campaigns.tiersOf(campaignIds);
+    return rows.filter((t) => t.removedAt === null).map((t) => ({ ...t, campaignName: names.get(t.campaignId) ?? t.campaignId }));
+  }
+
+  return {
+    refreshIfStale,
+
+    async list(guildId: string): Promise<TierLine[]> {
+      await Promise.all((await deps.guilds.campaignsOf(guildId)).map(refreshIfStale));
+      const guild = await deps.contexts.load(guildId);
+      const rows = await storedTiers(guildId);
+      const lines = rows.map((row) => {
+        const tier = guild.tiers.find((t) => t.campaignId === row.campaignId && t.tierId === row.id)!;
+        return { row, roles: tierRoles(guild, tier) };
+      });
+      const missing = lines.flatMap((l) => l.roles.filter((r) => r.source === 'chat_role_ids' && !guild.roles.has(r.roleId)).map((r) => r.roleId));
+      const elsewhere = await findRolesElsewhere(
+        { guilds: deps.guilds, roleIdsOf: async (other) => (await deps.contexts.load(other)).roles.keys() },
+        guildId,
+        guild.campaignIds,
+        missing,
+      );
+      return lines.map(({ row, roles }) => ({
+        campaignId: row.campaignId,
+        campaignName: row.campaignName,
+        tierId: row.id,
+        title: row.title,
+        amountCents: row.amountCents,
+        patronCount: row.patronCount,
+        published: row.published,
+        roles: roles.map(({ roleId, source }) => {
+          const role = guild.roles.get(roleId);
+          const otherServer = role ? null : (elsewhere.get(roleId) ?? null);
+          return {
+            roleId,
+            roleName: role?.name ?? null,
+            source,
+            elsewhere: otherServer,
+            problem: role
+              ? role.problem
+              : otherServer
+                ? null
+                : {
+                    message: `role ${roleId} does not exist in this server`,
+                    fix:
+                      source === 'map'
+                        ? `It was deleted: map the tier to another role with /map tier:${row.title} (Tierlink then forgets the deleted one)`
+                        : `Set the tier’s Discord role on Patreon to a role of this server, or /map tier:${row.title} an existing role`,
+                  },
+          };
+        }),
+      }));
+    },
+
+    /**
+     * Up to 25 tiers matching what the creator typed. Answers from stored tiers at once (Discord
+     * gives autocomplete 3 seconds) and refreshes stale ones in the background.
+     */
+    async autocomplete(guildId: string, typed: string): Promise<Array<{ name: string; value: string }>> {
+      const campaignIds = await deps.guilds.campaignsOf(guildId);
+      for (const id of campaignIds) void refreshIfStale(id);
+      const rows = await storedTiers(guildId);
+      const needle = typed.trim().toLowerCase();
+      const several = campaignIds.length > 1;
+      return rows
+        .filter((t) => needle === '' || t.title.toLowerCase().includes(needle))
+        .sort((a, b) => a.amountCents - b.amountCents)
+        .slice(0, 25)
+        .map((t) => ({
+          name: `${t.title} — $${(t.amountCents / 100).toFixed(2)}${several ? ` (${t.campaignName})` : ''}`.slice(0, 100),
+          value: tierRef(t.campaignId, t.id),
+        }));
+    },
+
+    /** Finds a tier of the guild by autocomplete value or by (case-insensitive) title. */
+    async resolve(guildId: string, value: string): Promise<(TierRow & { campaignName: string }) | null> {
+      const rows = await storedTiers(guildId);
+      const ref = parseTierRef(value);
+      return (
+        (ref && rows.find((t) => t.campaignId === ref.campaignId && t.id === ref.tierId)) ??
+        rows.find((t) => t.title.toLowerCase() === value.trim().toLowerCase()) ??
+        null
+      );
+    },
+  };
+}
+
+export type TiersService = ReturnType<typeof createTiersService>;

@@ -1,0 +1,145 @@
+import { snapshotFromMember } from '../service-records';
+import type { CreatorAccounts } from '../../edges/patreon/creator-accounts';
+import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
+import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
+import type { LinkRepository } from '../../edges/store/repositories/link-repository';
+import type { LinkTokenRow } from '../../edges/store/repositories/link-token-repository';
+import type { SnapshotRepository } from '../../edges/store/repositories/snapshot-repository';
+import type { Metrics } from '../../edges/observability/metrics';
+import { type Member, PatreonApiError } from '../../edges/patreon';
+import type { Clock } from '../../shared/clock';
+import type { Logger } from '../../shared/logger';
+import type { MemberOutcome, Reconciler } from '../sync/reconciler';
+import type { OneTimeLinks } from './one-time-links';
+
+/** What `/link` needs from the service: only who the patron is. */
+export const PATRON_SCOPES = ['identity'] as const;
+
+export type LinkCompletion =
+  | {
+      kind: 'linked';
+      patronName: string;
+      patreonUserId: string;
+      guildId: string;
+      /** The outcome in the guild where `/link` was run. */
+      outcome: MemberOutcome;
+      /** Campaigns the guild serves (names for the page). */
+      campaignNames: string[];
+      pledgeUrl: string | null;
+      movedFromAnotherAccount: boolean;
+    }
+  | { kind: 'service_error'; message: string };
+
+export type LinkStart = { kind: 'link'; url: string; expiresAt: Date } | { kind: 'not_connected' };
+
+export interface LinkServiceDeps {
+  links: LinkRepository;
+  snapshots: SnapshotRepository;
+  guilds: GuildRepository;
+  campaigns: CampaignRepository;
+  oneTimeLinks: OneTimeLinks;
+  accounts: CreatorAccounts;
+  reconciler: Reconciler;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  /** `$PUBLIC_URL/oauth/callback`. */
+  redirectUri: () => string;
+}
+
+/**
+ * The patron's side of linking: `/link` hands out a one-time link, following it sends the patron
+ * to the service's consent page with scope `identity`, and the callback links the accounts, reads
+ * the member's current state with the creator's token, and grants the roles before the result
+ * page is rendered. The patron's tokens serve this one request and are never stored.
+ */
+export function createLinkService(deps: LinkServiceDeps) {
+  const { clock, logger } = deps;
+
+  async function readMembership(campaignId: string, fromIdentity: Member): Promise<Member> {
+    const client = await deps.accounts.clientForCampaign(campaignId);
+    if (!client) return fromIdentity;
+    try {
+      const details = await client.getMember(fromIdentity.id);
+      return details?.member ?? { ...fromIdentity, patronStatus: null, entitledTierIds: [] };
+    } catch (error) {
+      // The creator token is the authority, but the patron's own view of their membership is
+      // current too: an outage of the creator side must not block the link.
+      logger.warn({ err: error, campaignId }, 'creator read of a linking member failed; using the identity view');
+      return fromIdentity;
+    }
+  }
+
+  return {
+    /**
+     * `/link`: a one-time link for this user in this guild, or `not_connected` when the guild serves
+     * no campaign yet (a link then could only end in "not a patron", which would be wrong).
+     */
+    async start(discordUserId: string, guildId: string): Promise<LinkStart> {
+      if ((await deps.guilds.campaignsOf(guildId)).length === 0) return { kind: 'not_connected' };
+      return { kind: 'link', ...(await deps.oneTimeLinks.create('link', discordUserId, guildId)) };
+    },
+
+    /** `GET /link/:token`: the authorize URL to redirect to, or null when the link is unknown, used or expired. */
+    async follow(token: string): Promise<string | null> {
+      const followed = await deps.oneTimeLinks.follow('link', token);
+      if (!followed) return null;
+      return deps.accounts.oauth.authorizeUrl({ redirectUri: deps.redirectUri(), scopes: [...PATRON_SCOPES], state: followed.state });
+    },
+
+    /** The callback of a `/link` authorization, after its state was consumed. */
+    async complete(code: string, link: LinkTokenRow): Promise<LinkCompletion> {
+      const { discordUserId, guildId } = link;
+      let identity;
+      try {
+        const tokens = await deps.accounts.oauth.exchangeCode({ code, redirectUri: deps.redirectUri() });
+        identity = await deps.accounts.patronClient.getIdentity(tokens.accessToken, { includeMemberships: true });
+      } catch (error) {
+        deps.metrics.links.inc({ outcome: 'service_error' });
+        logger.warn({ err: error, guildId }, 'link: code exchange or identity read failed');
+        return { kind: 'service_error', message: error instanceof PatreonApiError ? error.kind : 'unexpected' };
+      }
+      const now = clock.now();
+      const patreonUserId = identity.user.id;
+      const served = await deps.guilds.campaignsOf(guildId);
+      for (const member of identity.members) {
+        if (!served.includes(member.campaignId)) continue;
+        const current = await readMembership(member.campaignId, member);
+        await deps.snapshots.upsert(snapshotFromMember({ ...current, userId: patreonUserId }, 'link'), now);
+      }
+
+      const { movedFrom } = await deps.links.linkOauth(discordUserId, patreonUserId, now);
+      if (movedFrom) {
+        await deps.reconciler.reconcileUser(movedFrom, {
+          trigger: 'relink',
+          unlinkedReason: 'the membership was linked to another Discord account',
+        });
+      }
+      const outcomes = await deps.reconciler.reconcileUser(discordUserId, { trigger: 'link', alsoGuildIds: [guildId] });
+      const outcome = outcomes.find((o) => o.guildId === guildId)!;
+      deps.metrics.links.inc({ outcome: 'linked' });
+      logger.info({ guildId, discordUserId, patreonUserId, moved: movedFrom !== null }, 'patron linked');
+
+      const campaigns = (await Promise.all(served.map((id) => deps.campaigns.get(id)))).filter((c) => c !== null);
+      return {
+        kind: 'linked',
+        patronName: identity.user.fullName,
+        patreonUserId,
+        guildId,
+        outcome,
+        campaignNames: campaigns.map((c) => c.name),
+        pledgeUrl: campaigns[0]?.url ?? null,
+        movedFromAnotherAccount: movedFrom !== null,
+      };
+    },
+
+    /** `/unlink`: forgets the link and removes the roles the ledger says we granted. */
+    async unlink(discordUserId: string): Promise<{ wasLinked: boolean; outcomes: MemberOutcome[] }> {
+      const removed = await deps.links.unlink(discordUserId, clock.now());
+      const outcomes = await deps.reconciler.reconcileUser(discordUserId, { trigger: 'unlink', unlinkedReason: 'unlinked with /unlink' });
+      return { wasLinked: removed !== null, outcomes };
+    },
+  };
+}
+
+export type LinkService = ReturnType<typeof createLinkService>;

@@ -1,0 +1,67 @@
+import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
+import type { LedgerRepository } from '../../edges/store/repositories/ledger-repository';
+import type { LinkEvent, LinkRepository } from '../../edges/store/repositories/link-repository';
+import type { Entitlement, EntitlementKind } from '../../core/planner/types';
+import type { MemberOutcome, Reconciler } from '../sync/reconciler';
+
+export interface StatusReport {
+  linked: boolean;
+  source: 'oauth' | 'social' | null;
+  /** Why there is no link, when it went away: moved to another account, or unlinked. */
+  lastEvent: LinkEvent | null;
+  /** The planner's view, computed as a dry run (nothing is changed by /status). */
+  outcome: MemberOutcome;
+  /** Per served campaign: its name and the member's entitlement with tier titles. */
+  campaigns: Array<{ name: string; entitlement: Entitlement; tierTitles: string[] }>;
+  /** Roles we granted (the ledger), by role id. */
+  grantedRoleIds: string[];
+  /** Titles of the served campaigns' tiers, by `<campaign id>/<tier id>`. */
+  tierTitles: ReadonlyMap<string, string>;
+}
+
+export const tierKey = (campaignId: string, tierId: string) => `${campaignId}/${tierId}`;
+
+const RANK: Record<EntitlementKind, number> = { active: 5, grace: 4, lapsed: 3, former: 2, follower: 1, none: 0 };
+
+/** The most telling entitlement across campaigns (an active pledge anywhere beats a lapsed one). */
+export function bestEntitlement(entitlements: readonly Entitlement[]): Entitlement | null {
+  return [...entitlements].sort((a, b) => RANK[b.kind] - RANK[a.kind])[0] ?? null;
+}
+
+
+/** Explains a user's roles in a guild without changing anything. */
+export function createStatusService(deps: { links: LinkRepository; ledger: LedgerRepository; campaigns: CampaignRepository; reconciler: Reconciler }) {
+  return {
+    async explain(guildId: string, discordUserId: string): Promise<StatusReport> {
+      const [link, lastEvent, outcome, ledger] = await Promise.all([
+        deps.links.byDiscordUser(discordUserId),
+        deps.links.lastEvent(discordUserId),
+        deps.reconciler.reconcileMember(guildId, discordUserId, { trigger: 'sync', dryRun: true }),
+        deps.ledger.forUser(guildId, discordUserId),
+      ]);
+      const tiers = await deps.campaigns.tiersOf(outcome.entitlements.map((e) => e.campaignId));
+      const tierTitles = new Map(tiers.map((t) => [tierKey(t.campaignId, t.id), t.title]));
+      const campaigns = await Promise.all(
+        outcome.entitlements.map(async (entitlement) => {
+          const campaign = await deps.campaigns.get(entitlement.campaignId);
+          return {
+            name: campaign?.name ?? `Campaign ${entitlement.campaignId}`,
+            entitlement,
+            tierTitles: entitlement.tierIds.map((id) => tierTitles.get(tierKey(entitlement.campaignId, id)) ?? id),
+          };
+        }),
+      );
+      return {
+        linked: link !== null,
+        source: link?.source ?? null,
+        lastEvent: link ? null : lastEvent,
+        outcome,
+        campaigns,
+        grantedRoleIds: ledger.map((l) => l.roleId),
+        tierTitles,
+      };
+    },
+  };
+}
+
+export type StatusService = ReturnType<typeof createStatusService>;

@@ -1,0 +1,237 @@
+import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
+import type { StoredWebhook, WebhookRepository } from '../../edges/store/repositories/webhook-repository';
+import type { Metrics } from '../../edges/observability/metrics';
+import { MEMBER_TRIGGERS, type PatreonClient, type Webhook } from '../../edges/patreon';
+import type { Clock } from '../../shared/clock';
+import { MINUTE } from '../../shared/clock';
+import { createKeyedMutex } from '../../shared/keyed-mutex';
+import type { Logger } from '../../shared/logger';
+import { WEBHOOK_PATH } from './receiver';
+
+export type EnsureState = 'registered' | 'already-registered' | 'updated' | 'manual-secret' | 'failed';
+
+export interface EnsureResult {
+  campaignId: string;
+  state: EnsureState;
+  /** The campaign's webhook as the service reports it after this check (secret omitted), or null. */
+  webhook: Omit<Webhook, 'secret'> | null;
+  /** True when the webhook was paused or failing and was re-enabled (and a campaign sync queued). */
+  healed: boolean;
+  /** A sentence for logs and `/doctor`. */
+  detail: string;
+}
+
+export interface WebhookHealth {
+  campaignId: string;
+  /** A webhook of this client for the campaign is known (from the last check). */
+  exists: boolean;
+  webhookId: string | null;
+  uri: string | null;
+  paused: boolean | null;
+  numConsecutiveTimesFailed: number | null;
+  lastAttemptedAt: Date | null;
+  /** When the service was last asked about it (any instance). */
+  checkedAt: Date | null;
+  /** The outcome of this process's last check, if it made one. */
+  lastState: EnsureState | null;
+  lastDetail: string | null;
+  /** PATREON_WEBHOOK_SECRET is set: deliveries of a hand-registered webhook are verified with it. */
+  manualSecret: boolean;
+}
+
+export interface WebhookRegistrationDeps {
+  accounts: { clientForCampaign(campaignId: string): Promise<Pick<PatreonClient, 'listWebhooks' | 'createWebhook' | 'updateWebhook'> | null> };
+  campaigns: Pick<CampaignRepository, 'all'>;
+  webhooks: Pick<WebhookRepository, 'upsert' | 'forCampaign' | 'removeOthers'>;
+  /** `$PUBLIC_URL` (no trailing slash); the webhook uri is this plus {@link WEBHOOK_PATH}. */
+  publicUrl: string | (() => string);
+  /** PATREON_WEBHOOK_SECRET: a hand-registered webhook; Tierlink then creates and re-points nothing. */
+  staticSecret?: string | undefined;
+  /** Queues a full sync of a campaign whose webhook was found paused or failing (events may be lost). */
+  requestCampaignSync(campaignId: string, reason: string): void | Promise<void>;
+  /** Called after a secret was stored, so the receiver's cache re-reads (`WebhookSecrets.invalidate`). */
+  onSecretsChanged?(): void;
+  /** Runs `fn` under a lock across instances, or skips it (`Database.tryWithLock`). */
+  withLock?<T>(name: string, fn: () => Promise<T>): Promise<{ acquired: true; value: T } | { acquired: false }>;
+  metrics: Pick<Metrics, 'webhookUnhealthy'>;
+  logger: Logger;
+  clock: Clock;
+}
+
+export interface WebhookRegistration {
+  ensure(campaignId: string): Promise<EnsureResult>;
+  /** Every stored campaign; skipped (empty) when another instance holds the lock. */
+  ensureAll(): Promise<EnsureResult[]>;
+  /** `ensureAll` now and every `intervalMs` (default 15 minutes). */
+  start(intervalMs?: number): void;
+  stop(): Promise<void>;
+  health(campaignId: string): Promise<WebhookHealth>;
+  /** The uri the webhook must point at. */
+  webhookUri(): string;
+}
+
+export const REGISTRATION_INTERVAL_MS = 15 * MINUTE;
+
+const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && new Set(a).size === new Set([...a, ...b]).size;
+
+const publicView = ({ secret: _secret, ...rest }: Webhook): Omit<Webhook, 'secret'> => rest;
+
+/**
+ * Keeps each campaign's webhook in place (spec: v2 webhook endpoints; Webhook transitions): with
+ * the creator's token, the campaign has a webhook of this client with every member trigger at
+ * `$PUBLIC_URL/webhooks/patreon`. GET lists only this client's webhooks; a missing one is
+ * POSTed (its secret stored sealed), a wrong uri or trigger set PATCHed. A webhook found paused or
+ * failing (`num_consecutive_times_failed > 0`) is logged, counted, and PATCHed `paused: false`, the
+ * transition that makes the service send the events it held; a sync of the campaign is queued too,
+ * for anything the service dropped.
+ */
+export function createWebhookRegistration(deps: WebhookRegistrationDeps): WebhookRegistration {
+  const { logger, clock } = deps;
+  const perCampaign = createKeyedMutex();
+  const last = new Map<string, EnsureResult>();
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> | null = null;
+
+  const webhookUri = () => `${typeof deps.publicUrl === 'function' ? deps.publicUrl() : deps.publicUrl}${WEBHOOK_PATH}`;
+
+  async function store(campaignId: string, webhook: Webhook): Promise<void> {
+    await deps.webhooks.upsert(
+      {
+        id: webhook.id,
+        campaignId,
+        uri: webhook.uri,
+        triggers: webhook.triggers,
+        secret: webhook.secret,
+        paused: webhook.paused,
+        numConsecutiveTimesFailed: webhook.numConsecutiveTimesFailed,
+        lastAttemptedAt: webhook.lastAttemptedAt ? new Date(webhook.lastAttemptedAt) : null,
+      },
+      clock.now(),
+    );
+  }
+
+  /** Prefers the webhook at our uri, then the one we stored last, then the oldest. */
+  function choose(listed: Webhook[], stored: StoredWebhook[], uri: string): Webhook | null {
+    return listed.find((w) => w.uri === uri) ?? listed.find((w) => stored.some((s) => s.id === w.id)) ?? listed[0] ?? null;
+  }
+
+  async function ensureNow(campaignId: string): Promise<EnsureResult> {
+    const uri = webhookUri();
+    const manual = Boolean(deps.staticSecret);
+    const client = await deps.accounts.clientForCampaign(campaignId);
+    if (!client) {
+      return { campaignId, state: 'failed', webhook: null, healed: false, detail: `campaign ${campaignId} has no connected creator` };
+    }
+    const listed = (await client.listWebhooks()).filter((w) => w.campaignId === campaignId);
+    const stored = await deps.webhooks.forCampaign(campaignId);
+    let current = choose(listed, stored, uri);
+
+    if (!current) {
+      await deps.webhooks.removeOthers(campaignId, []);
+      if (manual) {
+        return { campaignId, state: 'manual-secret', webhook: null, healed: false, detail: 'no webhook of this client; deliveries are verified with PATREON_WEBHOOK_SECRET' };
+      }
+      const created = await client.createWebhook({ campaignId, uri, triggers: MEMBER_TRIGGERS });
+      await store(campaignId, created);
+      deps.onSecretsChanged?.();
+      logger.info({ campaignId, webhookId: created.id, uri }, 'registered the campaign webhook');
+      return { campaignId, state: 'registered', webhook: publicView(created), healed: false, detail: `registered webhook ${created.id} at ${uri}` };
+    }
+
+    const unhealthy = current.paused || current.numConsecutiveTimesFailed > 0;
+    const patch: { uri?: string; triggers?: readonly string[]; paused?: boolean } = {};
+    if (!manual && current.uri !== uri) patch.uri = uri;
+    if (!manual && !sameSet(current.triggers, MEMBER_TRIGGERS)) patch.triggers = MEMBER_TRIGGERS;
+    const repointed = patch.uri !== undefined || patch.triggers !== undefined;
+    if (unhealthy) {
+      const state = current.paused ? 'paused' : 'failing';
+      deps.metrics.webhookUnhealthy.inc({ state });
+      logger.warn(
+        { campaignId, webhookId: current.id, paused: current.paused, numConsecutiveTimesFailed: current.numConsecutiveTimesFailed, lastAttemptedAt: current.lastAttemptedAt },
+        `the campaign webhook is ${state}; re-enabling it so the service sends the events it held, and queueing a sync`,
+      );
+      patch.paused = false;
+    }
+    if (Object.keys(patch).length > 0) {
+      const updated = await client.updateWebhook(current.id, patch);
+      current = { ...updated, campaignId, secret: updated.secret || current.secret };
+    }
+    await store(campaignId, current);
+    await deps.webhooks.removeOthers(campaignId, listed.map((w) => w.id));
+    deps.onSecretsChanged?.();
+    if (unhealthy) await deps.requestCampaignSync(campaignId, 'webhook was paused or failing');
+
+    const state: EnsureState = manual ? 'manual-secret' : repointed ? 'updated' : 'already-registered';
+    const what = [repointed ? `re-pointed at ${uri}` : null, unhealthy ? 're-enabled (was paused or failing)' : null].filter(Boolean).join(', ');
+    return { campaignId, state, webhook: publicView(current), healed: unhealthy, detail: what ? `webhook ${current.id} ${what}` : `webhook ${current.id} is in place` };
+  }
+
+  async function ensure(campaignId: string): Promise<EnsureResult> {
+    return perCampaign.run(campaignId, async () => {
+      let result: EnsureResult;
+      try {
+        result = await ensureNow(campaignId);
+      } catch (error) {
+        logger.warn({ campaignId, err: error }, 'checking the campaign webhook failed');
+        result = { campaignId, state: 'failed', webhook: null, healed: false, detail: error instanceof Error ? error.message : String(error) };
+      }
+      last.set(campaignId, result);
+      return result;
+    });
+  }
+
+  async function ensureEvery(): Promise<EnsureResult[]> {
+    const results: EnsureResult[] = [];
+    for (const campaign of await deps.campaigns.all()) results.push(await ensure(campaign.id));
+    return results;
+  }
+
+  async function ensureAll(): Promise<EnsureResult[]> {
+    if (!deps.withLock) return ensureEvery();
+    const outcome = await deps.withLock('webhook-registration', ensureEvery);
+    return outcome.acquired ? outcome.value : [];
+  }
+
+  function tick(): void {
+    if (running) return;
+    running = ensureAll()
+      .catch((error) => logger.error({ err: error }, 'webhook registration round failed'))
+      .finally(() => {
+        running = null;
+      });
+  }
+
+  return {
+    ensure,
+    ensureAll,
+    webhookUri,
+    start(intervalMs = REGISTRATION_INTERVAL_MS) {
+      if (timer) return;
+      tick();
+      timer = setInterval(tick, intervalMs);
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      await running;
+    },
+    async health(campaignId) {
+      const [stored] = await deps.webhooks.forCampaign(campaignId);
+      const lastResult = last.get(campaignId) ?? null;
+      return {
+        campaignId,
+        exists: stored !== undefined,
+        webhookId: stored?.id ?? null,
+        uri: stored?.uri ?? null,
+        paused: stored?.paused ?? null,
+        numConsecutiveTimesFailed: stored?.numConsecutiveTimesFailed ?? null,
+        lastAttemptedAt: stored?.lastAttemptedAt ?? null,
+        checkedAt: stored?.checkedAt ?? null,
+        lastState: lastResult?.state ?? null,
+        lastDetail: lastResult?.detail ?? null,
+        manualSecret: Boolean(deps.staticSecret),
+      };
+    },
+  };
+}

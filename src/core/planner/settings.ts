@@ -1,0 +1,53 @@
+import type { Result } from '../../shared/result';
+import type { GuildSettings, Mode } from './types';
+
+/** Defaults per DESIGN.md: 7 days of grace (Patreon staff: most declines are fixed within a week). */
+export const DEFAULT_SETTINGS: Readonly<GuildSettings> = Object.freeze({
+  graceDays: 7,
+  mode: 'stack',
+  formerPatronRoleId: null,
+  followerRoleId: null,
+  strict: false,
+  removalThresholdPercent: 10,
+  removalThresholdMin: 25,
+});
+
+export const SETTING_BOUNDS = {
+  graceDays: { min: 0, max: 60 },
+  removalThresholdPercent: { min: 1, max: 100 },
+  removalThresholdMin: { min: 0, max: 100_000 },
+} as const;
+
+export const MODES: readonly Mode[] = ['stack', 'highest'];
+
+export type SettingsChange = Partial<GuildSettings>;
+
+/**
+ * Applies a change to settings, rejecting out-of-range values with a sentence per problem, so the
+ * `/settings` reply can say exactly what was wrong.
+ */
+export function applySettingsChange(current: GuildSettings, change: SettingsChange): Result<GuildSettings, string[]> {
+  const problems: string[] = [];
+  const next: GuildSettings = { ...current };
+  for (const key of ['graceDays', 'removalThresholdPercent', 'removalThresholdMin'] as const) {
+    const value = change[key];
+    if (value === undefined) continue;
+    const { min, max } = SETTING_BOUNDS[key];
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${key} must be a whole number from ${min} to ${max} (got ${value})`);
+    } else {
+      next[key] = value;
+    }
+  }
+  if (change.mode !== undefined) {
+    if (MODES.includes(change.mode)) next.mode = change.mode;
+    else problems.push(`mode must be one of ${MODES.join(', ')} (got ${String(change.mode)})`);
+  }
+  if (change.strict !== undefined) next.strict = change.strict;
+  if (change.formerPatronRoleId !== undefined) next.formerPatronRoleId = change.formerPatronRoleId;
+  if (change.followerRoleId !== undefined) next.followerRoleId = change.followerRoleId;
+  if (next.formerPatronRoleId !== null && next.formerPatronRoleId === next.followerRoleId) {
+    problems.push('the former-patron role and the follower role must be different roles');
+  }
+  return problems.length > 0 ? { ok: false, error: problems } : { ok: true, value: next };
+}

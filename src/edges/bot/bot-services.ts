@@ -1,0 +1,30 @@
+import type { MappingService } from '../../app/admin/mapping-service';
+import type { SettingsService } from '../../app/admin/settings-service';
+import type { TiersService } from '../../app/admin/tiers-service';
+import type { GuildRepository } from '../store/repositories/guild-repository';
+import type { ConnectService } from '../../app/admin/connect-service';
+import type { LinkService } from '../../app/linking/link-service';
+import type { StatusService } from '../../app/linking/status-service';
+
+/** What `/sync` needs: one run over a guild, reported as text for Discord. */
+export interface SyncPort {
+  runForGuild(guildId: string, options: { dryRun: boolean; force: boolean }): Promise<string>;
+}
+
+/** What `/doctor` needs: every check over a guild, reported as text for Discord. */
+export interface DoctorPort {
+  report(guildId: string): Promise<string>;
+}
+
+/** The services slash commands call; commands never touch the database or the APIs directly. */
+export interface BotServices {
+  guilds: GuildRepository;
+  link: LinkService;
+  connect: ConnectService;
+  status: StatusService;
+  tiers: TiersService;
+  mapping: MappingService;
+  settings: SettingsService;
+  sync: SyncPort;
+  doctor: DoctorPort;
+}

@@ -1,0 +1,81 @@
+import { InteractionContextType, MessageFlags, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import { SETTING_BOUNDS } from '../../../core/planner/settings';
+import type { SettingsChange } from '../../../core/planner/settings';
+import type { GuildSettings, Mode } from '../../../core/planner/types';
+import type { Command } from '../command';
+import { NO_PINGS, roleMention } from '../format';
+
+export function renderSettings(s: GuildSettings): string {
+  return [
+    `• **Grace period** after a declined payment: ${s.graceDays} day${s.graceDays === 1 ? '' : 's'}`,
+    `• **Mode**: ${s.mode === 'stack' ? 'stack (every entitled tier’s roles)' : 'highest (only the highest tier’s roles)'}`,
+    `• **Former-patron role**: ${s.formerPatronRoleId ? roleMention(s.formerPatronRoleId) : 'none'}`,
+    `• **Follower role**: ${s.followerRoleId ? roleMention(s.followerRoleId) : 'none'}`,
+    `• **Strict**: ${s.strict ? 'on (mapped roles are removed from anyone not entitled, even if given by hand)' : 'off (only roles Tierlink granted are ever removed)'}`,
+    `• **Mass-removal guard**: a sync holds removals above ${s.removalThresholdPercent}% of Tierlink’s grants when they are at least ${s.removalThresholdMin}`,
+  ].join('\n');
+}
+
+/** `/settings` (Manage Roles): shows the guild's sync settings; options change them. */
+export const settingsCommand: Command = {
+  data: new SlashCommandBuilder()
+    .setName('settings')
+    .setDescription('Show or change how Tierlink syncs roles in this server')
+    .setContexts(InteractionContextType.Guild)
+    .setDefaultMemberPermissions(PermissionFlagsBits.ManageRoles)
+    .addIntegerOption((o) => o.setName('grace_days').setDescription('Days roles stay after a declined payment').setMinValue(SETTING_BOUNDS.graceDays.min).setMaxValue(SETTING_BOUNDS.graceDays.max))
+    .addStringOption((o) => o.setName('mode').setDescription('Which tiers’ roles a patron gets').addChoices({ name: 'stack: every entitled tier', value: 'stack' }, { name: 'highest: only the highest tier', value: 'highest' }))
+    .addRoleOption((o) => o.setName('former_role').setDescription('Role for former patrons'))
+    .addBooleanOption((o) => o.setName('clear_former_role').setDescription('Stop giving a former-patron role'))
+    .addRoleOption((o) => o.setName('follower_role').setDescription('Role for followers who never pledged'))
+    .addBooleanOption((o) => o.setName('clear_follower_role').setDescription('Stop giving a follower role'))
+    .addBooleanOption((o) => o.setName('strict').setDescription('Remove mapped roles from anyone not entitled, even if given by hand'))
+    .addIntegerOption((o) => o.setName('removal_threshold_percent').setDescription('Hold a sync’s removals above this share of grants').setMinValue(SETTING_BOUNDS.removalThresholdPercent.min).setMaxValue(SETTING_BOUNDS.removalThresholdPercent.max))
+    .addIntegerOption((o) => o.setName('removal_threshold_min').setDescription('…when they are at least this many').setMinValue(SETTING_BOUNDS.removalThresholdMin.min).setMaxValue(SETTING_BOUNDS.removalThresholdMin.max))
+    .toJSON(),
+  permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
+  async execute(interaction, { services, logger }) {
+    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+    const o = interaction.options;
+    const change: SettingsChange = {};
+    const grace = o.getInteger('grace_days');
+    if (grace !== null) change.graceDays = grace;
+    const mode = o.getString('mode');
+    if (mode !== null) change.mode = mode as Mode;
+    const former = o.getRole('former_role');
+    if (former) change.formerPatronRoleId = former.id;
+    if (o.getBoolean('clear_former_role')) change.formerPatronRoleId = null;
+    const follower = o.getRole('follower_role');
+    if (follower) change.followerRoleId = follower.id;
+    if (o.getBoolean('clear_follower_role')) change.followerRoleId = null;
+    const strict = o.getBoolean('strict');
+    if (strict !== null) change.strict = strict;
+    const percent = o.getInteger('removal_threshold_percent');
+    if (percent !== null) change.removalThresholdPercent = percent;
+    const min = o.getInteger('removal_threshold_min');
+    if (min !== null) change.removalThresholdMin = min;
+
+    const outcome = await services.settings.apply(interaction.guildId!, change);
+    if (outcome.kind === 'invalid') {
+      await interaction.editReply({ content: `Nothing was changed:\n${outcome.problems.map((p) => `• ${p}`).join('\n')}`, allowedMentions: NO_PINGS });
+      return;
+    }
+    if (outcome.kind === 'shown') {
+      await interaction.editReply({ content: `**Settings of this server**\n${renderSettings(outcome.settings)}`, allowedMentions: NO_PINGS });
+      return;
+    }
+    const head = `**Settings saved**\n${renderSettings(outcome.settings)}`;
+    if (!outcome.followUp) {
+      await interaction.editReply({ content: head, allowedMentions: NO_PINGS });
+      return;
+    }
+    await interaction.editReply({ content: `${head}\nUpdating members’ roles…`, allowedMentions: NO_PINGS });
+    try {
+      const { members, changes } = await outcome.followUp;
+      await interaction.editReply({ content: `${head}\nUpdated: ${changes} role change${changes === 1 ? '' : 's'} across ${members} member${members === 1 ? '' : 's'}.`, allowedMentions: NO_PINGS });
+    } catch (error) {
+      logger.error({ err: error }, 'roles update after /settings failed');
+      await interaction.editReply({ content: `${head}\nUpdating roles failed; the nightly sync will catch up.`, allowedMentions: NO_PINGS });
+    }
+  },
+};

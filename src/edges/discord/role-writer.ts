@@ -1,0 +1,109 @@
+import type { REST } from '@discordjs/rest';
+import type { Clock } from '../../shared/clock';
+import type { Logger } from '../../shared/logger';
+import type { Result } from '../../shared/result';
+import { err, ok } from '../../shared/result';
+import type { DiscordProblemCode } from './discord-problem';
+import { DiscordErrorCode, DiscordProblemError, discordErrorCode, explainDiscordError } from './discord-problem';
+import type { GuildDirectory } from './guild-directory';
+import { type GuildSnapshotCache, createGuildSnapshotCache } from './guild-snapshot-cache';
+import type { RoleProblemCode } from './role-hierarchy';
+import { checkRoleAssignable } from './role-hierarchy';
+
+export type RoleWriteProblemCode = RoleProblemCode | Exclude<DiscordProblemCode, 'members_intent_disabled'>;
+
+/** A role change that did not happen, explained. */
+export interface RoleWriteProblem {
+  code: RoleWriteProblemCode;
+  guildId: string;
+  userId: string;
+  roleId: string;
+  roleName: string | null;
+  message: string;
+  fix: string;
+  /** False when the hierarchy check refused before any PUT/DELETE was sent. */
+  requestSent: boolean;
+  /** Discord's JSON error code when Discord answered. */
+  discordCode?: number;
+}
+
+/** Adds and removes single roles. A port: other modules' tests can substitute it. */
+export interface RoleWriter {
+  addRole(guildId: string, userId: string, roleId: string, reason: string): Promise<Result<void, RoleWriteProblem>>;
+  removeRole(guildId: string, userId: string, roleId: string, reason: string): Promise<Result<void, RoleWriteProblem>>;
+}
+
+export interface RoleWriterOptions {
+  rest: REST;
+  directory: GuildDirectory;
+  clock: Clock;
+  logger?: Logger;
+  /** How long a guild's roles and the bot's member are trusted; 60 s when absent. */
+  cacheTtlMs?: number;
+  /** A cache shared with the reconciler; one of its own when absent. */
+  cache?: GuildSnapshotCache;
+}
+
+/** "supports 1-512 URL-encoded UTF-8 characters" (docs `resources/audit-log.mdx`, tech-facts §1). */
+export const MAX_AUDIT_REASON = 512;
+
+export function truncateReason(reason: string): string {
+  const chars = [...reason];
+  return chars.length <= MAX_AUDIT_REASON ? reason : `${chars.slice(0, MAX_AUDIT_REASON - 1).join('')}…`;
+}
+
+/**
+ * Role changes through `PUT`/`DELETE /guilds/{g}/members/{u}/roles/{r}`: one role per request, never
+ * a PATCH of the member's whole list, which is built from a cache and can drop roles others granted
+ * (research/tech-facts.md §1). Each change is checked against the role hierarchy first, from a
+ * short-lived per-guild cache, so a change Discord would refuse costs no request: every 403 counts
+ * toward Discord's invalid-request limit.
+ */
+export function createRoleWriter(options: RoleWriterOptions): RoleWriter & { invalidate(guildId?: string): void } {
+  const { rest, directory, clock } = options;
+  const cache = options.cache ?? createGuildSnapshotCache({ directory, clock, ...(options.cacheTtlMs !== undefined ? { ttlMs: options.cacheTtlMs } : {}) });
+  const invalidate = (guildId?: string) => cache.invalidate(guildId);
+
+  async function change(op: 'add' | 'remove', guildId: string, userId: string, roleId: string, reason: string): Promise<Result<void, RoleWriteProblem>> {
+    const base = { guildId, userId, roleId };
+    let check: ReturnType<typeof checkRoleAssignable>;
+    try {
+      const context = await cache.getWithRole(guildId, roleId);
+      check = checkRoleAssignable({ guildId, roles: context.roles, botRoleIds: context.botRoleIds, roleId });
+    } catch (error) {
+      if (error instanceof DiscordProblemError && error.problem.code !== 'members_intent_disabled') {
+        const { code, message, fix, discordCode } = error.problem;
+        return err({ ...base, code, roleName: null, message, fix, requestSent: false, discordCode });
+      }
+      throw error;
+    }
+    if (!check.ok) {
+      const { code, roleName, message, fix } = check.error;
+      options.logger?.info({ guildId, userId, roleId, code }, 'role change refused before sending');
+      return err({ ...base, code, roleName, message, fix, requestSent: false });
+    }
+    const roleName = check.value.name;
+    const route = `/guilds/${guildId}/members/${userId}/roles/${roleId}` as const;
+    try {
+      const requestOptions = { reason: truncateReason(reason) };
+      if (op === 'add') await rest.put(route, requestOptions);
+      else await rest.delete(route, requestOptions);
+      return ok(undefined);
+    } catch (error) {
+      const problem = explainDiscordError(error);
+      if (!problem || problem.code === 'members_intent_disabled') throw error;
+      const code = discordErrorCode(error);
+      if (code === DiscordErrorCode.MissingPermissions || code === DiscordErrorCode.UnknownRole || code === DiscordErrorCode.UnknownGuild) {
+        invalidate(guildId);
+      }
+      options.logger?.warn({ guildId, userId, roleId, code: problem.code }, 'discord refused a role change');
+      return err({ ...base, code: problem.code, roleName, message: problem.message, fix: problem.fix, requestSent: true, discordCode: problem.discordCode });
+    }
+  }
+
+  return {
+    addRole: (guildId, userId, roleId, reason) => change('add', guildId, userId, roleId, reason),
+    removeRole: (guildId, userId, roleId, reason) => change('remove', guildId, userId, roleId, reason),
+    invalidate,
+  };
+}

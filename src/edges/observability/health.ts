@@ -1,0 +1,51 @@
+import type { HealthReport } from '../web/app';
+
+export interface HealthChecks {
+  database(): Promise<void>;
+  gateway(): { ready: boolean };
+  creators(): Promise<Array<{ creatorUserId: string; connected: boolean; refreshFailedAt: Date | null; cooldownUntil: Date | null }>>;
+  webhooks(): Promise<Array<{ campaignId: string; registered: boolean; paused: boolean; numConsecutiveTimesFailed: number }>>;
+}
+
+/**
+ * `GET /healthz`: 200 while the database answers, 503 when it does not (CONTRACT.md). The other
+ * parts are reported, not fatal: a paused webhook or a lost gateway is something to look at, and
+ * the service still serves links and heals on the next sync.
+ */
+export async function checkHealth(checks: HealthChecks, timeoutMs = 2000): Promise<HealthReport> {
+  const withTimeout = <T>(p: Promise<T>) =>
+    Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs).unref())]);
+  const report: HealthReport = { ok: true, checks: {} };
+  try {
+    await withTimeout(checks.database());
+    report.checks.database = { ok: true };
+  } catch (error) {
+    report.ok = false;
+    report.checks.database = { ok: false, detail: error instanceof Error ? error.message : String(error) };
+    return report;
+  }
+  const gateway = checks.gateway();
+  report.checks.discordGateway = { ok: gateway.ready, detail: gateway.ready ? 'connected' : 'not connected' };
+  try {
+    const creators = await withTimeout(checks.creators());
+    const failing = creators.filter((c) => !c.connected || c.cooldownUntil !== null);
+    report.checks.creatorTokens = {
+      ok: creators.length > 0 && failing.length === 0,
+      detail: creators.length === 0 ? 'no creator connected' : failing.length === 0 ? `${creators.length} connected` : `${failing.length} of ${creators.length} failing to refresh`,
+    };
+  } catch (error) {
+    report.checks.creatorTokens = { ok: false, detail: error instanceof Error ? error.message : String(error) };
+  }
+  try {
+    const webhooks = await withTimeout(checks.webhooks());
+    const unhealthy = webhooks.filter((w) => !w.registered || w.paused || w.numConsecutiveTimesFailed > 0);
+    report.checks.webhooks = {
+      ok: unhealthy.length === 0,
+      detail: webhooks.length === 0 ? 'no campaign served' : unhealthy.length === 0 ? `${webhooks.length} delivering` : `${unhealthy.length} of ${webhooks.length} missing, paused or failing`,
+      campaigns: webhooks,
+    };
+  } catch (error) {
+    report.checks.webhooks = { ok: false, detail: error instanceof Error ? error.message : String(error) };
+  }
+  return report;
+}

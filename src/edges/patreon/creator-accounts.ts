@@ -1,0 +1,102 @@
+import type { CampaignRepository } from '../store/repositories/campaign-repository';
+import type { CredentialRepository } from '../store/repositories/credential-repository';
+import {
+  type CreatorSession,
+  type CreatorTokenStore,
+  type OAuthClient,
+  type PatreonClient,
+  type PatreonClientOptions,
+  PatreonApiError,
+  createCreatorSession,
+  createOAuthClient,
+  createPatreonClient,
+} from '.';
+import type { OAuthTokens } from './oauth';
+
+/** Everything a Patreon client needs but a session: the registered client and the injected I/O. */
+export type ServiceOptions = Omit<PatreonClientOptions, 'session'>;
+
+export interface CreatorAccounts {
+  oauth: OAuthClient;
+  /** For calls with a patron's own token (`getIdentity`): it holds no creator session. */
+  patronClient: PatreonClient;
+  clientForCreator(creatorUserId: string): PatreonClient;
+  sessionForCreator(creatorUserId: string): CreatorSession;
+  /** The client of the campaign's creator, or null when the campaign is unknown. */
+  clientForCampaign(campaignId: string): Promise<PatreonClient | null>;
+  /** Stores a creator's tokens (from `/connect` or the environment) and returns who they are. */
+  connect(tokens: OAuthTokens): Promise<{ creatorUserId: string; fullName: string; client: PatreonClient }>;
+}
+
+/**
+ * The creators whose campaigns Tierlink serves: one session and client per creator, the tokens
+ * sealed in the database (a guild can serve campaigns of creators who each connected).
+ */
+export function createCreatorAccounts(deps: {
+  service: ServiceOptions;
+  credentials: CredentialRepository;
+  campaigns: CampaignRepository;
+}): CreatorAccounts {
+  const { service, credentials } = deps;
+  const oauth = createOAuthClient(service);
+  const sessions = new Map<string, CreatorSession>();
+  const clients = new Map<string, PatreonClient>();
+
+  const noSession: CreatorSession = {
+    withAccessToken: () =>
+      Promise.reject(new PatreonApiError({ kind: 'not_connected', method: 'SESSION', path: 'creator', message: 'no creator session on the patron client' })),
+    replaceTokens: async () => {},
+    status: async () => ({ connected: false, expiresAt: null, refreshFailedAt: null, cooldownUntil: null }),
+  };
+  const patronClient = createPatreonClient({ ...service, session: noSession });
+
+  function sessionForCreator(creatorUserId: string): CreatorSession {
+    let session = sessions.get(creatorUserId);
+    if (!session) {
+      const store: CreatorTokenStore = {
+        async load() {
+          const [tokens, status] = await Promise.all([credentials.load(creatorUserId), credentials.status(creatorUserId)]);
+          if (!tokens) return null;
+          return {
+            accessToken: tokens.accessToken,
+            refreshToken: tokens.refreshToken,
+            // An unknown expiry (tokens from the environment) is trusted until a 401 says otherwise.
+            expiresAt: tokens.expiresAt ?? new Date(8.64e15),
+            scopes: tokens.scopes,
+            refreshFailedAt: status?.refreshFailedAt ?? null,
+          };
+        },
+        save: (tokens) => credentials.save(creatorUserId, tokens, service.clock.now()),
+        saveRefreshFailure: (at) => credentials.markRefreshFailed(creatorUserId, 'refresh failed', at),
+      };
+      session = createCreatorSession({ store, refresh: oauth.refreshToken, clock: service.clock, logger: service.logger });
+      sessions.set(creatorUserId, session);
+    }
+    return session;
+  }
+
+  function clientForCreator(creatorUserId: string): PatreonClient {
+    let client = clients.get(creatorUserId);
+    if (!client) {
+      client = createPatreonClient({ ...service, session: sessionForCreator(creatorUserId) });
+      clients.set(creatorUserId, client);
+    }
+    return client;
+  }
+
+  return {
+    oauth,
+    patronClient,
+    clientForCreator,
+    sessionForCreator,
+    async clientForCampaign(campaignId) {
+      const campaign = await deps.campaigns.get(campaignId);
+      return campaign ? clientForCreator(campaign.creatorUserId) : null;
+    },
+    async connect(tokens) {
+      const { user } = await patronClient.getIdentity(tokens.accessToken);
+      await sessionForCreator(user.id).replaceTokens(tokens);
+      return { creatorUserId: user.id, fullName: user.fullName, client: clientForCreator(user.id) };
+    },
+  };
+}

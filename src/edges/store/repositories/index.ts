@@ -1,0 +1,32 @@
+import type { SecretBox } from '../secret-box';
+import type { Db } from '../database';
+import { createAppStateRepository } from './app-state-repository';
+import { createCampaignRepository } from './campaign-repository';
+import { createCredentialRepository } from './credential-repository';
+import { createGuildRepository } from './guild-repository';
+import { createLedgerRepository } from './ledger-repository';
+import { createLinkRepository } from './link-repository';
+import { createLinkTokenRepository } from './link-token-repository';
+import { createMappingRepository } from './mapping-repository';
+import { createSnapshotRepository } from './snapshot-repository';
+import { createSyncRunRepository } from './sync-run-repository';
+import { createWebhookRepository } from './webhook-repository';
+
+/** Every repository over one database; the secret box seals credentials and webhook secrets. */
+export function createRepositories(db: Db, box: SecretBox) {
+  return {
+    guilds: createGuildRepository(db),
+    campaigns: createCampaignRepository(db),
+    mappings: createMappingRepository(db),
+    links: createLinkRepository(db),
+    snapshots: createSnapshotRepository(db),
+    ledger: createLedgerRepository(db),
+    credentials: createCredentialRepository(db, box),
+    linkTokens: createLinkTokenRepository(db),
+    appState: createAppStateRepository(db),
+    syncRuns: createSyncRunRepository(db),
+    webhooks: createWebhookRepository(db, box),
+  };
+}
+
+export type Repositories = ReturnType<typeof createRepositories>;

@@ -1,0 +1,156 @@
+import { and, desc, eq, lt, notInArray, sql } from 'drizzle-orm';
+import type { SecretBox } from '../secret-box';
+import type { Db } from '../database';
+import { webhookInbox, webhooks } from '../schema';
+
+export type WebhookRepository = ReturnType<typeof createWebhookRepository>;
+export type WebhookRow = typeof webhooks.$inferSelect;
+/** A stored webhook without its secret: what health readers and registration compare against. */
+export type StoredWebhook = Omit<WebhookRow, 'secretEnc'>;
+export type InboxRow = typeof webhookInbox.$inferSelect;
+
+export interface WebhookInput {
+  id: string;
+  campaignId: string;
+  uri: string;
+  triggers: readonly string[];
+  /** Plain text here; sealed with SECRET_KEY before it reaches the database. */
+  secret: string;
+  paused: boolean;
+  numConsecutiveTimesFailed: number;
+  lastAttemptedAt: Date | null;
+}
+
+export interface InboxDelivery {
+  receivedAt: Date;
+  trigger: string | null;
+  campaignId: string | null;
+  body: string;
+}
+
+/** A stored webhook's secret, decrypted: one verification candidate of the receiver. */
+export interface StoredWebhookSecret {
+  webhookId: string;
+  campaignId: string;
+  secret: string;
+}
+
+const withoutSecret = {
+  id: webhooks.id,
+  campaignId: webhooks.campaignId,
+  uri: webhooks.uri,
+  triggers: webhooks.triggers,
+  paused: webhooks.paused,
+  numConsecutiveTimesFailed: webhooks.numConsecutiveTimesFailed,
+  lastAttemptedAt: webhooks.lastAttemptedAt,
+  checkedAt: webhooks.checkedAt,
+  createdAt: webhooks.createdAt,
+};
+
+/**
+ * The webhooks this client registered on the service (secrets sealed) and the inbox of verified
+ * deliveries. An inbox write is one INSERT, on purpose: it sits between a delivery and its 200,
+ * and the receiver must sustain 1,000 of them a second (several concurrent deliveries share one
+ * INSERT through the receiver's `createInboxWriter`).
+ */
+export function createWebhookRepository(db: Db, box: SecretBox) {
+  /**
+   * Writes several deliveries in one INSERT (one commit), returning their ids in input order.
+   * `bigserial` draws the ids row by row in VALUES order, so the ascending ids match the input.
+   */
+  async function insertDeliveries(deliveries: readonly InboxDelivery[]): Promise<number[]> {
+    if (deliveries.length === 0) return [];
+    const rows = await db
+      .insert(webhookInbox)
+      .values(
+        deliveries.map((d) => ({
+          receivedAt: d.receivedAt,
+          runAt: d.receivedAt,
+          trigger: d.trigger,
+          campaignId: d.campaignId,
+          body: d.body,
+        })),
+      )
+      .returning({ id: webhookInbox.id });
+    return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+  }
+
+  return {
+    insertDeliveries,
+
+    /** Writes a verified delivery; due at once (`run_at` = receipt, so an injected clock governs it). */
+    async insertDelivery(delivery: InboxDelivery): Promise<number> {
+      const [id] = await insertDeliveries([delivery]);
+      return id!;
+    },
+
+    async delivery(id: number): Promise<InboxRow | null> {
+      const [row] = await db.select().from(webhookInbox).where(eq(webhookInbox.id, id));
+      return row ?? null;
+    },
+
+    async deliveries(): Promise<InboxRow[]> {
+      return db.select().from(webhookInbox).orderBy(webhookInbox.id);
+    },
+
+    /**
+     * Deletes processed deliveries finished before `before`. Dead letters are kept: they are the
+     * record of deliveries that could not be processed, for an operator to read.
+     */
+    async pruneDone(before: Date): Promise<number> {
+      const rows = await db
+        .delete(webhookInbox)
+        .where(and(eq(webhookInbox.status, 'done'), lt(webhookInbox.finishedAt, before)))
+        .returning({ id: webhookInbox.id });
+      return rows.length;
+    },
+
+    async upsert(webhook: WebhookInput, checkedAt: Date): Promise<void> {
+      const values = {
+        campaignId: webhook.campaignId,
+        uri: webhook.uri,
+        triggers: [...webhook.triggers],
+        secretEnc: box.encrypt(webhook.secret),
+        paused: webhook.paused,
+        numConsecutiveTimesFailed: webhook.numConsecutiveTimesFailed,
+        lastAttemptedAt: webhook.lastAttemptedAt,
+        checkedAt,
+      };
+      await db
+        .insert(webhooks)
+        .values({ id: webhook.id, ...values, createdAt: checkedAt })
+        .onConflictDoUpdate({ target: webhooks.id, set: values });
+    },
+
+    /** The campaign's stored webhooks, the most recently checked first. */
+    async forCampaign(campaignId: string): Promise<StoredWebhook[]> {
+      return db
+        .select(withoutSecret)
+        .from(webhooks)
+        .where(eq(webhooks.campaignId, campaignId))
+        .orderBy(sql`${webhooks.checkedAt} desc nulls last`, desc(webhooks.createdAt), webhooks.id);
+    },
+
+    /** Forgets the campaign's webhooks that are not in `keepIds` (gone from the service). Returns their ids. */
+    async removeOthers(campaignId: string, keepIds: readonly string[]): Promise<string[]> {
+      const rows = await db
+        .delete(webhooks)
+        .where(and(eq(webhooks.campaignId, campaignId), keepIds.length > 0 ? notInArray(webhooks.id, [...keepIds]) : undefined))
+        .returning({ id: webhooks.id });
+      return rows.map((r) => r.id);
+    },
+
+    /** Every stored secret, decrypted. A secret sealed with another SECRET_KEY is skipped, not fatal. */
+    async secrets(onUnreadable?: (webhookId: string, error: unknown) => void): Promise<StoredWebhookSecret[]> {
+      const rows = await db.select({ id: webhooks.id, campaignId: webhooks.campaignId, secretEnc: webhooks.secretEnc }).from(webhooks).orderBy(webhooks.id);
+      return rows.flatMap((row) => {
+        try {
+          return [{ webhookId: row.id, campaignId: row.campaignId, secret: box.decrypt(row.secretEnc) }];
+        } catch (error) {
+          onUnreadable?.(row.id, error);
+          return [];
+        }
+      });
+    },
+  };
+}

@@ -1,0 +1,200 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'drizzle-orm';
+import express from 'express';
+import { queryRows } from '../../../src/edges/store/database';
+import { type WebhookRepository, createWebhookRepository } from '../../../src/edges/store/repositories/webhook-repository';
+import { type JobQueue, createJobQueue } from '../../../src/edges/store/job-queue';
+import { type Metrics, createMetrics } from '../../../src/edges/observability/metrics';
+import { createLogger } from '../../../src/edges/observability/logger';
+import { silentLogger } from '../../../src/shared/logger';
+import type { Logger } from '../../../src/shared/logger';
+import { createSecretBox } from '../../../src/edges/store/secret-box';
+import { type WebhookProcessor, createWebhookProcessor } from '../../../src/app/webhooks/processor';
+import { WEBHOOK_PATH, type WebhookSecrets, createInboxWriter, createWebhookReceiver, createWebhookSecrets } from '../../../src/app/webhooks/receiver';
+import { type WebhookRegistration, createWebhookRegistration } from '../../../src/app/webhooks/registration';
+import { SECRET_KEY, type World } from '../../support/world';
+
+/**
+ * One Tierlink instance as far as webhooks go, composed the way the composition root will: the
+ * receiver on a real express server (port 0), the processor over the inbox, the job queue with the
+ * re-check handler, and registration pointed at the server. Over the shared test world.
+ */
+export interface Instance {
+  url: string;
+  webhookUrl: string;
+  server: Server;
+  metrics: Metrics;
+  webhooks: WebhookRepository;
+  secrets: WebhookSecrets;
+  processor: WebhookProcessor;
+  jobs: JobQueue;
+  registration: WebhookRegistration;
+  syncRequests: Array<{ campaignId: string; reason: string }>;
+  /** Waits until every delivery the sandbox sent so far has been answered and processed. */
+  idle(): Promise<void>;
+  /** Stops everything in order. */
+  close(): Promise<void>;
+  /** Drops the instance the way a killed process would: connections cut, no draining, nothing marked done. */
+  crash(): Promise<void>;
+}
+
+export interface InstanceOptions {
+  /** False: the receiver stores and answers but nothing processes (a processor that died). Default true. */
+  process?: boolean;
+  staticSecret?: string;
+  logger?: Logger;
+  recheckDelayMs?: number;
+  immediateConcurrency?: number;
+}
+
+export async function startInstance(world: World, options: InstanceOptions = {}): Promise<Instance> {
+  const logger = options.logger ?? silentLogger;
+  const { clock } = world;
+  const db = world.db.database.db;
+  const metrics = createMetrics({ defaultMetrics: false });
+  const webhooks = createWebhookRepository(db, createSecretBox(SECRET_KEY));
+  const secrets = createWebhookSecrets({ load: () => webhooks.secrets(), staticSecret: options.staticSecret, clock });
+  const syncRequests: Instance['syncRequests'] = [];
+  let jobs!: JobQueue;
+  const processor = createWebhookProcessor({
+    db,
+    inbox: webhooks,
+    campaigns: world.repos.campaigns,
+    accounts: world.accounts,
+    snapshots: world.repos.snapshots,
+    links: world.repos.links,
+    reconciler: world.reconciler,
+    jobs: { enqueue: (kind, payload, o) => jobs.enqueue(kind, payload, o) },
+    metrics,
+    logger,
+    clock,
+    random: () => 0.5,
+    ...(options.recheckDelayMs !== undefined ? { recheckDelayMs: options.recheckDelayMs } : {}),
+    ...(options.immediateConcurrency !== undefined ? { immediateConcurrency: options.immediateConcurrency } : {}),
+  });
+  jobs = createJobQueue({ db, clock, random: () => 0.5, logger, handlers: processor.jobHandlers });
+
+  const started = new Set<Promise<void>>();
+  const app = express();
+  app.use(
+    WEBHOOK_PATH,
+    createWebhookReceiver({
+      inbox: createInboxWriter(webhooks),
+      secrets,
+      metrics,
+      logger,
+      clock,
+      ...(options.process === false
+        ? {}
+        : {
+            onAccepted: (id: number) => {
+              const run = processor.runNow(id);
+              started.add(run);
+              void run.finally(() => started.delete(run));
+              return run;
+            },
+          }),
+    }),
+  );
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const registration = createWebhookRegistration({
+    accounts: world.accounts,
+    campaigns: world.repos.campaigns,
+    webhooks,
+    publicUrl: url,
+    staticSecret: options.staticSecret,
+    requestCampaignSync: (campaignId, reason) => {
+      syncRequests.push({ campaignId, reason });
+    },
+    onSecretsChanged: () => secrets.invalidate(),
+    withLock: world.db.database.tryWithLock,
+    metrics,
+    logger,
+    clock,
+  });
+
+  const shut = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+
+  return {
+    url,
+    webhookUrl: `${url}${WEBHOOK_PATH}`,
+    server,
+    metrics,
+    webhooks,
+    secrets,
+    processor,
+    jobs,
+    registration,
+    syncRequests,
+    async idle() {
+      for (let round = 0; round < 50; round++) {
+        await world.patreon.flushDeliveries();
+        await new Promise((r) => setImmediate(r));
+        if (started.size === 0 && processor.worker.inFlight === 0 && jobs.worker.inFlight === 0) return;
+        await Promise.allSettled([...started]);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      throw new Error('the instance did not become idle');
+    },
+    async close() {
+      await registration.stop();
+      await processor.stop(5000);
+      await jobs.worker.stop(5000);
+      await shut();
+    },
+    async crash() {
+      await shut();
+      // A killed process leaves no timers behind; these stop only the sweeps, not the work in flight.
+      void processor.stop(0);
+      void jobs.worker.stop(0);
+      void registration.stop();
+    },
+  };
+}
+
+export async function inboxRows(world: World): Promise<Array<{ id: number; status: string; trigger: string | null; campaign_id: string | null; attempts: number }>> {
+  const rows = await queryRows<{ id: number; status: string; trigger: string | null; campaign_id: string | null; attempts: number }>(
+    world.db.database.db,
+    sql`select id, status, trigger, campaign_id, attempts from webhook_inbox order by id`,
+  );
+  return rows.map((r) => ({ ...r, id: Number(r.id), attempts: Number(r.attempts) }));
+}
+
+export async function jobRows(world: World): Promise<Array<{ kind: string; status: string; payload: Record<string, unknown>; dedupe_key: string | null }>> {
+  return queryRows(world.db.database.db, sql`select kind, status, payload, dedupe_key from jobs order by id`);
+}
+
+/** PUT and DELETE requests on member roles that the Discord stand-in answered. */
+export function roleWrites(world: World): Array<{ method: string; path: string; status: number }> {
+  return world.discord.sandbox
+    .requests()
+    .filter((r) => r.route.includes('/members/:u/roles/:r'))
+    .map((r) => ({ method: r.method, path: r.path, status: r.status }));
+}
+
+/** A counter's value summed over the series whose labels include `labels`; for a histogram, its observation count. */
+export async function metricValue(metrics: Metrics, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const metric = metrics.registry.getSingleMetric(name);
+  if (!metric) return 0;
+  const { type, values } = await metric.get();
+  const wanted = String(type) === 'histogram' ? `${name}_count` : name;
+  return (values as Array<{ value: number; labels: object; metricName?: string }>)
+    .filter((v) => (v.metricName ?? name) === wanted)
+    .filter((v) => Object.entries(labels).every(([k, want]) => (v.labels as Record<string, unknown>)[k] === want))
+    .reduce((sum, v) => sum + v.value, 0);
+}
+
+/** A production-configured logger (redaction included) that keeps its lines in memory. */
+export function memoryLogger(level = 'debug'): { logger: Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = createLogger({ level, destination: { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) } });
+  return { logger, lines };
+}

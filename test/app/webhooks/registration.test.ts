@@ -1,0 +1,161 @@
+import { MEMBER_TRIGGERS } from '../../../src/edges/patreon';
+import { createSecretBox } from '../../../src/edges/store/secret-box';
+import { SECRET_KEY, type World, createWorld } from '../../support/world';
+import { type Instance, memoryLogger, metricValue, startInstance } from './harness';
+
+let world: World;
+let instance: Instance;
+let log: ReturnType<typeof memoryLogger>;
+/** A campaign of the connected creator that has no webhook yet (the stand-in outlives world.reset()). */
+let campaignId: string;
+
+beforeAll(async () => {
+  world = await createWorld();
+});
+afterAll(() => world.close());
+
+beforeEach(async () => {
+  await world.reset();
+  world.patreon.clearFaults();
+  campaignId = world.patreon.createCampaign({ vanity: 'second' }).id;
+  await world.repos.campaigns.upsert({ id: campaignId, creatorUserId: world.patreon.creatorUserId, name: 'Second', url: null, patronCount: 0 });
+  log = memoryLogger('info');
+  instance = await startInstance(world, { logger: log.logger });
+});
+afterEach(() => instance.close());
+
+const webhooksOf = (id: string) => world.patreon.webhooks().filter((w) => w.campaignId === id && w.clientId === world.patreon.clientId);
+const webhookCalls = () => world.patreon.requests().filter((r) => r.path.startsWith('/api/oauth2/v2/webhooks'));
+
+test('a campaign without a webhook gets one with every member trigger at $PUBLIC_URL/webhooks/patreon; its secret is stored sealed', async () => {
+  const result = await instance.registration.ensure(campaignId);
+  expect(result).toMatchObject({ state: 'registered', healed: false, webhook: { uri: `${instance.url}/webhooks/patreon`, paused: false } });
+  expect(result.webhook).not.toHaveProperty('secret');
+  const [webhook] = webhooksOf(campaignId);
+  expect(webhook).toMatchObject({ uri: instance.webhookUrl, triggers: [...MEMBER_TRIGGERS] });
+  expect(webhookCalls().map((r) => r.method)).toEqual(['GET', 'POST']);
+  const rows = await world.db.database.db.query.webhooks.findMany();
+  expect(rows).toHaveLength(1);
+  expect(rows[0]!.secretEnc).not.toContain(webhook!.secret);
+  expect(createSecretBox(SECRET_KEY).decrypt(rows[0]!.secretEnc)).toBe(webhook!.secret);
+  expect(await instance.webhooks.secrets()).toEqual([{ webhookId: webhook!.id, campaignId, secret: webhook!.secret }]);
+  expect(JSON.stringify(log.lines)).not.toContain(webhook!.secret);
+});
+
+test('a webhook in place is left alone: one GET, no write', async () => {
+  await instance.registration.ensure(campaignId);
+  world.patreon.resetRequests();
+  expect(await instance.registration.ensure(campaignId)).toMatchObject({ state: 'already-registered', healed: false });
+  expect(webhookCalls().map((r) => r.method)).toEqual(['GET']);
+  expect(webhooksOf(campaignId)).toHaveLength(1);
+});
+
+test('another client’s webhook on the campaign is not ours: it is neither listed nor touched', async () => {
+  const other = world.patreon.createClient();
+  const res = await fetch(`${world.patreon.url}/api/oauth2/v2/webhooks`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${other.creatorTokens.accessToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ data: { type: 'webhook', attributes: { triggers: ['members:create'], uri: 'http://127.0.0.1:9/else' }, relationships: { campaign: { data: { type: 'campaign', id: campaignId } } } } }),
+  });
+  expect(res.status).toBe(201);
+  expect((await instance.registration.ensure(campaignId)).state).toBe('registered');
+  expect(world.patreon.webhooks().find((w) => w.clientId === other.clientId)).toMatchObject({ uri: 'http://127.0.0.1:9/else', triggers: ['members:create'] });
+});
+
+test('a webhook with other triggers is PATCHed to every member trigger', async () => {
+  await instance.registration.ensure(campaignId);
+  const [webhook] = webhooksOf(campaignId);
+  const client = (await world.accounts.clientForCampaign(campaignId))!;
+  await client.updateWebhook(webhook!.id, { triggers: ['members:create', 'posts:publish'] });
+  world.patreon.resetRequests();
+  expect(await instance.registration.ensure(campaignId)).toMatchObject({ state: 'updated', healed: false });
+  expect(webhookCalls().map((r) => r.method)).toEqual(['GET', 'PATCH']);
+  expect(webhooksOf(campaignId)[0]!.triggers.sort()).toEqual([...MEMBER_TRIGGERS].sort());
+});
+
+test('a paused webhook is un-paused, warned about, counted and a sync queued; the events the service held are processed', async () => {
+  await instance.registration.ensure(world.campaignId);
+  const webhook = webhooksOf(world.campaignId)[0]!;
+  const patron = world.addPatron({ tier: 'bronze' });
+  await world.repos.links.linkOauth(patron.discordUserId, patron.patreonUserId, world.clock.now());
+  world.patreon.pauseWebhook(webhook.id);
+  world.patreon.setMembership(patron.patreonUserId, world.campaignId, { tierIds: [world.tiers.silver] });
+  world.patreon.setMembership(patron.patreonUserId, world.campaignId, { tierIds: [world.tiers.gold] });
+  await instance.idle();
+  expect(webhooksOf(world.campaignId)[0]).toMatchObject({ paused: true, queued: 2 });
+  expect(world.discord.sandbox.memberRoles(world.guildId, patron.discordUserId)).toEqual([]);
+  expect((await instance.registration.health(world.campaignId)).paused).toBe(false);
+
+  const result = await instance.registration.ensure(world.campaignId);
+  expect(result).toMatchObject({ state: 'already-registered', healed: true, webhook: { paused: false, numConsecutiveTimesFailed: 0 } });
+  expect(instance.syncRequests).toEqual([{ campaignId: world.campaignId, reason: expect.any(String) }]);
+  expect(await metricValue(instance.metrics, 'tierlink_webhook_unhealthy_total', { state: 'paused' })).toBe(1);
+  expect(log.lines.find((l) => l.level === 40 && String(l.msg).includes('paused'))).toMatchObject({ webhookId: webhook.id, paused: true });
+  await world.discord.sandbox.waitForMemberRole(world.guildId, patron.discordUserId, world.roles.gold, { present: true });
+  await instance.idle();
+  expect(webhooksOf(world.campaignId)[0]).toMatchObject({ paused: false, queued: 0 });
+  expect(world.discord.sandbox.memberRoles(world.guildId, patron.discordUserId)).toEqual([world.roles.gold]);
+});
+
+test('a failing webhook whose address moved is re-pointed and re-enabled in one PATCH; the held event reaches the new address', async () => {
+  await instance.registration.ensure(world.campaignId);
+  const patron = world.addPatron({ tier: 'bronze' });
+  await world.repos.links.linkOauth(patron.discordUserId, patron.patreonUserId, world.clock.now());
+  await instance.crash();
+  world.patreon.setMembership(patron.patreonUserId, world.campaignId, { tierIds: [world.tiers.gold] });
+  await world.patreon.flushDeliveries();
+  expect(webhooksOf(world.campaignId)[0]).toMatchObject({ paused: false, numConsecutiveTimesFailed: 1, queued: 1 });
+
+  instance = await startInstance(world, { logger: log.logger });
+  world.patreon.resetRequests();
+  const result = await instance.registration.ensure(world.campaignId);
+  expect(result).toMatchObject({ state: 'updated', healed: true, webhook: { uri: instance.webhookUrl } });
+  expect(webhookCalls().map((r) => r.method)).toEqual(['GET', 'PATCH']);
+  expect(await metricValue(instance.metrics, 'tierlink_webhook_unhealthy_total', { state: 'failing' })).toBe(1);
+  expect(instance.syncRequests).toHaveLength(1);
+  await world.discord.sandbox.waitForMemberRole(world.guildId, patron.discordUserId, world.roles.gold, { present: true });
+});
+
+test('with PATREON_WEBHOOK_SECRET nothing is created or re-pointed', async () => {
+  const manual = await startInstance(world, { staticSecret: 'hand-registered-secret' });
+  try {
+    world.patreon.resetRequests();
+    expect(await manual.registration.ensure(campaignId)).toMatchObject({ state: 'manual-secret', webhook: null });
+    expect(webhookCalls().map((r) => r.method)).toEqual(['GET']);
+    expect(webhooksOf(campaignId)).toEqual([]);
+    expect(await manual.registration.health(campaignId)).toMatchObject({ exists: false, manualSecret: true, lastState: 'manual-secret' });
+  } finally {
+    await manual.close();
+  }
+});
+
+test('health reports what the last check found; a failed check is a value, not a throw', async () => {
+  await instance.registration.ensure(campaignId);
+  const webhook = webhooksOf(campaignId)[0]!;
+  expect(await instance.registration.health(campaignId)).toEqual({
+    campaignId,
+    exists: true,
+    webhookId: webhook.id,
+    uri: instance.webhookUrl,
+    paused: false,
+    numConsecutiveTimesFailed: 0,
+    lastAttemptedAt: null,
+    checkedAt: world.clock.now(),
+    lastState: 'registered',
+    lastDetail: expect.stringContaining(webhook.id),
+    manualSecret: false,
+  });
+  world.patreon.injectFault({ method: 'GET', path: '/api/oauth2/v2/webhooks', status: 500, times: Infinity });
+  const failed = await instance.registration.ensure(campaignId);
+  expect(failed).toMatchObject({ state: 'failed', healed: false, webhook: null, detail: expect.stringContaining('500') });
+  expect(await instance.registration.health(campaignId)).toMatchObject({ exists: true, lastState: 'failed' });
+  expect(await instance.registration.ensure('no-such-campaign')).toMatchObject({ state: 'failed', detail: expect.stringContaining('no connected creator') });
+});
+
+test('start() checks every campaign at once and then on its interval; stop() waits for the round in flight', async () => {
+  instance.registration.start(60_000);
+  await instance.registration.stop();
+  expect(webhooksOf(campaignId)).toHaveLength(1);
+  expect(webhooksOf(world.campaignId)[0]!.uri).toBe(instance.webhookUrl);
+  expect((await instance.registration.health(campaignId)).lastState).toBe('registered');
+});

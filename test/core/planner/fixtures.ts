@@ -1,0 +1,81 @@
+import { DEFAULT_SETTINGS } from '../../../src/core/planner';
+import type { GuildContext, GuildSettings, GuildTier, MemberState, RoleProblem } from '../../../src/core/planner';
+
+export const GUILD = '100000000000000001';
+export const USER = '200000000000000001';
+export const CAMPAIGN = '5001';
+export const OTHER_CAMPAIGN = '5002';
+
+export const ROLE = {
+  bronze: '300000000000000001',
+  silver: '300000000000000002',
+  gold: '300000000000000003',
+  goldExtra: '300000000000000004',
+  former: '300000000000000005',
+  follower: '300000000000000006',
+  art: '300000000000000007',
+  aboveBot: '300000000000000008',
+  ghost: '300000000000000009',
+  staff: '300000000000000010',
+} as const;
+
+export const TIER = { bronze: 't-bronze', silver: 't-silver', gold: 't-gold', gold2: 't-gold2', art: 't-art', old: 't-old' } as const;
+
+export const NOW = new Date('2026-11-20T12:00:00Z');
+
+export function member(overrides: Partial<MemberState> = {}): MemberState {
+  return {
+    campaignId: CAMPAIGN,
+    patronStatus: 'active_patron',
+    lastChargeDate: new Date('2026-11-02T10:00:00Z'),
+    lastChargeStatus: 'Paid',
+    isFollower: false,
+    entitledTierIds: [TIER.gold],
+    lastActiveTierIds: [TIER.gold],
+    declinedSeenAt: null,
+    ...overrides,
+  };
+}
+
+export const ABOVE_BOT: RoleProblem = {
+  message: 'Above Bot is above the Tierlink role',
+  fix: 'Move the Tierlink role above Above Bot in Server Settings → Roles',
+};
+
+export function tiers(): GuildTier[] {
+  return [
+    { campaignId: CAMPAIGN, tierId: TIER.bronze, title: 'Bronze', amountCents: 300, roleIds: [ROLE.bronze], removed: false },
+    { campaignId: CAMPAIGN, tierId: TIER.silver, title: 'Silver', amountCents: 500, roleIds: [ROLE.silver], removed: false },
+    { campaignId: CAMPAIGN, tierId: TIER.gold, title: 'Gold', amountCents: 1000, roleIds: [ROLE.gold], removed: false },
+    { campaignId: CAMPAIGN, tierId: TIER.gold2, title: 'Gold (annual)', amountCents: 1000, roleIds: [ROLE.goldExtra], removed: false },
+    { campaignId: CAMPAIGN, tierId: TIER.old, title: 'Old', amountCents: 200, roleIds: [ROLE.bronze], removed: true },
+    { campaignId: OTHER_CAMPAIGN, tierId: TIER.art, title: 'Art Club', amountCents: 400, roleIds: [ROLE.art], removed: false },
+  ];
+}
+
+export function guild(overrides: { settings?: Partial<GuildSettings> } & Partial<Omit<GuildContext, 'settings'>> = {}): GuildContext {
+  const names: Record<string, string> = {
+    [ROLE.bronze]: 'Bronze',
+    [ROLE.silver]: 'Silver',
+    [ROLE.gold]: 'Gold',
+    [ROLE.goldExtra]: 'Gold Extra',
+    [ROLE.former]: 'Alumni',
+    [ROLE.follower]: 'Follower',
+    [ROLE.art]: 'Art',
+    [ROLE.aboveBot]: 'Above Bot',
+    [ROLE.staff]: 'Staff',
+  };
+  const roles = new Map(
+    Object.entries(names).map(([id, name]) => [id, { id, name, problem: id === ROLE.aboveBot ? ABOVE_BOT : null }]),
+  );
+  const { settings, ...rest } = overrides;
+  return {
+    guildId: GUILD,
+    settings: { ...DEFAULT_SETTINGS, ...settings },
+    campaignIds: [CAMPAIGN],
+    tiers: tiers(),
+    mappings: [],
+    roles,
+    ...rest,
+  };
+}

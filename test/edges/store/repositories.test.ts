@@ -1,0 +1,183 @@
+import { createDurableQueue } from '../../../src/edges/store/durable-queue';
+import { createLinkRepository } from '../../../src/edges/store/repositories/link-repository';
+import { type SnapshotInput, createSnapshotRepository, toMemberState } from '../../../src/edges/store/repositories/snapshot-repository';
+import { webhookInbox } from '../../../src/edges/store/schema';
+import { type TestDatabase, createTestDatabase } from '../../support/test-database';
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(() => t.close());
+beforeEach(() => t.reset());
+
+const T0 = new Date('2026-11-01T00:00:00Z');
+const later = (days: number) => new Date(T0.getTime() + days * 86_400_000);
+
+describe('member snapshots', () => {
+  const base: SnapshotInput = {
+    campaignId: 'c1',
+    memberId: 'm1',
+    patreonUserId: 'p1',
+    patronStatus: 'active_patron',
+    isFollower: false,
+    lastChargeDate: T0,
+    lastChargeStatus: 'Paid',
+    entitledTierIds: ['gold'],
+    pledgeRelationshipStart: T0,
+    entitledAmountCents: 1000,
+    source: 'webhook',
+  };
+
+  test('a decline keeps the tiers last seen while active and the moment it was first seen', async () => {
+    const repo = createSnapshotRepository(t.database.db);
+    await repo.upsert(base, T0);
+    await repo.upsert({ ...base, patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [] }, later(1));
+    const again = await repo.upsert({ ...base, patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [] }, later(2));
+    expect(toMemberState(again)).toMatchObject({ patronStatus: 'declined_patron', entitledTierIds: [], lastActiveTierIds: ['gold'], declinedSeenAt: later(1) });
+    const active = await repo.upsert({ ...base, entitledTierIds: ['silver'] }, later(3));
+    expect(active).toMatchObject({ lastActiveTierIds: ['silver'], declinedSeenAt: null });
+  });
+
+  test.each([
+    // [step, change, last active tiers after, declined first seen after]
+    [0, {}, ['gold'], null],
+    [1, { patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [] }, ['gold'], 1],
+    [2, { patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [], lastChargeDate: null }, ['gold'], 1],
+    [3, { entitledTierIds: ['silver', 'gold'] }, ['silver', 'gold'], null],
+    [4, { patronStatus: 'former_patron', entitledTierIds: [], lastChargeStatus: 'Refunded' }, ['silver', 'gold'], null],
+    [5, { patronStatus: null, isFollower: true, patreonUserId: null }, ['silver', 'gold'], null],
+    [6, { patronStatus: 'declined_patron', entitledTierIds: ['bronze'], lastChargeStatus: 'Declined' }, ['silver', 'gold'], 6],
+  ] as Array<[number, Partial<SnapshotInput>, string[], number | null]>)(
+    'a batch write through status step %i keeps our merged values right',
+    async (step, change, lastActive, declinedSince) => {
+      const repo = createSnapshotRepository(t.database.db);
+      const steps: Array<Partial<SnapshotInput>> = [
+        {},
+        { patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [] },
+        { patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [], lastChargeDate: null },
+        { entitledTierIds: ['silver', 'gold'] },
+        { patronStatus: 'former_patron', entitledTierIds: [], lastChargeStatus: 'Refunded' },
+        { patronStatus: null, isFollower: true, patreonUserId: null },
+        { patronStatus: 'declined_patron', entitledTierIds: ['bronze'], lastChargeStatus: 'Declined' },
+      ];
+      for (let i = 0; i < step; i++) await repo.upsertMany([{ ...base, ...steps[i] }], later(i));
+      await repo.upsertMany([{ ...base, ...change }], later(step));
+      const row = await repo.get('c1', 'm1');
+      expect(row?.lastActiveTierIds).toEqual(lastActive);
+      expect(row?.declinedSeenAt).toEqual(declinedSince === null ? null : later(declinedSince));
+      expect(row?.patronStatus).toBe(change.patronStatus === undefined ? 'active_patron' : change.patronStatus);
+    },
+  );
+
+  test('a member first seen declined keeps the tiers listed then through the grace period', async () => {
+    const repo = createSnapshotRepository(t.database.db);
+    await repo.upsertMany([{ ...base, patronStatus: 'declined_patron', lastChargeStatus: 'Declined' }], T0);
+    await repo.upsertMany([{ ...base, patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [] }], later(1));
+    expect(await repo.get('c1', 'm1')).toMatchObject({ lastActiveTierIds: ['gold'], declinedSeenAt: T0 });
+  });
+
+  test('a read taken before the stored one does not overwrite it', async () => {
+    const repo = createSnapshotRepository(t.database.db);
+    await repo.upsert({ ...base, entitledTierIds: ['silver'] }, later(2));
+    const kept = await repo.upsert({ ...base, entitledTierIds: ['gold'] }, later(1));
+    expect(kept.entitledTierIds).toEqual(['silver']);
+  });
+
+  test('a batch upsert merges the same way, and reads give the newest row per campaign', async () => {
+    const repo = createSnapshotRepository(t.database.db);
+    await repo.upsertMany([base, { ...base, memberId: 'm2', patreonUserId: 'p2', entitledTierIds: ['silver'] }], T0);
+    await repo.upsertMany([{ ...base, patronStatus: 'declined_patron', entitledTierIds: [] }], later(1));
+    // A renewed membership: a new member id for the same user in the same campaign.
+    await repo.upsert({ ...base, memberId: 'm9', entitledTierIds: ['bronze'] }, later(2));
+    const rows = await repo.forPatreonUser('p1');
+    expect(rows.map((r) => [r.memberId, r.entitledTierIds])).toEqual([['m9', ['bronze']]]);
+    const both = await repo.forPatreonUsers(['p1', 'p2']);
+    expect(both.get('p2')?.map((r) => r.memberId)).toEqual(['m2']);
+    expect((await repo.get('c1', 'm1'))?.lastActiveTierIds).toEqual(['gold']);
+  });
+});
+
+describe('links', () => {
+  test('/link moves a service account from another Discord account and records why', async () => {
+    const repo = createLinkRepository(t.database.db);
+    await repo.linkOauth('d1', 'p1', T0);
+    const outcome = await repo.linkOauth('d2', 'p1', later(1));
+    expect(outcome.movedFrom).toBe('d1');
+    expect(await repo.byDiscordUser('d1')).toBeNull();
+    expect(await repo.byPatreonUser('p1')).toMatchObject({ discordUserId: 'd2', source: 'oauth' });
+    expect(await repo.lastEvent('d1')).toMatchObject({ kind: 'moved_away', detail: 'd2' });
+  });
+
+  test('a social link never overrides an existing link, and /link replaces a social one', async () => {
+    const repo = createLinkRepository(t.database.db);
+    await repo.linkOauth('d1', 'p1', T0);
+    expect(await repo.linkSocial('d1', 'p2', T0)).toBe(false);
+    expect(await repo.linkSocial('d9', 'p1', T0)).toBe(false);
+    expect(await repo.linkSocial('d3', 'p3', T0)).toBe(true);
+    const outcome = await repo.linkOauth('d4', 'p3', later(1));
+    expect(outcome.movedFrom).toBe('d3');
+    expect(await repo.count()).toBe(2);
+  });
+
+  test('accounts linking one service account at the same moment all succeed; one holds it, the others were moved away', async () => {
+    const repo = createLinkRepository(t.database.db);
+    const accounts = Array.from({ length: 8 }, (_, i) => `d${i}`);
+    const results = await Promise.allSettled(accounts.map((d) => repo.linkOauth(d, 'p1', T0)));
+    expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+    expect(await repo.count()).toBe(1);
+    const holder = (await repo.byPatreonUser('p1'))!.discordUserId;
+    for (const other of accounts.filter((d) => d !== holder)) expect((await repo.lastEvent(other))?.kind).toBe('moved_away');
+  });
+
+  test('a user who ran /unlink is not linked again from their profile until they /link', async () => {
+    const repo = createLinkRepository(t.database.db);
+    await repo.linkOauth('d1', 'p1', T0);
+    await repo.unlink('d1', later(1));
+    expect(await repo.linkSocial('d1', 'p1', later(2))).toBe(false);
+    expect(await repo.linkSocialMany([{ discordUserId: 'd1', patreonUserId: 'p1' }, { discordUserId: 'd2', patreonUserId: 'p2' }], later(2))).toEqual([
+      { discordUserId: 'd2', patreonUserId: 'p2' },
+    ]);
+    await repo.linkOauth('d1', 'p1', later(3));
+    await repo.unlink('d1', later(4));
+    await repo.linkOauth('d1', 'p9', later(5));
+    expect(await repo.unlinkedByChoice(['d1', 'd2'])).toEqual(new Set());
+  });
+
+  test('/link with another service account replaces this user’s previous one', async () => {
+    const repo = createLinkRepository(t.database.db);
+    await repo.linkOauth('d1', 'p1', T0);
+    const outcome = await repo.linkOauth('d1', 'p2', later(1));
+    expect(outcome).toMatchObject({ movedFrom: null, replacedPatreonUserId: 'p1' });
+    expect(await repo.byPatreonUser('p1')).toBeNull();
+  });
+});
+
+describe('durable queue', () => {
+  test('a claimed row is invisible to other claims until its lease expires', async () => {
+    const q = createDurableQueue(t.database.db, 'webhook_inbox');
+    const [row] = await t.database.db.insert(webhookInbox).values({ body: '{}', runAt: T0 }).returning();
+    const first = await q.claim({ limit: 10, lockMs: 60_000, now: T0 });
+    expect(first.map((r) => r.id)).toEqual([row!.id]);
+    expect(await q.claim({ limit: 10, lockMs: 60_000, now: later(0) })).toEqual([]);
+    // The worker died: after the lease, the row is taken again, counting the attempt.
+    const again = await q.claim({ limit: 10, lockMs: 60_000, now: new Date(T0.getTime() + 61_000) });
+    expect(again).toMatchObject([{ id: row!.id, attempts: 2 }]);
+    await q.complete(row!.id, T0);
+    expect(await q.claim({ limit: 10, lockMs: 1, now: later(1) })).toEqual([]);
+    expect(await q.depth()).toBe(0);
+  });
+
+  test('a retried row waits for its time; a dead one never comes back', async () => {
+    const q = createDurableQueue(t.database.db, 'webhook_inbox');
+    const [a] = await t.database.db.insert(webhookInbox).values({ body: 'a', runAt: T0 }).returning();
+    const [b] = await t.database.db.insert(webhookInbox).values({ body: 'b', runAt: T0 }).returning();
+    await q.claim({ limit: 10, lockMs: 60_000, now: T0 });
+    await q.retry(a!.id, 'service down', later(1));
+    await q.kill(b!.id, 'bad payload', T0);
+    expect(await q.claim({ limit: 10, lockMs: 1000, now: later(0.5) })).toEqual([]);
+    expect((await q.claim({ limit: 10, lockMs: 1000, now: later(1) })).map((r) => r.id)).toEqual([a!.id]);
+    expect(await q.depth()).toBe(1);
+    expect(await q.prune(later(2))).toBe(1);
+  });
+});

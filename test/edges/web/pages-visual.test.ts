@@ -1,0 +1,529 @@
+/**
+ * The pages in a real browser (Debian's Chromium through playwright-core), served over HTTP the way
+ * the web server will serve them, at a phone and a desktop size, light and dark. Asserts what a
+ * person would notice: sideways scrolling, clipped text, a headline or next step below the fold on
+ * a phone, unreadable text, anything fetched from the network. Writes screenshots to
+ * `screenshots/*.tmp.png` (ignored by git; copy the ones worth keeping).
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import {
+  PAGE_CONTENT_SECURITY_POLICY,
+  badStateMessage,
+  consentDeniedMessage,
+  linkExpiredMessage,
+  renderChooseCampaign,
+  renderConnectResult,
+  renderLinkResult,
+  renderMessage,
+  serviceDownMessage,
+  type LinkResultView,
+} from '../../../src/edges/web/pages';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOTS = path.resolve(__dirname, '../../../screenshots');
+
+// 60 characters, with an emoji, to prove long names wrap instead of overflowing.
+const CAMPAIGN = 'Lumen & Lantern: Cozy Fantasy Audio Dramas for Night Owls 🌙';
+const GUILD = 'The Lantern Lounge 🏮 Official Community';
+const PLEDGE_URL = 'https://www.patreon.com/lumenandlantern';
+
+function patron(overrides: Partial<LinkResultView>): LinkResultView {
+  return {
+    campaignName: CAMPAIGN,
+    guildName: GUILD,
+    patronName: 'Mira Okonkwo-Haddad',
+    standing: 'active',
+    standingText: 'Active patron since 2026-03-14',
+    tiers: [],
+    granted: [],
+    kept: [],
+    removed: [],
+    notGranted: [],
+    problems: [],
+    inGuild: true,
+    pledgeUrl: PLEDGE_URL,
+    movedFromAnotherAccount: false,
+    ...overrides,
+  };
+}
+
+interface Sample {
+  name: string;
+  status: number;
+  html: string;
+}
+
+const SAMPLES: Sample[] = [
+  {
+    name: 'link-active',
+    status: 200,
+    html: renderLinkResult(
+      patron({
+        tiers: ['Gold Lantern ✨'],
+        granted: [
+          { name: 'Gold Lantern', reason: 'Gold Lantern ✨ tier (active patron since 2026-03-14)' },
+          { name: 'Early Access 🎧', reason: 'Gold Lantern ✨ tier (active patron since 2026-03-14)' },
+        ],
+        kept: [{ name: 'Patron', reason: 'every paid tier (active patron since 2026-03-14)' }],
+        notGranted: [{ name: 'Platinum Circle', reason: 'comes with the Platinum Circle tier, which you are not in' }],
+      }),
+    ),
+  },
+  {
+    name: 'link-grace',
+    status: 200,
+    html: renderLinkResult(
+      patron({
+        standing: 'grace',
+        standingText: 'Payment declined on 2026-11-02; roles kept until 2026-11-09',
+        tiers: ['Gold Lantern ✨'],
+        kept: [
+          { name: 'Gold Lantern', reason: 'Gold Lantern ✨ tier: declined on 2026-11-02; roles kept until 2026-11-09 (7-day grace period)' },
+          { name: 'Patron', reason: 'every paid tier: declined on 2026-11-02; roles kept until 2026-11-09 (7-day grace period)' },
+        ],
+      }),
+    ),
+  },
+  {
+    name: 'link-lapsed',
+    status: 200,
+    html: renderLinkResult(
+      patron({
+        standing: 'lapsed',
+        standingText: 'Payment declined on 2026-10-20; the 7-day grace period ended on 2026-10-27',
+        removed: [
+          { name: 'Gold Lantern', reason: 'Gold Lantern ✨ tier: declined on 2026-10-20; the 7-day grace period ended on 2026-10-27' },
+          { name: 'Patron', reason: 'every paid tier: declined on 2026-10-20; the 7-day grace period ended on 2026-10-27' },
+        ],
+      }),
+    ),
+  },
+  {
+    name: 'link-never-pledged',
+    status: 200,
+    html: renderLinkResult(patron({ standing: 'none', standingText: 'Not a patron of this campaign' })),
+  },
+  {
+    name: 'link-former',
+    status: 200,
+    html: renderLinkResult(
+      patron({
+        standing: 'former',
+        standingText: 'Former patron: the pledge ended on 2026-09-30',
+        removed: [{ name: 'Silver Lantern', reason: 'former patron: the pledge has ended' }],
+      }),
+    ),
+  },
+  {
+    name: 'link-follower',
+    status: 200,
+    html: renderLinkResult(patron({ standing: 'follower', standingText: 'Follows the campaign without pledging' })),
+  },
+  {
+    name: 'link-not-in-server',
+    status: 200,
+    html: renderLinkResult(patron({ inGuild: false, tiers: ['Silver Lantern', 'Audio Commentary Add-on 🎙️'] })),
+  },
+  {
+    name: 'link-role-problem',
+    status: 200,
+    html: renderLinkResult(
+      patron({
+        tiers: ['Gold Lantern ✨'],
+        granted: [{ name: 'Patron', reason: 'every paid tier (active patron since 2026-03-14)' }],
+        problems: [
+          {
+            name: 'Gold Lantern',
+            problem: "This role is above Tierlink's own role, so Discord does not let the bot give it.",
+            fix: 'Drag the Tierlink role above Gold Lantern in Server Settings → Roles.',
+          },
+        ],
+      }),
+    ),
+  },
+  {
+    name: 'link-moved',
+    status: 200,
+    html: renderLinkResult(
+      patron({
+        patronName: 'Bartholomew Featherstonehaugh-Montgomery III',
+        movedFromAnotherAccount: true,
+        tiers: ['Copper Lantern'],
+        granted: [{ name: 'SupremeGrandArchivistOfTheLanternLoungeAndKeeperOfTheLore', reason: 'Copper Lantern tier (active patron since 2025-12-01)' }],
+      }),
+    ),
+  },
+  {
+    name: 'connect-result',
+    status: 200,
+    html: renderConnectResult({
+      campaignName: CAMPAIGN,
+      guildName: GUILD,
+      tiers: [
+        { title: 'Copper Lantern', amountCents: 300, patronCount: 412, roles: ['Patron'] },
+        { title: 'Gold Lantern ✨', amountCents: 1000, patronCount: 128, roles: ['Patron', 'Gold Lantern', 'Early Access 🎧'] },
+        { title: 'Platinum Circle: Producer Credits and Monthly Live Table Reads', amountCents: 2550, patronCount: 9, roles: [] },
+      ],
+      webhook: { state: 'registered', detail: null },
+      dryRun: { linkedMembers: 214, adds: 37, removes: 3, held: false },
+      problems: [
+        {
+          name: 'Platinum Circle: Producer Credits and Monthly Live Table Reads',
+          problem: 'This tier gives no Discord role, so its patrons get nothing in the server.',
+          fix: 'Run /map with this tier and the role it should give.',
+        },
+      ],
+    }),
+  },
+  {
+    name: 'connect-held',
+    status: 200,
+    html: renderConnectResult({
+      campaignName: 'Pixel Forge Studio',
+      guildName: 'Pixel Forge',
+      tiers: [
+        { title: 'Apprentice', amountCents: 500, patronCount: null, roles: ['Apprentice'] },
+        { title: 'Smith', amountCents: 1500, patronCount: null, roles: ['Smith'] },
+      ],
+      webhook: { state: 'failed', detail: 'Patreon answered 403: the creator token lacks the w:campaigns.webhook scope.' },
+      dryRun: { linkedMembers: 880, adds: 4, removes: 311, held: true },
+      problems: [],
+    }),
+  },
+  {
+    name: 'choose-campaign',
+    status: 200,
+    html: renderChooseCampaign({
+      creatorName: 'Ada Lindqvist',
+      guildName: GUILD,
+      choices: [
+        { name: CAMPAIGN, url: PLEDGE_URL, patronCount: 1843, chooseUrl: '/connect/choose?campaign=1' },
+        { name: 'Ada Draws Dragons', url: 'https://www.patreon.com/adadrawsdragons', patronCount: 212, chooseUrl: '/connect/choose?campaign=2' },
+        { name: 'Night Owl Sketchbook 🦉', url: null, patronCount: null, chooseUrl: '/connect/choose?campaign=3' },
+      ],
+    }),
+  },
+  { name: 'message-expired', status: 410, html: renderMessage(linkExpiredMessage('/link')) },
+  { name: 'message-denied', status: 200, html: renderMessage(consentDeniedMessage('/link')) },
+  { name: 'message-bad-state', status: 400, html: renderMessage(badStateMessage('/link')) },
+  { name: 'message-service-down', status: 502, html: renderMessage(serviceDownMessage('/connect')) },
+];
+
+/** Pages that are broken on purpose, to prove the checks below can fail. */
+const CONTROLS: Record<string, string> = {
+  'low-contrast':
+    '<!doctype html><html lang="en"><meta name="viewport" content="width=device-width"><link rel="icon" href="data:,"><body style="background:#fff">' +
+    '<h1 style="color:#111">Readable</h1><p style="color:#bbb">Pale grey on white</p><div data-next-step><li>Step</li></div></body></html>',
+  overflow:
+    '<!doctype html><html lang="en"><meta name="viewport" content="width=device-width"><link rel="icon" href="data:,"><body style="margin:0">' +
+    '<h1 style="white-space:nowrap">A headline that never wraps and runs past the edge of a phone</h1>' +
+    '<div style="overflow:hidden;width:100px"><span style="white-space:nowrap">clipped text that does not fit its box</span></div></body></html>',
+};
+
+const VIEWPORTS = [
+  { label: 'phone', width: 390, height: 844, mobile: true },
+  { label: 'desktop', width: 1280, height: 800, mobile: false },
+] as const;
+
+/** What the page looks like to a person, measured in the browser. */
+interface Inspection {
+  /** The viewport the test asked for (a mobile browser widens `innerWidth` to fit what overflows). */
+  width: number;
+  height: number;
+  scrollWidth: number;
+  styled: boolean;
+  bodyLuminance: number;
+  overflowing: string[];
+  headline: { top: number; bottom: number; text: string } | null;
+  nextStep: { top: number; bottom: number; text: string } | null;
+  lowContrast: string[];
+}
+
+/** The little of the DOM that {@link inspectPage} uses (the project compiles without the DOM lib). */
+interface DomRect {
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+  width: number;
+}
+interface DomElement {
+  tagName: string;
+  textContent: string | null;
+  parentElement: DomElement | null;
+  childNodes: ArrayLike<{ nodeType: number; textContent: string | null }>;
+  scrollWidth: number;
+  clientWidth: number;
+  closest(selector: string): DomElement | null;
+  getAttribute(name: string): string | null;
+  getBoundingClientRect(): DomRect;
+  querySelector(selector: string): DomElement | null;
+  querySelectorAll(selector: string): ArrayLike<DomElement>;
+}
+interface DomStyle {
+  color: string;
+  backgroundColor: string;
+  overflowX: string;
+  visibility: string;
+  fontSize: string;
+  fontWeight: string;
+  borderTopLeftRadius: string;
+}
+interface PageGlobals {
+  document: { body: DomElement; documentElement: DomElement; querySelector(selector: string): DomElement | null };
+  innerWidth: number;
+  innerHeight: number;
+  getComputedStyle(el: DomElement): DomStyle;
+}
+
+/**
+ * Runs in the page (keep it self-contained: it is sent as source). Contrast follows WCAG 2.x:
+ * 4.5:1 for body text, 3:1 for large text, against the composited background behind the text.
+ */
+function inspectPage(viewport: { width: number; height: number }): Inspection {
+  const { document, getComputedStyle } = globalThis as unknown as PageGlobals;
+  const TEXT_NODE = 3;
+  const parse = (c: string): number[] => {
+    const m = c.match(/rgba?\(([^)]+)\)/);
+    if (!m || !m[1]) return [0, 0, 0, 0];
+    const parts = m[1].split(/[\s,/]+/).filter(Boolean).map(Number);
+    return [parts[0] ?? 0, parts[1] ?? 0, parts[2] ?? 0, parts.length > 3 ? (parts[3] ?? 1) : 1];
+  };
+  const over = (top: number[], bottom: number[]): number[] => {
+    const a = top[3] ?? 1;
+    return [0, 1, 2].map((i) => (top[i] ?? 0) * a + (bottom[i] ?? 0) * (1 - a)).concat(1);
+  };
+  const luminance = (c: number[]): number => {
+    const lin = (v: number): number => {
+      const s = v / 255;
+      return s <= 0.04045 ? s / 12.92 : Math.pow((s + 0.055) / 1.055, 2.4);
+    };
+    return 0.2126 * lin(c[0] ?? 0) + 0.7152 * lin(c[1] ?? 0) + 0.0722 * lin(c[2] ?? 0);
+  };
+  const backgroundOf = (el: DomElement | null): number[] => {
+    const layers: number[][] = [];
+    for (let e = el; e; e = e.parentElement) {
+      const bg = parse(getComputedStyle(e).backgroundColor);
+      if ((bg[3] ?? 0) > 0) layers.push(bg);
+      if ((bg[3] ?? 0) >= 1) break;
+    }
+    let color = [255, 255, 255, 1];
+    for (let i = layers.length - 1; i >= 0; i--) color = over(layers[i] ?? color, color);
+    return color;
+  };
+  const describe = (el: DomElement): string => {
+    const cls = el.getAttribute('class');
+    return `${el.tagName.toLowerCase()}${cls ? '.' + cls.split(' ').join('.') : ''} "${(el.textContent ?? '').trim().slice(0, 40)}"`;
+  };
+  const hidden = (el: DomElement): boolean => el.closest('.visually-hidden') !== null;
+  const rectOf = (el: DomElement | null) => {
+    if (!el) return null;
+    const r = el.getBoundingClientRect();
+    return { top: r.top, bottom: r.bottom, text: (el.textContent ?? '').trim().slice(0, 80) };
+  };
+
+  const overflowing: string[] = [];
+  const lowContrast: string[] = [];
+  for (const el of Array.from(document.body.querySelectorAll('*'))) {
+    if (hidden(el) || el.closest('svg')) continue;
+    const style = getComputedStyle(el);
+    const r = el.getBoundingClientRect();
+    if (r.width > 0 && (r.right > viewport.width + 0.5 || r.left < -0.5)) overflowing.push(`${describe(el)} spans ${r.left}..${r.right}`);
+    // Inline boxes report a clientWidth of 0; block boxes whose content is wider than they are either
+    // clip it or let it spill over the next box.
+    if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1) {
+      overflowing.push(`${describe(el)} ${style.overflowX === 'visible' ? 'overflows its box' : 'clips its content'}`);
+    }
+    const ownText = Array.from(el.childNodes).some((n) => n.nodeType === TEXT_NODE && (n.textContent ?? '').trim() !== '');
+    if (!ownText || r.width === 0 || style.visibility === 'hidden') continue;
+    const fg = parse(style.color);
+    const bg = backgroundOf(el);
+    const text = over(fg, bg);
+    const [hi, lo] = [luminance(text), luminance(bg)].sort((a, b) => b - a);
+    const ratio = ((hi ?? 0) + 0.05) / ((lo ?? 0) + 0.05);
+    const size = parseFloat(style.fontSize);
+    const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+    if (ratio < (large ? 3 : 4.5)) lowContrast.push(`${describe(el)} ${ratio.toFixed(2)}:1 (${style.color} on rgb(${bg.slice(0, 3).map(Math.round).join(',')}))`);
+  }
+  const card = document.querySelector('.card');
+  return {
+    width: viewport.width,
+    height: viewport.height,
+    scrollWidth: document.documentElement.scrollWidth,
+    styled: card !== null && getComputedStyle(card).borderTopLeftRadius !== '0px',
+    bodyLuminance: luminance(backgroundOf(document.body)),
+    overflowing,
+    headline: rectOf(document.querySelector('h1')),
+    nextStep: rectOf(document.querySelector('[data-next-step] li')),
+    lowContrast,
+  };
+}
+
+/**
+ * The page checks need Debian's Chromium. CI installs it and runs them (a missing browser fails CI
+ * loudly); on a developer machine without it they are skipped with this reason printed, so
+ * `npm install && npm test` passes on a fresh clone. Install it with: apt-get install -y chromium.
+ */
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium && process.env.CI !== 'true') {
+  console.warn(`Skipping the page checks in a real browser: no Chromium at ${CHROMIUM}. Install it with: apt-get install -y chromium`);
+}
+const inChromium = haveChromium || process.env.CI === 'true' ? describe : describe.skip;
+
+inChromium('pages in headless Chromium', () => {
+  let browser: Browser;
+  let server: http.Server;
+  let base: string;
+  const served: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`The page checks need Chromium at ${CHROMIUM}. Install it with: apt-get install -y chromium (CI installs it).`);
+    }
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    server = http.createServer((req, res) => {
+      served.push(req.url ?? '');
+      const control = /^\/control\/([\w-]+)$/.exec(req.url ?? '')?.[1];
+      if (control && CONTROLS[control]) {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(CONTROLS[control]);
+        return;
+      }
+      const name = /^\/pages\/([\w-]+)$/.exec(req.url ?? '')?.[1];
+      const sample = SAMPLES.find((s) => s.name === name);
+      if (!sample) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+        return;
+      }
+      res
+        .writeHead(sample.status, {
+          'content-type': 'text/html; charset=utf-8',
+          'content-security-policy': `${PAGE_CONTENT_SECURITY_POLICY}; frame-ancestors 'none'`,
+          'cache-control': 'no-store',
+        })
+        .end(sample.html);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  });
+
+  async function visit(
+    context: BrowserContext,
+    sample: Pick<Sample, 'name'>,
+    screenshot: string | null,
+    folder: 'pages' | 'control' = 'pages',
+  ): Promise<{ inspection: Inspection; requests: string[]; errors: string[]; status: number | undefined }> {
+    const page = await context.newPage();
+    const requests: string[] = [];
+    const errors: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
+    const url = `${base}/${folder}/${sample.name}`;
+    page.on('console', (m) => {
+      // The document's own 4xx/5xx status is logged as a failed load; that one is the point of the page.
+      const ownStatus = m.location().url === url && m.text().startsWith('Failed to load resource: the server responded with a status of');
+      if ((m.type() === 'error' || m.type() === 'warning') && !ownStatus) errors.push(m.text());
+    });
+    page.on('pageerror', (e) => errors.push(e.message));
+    // Anything but the page itself is refused, so a stray fetch fails here instead of going out.
+    await context.route('**/*', (route) => (route.request().url() === url ? route.continue() : route.abort()));
+    const response = await page.goto(url, { waitUntil: 'load' });
+    const inspection = await page.evaluate(inspectPage, page.viewportSize() ?? { width: 0, height: 0 });
+    if (screenshot) await page.screenshot({ path: path.join(SCREENSHOTS, screenshot), fullPage: true });
+    await page.close();
+    return { inspection, requests, errors, status: response?.status() };
+  }
+
+  describe('the checks themselves', () => {
+    test('flag pale text on a light background', async () => {
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+      try {
+        const { inspection } = await visit(context, { name: 'low-contrast' }, null, 'control');
+        expect(inspection.lowContrast).toEqual([expect.stringContaining('Pale grey on white')]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('flag content wider than a phone and text clipped by its box', async () => {
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+      try {
+        const { inspection } = await visit(context, { name: 'overflow' }, null, 'control');
+        expect(inspection.scrollWidth).toBeGreaterThan(inspection.width);
+        expect(inspection.overflowing).toEqual(
+          expect.arrayContaining([expect.stringMatching(/^h1 .* overflows its box$/), expect.stringMatching(/^div .* clips its content$/)]),
+        );
+      } finally {
+        await context.close();
+      }
+    });
+  });
+
+  describe.each(SAMPLES)('page $name', (sample) => {
+    describe.each(VIEWPORTS)('on a $label', (viewport) => {
+      test.each(['light', 'dark'] as const)('%s: fits, reads and loads nothing else', async (scheme) => {
+        const context = await browser.newContext({
+          viewport: { width: viewport.width, height: viewport.height },
+          isMobile: viewport.mobile,
+          hasTouch: viewport.mobile,
+          deviceScaleFactor: viewport.mobile ? 2 : 1,
+          colorScheme: scheme,
+        });
+        try {
+          const shot = scheme === 'light' || viewport.mobile ? `${sample.name}-${viewport.label}${scheme === 'dark' ? '-dark' : ''}.tmp.png` : null;
+          const { inspection: seen, requests, errors, status } = await visit(context, sample, shot);
+
+          expect(status).toBe(sample.status);
+          expect(requests).toEqual([`${base}/pages/${sample.name}`]);
+          expect(errors).toEqual([]);
+          // The stylesheet applied under the page's own Content-Security-Policy.
+          expect(seen.styled).toBe(true);
+          if (scheme === 'dark') expect(seen.bodyLuminance).toBeLessThan(0.05);
+          else expect(seen.bodyLuminance).toBeGreaterThan(0.8);
+
+          expect(seen.scrollWidth).toBeLessThanOrEqual(seen.width);
+          expect(seen.overflowing).toEqual([]);
+          expect(seen.lowContrast).toEqual([]);
+
+          expect(seen.headline).not.toBeNull();
+          expect(seen.nextStep).not.toBeNull();
+          if (viewport.mobile) {
+            // Without scrolling: the headline and the whole first next step (with its button).
+            expect(seen.headline!.top).toBeGreaterThanOrEqual(0);
+            expect(seen.headline!.bottom).toBeLessThanOrEqual(seen.height);
+            expect(seen.nextStep!.bottom).toBeLessThanOrEqual(seen.height);
+          }
+        } finally {
+          await context.close();
+        }
+      });
+    });
+
+    test('still fits the narrowest phones (320 px)', async () => {
+      const context = await browser.newContext({ viewport: { width: 320, height: 568 }, isMobile: true });
+      try {
+        const { inspection: seen } = await visit(context, sample, null);
+        expect(seen.scrollWidth).toBeLessThanOrEqual(320);
+        expect(seen.overflowing).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+  });
+
+  test('the browser asked the server for the pages and nothing else (no favicon, no assets)', () => {
+    expect(served.length).toBeGreaterThan(0);
+    expect(served.filter((url) => !url.startsWith('/pages/') && !url.startsWith('/control/'))).toEqual([]);
+  });
+});
