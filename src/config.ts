@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { validate as isValidCron } from 'node-cron';
 import { z } from 'zod';
-import { type Result, err, ok } from './shared/result';
+import { type Result, err, ok } from './core/result';
 
 /**
  * The only reader of `process.env` (see CONTRACT.md, "Configuration"). Everything else receives a

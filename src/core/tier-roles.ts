@@ -1,4 +1,4 @@
-import { isSnowflake } from '../shared/snowflake';
+import { isSnowflake } from './snowflake';
 
 /**
  * The Discord roles a tier grants, from its `chat_role_ids` (spec: Tier) and production's

@@ -19,7 +19,7 @@ describe('parseTierRoleIds (chat_role_ids / discord_role_ids)', () => {
     ['a single id string', { discord_role_ids: R1 }, { everywhere: [R1], byGuild: {} }],
     [
       'junk: numbers, short ids, nested objects, booleans, non-digit strings',
-      { chat_role_ids: { a: 111111111111111111, b: '123', c: { d: R1 }, e: true, f: ['abc', R2, null, 7] }, discord_role_ids: 'not-an-id' },
+      { chat_role_ids: { a: Number('111111111111111111'), b: '123', c: { d: R1 }, e: true, f: ['abc', R2, null, 7] }, discord_role_ids: 'not-an-id' },
       { everywhere: [R2], byGuild: {} },
     ],
     ['a guild key with no usable ids', { chat_role_ids: { [G1]: ['x'], [G2]: [] } }, { everywhere: [], byGuild: {} }],

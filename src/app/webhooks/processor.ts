@@ -15,7 +15,7 @@ import type { Clock, Random } from '../../shared/clock';
 import { DAY, HOUR, MINUTE } from '../../shared/clock';
 import { createKeyedMutex } from '../../shared/keyed-mutex';
 import type { Logger } from '../../shared/logger';
-import { type Result, err, ok } from '../../shared/result';
+import { type Result, err, ok } from '../../core/result';
 import type { Reconciler } from '../sync/reconciler';
 import { payloadCampaignId } from './receiver';
 

@@ -1,4 +1,4 @@
-import type { Result } from '../../shared/result';
+import type { Result } from '../result';
 import type { GuildSettings, Mode } from './types';
 
 /** Defaults per DESIGN.md: 7 days of grace (Patreon staff: most declines are fixed within a week). */

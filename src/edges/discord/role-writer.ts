@@ -1,8 +1,8 @@
 import type { REST } from '@discordjs/rest';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
-import type { Result } from '../../shared/result';
-import { err, ok } from '../../shared/result';
+import type { Result } from '../../core/result';
+import { err, ok } from '../../core/result';
 import type { DiscordProblemCode } from './discord-problem';
 import { DiscordErrorCode, DiscordProblemError, discordErrorCode, explainDiscordError } from './discord-problem';
 import type { GuildDirectory } from './guild-directory';

@@ -1,4 +1,4 @@
-import { isSnowflake } from '../../shared/snowflake';
+import { isSnowflake } from '../../core/snowflake';
 import { PatreonApiError } from './errors';
 import type { IncludedIndex, Resource } from './json-api';
 import { relatedId, relatedIds } from './json-api';

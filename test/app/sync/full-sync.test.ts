@@ -107,7 +107,7 @@ test('a dry run shows each change with its reason and changes nothing: no role, 
   expect(text).toMatch(/dry run \(nothing was changed\)/);
   expect(text).toMatch(/Would change: 22 to add, 0 to remove/);
   expect(text).toMatch(/Changes \(first 20 of 22\)/);
-  expect(text).toMatch(/\n  \+ Bronze to patron\d+ \(\d+\): Bronze \d+ tier \(active patron\)\n/);
+  expect(text).toMatch(/\n {2}\+ Bronze to patron\d+ \(\d+\): Bronze \d+ tier \(active patron\)\n/);
   expect(text.length).toBeLessThanOrEqual(2000);
   expect(JSON.parse(formatSyncReport(report, { json: true }))).toEqual(JSON.parse(JSON.stringify(report)));
 });

@@ -26,7 +26,7 @@ export async function postForm(baseUrl: string, path: string, form: Record<strin
   const body = contentType === 'application/json' ? JSON.stringify(form) : new URLSearchParams(form).toString();
   const res = await fetch(`${baseUrl}${path}`, { method: 'POST', headers: { 'content-type': contentType }, body });
   const text = await res.text();
-  let parsed: unknown = null;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : null;
   } catch {

@@ -1,0 +1,89 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/**
+ * The dependency direction of the house (README, "How the code is laid out"), as import rules:
+ * - src/core is the pure centre: it imports nothing of ours outside src/core;
+ * - slash commands (src/edges/bot) and pages (src/edges/web) reach the data only through the
+ *   services they are given, never the store;
+ * - nothing in the product imports the stand-ins or the demo (packages/sandbox, demo/), and the
+ *   sandbox package imports nothing of the product.
+ */
+const noSandbox = {
+  group: ['@tierlink/sandbox', '@tierlink/sandbox/*', '**/packages/**', '**/demo/**'],
+  message: 'The product never imports the stand-ins or the demo: they wire the product, not the other way round.',
+};
+
+export default tseslint.config(
+  { ignores: ['dist/**', '**/dist/**', 'node_modules/**', 'coverage/**', 'data/**', 'drizzle/**', 'screenshots/**'] },
+  js.configs.recommended,
+  { files: ['*.js'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } } },
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      parserOptions: { projectService: { allowDefaultProject: ['*.mjs', '*.js'] }, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      // An unawaited promise whose failure nobody handles ends the process (security issue: crash).
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      eqeqeq: ['error', 'always'],
+      'no-console': 'error',
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [noSandbox] }] },
+  },
+  {
+    files: ['src/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            noSandbox,
+            {
+              group: ['**/app/**', '**/edges/**', '**/cli/**', '**/shared/**', '**/config', '**/main', 'node:*', 'express', 'discord.js', '@discordjs/*', 'drizzle-orm', 'drizzle-orm/*', 'pg', 'pino'],
+              message: 'src/core is pure: it imports nothing of ours outside src/core, and no I/O.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/edges/bot/**/*.ts', 'src/edges/web/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            noSandbox,
+            { group: ['**/store', '**/store/**', 'drizzle-orm', 'drizzle-orm/*'], message: 'Commands and pages call services they are given; they never import the store.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['packages/sandbox/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/src/**', '../../../**'], message: 'The sandbox package imports nothing of the product.' }] },
+      ],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'packages/sandbox/test/**/*.ts', 'bench/**/*.ts', 'demo/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      'no-console': 'off',
+    },
+  },
+);
