@@ -47,7 +47,22 @@ export default tseslint.config(
           patterns: [
             noSandbox,
             {
-              group: ['**/app/**', '**/edges/**', '**/cli/**', '**/shared/**', '**/config', '**/main', 'node:*', 'express', 'discord.js', '@discordjs/*', 'drizzle-orm', 'drizzle-orm/*', 'pg', 'pino'],
+              group: [
+                '**/app/**',
+                '**/edges/**',
+                '**/cli/**',
+                '**/shared/**',
+                '**/config',
+                '**/main',
+                'node:*',
+                'express',
+                'discord.js',
+                '@discordjs/*',
+                'drizzle-orm',
+                'drizzle-orm/*',
+                'pg',
+                'pino',
+              ],
               message: 'src/core is pure: it imports nothing of ours outside src/core, and no I/O.',
             },
           ],
@@ -63,7 +78,10 @@ export default tseslint.config(
         {
           patterns: [
             noSandbox,
-            { group: ['**/store', '**/store/**', 'drizzle-orm', 'drizzle-orm/*'], message: 'Commands and pages call services they are given; they never import the store.' },
+            {
+              group: ['**/store', '**/store/**', 'drizzle-orm', 'drizzle-orm/*'],
+              message: 'Commands and pages call services they are given; they never import the store.',
+            },
           ],
         },
       ],

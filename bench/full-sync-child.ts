@@ -30,7 +30,15 @@ export interface ChildInput {
   mode: 'setup' | 'sync';
   dataDir: string;
   secretKey: string;
-  patreon: { url: string; clientId: string; clientSecret: string; accessToken: string; refreshToken: string; expiresIn: number; scopes: string[] };
+  patreon: {
+    url: string;
+    clientId: string;
+    clientSecret: string;
+    accessToken: string;
+    refreshToken: string;
+    expiresIn: number;
+    scopes: string[];
+  };
   discord: { apiBaseUrl: string; botToken: string; botUserId: string; globalRequestsPerSecond: number };
   guildId: string;
   campaignId: string;
@@ -123,7 +131,11 @@ async function main(): Promise<void> {
         expiresAt: new Date(Date.now() + input.patreon.expiresIn * 1000),
         scopes: input.patreon.scopes,
       });
-      await storeCampaign({ campaigns: repos.campaigns, clock }, connected.creatorUserId, await connected.client.getCampaign(input.campaignId));
+      await storeCampaign(
+        { campaigns: repos.campaigns, clock },
+        connected.creatorUserId,
+        await connected.client.getCampaign(input.campaignId),
+      );
       await repos.guilds.ensure(input.guildId, 'Bench');
       await repos.guilds.bind(input.guildId, input.campaignId);
       process.stdout.write(`${RESULT_PREFIX}{}\n`);

@@ -105,7 +105,12 @@ export async function runFullSyncBenchmark(options: FullSyncBenchmarkOptions = {
         expiresIn: patreon.creatorTokens.expiresIn,
         scopes: patreon.creatorTokens.scopes,
       },
-      discord: { apiBaseUrl: discord.apiBaseUrl, botToken: discord.botToken, botUserId: discord.botUserId, globalRequestsPerSecond: perSecond },
+      discord: {
+        apiBaseUrl: discord.apiBaseUrl,
+        botToken: discord.botToken,
+        botUserId: discord.botUserId,
+        globalRequestsPerSecond: perSecond,
+      },
       guildId,
       campaignId: patreon.campaignId,
       concurrency: options.concurrency ?? 8,
@@ -148,10 +153,17 @@ export async function runFullSyncBenchmark(options: FullSyncBenchmarkOptions = {
       { name: 'full sync: wall time', value: s(result.wallMs) },
       { name: 'full sync: rate-limit waits', value: `${s(result.rateLimitWaitMs)} (Discord global limit ${perSecond}/s)` },
       { name: 'full sync: wall time excluding rate-limit waits', value: s(result.busyMs) },
-      { name: 'full sync: CPU time (user + system)', value: `${s(result.cpuUserMs + result.cpuSystemMs)} (${s(result.cpuUserMs)} + ${s(result.cpuSystemMs)})`, goal: '< 20 s' },
+      {
+        name: 'full sync: CPU time (user + system)',
+        value: `${s(result.cpuUserMs + result.cpuSystemMs)} (${s(result.cpuUserMs)} + ${s(result.cpuSystemMs)})`,
+        goal: '< 20 s',
+      },
       { name: 'full sync: node flags of the measured process (those of npm start)', value: execArgv.join(' ') || 'none' },
       { name: 'full sync: peak RSS (VmHWM, whole process)', value: mb(result.vmHwmBytes ?? result.peakRssSampledBytes), goal: '< 300 MB' },
-      { name: 'full sync: RSS before / peak sampled during the run', value: `${mb(result.rssBeforeBytes)} / ${mb(result.peakRssSampledBytes)}` },
+      {
+        name: 'full sync: RSS before / peak sampled during the run',
+        value: `${mb(result.rssBeforeBytes)} / ${mb(result.peakRssSampledBytes)}`,
+      },
       {
         name: 'full sync: at the RSS peak: V8 heap used / total, external (PGlite)',
         value: `${mb(result.atPeak.heapUsed)} / ${mb(result.atPeak.heapTotal)}, ${mb(result.atPeak.external)}; V8 heap used peaked at ${mb(result.peakHeapUsedBytes)}`,
@@ -164,7 +176,10 @@ export async function runFullSyncBenchmark(options: FullSyncBenchmarkOptions = {
         goal: '0 / 0',
       },
       { name: 'full sync, again right after: wall time / CPU time', value: `${s(result.secondRun.wallMs)} / ${s(result.secondRun.cpuMs)}` },
-      ...result.secondRun.changes.map((c) => ({ name: 'full sync, again right after: change', value: `${c.op} ${c.roleName ?? c.roleId} ${c.userId}: ${c.reason} [${c.outcome}]` })),
+      ...result.secondRun.changes.map((c) => ({
+        name: 'full sync, again right after: change',
+        value: `${c.op} ${c.roleName ?? c.roleId} ${c.userId}: ${c.reason} [${c.outcome}]`,
+      })),
     ];
   } finally {
     await discord.close();

@@ -1,4 +1,3 @@
-
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -92,7 +91,12 @@ export async function runLinkLatencyBenchmark(options: LinkBenchOptions = {}): P
 
     const linkOnce = async (n: number): Promise<Sample> => {
       const user = patreon.createUser({ fullName: `Bench Patron ${n}` });
-      patreon.setMembership(user.id, patreon.campaignId, { patronStatus: 'active_patron', tierIds: [goldTier], lastChargeStatus: 'Paid', lastChargeDate: new Date() }, { deliver: false });
+      patreon.setMembership(
+        user.id,
+        patreon.campaignId,
+        { patronStatus: 'active_patron', tierIds: [goldTier], lastChargeStatus: 'Paid', lastChargeDate: new Date() },
+        { deliver: false },
+      );
       const member = discord.addMember(guildId, { username: `bench${n}` });
 
       const injected = performance.now();
@@ -110,7 +114,9 @@ export async function runLinkLatencyBenchmark(options: LinkBenchOptions = {}): P
       const callback = await patreon.approveAuthorization(authorizeUrl, user.id);
 
       const sent = performance.now();
-      const role = discord.waitForMemberRole(guildId, member.userId, goldRole, { present: true, timeoutMs: 30_000 }).then(() => performance.now());
+      const role = discord
+        .waitForMemberRole(guildId, member.userId, goldRole, { present: true, timeoutMs: 30_000 })
+        .then(() => performance.now());
       const res = await fetch(callback, { redirect: 'manual' });
       await res.arrayBuffer();
       const pageAt = performance.now();
@@ -131,7 +137,11 @@ export async function runLinkLatencyBenchmark(options: LinkBenchOptions = {}): P
     return [
       { name: `/link callback → role on Discord, median (${where})`, value: ms(percentile(role, 50)), goal: 'feels instant: < 300 ms' },
       { name: `/link callback → role on Discord, p99 (${where})`, value: ms(percentile(role, 99)), goal: '< 1 s' },
-      { name: `/link callback → result page, median (${where})`, value: ms(percentile(page, 50)), goal: 'the role is there before the page' },
+      {
+        name: `/link callback → result page, median (${where})`,
+        value: ms(percentile(page, 50)),
+        goal: 'the role is there before the page',
+      },
       { name: `/link callback → result page, p99 (${where})`, value: ms(percentile(page, 99)) },
       { name: `/link command → reply, p99 (${where})`, value: ms(percentile(reply, 99)), goal: 'Discord’s window: < 3 s' },
     ];

@@ -46,7 +46,11 @@ async function main(): Promise<void> {
   ];
   const rows: Array<Row & { section: string }> = [];
   console.log(`Tierlink benchmarks on ${machine()}`);
-  console.log(postgresUrl ? 'PostgreSQL rows use a scratch database on the configured server.' : 'PostgreSQL rows skipped: set BENCH_DATABASE_URL to include them.');
+  console.log(
+    postgresUrl
+      ? 'PostgreSQL rows use a scratch database on the configured server.'
+      : 'PostgreSQL rows skipped: set BENCH_DATABASE_URL to include them.',
+  );
   for (const section of sections) {
     if (only.length > 0 && !only.some((o) => section.title.toLowerCase().startsWith(o.toLowerCase()))) continue;
     const started = Date.now();

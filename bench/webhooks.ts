@@ -103,7 +103,15 @@ async function measureLatency(db: ScratchDatabase, changes: number): Promise<Ben
   };
   const webhooks = createWebhookRepository(d, box);
   const accounts = createCreatorAccounts({
-    service: { baseUrl: patreon.url, clientId: patreon.clientId, clientSecret: patreon.clientSecret, clock, sleep: realSleep, random: Math.random, logger },
+    service: {
+      baseUrl: patreon.url,
+      clientId: patreon.clientId,
+      clientSecret: patreon.clientSecret,
+      clock,
+      sleep: realSleep,
+      random: Math.random,
+      logger,
+    },
     credentials: createCredentialRepository(d, box),
     campaigns: repos.campaigns,
   });
@@ -145,13 +153,27 @@ async function measureLatency(db: ScratchDatabase, changes: number): Promise<Ben
       expiresAt: new Date(clock.now().getTime() + patreon.creatorTokens.expiresIn * 1000),
       scopes: patreon.creatorTokens.scopes,
     });
-    await storeCampaign({ campaigns: repos.campaigns, clock }, connected.creatorUserId, await connected.client.getCampaign(patreon.campaignId));
+    await storeCampaign(
+      { campaigns: repos.campaigns, clock },
+      connected.creatorUserId,
+      await connected.client.getCampaign(patreon.campaignId),
+    );
     await repos.guilds.ensure(guild.guildId, 'Bench Club');
     await repos.guilds.bind(guild.guildId, patreon.campaignId);
 
     const secrets = createWebhookSecrets({ load: () => webhooks.secrets(), clock });
     const app = express();
-    app.use(WEBHOOK_PATH, createWebhookReceiver({ inbox: createInboxWriter(webhooks), secrets, metrics, logger, clock, onAccepted: (id) => processor.runNow(id) }));
+    app.use(
+      WEBHOOK_PATH,
+      createWebhookReceiver({
+        inbox: createInboxWriter(webhooks),
+        secrets,
+        metrics,
+        logger,
+        clock,
+        onAccepted: (id) => processor.runNow(id),
+      }),
+    );
     const { server, url } = await listen(app);
     servers.push(server);
     const registration = createWebhookRegistration({
@@ -179,7 +201,12 @@ async function measureLatency(db: ScratchDatabase, changes: number): Promise<Ben
     const change = async (p: (typeof patrons)[number], to: 'silver' | 'gold'): Promise<number> => {
       const from = p.tier;
       const start = performance.now();
-      patreon.setMembership(p.patreonUserId, patreon.campaignId, { patronStatus: 'active_patron', tierIds: [tiers[to]], lastChargeStatus: 'Paid', lastChargeDate: clock.now() });
+      patreon.setMembership(p.patreonUserId, patreon.campaignId, {
+        patronStatus: 'active_patron',
+        tierIds: [tiers[to]],
+        lastChargeStatus: 'Paid',
+        lastChargeDate: clock.now(),
+      });
       await discord.waitForMemberRole(guild.guildId, p.discordUserId, roles[to], { present: true, timeoutMs: 10_000 });
       if (from !== to) await discord.waitForMemberRole(guild.guildId, p.discordUserId, roles[from], { present: false, timeoutMs: 10_000 });
       p.tier = to;
@@ -200,7 +227,11 @@ async function measureLatency(db: ScratchDatabase, changes: number): Promise<Ben
     samples.sort((a, b) => a - b);
     return [
       { name: `Webhook: member change → role change, median (${changes} changes, ${db.label})`, value: ms(percentile(samples, 50)) },
-      { name: `Webhook: member change → role change, p99 (${changes} changes, ${db.label})`, value: ms(percentile(samples, 99)), goal: '< 250 ms' },
+      {
+        name: `Webhook: member change → role change, p99 (${changes} changes, ${db.label})`,
+        value: ms(percentile(samples, 99)),
+        goal: '< 250 ms',
+      },
     ];
   } finally {
     await processor.stop(1000);
@@ -236,12 +267,41 @@ function memberDeliveryBody(campaignId: string, n: number): string {
       },
     },
     included: [
-      { type: 'campaign', id: campaignId, attributes: { created_at: '2025-01-01T00:00:00.000Z', creation_name: 'things', is_monthly: true, patron_count: 1200, pledge_url: '/checkout/casey', summary: 'A campaign', url: 'https://example.invalid/casey', vanity: 'casey' } },
-      { type: 'tier', id: '7000002', attributes: { title: 'Silver', amount_cents: 500, published: true, chat_role_ids: ['123456789012345678'], description: '', url: '/checkout/casey?rid=7000002' } },
+      {
+        type: 'campaign',
+        id: campaignId,
+        attributes: {
+          created_at: '2025-01-01T00:00:00.000Z',
+          creation_name: 'things',
+          is_monthly: true,
+          patron_count: 1200,
+          pledge_url: '/checkout/casey',
+          summary: 'A campaign',
+          url: 'https://example.invalid/casey',
+          vanity: 'casey',
+        },
+      },
+      {
+        type: 'tier',
+        id: '7000002',
+        attributes: {
+          title: 'Silver',
+          amount_cents: 500,
+          published: true,
+          chat_role_ids: ['123456789012345678'],
+          description: '',
+          url: '/checkout/casey?rid=7000002',
+        },
+      },
       {
         type: 'user',
         id: String(1_000_000 + n),
-        attributes: { full_name: `Bench Patron ${n}`, vanity: null, url: `https://example.invalid/user?u=${n}`, social_connections: { discord: { user_id: '223456789012345678', url: null }, twitch: null, youtube: null } },
+        attributes: {
+          full_name: `Bench Patron ${n}`,
+          vanity: null,
+          url: `https://example.invalid/user?u=${n}`,
+          social_connections: { discord: { user_id: '223456789012345678', url: null }, twitch: null, youtube: null },
+        },
       },
     ],
     links: { self: `https://example.invalid/api/oauth2/v2/members/${n}` },
@@ -256,7 +316,16 @@ async function measureThroughput(db: ScratchDatabase, deliveries: number, concur
   const campaigns = ['5000001', '5000002', '5000003'];
   for (const [i, campaignId] of campaigns.entries()) {
     await webhooks.upsert(
-      { id: `90000${i}`, campaignId, uri: 'http://127.0.0.1/webhooks/patreon', triggers: ['members:update'], secret: `bench-secret-${i}`, paused: false, numConsecutiveTimesFailed: 0, lastAttemptedAt: null },
+      {
+        id: `90000${i}`,
+        campaignId,
+        uri: 'http://127.0.0.1/webhooks/patreon',
+        triggers: ['members:update'],
+        secret: `bench-secret-${i}`,
+        paused: false,
+        numConsecutiveTimesFailed: 0,
+        lastAttemptedAt: null,
+      },
       clock.now(),
     );
   }
@@ -282,7 +351,12 @@ async function measureThroughput(db: ScratchDatabase, deliveries: number, concur
           port: target.port,
           path: target.pathname,
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'content-length': body.length, 'x-patreon-event': 'members:update', 'x-patreon-signature': signature },
+          headers: {
+            'content-type': 'application/json',
+            'content-length': body.length,
+            'x-patreon-event': 'members:update',
+            'x-patreon-signature': signature,
+          },
         },
         (res) => {
           res.resume();

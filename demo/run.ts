@@ -10,7 +10,9 @@ import { startTierlinkUnderDemo } from './tierlink-under-demo';
 async function main(argv: readonly string[]): Promise<number> {
   const unknown = argv.filter((a) => a !== '--once');
   if (unknown.length > 0) {
-    process.stderr.write(`npm run demo: unknown argument${unknown.length > 1 ? 's' : ''} ${unknown.join(' ')} (the only option is --once)\n`);
+    process.stderr.write(
+      `npm run demo: unknown argument${unknown.length > 1 ? 's' : ''} ${unknown.join(' ')} (the only option is --once)\n`,
+    );
     return 2;
   }
   const demo = createDemo({

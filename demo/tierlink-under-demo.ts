@@ -36,7 +36,10 @@ export const startTierlinkUnderDemo: StartServiceUnderDemo = async (world, optio
     url,
     campaignsOf: (guildId) => services.repos.guilds.campaignsOf(guildId),
     async sync(kind) {
-      const outcome = kind === 'dry-run' ? await services.runSync({ dryRun: true, force: false, trigger: 'cli' }) : await services.scheduler.runScheduled();
+      const outcome =
+        kind === 'dry-run'
+          ? await services.runSync({ dryRun: true, force: false, trigger: 'cli' })
+          : await services.scheduler.runScheduled();
       if (outcome === null) return { skipped: 'the sync failed (see the service log)' };
       if ('skipped' in outcome) return { skipped: outcome.reason };
       return { report: outcome, text: formatSyncReport(outcome, { limit: 3 }) };

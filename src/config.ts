@@ -13,11 +13,9 @@ import { type Result, err, ok } from './core/result';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-const blankToUndefined = (value: unknown) =>
-  typeof value === 'string' && value.trim() === '' ? undefined : value;
+const blankToUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 
-const required = (what: string) =>
-  z.preprocess(blankToUndefined, z.string({ error: `required: ${what}` }).trim());
+const required = (what: string) => z.preprocess(blankToUndefined, z.string({ error: `required: ${what}` }).trim());
 
 const optional = () => z.preprocess(blankToUndefined, z.string().trim().optional());
 
@@ -39,7 +37,10 @@ const httpUrl = (what: string) =>
     .transform((value) => value.replace(/\/+$/, ''));
 
 const snowflake = (what: string) =>
-  z.string().trim().regex(/^\d{17,20}$/, { error: `must be a Discord id: 17–20 digits (${what})` });
+  z
+    .string()
+    .trim()
+    .regex(/^\d{17,20}$/, { error: `must be a Discord id: 17–20 digits (${what})` });
 
 const schema = z
   .object({
@@ -51,14 +52,8 @@ const schema = z
         .pipe(snowflake('the application id from the Developer Portal → General Information')),
     ),
     DISCORD_GUILD_ID: z.preprocess(blankToUndefined, snowflake('the server to register commands on').optional()),
-    DISCORD_API_BASE_URL: z.preprocess(
-      blankToUndefined,
-      httpUrl("base of Discord's HTTP API").default('https://discord.com/api'),
-    ),
-    PATREON_BASE_URL: z.preprocess(
-      blankToUndefined,
-      httpUrl("the membership service's base URL").default('https://www.patreon.com'),
-    ),
+    DISCORD_API_BASE_URL: z.preprocess(blankToUndefined, httpUrl("base of Discord's HTTP API").default('https://discord.com/api')),
+    PATREON_BASE_URL: z.preprocess(blankToUndefined, httpUrl("the membership service's base URL").default('https://www.patreon.com')),
     PATREON_CLIENT_ID: required('the OAuth client id of your registered client'),
     PATREON_CLIENT_SECRET: required('the OAuth client secret of your registered client'),
     PATREON_CREATOR_ACCESS_TOKEN: optional(),
@@ -175,10 +170,7 @@ export type ConfigNeeds = 'service' | 'database-only';
  * Parses an environment into a {@link Config}. Pure: the caller passes the environment (see
  * {@link readEnvironment}), so tests need not touch `process.env`.
  */
-export function parseConfig(
-  env: Record<string, string | undefined>,
-  needs: ConfigNeeds = 'service',
-): Result<Config, ConfigError> {
+export function parseConfig(env: Record<string, string | undefined>, needs: ConfigNeeds = 'service'): Result<Config, ConfigError> {
   const input =
     needs === 'database-only'
       ? {

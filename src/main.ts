@@ -129,7 +129,10 @@ function buildServices(options: TierlinkOptions, database: Database) {
 
   // Webhooks: receive, store durably, process at once; jobs for re-checks and campaign heals.
   const secrets = createWebhookSecrets({
-    load: () => repos.webhooks.secrets((id, error) => logger.warn({ webhookId: id, err: error }, 'a stored webhook secret cannot be read with this SECRET_KEY')),
+    load: () =>
+      repos.webhooks.secrets((id, error) =>
+        logger.warn({ webhookId: id, err: error }, 'a stored webhook secret cannot be read with this SECRET_KEY'),
+      ),
     staticSecret: config.patreon.webhookSecret,
     clock,
   });
@@ -207,12 +210,20 @@ function buildServices(options: TierlinkOptions, database: Database) {
     preferredCampaignId: config.patreon.campaignId,
     onBound: async (bound) => {
       const result = await registration.ensure(bound.campaignId);
-      if (result.state === 'failed') logger.warn({ campaignId: bound.campaignId, detail: result.detail }, 'webhook registration failed at connect');
+      if (result.state === 'failed')
+        logger.warn({ campaignId: bound.campaignId, detail: result.detail }, 'webhook registration failed at connect');
     },
   });
   const statusService = createStatusService({ ...repos, reconciler });
   const tiers = createTiersService({ ...repos, accounts, contexts, clock, logger });
-  const mapping = createMappingService({ mappings: repos.mappings, guilds: repos.guilds, tiers, snapshots: discordSnapshots, reconcileGuild, logger });
+  const mapping = createMappingService({
+    mappings: repos.mappings,
+    guilds: repos.guilds,
+    tiers,
+    snapshots: discordSnapshots,
+    reconcileGuild,
+    logger,
+  });
   const settings = createSettingsService({ guilds: repos.guilds, snapshots: discordSnapshots, reconcileGuild, logger });
   const doctor = createDoctor({
     ...repos,
@@ -234,7 +245,16 @@ function buildServices(options: TierlinkOptions, database: Database) {
     },
     lastSync: async (guildId) => {
       const run = await repos.syncRuns.lastFinished(guildId);
-      return run ? { startedAt: run.startedAt, finishedAt: run.finishedAt, status: run.status, heldRemovals: run.heldRemovals, heldReason: run.heldReason, errors: run.errors } : null;
+      return run
+        ? {
+            startedAt: run.startedAt,
+            finishedAt: run.finishedAt,
+            status: run.status,
+            heldRemovals: run.heldRemovals,
+            heldReason: run.heldReason,
+            errors: run.errors,
+          }
+        : null;
     },
   });
 
@@ -273,7 +293,12 @@ function buildServices(options: TierlinkOptions, database: Database) {
     },
     /** One sync run for `/sync` and the CLI: the same code path. */
     async runSync(options: { guildId?: string; dryRun: boolean; force: boolean; trigger: 'manual' | 'cli' }) {
-      return scheduler.runNow({ trigger: options.trigger, dryRun: options.dryRun, force: options.force, ...(options.guildId ? { guildId: options.guildId } : {}) });
+      return scheduler.runNow({
+        trigger: options.trigger,
+        dryRun: options.dryRun,
+        force: options.force,
+        ...(options.guildId ? { guildId: options.guildId } : {}),
+      });
     },
   };
 }
@@ -321,7 +346,12 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
           Promise.all(
             (await repos.campaigns.all()).map(async (c) => {
               const h = await services.registration.health(c.id);
-              return { campaignId: c.id, registered: h.exists, paused: h.paused ?? false, numConsecutiveTimesFailed: h.numConsecutiveTimesFailed ?? 0 };
+              return {
+                campaignId: c.id,
+                registered: h.exists,
+                paused: h.paused ?? false,
+                numConsecutiveTimesFailed: h.numConsecutiveTimesFailed ?? 0,
+              };
             }),
           ),
       }),
@@ -349,7 +379,10 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     const unbound = [];
     for (const guildId of guildIds) if ((await repos.guilds.campaignsOf(guildId)).length === 0) unbound.push(guildId);
     const targets = config.discord.guildId ? [config.discord.guildId] : unbound;
-    const bound = await services.connectService.connectFromEnvironment({ accessToken: creatorAccessToken, refreshToken: creatorRefreshToken ?? '' }, targets);
+    const bound = await services.connectService.connectFromEnvironment(
+      { accessToken: creatorAccessToken, refreshToken: creatorRefreshToken ?? '' },
+      targets,
+    );
     logger.info({ guilds: bound.map((b) => b.guildId), campaign: bound[0]?.campaignId ?? null }, 'creator connected from the environment');
   }
 
@@ -402,7 +435,9 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       services.registration.start();
       services.scheduler.start();
       housekeeping = setInterval(() => {
-        void repos.linkTokens.prune(new Date(services.clock.now().getTime() - DAY)).catch((error) => logger.warn({ err: error }, 'pruning link tokens failed'));
+        void repos.linkTokens
+          .prune(new Date(services.clock.now().getTime() - DAY))
+          .catch((error) => logger.warn({ err: error }, 'pruning link tokens failed'));
       }, 60 * 60_000);
       housekeeping.unref();
       return { url: services.publicUrl(), port };

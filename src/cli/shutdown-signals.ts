@@ -8,7 +8,12 @@ export interface SignalSource {
  * SIGTERM or SIGINT starts a graceful stop and exits 0 when it is done (1 if it failed); a second
  * signal while stopping exits at once with 1, for an operator who does not want to wait.
  */
-export function handleShutdownSignals(deps: { signals: SignalSource; stop(): Promise<void>; exit(code: number): void; logger: Logger }): void {
+export function handleShutdownSignals(deps: {
+  signals: SignalSource;
+  stop(): Promise<void>;
+  exit(code: number): void;
+  logger: Logger;
+}): void {
   let stopping = false;
   const onSignal = (signal: string) => {
     if (stopping) {

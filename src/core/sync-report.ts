@@ -120,7 +120,10 @@ function changeLine(change: SyncChange): string {
   const role = change.roleName ?? change.roleId;
   const head =
     change.op === 'add' ? `+ ${role} to ${who}` : change.op === 'remove' ? `- ${role} from ${who}` : `~ ${role} of ${who} (ledger only)`;
-  const tag = change.outcome === 'applied' || change.outcome === 'planned' ? '' : ` [${change.outcome}${change.problem ? `: ${change.problem}` : ''}]`;
+  const tag =
+    change.outcome === 'applied' || change.outcome === 'planned'
+      ? ''
+      : ` [${change.outcome}${change.problem ? `: ${change.problem}` : ''}]`;
   return `${head}: ${change.reason}${tag}`;
 }
 
@@ -138,7 +141,9 @@ function guildLines(guild: GuildSyncReport, dryRun: boolean, limit: number | und
       `${p.forgets > 0 ? `, ${n(p.forgets)} ledger ${p.forgets === 1 ? 'fix' : 'fixes'}` : ''}${p.blocked > 0 ? `, ${n(p.blocked)} blocked` : ''}`,
   );
   if (!dryRun) {
-    lines.push(`  Applied: ${n(guild.applied.adds)} added, ${n(guild.applied.removes)} removed${guild.failed > 0 ? `, ${n(guild.failed)} failed` : ''}`);
+    lines.push(
+      `  Applied: ${n(guild.applied.adds)} added, ${n(guild.applied.removes)} removed${guild.failed > 0 ? `, ${n(guild.failed)} failed` : ''}`,
+    );
   }
   if (guild.held) lines.push(`  ${dryRun ? 'Would hold' : 'Held'} ${plural(guild.held.removals, 'removal')}: ${guild.held.reason}`);
   for (const error of guild.errors) lines.push(`  Error: ${error}`);
@@ -156,12 +161,18 @@ export function formatSyncReport(report: SyncReport | SkippedSync, options: Form
   if ('skipped' in report) return `Full sync skipped: ${report.reason}`;
   const lines: string[] = [];
   const kind = report.dryRun ? 'Full sync, dry run (nothing was changed)' : report.forced ? 'Full sync (forced)' : 'Full sync';
-  const waited = report.timing.rateLimitWaitMs >= 1000 ? `, ${seconds(report.timing.rateLimitWaitMs)} of it waiting on Discord's rate limits` : '';
+  const waited =
+    report.timing.rateLimitWaitMs >= 1000 ? `, ${seconds(report.timing.rateLimitWaitMs)} of it waiting on Discord's rate limits` : '';
   lines.push(`${kind}: ${report.status === 'ok' ? 'ok' : report.status.toUpperCase()} in ${seconds(report.timing.wallMs)}${waited}`);
   for (const c of report.campaigns) {
     const links = c.linksMade > 0 ? `, ${plural(c.linksMade, 'new link')}` : '';
-    const stale = c.staleSnapshotsDeleted > 0 ? `, ${n(c.staleSnapshotsDeleted)} departed ${c.staleSnapshotsDeleted === 1 ? 'member' : 'members'} forgotten` : '';
-    lines.push(`Campaign ${c.campaignId}: ${plural(c.pages, 'page')}, ${plural(c.members, 'member')}${links}${stale}${c.error ? `; ERROR: ${c.error}` : ''}`);
+    const stale =
+      c.staleSnapshotsDeleted > 0
+        ? `, ${n(c.staleSnapshotsDeleted)} departed ${c.staleSnapshotsDeleted === 1 ? 'member' : 'members'} forgotten`
+        : '';
+    lines.push(
+      `Campaign ${c.campaignId}: ${plural(c.pages, 'page')}, ${plural(c.members, 'member')}${links}${stale}${c.error ? `; ERROR: ${c.error}` : ''}`,
+    );
   }
   for (const error of report.errors) lines.push(`Error: ${error}`);
   if (report.guilds.length === 0 && report.errors.length === 0) lines.push('No server serves a campaign yet: run /connect in a server.');

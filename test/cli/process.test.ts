@@ -57,7 +57,9 @@ function startService() {
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const logged = (msg: string) =>
-    lines.some((l) => l.msg === msg) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ test: (l) => l.msg === msg, resolve }));
+    lines.some((l) => l.msg === msg)
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => waiters.push({ test: (l) => l.msg === msg, resolve }));
   return { child, lines, exited, logged, stderr: () => stderr };
 }
 
@@ -83,7 +85,9 @@ test('a second process on the same DATA_DIR refuses to start with a clear messag
   await first.logged('Tierlink is running');
   const second = startService();
   expect(await second.exited).toBe(3);
-  expect(second.stderr()).toMatch(/^DATA_DIR .* is in use by another Tierlink process \(pid \d+ on .*\)\. The embedded database allows one process at a time/);
+  expect(second.stderr()).toMatch(
+    /^DATA_DIR .* is in use by another Tierlink process \(pid \d+ on .*\)\. The embedded database allows one process at a time/,
+  );
   expect(second.stderr()).not.toMatch(/\n\s+at /);
 
   first.child.kill('SIGINT');

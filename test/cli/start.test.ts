@@ -11,7 +11,12 @@ const main = path.join(root, 'dist/src/main.js');
 function start(env: Record<string, string> = {}) {
   expect(fs.existsSync(main)).toBe(true); // `npm test` builds first
   const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'tierlink-start-'));
-  const result = spawnSync(process.execPath, [main], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 15_000 });
+  const result = spawnSync(process.execPath, [main], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    encoding: 'utf8',
+    timeout: 15_000,
+  });
   fs.rmSync(cwd, { recursive: true, force: true });
   return result;
 }
@@ -21,7 +26,12 @@ test('an empty environment stops start-up with one message naming every required
   expect(result.signal).toBeNull();
   expect(result.status).toBe(2);
   const problems = result.stderr.split('\n').filter((l) => l.startsWith('  - '));
-  expect(problems.map((l) => l.slice(4).split(':')[0])).toEqual(['DISCORD_TOKEN', 'DISCORD_APPLICATION_ID', 'PATREON_CLIENT_ID', 'PATREON_CLIENT_SECRET']);
+  expect(problems.map((l) => l.slice(4).split(':')[0])).toEqual([
+    'DISCORD_TOKEN',
+    'DISCORD_APPLICATION_ID',
+    'PATREON_CLIENT_ID',
+    'PATREON_CLIENT_SECRET',
+  ]);
   expect(result.stderr).not.toMatch(/\n\s+at /);
   expect(result.stdout).toBe('');
 });

@@ -30,22 +30,26 @@ function runSync(): { child: ChildProcessWithoutNullStreams; done: Promise<{ cod
 
 // Two processes on one embedded database cannot happen: the second refuses to open DATA_DIR
 // (test/cli/process.test.ts). On PostgreSQL they can, and the advisory lock lets one sync run.
-(onPostgres() ? test : test.skip)('two processes syncing one PostgreSQL at once: one runs the sync, the other is skipped and says why', async () => {
-  const patron = world.addPatron({ tier: 'gold', socialDiscord: true });
-  // Discord answers the first member-list request with a 2-second rate limit: the first run holds the lock through it.
-  world.discord.sandbox.injectFault({ method: 'GET', route: 'members-list', status: 429, retryAfterSeconds: 2, times: 1 });
-  const first = runSync();
-  await new Promise((r) => setTimeout(r, 1000));
-  const second = runSync();
-  const [a, b] = await Promise.all([first.done, second.done]);
+(onPostgres() ? test : test.skip)(
+  'two processes syncing one PostgreSQL at once: one runs the sync, the other is skipped and says why',
+  async () => {
+    const patron = world.addPatron({ tier: 'gold', socialDiscord: true });
+    // Discord answers the first member-list request with a 2-second rate limit: the first run holds the lock through it.
+    world.discord.sandbox.injectFault({ method: 'GET', route: 'members-list', status: 429, retryAfterSeconds: 2, times: 1 });
+    const first = runSync();
+    await new Promise((r) => setTimeout(r, 1000));
+    const second = runSync();
+    const [a, b] = await Promise.all([first.done, second.done]);
 
-  const ran = JSON.parse(a.stdout) as { status: string; guilds: Array<{ applied: { adds: number } }> };
-  expect(a.code).toBe(0);
-  expect(ran.status).toBe('ok');
-  expect(ran.guilds[0]?.applied.adds).toBe(1);
-  expect(b.code).toBe(1);
-  expect(JSON.parse(b.stdout)).toEqual({ skipped: true, reason: expect.stringContaining('another full sync is running') });
-  expect(world.discord.sandbox.memberRoles(world.guildId, patron.discordUserId)).toEqual([world.roles.gold]);
-  const runs = await world.repos.syncRuns.all();
-  expect(runs.map((r) => r.status).sort()).toEqual(['ok', 'skipped']);
-}, 60_000);
+    const ran = JSON.parse(a.stdout) as { status: string; guilds: Array<{ applied: { adds: number } }> };
+    expect(a.code).toBe(0);
+    expect(ran.status).toBe('ok');
+    expect(ran.guilds[0]?.applied.adds).toBe(1);
+    expect(b.code).toBe(1);
+    expect(JSON.parse(b.stdout)).toEqual({ skipped: true, reason: expect.stringContaining('another full sync is running') });
+    expect(world.discord.sandbox.memberRoles(world.guildId, patron.discordUserId)).toEqual([world.roles.gold]);
+    const runs = await world.repos.syncRuns.all();
+    expect(runs.map((r) => r.status).sort()).toEqual(['ok', 'skipped']);
+  },
+  60_000,
+);

@@ -15,11 +15,18 @@ describe('parseTierRoleIds (chat_role_ids / discord_role_ids)', () => {
     ['an object of arrays', { chat_role_ids: { discord: [R1, R2] } }, { everywhere: [R1, R2], byGuild: {} }],
     ['keyed by guild id', { chat_role_ids: { [G1]: [R1], [G2]: R2 } }, { everywhere: [], byGuild: { [G1]: [R1], [G2]: [R2] } }],
     ['guild keys and other keys mixed', { chat_role_ids: { [G1]: [R1], discord: [R2] } }, { everywhere: [R2], byGuild: { [G1]: [R1] } }],
-    ['both fields, merged without duplicates', { chat_role_ids: { discord: [R1, R2] }, discord_role_ids: [R2, R3] }, { everywhere: [R1, R2, R3], byGuild: {} }],
+    [
+      'both fields, merged without duplicates',
+      { chat_role_ids: { discord: [R1, R2] }, discord_role_ids: [R2, R3] },
+      { everywhere: [R1, R2, R3], byGuild: {} },
+    ],
     ['a single id string', { discord_role_ids: R1 }, { everywhere: [R1], byGuild: {} }],
     [
       'junk: numbers, short ids, nested objects, booleans, non-digit strings',
-      { chat_role_ids: { a: Number('111111111111111111'), b: '123', c: { d: R1 }, e: true, f: ['abc', R2, null, 7] }, discord_role_ids: 'not-an-id' },
+      {
+        chat_role_ids: { a: Number('111111111111111111'), b: '123', c: { d: R1 }, e: true, f: ['abc', R2, null, 7] },
+        discord_role_ids: 'not-an-id',
+      },
       { everywhere: [R2], byGuild: {} },
     ],
     ['a guild key with no usable ids', { chat_role_ids: { [G1]: ['x'], [G2]: [] } }, { everywhere: [], byGuild: {} }],

@@ -58,7 +58,9 @@ test('the patron links, upgrades, keeps her role through the grace period, then 
   expect(output).toMatch(/\+ Gold {2}audit log: “Tierlink \(link\): Gold tier \(active patron\)”/);
   expect(output).toMatch(/✓ Ada upgrades to Platinum → Platinum in \d[\d,]* ms, Gold removed/);
   expect(output).toMatch(/✓ Ada’s payment is declined → webhook done in \d[\d,]* ms, Platinum stays/);
-  expect(output).toMatch(/\/status: .*payment declined on \d{4}-\d\d-\d\d; roles kept until \d{4}-\d\d-\d\d \(7-day grace period\): Platinum/);
+  expect(output).toMatch(
+    /\/status: .*payment declined on \d{4}-\d\d-\d\d; roles kept until \d{4}-\d\d-\d\d \(7-day grace period\): Platinum/,
+  );
   expect(output).toMatch(/day 8 +» 8 days pass/);
   expect(output).toMatch(/✓ The nightly sync, 8 days later → Platinum goes, Former Patron comes/);
   expect(output).toMatch(/− Platinum: no longer entitled to Platinum: .*the 7-day grace period ended on/);

@@ -13,7 +13,11 @@ beforeAll(async () => {
     beforeStart: ({ patreon, discord, guildId }) => {
       const roleId = discord.guild(guildId).roles.find((r) => r.name === 'Staff')!.id;
       const campaign = patreon.createCampaign({ vanity: 'casey-side' });
-      side = { campaignId: campaign.id, roleId, tierId: patreon.createTier(campaign.id, { title: 'Side Supporter', amountCents: 200, chatRoleIds: [roleId] }).id };
+      side = {
+        campaignId: campaign.id,
+        roleId,
+        tierId: patreon.createTier(campaign.id, { title: 'Side Supporter', amountCents: 200, chatRoleIds: [roleId] }).id,
+      };
       return { PATREON_CAMPAIGN_ID: campaign.id };
     },
   });
@@ -34,7 +38,12 @@ test('the creator tokens in the environment bind the campaign PATREON_CAMPAIGN_I
   // A patron of that campaign links and gets its role.
   const member = e.discord.addMember(e.guildId, { username: 'sam' });
   const sam = e.patreon.createUser({ fullName: 'Sam Side' });
-  e.patreon.setMembership(sam.id, side.campaignId, { patronStatus: 'active_patron', tierIds: [side.tierId], lastChargeDate: e.clock.now(), lastChargeStatus: 'Paid' }, { deliver: false });
+  e.patreon.setMembership(
+    sam.id,
+    side.campaignId,
+    { patronStatus: 'active_patron', tierIds: [side.tierId], lastChargeDate: e.clock.now(), lastChargeStatus: 'Paid' },
+    { deliver: false },
+  );
   await e.link(member.userId, sam.id);
   expect(e.discord.memberRoles(e.guildId, member.userId)).toEqual([side.roleId]);
 });

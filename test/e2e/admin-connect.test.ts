@@ -35,7 +35,12 @@ test('/connect answers only the creator, with a one-time link that asks for the 
   expect(first.status).toBe(302);
   const authorize = new URL(first.location!);
   expect(authorize.origin).toBe(e.patreon.url);
-  expect(authorize.searchParams.get('scope')!.split(' ').sort()).toEqual(['campaigns', 'campaigns.members', 'identity', 'w:campaigns.webhook']);
+  expect(authorize.searchParams.get('scope')!.split(' ').sort()).toEqual([
+    'campaigns',
+    'campaigns.members',
+    'identity',
+    'w:campaigns.webhook',
+  ]);
   expect(authorize.searchParams.get('redirect_uri')).toBe(`${e.url}/oauth/callback`);
 
   // Used once: a second click (or someone the link was forwarded to) gets nothing.
@@ -48,7 +53,12 @@ test('a creator with several campaigns picks one on the result page; only that o
   // A patron who linked Discord on Patreon itself: the dry run finds them without any /link.
   const member = e.discord.addMember(e.guildId, { username: 'ada' });
   const ada = e.patreon.createUser({ fullName: 'Ada Patron', discordUserId: member.userId });
-  e.patreon.setMembership(ada.id, e.patreon.campaignId, { patronStatus: 'active_patron', tierIds: [e.tiers.gold], lastChargeDate: e.clock.now(), lastChargeStatus: 'Paid' }, { deliver: false });
+  e.patreon.setMembership(
+    ada.id,
+    e.patreon.campaignId,
+    { patronStatus: 'active_patron', tierIds: [e.tiers.gold], lastChargeDate: e.clock.now(), lastChargeStatus: 'Paid' },
+    { deliver: false },
+  );
 
   const reply = await runCommand(e, { userId: e.ownerId, name: 'connect', memberPermissions: MANAGE_GUILD }).reply();
   const authorize = (await page(reply.urls[0]!)).location!;
@@ -68,7 +78,10 @@ test('a creator with several campaigns picks one on the result page; only that o
   const tokens = await repos.credentials.load(e.patreon.creatorUserId);
   expect(tokens?.scopes.sort()).toEqual(['campaigns', 'campaigns.members', 'identity', 'w:campaigns.webhook']);
   const raw = await e.db.database.db.execute(sql`select access_token_enc, refresh_token_enc from creator_credentials`);
-  const row = ((raw as { rows?: unknown[] }).rows ?? (raw as unknown as unknown[]))[0] as { access_token_enc: string; refresh_token_enc: string };
+  const row = ((raw as { rows?: unknown[] }).rows ?? (raw as unknown as unknown[]))[0] as {
+    access_token_enc: string;
+    refresh_token_enc: string;
+  };
   expect(row.access_token_enc).not.toContain(tokens!.accessToken);
   expect(row.refresh_token_enc).not.toContain(tokens!.refreshToken);
 
@@ -111,7 +124,12 @@ test('a creator with several campaigns picks one on the result page; only that o
   expect(e.patreon.webhooks()).toHaveLength(1);
 
   // /sync applies what the dry run showed.
-  const sync = await runCommand(e, { userId: e.ownerId, name: 'sync', options: [boolOption('dry_run', false)], memberPermissions: MANAGE_ROLES }).reply();
+  const sync = await runCommand(e, {
+    userId: e.ownerId,
+    name: 'sync',
+    options: [boolOption('dry_run', false)],
+    memberPermissions: MANAGE_ROLES,
+  }).reply();
   expect(sync.content).toContain('Applied: 1 added, 0 removed');
   expect(e.discord.memberRoles(e.guildId, member.userId)).toEqual([e.roles.gold]);
 });

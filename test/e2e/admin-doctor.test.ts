@@ -21,7 +21,10 @@ afterAll(() => e?.stop());
 test('before /connect, /doctor says no campaign is connected and how to connect one', async () => {
   const content = await doctor();
   expect(content.split('\n')[0]).toBe('**1 problem found**');
-  expect(problems(content)).toEqual(['❌ **Campaign**: no Patreon campaign is connected to this server', '   **Fix:** Run /connect and sign in as the creator.']);
+  expect(problems(content)).toEqual([
+    '❌ **Campaign**: no Patreon campaign is connected to this server',
+    '   **Fix:** Run /connect and sign in as the creator.',
+  ]);
 });
 
 test('after /connect with patrons linked, /doctor says all good and what it checked', async () => {
@@ -53,7 +56,12 @@ test('a mapped role moved above the bot is found, with the fix', async () => {
 });
 
 test('a mapped role that became managed by an integration is found, with the fix', async () => {
-  await runCommand(e, { userId: e.ownerId, name: 'map', options: [tierOption('Gold'), roleOption('role', e.roles.staff)], memberPermissions: MANAGE_ROLES }).until(/Updated/);
+  await runCommand(e, {
+    userId: e.ownerId,
+    name: 'map',
+    options: [tierOption('Gold'), roleOption('role', e.roles.staff)],
+    memberPermissions: MANAGE_ROLES,
+  }).until(/Updated/);
   e.discord.updateRole(e.guildId, e.roles.staff, { managed: true });
   const content = await doctor();
   expect(problems(content)).toEqual([
@@ -141,7 +149,8 @@ test('a last sync that held removals back is found, with the fix', async () => {
   // Both patrons' pledges end without a webhook: only a full sync can notice.
   for (const member of e.discord.members(e.guildId)) {
     const link = await e.tierlink.services.repos.links.byDiscordUser(member.userId);
-    if (link) e.patreon.setMembership(link.patreonUserId, e.patreon.campaignId, { patronStatus: 'former_patron', tierIds: [] }, { deliver: false });
+    if (link)
+      e.patreon.setMembership(link.patreonUserId, e.patreon.campaignId, { patronStatus: 'former_patron', tierIds: [] }, { deliver: false });
   }
   const sync = await runCommand(e, { userId: e.ownerId, name: 'sync', memberPermissions: MANAGE_ROLES }).reply();
   expect(sync.content).toContain('HELD');
@@ -150,9 +159,16 @@ test('a last sync that held removals back is found, with the fix', async () => {
   expect(content.split('\n')[0]).toBe('**1 problem found**');
   const [problem, fix] = problems(content);
   expect(problem).toMatch(/^❌ \*\*Last sync\*\*: 2026-11-20 12:00 UTC: 4 role removals were held back by the mass-removal guard — /);
-  expect(fix).toBe('   **Fix:** Check them with /sync dry_run:true, then apply them with /sync force:true (or raise the guard with /settings removal_threshold_percent).');
+  expect(fix).toBe(
+    '   **Fix:** Check them with /sync dry_run:true, then apply them with /sync force:true (or raise the guard with /settings removal_threshold_percent).',
+  );
 
-  const forced = await runCommand(e, { userId: e.ownerId, name: 'sync', options: [boolOption('force', true)], memberPermissions: MANAGE_ROLES }).reply();
+  const forced = await runCommand(e, {
+    userId: e.ownerId,
+    name: 'sync',
+    options: [boolOption('force', true)],
+    memberPermissions: MANAGE_ROLES,
+  }).reply();
   expect(forced.content).toContain('Applied: 0 added, 4 removed');
   expect((await doctor()).split('\n')[0]).toBe(ALL_GOOD);
 });

@@ -16,7 +16,18 @@ const ADMIN_COMMANDS = ['tiers', 'map', 'unmap', 'settings', 'sync', 'doctor'];
 
 test('commands are registered on DISCORD_GUILD_ID at start, each admin command with the permission it needs', () => {
   const registered = e.discord.commands(e.guildId);
-  expect(registered.map((c) => c.name).sort()).toEqual(['connect', 'doctor', 'link', 'map', 'settings', 'status', 'sync', 'tiers', 'unlink', 'unmap']);
+  expect(registered.map((c) => c.name).sort()).toEqual([
+    'connect',
+    'doctor',
+    'link',
+    'map',
+    'settings',
+    'status',
+    'sync',
+    'tiers',
+    'unlink',
+    'unmap',
+  ]);
   expect(e.discord.commands()).toEqual([]);
   expect(e.discord.commandPutCount(e.guildId)).toBe(1);
   expect(e.discord.commandPutCount()).toBe(0);
@@ -58,10 +69,16 @@ test('Manage Roles, Manage Server and Administrator are enough for the commands 
   expect(tiers.content).toContain('**Gold** — $10');
   const connect = await runCommand(e, { userId: moderator.userId, name: 'connect', memberPermissions: MANAGE_GUILD }).reply();
   expect(connect.urls).toHaveLength(1);
-  const asAdmin = await runCommand(e, { userId: moderator.userId, name: 'doctor', memberPermissions: PermissionFlagsBits.Administrator }).reply();
+  const asAdmin = await runCommand(e, {
+    userId: moderator.userId,
+    name: 'doctor',
+    memberPermissions: PermissionFlagsBits.Administrator,
+  }).reply();
   expect(asAdmin.content).not.toContain('You need');
   expect(asAdmin.content).toContain('Manage Roles permission');
-  expect((await e.autocomplete(moderator.userId, 'unmap', [tierOption('sil')], 'tier', MANAGE_ROLES)).map((c) => c.name)).toEqual(['Silver — $5.00']);
+  expect((await e.autocomplete(moderator.userId, 'unmap', [tierOption('sil')], 'tier', MANAGE_ROLES)).map((c) => c.name)).toEqual([
+    'Silver — $5.00',
+  ]);
 });
 
 test('the patron commands need no permission', async () => {
@@ -90,10 +107,21 @@ test('a restart with the same commands skips the registration; changed definitio
     expect(log.text()).toContain('slash commands unchanged; registration skipped');
 
     // The restarted service answers the registered commands.
-    const reply = await runCommand(e, { userId: e.ownerId, name: 'settings', options: [stringOption('mode', 'highest')], memberPermissions: MANAGE_ROLES }).until(/Updated|failed/);
+    const reply = await runCommand(e, {
+      userId: e.ownerId,
+      name: 'settings',
+      options: [stringOption('mode', 'highest')],
+      memberPermissions: MANAGE_ROLES,
+    }).until(/Updated|failed/);
     expect(reply.content).toContain('**Mode**: highest');
 
-    const deps = { rest: again.services.rest.rest, applicationId: e.config.discord.applicationId, guildId: e.guildId, appState: again.services.repos.appState, logger: createLogger({ level: 'silent' }) };
+    const deps = {
+      rest: again.services.rest.rest,
+      applicationId: e.config.discord.applicationId,
+      guildId: e.guildId,
+      appState: again.services.repos.appState,
+      logger: createLogger({ level: 'silent' }),
+    };
     const renamed = COMMANDS.map((c) => (c.data.name === 'doctor' ? { ...c, data: { ...c.data, description: 'Check the setup' } } : c));
     expect(await registerCommands({ ...deps, commands: renamed })).toBe('registered');
     expect(e.discord.commandPutCount(e.guildId)).toBe(2);

@@ -12,7 +12,8 @@ let hal: string;
 let alumni: string;
 let fans: string;
 
-const settings = (options: Array<Record<string, unknown>> = []) => runCommand(e, { userId: e.ownerId, name: 'settings', options, memberPermissions: MANAGE_ROLES });
+const settings = (options: Array<Record<string, unknown>> = []) =>
+  runCommand(e, { userId: e.ownerId, name: 'settings', options, memberPermissions: MANAGE_ROLES });
 const roles = (userId: string) => e.discord.memberRoles(e.guildId, userId).sort();
 
 beforeAll(async () => {
@@ -35,9 +36,19 @@ beforeAll(async () => {
   gus = member('gus');
   const gusPatron = e.patreon.createUser({ fullName: 'Gus' });
   const paid = new Date(e.clock.now().getTime() - 10 * 24 * 3600_000);
-  e.patreon.setMembership(gusPatron.id, e.patreon.campaignId, { patronStatus: 'active_patron', tierIds: [e.tiers.bronze], lastChargeDate: paid, lastChargeStatus: 'Paid' }, { deliver: false });
+  e.patreon.setMembership(
+    gusPatron.id,
+    e.patreon.campaignId,
+    { patronStatus: 'active_patron', tierIds: [e.tiers.bronze], lastChargeDate: paid, lastChargeStatus: 'Paid' },
+    { deliver: false },
+  );
   await e.link(gus, gusPatron.id);
-  e.patreon.setMembership(gusPatron.id, e.patreon.campaignId, { patronStatus: 'declined_patron', tierIds: [e.tiers.bronze], lastChargeDate: paid, lastChargeStatus: 'Declined' });
+  e.patreon.setMembership(gusPatron.id, e.patreon.campaignId, {
+    patronStatus: 'declined_patron',
+    tierIds: [e.tiers.bronze],
+    lastChargeDate: paid,
+    lastChargeStatus: 'Declined',
+  });
   await e.discord.waitForMemberRole(e.guildId, gus, e.roles.bronze, { present: false });
   hal = member('hal');
   e.discord.setMemberRolesByHand(e.guildId, hal, [e.roles.gold]);
@@ -93,7 +104,7 @@ test('mode highest keeps only the highest tier’s roles; stack gives them all b
 test('a former-patron role the bot cannot manage is refused with the fix; a good one is granted to former patrons', async () => {
   const refused = await settings([roleOption('former_role', e.roles.vip)]).reply();
   expect(refused.content).toBe(
-    'Nothing was changed:\n• The former-patron role cannot be used: VIP is at or above Tierlink, the bot\'s highest role, so Discord refuses to assign it. **Fix:** Move the Tierlink role above VIP in Server Settings → Roles.',
+    "Nothing was changed:\n• The former-patron role cannot be used: VIP is at or above Tierlink, the bot's highest role, so Discord refuses to assign it. **Fix:** Move the Tierlink role above VIP in Server Settings → Roles.",
   );
 
   const saved = await settings([roleOption('former_role', alumni)]).until(/Updated|failed/);
@@ -139,7 +150,9 @@ test('the removal threshold is validated and echoed, and changes nobody’s role
 
   const saved = settings([intOption('removal_threshold_percent', 50), intOption('removal_threshold_min', 3)]);
   const reply = await saved.reply();
-  expect(reply.content).toContain('• **Mass-removal guard**: a sync holds removals above 50% of Tierlink’s grants when they are at least 3');
+  expect(reply.content).toContain(
+    '• **Mass-removal guard**: a sync holds removals above 50% of Tierlink’s grants when they are at least 3',
+  );
   expect(saved.contents().join('\n')).not.toContain('Updating');
   expect((await settings().reply()).content).toContain('above 50% of Tierlink’s grants when they are at least 3');
 });

@@ -45,14 +45,16 @@ test('autocomplete offers the stored tiers matching what is typed, cheapest firs
   const all = await e.autocomplete(e.ownerId, 'map', [tierOption(''), roleOption('role', e.roles.staff)], 'tier', MANAGE_ROLES);
   expect(all.map((c) => c.name)).toEqual(['Bronze — $3.00', 'Silver — $5.00', 'Gold — $10.00']);
   expect(all.map((c) => c.value)).toEqual([e.tiers.bronze, e.tiers.silver, e.tiers.gold].map((t) => `${e.patreon.campaignId}:${t}`));
-  expect(await e.autocomplete(e.ownerId, 'map', [tierOption('GO')], 'tier', MANAGE_ROLES)).toEqual([{ name: 'Gold — $10.00', value: `${e.patreon.campaignId}:${e.tiers.gold}` }]);
+  expect(await e.autocomplete(e.ownerId, 'map', [tierOption('GO')], 'tier', MANAGE_ROLES)).toEqual([
+    { name: 'Gold — $10.00', value: `${e.patreon.campaignId}:${e.tiers.gold}` },
+  ]);
   expect(await e.autocomplete(e.ownerId, 'unmap', [tierOption('diamond')], 'tier', MANAGE_ROLES)).toEqual([]);
 });
 
 test('/map refuses a role above the bot, with the fix, and maps nothing', async () => {
   const reply = await mapping('map', `${e.patreon.campaignId}:${e.tiers.gold}`, e.roles.vip).reply();
   expect(reply.content).toBe(
-    'Nothing was mapped: I can’t manage that role. VIP is at or above Tierlink, the bot\'s highest role, so Discord refuses to assign it.\n' +
+    "Nothing was mapped: I can’t manage that role. VIP is at or above Tierlink, the bot's highest role, so Discord refuses to assign it.\n" +
       '**Fix:** Move the Tierlink role above VIP in Server Settings → Roles.',
   );
   expect(reply.ephemeral).toBe(true);
@@ -110,19 +112,27 @@ test('/tiers warns about a role above the bot and a mapped role deleted while Ti
   // A role deleted while the bot was offline: no event came, so its /map row is still there.
   // (Deleted while online, the row goes at once: test/e2e/role-deleted.test.ts.)
   const extra = '1573306918502400068';
-  await e.tierlink.services.repos.mappings.add(e.guildId, { campaignId: e.patreon.campaignId, tierId: e.tiers.gold, roleId: extra }, e.ownerId);
+  await e.tierlink.services.repos.mappings.add(
+    e.guildId,
+    { campaignId: e.patreon.campaignId, tierId: e.tiers.gold, roleId: extra },
+    e.ownerId,
+  );
 
   const content = await tiers();
   expect(tierLines(content, 'Silver')).toContain(
     `<@&${e.roles.silver}> (from chat_role_ids) ⚠️ Silver is at or above Tierlink, the bot's highest role, so Discord refuses to assign it. → Move the Tierlink role above Silver in Server Settings → Roles.`,
   );
-  expect(tierLines(content, 'Gold')).toContain(`role ${extra} (from /map) ⚠️ role ${extra} does not exist in this server → It was deleted: map the tier to another role with /map tier:Gold`);
+  expect(tierLines(content, 'Gold')).toContain(
+    `role ${extra} (from /map) ⚠️ role ${extra} does not exist in this server → It was deleted: map the tier to another role with /map tier:Gold`,
+  );
 
   // Following the fix: mapping another role forgets the deleted one.
   await mapping('map', 'Gold', e.roles.staff).until(/Updated/);
   const after = await tiers();
   expect(after).not.toContain(extra);
-  expect(await e.tierlink.services.repos.mappings.of(e.guildId)).toEqual([{ campaignId: e.patreon.campaignId, tierId: e.tiers.gold, roleId: e.roles.staff }]);
+  expect(await e.tierlink.services.repos.mappings.of(e.guildId)).toEqual([
+    { campaignId: e.patreon.campaignId, tierId: e.tiers.gold, roleId: e.roles.staff },
+  ]);
 
   e.discord.updateRole(e.guildId, e.roles.silver, { position: 2 });
   expect(tierLines(await tiers(), 'Silver')).not.toContain('⚠️');
@@ -138,7 +148,9 @@ test('stored tiers are read again when older than 10 minutes: new tiers, prices 
 
   e.clock.advance(2 * MINUTE);
   const content = await tiers();
-  expect(tierLines(content, 'Platinum')).toBe('**Platinum** — $25 · 0 patrons\n  • no role in this server — map one with /map tier:Platinum');
+  expect(tierLines(content, 'Platinum')).toBe(
+    '**Platinum** — $25 · 0 patrons\n  • no role in this server — map one with /map tier:Platinum',
+  );
   expect(tierLines(content, 'Bronze')).toMatch(/^\*\*Bronze\*\* — \$4 · 0 patrons/);
   expect(tierLines(content, 'Gold')).toMatch(/^\*\*Gold\*\* — \$10 · 2 patrons/);
   expect(await e.autocomplete(e.ownerId, 'map', [tierOption('plat')], 'tier', MANAGE_ROLES)).toEqual([

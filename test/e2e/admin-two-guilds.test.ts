@@ -1,5 +1,15 @@
 import { type E2E, startE2E } from '../support/e2e';
-import { MANAGE_ROLES, activePatron, autocompleteIn, connectIn, roleOption, runCommand, stringOption, tierOption, waitForGuildKnown } from '../support/e2e-admin';
+import {
+  MANAGE_ROLES,
+  activePatron,
+  autocompleteIn,
+  connectIn,
+  roleOption,
+  runCommand,
+  stringOption,
+  tierOption,
+  waitForGuildKnown,
+} from '../support/e2e-admin';
 
 /**
  * One campaign serving two servers, each with its own mapping and settings. No DISCORD_GUILD_ID:
@@ -12,7 +22,8 @@ let ada: string;
 
 const inSecond = (name: string, options: Array<Record<string, unknown>> = []) =>
   runCommand(e, { guildId: second.guildId, userId: second.ownerId, name, options, memberPermissions: MANAGE_ROLES });
-const inFirst = (name: string, options: Array<Record<string, unknown>> = []) => runCommand(e, { userId: e.ownerId, name, options, memberPermissions: MANAGE_ROLES });
+const inFirst = (name: string, options: Array<Record<string, unknown>> = []) =>
+  runCommand(e, { userId: e.ownerId, name, options, memberPermissions: MANAGE_ROLES });
 
 beforeAll(async () => {
   e = await startE2E({ env: { DISCORD_GUILD_ID: '' } });
@@ -43,9 +54,17 @@ test('the same campaign connects to both servers, with one webhook', async () =>
 
 test('each server maps the tiers to its own roles and keeps its own settings', async () => {
   // The first server: the tiers' own roles, plus Staff for Gold.
-  expect((await inFirst('map', [tierOption('Gold'), roleOption('role', e.roles.staff)]).until(/Updated/)).content).toContain('**Gold** now grants **Staff**.');
+  expect((await inFirst('map', [tierOption('Gold'), roleOption('role', e.roles.staff)]).until(/Updated/)).content).toContain(
+    '**Gold** now grants **Staff**.',
+  );
   // The second server: its own roles, and only the highest tier's.
-  const choices = await autocompleteIn(e, { guildId: second.guildId, userId: second.ownerId, name: 'map', options: [tierOption('g')], focused: 'tier' });
+  const choices = await autocompleteIn(e, {
+    guildId: second.guildId,
+    userId: second.ownerId,
+    name: 'map',
+    options: [tierOption('g')],
+    focused: 'tier',
+  });
   expect(choices).toEqual([{ name: 'Gold — $10.00', value: `${e.patreon.campaignId}:${e.tiers.gold}` }]);
   await inSecond('map', [tierOption(choices[0]!.value), roleOption('role', second.members)]).until(/Updated/);
   await inSecond('map', [tierOption('Bronze'), roleOption('role', second.backers)]).until(/Updated/);
@@ -58,7 +77,9 @@ test('each server maps the tiers to its own roles and keeps its own settings', a
   expect((await repos.guilds.settings(second.guildId)).mode).toBe('highest');
 
   // A role of the other server is not one this server can map or unmap.
-  expect((await inFirst('unmap', [tierOption('Gold'), roleOption('role', e.roles.gold)]).reply()).content).toContain('Gold’s Discord role on Patreon');
+  expect((await inFirst('unmap', [tierOption('Gold'), roleOption('role', e.roles.gold)]).reply()).content).toContain(
+    'Gold’s Discord role on Patreon',
+  );
 
   // Each server lists its own roles; the tiers' chat_role_ids belong to the first server and are not a problem in the second.
   const tiers = (await inSecond('tiers').reply()).content;
@@ -86,7 +107,12 @@ test('a patron in both servers gets each server’s roles from one /link, and a 
   expect(e.discord.memberRoles(second.guildId, ada)).toEqual([second.members]);
 
   // Down to Bronze, told by the webhook.
-  e.patreon.setMembership(patron.id, e.patreon.campaignId, { patronStatus: 'active_patron', tierIds: [e.tiers.bronze], lastChargeDate: e.clock.now(), lastChargeStatus: 'Paid' });
+  e.patreon.setMembership(patron.id, e.patreon.campaignId, {
+    patronStatus: 'active_patron',
+    tierIds: [e.tiers.bronze],
+    lastChargeDate: e.clock.now(),
+    lastChargeStatus: 'Paid',
+  });
   await e.discord.waitForMemberRole(second.guildId, ada, second.backers, { present: true });
   await e.discord.waitForMemberRole(second.guildId, ada, second.members, { present: false });
   await e.discord.waitForMemberRole(e.guildId, ada, e.roles.gold, { present: false });

@@ -15,7 +15,12 @@ afterAll(() => e?.stop());
 
 test('nothing but the Discord and client credentials is configured', () => {
   expect(e.config.discord.guildId).toBeUndefined();
-  expect(e.config.patreon).toMatchObject({ creatorAccessToken: undefined, creatorRefreshToken: undefined, campaignId: undefined, webhookSecret: undefined });
+  expect(e.config.patreon).toMatchObject({
+    creatorAccessToken: undefined,
+    creatorRefreshToken: undefined,
+    campaignId: undefined,
+    webhookSecret: undefined,
+  });
   expect(e.config.publicUrl).toBeUndefined();
   if (!onPostgres()) expect(e.config.secretKey).toBeUndefined();
   // The commands are there for every server (global registration).
@@ -32,7 +37,12 @@ test('/connect on a fresh database, then a patron’s /link, gives the patron th
   expect(setup).toContain('Live updates are on');
 
   const user = e.patreon.createUser({ fullName: 'Ada Patron' });
-  e.patreon.setMembership(user.id, e.patreon.campaignId, { patronStatus: 'active_patron', tierIds: [e.tiers.gold], lastChargeDate: e.clock.now(), lastChargeStatus: 'Paid' }, { deliver: false });
+  e.patreon.setMembership(
+    user.id,
+    e.patreon.campaignId,
+    { patronStatus: 'active_patron', tierIds: [e.tiers.gold], lastChargeDate: e.clock.now(), lastChargeStatus: 'Paid' },
+    { deliver: false },
+  );
   const member = e.discord.addMember(e.guildId, { username: 'ada' });
 
   const page = await e.link(member.userId, user.id);
@@ -42,7 +52,12 @@ test('/connect on a fresh database, then a patron’s /link, gives the patron th
   expect(pageText(page.html)).toMatch(/Ada Patron/);
 
   // The webhook /connect registered keeps the role in step: a downgrade swaps it, with no sync.
-  e.patreon.setMembership(user.id, e.patreon.campaignId, { patronStatus: 'active_patron', tierIds: [e.tiers.silver], lastChargeDate: e.clock.now(), lastChargeStatus: 'Paid' });
+  e.patreon.setMembership(user.id, e.patreon.campaignId, {
+    patronStatus: 'active_patron',
+    tierIds: [e.tiers.silver],
+    lastChargeDate: e.clock.now(),
+    lastChargeStatus: 'Paid',
+  });
   await e.discord.waitForMemberRole(e.guildId, member.userId, e.roles.silver, { present: true });
   await e.discord.waitForMemberRole(e.guildId, member.userId, e.roles.gold, { present: false });
   expect(e.discord.memberRoles(e.guildId, member.userId)).toEqual([e.roles.silver]);

@@ -35,11 +35,23 @@ async function get(url: string) {
 /** What a failed attempt must leave untouched: links, snapshots, the ledger, and Discord. */
 async function stored(patreonUserId: string, discordUserId: string) {
   const { db } = e.db.database;
-  const links = await queryRows(db, sql`select * from links where patreon_user_id = ${patreonUserId} or discord_user_id = ${discordUserId}`);
+  const links = await queryRows(
+    db,
+    sql`select * from links where patreon_user_id = ${patreonUserId} or discord_user_id = ${discordUserId}`,
+  );
   const snapshots = await queryRows(db, sql`select * from member_snapshots where patreon_user_id = ${patreonUserId}`);
   const grants = await queryRows(db, sql`select * from role_grants where discord_user_id = ${discordUserId}`);
-  const events = await queryRows(db, sql`select * from link_events where discord_user_id = ${discordUserId} or patreon_user_id = ${patreonUserId}`);
-  return { links: links.length, snapshots: snapshots.length, grants: grants.length, events: events.length, roles: e.discord.memberRoles(e.guildId, discordUserId) };
+  const events = await queryRows(
+    db,
+    sql`select * from link_events where discord_user_id = ${discordUserId} or patreon_user_id = ${patreonUserId}`,
+  );
+  return {
+    links: links.length,
+    snapshots: snapshots.length,
+    grants: grants.length,
+    events: events.length,
+    roles: e.discord.memberRoles(e.guildId, discordUserId),
+  };
 }
 const NOTHING = { links: 0, snapshots: 0, grants: 0, events: 0, roles: [] };
 
@@ -179,7 +191,10 @@ test('a used state with a fresh code from another authorization is refused, and 
   expect(page.status).toBe(400);
   expect(tokenExchanges()).toBe(exchanges);
   expect(await stored(attacker.id, attackerMember.userId)).toEqual(NOTHING);
-  const victimLink = await queryRows<{ patreon_user_id: string }>(e.db.database.db, sql`select patreon_user_id from links where discord_user_id = ${victimMember.userId}`);
+  const victimLink = await queryRows<{ patreon_user_id: string }>(
+    e.db.database.db,
+    sql`select patreon_user_id from links where discord_user_id = ${victimMember.userId}`,
+  );
   expect(victimLink.map((l) => l.patreon_user_id)).toEqual([victim.id]);
   expect(e.discord.memberRoles(e.guildId, victimMember.userId)).toEqual([e.roles.gold]);
   // The attacker's own state is still good: the genuine callback completes for the right user.

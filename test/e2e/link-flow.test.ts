@@ -17,7 +17,12 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => e?.stop());
 
-type Pledge = { status: 'active_patron' | 'declined_patron' | 'former_patron' | null; tiers?: string[]; chargedDaysAgo?: number; charge?: 'Paid' | 'Declined' | null };
+type Pledge = {
+  status: 'active_patron' | 'declined_patron' | 'former_patron' | null;
+  tiers?: string[];
+  chargedDaysAgo?: number;
+  charge?: 'Paid' | 'Declined' | null;
+};
 
 function patron(fullName: string, pledge?: Pledge) {
   const user = e.patreon.createUser({ fullName });
@@ -49,13 +54,24 @@ async function linkStepByStep(discordUserId: string, patreonUserId: string) {
   // Read the roles the moment the response head arrives, before the body is even read.
   const rolesWhenPageReturned = e.discord.memberRoles(e.guildId, discordUserId);
   const html = await res.text();
-  return { reply, button, follow, authorizeUrl, callbackUrl, rolesWhenCallbackSent, rolesWhenPageReturned, page: { status: res.status, html, text: pageText(html) } };
+  return {
+    reply,
+    button,
+    follow,
+    authorizeUrl,
+    callbackUrl,
+    rolesWhenCallbackSent,
+    rolesWhenPageReturned,
+    page: { status: res.status, html, text: pageText(html) },
+  };
 }
 
 /** Every row of every table of the schema, as JSON text per table. */
 async function everyTable(): Promise<Map<string, string>> {
   const { db } = e.db.database;
-  const tables = Object.values(schema).filter((t: unknown): t is PgTable => t instanceof PgTable).map((t) => getTableName(t));
+  const tables = Object.values(schema)
+    .filter((t: unknown): t is PgTable => t instanceof PgTable)
+    .map((t) => getTableName(t));
   const out = new Map<string, string>();
   for (const name of tables) {
     const rows = await queryRows<Record<string, unknown>>(db, sql.raw(`select * from "${name}"`));

@@ -26,10 +26,15 @@ beforeAll(async () => {
   const connected = await e.connect();
   if (connected.status !== 200) throw new Error(`connect failed: ${pageText(connected.html)}`);
   // Gold also grants Staff, through /map.
-  const mapped = await e.command(e.ownerId, 'map', [
-    { name: 'tier', type: 3, value: 'Gold' },
-    { name: 'role', type: 8, value: e.roles.staff },
-  ], ADMIN);
+  const mapped = await e.command(
+    e.ownerId,
+    'map',
+    [
+      { name: 'tier', type: 3, value: 'Gold' },
+      { name: 'role', type: 8, value: e.roles.staff },
+    ],
+    ADMIN,
+  );
   if (!/now grants/.test(mapped.content)) throw new Error(`map failed: ${mapped.content}`);
 }, 60_000);
 afterAll(() => e?.stop());
@@ -117,7 +122,9 @@ describe('/status', () => {
     const status = await e.command(member.userId, 'status');
 
     expect(status.content).toContain('payment declined on 2026-11-18; roles kept until 2026-11-25 (7-day grace period)');
-    expect(status.content).toContain(`${mention(e.roles.silver)} — Silver tier (payment declined on 2026-11-18; roles kept until 2026-11-25`);
+    expect(status.content).toContain(
+      `${mention(e.roles.silver)} — Silver tier (payment declined on 2026-11-18; roles kept until 2026-11-25`,
+    );
     expect(e.discord.memberRoles(e.guildId, member.userId)).toEqual([e.roles.silver]);
   });
 });
@@ -182,7 +189,10 @@ describe('rejoin', () => {
     e.discord.addMember(e.guildId, { userId: member.userId, username: 'ray' });
 
     await e.discord.waitForMemberRole(e.guildId, member.userId, e.roles.silver, { present: true, timeoutMs: 5_000 });
-    const event = e.discord.roleEvents().filter((r) => r.userId === member.userId && r.op === 'add').at(-1)!;
+    const event = e.discord
+      .roleEvents()
+      .filter((r) => r.userId === member.userId && r.op === 'add')
+      .at(-1)!;
     expect(event.reason).toMatch(/Silver/);
   });
 
@@ -315,7 +325,10 @@ async function rejoin(userId: string, username: string): Promise<void> {
 /** Waits until the webhook inbox has nothing pending (the deliveries so far were processed). */
 async function waitForInbox(): Promise<void> {
   for (let i = 0; i < 200; i++) {
-    const rows = await queryRows<{ n: number }>(e.db.database.db, sql`select count(*)::int as n from webhook_inbox where status = 'pending'`);
+    const rows = await queryRows<{ n: number }>(
+      e.db.database.db,
+      sql`select count(*)::int as n from webhook_inbox where status = 'pending'`,
+    );
     if (rows[0]?.n === 0) return;
     await new Promise((r) => setTimeout(r, 25));
   }

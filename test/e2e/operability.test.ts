@@ -36,7 +36,12 @@ test('GET /healthz reports the database, the gateway, the creator token and the 
 test('GET /healthz answers 503 when the database does not answer', async () => {
   const db = await createTestDatabase();
   const log = new MemoryLog();
-  const tierlink = await createTierlink({ config: { ...e.config, port: 0 }, logger: createLogger({ level: 'warn', destination: log }), database: db.database, discordWaitGuildTimeoutMs: 500 });
+  const tierlink = await createTierlink({
+    config: { ...e.config, port: 0 },
+    logger: createLogger({ level: 'warn', destination: log }),
+    database: db.database,
+    discordWaitGuildTimeoutMs: 500,
+  });
   const { url } = await tierlink.start();
   try {
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
@@ -53,7 +58,12 @@ test('GET /healthz answers 503 when the database does not answer', async () => {
 test('GET /metrics serves Prometheus text with the counters of what happened', async () => {
   const p = patron('Metric Mia');
   await e.link(p.discordUserId, p.patreonUserId);
-  e.patreon.setMembership(p.patreonUserId, e.patreon.campaignId, { patronStatus: 'active_patron', tierIds: [e.tiers.silver], lastChargeDate: e.clock.now(), lastChargeStatus: 'Paid' });
+  e.patreon.setMembership(p.patreonUserId, e.patreon.campaignId, {
+    patronStatus: 'active_patron',
+    tierIds: [e.tiers.silver],
+    lastChargeDate: e.clock.now(),
+    lastChargeStatus: 'Paid',
+  });
   await e.discord.waitForMemberRole(e.guildId, p.discordUserId, e.roles.silver, { present: true, timeoutMs: 10_000 });
   const res = await fetch(`${e.url}/metrics`);
   expect(res.status).toBe(200);
@@ -77,15 +87,24 @@ test('the logs of a whole run hold no token, secret, code, link token or signatu
   const code = new URL(callback).searchParams.get('code')!;
   await fetch(callback);
   // A forged delivery and a real one, so signatures pass through the receiver both ways.
-  e.patreon.setMembership(p.patreonUserId, e.patreon.campaignId, { patronStatus: 'former_patron', tierIds: [], lastChargeDate: e.clock.now(), lastChargeStatus: 'Paid' });
+  e.patreon.setMembership(p.patreonUserId, e.patreon.campaignId, {
+    patronStatus: 'former_patron',
+    tierIds: [],
+    lastChargeDate: e.clock.now(),
+    lastChargeStatus: 'Paid',
+  });
   await e.discord.waitForMemberRole(e.guildId, p.discordUserId, e.roles.gold, { present: false, timeoutMs: 10_000 });
   const [webhook] = e.patreon.webhooks();
-  await fetch(`${e.url}/webhooks/patreon`, { method: 'POST', headers: { 'x-patreon-signature': 'f'.repeat(32), 'content-type': 'application/json' }, body: '{"data":{}}' });
+  await fetch(`${e.url}/webhooks/patreon`, {
+    method: 'POST',
+    headers: { 'x-patreon-signature': 'f'.repeat(32), 'content-type': 'application/json' },
+    body: '{"data":{}}',
+  });
 
   const secrets: Record<string, string> = {
     'bot token': e.discord.botToken,
     'client secret': e.patreon.clientSecret,
-    'SECRET_KEY': E2E_SECRET_KEY,
+    SECRET_KEY: E2E_SECRET_KEY,
     'webhook secret': webhook!.secret,
     'link token': linkToken,
     'OAuth code': code,

@@ -10,7 +10,11 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => e?.stop());
 
-const inbox = () => queryRows<{ status: string; n: number }>(e.db.database.db, sql`select status, count(*)::int as n from webhook_inbox group by status order by status`);
+const inbox = () =>
+  queryRows<{ status: string; n: number }>(
+    e.db.database.db,
+    sql`select status, count(*)::int as n from webhook_inbox group by status order by status`,
+  );
 
 /** Linked patrons on Bronze whose pledges all move to `tier` at once, with Discord slowed down. */
 async function burstOfChanges(count: number, tier: string) {
@@ -18,14 +22,24 @@ async function burstOfChanges(count: number, tier: string) {
   for (let i = 0; i < count; i++) {
     const user = e.patreon.createUser({ fullName: `Shutdown ${tier} ${i}` });
     const member = e.discord.addMember(e.guildId, { username: `shutdown${i}` });
-    e.patreon.setMembership(user.id, e.patreon.campaignId, { patronStatus: 'active_patron', tierIds: [e.tiers.bronze], lastChargeDate: e.clock.now(), lastChargeStatus: 'Paid' }, { deliver: false });
+    e.patreon.setMembership(
+      user.id,
+      e.patreon.campaignId,
+      { patronStatus: 'active_patron', tierIds: [e.tiers.bronze], lastChargeDate: e.clock.now(), lastChargeStatus: 'Paid' },
+      { deliver: false },
+    );
     await e.tierlink.services.repos.links.linkOauth(member.userId, user.id, e.clock.now());
     patrons.push({ patreonUserId: user.id, discordUserId: member.userId });
   }
   // Every role request first waits out a 429 of 1 s: the work is in flight when stop() is called.
   e.discord.injectFault({ method: 'PUT', route: 'member-role', status: 429, retryAfterSeconds: 1, times: count });
   for (const p of patrons) {
-    e.patreon.setMembership(p.patreonUserId, e.patreon.campaignId, { patronStatus: 'active_patron', tierIds: [tier], lastChargeDate: e.clock.now(), lastChargeStatus: 'Paid' });
+    e.patreon.setMembership(p.patreonUserId, e.patreon.campaignId, {
+      patronStatus: 'active_patron',
+      tierIds: [tier],
+      lastChargeDate: e.clock.now(),
+      lastChargeStatus: 'Paid',
+    });
   }
   await e.patreon.flushDeliveries(); // every delivery was answered 200: it is in the inbox
   return patrons;
@@ -50,7 +64,8 @@ async function restart(options: { shutdownGraceMs?: number } = {}): Promise<Tier
   return next;
 }
 
-const holders = (patrons: Array<{ discordUserId: string }>, roleId: string) => patrons.filter((p) => e.discord.memberRoles(e.guildId, p.discordUserId).includes(roleId)).length;
+const holders = (patrons: Array<{ discordUserId: string }>, roleId: string) =>
+  patrons.filter((p) => e.discord.memberRoles(e.guildId, p.discordUserId).includes(roleId)).length;
 
 test('stop() finishes the work in flight before it returns', async () => {
   const patrons = await burstOfChanges(8, e.tiers.gold);
@@ -69,7 +84,8 @@ test('work still in flight when stop() gives up is not lost: the next start fini
 
   e.clock.advance(3 * 60_000); // the stopped instance's leases run out, as after a crash
   const next = await restart();
-  for (const p of patrons) await e.discord.waitForMemberRole(e.guildId, p.discordUserId, e.roles.silver, { present: true, timeoutMs: 20_000 });
+  for (const p of patrons)
+    await e.discord.waitForMemberRole(e.guildId, p.discordUserId, e.roles.silver, { present: true, timeoutMs: 20_000 });
   await next.services.processor.sweep();
   expect(await inbox()).toEqual([{ status: 'done', n: 16 }]);
   const silverAdds = e.discord.roleEvents().filter((ev) => ev.op === 'add' && ev.roleId === e.roles.silver);

@@ -56,7 +56,10 @@ export function runCommand(
   const latest = (): CommandReply => {
     const all = e.discord.interactionResponses(interactionId);
     const shown = all.filter((r) => !r.deferred);
-    return toReply(shown.at(-1), all.some((r) => r.ephemeral));
+    return toReply(
+      shown.at(-1),
+      all.some((r) => r.ephemeral),
+    );
   };
   return {
     interactionId,
@@ -85,11 +88,21 @@ export function runCommand(
 /** Autocomplete in any guild: the choices offered while `focused` is typed. */
 export async function autocompleteIn(
   e: E2E,
-  options: { guildId: string; userId: string; name: string; options: Array<Record<string, unknown>>; focused: string; memberPermissions?: bigint },
+  options: {
+    guildId: string;
+    userId: string;
+    name: string;
+    options: Array<Record<string, unknown>>;
+    focused: string;
+    memberPermissions?: bigint;
+  },
 ): Promise<Array<{ name: string; value: string }>> {
   const { interactionId } = e.discord.injectCommand({ ...options, memberPermissions: options.memberPermissions ?? MANAGE_ROLES });
   const response = await e.discord.waitForInteractionResponse(interactionId, { timeoutMs: 10_000 });
-  return ((response.data?.choices as Array<{ name: string; value: string }> | undefined) ?? []).map((c) => ({ name: c.name, value: c.value }));
+  return ((response.data?.choices as Array<{ name: string; value: string }> | undefined) ?? []).map((c) => ({
+    name: c.name,
+    value: c.value,
+  }));
 }
 
 /** `/connect` as `userId` in `guildId` → authorize as the sandbox creator → callback: the result page. */
@@ -107,7 +120,12 @@ export async function connectIn(e: E2E, guildId: string, userId: string): Promis
 /** A patron of the sandbox campaign on `tierId`, paid today, with no webhook delivery. */
 export function activePatron(e: E2E, fullName: string, tierIds: string[]): { id: string } {
   const user = e.patreon.createUser({ fullName });
-  e.patreon.setMembership(user.id, e.patreon.campaignId, { patronStatus: 'active_patron', tierIds, lastChargeDate: e.clock.now(), lastChargeStatus: 'Paid' }, { deliver: false });
+  e.patreon.setMembership(
+    user.id,
+    e.patreon.campaignId,
+    { patronStatus: 'active_patron', tierIds, lastChargeDate: e.clock.now(), lastChargeStatus: 'Paid' },
+    { deliver: false },
+  );
   return user;
 }
 

@@ -54,7 +54,13 @@ export interface E2E {
   /** Runs a slash command as a member and returns the final reply. */
   command(userId: string, name: string, options?: Array<Record<string, unknown>>, memberPermissions?: bigint): Promise<CommandReply>;
   /** Autocomplete: the choices offered while `focused` is typed. */
-  autocomplete(userId: string, name: string, options: Array<Record<string, unknown>>, focused: string, memberPermissions?: bigint): Promise<Array<{ name: string; value: string }>>;
+  autocomplete(
+    userId: string,
+    name: string,
+    options: Array<Record<string, unknown>>,
+    focused: string,
+    memberPermissions?: bigint,
+  ): Promise<Array<{ name: string; value: string }>>;
   /** `/link` → button → authorize as `patreonUserId` → callback; the result page. */
   link(discordUserId: string, patreonUserId: string, decision?: 'allow' | 'deny'): Promise<{ status: number; html: string }>;
   /** `/connect` as the guild owner → authorize as the creator → callback; the result page. */
@@ -73,7 +79,11 @@ export interface E2EOptions {
    * Runs after the sandboxes are seeded and before the service is created (a second campaign or
    * guild that must exist at start-up); the variables it returns are added to the environment.
    */
-  beforeStart?(world: { patreon: MembershipServiceSandbox; discord: DiscordSandbox; guildId: string }): Record<string, string> | void | Promise<Record<string, string> | void>;
+  beforeStart?(world: {
+    patreon: MembershipServiceSandbox;
+    discord: DiscordSandbox;
+    guildId: string;
+  }): Record<string, string> | void | Promise<Record<string, string> | void>;
 }
 
 const ADMIN = 1n << 3n;
@@ -90,8 +100,13 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
   const role = (name: string, position = 1) => discord.createRole(guildId, { name, position }).id;
   const roles = { bronze: role('Bronze'), silver: role('Silver'), gold: role('Gold'), staff: role('Staff'), vip: '' };
   roles.vip = role('VIP', 10); // above the bot's role
-  const tier = (title: string, amountCents: number, roleId: string) => patreon.createTier(patreon.campaignId, { title, amountCents, chatRoleIds: [roleId] }).id;
-  const tiers = { bronze: tier('Bronze', 300, roles.bronze), silver: tier('Silver', 500, roles.silver), gold: tier('Gold', 1000, roles.gold) };
+  const tier = (title: string, amountCents: number, roleId: string) =>
+    patreon.createTier(patreon.campaignId, { title, amountCents, chatRoleIds: [roleId] }).id;
+  const tiers = {
+    bronze: tier('Bronze', 300, roles.bronze),
+    silver: tier('Silver', 500, roles.silver),
+    gold: tier('Gold', 1000, roles.gold),
+  };
 
   const extraEnv = (await options.beforeStart?.({ patreon, discord, guildId })) ?? {};
   const parsed = parseConfig({
@@ -101,7 +116,10 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
     LOG_LEVEL: 'debug',
     ...(db.url ? { DATABASE_URL: db.url } : {}),
     ...(options.creatorTokensInEnv
-      ? { PATREON_CREATOR_ACCESS_TOKEN: patreon.creatorTokens.accessToken, PATREON_CREATOR_REFRESH_TOKEN: patreon.creatorTokens.refreshToken }
+      ? {
+          PATREON_CREATOR_ACCESS_TOKEN: patreon.creatorTokens.accessToken,
+          PATREON_CREATOR_REFRESH_TOKEN: patreon.creatorTokens.refreshToken,
+        }
       : {}),
     ...options.env,
     ...extraEnv,
@@ -160,7 +178,10 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
     async autocomplete(userId, name, commandOptions, focused, memberPermissions = ADMIN) {
       const { interactionId } = discord.injectCommand({ guildId, userId, name, options: commandOptions, focused, memberPermissions });
       const response = await discord.waitForInteractionResponse(interactionId, { timeoutMs: 10_000 });
-      return ((response.data?.choices as Array<{ name: string; value: string }> | undefined) ?? []).map((c) => ({ name: c.name, value: c.value }));
+      return ((response.data?.choices as Array<{ name: string; value: string }> | undefined) ?? []).map((c) => ({
+        name: c.name,
+        value: c.value,
+      }));
     },
 
     async link(discordUserId, patreonUserId, decision = 'allow') {
@@ -170,7 +191,10 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
       const follow = await fetch(button, { redirect: 'manual' });
       if (follow.status !== 302) return { status: follow.status, html: await follow.text() };
       const authorizeUrl = follow.headers.get('location')!;
-      const callback = decision === 'allow' ? await patreon.approveAuthorization(authorizeUrl, patreonUserId) : await patreon.denyAuthorization(authorizeUrl);
+      const callback =
+        decision === 'allow'
+          ? await patreon.approveAuthorization(authorizeUrl, patreonUserId)
+          : await patreon.denyAuthorization(authorizeUrl);
       const page = await fetch(callback, { redirect: 'manual' });
       return { status: page.status, html: await page.text() };
     },

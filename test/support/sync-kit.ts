@@ -22,7 +22,11 @@ export function wireSync(
   const { clock } = world;
   const { logger = silentLogger, ...syncOptions } = options;
   const repos = createRepositories(database.db, createSecretBox(SECRET_KEY));
-  const { rest } = createRest({ apiBaseUrl: world.discord.sandbox.apiBaseUrl, token: world.discord.sandbox.botToken, rest: { globalRequestsPerSecond: 10_000 } });
+  const { rest } = createRest({
+    apiBaseUrl: world.discord.sandbox.apiBaseUrl,
+    token: world.discord.sandbox.botToken,
+    rest: { globalRequestsPerSecond: 10_000 },
+  });
   const meter = createApiMeter({ discordRest: rest });
   const directory = createGuildDirectory({ rest, botUserId: world.discord.sandbox.botUserId });
   const discordSnapshots = createGuildSnapshotCache({ directory, clock, ttlMs: 60_000 });

@@ -99,7 +99,11 @@ export async function createWorld(): Promise<World> {
     world.roles = { bronze: role('Bronze'), silver: role('Silver'), gold: role('Gold'), staff: role('Staff') };
     const tier = (title: string, amountCents: number, roleId: string) =>
       patreon.createTier(patreon.campaignId, { title: `${title} ${counter}`, amountCents, chatRoleIds: [roleId] }).id;
-    world.tiers = { bronze: tier('Bronze', 300, world.roles.bronze), silver: tier('Silver', 500, world.roles.silver), gold: tier('Gold', 1000, world.roles.gold) };
+    world.tiers = {
+      bronze: tier('Bronze', 300, world.roles.bronze),
+      silver: tier('Silver', 500, world.roles.silver),
+      gold: tier('Gold', 1000, world.roles.gold),
+    };
     const connected = await world.accounts.connect({
       accessToken: patreon.creatorTokens.accessToken,
       refreshToken: patreon.creatorTokens.refreshToken,

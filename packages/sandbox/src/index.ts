@@ -4,5 +4,15 @@
  * enforces it); the tests, the benchmarks and `npm run demo` wire the product to it.
  */
 export { standInEnvironment } from './service-environment';
-export { type Clock, type ManualClock, type ShiftableClock, createManualClock, createShiftableClock, systemClock, DAY, HOUR, MINUTE } from './support/clock';
+export {
+  type Clock,
+  type ManualClock,
+  type ShiftableClock,
+  createManualClock,
+  createShiftableClock,
+  systemClock,
+  DAY,
+  HOUR,
+  MINUTE,
+} from './support/clock';
 export { type ReceivedDelivery, type WebhookReceiver, startWebhookReceiver } from './recording-endpoint';

@@ -22,7 +22,11 @@ export function campaignName(details: CampaignDetails): string {
  * Stores a campaign and its complete tier list as the service reports them now; tiers that
  * disappeared are marked removed.
  */
-export async function storeCampaign(deps: { campaigns: CampaignRepository; clock: Clock }, creatorUserId: string, details: CampaignDetails): Promise<void> {
+export async function storeCampaign(
+  deps: { campaigns: CampaignRepository; clock: Clock },
+  creatorUserId: string,
+  details: CampaignDetails,
+): Promise<void> {
   await deps.campaigns.upsert({
     id: details.campaign.id,
     creatorUserId,

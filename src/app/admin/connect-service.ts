@@ -142,7 +142,10 @@ export function createConnectService(deps: ConnectServiceDeps) {
      * the campaign to `guildIds` (DISCORD_GUILD_ID, or every guild the bot is in that serves no
      * campaign yet). Returns what was bound.
      */
-    async connectFromEnvironment(tokens: { accessToken: string; refreshToken: string }, guildIds: readonly string[]): Promise<BoundCampaign[]> {
+    async connectFromEnvironment(
+      tokens: { accessToken: string; refreshToken: string },
+      guildIds: readonly string[],
+    ): Promise<BoundCampaign[]> {
       // After the first refresh the environment's refresh token is spent and the database holds the
       // rotated pair: seed from the environment only when its tokens changed since the last seed.
       const seed = createHash('sha256').update(`${tokens.accessToken}\n${tokens.refreshToken}`).digest('hex');

@@ -75,17 +75,33 @@ function rolesInUse(guild: GuildContext): Map<string, RoleUse> {
       used.set(
         roleId,
         source === 'map'
-          ? { source, what: `is mapped to ${tier.title} with /map`, fixMissing: `It was deleted: map ${tier.title} to another role with /map (Tierlink then forgets the deleted one).` }
-          : { source, what: `is ${tier.title}’s Discord role on Patreon`, fixMissing: `Set ${tier.title}’s Discord role on Patreon to a role of this server, or map one with /map.` },
+          ? {
+              source,
+              what: `is mapped to ${tier.title} with /map`,
+              fixMissing: `It was deleted: map ${tier.title} to another role with /map (Tierlink then forgets the deleted one).`,
+            }
+          : {
+              source,
+              what: `is ${tier.title}’s Discord role on Patreon`,
+              fixMissing: `Set ${tier.title}’s Discord role on Patreon to a role of this server, or map one with /map.`,
+            },
       );
     }
   }
   const { formerPatronRoleId, followerRoleId } = guild.settings;
   if (formerPatronRoleId && !used.has(formerPatronRoleId)) {
-    used.set(formerPatronRoleId, { source: 'setting', what: 'is the former-patron role', fixMissing: 'Choose another with /settings former_role, or /settings clear_former_role:true.' });
+    used.set(formerPatronRoleId, {
+      source: 'setting',
+      what: 'is the former-patron role',
+      fixMissing: 'Choose another with /settings former_role, or /settings clear_former_role:true.',
+    });
   }
   if (followerRoleId && !used.has(followerRoleId)) {
-    used.set(followerRoleId, { source: 'setting', what: 'is the follower role', fixMissing: 'Choose another with /settings follower_role, or /settings clear_follower_role:true.' });
+    used.set(followerRoleId, {
+      source: 'setting',
+      what: 'is the follower role',
+      fixMissing: 'Choose another with /settings follower_role, or /settings clear_follower_role:true.',
+    });
   }
   return used;
 }
@@ -104,7 +120,14 @@ export function createDoctor(deps: DoctorDeps) {
       snapshot = await deps.snapshots.get(guildId);
     } catch (error) {
       const problem = error instanceof DiscordProblemError ? error.problem : null;
-      return [{ name: 'Discord access', ok: false, detail: problem?.message ?? 'the server could not be read', fix: problem?.fix ?? 'Check that Tierlink is still in this server.' }];
+      return [
+        {
+          name: 'Discord access',
+          ok: false,
+          detail: problem?.message ?? 'the server could not be read',
+          fix: problem?.fix ?? 'Check that Tierlink is still in this server.',
+        },
+      ];
     }
     const canManage = botCanManageRoles(guildId, snapshot.roles, snapshot.botRoleIds);
     checks.push({
@@ -118,7 +141,12 @@ export function createDoctor(deps: DoctorDeps) {
     // each role as if it were on, so a role that is also above the bot or managed still shows.
     const judged = canManage
       ? guild.roles
-      : toGuildRoles(guildId, { ...snapshot, roles: snapshot.roles.map((r) => (snapshot.botRoleIds.includes(r.id) ? { ...r, permissions: String(BigInt(r.permissions) | MANAGE_ROLES) } : r)) });
+      : toGuildRoles(guildId, {
+          ...snapshot,
+          roles: snapshot.roles.map((r) =>
+            snapshot.botRoleIds.includes(r.id) ? { ...r, permissions: String(BigInt(r.permissions) | MANAGE_ROLES) } : r,
+          ),
+        });
     const used = rolesInUse(guild);
     const missing = [...used.keys()].filter((id) => !guild.roles.has(id));
     const elsewhere = await findRolesElsewhere(
@@ -142,17 +170,39 @@ export function createDoctor(deps: DoctorDeps) {
     checks.push(
       ...(problems.length > 0
         ? problems
-        : [{ name: 'Role positions', ok: true, detail: here > 0 ? `all ${here} mapped role${here === 1 ? ' is' : 's are'} below Tierlink’s role` : 'no roles are mapped yet', fix: null }]),
+        : [
+            {
+              name: 'Role positions',
+              ok: true,
+              detail: here > 0 ? `all ${here} mapped role${here === 1 ? ' is' : 's are'} below Tierlink’s role` : 'no roles are mapped yet',
+              fix: null,
+            },
+          ]),
     );
     if (here === 0 && guild.campaignIds.length > 0) {
-      checks.push({ name: 'Mappings', ok: false, detail: 'no tier grants any role in this server', fix: 'Map a tier to a role with /map, or set the tier’s Discord role on Patreon.' });
+      checks.push({
+        name: 'Mappings',
+        ok: false,
+        detail: 'no tier grants any role in this server',
+        fix: 'Map a tier to a role with /map, or set the tier’s Discord role on Patreon.',
+      });
     }
     try {
       for await (const _page of deps.directory.listMembers(guildId, { pageSize: 1 })) break;
-      checks.push({ name: 'Server Members Intent', ok: true, detail: 'members can be listed (needed by the nightly sync and rejoin restore)', fix: null });
+      checks.push({
+        name: 'Server Members Intent',
+        ok: true,
+        detail: 'members can be listed (needed by the nightly sync and rejoin restore)',
+        fix: null,
+      });
     } catch (error) {
       const problem = error instanceof DiscordProblemError ? error.problem : null;
-      checks.push({ name: 'Server Members Intent', ok: false, detail: problem?.message ?? 'members cannot be listed', fix: problem?.fix ?? 'Developer Portal → your application → Bot → turn on Server Members Intent.' });
+      checks.push({
+        name: 'Server Members Intent',
+        ok: false,
+        detail: problem?.message ?? 'members cannot be listed',
+        fix: problem?.fix ?? 'Developer Portal → your application → Bot → turn on Server Members Intent.',
+      });
     }
     return checks;
   }
@@ -166,7 +216,12 @@ export function createDoctor(deps: DoctorDeps) {
     const client = deps.accounts.clientForCreator(campaign.creatorUserId);
     let tokenWorks = false;
     if (!status) {
-      checks.push({ name: `${label}: Patreon connection`, ok: false, detail: 'no creator token is stored', fix: 'Run /connect and sign in as the creator.' });
+      checks.push({
+        name: `${label}: Patreon connection`,
+        ok: false,
+        detail: 'no creator token is stored',
+        fix: 'Run /connect and sign in as the creator.',
+      });
     } else {
       try {
         await client.getCampaign(campaignId);
@@ -188,7 +243,9 @@ export function createDoctor(deps: DoctorDeps) {
           name: `${label}: Patreon connection`,
           ok: false,
           detail: tokenProblem ? `the creator token is no longer accepted${refreshFailed}` : `Patreon could not be reached (${kind})`,
-          fix: tokenProblem ? 'Run /connect again and sign in as the creator.' : 'Patreon may be down; Tierlink retries. Run /doctor again later.',
+          fix: tokenProblem
+            ? 'Run /connect again and sign in as the creator.'
+            : 'Patreon may be down; Tierlink retries. Run /doctor again later.',
         });
       }
     }
@@ -210,7 +267,12 @@ export function createDoctor(deps: DoctorDeps) {
     if (client) {
       try {
         const listed = (await client.listWebhooks()).filter((w) => w.campaignId === campaignId);
-        state = listed.find((w) => w.id === stored?.webhookId) ?? listed.find((w) => w.paused) ?? listed.find((w) => w.numConsecutiveTimesFailed > 0) ?? listed[0] ?? null;
+        state =
+          listed.find((w) => w.id === stored?.webhookId) ??
+          listed.find((w) => w.paused) ??
+          listed.find((w) => w.numConsecutiveTimesFailed > 0) ??
+          listed[0] ??
+          null;
         live = true;
       } catch {
         live = false;
@@ -221,14 +283,24 @@ export function createDoctor(deps: DoctorDeps) {
       asOf = stored?.checkedAt ? ` (as last checked, ${day(stored.checkedAt)})` : '';
     }
     if (!state) {
-      return { name, ok: false, detail: `no webhook is registered${asOf}, so pledge changes wait for the nightly sync`, fix: 'Make sure PUBLIC_URL is reachable from the internet; Tierlink registers its webhook within 15 minutes, or at the next /connect.' };
-    }
-    if (state.paused || state.numConsecutiveTimesFailed > 0) {
-      const failures = state.numConsecutiveTimesFailed > 0 ? ` after ${state.numConsecutiveTimesFailed} failed deliver${state.numConsecutiveTimesFailed === 1 ? 'y' : 'ies'}` : '';
       return {
         name,
         ok: false,
-        detail: state.paused ? `Patreon paused the webhook${failures}${asOf}; pledge changes are held until it is un-paused` : `the last ${state.numConsecutiveTimesFailed} deliveries failed${asOf}`,
+        detail: `no webhook is registered${asOf}, so pledge changes wait for the nightly sync`,
+        fix: 'Make sure PUBLIC_URL is reachable from the internet; Tierlink registers its webhook within 15 minutes, or at the next /connect.',
+      };
+    }
+    if (state.paused || state.numConsecutiveTimesFailed > 0) {
+      const failures =
+        state.numConsecutiveTimesFailed > 0
+          ? ` after ${state.numConsecutiveTimesFailed} failed deliver${state.numConsecutiveTimesFailed === 1 ? 'y' : 'ies'}`
+          : '';
+      return {
+        name,
+        ok: false,
+        detail: state.paused
+          ? `Patreon paused the webhook${failures}${asOf}; pledge changes are held until it is un-paused`
+          : `the last ${state.numConsecutiveTimesFailed} deliveries failed${asOf}`,
         fix: 'Make sure PUBLIC_URL/webhooks/patreon is reachable from the internet; Tierlink then un-pauses the webhook and resyncs within 15 minutes.',
       };
     }
@@ -248,10 +320,20 @@ export function createDoctor(deps: DoctorDeps) {
       };
     }
     if (last.errors.length > 0 || last.status === 'failed') {
-      return { name: 'Last sync', ok: false, detail: `${when}: ${last.errors[0] ?? last.status}`, fix: 'Fix the problems above and run /sync.' };
+      return {
+        name: 'Last sync',
+        ok: false,
+        detail: `${when}: ${last.errors[0] ?? last.status}`,
+        fix: 'Fix the problems above and run /sync.',
+      };
     }
     const stale = deps.clock.now().getTime() - last.startedAt.getTime() > 2 * DAY;
-    return { name: 'Last sync', ok: !stale, detail: `${when}: ${last.status}`, fix: stale ? 'The nightly sync has not run for two days: check that Tierlink is running and SYNC_SCHEDULE.' : null };
+    return {
+      name: 'Last sync',
+      ok: !stale,
+      detail: `${when}: ${last.status}`,
+      fix: stale ? 'The nightly sync has not run for two days: check that Tierlink is running and SYNC_SCHEDULE.' : null,
+    };
   }
 
   return {
@@ -259,7 +341,12 @@ export function createDoctor(deps: DoctorDeps) {
       const campaignIds = await deps.guilds.campaignsOf(guildId);
       const checks: DoctorCheck[] = [];
       if (campaignIds.length === 0) {
-        checks.push({ name: 'Campaign', ok: false, detail: 'no Patreon campaign is connected to this server', fix: 'Run /connect and sign in as the creator.' });
+        checks.push({
+          name: 'Campaign',
+          ok: false,
+          detail: 'no Patreon campaign is connected to this server',
+          fix: 'Run /connect and sign in as the creator.',
+        });
       }
       checks.push(...(await discordChecks(guildId)));
       for (const campaignId of campaignIds) checks.push(...(await campaignChecks(campaignId)));
@@ -272,7 +359,10 @@ export function createDoctor(deps: DoctorDeps) {
 /** The `/doctor` reply: problems first with their fixes, or "all good". */
 export function renderDoctor(checks: readonly DoctorCheck[]): string {
   const problems = checks.filter((c) => !c.ok);
-  const lines = problems.length === 0 ? ['**All good.** Everything Tierlink needs is in place.'] : [`**${problems.length} problem${problems.length === 1 ? '' : 's'} found**`];
+  const lines =
+    problems.length === 0
+      ? ['**All good.** Everything Tierlink needs is in place.']
+      : [`**${problems.length} problem${problems.length === 1 ? '' : 's'} found**`];
   for (const c of problems) lines.push(`❌ **${c.name}**: ${c.detail}\n   **Fix:** ${c.fix ?? 'see above'}`);
   for (const c of checks.filter((x) => x.ok)) lines.push(`✅ **${c.name}**: ${c.detail}`);
   return lines.join('\n').slice(0, 1990);

@@ -94,7 +94,13 @@ export function createMappingService(deps: {
       const roleName = snapshot.roles.find((r) => r.id === roleId)?.name ?? roleId;
       await forgetDeletedRoles(guildId);
       const removed = await deps.mappings.remove(guildId, { campaignId: tier.campaignId, tierId: tier.id, roleId });
-      if (!removed) return { kind: 'not_mapped', tierTitle: tier.title, roleName, viaTier: tierRoleIdsForGuild(tier.roleIds, guildId).includes(roleId) };
+      if (!removed)
+        return {
+          kind: 'not_mapped',
+          tierTitle: tier.title,
+          roleName,
+          viaTier: tierRoleIdsForGuild(tier.roleIds, guildId).includes(roleId),
+        };
       return { kind: 'done', tierTitle: tier.title, roleName, changed: true, followUp: inBackground(guildId) };
     },
   };

@@ -20,7 +20,8 @@ export async function findRolesElsewhere(
   const found = new Map<string, string>();
   if (wanted.size === 0) return found;
   const others = new Set<string>();
-  for (const campaignId of campaignIds) for (const other of await deps.guilds.guildsOf(campaignId)) if (other !== guildId) others.add(other);
+  for (const campaignId of campaignIds)
+    for (const other of await deps.guilds.guildsOf(campaignId)) if (other !== guildId) others.add(other);
   for (const other of others) {
     let roleIds: Iterable<string>;
     try {

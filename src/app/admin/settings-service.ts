@@ -27,7 +27,12 @@ function inOptionNames(problem: string): string {
 }
 
 /** `/settings`: shows the guild's settings, or validates, saves and echoes a change. */
-export function createSettingsService(deps: { guilds: GuildRepository; snapshots: GuildSnapshotCache; reconcileGuild: ReconcileGuild; logger: Logger }) {
+export function createSettingsService(deps: {
+  guilds: GuildRepository;
+  snapshots: GuildSnapshotCache;
+  reconcileGuild: ReconcileGuild;
+  logger: Logger;
+}) {
   return {
     async apply(guildId: string, change: SettingsChange): Promise<SettingsOutcome> {
       const before = await deps.guilds.settings(guildId);
@@ -36,7 +41,10 @@ export function createSettingsService(deps: { guilds: GuildRepository; snapshots
       const next = applySettingsChange(before, change);
       if (!next.ok) return { kind: 'invalid', problems: next.error.map(inOptionNames) };
       const problems: string[] = [];
-      for (const [key, label] of [['formerPatronRoleId', 'former-patron role'], ['followerRoleId', 'follower role']] as const) {
+      for (const [key, label] of [
+        ['formerPatronRoleId', 'former-patron role'],
+        ['followerRoleId', 'follower role'],
+      ] as const) {
         const roleId = change[key];
         if (!roleId) continue;
         const check = await checkRole(deps.snapshots, guildId, roleId);

@@ -66,7 +66,12 @@ export function createTiersService(deps: {
     if (age < TIERS_STALE_MS) return;
     let running = refreshing.get(campaignId);
     if (!running) {
-      running = refreshCampaign({ campaigns: deps.campaigns, clock: deps.clock }, deps.accounts.clientForCreator(campaign.creatorUserId), campaign.creatorUserId, campaignId)
+      running = refreshCampaign(
+        { campaigns: deps.campaigns, clock: deps.clock },
+        deps.accounts.clientForCreator(campaign.creatorUserId),
+        campaign.creatorUserId,
+        campaignId,
+      )
         .then(() => undefined)
         .catch((error) => deps.logger.warn({ err: error, campaignId }, 'tier refresh failed; showing stored tiers'))
         .finally(() => refreshing.delete(campaignId));
@@ -77,7 +82,9 @@ export function createTiersService(deps: {
 
   async function storedTiers(guildId: string): Promise<Array<TierRow & { campaignName: string }>> {
     const campaignIds = await deps.guilds.campaignsOf(guildId);
-    const names = new Map((await Promise.all(campaignIds.map((id) => deps.campaigns.get(id)))).flatMap((c) => (c ? [[c.id, c.name] as const] : [])));
+    const names = new Map(
+      (await Promise.all(campaignIds.map((id) => deps.campaigns.get(id)))).flatMap((c) => (c ? [[c.id, c.name] as const] : [])),
+    );
     const rows = await deps.campaigns.tiersOf(campaignIds);
     return rows.filter((t) => t.removedAt === null).map((t) => ({ ...t, campaignName: names.get(t.campaignId) ?? t.campaignId }));
   }
@@ -93,7 +100,9 @@ export function createTiersService(deps: {
         const tier = guild.tiers.find((t) => t.campaignId === row.campaignId && t.tierId === row.id)!;
         return { row, roles: tierRoles(guild, tier) };
       });
-      const missing = lines.flatMap((l) => l.roles.filter((r) => r.source === 'chat_role_ids' && !guild.roles.has(r.roleId)).map((r) => r.roleId));
+      const missing = lines.flatMap((l) =>
+        l.roles.filter((r) => r.source === 'chat_role_ids' && !guild.roles.has(r.roleId)).map((r) => r.roleId),
+      );
       const elsewhere = await findRolesElsewhere(
         { guilds: deps.guilds, roleIdsOf: async (other) => (await deps.contexts.load(other)).roles.keys() },
         guildId,

@@ -28,9 +28,13 @@ export function bestEntitlement(entitlements: readonly Entitlement[]): Entitleme
   return [...entitlements].sort((a, b) => RANK[b.kind] - RANK[a.kind])[0] ?? null;
 }
 
-
 /** Explains a user's roles in a guild without changing anything. */
-export function createStatusService(deps: { links: LinkRepository; ledger: LedgerRepository; campaigns: CampaignRepository; reconciler: Reconciler }) {
+export function createStatusService(deps: {
+  links: LinkRepository;
+  ledger: LedgerRepository;
+  campaigns: CampaignRepository;
+  reconciler: Reconciler;
+}) {
   return {
     async explain(guildId: string, discordUserId: string): Promise<StatusReport> {
       const [link, lastEvent, outcome, ledger] = await Promise.all([

@@ -69,8 +69,11 @@ export async function applyPlan(
   const { guildId, userId } = plan;
   const result: ApplyResult = { applied: [], failed: [], blocked: plan.blocked };
   const audit: AuditEntry[] = [];
-  const entry = (change: { op: RoleChange['op']; roleId: string; reason: string }, outcome: AuditEntry['outcome'], error?: string): AuditEntry =>
-    auditEntry({ guildId, userId, trigger, at: clock.now() }, change, outcome, error ?? null);
+  const entry = (
+    change: { op: RoleChange['op']; roleId: string; reason: string },
+    outcome: AuditEntry['outcome'],
+    error?: string,
+  ): AuditEntry => auditEntry({ guildId, userId, trigger, at: clock.now() }, change, outcome, error ?? null);
 
   for (const change of plan.changes) {
     if (change.op === 'forget') {

@@ -213,13 +213,18 @@ export function createFullSync(deps: FullSyncDeps) {
         );
         const candidates: SocialLinkCandidate[] = [];
         for (const m of page.members) if (m.discordUserId) candidates.push({ discordUserId: m.discordUserId, patreonUserId: m.userId });
-        report.linksMade += dryRun ? await wouldLink(candidates, pendingLinks) : (await deps.links.linkSocialMany(candidates, clock.now())).length;
+        report.linksMade += dryRun
+          ? await wouldLink(candidates, pendingLinks)
+          : (await deps.links.linkSocialMany(candidates, clock.now())).length;
         for (const tier of page.tiers) seenTiers.set(tier.id, toTierInput(tier));
       }
       report.complete = true;
     } catch (error) {
       report.error = `reading the members of campaign ${campaignId} failed after ${report.pages} ${report.pages === 1 ? 'page' : 'pages'}: ${describe(error)}`;
-      logger.error({ err: error, campaignId, pages: report.pages }, 'full sync: reading the campaign members failed; no role will be removed in its servers');
+      logger.error(
+        { err: error, campaignId, pages: report.pages },
+        'full sync: reading the campaign members failed; no role will be removed in its servers',
+      );
     }
     try {
       await deps.campaigns.upsertTiers(campaignId, [...seenTiers.values()], clock.now());
@@ -335,7 +340,11 @@ export function createFullSync(deps: FullSyncDeps) {
         };
       } else if (options.force !== true && context !== null) {
         const verdict = shouldHoldRemovals(report.planned.removes, report.ourGrants, context.settings);
-        if (verdict.hold) report.held = { removals: report.planned.removes, reason: `${verdict.reason ?? 'above the threshold'} (or npm run sync -- --force)` };
+        if (verdict.hold)
+          report.held = {
+            removals: report.planned.removes,
+            reason: `${verdict.reason ?? 'above the threshold'} (or npm run sync -- --force)`,
+          };
       }
     }
 
@@ -453,12 +462,18 @@ export function createFullSync(deps: FullSyncDeps) {
             ...(patreonUserId === undefined ? { unlinkedReason: NOT_LINKED } : {}),
           });
           report.usersPlanned += 1;
-          if (planned.plan.changes.length > 0 || planned.plan.blocked.length > 0) pending.push({ plan: planned.plan, username: m.globalName ?? m.username });
+          if (planned.plan.changes.length > 0 || planned.plan.blocked.length > 0)
+            pending.push({ plan: planned.plan, username: m.globalName ?? m.username });
         }
       }
     } catch (error) {
-      report.errors.push(`reading the members of this server failed after ${report.discord.pages} ${report.discord.pages === 1 ? 'page' : 'pages'}: ${describe(error)}`);
-      logger.error({ err: error, guildId: guild.guildId, pages: report.discord.pages }, 'full sync: reading the server members failed; no role will be removed');
+      report.errors.push(
+        `reading the members of this server failed after ${report.discord.pages} ${report.discord.pages === 1 ? 'page' : 'pages'}: ${describe(error)}`,
+      );
+      logger.error(
+        { err: error, guildId: guild.guildId, pages: report.discord.pages },
+        'full sync: reading the server members failed; no role will be removed',
+      );
     }
   }
 
@@ -537,7 +552,10 @@ export function createFullSync(deps: FullSyncDeps) {
             outcome.failed.set(change, { change, code: problem.code, message: problem.message, fix: problem.fix ?? null });
             audit.push(entry(userId, change, 'failed', `${problem.code}: ${problem.message}`));
             metrics.roleChanges.inc({ kind: change.op, outcome: 'failed' });
-            logger.warn({ guildId, userId, roleId: change.roleId, op: change.op, code: problem.code, trigger: 'sync' }, 'role change failed');
+            logger.warn(
+              { guildId, userId, roleId: change.roleId, op: change.op, code: problem.code, trigger: 'sync' },
+              'role change failed',
+            );
           }
         } catch (error) {
           if (stopped === null) {
@@ -602,10 +620,15 @@ export function createFullSync(deps: FullSyncDeps) {
       const startedAt = clock.now();
       const meterStart = deps.meter?.read() ?? null;
       const errors: string[] = [];
-      logger.info({ trigger: options.trigger, guildId: options.guildId, campaignId: options.campaignId, dryRun, force: options.force === true }, 'full sync: started');
+      logger.info(
+        { trigger: options.trigger, guildId: options.guildId, campaignId: options.campaignId, dryRun, force: options.force === true },
+        'full sync: started',
+      );
 
       const bindings = (await deps.guilds.bindings()).filter(
-        (b) => (options.guildId === undefined || b.guildId === options.guildId) && (options.campaignId === undefined || b.campaignId === options.campaignId),
+        (b) =>
+          (options.guildId === undefined || b.guildId === options.guildId) &&
+          (options.campaignId === undefined || b.campaignId === options.campaignId),
       );
       const campaignsByGuild = new Map<string, string[]>();
       for (const b of bindings) campaignsByGuild.set(b.guildId, [...(campaignsByGuild.get(b.guildId) ?? []), b.campaignId]);
@@ -618,7 +641,10 @@ export function createFullSync(deps: FullSyncDeps) {
       const pendingLinks = new Map<string, string>();
       const campaigns = new Map<string, CampaignOutcome>();
       for (const campaignId of [...new Set(bindings.map((b) => b.campaignId))].sort()) {
-        campaigns.set(campaignId, options.refreshMembers === false ? storedCampaign(campaignId) : await readCampaign(campaignId, dryRun, pendingLinks));
+        campaigns.set(
+          campaignId,
+          options.refreshMembers === false ? storedCampaign(campaignId) : await readCampaign(campaignId, dryRun, pendingLinks),
+        );
       }
 
       const guilds: GuildSyncReport[] = [];
@@ -642,7 +668,11 @@ export function createFullSync(deps: FullSyncDeps) {
         status,
         startedAt: startedAt.toISOString(),
         finishedAt: clock.now().toISOString(),
-        timing: { wallMs: Math.round(wallMs), rateLimitWaitMs: Math.round(rateLimitWaitMs), busyMs: Math.round(Math.max(0, wallMs - rateLimitWaitMs)) },
+        timing: {
+          wallMs: Math.round(wallMs),
+          rateLimitWaitMs: Math.round(rateLimitWaitMs),
+          busyMs: Math.round(Math.max(0, wallMs - rateLimitWaitMs)),
+        },
         campaigns: [...campaigns.values()].map((c) => c.report),
         guilds,
         apiCalls: callsBetween(meterStart, meterEnd),
@@ -650,7 +680,17 @@ export function createFullSync(deps: FullSyncDeps) {
       };
       metrics.syncRuns.inc({ status: dryRun ? 'dry_run' : status });
       if (!dryRun) metrics.syncDurationSeconds.observe(wallMs / 1000);
-      logger.info({ trigger: options.trigger, status, dryRun, wallMs: report.timing.wallMs, rateLimitWaitMs: report.timing.rateLimitWaitMs, apiCalls: report.apiCalls }, 'full sync: finished');
+      logger.info(
+        {
+          trigger: options.trigger,
+          status,
+          dryRun,
+          wallMs: report.timing.wallMs,
+          rateLimitWaitMs: report.timing.rateLimitWaitMs,
+          apiCalls: report.apiCalls,
+        },
+        'full sync: finished',
+      );
       return report;
     },
   };

@@ -63,7 +63,12 @@ export function createReconciler(deps: ReconcilerDeps) {
   const UNLINKED: UserState = { linked: false, members: [], campaignIds: [] };
 
   /** `known`: the user's state when the caller just read it (one read for all their guilds). */
-  async function reconcileMember(guildId: string, discordUserId: string, options: ReconcileOptions, known?: UserState): Promise<MemberOutcome> {
+  async function reconcileMember(
+    guildId: string,
+    discordUserId: string,
+    options: ReconcileOptions,
+    known?: UserState,
+  ): Promise<MemberOutcome> {
     return mutex.run(`${guildId}:${discordUserId}`, async () => {
       const [guild, { members, linked }, member, ledger] = await Promise.all([
         deps.contexts.load(guildId),
@@ -96,7 +101,8 @@ export function createReconciler(deps: ReconcilerDeps) {
   }
 
   return {
-    reconcileMember: (guildId: string, discordUserId: string, options: ReconcileOptions) => reconcileMember(guildId, discordUserId, options),
+    reconcileMember: (guildId: string, discordUserId: string, options: ReconcileOptions) =>
+      reconcileMember(guildId, discordUserId, options),
 
     /** Reconciles a Discord user in every guild where their roles are at stake (plus `alsoGuildIds`). */
     async reconcileUser(discordUserId: string, options: ReconcileOptions & { alsoGuildIds?: readonly string[] }): Promise<MemberOutcome[]> {

@@ -159,7 +159,8 @@ export function memberFromPayload(body: unknown, campaignId: string): Result<Pay
   const attributes = resource.attributes ?? {};
   if (!('patron_status' in attributes)) return err('patron_status is missing');
   const status = attributes.patron_status;
-  if (status !== null && !(typeof status === 'string' && PATRON_STATUSES.has(status))) return err(`patron_status ${JSON.stringify(status)} is not a known status`);
+  if (status !== null && !(typeof status === 'string' && PATRON_STATUSES.has(status)))
+    return err(`patron_status ${JSON.stringify(status)} is not a known status`);
   const tierIds = relatedIds(resource, 'currently_entitled_tiers') ?? relatedIds(resource, 'currently_entitled_rewards');
   if (tierIds === undefined) return err('currently_entitled_tiers is missing');
   const userId = relatedId(resource, 'user') ?? null;
@@ -243,14 +244,25 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
   async function usePayload(input: RefreshInput, readError: unknown): Promise<DeliveryOutcome> {
     const { campaignId, memberId } = input;
     const existing = await deps.snapshots.get(campaignId, memberId);
-    if (existing && existing.source !== 'webhook-payload' && input.receivedAt && existing.fetchedAt.getTime() > input.receivedAt.getTime()) {
-      logger.info({ campaignId, memberId, err: readError }, 'member re-read failed; the stored snapshot was read after this delivery arrived and is kept');
+    if (
+      existing &&
+      existing.source !== 'webhook-payload' &&
+      input.receivedAt &&
+      existing.fetchedAt.getTime() > input.receivedAt.getTime()
+    ) {
+      logger.info(
+        { campaignId, memberId, err: readError },
+        'member re-read failed; the stored snapshot was read after this delivery arrived and is kept',
+      );
       return 'kept';
     }
     if (input.trigger === 'members:delete') {
       await deps.snapshots.delete(campaignId, memberId);
       const userId = existing?.patreonUserId ?? input.patreonUserId;
-      logger.warn({ campaignId, memberId, err: readError }, 'member re-read failed; the delete delivery removes the snapshot, re-check queued');
+      logger.warn(
+        { campaignId, memberId, err: readError },
+        'member re-read failed; the delete delivery removes the snapshot, re-check queued',
+      );
       await reconcile(userId, input.reason);
       await scheduleRecheck(input, userId);
       return 'payload';
@@ -312,10 +324,16 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
     const kind = kindOf(delivery.trigger, dataType);
     let outcome: DeliveryOutcome;
     if (kind === 'post') {
-      logger.info({ id: delivery.id, trigger: delivery.trigger, postId: data?.id ?? null }, 'post event acknowledged; posts have no role effect');
+      logger.info(
+        { id: delivery.id, trigger: delivery.trigger, postId: data?.id ?? null },
+        'post event acknowledged; posts have no role effect',
+      );
       outcome = 'post';
     } else if (kind === 'other' || dataType !== 'member' || typeof data?.id !== 'string') {
-      logger.warn({ id: delivery.id, trigger: delivery.trigger, type: dataType }, 'delivery is not a member event Tierlink acts on; acknowledged');
+      logger.warn(
+        { id: delivery.id, trigger: delivery.trigger, type: dataType },
+        'delivery is not a member event Tierlink acts on; acknowledged',
+      );
       outcome = 'ignored';
     } else {
       const campaignId = delivery.campaignId ?? payloadCampaignId(doc);
@@ -351,7 +369,10 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
     onRetry: () => metrics.webhookRetries.inc(),
     onDead: (row, error) => {
       metrics.webhookDeadLetters.inc();
-      logger.error({ id: row.id, err: error }, 'webhook delivery dead-lettered: it stays in webhook_inbox with status dead and its last error');
+      logger.error(
+        { id: row.id, err: error },
+        'webhook delivery dead-lettered: it stays in webhook_inbox with status dead and its last error',
+      );
     },
   });
 

@@ -166,7 +166,11 @@ export function createWebhookSecrets(options: WebhookSecretsOptions): WebhookSec
     return loading;
   }
 
-  const key = (list: readonly WebhookSecret[]) => list.map((s) => `${s.webhookId}\u0000${s.secret}`).sort().join('\u0001');
+  const key = (list: readonly WebhookSecret[]) =>
+    list
+      .map((s) => `${s.webhookId}\u0000${s.secret}`)
+      .sort()
+      .join('\u0001');
 
   return {
     async candidates() {
@@ -200,12 +204,25 @@ export interface WebhookReceiverDeps {
   onAccepted?(id: number): void | Promise<void>;
 }
 
-type Rejection = 'missing_signature' | 'invalid_signature' | 'campaign_mismatch' | 'not_json' | 'not_json_api' | 'too_large' | 'unreadable_body';
+type Rejection =
+  'missing_signature' | 'invalid_signature' | 'campaign_mismatch' | 'not_json' | 'not_json_api' | 'too_large' | 'unreadable_body';
 
 const REJECTIONS: Record<Rejection, { status: number; result: string; message: string }> = {
-  missing_signature: { status: 401, result: 'rejected_signature', message: 'The delivery carries no X-Patreon-Signature or X-Service-Signature header.' },
-  invalid_signature: { status: 401, result: 'rejected_signature', message: 'The signature does not match the body under any webhook secret.' },
-  campaign_mismatch: { status: 403, result: 'rejected_signature', message: 'The body names a campaign other than the one whose webhook secret signed it.' },
+  missing_signature: {
+    status: 401,
+    result: 'rejected_signature',
+    message: 'The delivery carries no X-Patreon-Signature or X-Service-Signature header.',
+  },
+  invalid_signature: {
+    status: 401,
+    result: 'rejected_signature',
+    message: 'The signature does not match the body under any webhook secret.',
+  },
+  campaign_mismatch: {
+    status: 403,
+    result: 'rejected_signature',
+    message: 'The body names a campaign other than the one whose webhook secret signed it.',
+  },
   not_json: { status: 400, result: 'rejected_body', message: 'The body is not JSON.' },
   not_json_api: { status: 400, result: 'rejected_body', message: 'The body is not a JSON:API document with a primary resource.' },
   too_large: { status: 413, result: 'too_large', message: `The body is larger than ${MAX_WEBHOOK_BODY_BYTES} bytes.` },
@@ -255,7 +272,14 @@ export function createWebhookReceiver(deps: WebhookReceiverDeps): Router {
     const r = REJECTIONS[reason];
     metrics.webhookDeliveries.inc({ result: r.result });
     logger.warn(
-      { reason, status: r.status, bytes: Buffer.isBuffer(req.body) ? req.body.length : Number(req.headers['content-length'] ?? 0), trigger: req.headers[EVENT_HEADER] ?? null, remote: req.ip, ...extra },
+      {
+        reason,
+        status: r.status,
+        bytes: Buffer.isBuffer(req.body) ? req.body.length : Number(req.headers['content-length'] ?? 0),
+        trigger: req.headers[EVENT_HEADER] ?? null,
+        remote: req.ip,
+        ...extra,
+      },
       `webhook delivery rejected: ${r.message}`,
     );
     res.status(r.status).json({ error: reason, message: r.message });
@@ -275,61 +299,59 @@ export function createWebhookReceiver(deps: WebhookReceiverDeps): Router {
     return fresh ? match(fresh) : null;
   }
 
-  router.post(
-    '/',
-    express.raw({ type: () => true, limit: MAX_WEBHOOK_BODY_BYTES }),
-    async (req: Request, res: Response) => {
-      const body: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      const signatures = SIGNATURE_HEADERS.flatMap((name) => headerValues(req, name));
-      if (signatures.length === 0) return reject(req, res, 'missing_signature');
-      const secret = await verify(body, signatures);
-      if (!secret) return reject(req, res, 'invalid_signature');
+  router.post('/', express.raw({ type: () => true, limit: MAX_WEBHOOK_BODY_BYTES }), async (req: Request, res: Response) => {
+    const body: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const signatures = SIGNATURE_HEADERS.flatMap((name) => headerValues(req, name));
+    if (signatures.length === 0) return reject(req, res, 'missing_signature');
+    const secret = await verify(body, signatures);
+    if (!secret) return reject(req, res, 'invalid_signature');
 
-      let text: string;
-      let doc: unknown;
-      try {
-        text = utf8.decode(body);
-        doc = JSON.parse(text);
-      } catch {
-        return reject(req, res, 'not_json');
-      }
-      if (!isObject(doc) || !isObject(doc.data) || typeof doc.data.type !== 'string' || typeof doc.data.id !== 'string') {
-        return reject(req, res, 'not_json_api');
-      }
-      const named = payloadCampaignId(doc);
-      if (secret.campaignId !== null && named !== null && named !== secret.campaignId) {
-        return reject(req, res, 'campaign_mismatch', { webhookId: secret.webhookId, campaignId: secret.campaignId, namedCampaignId: named });
-      }
-      const header = headerValues(req, EVENT_HEADER)[0]?.trim() ?? '';
-      const trigger = TRIGGER_NAME.test(header) ? header : null;
+    let text: string;
+    let doc: unknown;
+    try {
+      text = utf8.decode(body);
+      doc = JSON.parse(text);
+    } catch {
+      return reject(req, res, 'not_json');
+    }
+    if (!isObject(doc) || !isObject(doc.data) || typeof doc.data.type !== 'string' || typeof doc.data.id !== 'string') {
+      return reject(req, res, 'not_json_api');
+    }
+    const named = payloadCampaignId(doc);
+    if (secret.campaignId !== null && named !== null && named !== secret.campaignId) {
+      return reject(req, res, 'campaign_mismatch', { webhookId: secret.webhookId, campaignId: secret.campaignId, namedCampaignId: named });
+    }
+    const header = headerValues(req, EVENT_HEADER)[0]?.trim() ?? '';
+    const trigger = TRIGGER_NAME.test(header) ? header : null;
 
-      let id: number;
-      try {
-        id = await deps.inbox.insertDelivery({ receivedAt: deps.clock.now(), trigger, campaignId: secret.campaignId ?? named, body: text });
-      } catch (error) {
-        metrics.webhookDeliveries.inc({ result: 'failed' });
-        logger.error({ err: error, trigger }, 'webhook delivery verified but not stored; answering 503 so the service retries');
-        res.status(503).json({ error: 'unavailable', message: 'The delivery could not be stored; retry later.' });
-        return;
-      }
-      metrics.webhookDeliveries.inc({ result: 'accepted' });
-      logger.debug({ id, trigger, campaignId: secret.campaignId ?? named, webhookId: secret.webhookId }, 'webhook delivery accepted');
-      if (deps.onAccepted) {
-        const start = deps.onAccepted;
-        let started = false;
-        const kick = () => {
-          if (started) return;
-          started = true;
-          Promise.resolve()
-            .then(() => start(id))
-            .catch((error: unknown) => logger.error({ err: error, id }, 'webhook delivery stored but could not be started; the sweep will take it'));
-        };
-        res.once('finish', kick);
-        res.once('close', kick);
-      }
-      res.status(200).json({ ok: true });
-    },
-  );
+    let id: number;
+    try {
+      id = await deps.inbox.insertDelivery({ receivedAt: deps.clock.now(), trigger, campaignId: secret.campaignId ?? named, body: text });
+    } catch (error) {
+      metrics.webhookDeliveries.inc({ result: 'failed' });
+      logger.error({ err: error, trigger }, 'webhook delivery verified but not stored; answering 503 so the service retries');
+      res.status(503).json({ error: 'unavailable', message: 'The delivery could not be stored; retry later.' });
+      return;
+    }
+    metrics.webhookDeliveries.inc({ result: 'accepted' });
+    logger.debug({ id, trigger, campaignId: secret.campaignId ?? named, webhookId: secret.webhookId }, 'webhook delivery accepted');
+    if (deps.onAccepted) {
+      const start = deps.onAccepted;
+      let started = false;
+      const kick = () => {
+        if (started) return;
+        started = true;
+        Promise.resolve()
+          .then(() => start(id))
+          .catch((error: unknown) =>
+            logger.error({ err: error, id }, 'webhook delivery stored but could not be started; the sweep will take it'),
+          );
+      };
+      res.once('finish', kick);
+      res.once('close', kick);
+    }
+    res.status(200).json({ ok: true });
+  });
 
   router.all('/', (_req: Request, res: Response) => {
     res.set('Allow', 'POST').status(405).json({ error: 'method_not_allowed', message: 'Deliveries are POSTed.' });

@@ -40,7 +40,9 @@ export interface WebhookHealth {
 }
 
 export interface WebhookRegistrationDeps {
-  accounts: { clientForCampaign(campaignId: string): Promise<Pick<PatreonClient, 'listWebhooks' | 'createWebhook' | 'updateWebhook'> | null> };
+  accounts: {
+    clientForCampaign(campaignId: string): Promise<Pick<PatreonClient, 'listWebhooks' | 'createWebhook' | 'updateWebhook'> | null>;
+  };
   campaigns: Pick<CampaignRepository, 'all'>;
   webhooks: Pick<WebhookRepository, 'upsert' | 'forCampaign' | 'removeOthers'>;
   /** `$PUBLIC_URL` (no trailing slash); the webhook uri is this plus {@link WEBHOOK_PATH}. */
@@ -129,13 +131,25 @@ export function createWebhookRegistration(deps: WebhookRegistrationDeps): Webhoo
     if (!current) {
       await deps.webhooks.removeOthers(campaignId, []);
       if (manual) {
-        return { campaignId, state: 'manual-secret', webhook: null, healed: false, detail: 'no webhook of this client; deliveries are verified with PATREON_WEBHOOK_SECRET' };
+        return {
+          campaignId,
+          state: 'manual-secret',
+          webhook: null,
+          healed: false,
+          detail: 'no webhook of this client; deliveries are verified with PATREON_WEBHOOK_SECRET',
+        };
       }
       const created = await client.createWebhook({ campaignId, uri, triggers: MEMBER_TRIGGERS });
       await store(campaignId, created);
       deps.onSecretsChanged?.();
       logger.info({ campaignId, webhookId: created.id, uri }, 'registered the campaign webhook');
-      return { campaignId, state: 'registered', webhook: publicView(created), healed: false, detail: `registered webhook ${created.id} at ${uri}` };
+      return {
+        campaignId,
+        state: 'registered',
+        webhook: publicView(created),
+        healed: false,
+        detail: `registered webhook ${created.id} at ${uri}`,
+      };
     }
 
     const unhealthy = current.paused || current.numConsecutiveTimesFailed > 0;
@@ -147,7 +161,13 @@ export function createWebhookRegistration(deps: WebhookRegistrationDeps): Webhoo
       const state = current.paused ? 'paused' : 'failing';
       deps.metrics.webhookUnhealthy.inc({ state });
       logger.warn(
-        { campaignId, webhookId: current.id, paused: current.paused, numConsecutiveTimesFailed: current.numConsecutiveTimesFailed, lastAttemptedAt: current.lastAttemptedAt },
+        {
+          campaignId,
+          webhookId: current.id,
+          paused: current.paused,
+          numConsecutiveTimesFailed: current.numConsecutiveTimesFailed,
+          lastAttemptedAt: current.lastAttemptedAt,
+        },
         `the campaign webhook is ${state}; re-enabling it so the service sends the events it held, and queueing a sync`,
       );
       patch.paused = false;
@@ -157,13 +177,24 @@ export function createWebhookRegistration(deps: WebhookRegistrationDeps): Webhoo
       current = { ...updated, campaignId, secret: updated.secret || current.secret };
     }
     await store(campaignId, current);
-    await deps.webhooks.removeOthers(campaignId, listed.map((w) => w.id));
+    await deps.webhooks.removeOthers(
+      campaignId,
+      listed.map((w) => w.id),
+    );
     deps.onSecretsChanged?.();
     if (unhealthy) await deps.requestCampaignSync(campaignId, 'webhook was paused or failing');
 
     const state: EnsureState = manual ? 'manual-secret' : repointed ? 'updated' : 'already-registered';
-    const what = [repointed ? `re-pointed at ${uri}` : null, unhealthy ? 're-enabled (was paused or failing)' : null].filter(Boolean).join(', ');
-    return { campaignId, state, webhook: publicView(current), healed: unhealthy, detail: what ? `webhook ${current.id} ${what}` : `webhook ${current.id} is in place` };
+    const what = [repointed ? `re-pointed at ${uri}` : null, unhealthy ? 're-enabled (was paused or failing)' : null]
+      .filter(Boolean)
+      .join(', ');
+    return {
+      campaignId,
+      state,
+      webhook: publicView(current),
+      healed: unhealthy,
+      detail: what ? `webhook ${current.id} ${what}` : `webhook ${current.id} is in place`,
+    };
   }
 
   async function ensure(campaignId: string): Promise<EnsureResult> {
@@ -173,7 +204,13 @@ export function createWebhookRegistration(deps: WebhookRegistrationDeps): Webhoo
         result = await ensureNow(campaignId);
       } catch (error) {
         logger.warn({ campaignId, err: error }, 'checking the campaign webhook failed');
-        result = { campaignId, state: 'failed', webhook: null, healed: false, detail: error instanceof Error ? error.message : String(error) };
+        result = {
+          campaignId,
+          state: 'failed',
+          webhook: null,
+          healed: false,
+          detail: error instanceof Error ? error.message : String(error),
+        };
       }
       last.set(campaignId, result);
       return result;

@@ -1,12 +1,4 @@
-import type {
-  DesiredGrant,
-  DesiredRoles,
-  Entitlement,
-  GrantSource,
-  GuildContext,
-  GuildTier,
-  RoleNote,
-} from './types';
+import type { DesiredGrant, DesiredRoles, Entitlement, GrantSource, GuildContext, GuildTier, RoleNote } from './types';
 
 interface TierRole {
   roleId: string;
@@ -123,7 +115,10 @@ export function desiredRoles(entitlements: readonly Entitlement[], guild: GuildC
             campaignId: tier.campaignId,
             tierId: tier.tierId,
             reason: `role ${roleId} of the ${tier.title} tier (from ${source === 'map' ? '/map' : 'chat_role_ids'}) does not exist in this server`,
-            fix: source === 'map' ? `Remove it with /unmap, or map an existing role` : `Update the tier's Discord role on the service, or map a role with /map`,
+            fix:
+              source === 'map'
+                ? `Remove it with /unmap, or map an existing role`
+                : `Update the tier's Discord role on the service, or map a role with /map`,
           });
           continue;
         }

@@ -57,9 +57,8 @@ function declined(
   now: Date,
 ): Entitlement {
   const anchor = member.lastChargeDate ?? member.declinedSeenAt;
-  const what = member.lastChargeStatus && member.lastChargeStatus !== 'Declined'
-    ? `last charge ${member.lastChargeStatus}`
-    : 'payment declined';
+  const what =
+    member.lastChargeStatus && member.lastChargeStatus !== 'Declined' ? `last charge ${member.lastChargeStatus}` : 'payment declined';
   const when = anchor ? ` on ${day(anchor)}` : '';
   if (NO_GRACE_CHARGES.has(member.lastChargeStatus)) {
     return { ...base, kind: 'lapsed', reason: `${what}${when}: no grace period after a ${member.lastChargeStatus} charge` };

@@ -1,13 +1,5 @@
 import { managedRoleIds } from './desired-roles';
-import type {
-  BlockedChange,
-  DesiredRoles,
-  Entitlement,
-  GuildContext,
-  LedgerEntry,
-  RoleChange,
-  UserPlan,
-} from './types';
+import type { BlockedChange, DesiredRoles, Entitlement, GuildContext, LedgerEntry, RoleChange, UserPlan } from './types';
 
 export interface PlanInput {
   guild: GuildContext;

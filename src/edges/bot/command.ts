@@ -1,8 +1,4 @@
-import type {
-  AutocompleteInteraction,
-  ChatInputCommandInteraction,
-  RESTPostAPIChatInputApplicationCommandsJSONBody,
-} from 'discord.js';
+import type { AutocompleteInteraction, ChatInputCommandInteraction, RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord.js';
 import type { Logger } from '../../shared/logger';
 import type { BotServices } from './bot-services';
 

@@ -1,5 +1,15 @@
 import type { REST } from '@discordjs/rest';
-import { Client, Events, GatewayIntentBits, Options, type Guild, type GuildMember, type Interaction, type PartialGuildMember, type Role } from 'discord.js';
+import {
+  Client,
+  Events,
+  GatewayIntentBits,
+  Options,
+  type Guild,
+  type GuildMember,
+  type Interaction,
+  type PartialGuildMember,
+  type Role,
+} from 'discord.js';
 import type { Logger } from '../../shared/logger';
 
 export interface DiscordBotDeps {

@@ -20,13 +20,17 @@ export async function registerCommands(deps: {
 }): Promise<'registered' | 'unchanged'> {
   const body = deps.commands.map((c) => c.data);
   const scope = deps.guildId ? `guild:${deps.guildId}` : 'global';
-  const hash = createHash('sha256').update(JSON.stringify({ applicationId: deps.applicationId, body })).digest('hex');
+  const hash = createHash('sha256')
+    .update(JSON.stringify({ applicationId: deps.applicationId, body }))
+    .digest('hex');
   const key = `commands:${scope}`;
   if ((await deps.appState.get<string>(key)) === hash) {
     deps.logger.debug({ scope }, 'slash commands unchanged; registration skipped');
     return 'unchanged';
   }
-  const route = deps.guildId ? Routes.applicationGuildCommands(deps.applicationId, deps.guildId) : Routes.applicationCommands(deps.applicationId);
+  const route = deps.guildId
+    ? Routes.applicationGuildCommands(deps.applicationId, deps.guildId)
+    : Routes.applicationCommands(deps.applicationId);
   await deps.rest.put(route, { body });
   await deps.appState.set(key, hash);
   deps.logger.info({ scope, commands: body.length }, 'slash commands registered');

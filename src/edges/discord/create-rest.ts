@@ -63,7 +63,12 @@ export function createRest(options: CreateRestOptions): RestHandle {
   let stats = emptyStats();
 
   rest.on('response', (request: APIRequest, response: ResponseLike) => {
-    const event: RestCallEvent = { method: request.method.toUpperCase(), route: request.route, status: response.status, retries: request.retries };
+    const event: RestCallEvent = {
+      method: request.method.toUpperCase(),
+      route: request.route,
+      status: response.status,
+      retries: request.retries,
+    };
     const key = `${event.method} ${event.route}`;
     stats.requests += 1;
     stats.byRoute[key] = (stats.byRoute[key] ?? 0) + 1;
@@ -82,7 +87,10 @@ export function createRest(options: CreateRestOptions): RestHandle {
     };
     stats.rateLimitWaits += 1;
     stats.rateLimitWaitMs += event.waitMs;
-    options.logger?.debug({ route: event.route, method: event.method, waitMs: event.waitMs, global: event.global }, 'discord rate limit wait');
+    options.logger?.debug(
+      { route: event.route, method: event.method, waitMs: event.waitMs, global: event.global },
+      'discord rate limit wait',
+    );
     options.onRateLimited?.(event);
   });
 

@@ -10,12 +10,7 @@ export const DiscordErrorCode = {
 } as const;
 
 export type DiscordProblemCode =
-  | 'unknown_guild'
-  | 'unknown_member'
-  | 'unknown_role'
-  | 'missing_access'
-  | 'missing_permissions'
-  | 'members_intent_disabled';
+  'unknown_guild' | 'unknown_member' | 'unknown_role' | 'missing_access' | 'missing_permissions' | 'members_intent_disabled';
 
 /** A failure Discord answered that we know how to explain. */
 export interface DiscordProblem {
@@ -93,8 +88,9 @@ export function explainDiscordError(error: unknown): DiscordProblem | undefined 
     case DiscordErrorCode.MissingPermissions:
       return {
         code: 'missing_permissions',
-        message: 'Discord refused: the bot lacks permission for this role (Manage Roles, or the role is at or above the bot\'s highest role).',
-        fix: 'Give the bot\'s role Manage Roles and move it above every role Tierlink grants, in Server Settings → Roles.',
+        message:
+          "Discord refused: the bot lacks permission for this role (Manage Roles, or the role is at or above the bot's highest role).",
+        fix: "Give the bot's role Manage Roles and move it above every role Tierlink grants, in Server Settings → Roles.",
         discordCode: DiscordErrorCode.MissingPermissions,
         status,
       };

@@ -61,10 +61,18 @@ export function truncateReason(reason: string): string {
  */
 export function createRoleWriter(options: RoleWriterOptions): RoleWriter & { invalidate(guildId?: string): void } {
   const { rest, directory, clock } = options;
-  const cache = options.cache ?? createGuildSnapshotCache({ directory, clock, ...(options.cacheTtlMs !== undefined ? { ttlMs: options.cacheTtlMs } : {}) });
+  const cache =
+    options.cache ??
+    createGuildSnapshotCache({ directory, clock, ...(options.cacheTtlMs !== undefined ? { ttlMs: options.cacheTtlMs } : {}) });
   const invalidate = (guildId?: string) => cache.invalidate(guildId);
 
-  async function change(op: 'add' | 'remove', guildId: string, userId: string, roleId: string, reason: string): Promise<Result<void, RoleWriteProblem>> {
+  async function change(
+    op: 'add' | 'remove',
+    guildId: string,
+    userId: string,
+    roleId: string,
+    reason: string,
+  ): Promise<Result<void, RoleWriteProblem>> {
     const base = { guildId, userId, roleId };
     let check: ReturnType<typeof checkRoleAssignable>;
     try {
@@ -97,7 +105,15 @@ export function createRoleWriter(options: RoleWriterOptions): RoleWriter & { inv
         invalidate(guildId);
       }
       options.logger?.warn({ guildId, userId, roleId, code: problem.code }, 'discord refused a role change');
-      return err({ ...base, code: problem.code, roleName, message: problem.message, fix: problem.fix, requestSent: true, discordCode: problem.discordCode });
+      return err({
+        ...base,
+        code: problem.code,
+        roleName,
+        message: problem.message,
+        fix: problem.fix,
+        requestSent: true,
+        discordCode: problem.discordCode,
+      });
     }
   }
 

@@ -14,7 +14,10 @@ export interface HealthChecks {
  */
 export async function checkHealth(checks: HealthChecks, timeoutMs = 2000): Promise<HealthReport> {
   const withTimeout = <T>(p: Promise<T>) =>
-    Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs).unref())]);
+    Promise.race([
+      p,
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs).unref()),
+    ]);
   const report: HealthReport = { ok: true, checks: {} };
   try {
     await withTimeout(checks.database());
@@ -31,7 +34,12 @@ export async function checkHealth(checks: HealthChecks, timeoutMs = 2000): Promi
     const failing = creators.filter((c) => !c.connected || c.cooldownUntil !== null);
     report.checks.creatorTokens = {
       ok: creators.length > 0 && failing.length === 0,
-      detail: creators.length === 0 ? 'no creator connected' : failing.length === 0 ? `${creators.length} connected` : `${failing.length} of ${creators.length} failing to refresh`,
+      detail:
+        creators.length === 0
+          ? 'no creator connected'
+          : failing.length === 0
+            ? `${creators.length} connected`
+            : `${failing.length} of ${creators.length} failing to refresh`,
     };
   } catch (error) {
     report.checks.creatorTokens = { ok: false, detail: error instanceof Error ? error.message : String(error) };
@@ -41,7 +49,12 @@ export async function checkHealth(checks: HealthChecks, timeoutMs = 2000): Promi
     const unhealthy = webhooks.filter((w) => !w.registered || w.paused || w.numConsecutiveTimesFailed > 0);
     report.checks.webhooks = {
       ok: unhealthy.length === 0,
-      detail: webhooks.length === 0 ? 'no campaign served' : unhealthy.length === 0 ? `${webhooks.length} delivering` : `${unhealthy.length} of ${webhooks.length} missing, paused or failing`,
+      detail:
+        webhooks.length === 0
+          ? 'no campaign served'
+          : unhealthy.length === 0
+            ? `${webhooks.length} delivering`
+            : `${unhealthy.length} of ${webhooks.length} missing, paused or failing`,
       campaigns: webhooks,
     };
   } catch (error) {

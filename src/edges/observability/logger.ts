@@ -69,7 +69,10 @@ export function createLogger(setup: LoggerSetup): Logger {
   if (setup.pretty) {
     return pino({
       ...options,
-      transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', destination: fd } },
+      transport: {
+        target: 'pino-pretty',
+        options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', destination: fd },
+      },
     });
   }
   return pino(options, pino.destination({ fd, sync: true }));

@@ -28,8 +28,16 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60],
       registers,
     }),
-    webhookRetries: new Counter({ name: 'tierlink_webhook_retries_total', help: 'Delivery processing attempts that failed and were scheduled again', registers }),
-    webhookDeadLetters: new Counter({ name: 'tierlink_webhook_dead_letters_total', help: 'Deliveries given up after the last attempt', registers }),
+    webhookRetries: new Counter({
+      name: 'tierlink_webhook_retries_total',
+      help: 'Delivery processing attempts that failed and were scheduled again',
+      registers,
+    }),
+    webhookDeadLetters: new Counter({
+      name: 'tierlink_webhook_dead_letters_total',
+      help: 'Deliveries given up after the last attempt',
+      registers,
+    }),
     webhookUnhealthy: new Counter({
       name: 'tierlink_webhook_unhealthy_total',
       help: 'Times a registered webhook was found paused or failing, by state',
@@ -61,8 +69,18 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       labelNames: ['kind'] as const,
       registers,
     }),
-    links: new Counter({ name: 'tierlink_links_total', help: 'Completed /link flows, by outcome', labelNames: ['outcome'] as const, registers }),
-    queueDepth: new Gauge({ name: 'tierlink_queue_depth', help: 'Durable work waiting, by queue', labelNames: ['queue'] as const, registers }),
+    links: new Counter({
+      name: 'tierlink_links_total',
+      help: 'Completed /link flows, by outcome',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    queueDepth: new Gauge({
+      name: 'tierlink_queue_depth',
+      help: 'Durable work waiting, by queue',
+      labelNames: ['queue'] as const,
+      registers,
+    }),
   };
   return metrics;
 }

@@ -44,7 +44,14 @@ export function createCreatorAccounts(deps: {
 
   const noSession: CreatorSession = {
     withAccessToken: () =>
-      Promise.reject(new PatreonApiError({ kind: 'not_connected', method: 'SESSION', path: 'creator', message: 'no creator session on the patron client' })),
+      Promise.reject(
+        new PatreonApiError({
+          kind: 'not_connected',
+          method: 'SESSION',
+          path: 'creator',
+          message: 'no creator session on the patron client',
+        }),
+      ),
     replaceTokens: async () => {},
     status: async () => ({ connected: false, expiresAt: null, refreshFailedAt: null, cooldownUntil: null }),
   };

@@ -53,7 +53,8 @@ export interface CreatorSession {
   status(): Promise<CreatorSessionStatus>;
 }
 
-const sameTokens = (a: OAuthTokens | null, b: OAuthTokens | null): boolean => a !== null && b !== null && a.accessToken === b.accessToken && a.refreshToken === b.refreshToken;
+const sameTokens = (a: OAuthTokens | null, b: OAuthTokens | null): boolean =>
+  a !== null && b !== null && a.accessToken === b.accessToken && a.refreshToken === b.refreshToken;
 
 /**
  * Holds the creator's tokens. The rotated refresh token is saved before the new access token is
@@ -73,8 +74,11 @@ export function createCreatorSession(options: CreatorSessionOptions): CreatorSes
   let refreshing: Promise<OAuthTokens> | null = null;
   let loaded = false;
 
-  const sessionError = (kind: 'not_connected' | 'refresh_failed' | 'refresh_cooldown' | 'token_store_failed', message: string, cause?: unknown): PatreonApiError =>
-    new PatreonApiError({ kind, method: 'SESSION', path: 'creator', message, cause });
+  const sessionError = (
+    kind: 'not_connected' | 'refresh_failed' | 'refresh_cooldown' | 'token_store_failed',
+    message: string,
+    cause?: unknown,
+  ): PatreonApiError => new PatreonApiError({ kind, method: 'SESSION', path: 'creator', message, cause });
 
   const inCooldown = (): boolean => failedAt !== null && clock.now().getTime() - failedAt.getTime() < cooldownMs;
 
@@ -114,7 +118,10 @@ export function createCreatorSession(options: CreatorSessionOptions): CreatorSes
       return;
     }
     const until = new Date((failedAt?.getTime() ?? 0) + cooldownMs);
-    throw sessionError('refresh_cooldown', `refreshing the creator token failed; not retried before ${until.toISOString()} (reconnect with /connect)`);
+    throw sessionError(
+      'refresh_cooldown',
+      `refreshing the creator token failed; not retried before ${until.toISOString()} (reconnect with /connect)`,
+    );
   }
 
   function refreshOnce(used: OAuthTokens): Promise<OAuthTokens> {
@@ -132,8 +139,13 @@ export function createCreatorSession(options: CreatorSessionOptions): CreatorSes
       } catch (e) {
         failedAt = clock.now();
         failedPair = used;
-        logger.error({ kind: isPatreonApiError(e) ? e.kind : 'unknown', status: isPatreonApiError(e) ? e.status : null }, 'creator token refresh failed');
-        await store.saveRefreshFailure?.(failedAt).catch((saveError: unknown) => logger.error({ err: saveError }, 'could not record the refresh failure'));
+        logger.error(
+          { kind: isPatreonApiError(e) ? e.kind : 'unknown', status: isPatreonApiError(e) ? e.status : null },
+          'creator token refresh failed',
+        );
+        await store
+          .saveRefreshFailure?.(failedAt)
+          .catch((saveError: unknown) => logger.error({ err: saveError }, 'could not record the refresh failure'));
         throw sessionError('refresh_failed', 'refreshing the creator token failed', e);
       }
       try {

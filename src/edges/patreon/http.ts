@@ -174,7 +174,15 @@ export function createHttp(options: HttpOptions): Http {
         attempt += 1;
         const started = clock.now().getTime();
         const report = (status: number | null, outcome: RequestInfo['outcome'], errorKind: PatreonErrorKind | null): void => {
-          options.onRequest?.({ method: req.method, path: req.path, status, attempt, durationMs: clock.now().getTime() - started, outcome, errorKind });
+          options.onRequest?.({
+            method: req.method,
+            path: req.path,
+            status,
+            attempt,
+            durationMs: clock.now().getTime() - started,
+            outcome,
+            errorKind,
+          });
         };
 
         let res: Response;
@@ -188,7 +196,10 @@ export function createHttp(options: HttpOptions): Http {
             failures += 1;
             const wait = backoffMs(failures);
             report(null, 'retry', kind);
-            logger.warn({ method: req.method, path: req.path, kind, attempt, waitMs: Math.round(wait) }, 'membership service unreachable; retrying');
+            logger.warn(
+              { method: req.method, path: req.path, kind, attempt, waitMs: Math.round(wait) },
+              'membership service unreachable; retrying',
+            );
             await options.sleep(wait);
             continue;
           }
@@ -239,7 +250,10 @@ export function createHttp(options: HttpOptions): Http {
           failures += 1;
           const wait = backoffMs(failures);
           report(res.status, 'retry', kind);
-          logger.warn({ method: req.method, path: req.path, status: res.status, attempt, waitMs: Math.round(wait) }, 'membership service error; retrying');
+          logger.warn(
+            { method: req.method, path: req.path, status: res.status, attempt, waitMs: Math.round(wait) },
+            'membership service error; retrying',
+          );
           await options.sleep(wait);
           continue;
         }

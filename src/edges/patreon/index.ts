@@ -1,6 +1,20 @@
-export type { CampaignDetails, Identity, MemberDetails, MemberTrigger, PatreonClient, PatreonClientOptions, TierRoleField } from './patreon-client';
+export type {
+  CampaignDetails,
+  Identity,
+  MemberDetails,
+  MemberTrigger,
+  PatreonClient,
+  PatreonClientOptions,
+  TierRoleField,
+} from './patreon-client';
 export { DEFAULT_TIER_ROLE_FIELDS, MEMBER_TRIGGERS, POST_TRIGGERS, createPatreonClient } from './patreon-client';
-export type { CreatorSession, CreatorSessionOptions, CreatorSessionStatus, CreatorTokenStore, StoredCreatorTokens } from './creator-session';
+export type {
+  CreatorSession,
+  CreatorSessionOptions,
+  CreatorSessionStatus,
+  CreatorTokenStore,
+  StoredCreatorTokens,
+} from './creator-session';
 export { REFRESH_COOLDOWN_MS, createCreatorSession } from './creator-session';
 export type { PatreonApiErrorInit, PatreonErrorKind, ServiceErrorEntry } from './errors';
 export { PatreonApiError, isPatreonApiError, kindForStatus } from './errors';

@@ -47,10 +47,7 @@ const resourceSchema = z.object({
   id: z.string(),
   attributes: z.record(z.string(), z.unknown()).optional(),
   relationships: z
-    .record(
-      z.string(),
-      z.looseObject({ data: z.union([identifierSchema, z.array(identifierSchema), z.null()]).optional() }),
-    )
+    .record(z.string(), z.looseObject({ data: z.union([identifierSchema, z.array(identifierSchema), z.null()]).optional() }))
     .optional(),
 });
 const documentSchema = z.looseObject({
@@ -64,7 +61,12 @@ const documentSchema = z.looseObject({
 export function parseDocument(body: unknown, request: { method: string; path: string }): JsonApiDocument {
   const parsed = documentSchema.safeParse(body);
   if (!parsed.success) {
-    throw new PatreonApiError({ kind: 'invalid_response', method: request.method, path: request.path, message: `not a JSON:API document: ${z.prettifyError(parsed.error)}` });
+    throw new PatreonApiError({
+      kind: 'invalid_response',
+      method: request.method,
+      path: request.path,
+      message: `not a JSON:API document: ${z.prettifyError(parsed.error)}`,
+    });
   }
   const doc = parsed.data;
   return { data: doc.data, included: doc.included ?? [], meta: doc.meta ?? {}, links: doc.links ?? {} };
@@ -72,12 +74,22 @@ export function parseDocument(body: unknown, request: { method: string; path: st
 
 export function primaryList(doc: JsonApiDocument, request: { method: string; path: string }): Resource[] {
   if (Array.isArray(doc.data)) return doc.data;
-  throw new PatreonApiError({ kind: 'invalid_response', method: request.method, path: request.path, message: 'expected a list as primary data' });
+  throw new PatreonApiError({
+    kind: 'invalid_response',
+    method: request.method,
+    path: request.path,
+    message: 'expected a list as primary data',
+  });
 }
 
 export function primaryOne(doc: JsonApiDocument, request: { method: string; path: string }): Resource {
   if (doc.data !== null && !Array.isArray(doc.data)) return doc.data;
-  throw new PatreonApiError({ kind: 'invalid_response', method: request.method, path: request.path, message: 'expected one resource as primary data' });
+  throw new PatreonApiError({
+    kind: 'invalid_response',
+    method: request.method,
+    path: request.path,
+    message: 'expected one resource as primary data',
+  });
 }
 
 /** `included` indexed by type and id. */

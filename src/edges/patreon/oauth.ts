@@ -63,7 +63,13 @@ async function postToken(deps: TokenEndpointDeps, form: Record<string, string>):
   });
   const parsed = tokenResponseSchema.safeParse(res.body);
   if (!parsed.success) {
-    throw new PatreonApiError({ kind: 'invalid_response', status: res.status, method: 'POST', path: TOKEN_PATH, message: 'the token answer is not the expected JSON' });
+    throw new PatreonApiError({
+      kind: 'invalid_response',
+      status: res.status,
+      method: 'POST',
+      path: TOKEN_PATH,
+      message: 'the token answer is not the expected JSON',
+    });
   }
   const body = parsed.data;
   return {
@@ -98,7 +104,12 @@ export interface OAuthClientOptions extends Omit<HttpOptions, 'baseUrl'> {
 
 /** The three OAuth operations bound to one registered client. */
 export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
-  const deps: TokenEndpointDeps = { http: createHttp(options), clientId: options.clientId, clientSecret: options.clientSecret, clock: options.clock };
+  const deps: TokenEndpointDeps = {
+    http: createHttp(options),
+    clientId: options.clientId,
+    clientSecret: options.clientSecret,
+    clock: options.clock,
+  };
   return {
     authorizeUrl: (input) => authorizeUrl({ ...input, baseUrl: options.baseUrl, clientId: options.clientId }),
     exchangeCode: (input) => exchangeCode(deps, input),

@@ -150,7 +150,8 @@ export function createPatreonClient(options: PatreonClientOptions): PatreonClien
       return send();
     }
   };
-  const asCreator = (path: string, query: URLSearchParams): Promise<JsonApiDocument> => session.withAccessToken((token) => get(path, query, token));
+  const asCreator = (path: string, query: URLSearchParams): Promise<JsonApiDocument> =>
+    session.withAccessToken((token) => get(path, query, token));
 
   const campaignsQuery = (): QuerySpec => ({
     include: ['tiers', 'creator'],
@@ -184,7 +185,10 @@ export function createPatreonClient(options: PatreonClientOptions): PatreonClien
     async getIdentity(accessToken, opts = {}) {
       const path = `${V2}/identity`;
       const spec: QuerySpec = opts.includeMemberships
-        ? { include: ['memberships', 'memberships.campaign', 'memberships.currently_entitled_tiers'], fields: { user: USER_FIELDS, member: MEMBER_FIELDS } }
+        ? {
+            include: ['memberships', 'memberships.campaign', 'memberships.currently_entitled_tiers'],
+            fields: { user: USER_FIELDS, member: MEMBER_FIELDS },
+          }
         : { fields: { user: USER_FIELDS } };
       const doc = await get(path, buildQuery(spec), accessToken);
       const included = indexIncluded(doc.included);
@@ -225,7 +229,8 @@ export function createPatreonClient(options: PatreonClientOptions): PatreonClien
 
     listMembers(campaignId) {
       return {
-        [Symbol.asyncIterator]: () => iterateMemberPages({ getDocument: asCreator, tierFields: tierFields(), logger: options.logger }, campaignId),
+        [Symbol.asyncIterator]: () =>
+          iterateMemberPages({ getDocument: asCreator, tierFields: tierFields(), logger: options.logger }, campaignId),
       };
     },
 
@@ -239,7 +244,8 @@ export function createPatreonClient(options: PatreonClientOptions): PatreonClien
         for (const resource of primaryList(doc, { method: 'GET', path })) out.push(campaignDetails(doc, resource, path));
         const next = nextCursor(doc);
         if (next === null) return out;
-        if (seen.has(next)) throw new PatreonApiError({ kind: 'pagination_loop', method: 'GET', path, message: 'the campaign list repeated a cursor' });
+        if (seen.has(next))
+          throw new PatreonApiError({ kind: 'pagination_loop', method: 'GET', path, message: 'the campaign list repeated a cursor' });
         seen.add(next);
         cursor = next;
       }
@@ -278,7 +284,9 @@ export function createPatreonClient(options: PatreonClientOptions): PatreonClien
       if (patch.uri !== undefined) attributes.uri = patch.uri;
       if (patch.triggers !== undefined) attributes.triggers = [...patch.triggers];
       if (patch.paused !== undefined) attributes.paused = patch.paused;
-      const res = await session.withAccessToken((accessToken) => http.request({ method: 'PATCH', path, accessToken, json: webhookBody(webhookId, attributes) }));
+      const res = await session.withAccessToken((accessToken) =>
+        http.request({ method: 'PATCH', path, accessToken, json: webhookBody(webhookId, attributes) }),
+      );
       const doc = parseDocument(res.body, { method: 'PATCH', path });
       return parseWebhook(primaryOne(doc, { method: 'PATCH', path }), { where: path });
     },

@@ -201,7 +201,8 @@ export function parseMember(resource: Resource, included: IncludedIndex, context
   const r = new Reader(resource, where);
   const campaignId = relatedId(resource, 'campaign') ?? context.campaignId ?? missingRelationship(resource, 'campaign', where);
   const userId = relatedId(resource, 'user') ?? context.user?.id ?? missingRelationship(resource, 'user', where);
-  const entitledTierIds = relatedIds(resource, 'currently_entitled_tiers') ?? missingRelationship(resource, 'currently_entitled_tiers', where);
+  const entitledTierIds =
+    relatedIds(resource, 'currently_entitled_tiers') ?? missingRelationship(resource, 'currently_entitled_tiers', where);
   const includedUser = included.get('user', userId);
   const discordUserId =
     includedUser?.attributes && 'social_connections' in includedUser.attributes
@@ -279,7 +280,12 @@ export function parseWebhook(resource: Resource, context: { campaignId?: string;
   const r = new Reader(resource, context.where ?? 'webhook');
   const triggers = r.raw('triggers');
   if (!Array.isArray(triggers) || !triggers.every((t): t is string => typeof t === 'string')) {
-    throw new PatreonApiError({ kind: 'invalid_response', method: 'PARSE', path: context.where ?? 'webhook', message: `webhook ${resource.id}: triggers is not a list of names` });
+    throw new PatreonApiError({
+      kind: 'invalid_response',
+      method: 'PARSE',
+      path: context.where ?? 'webhook',
+      message: `webhook ${resource.id}: triggers is not a list of names`,
+    });
   }
   return {
     id: resource.id,

@@ -20,7 +20,14 @@ export interface JobQueue {
  * Durable background work other than webhook deliveries: member re-checks, campaign syncs after a
  * webhook was found paused, reconciles after a mapping change. Handlers are registered by kind.
  */
-export function createJobQueue(deps: { db: Db; clock: Clock; random: Random; logger: Logger; handlers: Record<string, JobHandler>; pollMs?: number }): JobQueue {
+export function createJobQueue(deps: {
+  db: Db;
+  clock: Clock;
+  random: Random;
+  logger: Logger;
+  handlers: Record<string, JobHandler>;
+  pollMs?: number;
+}): JobQueue {
   const queue = createDurableQueue(deps.db, 'jobs');
   const worker = createQueueWorker({
     name: 'jobs',

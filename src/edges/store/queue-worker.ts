@@ -66,7 +66,10 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
         options.onDead?.(row, error);
       } else {
         const delay = retryDelayMs(row.attempts, options.random);
-        logger.warn({ queue: options.name, id: row.id, attempts: row.attempts, retryInMs: delay, err: error }, 'queued item failed; will retry');
+        logger.warn(
+          { queue: options.name, id: row.id, attempts: row.attempts, retryInMs: delay, err: error },
+          'queued item failed; will retry',
+        );
         await queue.retry(row.id, message, new Date(clock.now().getTime() + delay));
         options.onRetry?.(row, error);
       }

@@ -1,16 +1,5 @@
 import { sql } from 'drizzle-orm';
-import {
-  bigserial,
-  boolean,
-  index,
-  integer,
-  jsonb,
-  pgTable,
-  primaryKey,
-  text,
-  timestamp,
-  uniqueIndex,
-} from 'drizzle-orm/pg-core';
+import { bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /**
  * The whole schema. Secrets (creator tokens, webhook secrets) are stored only encrypted
@@ -143,9 +132,15 @@ export const memberSnapshots = pgTable(
     isFollower: boolean('is_follower').notNull().default(false),
     lastChargeDate: ts('last_charge_date'),
     lastChargeStatus: text('last_charge_status'),
-    entitledTierIds: jsonb('entitled_tier_ids').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    entitledTierIds: jsonb('entitled_tier_ids')
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     /** Tiers last seen while `active_patron`: what a declined member keeps through the grace period. */
-    lastActiveTierIds: jsonb('last_active_tier_ids').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    lastActiveTierIds: jsonb('last_active_tier_ids')
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     /** When we first saw `declined_patron`: the grace anchor when `last_charge_date` is null. */
     declinedSeenAt: ts('declined_seen_at'),
     pledgeRelationshipStart: ts('pledge_relationship_start'),
@@ -215,7 +210,9 @@ export const jobs = pgTable(
   },
   (t) => [
     index('jobs_due_idx').on(t.status, t.runAt),
-    uniqueIndex('jobs_pending_dedupe_idx').on(t.dedupeKey).where(sql`status = 'pending'`),
+    uniqueIndex('jobs_pending_dedupe_idx')
+      .on(t.dedupeKey)
+      .where(sql`status = 'pending'`),
   ],
 );
 
@@ -291,8 +288,14 @@ export const syncRuns = pgTable(
     appliedRemoves: integer('applied_removes').notNull().default(0),
     heldRemovals: integer('held_removals').notNull().default(0),
     failedChanges: integer('failed_changes').notNull().default(0),
-    errors: jsonb('errors').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
-    apiCalls: jsonb('api_calls').$type<Record<string, number>>().notNull().default(sql`'{}'::jsonb`),
+    errors: jsonb('errors')
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
+    apiCalls: jsonb('api_calls')
+      .$type<Record<string, number>>()
+      .notNull()
+      .default(sql`'{}'::jsonb`),
     heldReason: text('held_reason'),
   },
   (t) => [index('sync_runs_guild_idx').on(t.guildId, t.startedAt)],

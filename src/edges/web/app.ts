@@ -134,7 +134,13 @@ export function createWebApp(deps: WebAppDeps): express.Express {
   app.use((_req, res, next) => (deps.isShuttingDown() ? message(res, messages.unavailable) : next()));
 
   app.get('/', (_req, res) => {
-    message(res, { status: 200, tone: 'info', title: 'Tierlink is running', message: 'Patreon tiers, kept in step with Discord roles.', next: 'Run /link in your Discord server to link your membership.' });
+    message(res, {
+      status: 200,
+      tone: 'info',
+      title: 'Tierlink is running',
+      message: 'Patreon tiers, kept in step with Discord roles.',
+      next: 'Run /link in your Discord server to link your membership.',
+    });
   });
 
   app.get('/link/:token', async (req, res) => {
@@ -167,7 +173,10 @@ export function createWebApp(deps: WebAppDeps): express.Express {
       return message(res, serviceDownMessage(flow));
     }
     if (!link || !q('code')) {
-      logger.warn({ hasState: Boolean(q('state')), hasCode: Boolean(q('code')) }, 'oauth callback rejected: missing, forged or replayed state');
+      logger.warn(
+        { hasState: Boolean(q('state')), hasCode: Boolean(q('code')) },
+        'oauth callback rejected: missing, forged or replayed state',
+      );
       return message(res, badStateMessage(flow));
     }
     if (link.purpose === 'connect') return renderConnect(res, await deps.connectService.complete(q('code')!, link));
@@ -178,7 +187,8 @@ export function createWebApp(deps: WebAppDeps): express.Express {
       deps.guilds.name(done.guildId),
       deps.campaigns.tiersOf(done.outcome.entitlements.map((e) => e.campaignId)),
     ]);
-    const title = (campaignId: string, tierId: string) => tiers.find((t) => t.campaignId === campaignId && t.id === tierId)?.title ?? tierId;
+    const title = (campaignId: string, tierId: string) =>
+      tiers.find((t) => t.campaignId === campaignId && t.id === tierId)?.title ?? tierId;
     sendPage(res, 200, renderLinkResult(linkResultView(done, guildName, title)));
   });
 

@@ -16,7 +16,11 @@ const STANDING_TEXT = {
  * entitlement (the best across the guild's campaigns), the roles granted, kept and removed, the
  * mapped roles they do not get with the reason, and the server-side problems.
  */
-export function linkResultView(done: Linked, guildName: string | null, tierTitle: (campaignId: string, tierId: string) => string): LinkResultView {
+export function linkResultView(
+  done: Linked,
+  guildName: string | null,
+  tierTitle: (campaignId: string, tierId: string) => string,
+): LinkResultView {
   const { outcome } = done;
   const best = bestEntitlement(outcome.entitlements);
   // Declined with no tier to keep: the patron's next step is the lapsed one (fix the payment).

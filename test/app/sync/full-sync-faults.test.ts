@@ -5,7 +5,6 @@ import { createApiMeter, patreonRoute } from '../../../src/app/sync/full-sync';
 import { formatSyncReport } from '../../../src/core/sync-report';
 import { type World, createWorld } from '../../support/world';
 
-
 let world: World;
 beforeAll(async () => {
   world = await createWorld();
@@ -30,7 +29,12 @@ test('a service error on page 3 of 5 removes nothing, still adds, and records wh
   world.patreon.setMembership(ended.patreonUserId, world.campaignId, { patronStatus: 'former_patron', tierIds: [] }, { deliver: false });
   world.patreon.deleteMember(deleted.memberId, { deliver: false });
   world.discord.sandbox.setMemberRolesByHand(world.guildId, handRemoved.discordUserId, []);
-  world.patreon.injectFault({ path: `/api/oauth2/v2/campaigns/${world.campaignId}/members`, status: 503, afterMatching: 2, times: Infinity });
+  world.patreon.injectFault({
+    path: `/api/oauth2/v2/campaigns/${world.campaignId}/members`,
+    status: 503,
+    afterMatching: 2,
+    times: Infinity,
+  });
   world.clock.advance(LATER);
   world.patreon.resetRequests();
   world.discord.sandbox.resetRequests();
@@ -45,7 +49,12 @@ test('a service error on page 3 of 5 removes nothing, still adds, and records wh
   expect(roleWrites().map((r) => r.method)).toEqual(['PUT']);
   expect(await repos.snapshots.get(world.campaignId, deleted.memberId)).not.toBeNull();
   const guild = broken.guilds[0]!;
-  expect(guild).toMatchObject({ status: 'failed', planned: { adds: 1, removes: 1 }, applied: { adds: 1, removes: 0 }, held: { removals: 1 } });
+  expect(guild).toMatchObject({
+    status: 'failed',
+    planned: { adds: 1, removes: 1 },
+    applied: { adds: 1, removes: 0 },
+    held: { removals: 1 },
+  });
   expect(guild.changes.find((c) => c.op === 'remove')).toMatchObject({ userId: ended.discordUserId, outcome: 'held' });
   expect(await syncRuns.get(guild.runId!)).toMatchObject({
     status: 'failed',
@@ -68,7 +77,6 @@ test('a service error on page 3 of 5 removes nothing, still adds, and records wh
   expect(await repos.snapshots.get(world.campaignId, deleted.memberId)).toBeNull();
 });
 
-
 test('the meter names routes without ids and merges overlapping rate-limit waits', () => {
   expect(patreonRoute('/api/oauth2/v2/campaigns/123/members')).toBe('/api/oauth2/v2/campaigns/:id/members');
   expect(patreonRoute('/api/oauth2/v2/members/ab-12')).toBe('/api/oauth2/v2/members/:id');
@@ -83,7 +91,15 @@ test('the meter names routes without ids and merges overlapping rate-limit waits
   now = 3000;
   wait(200); // 3000..3200
   rest.emit('response', { method: 'put', route: '/guilds/:id/members/:id/roles/:id' } as APIRequest);
-  meter.onPatreonRequest({ method: 'GET', path: '/api/oauth2/v2/campaigns/9/members', status: 200, attempt: 1, durationMs: 1, outcome: 'ok', errorKind: null });
+  meter.onPatreonRequest({
+    method: 'GET',
+    path: '/api/oauth2/v2/campaigns/9/members',
+    status: 200,
+    attempt: 1,
+    durationMs: 1,
+    outcome: 'ok',
+    errorKind: null,
+  });
   now = 3100;
   expect(meter.read()).toEqual({
     calls: { 'discord PUT /guilds/:id/members/:id/roles/:id': 1, 'patreon GET /api/oauth2/v2/campaigns/:id/members': 1 },

@@ -2,7 +2,6 @@ import { wireSync } from '../../support/sync-kit';
 import { formatSyncReport } from '../../../src/core/sync-report';
 import { type World, createWorld } from '../../support/world';
 
-
 let world: World;
 beforeAll(async () => {
   world = await createWorld();
@@ -53,7 +52,11 @@ test('heals drift both ways, links from social_connections, and a second run cha
   expect(guild!.changes.find((c) => c.op === 'remove')?.reason).toMatch(/no longer entitled/);
   // Members listed 2 per page: the owner, the bot and three members make three pages.
   expect(guild!.discord).toEqual({ pages: 3, members: 5 });
-  expect(roleWrites().map((r) => r.method).sort()).toEqual(['DELETE', 'PUT']);
+  expect(
+    roleWrites()
+      .map((r) => r.method)
+      .sort(),
+  ).toEqual(['DELETE', 'PUT']);
   expect(roleWrites().find((r) => r.method === 'PUT')?.reason).toMatch(/^Tierlink \(sync\): /);
   expect(await repos.ledger.forUser(world.guildId, lapsed.discordUserId)).toEqual([]);
 
@@ -101,7 +104,7 @@ test('a dry run shows each change with its reason and changes nothing: no role, 
   expect(await repos.links.count()).toBe(0);
   expect(await repos.ledger.countInGuild(world.guildId)).toBe(0);
   for (const p of patrons) expect(has(p.discordUserId, world.roles.bronze)).toBe(false);
-  expect((await syncRuns.get(report.guilds[0]!.runId!))).toMatchObject({ dryRun: true, plannedAdds: 22, appliedAdds: 0, status: 'ok' });
+  expect(await syncRuns.get(report.guilds[0]!.runId!)).toMatchObject({ dryRun: true, plannedAdds: 22, appliedAdds: 0, status: 'ok' });
 
   const text = formatSyncReport(report, { limit: 20, maxLength: 2000 });
   expect(text).toMatch(/dry run \(nothing was changed\)/);
@@ -119,18 +122,30 @@ test('a mass removal above the threshold is held (additions still made) until fo
   expect(await repos.ledger.countInGuild(world.guildId)).toBe(30);
 
   // The service now reads everyone as a former patron (a bad day, or a real exodus).
-  for (const p of patrons) world.patreon.setMembership(p.patreonUserId, world.campaignId, { patronStatus: 'former_patron', tierIds: [] }, { deliver: false });
+  for (const p of patrons)
+    world.patreon.setMembership(p.patreonUserId, world.campaignId, { patronStatus: 'former_patron', tierIds: [] }, { deliver: false });
   const newcomer = world.addPatron({ tier: 'gold', socialDiscord: true });
   world.clock.advance(LATER);
 
   const held = await fullSync.run({ trigger: 'schedule' });
   expect(held.status).toBe('held');
   const guild = held.guilds[0]!;
-  expect(guild).toMatchObject({ status: 'held', ourGrants: 30, planned: { adds: 1, removes: 30 }, applied: { adds: 1, removes: 0 }, held: { removals: 30 } });
+  expect(guild).toMatchObject({
+    status: 'held',
+    ourGrants: 30,
+    planned: { adds: 1, removes: 30 },
+    applied: { adds: 1, removes: 0 },
+    held: { removals: 30 },
+  });
   expect(guild.held!.reason).toMatch(/30 removals \(100\.0% of 30 grants\).*force/);
   for (const p of patrons) expect(has(p.discordUserId, world.roles.bronze)).toBe(true);
   expect(has(newcomer.discordUserId, world.roles.gold)).toBe(true);
-  expect(await syncRuns.get(guild.runId!)).toMatchObject({ status: 'held', heldRemovals: 30, heldReason: guild.held!.reason, forced: false });
+  expect(await syncRuns.get(guild.runId!)).toMatchObject({
+    status: 'held',
+    heldRemovals: 30,
+    heldReason: guild.held!.reason,
+    forced: false,
+  });
   const audit = await repos.ledger.recentAudit(world.guildId, patrons[0]!.discordUserId);
   expect(audit[0]).toMatchObject({ action: 'remove', outcome: 'held', trigger: 'sync' });
   expect(formatSyncReport(held)).toMatch(/HELD/);
@@ -151,7 +166,11 @@ test('strict mode removes a managed role from anyone not entitled; other roles a
   await world.repos.guilds.saveSettings(world.guildId, { ...settings, strict: true });
 
   const report = await fullSync.run({ trigger: 'cli' });
-  expect(report.guilds[0]!.changes.find((c) => c.userId === stranger)).toMatchObject({ op: 'remove', outcome: 'applied', reason: expect.stringMatching(/strict mode/) });
+  expect(report.guilds[0]!.changes.find((c) => c.userId === stranger)).toMatchObject({
+    op: 'remove',
+    outcome: 'applied',
+    reason: expect.stringMatching(/strict mode/),
+  });
   expect(world.discord.sandbox.memberRoles(world.guildId, stranger)).toEqual([world.roles.staff]);
   expect(has(patron.discordUserId, world.roles.gold)).toBe(true);
 });
@@ -194,7 +213,12 @@ test('a change on a role above the bot is counted as blocked with its fix and se
   const report = await fullSync.run({ trigger: 'cli' });
   const guild = report.guilds[0]!;
   expect(guild).toMatchObject({ status: 'ok', planned: { adds: 1, blocked: 1 }, applied: { adds: 1 } });
-  expect(guild.changes.find((c) => c.roleId === vip)).toMatchObject({ userId: patron.discordUserId, op: 'add', outcome: 'blocked', problem: expect.stringMatching(/VIP/) });
+  expect(guild.changes.find((c) => c.roleId === vip)).toMatchObject({
+    userId: patron.discordUserId,
+    op: 'add',
+    outcome: 'blocked',
+    problem: expect.stringMatching(/VIP/),
+  });
   expect(roleWrites().map((r) => r.path)).toEqual([`/guilds/${world.guildId}/members/${patron.discordUserId}/roles/${world.roles.gold}`]);
   expect(formatSyncReport(report)).toMatch(/1 blocked/);
 });

@@ -44,7 +44,14 @@ beforeEach(async () => {
     'c1',
     [
       { id: 'gold', title: 'Gold', amountCents: 1000, patronCount: 1, published: true, roleIds: { everywhere: [role.gold], byGuild: {} } },
-      { id: 'silver', title: 'Silver', amountCents: 500, patronCount: 0, published: true, roleIds: { everywhere: [role.silver], byGuild: {} } },
+      {
+        id: 'silver',
+        title: 'Silver',
+        amountCents: 500,
+        patronCount: 0,
+        published: true,
+        roleIds: { everywhere: [role.silver], byGuild: {} },
+      },
     ],
     clock.now(),
   );

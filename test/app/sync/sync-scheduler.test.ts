@@ -13,7 +13,11 @@ import { type World, createWorld } from '../../support/world';
 /** One instance of Tierlink as far as the full sync goes: its own database handle, REST client and service client. */
 function instance(world: World, database: Database, logger: Logger = silentLogger) {
   const { fullSync, syncRuns: runs } = wireSync(world, database, { logger });
-  return { runs, fullSync, scheduler: (schedule = '0 4 * * *') => createSyncScheduler({ schedule, database, fullSync, logger, runs, clock: world.clock }) };
+  return {
+    runs,
+    fullSync,
+    scheduler: (schedule = '0 4 * * *') => createSyncScheduler({ schedule, database, fullSync, logger, runs, clock: world.clock }),
+  };
 }
 
 /** A pino logger that keeps what it writes. */
@@ -43,7 +47,9 @@ let world: World;
 let second: Database;
 beforeAll(async () => {
   world = await createWorld();
-  second = onPostgres() ? await openDatabase({ engine: 'postgres', url: world.db.url!, logger: silentLogger, poolSize: 3 }) : world.db.database;
+  second = onPostgres()
+    ? await openDatabase({ engine: 'postgres', url: world.db.url!, logger: silentLogger, poolSize: 3 })
+    : world.db.database;
 });
 afterAll(async () => {
   if (second !== world.db.database) await second.close();
@@ -87,7 +93,10 @@ test('a scheduled run that overlaps a run in progress is skipped and logged; the
       scheduler.start();
       return until('a skipped run', async () => (await other.runs.all()).find((r) => r.status === 'skipped'));
     });
-    expect(held).toMatchObject({ acquired: true, value: { trigger: 'schedule', errors: [expect.stringMatching(/another full sync is running/)] } });
+    expect(held).toMatchObject({
+      acquired: true,
+      value: { trigger: 'schedule', errors: [expect.stringMatching(/another full sync is running/)] },
+    });
     expect(lines().some((l) => l.level === 40 && /full sync skipped/.test(l.msg))).toBe(true);
 
     const ran = await until('a scheduled run', async () => (await a.runs.all()).find((r) => r.trigger === 'schedule' && r.status === 'ok'));
@@ -100,7 +109,14 @@ test('a scheduled run that overlaps a run in progress is skipped and logged; the
 
 test('runNow closes the run a stopped process left running, and /sync and the CLI get the same report', async () => {
   const a = instance(world, world.db.database);
-  const abandoned = await a.runs.start({ trigger: 'schedule', guildId: world.guildId, campaignId: null, dryRun: false, forced: false, startedAt: world.clock.now() });
+  const abandoned = await a.runs.start({
+    trigger: 'schedule',
+    guildId: world.guildId,
+    campaignId: null,
+    dryRun: false,
+    forced: false,
+    startedAt: world.clock.now(),
+  });
   world.addPatron({ tier: 'bronze', socialDiscord: true });
   const outcome = await a.scheduler().runNow({ trigger: 'manual', dryRun: true });
   expect(isSkipped(outcome)).toBe(false);

@@ -11,7 +11,13 @@ import { silentLogger } from '../../../src/shared/logger';
 import type { Logger } from '../../../src/shared/logger';
 import { createSecretBox } from '../../../src/edges/store/secret-box';
 import { type WebhookProcessor, createWebhookProcessor } from '../../../src/app/webhooks/processor';
-import { WEBHOOK_PATH, type WebhookSecrets, createInboxWriter, createWebhookReceiver, createWebhookSecrets } from '../../../src/app/webhooks/receiver';
+import {
+  WEBHOOK_PATH,
+  type WebhookSecrets,
+  createInboxWriter,
+  createWebhookReceiver,
+  createWebhookSecrets,
+} from '../../../src/app/webhooks/receiver';
 import { type WebhookRegistration, createWebhookRegistration } from '../../../src/app/webhooks/registration';
 import { SECRET_KEY, type World } from '../../support/world';
 
@@ -160,7 +166,9 @@ export async function startInstance(world: World, options: InstanceOptions = {})
   };
 }
 
-export async function inboxRows(world: World): Promise<Array<{ id: number; status: string; trigger: string | null; campaign_id: string | null; attempts: number }>> {
+export async function inboxRows(
+  world: World,
+): Promise<Array<{ id: number; status: string; trigger: string | null; campaign_id: string | null; attempts: number }>> {
   const rows = await queryRows<{ id: number; status: string; trigger: string | null; campaign_id: string | null; attempts: number }>(
     world.db.database.db,
     sql`select id, status, trigger, campaign_id, attempts from webhook_inbox order by id`,
@@ -168,7 +176,9 @@ export async function inboxRows(world: World): Promise<Array<{ id: number; statu
   return rows.map((r) => ({ ...r, id: Number(r.id), attempts: Number(r.attempts) }));
 }
 
-export async function jobRows(world: World): Promise<Array<{ kind: string; status: string; payload: Record<string, unknown>; dedupe_key: string | null }>> {
+export async function jobRows(
+  world: World,
+): Promise<Array<{ kind: string; status: string; payload: Record<string, unknown>; dedupe_key: string | null }>> {
   return queryRows(world.db.database.db, sql`select kind, status, payload, dedupe_key from jobs order by id`);
 }
 

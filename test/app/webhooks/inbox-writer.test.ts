@@ -50,7 +50,11 @@ test('batches are capped, and a lone delivery is written on its own', async () =
 test('a row the database refuses fails only its own delivery; the rest of its batch is stored', async () => {
   const { repo, store } = countingStore();
   const writer = createInboxWriter(store);
-  const results = await Promise.allSettled([writer.insertDelivery(delivery(1)), writer.insertDelivery(delivery(2, 'nul \u0000 byte')), writer.insertDelivery(delivery(3))]);
+  const results = await Promise.allSettled([
+    writer.insertDelivery(delivery(1)),
+    writer.insertDelivery(delivery(2, 'nul \u0000 byte')),
+    writer.insertDelivery(delivery(3)),
+  ]);
   expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
   expect((await repo.deliveries()).map((r) => r.body)).toEqual(['{"n":1}', '{"n":3}']);
 });

@@ -36,7 +36,10 @@ beforeAll(async () => {
     body: JSON.stringify({
       data: {
         type: 'webhook',
-        attributes: { triggers: ['members:create', 'members:update', 'members:delete'], uri: `http://127.0.0.1:${(server.address() as AddressInfo).port}/capture` },
+        attributes: {
+          triggers: ['members:create', 'members:update', 'members:delete'],
+          uri: `http://127.0.0.1:${(server.address() as AddressInfo).port}/capture`,
+        },
         relationships: { campaign: { data: { type: 'campaign', id: world.campaignId } } },
       },
     }),
@@ -68,7 +71,10 @@ async function linkedPatron(tier: 'bronze' | 'silver' | 'gold' = 'bronze') {
 }
 
 const rolesOf = (discordUserId: string) => world.discord.sandbox.memberRoles(world.guildId, discordUserId);
-const tierRolesOf = (discordUserId: string) => rolesOf(discordUserId).filter((r) => Object.values(world.roles).includes(r) && r !== world.roles.staff).sort();
+const tierRolesOf = (discordUserId: string) =>
+  rolesOf(discordUserId)
+    .filter((r) => Object.values(world.roles).includes(r) && r !== world.roles.staff)
+    .sort();
 const puts = () => roleWrites(world).filter((w) => w.method === 'PUT');
 const memberReads = () => world.patreon.requests().filter((r) => r.path.startsWith('/api/oauth2/v2/members/'));
 
@@ -76,7 +82,9 @@ function setTier(patreonUserId: string, tier: 'bronze' | 'silver' | 'gold' | nul
   return world.patreon.setMembership(
     patreonUserId,
     world.campaignId,
-    tier ? { patronStatus: 'active_patron', tierIds: [world.tiers[tier]], lastChargeStatus: 'Paid', lastChargeDate: world.clock.now() } : { patronStatus: 'former_patron', tierIds: [] },
+    tier
+      ? { patronStatus: 'active_patron', tierIds: [world.tiers[tier]], lastChargeStatus: 'Paid', lastChargeDate: world.clock.now() }
+      : { patronStatus: 'former_patron', tierIds: [] },
     options,
   );
 }
@@ -88,8 +96,13 @@ test('a pledge change reaches the roles through the re-read: snapshot from the s
   expect(tierRolesOf(patron.discordUserId)).toEqual([world.roles.gold]);
   expect(memberReads()).toHaveLength(1);
   expect(memberReads()[0]!.query).toMatchObject({ include: expect.stringContaining('currently_entitled_tiers') });
-  expect(await world.repos.snapshots.get(world.campaignId, patron.memberId)).toMatchObject({ source: 'webhook', entitledTierIds: [world.tiers.gold] });
-  expect(await world.repos.ledger.recentAudit(world.guildId, patron.discordUserId)).toMatchObject([{ action: 'add', outcome: 'applied', trigger: 'webhook' }]);
+  expect(await world.repos.snapshots.get(world.campaignId, patron.memberId)).toMatchObject({
+    source: 'webhook',
+    entitledTierIds: [world.tiers.gold],
+  });
+  expect(await world.repos.ledger.recentAudit(world.guildId, patron.discordUserId)).toMatchObject([
+    { action: 'add', outcome: 'applied', trigger: 'webhook' },
+  ]);
   expect((await inboxRows(world)).map((r) => r.status)).toEqual(['done']);
   expect(await metricValue(instance.metrics, 'tierlink_webhook_processing_seconds')).toBe(1);
 });
@@ -99,7 +112,12 @@ test('a tier created after the catalog was read grants its role on the first del
   const role = world.discord.sandbox.createRole(world.guildId, { name: 'Diamond', position: 1 }).id;
   const diamond = world.patreon.createTier(world.campaignId, { title: 'Diamond', amountCents: 5000, chatRoleIds: [role] }).id;
   world.patreon.resetRequests();
-  world.patreon.setMembership(patron.patreonUserId, world.campaignId, { patronStatus: 'active_patron', tierIds: [diamond], lastChargeStatus: 'Paid', lastChargeDate: world.clock.now() });
+  world.patreon.setMembership(patron.patreonUserId, world.campaignId, {
+    patronStatus: 'active_patron',
+    tierIds: [diamond],
+    lastChargeStatus: 'Paid',
+    lastChargeDate: world.clock.now(),
+  });
   await instance.idle();
   expect(rolesOf(patron.discordUserId)).toContain(role);
   expect(world.patreon.requests().map((r) => r.path)).toEqual([`/api/oauth2/v2/members/${patron.memberId}`]);
@@ -109,7 +127,10 @@ test('a member whose service profile carries their Discord id is linked from it 
   const patron = world.addPatron({ tier: 'silver', socialDiscord: true });
   setTier(patron.patreonUserId, 'silver');
   await instance.idle();
-  expect(await world.repos.links.byDiscordUser(patron.discordUserId)).toMatchObject({ patreonUserId: patron.patreonUserId, source: 'social' });
+  expect(await world.repos.links.byDiscordUser(patron.discordUserId)).toMatchObject({
+    patreonUserId: patron.patreonUserId,
+    source: 'social',
+  });
   expect(tierRolesOf(patron.discordUserId)).toEqual([world.roles.silver]);
 });
 
@@ -173,9 +194,16 @@ test('when the re-read fails the payload is used and a re-check is queued; the r
   setTier(patron.patreonUserId, 'gold');
   await instance.idle();
   expect(tierRolesOf(patron.discordUserId)).toEqual([world.roles.gold]);
-  expect(await world.repos.snapshots.get(world.campaignId, patron.memberId)).toMatchObject({ source: 'webhook-payload', entitledTierIds: [world.tiers.gold] });
+  expect(await world.repos.snapshots.get(world.campaignId, patron.memberId)).toMatchObject({
+    source: 'webhook-payload',
+    entitledTierIds: [world.tiers.gold],
+  });
   expect(await jobRows(world)).toMatchObject([
-    { kind: MEMBER_RECHECK_JOB, status: 'pending', payload: { campaignId: world.campaignId, memberId: patron.memberId, patreonUserId: patron.patreonUserId } },
+    {
+      kind: MEMBER_RECHECK_JOB,
+      status: 'pending',
+      payload: { campaignId: world.campaignId, memberId: patron.memberId, patreonUserId: patron.patreonUserId },
+    },
   ]);
   expect((await inboxRows(world)).map((r) => r.status)).toEqual(['done']);
 
@@ -209,7 +237,10 @@ test('when the re-read fails, an old delivery does not overwrite a snapshot read
   world.clock.advance(1000);
   await instance.processor.runNow(stale!.id);
   expect(await inboxRows(world)).toMatchObject([{ status: 'done' }, { status: 'done' }]);
-  expect(await world.repos.snapshots.get(world.campaignId, patron.memberId)).toMatchObject({ source: 'webhook', entitledTierIds: [world.tiers.gold] });
+  expect(await world.repos.snapshots.get(world.campaignId, patron.memberId)).toMatchObject({
+    source: 'webhook',
+    entitledTierIds: [world.tiers.gold],
+  });
   expect(tierRolesOf(patron.discordUserId)).toEqual([world.roles.gold]);
   expect(await jobRows(world)).toEqual([]);
 });
@@ -220,7 +251,15 @@ test('when the re-read fails and the payload carries no usable state, the delive
   await instance.idle();
   const fault = world.patreon.injectFault({ method: 'GET', path: /^\/api\/oauth2\/v2\/members\//, status: 503, times: Infinity });
   const body = JSON.stringify({
-    data: { type: 'member', id: patron.memberId, attributes: { full_name: 'x' }, relationships: { campaign: { data: { type: 'campaign', id: world.campaignId } }, user: { data: { type: 'user', id: patron.patreonUserId } } } },
+    data: {
+      type: 'member',
+      id: patron.memberId,
+      attributes: { full_name: 'x' },
+      relationships: {
+        campaign: { data: { type: 'campaign', id: world.campaignId } },
+        user: { data: { type: 'user', id: patron.patreonUserId } },
+      },
+    },
   });
   expect((await world.patreon.deliverRaw({ webhookId, trigger: 'members:update', body })).status).toBe(200);
   await instance.idle();
@@ -285,7 +324,10 @@ test('a concurrent burst larger than the immediate-start bound is processed in f
           data: {
             type: 'member',
             id: p.memberId,
-            relationships: { campaign: { data: { type: 'campaign', id: world.campaignId } }, user: { data: { type: 'user', id: p.patreonUserId } } },
+            relationships: {
+              campaign: { data: { type: 'campaign', id: world.campaignId } },
+              user: { data: { type: 'user', id: p.patreonUserId } },
+            },
           },
         },
       }),
@@ -300,7 +342,14 @@ test('a concurrent burst larger than the immediate-start bound is processed in f
 
 test('posts:* deliveries are acknowledged and logged with no role effect', async () => {
   const patron = await linkedPatron('gold');
-  const body = JSON.stringify({ data: { type: 'post', id: '3000001', attributes: { title: 'Hello' }, relationships: { campaign: { data: { type: 'campaign', id: world.campaignId } } } } });
+  const body = JSON.stringify({
+    data: {
+      type: 'post',
+      id: '3000001',
+      attributes: { title: 'Hello' },
+      relationships: { campaign: { data: { type: 'campaign', id: world.campaignId } } },
+    },
+  });
   expect((await world.patreon.deliverRaw({ webhookId, trigger: 'posts:publish', body })).status).toBe(200);
   await instance.idle();
   expect(await inboxRows(world)).toMatchObject([{ trigger: 'posts:publish', status: 'done' }]);
@@ -338,7 +387,11 @@ describe('a crash between receipt and processing', () => {
     setTier(patron.patreonUserId, 'gold');
     await world.patreon.flushDeliveries();
     // The dying instance claims the row and does the work; it dies before marking the row done.
-    const [row] = await createDurableQueue(world.db.database.db, 'webhook_inbox').claim({ limit: 1, lockMs: 2 * MINUTE, now: world.clock.now() });
+    const [row] = await createDurableQueue(world.db.database.db, 'webhook_inbox').claim({
+      limit: 1,
+      lockMs: 2 * MINUTE,
+      now: world.clock.now(),
+    });
     expect(await dying.processor.handleDelivery(row!)).toBe('reconciled');
     await dying.crash();
     expect(tierRolesOf(patron.discordUserId)).toEqual([world.roles.gold]);

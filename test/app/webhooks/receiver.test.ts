@@ -49,66 +49,100 @@ interface Case {
   result: string;
 }
 const cases: Case[] = [
-  { name: 'signed with the wrong secret', make: () => ({ body, signature: signWebhookBody('not-the-secret', body) }), status: 401, result: 'rejected_signature' },
-  { name: 'with a truncated signature', make: () => ({ body, signature: signWebhookBody(secret, body).slice(0, 20) }), status: 401, result: 'rejected_signature' },
+  {
+    name: 'signed with the wrong secret',
+    make: () => ({ body, signature: signWebhookBody('not-the-secret', body) }),
+    status: 401,
+    result: 'rejected_signature',
+  },
+  {
+    name: 'with a truncated signature',
+    make: () => ({ body, signature: signWebhookBody(secret, body).slice(0, 20) }),
+    status: 401,
+    result: 'rejected_signature',
+  },
   { name: 'without a signature header', make: () => ({ body, signature: null }), status: 401, result: 'rejected_signature' },
   {
     name: 'altered after signing',
-    make: () => ({ body: body.replace('"patron_status":"active_patron"', '"patron_status":"former_patron"'), signature: signWebhookBody(secret, body) }),
+    make: () => ({
+      body: body.replace('"patron_status":"active_patron"', '"patron_status":"former_patron"'),
+      signature: signWebhookBody(secret, body),
+    }),
     status: 401,
     result: 'rejected_signature',
   },
   { name: 'empty and unsigned', make: () => ({ body: '', signature: null }), status: 401, result: 'rejected_signature' },
   { name: 'empty, correctly signed', make: () => ({ body: '' }), status: 400, result: 'rejected_body' },
   { name: 'not JSON, correctly signed', make: () => ({ body: 'members:update <html>' }), status: 400, result: 'rejected_body' },
-  { name: 'of JSON that is not a JSON:API document, correctly signed', make: () => ({ body: '[1,2,3]' }), status: 400, result: 'rejected_body' },
+  {
+    name: 'of JSON that is not a JSON:API document, correctly signed',
+    make: () => ({ body: '[1,2,3]' }),
+    status: 400,
+    result: 'rejected_body',
+  },
   { name: 'of 2 MiB, correctly signed', make: () => ({ body: twoMiB }), status: 413, result: 'too_large' },
 ];
 
-test.each(cases)('a delivery $name is refused with $status, logged, counted, and never stored or processed', async ({ make, status, result }) => {
-  const input = make();
-  const acceptedBefore = await metricValue(instance.metrics, 'tierlink_webhook_deliveries_total', { result: 'accepted' });
-  const delivery = await world.patreon.deliverRaw({
-    webhookId,
-    trigger: 'members:update',
-    body: input.body,
-    ...(input.signature !== undefined ? { signature: input.signature } : {}),
-  });
-  await instance.idle();
-  expect(delivery.status).toBe(status);
-  expect(await metricValue(instance.metrics, 'tierlink_webhook_deliveries_total', { result })).toBe(1);
-  expect(await metricValue(instance.metrics, 'tierlink_webhook_deliveries_total', { result: 'accepted' })).toBe(acceptedBefore);
-  expect(await inboxRows(world)).toHaveLength(1); // only the set-up delivery
-  expect(memberReads()).toEqual([]);
-  expect(roleWrites(world)).toEqual([]);
-  const line = log.lines.find((l) => String(l.msg).startsWith('webhook delivery rejected'));
-  expect(line).toMatchObject({ level: 40, status });
-  expect(JSON.stringify(log.lines)).not.toContain(signWebhookBody(secret, body));
-  expect(JSON.stringify(log.lines)).not.toContain(secret);
-});
+test.each(cases)(
+  'a delivery $name is refused with $status, logged, counted, and never stored or processed',
+  async ({ make, status, result }) => {
+    const input = make();
+    const acceptedBefore = await metricValue(instance.metrics, 'tierlink_webhook_deliveries_total', { result: 'accepted' });
+    const delivery = await world.patreon.deliverRaw({
+      webhookId,
+      trigger: 'members:update',
+      body: input.body,
+      ...(input.signature !== undefined ? { signature: input.signature } : {}),
+    });
+    await instance.idle();
+    expect(delivery.status).toBe(status);
+    expect(await metricValue(instance.metrics, 'tierlink_webhook_deliveries_total', { result })).toBe(1);
+    expect(await metricValue(instance.metrics, 'tierlink_webhook_deliveries_total', { result: 'accepted' })).toBe(acceptedBefore);
+    expect(await inboxRows(world)).toHaveLength(1); // only the set-up delivery
+    expect(memberReads()).toEqual([]);
+    expect(roleWrites(world)).toEqual([]);
+    const line = log.lines.find((l) => String(l.msg).startsWith('webhook delivery rejected'));
+    expect(line).toMatchObject({ level: 40, status });
+    expect(JSON.stringify(log.lines)).not.toContain(signWebhookBody(secret, body));
+    expect(JSON.stringify(log.lines)).not.toContain(secret);
+  },
+);
 
-test.each(['X-Patreon-Signature', 'X-Service-Signature'])('a correctly signed delivery is accepted with the signature in %s alone', async (header) => {
-  const res = await fetch(instance.webhookUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'X-Patreon-Event': 'members:pledge:update', [header]: signWebhookBody(secret, body) },
-    body,
-  });
-  expect(res.status).toBe(200);
-  expect(await res.json()).toEqual({ ok: true });
-  await instance.idle();
-  const rows = await inboxRows(world);
-  expect(rows.at(-1)).toMatchObject({ trigger: 'members:pledge:update', campaign_id: world.campaignId, status: 'done' });
-  expect(memberReads()).toHaveLength(1);
-  expect(await metricValue(instance.metrics, 'tierlink_webhook_deliveries_total', { result: 'accepted' })).toBe(2);
-});
+test.each(['X-Patreon-Signature', 'X-Service-Signature'])(
+  'a correctly signed delivery is accepted with the signature in %s alone',
+  async (header) => {
+    const res = await fetch(instance.webhookUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-Patreon-Event': 'members:pledge:update', [header]: signWebhookBody(secret, body) },
+      body,
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true });
+    await instance.idle();
+    const rows = await inboxRows(world);
+    expect(rows.at(-1)).toMatchObject({ trigger: 'members:pledge:update', campaign_id: world.campaignId, status: 'done' });
+    expect(memberReads()).toHaveLength(1);
+    expect(await metricValue(instance.metrics, 'tierlink_webhook_deliveries_total', { result: 'accepted' })).toBe(2);
+  },
+);
 
 test('the stored row holds the exact bytes, the trigger and the receipt time; a delivery without X-Patreon-Event stores no trigger', async () => {
   const spaced = body.replace('{"data":', '{ "data" :');
-  const res = await fetch(instance.webhookUrl, { method: 'POST', headers: { 'X-Service-Signature': signWebhookBody(secret, spaced) }, body: spaced });
+  const res = await fetch(instance.webhookUrl, {
+    method: 'POST',
+    headers: { 'X-Service-Signature': signWebhookBody(secret, spaced) },
+    body: spaced,
+  });
   expect(res.status).toBe(200);
   await instance.idle();
   const rows = await instance.webhooks.deliveries();
-  expect(rows.at(-1)).toMatchObject({ body: spaced, trigger: null, campaignId: world.campaignId, receivedAt: world.clock.now(), status: 'done' });
+  expect(rows.at(-1)).toMatchObject({
+    body: spaced,
+    trigger: null,
+    campaignId: world.campaignId,
+    receivedAt: world.clock.now(),
+    status: 'done',
+  });
 });
 
 test('a body signed with one campaign’s secret that names another campaign is refused with 403', async () => {
@@ -137,11 +171,24 @@ test('PATREON_WEBHOOK_SECRET verifies deliveries of a hand-registered webhook; t
 test('a secret stored by another instance after this one cached its list is found on the next unmatched delivery', async () => {
   await instance.secrets.candidates();
   await instance.webhooks.upsert(
-    { id: 'w-other', campaignId: world.campaignId, uri: 'http://elsewhere.invalid/webhooks/patreon', triggers: ['members:update'], secret: 'fresh-secret', paused: false, numConsecutiveTimesFailed: 0, lastAttemptedAt: null },
+    {
+      id: 'w-other',
+      campaignId: world.campaignId,
+      uri: 'http://elsewhere.invalid/webhooks/patreon',
+      triggers: ['members:update'],
+      secret: 'fresh-secret',
+      paused: false,
+      numConsecutiveTimesFailed: 0,
+      lastAttemptedAt: null,
+    },
     world.clock.now(),
   );
   world.clock.advance(2000);
-  const res = await fetch(instance.webhookUrl, { method: 'POST', headers: { 'X-Patreon-Signature': signWebhookBody('fresh-secret', body) }, body });
+  const res = await fetch(instance.webhookUrl, {
+    method: 'POST',
+    headers: { 'X-Patreon-Signature': signWebhookBody('fresh-secret', body) },
+    body,
+  });
   expect(res.status).toBe(200);
 });
 

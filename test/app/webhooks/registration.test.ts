@@ -18,7 +18,13 @@ beforeEach(async () => {
   await world.reset();
   world.patreon.clearFaults();
   campaignId = world.patreon.createCampaign({ vanity: 'second' }).id;
-  await world.repos.campaigns.upsert({ id: campaignId, creatorUserId: world.patreon.creatorUserId, name: 'Second', url: null, patronCount: 0 });
+  await world.repos.campaigns.upsert({
+    id: campaignId,
+    creatorUserId: world.patreon.creatorUserId,
+    name: 'Second',
+    url: null,
+    patronCount: 0,
+  });
   log = memoryLogger('info');
   instance = await startInstance(world, { logger: log.logger });
 });
@@ -55,11 +61,20 @@ test('another client’s webhook on the campaign is not ours: it is neither list
   const res = await fetch(`${world.patreon.url}/api/oauth2/v2/webhooks`, {
     method: 'POST',
     headers: { authorization: `Bearer ${other.creatorTokens.accessToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ data: { type: 'webhook', attributes: { triggers: ['members:create'], uri: 'http://127.0.0.1:9/else' }, relationships: { campaign: { data: { type: 'campaign', id: campaignId } } } } }),
+    body: JSON.stringify({
+      data: {
+        type: 'webhook',
+        attributes: { triggers: ['members:create'], uri: 'http://127.0.0.1:9/else' },
+        relationships: { campaign: { data: { type: 'campaign', id: campaignId } } },
+      },
+    }),
   });
   expect(res.status).toBe(201);
   expect((await instance.registration.ensure(campaignId)).state).toBe('registered');
-  expect(world.patreon.webhooks().find((w) => w.clientId === other.clientId)).toMatchObject({ uri: 'http://127.0.0.1:9/else', triggers: ['members:create'] });
+  expect(world.patreon.webhooks().find((w) => w.clientId === other.clientId)).toMatchObject({
+    uri: 'http://127.0.0.1:9/else',
+    triggers: ['members:create'],
+  });
 });
 
 test('a webhook with other triggers is PATCHed to every member trigger', async () => {
@@ -149,7 +164,10 @@ test('health reports what the last check found; a failed check is a value, not a
   const failed = await instance.registration.ensure(campaignId);
   expect(failed).toMatchObject({ state: 'failed', healed: false, webhook: null, detail: expect.stringContaining('500') });
   expect(await instance.registration.health(campaignId)).toMatchObject({ exists: true, lastState: 'failed' });
-  expect(await instance.registration.ensure('no-such-campaign')).toMatchObject({ state: 'failed', detail: expect.stringContaining('no connected creator') });
+  expect(await instance.registration.ensure('no-such-campaign')).toMatchObject({
+    state: 'failed',
+    detail: expect.stringContaining('no connected creator'),
+  });
 });
 
 test('start() checks every campaign at once and then on its interval; stop() waits for the round in flight', async () => {

@@ -64,9 +64,16 @@ describe('entitlement: grace period', () => {
   });
 
   test('GIVEN a member first seen declined with no tier listed THEN the grace keeps nothing, and says so', () => {
-    const ent = entitlement(CAMPAIGN, { ...declinedMember, entitledTierIds: [], lastActiveTierIds: [] }, grace7, new Date(charged.getTime() + DAY));
+    const ent = entitlement(
+      CAMPAIGN,
+      { ...declinedMember, entitledTierIds: [], lastActiveTierIds: [] },
+      grace7,
+      new Date(charged.getTime() + DAY),
+    );
     expect(ent).toMatchObject({ kind: 'grace', tierIds: [] });
-    expect(ent.reason).toBe('payment declined on 2026-11-10; Patreon lists no tier until a payment goes through, so there are no roles to keep');
+    expect(ent.reason).toBe(
+      'payment declined on 2026-11-10; Patreon lists no tier until a payment goes through, so there are no roles to keep',
+    );
   });
 
   test('GIVEN no last_charge_date THEN the grace counts from when the decline was first seen', () => {

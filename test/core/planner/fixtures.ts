@@ -65,9 +65,7 @@ export function guild(overrides: { settings?: Partial<GuildSettings> } & Partial
     [ROLE.aboveBot]: 'Above Bot',
     [ROLE.staff]: 'Staff',
   };
-  const roles = new Map(
-    Object.entries(names).map(([id, name]) => [id, { id, name, problem: id === ROLE.aboveBot ? ABOVE_BOT : null }]),
-  );
+  const roles = new Map(Object.entries(names).map(([id, name]) => [id, { id, name, problem: id === ROLE.aboveBot ? ABOVE_BOT : null }]));
   const { settings, ...rest } = overrides;
   return {
     guildId: GUILD,

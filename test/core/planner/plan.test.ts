@@ -56,9 +56,19 @@ describe('plan: grants and the ledger', () => {
   });
 
   test('GIVEN a pledge ended THEN the role we granted is removed, saying why', () => {
-    const r = run({ members: [member({ patronStatus: 'former_patron', entitledTierIds: [] })], current: [ROLE.gold], ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold]) });
+    const r = run({
+      members: [member({ patronStatus: 'former_patron', entitledTierIds: [] })],
+      current: [ROLE.gold],
+      ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold]),
+    });
     expect(r.plan.changes).toEqual([
-      { op: 'remove', roleId: ROLE.gold, roleName: 'Gold', basis: 'ledger', reason: 'no longer entitled to Gold: former patron: the pledge has ended' },
+      {
+        op: 'remove',
+        roleId: ROLE.gold,
+        roleName: 'Gold',
+        basis: 'ledger',
+        reason: 'no longer entitled to Gold: former patron: the pledge has ended',
+      },
     ]);
   });
 
@@ -68,7 +78,11 @@ describe('plan: grants and the ledger', () => {
   });
 
   test('GIVEN we granted a role the member already lost and no longer deserves THEN only the ledger row goes', () => {
-    const r = run({ members: [member({ patronStatus: 'former_patron', entitledTierIds: [] })], current: [], ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold]) });
+    const r = run({
+      members: [member({ patronStatus: 'former_patron', entitledTierIds: [] })],
+      current: [],
+      ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold]),
+    });
     expect(r.plan.changes).toMatchObject([{ op: 'forget', roleId: ROLE.gold }]);
   });
 
@@ -90,7 +104,12 @@ describe('plan: grants and the ledger', () => {
   });
 
   test('GIVEN the user unlinked THEN every granted role goes with the unlink reason, hand-given ones stay', () => {
-    const r = run({ members: [], current: [ROLE.gold, ROLE.staff], ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold]), unlinkedReason: 'unlinked with /unlink' });
+    const r = run({
+      members: [],
+      current: [ROLE.gold, ROLE.staff],
+      ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold]),
+      unlinkedReason: 'unlinked with /unlink',
+    });
     expect(r.plan.changes).toMatchObject([{ op: 'remove', roleId: ROLE.gold, reason: 'unlinked with /unlink' }]);
   });
 
@@ -144,7 +163,12 @@ describe('plan: stack and highest', () => {
   });
 
   test('GIVEN highest mode and a lower tier role we granted THEN it is removed, saying highest mode', () => {
-    const r = run({ members: both, guild: guild({ settings: { mode: 'highest' } }), current: [ROLE.gold, ROLE.silver], ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold], [ROLE.silver, CAMPAIGN, TIER.silver]) });
+    const r = run({
+      members: both,
+      guild: guild({ settings: { mode: 'highest' } }),
+      current: [ROLE.gold, ROLE.silver],
+      ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold], [ROLE.silver, CAMPAIGN, TIER.silver]),
+    });
     expect(r.plan.changes).toMatchObject([{ op: 'remove', roleId: ROLE.silver, reason: expect.stringContaining('mode highest') }]);
   });
 
@@ -159,7 +183,9 @@ describe('plan: tiers and roles that are not there', () => {
   test('GIVEN entitlement to a tier deleted from the campaign THEN no role and a note', () => {
     const r = run({ members: [member({ entitledTierIds: [TIER.old] })] });
     expect(r.plan.changes).toEqual([]);
-    expect(r.desired.notes).toContainEqual(expect.objectContaining({ tierId: TIER.old, reason: 'tier Old no longer exists on the campaign' }));
+    expect(r.desired.notes).toContainEqual(
+      expect.objectContaining({ tierId: TIER.old, reason: 'tier Old no longer exists on the campaign' }),
+    );
   });
 
   test('GIVEN entitlement to a tier we have never seen THEN no role and a note', () => {
@@ -169,7 +195,11 @@ describe('plan: tiers and roles that are not there', () => {
   });
 
   test('GIVEN a tier role missing from the server THEN it is not requested and the note says how to fix it', () => {
-    const g = guild({ tiers: [{ campaignId: CAMPAIGN, tierId: TIER.gold, title: 'Gold', amountCents: 1000, roleIds: [ROLE.ghost, ROLE.gold], removed: false }] });
+    const g = guild({
+      tiers: [
+        { campaignId: CAMPAIGN, tierId: TIER.gold, title: 'Gold', amountCents: 1000, roleIds: [ROLE.ghost, ROLE.gold], removed: false },
+      ],
+    });
     const r = run({ guild: g });
     expect(ops(r)).toEqual(['add Gold']);
     expect(r.desired.notes).toContainEqual(expect.objectContaining({ roleId: ROLE.ghost, fix: expect.any(String) }));
@@ -180,12 +210,20 @@ describe('plan: tiers and roles that are not there', () => {
     const r = run({ guild: g });
     expect(ops(r)).toEqual(['add Gold']);
     expect(r.plan.blocked).toEqual([
-      expect.objectContaining({ op: 'add', roleId: ROLE.aboveBot, problem: expect.objectContaining({ fix: expect.stringContaining('Move the Tierlink role above') }) }),
+      expect.objectContaining({
+        op: 'add',
+        roleId: ROLE.aboveBot,
+        problem: expect.objectContaining({ fix: expect.stringContaining('Move the Tierlink role above') }),
+      }),
     ]);
   });
 
   test('GIVEN a role we granted is now above the bot and no longer deserved THEN the removal is blocked', () => {
-    const r = run({ members: [member({ patronStatus: 'former_patron', entitledTierIds: [] })], current: [ROLE.aboveBot], ledger: ledger([ROLE.aboveBot, CAMPAIGN, TIER.gold]) });
+    const r = run({
+      members: [member({ patronStatus: 'former_patron', entitledTierIds: [] })],
+      current: [ROLE.aboveBot],
+      ledger: ledger([ROLE.aboveBot, CAMPAIGN, TIER.gold]),
+    });
     expect(r.plan.changes).toEqual([]);
     expect(r.plan.blocked).toMatchObject([{ op: 'remove', roleId: ROLE.aboveBot }]);
   });
@@ -200,9 +238,13 @@ describe('plan: tiers and roles that are not there', () => {
   });
 
   test('GIVEN a tier with no role in this server THEN the note suggests /map', () => {
-    const g = guild({ tiers: [{ campaignId: CAMPAIGN, tierId: TIER.gold, title: 'Gold', amountCents: 1000, roleIds: [], removed: false }] });
+    const g = guild({
+      tiers: [{ campaignId: CAMPAIGN, tierId: TIER.gold, title: 'Gold', amountCents: 1000, roleIds: [], removed: false }],
+    });
     const r = run({ guild: g });
-    expect(r.desired.notes).toContainEqual(expect.objectContaining({ reason: 'Gold tier grants no role in this server', fix: expect.stringContaining('/map') }));
+    expect(r.desired.notes).toContainEqual(
+      expect.objectContaining({ reason: 'Gold tier grants no role in this server', fix: expect.stringContaining('/map') }),
+    );
   });
 
   test('GIVEN a patron who does not get a mapped role THEN a note explains it', () => {
@@ -213,7 +255,9 @@ describe('plan: tiers and roles that are not there', () => {
 
 describe('plan: grace period end to end', () => {
   const charged = new Date('2026-11-10T00:00:00Z');
-  const declined = [member({ patronStatus: 'declined_patron', lastChargeStatus: 'Declined', lastChargeDate: charged, entitledTierIds: [] })];
+  const declined = [
+    member({ patronStatus: 'declined_patron', lastChargeStatus: 'Declined', lastChargeDate: charged, entitledTierIds: [] }),
+  ];
   const held = { current: [ROLE.gold], ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold]) };
 
   test('GIVEN a declined patron inside the grace period THEN Gold stays', () => {
@@ -223,7 +267,9 @@ describe('plan: grace period end to end', () => {
   test('GIVEN a declined patron past the grace period THEN Gold goes and the reason gives the dates', () => {
     const r = run({ members: declined, ...held, now: new Date(charged.getTime() + 7 * DAY) });
     expect(r.plan.changes).toMatchObject([{ op: 'remove', roleId: ROLE.gold }]);
-    expect(r.plan.changes[0]!.reason).toBe('no longer entitled to Gold: payment declined on 2026-11-10; the 7-day grace period ended on 2026-11-17');
+    expect(r.plan.changes[0]!.reason).toBe(
+      'no longer entitled to Gold: payment declined on 2026-11-10; the 7-day grace period ended on 2026-11-17',
+    );
   });
 
   test('GIVEN a longer grace in the settings THEN the same patron keeps Gold', () => {
@@ -236,7 +282,12 @@ describe('plan: former-patron and follower roles', () => {
   const withRoles = guild({ settings: { formerPatronRoleId: ROLE.former, followerRoleId: ROLE.follower } });
 
   test('GIVEN a former patron THEN Gold goes and the former-patron role comes', () => {
-    const r = run({ guild: withRoles, members: [member({ patronStatus: 'former_patron', entitledTierIds: [] })], current: [ROLE.gold], ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold]) });
+    const r = run({
+      guild: withRoles,
+      members: [member({ patronStatus: 'former_patron', entitledTierIds: [] })],
+      current: [ROLE.gold],
+      ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold]),
+    });
     expect(ops(r)).toEqual(['add Alumni', 'remove Gold']);
     expect(r.plan.changes[0]).toMatchObject({ grant: { kind: 'former', tierId: null } });
   });
@@ -288,13 +339,24 @@ describe('plan: two campaigns on one server', () => {
   });
 
   test('GIVEN both campaigns map the same role and one pledge ends THEN the role stays', () => {
-    const g = guild({ campaignIds: [CAMPAIGN, OTHER_CAMPAIGN], mappings: [{ campaignId: OTHER_CAMPAIGN, tierId: TIER.art, roleId: ROLE.gold }] });
-    const r = run({ guild: g, members: [member(), { ...artMember, patronStatus: 'former_patron', entitledTierIds: [] }], current: [ROLE.gold], ledger: ledger([ROLE.gold, OTHER_CAMPAIGN, TIER.art]) });
+    const g = guild({
+      campaignIds: [CAMPAIGN, OTHER_CAMPAIGN],
+      mappings: [{ campaignId: OTHER_CAMPAIGN, tierId: TIER.art, roleId: ROLE.gold }],
+    });
+    const r = run({
+      guild: g,
+      members: [member(), { ...artMember, patronStatus: 'former_patron', entitledTierIds: [] }],
+      current: [ROLE.gold],
+      ledger: ledger([ROLE.gold, OTHER_CAMPAIGN, TIER.art]),
+    });
     expect(r.plan.changes).toEqual([]);
   });
 
   test('GIVEN a campaign the server no longer serves THEN its roles we granted go', () => {
-    const r = run({ current: [ROLE.gold, ROLE.art], ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold], [ROLE.art, OTHER_CAMPAIGN, TIER.art]) });
+    const r = run({
+      current: [ROLE.gold, ROLE.art],
+      ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold], [ROLE.art, OTHER_CAMPAIGN, TIER.art]),
+    });
     expect(r.plan.changes).toMatchObject([{ op: 'remove', roleId: ROLE.art, reason: 'this server no longer serves that campaign' }]);
   });
 });

@@ -22,7 +22,11 @@ describe('REST client rate limits against the Discord sandbox', () => {
     const gold = sandbox.createRole(guildId, { name: 'Gold' }).id;
     const waits: RestRateLimitEvent[] = [];
     const handle = createRest({ apiBaseUrl: sandbox.apiBaseUrl, token: sandbox.botToken, onRateLimited: (e) => waits.push(e) });
-    const writer = createRoleWriter({ rest: handle.rest, directory: createGuildDirectory({ rest: handle.rest }), clock: createManualClock() });
+    const writer = createRoleWriter({
+      rest: handle.rest,
+      directory: createGuildDirectory({ rest: handle.rest }),
+      clock: createManualClock(),
+    });
     return { guildId, gold, handle, writer, waits };
   }
 

@@ -1,5 +1,11 @@
 import type { HierarchyRole, RoleProblemCode } from '../../../src/edges/discord/role-hierarchy';
-import { ADMINISTRATOR, MANAGE_ROLES, botHighestRole, checkRoleAssignable, compareRolePositions } from '../../../src/edges/discord/role-hierarchy';
+import {
+  ADMINISTRATOR,
+  MANAGE_ROLES,
+  botHighestRole,
+  checkRoleAssignable,
+  compareRolePositions,
+} from '../../../src/edges/discord/role-hierarchy';
 
 const GUILD = '100000000000000000';
 const role = (id: string, name: string, position: number, extra: Partial<HierarchyRole> = {}): HierarchyRole => ({
@@ -34,9 +40,28 @@ describe('checkRoleAssignable', () => {
     ['a role at the same position with an older id', {}, twinAbove.id, 'above_bot'],
     ['a role at the same position with a newer id', {}, twinBelow.id, 'ok'],
     ['a role that does not exist', {}, '100000000000000099', 'unknown_role'],
-    ['any role without Manage Roles', { roles: roles.map((r) => (r.id === bot.id ? { ...r, permissions: '0' } : r)) }, gold.id, 'missing_manage_roles'],
-    ['with Administrator instead of Manage Roles', { roles: roles.map((r) => (r.id === bot.id ? { ...r, permissions: String(ADMINISTRATOR) } : r)) }, gold.id, 'ok'],
-    ['with Manage Roles granted to @everyone', { roles: roles.map((r) => (r.id === bot.id ? { ...r, permissions: '0' } : r.id === GUILD ? { ...r, permissions: String(MANAGE_ROLES) } : r)) }, gold.id, 'ok'],
+    [
+      'any role without Manage Roles',
+      { roles: roles.map((r) => (r.id === bot.id ? { ...r, permissions: '0' } : r)) },
+      gold.id,
+      'missing_manage_roles',
+    ],
+    [
+      'with Administrator instead of Manage Roles',
+      { roles: roles.map((r) => (r.id === bot.id ? { ...r, permissions: String(ADMINISTRATOR) } : r)) },
+      gold.id,
+      'ok',
+    ],
+    [
+      'with Manage Roles granted to @everyone',
+      {
+        roles: roles.map((r) =>
+          r.id === bot.id ? { ...r, permissions: '0' } : r.id === GUILD ? { ...r, permissions: String(MANAGE_ROLES) } : r,
+        ),
+      },
+      gold.id,
+      'ok',
+    ],
     ['a role above the bot when the bot has a second, higher role', { botRoleIds: [bot.id, staff.id] }, gold.id, 'ok'],
     ['a role above the bot when the bot owns the guild', { botIsOwner: true }, staff.id, 'ok'],
     ['anything when the bot has no role at all', { botRoleIds: [] }, bronze.id, 'missing_manage_roles'],

@@ -73,7 +73,12 @@ describe('role writer against the Discord sandbox', () => {
     expect(everyone.ok ? null : everyone.error.code).toBe('everyone');
     expect(writes()).toEqual([]);
     // Reads only: the bot's id, then roles and the bot's own member, once for all three checks.
-    expect(sandbox.requests().map((r) => r.route).sort()).toEqual(['GET /guilds/:g/members/:u', 'GET /guilds/:g/roles', 'GET /users/@me']);
+    expect(
+      sandbox
+        .requests()
+        .map((r) => r.route)
+        .sort(),
+    ).toEqual(['GET /guilds/:g/members/:u', 'GET /guilds/:g/roles', 'GET /users/@me']);
     expect(sandbox.invalidRequestCount()).toBe(0);
   });
 
@@ -88,7 +93,10 @@ describe('role writer against the Discord sandbox', () => {
   it('maps 10007 to unknown_member', async () => {
     const { guildId, gold, writer } = setup();
     const result = await writer.addRole(guildId, '100000000000000001', gold, 'sync');
-    expect(result).toEqual({ ok: false, error: expect.objectContaining({ code: 'unknown_member', discordCode: 10007, requestSent: true }) });
+    expect(result).toEqual({
+      ok: false,
+      error: expect.objectContaining({ code: 'unknown_member', discordCode: 10007, requestSent: true }),
+    });
   });
 
   it('maps 10011 to unknown_role when the role vanished after the cache was filled, then refuses without a write', async () => {
@@ -109,7 +117,10 @@ describe('role writer against the Discord sandbox', () => {
     sandbox.updateRole(guildId, gold, { position: 50 });
     sandbox.resetRequests();
     const stale = await writer.removeRole(guildId, alice, gold, 'sync');
-    expect(stale).toEqual({ ok: false, error: expect.objectContaining({ code: 'missing_permissions', discordCode: 50013, requestSent: true }) });
+    expect(stale).toEqual({
+      ok: false,
+      error: expect.objectContaining({ code: 'missing_permissions', discordCode: 50013, requestSent: true }),
+    });
     const again = await writer.removeRole(guildId, alice, gold, 'sync');
     expect(again.ok ? null : [again.error.code, again.error.requestSent]).toEqual(['above_bot', false]);
     expect(writes()).toEqual([`DELETE ${MEMBER_ROLE} 403`]);
@@ -125,7 +136,12 @@ describe('role writer against the Discord sandbox', () => {
     expect((await writer.addRole(guildId, alice, ghost, 'sync')).ok).toBe(false);
     expect((await writer.addRole(guildId, alice, ghost, 'sync')).ok).toBe(false);
     // One reload (two reads) for the first miss, none for the second.
-    expect(sandbox.requests().map((r) => r.route).sort()).toEqual(['GET /guilds/:g/members/:u', 'GET /guilds/:g/roles']);
+    expect(
+      sandbox
+        .requests()
+        .map((r) => r.route)
+        .sort(),
+    ).toEqual(['GET /guilds/:g/members/:u', 'GET /guilds/:g/roles']);
   });
 
   it('refreshes the cache after its TTL', async () => {

@@ -48,7 +48,12 @@ describe('creator session against the sandbox', () => {
     h.sb.revokeRefreshToken(tokens.refreshToken);
     await expect(h.client.getCampaigns()).rejects.toMatchObject({ kind: 'refresh_failed' });
     const fresh = h.sb.issueTokens(h.sb.creatorUserId, tokens.scopes);
-    h.store.set({ accessToken: fresh.accessToken, refreshToken: fresh.refreshToken, expiresAt: new Date(h.clock.now().getTime() + DAY), scopes: fresh.scopes });
+    h.store.set({
+      accessToken: fresh.accessToken,
+      refreshToken: fresh.refreshToken,
+      expiresAt: new Date(h.clock.now().getTime() + DAY),
+      scopes: fresh.scopes,
+    });
     const campaigns = await h.client.getCampaigns();
     expect(campaigns.map((c) => c.campaign.id)).toEqual([h.sb.campaignId]);
   });
@@ -57,7 +62,12 @@ describe('creator session against the sandbox', () => {
     const tokens = h.store.current();
     if (!tokens) throw new Error('no tokens');
     h.sb.expireAccessToken(tokens.accessToken);
-    const results = await Promise.all([h.client.getCampaigns(), h.client.getCampaign(h.sb.campaignId), h.client.listWebhooks(), h.client.getCampaigns()]);
+    const results = await Promise.all([
+      h.client.getCampaigns(),
+      h.client.getCampaign(h.sb.campaignId),
+      h.client.listWebhooks(),
+      h.client.getCampaigns(),
+    ]);
     expect(results).toHaveLength(4);
     expect(tokenRequests()).toHaveLength(1);
     expect(h.store.saves).toHaveLength(1);
@@ -72,7 +82,12 @@ describe('creator session against the sandbox', () => {
 
 describe('creator session (unit)', () => {
   const clock = createManualClock();
-  const pair = (n: number): OAuthTokens => ({ accessToken: `a${n}`, refreshToken: `r${n}`, expiresAt: new Date(clock.now().getTime() + DAY), scopes: [] });
+  const pair = (n: number): OAuthTokens => ({
+    accessToken: `a${n}`,
+    refreshToken: `r${n}`,
+    expiresAt: new Date(clock.now().getTime() + DAY),
+    scopes: [],
+  });
   const unauthorized = () => new PatreonApiError({ kind: 'unauthorized', status: 401, method: 'GET', path: '/x' });
 
   it('fails with not_connected when no tokens are stored', async () => {

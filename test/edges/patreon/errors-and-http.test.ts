@@ -24,7 +24,13 @@ describe('PatreonApiError', () => {
   });
 
   it('is named after its status or kind and carries method, path and code', () => {
-    const e = new PatreonApiError({ kind: 'unauthorized', status: 401, method: 'GET', path: '/api/oauth2/v2/identity', errors: [{ detail: 'bad token' }] });
+    const e = new PatreonApiError({
+      kind: 'unauthorized',
+      status: 401,
+      method: 'GET',
+      path: '/api/oauth2/v2/identity',
+      errors: [{ detail: 'bad token' }],
+    });
     expect(e.name).toBe('PatreonApiError[401]');
     expect(e.code).toBe('unauthorized');
     expect(e.message).toBe('GET /api/oauth2/v2/identity answered 401: bad token');
@@ -106,7 +112,9 @@ describe('http retries against the sandbox', () => {
 
   it('retries an unsafe request only on 429/503, never after a 500', async () => {
     sb.injectFault({ status: 500 });
-    await expect(http().request({ method: 'POST', path: '/api/oauth2/token', form: new URLSearchParams(), unsafe: true })).rejects.toMatchObject({ status: 500 });
+    await expect(
+      http().request({ method: 'POST', path: '/api/oauth2/token', form: new URLSearchParams(), unsafe: true }),
+    ).rejects.toMatchObject({ status: 500 });
     expect(sb.requests()).toHaveLength(1);
   });
 });

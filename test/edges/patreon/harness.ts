@@ -70,7 +70,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     expiresAt: new Date(clock.now().getTime() + sb.creatorTokens.expiresIn * 1000),
     scopes: sb.creatorTokens.scopes,
   });
-  const common = { baseUrl: sb.url, clientId: sb.clientId, clientSecret: sb.clientSecret, clock, sleep, random, logger: silentLogger, retry: options.retry };
+  const common = {
+    baseUrl: sb.url,
+    clientId: sb.clientId,
+    clientSecret: sb.clientSecret,
+    clock,
+    sleep,
+    random,
+    logger: silentLogger,
+    retry: options.retry,
+  };
   const oauth = createOAuthClient(common);
   const session = createCreatorSession({ store, refresh: (token) => oauth.refreshToken(token), clock, logger: silentLogger });
   const client = createPatreonClient({ ...common, session, tierRoleFields: options.tierRoleFields, onRequest: (info) => infos.push(info) });

@@ -14,7 +14,12 @@ describe('listing members (members-iterator against the sandbox)', () => {
     h = await startHarness();
     tierId = h.sb.createTier(h.sb.campaignId, { title: 'Gold', amountCents: 500, chatRoleIds: { discord: ['123456789012345678'] } }).id;
     h.sb.createTier(h.sb.campaignId, { title: 'Silver', amountCents: 300 });
-    members = h.sb.generateMembers({ campaignId: h.sb.campaignId, count: 5000, seed: 11, discordUserIdFor: (i) => (i % 2 === 0 ? `4${String(i).padStart(17, '0')}` : null) }).memberIds;
+    members = h.sb.generateMembers({
+      campaignId: h.sb.campaignId,
+      count: 5000,
+      seed: 11,
+      discordUserIdFor: (i) => (i % 2 === 0 ? `4${String(i).padStart(17, '0')}` : null),
+    }).memberIds;
     h.sb.resetRequests();
   });
   afterEach(() => h.close());
@@ -45,7 +50,11 @@ describe('listing members (members-iterator against the sandbox)', () => {
       expect(r.status).toBe(200);
       expect(r.query.include).toBe('currently_entitled_tiers,user');
       // Every type read is named in fields (spec rule 4).
-      expect(Object.keys(r.query).filter((k) => k.startsWith('fields[')).sort()).toEqual(['fields[member]', 'fields[tier]', 'fields[user]']);
+      expect(
+        Object.keys(r.query)
+          .filter((k) => k.startsWith('fields['))
+          .sort(),
+      ).toEqual(['fields[member]', 'fields[tier]', 'fields[user]']);
     }
   });
 
@@ -54,7 +63,14 @@ describe('listing members (members-iterator against the sandbox)', () => {
     const m = h.sb.setMembership(
       user.id,
       h.sb.campaignId,
-      { tierIds: [tierId], patronStatus: 'declined_patron', lastChargeStatus: 'Declined', lastChargeDate: '2026-10-30T10:00:00Z', pledgeRelationshipStart: '2025-01-01T00:00:00Z', lifetimeSupportCents: 6000 },
+      {
+        tierIds: [tierId],
+        patronStatus: 'declined_patron',
+        lastChargeStatus: 'Declined',
+        lastChargeDate: '2026-10-30T10:00:00Z',
+        pledgeRelationshipStart: '2025-01-01T00:00:00Z',
+        lifetimeSupportCents: 6000,
+      },
       { deliver: false },
     );
     let found;
@@ -134,7 +150,10 @@ describe('listing members (members-iterator against the sandbox)', () => {
     // Saved when the token answer was in and before any request used the new access token.
     expect(requestsAtSave).toBe(4);
     // The old refresh token was rotated away.
-    await expect(h.client.oauth.refreshToken(original.refreshToken)).rejects.toMatchObject({ kind: 'bad_request', oauthError: 'invalid_grant' });
+    await expect(h.client.oauth.refreshToken(original.refreshToken)).rejects.toMatchObject({
+      kind: 'bad_request',
+      oauthError: 'invalid_grant',
+    });
   });
 
   it('ends a repeating cursor in a pagination_loop error, not a loop', async () => {

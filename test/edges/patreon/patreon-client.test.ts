@@ -12,7 +12,12 @@ describe('patreon client against the sandbox', () => {
   let goldId: string;
   beforeEach(async () => {
     h = await startHarness();
-    goldId = h.sb.createTier(h.sb.campaignId, { title: 'Gold', amountCents: 1000, chatRoleIds: { [GUILD]: [ROLE_A] }, discordRoleIds: [ROLE_B] }).id;
+    goldId = h.sb.createTier(h.sb.campaignId, {
+      title: 'Gold',
+      amountCents: 1000,
+      chatRoleIds: { [GUILD]: [ROLE_A] },
+      discordRoleIds: [ROLE_B],
+    }).id;
     h.sb.createTier(h.sb.campaignId, { title: 'Draft', amountCents: 5000, published: false });
   });
   afterEach(() => h.close());
@@ -31,14 +36,24 @@ describe('patreon client against the sandbox', () => {
     expect(details?.member.patronStatus).toBe('active_patron');
     const query = h.sb.requests().at(-1)?.query ?? {};
     expect(query.include).toBe('campaign,currently_entitled_tiers,user');
-    expect(Object.keys(query).filter((k) => k.startsWith('fields[')).sort()).toEqual(['fields[member]', 'fields[tier]', 'fields[user]']);
+    expect(
+      Object.keys(query)
+        .filter((k) => k.startsWith('fields['))
+        .sort(),
+    ).toEqual(['fields[member]', 'fields[tier]', 'fields[user]']);
   });
 
   it('reads a member with its entitled tiers and user, and null once deleted', async () => {
     const user = h.sb.createUser({ fullName: 'Pat Ron', discordUserId: '323456789012345678' });
     const member = h.sb.setMembership(user.id, h.sb.campaignId, { tierIds: [goldId] }, { deliver: false });
     const details = await h.client.getMember(member.id);
-    expect(details?.member).toMatchObject({ id: member.id, campaignId: h.sb.campaignId, userId: user.id, entitledTierIds: [goldId], discordUserId: '323456789012345678' });
+    expect(details?.member).toMatchObject({
+      id: member.id,
+      campaignId: h.sb.campaignId,
+      userId: user.id,
+      entitledTierIds: [goldId],
+      discordUserId: '323456789012345678',
+    });
     expect(details?.tiers.map((t) => t.title)).toEqual(['Gold']);
     expect(details?.user).toMatchObject({ id: user.id, fullName: 'Pat Ron' });
     h.sb.deleteMember(member.id, { deliver: false });
@@ -47,7 +62,13 @@ describe('patreon client against the sandbox', () => {
 
   it('reads campaigns with tiers and parsed role ids (both field names by default)', async () => {
     const [details] = await h.client.getCampaigns();
-    expect(details?.campaign).toMatchObject({ id: h.sb.campaignId, vanity: 'casey', creatorId: h.sb.creatorUserId, creatorName: 'Casey Creator', chatServerId: null });
+    expect(details?.campaign).toMatchObject({
+      id: h.sb.campaignId,
+      vanity: 'casey',
+      creatorId: h.sb.creatorUserId,
+      creatorName: 'Casey Creator',
+      chatServerId: null,
+    });
     const gold = details?.tiers.find((t) => t.id === goldId);
     expect(gold).toMatchObject({ title: 'Gold', amountCents: 1000, published: true, patronCount: 0, campaignId: h.sb.campaignId });
     expect(gold?.roleIds).toEqual({ everywhere: [ROLE_B], byGuild: { [GUILD]: [ROLE_A] } });
@@ -81,7 +102,14 @@ describe('patreon client against the sandbox', () => {
     const receiver = await startWebhookReceiver();
     try {
       const created = await h.client.createWebhook({ campaignId: h.sb.campaignId, uri: receiver.url, triggers: MEMBER_TRIGGERS });
-      expect(created).toMatchObject({ campaignId: h.sb.campaignId, uri: receiver.url, paused: false, numConsecutiveTimesFailed: 0, lastAttemptedAt: null, triggers: [...MEMBER_TRIGGERS] });
+      expect(created).toMatchObject({
+        campaignId: h.sb.campaignId,
+        uri: receiver.url,
+        paused: false,
+        numConsecutiveTimesFailed: 0,
+        lastAttemptedAt: null,
+        triggers: [...MEMBER_TRIGGERS],
+      });
       expect(created.secret.length).toBeGreaterThan(0);
       const listed = await h.client.listWebhooks();
       expect(listed).toEqual([created]);
@@ -107,12 +135,19 @@ describe('patreon client against the sandbox', () => {
   it('counts every HTTP attempt through onRequest', async () => {
     h.sb.injectFault({ path: '/api/oauth2/v2/campaigns', status: 503 });
     await h.client.getCampaigns();
-    expect(h.infos.map((i) => `${i.method} ${i.path} ${String(i.status)} ${i.outcome}`)).toEqual(['GET /api/oauth2/v2/campaigns 503 retry', 'GET /api/oauth2/v2/campaigns 200 ok']);
+    expect(h.infos.map((i) => `${i.method} ${i.path} ${String(i.status)} ${i.outcome}`)).toEqual([
+      'GET /api/oauth2/v2/campaigns 503 retry',
+      'GET /api/oauth2/v2/campaigns 200 ok',
+    ]);
   });
 
   it('fails with invalid_response, not silently, when an attribute it reads is missing', () => {
     expect(() =>
-      parseMember({ type: 'member', id: 'm1', relationships: { user: { data: { type: 'user', id: 'u' } }, currently_entitled_tiers: { data: [] } } }, indexIncluded([]), { campaignId: 'c' }),
+      parseMember(
+        { type: 'member', id: 'm1', relationships: { user: { data: { type: 'user', id: 'u' } }, currently_entitled_tiers: { data: [] } } },
+        indexIncluded([]),
+        { campaignId: 'c' },
+      ),
     ).toThrow(expect.objectContaining({ kind: 'invalid_response' }));
   });
 });

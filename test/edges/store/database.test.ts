@@ -18,8 +18,23 @@ test('migrations create every table and a second run changes nothing', async () 
     sql`select table_name from information_schema.tables where table_schema = 'public' order by table_name`,
   );
   expect(tables.map((r) => r.table_name)).toEqual([
-    'app_state', 'audit_log', 'campaigns', 'creator_credentials', 'guild_campaigns', 'guilds', 'jobs', 'link_events',
-    'link_tokens', 'links', 'member_snapshots', 'role_grants', 'role_mappings', 'sync_runs', 'tiers', 'webhook_inbox', 'webhooks',
+    'app_state',
+    'audit_log',
+    'campaigns',
+    'creator_credentials',
+    'guild_campaigns',
+    'guilds',
+    'jobs',
+    'link_events',
+    'link_tokens',
+    'links',
+    'member_snapshots',
+    'role_grants',
+    'role_mappings',
+    'sync_runs',
+    'tiers',
+    'webhook_inbox',
+    'webhooks',
   ]);
   const before = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
   await t.database.migrate();
@@ -38,9 +53,7 @@ test('a named lock is held by one holder at a time', async () => {
   const holding = new Promise<void>((resolve) => (release = resolve));
   const first = t.database.tryWithLock('nightly-sync', () => holding.then(() => 'first'));
   // On PostgreSQL the competitor is another connection pool, as a second instance would be.
-  const other = onPostgres()
-    ? await openDatabase({ engine: 'postgres', url: t.url!, logger: silentLogger, poolSize: 2 })
-    : t.database;
+  const other = onPostgres() ? await openDatabase({ engine: 'postgres', url: t.url!, logger: silentLogger, poolSize: 2 }) : t.database;
   await new Promise((r) => setTimeout(r, 50));
   await expect(other.tryWithLock('nightly-sync', async () => 'second')).resolves.toEqual({ acquired: false });
   await expect(other.tryWithLock('another-lock', async () => 'other')).resolves.toEqual({ acquired: true, value: 'other' });

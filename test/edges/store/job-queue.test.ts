@@ -57,5 +57,7 @@ test('a failing job is retried with back-off and, after the last attempt, dead-l
     await jobs.worker.sweep();
   }
   expect(calls).toBe(8);
-  expect(await queryRows(t.database.db, sql`select status, last_error from jobs`)).toEqual([{ status: 'dead', last_error: 'Error: service down' }]);
+  expect(await queryRows(t.database.db, sql`select status, last_error from jobs`)).toEqual([
+    { status: 'dead', last_error: 'Error: service down' },
+  ]);
 });

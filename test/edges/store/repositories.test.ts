@@ -33,8 +33,16 @@ describe('member snapshots', () => {
     const repo = createSnapshotRepository(t.database.db);
     await repo.upsert(base, T0);
     await repo.upsert({ ...base, patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [] }, later(1));
-    const again = await repo.upsert({ ...base, patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [] }, later(2));
-    expect(toMemberState(again)).toMatchObject({ patronStatus: 'declined_patron', entitledTierIds: [], lastActiveTierIds: ['gold'], declinedSeenAt: later(1) });
+    const again = await repo.upsert(
+      { ...base, patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [] },
+      later(2),
+    );
+    expect(toMemberState(again)).toMatchObject({
+      patronStatus: 'declined_patron',
+      entitledTierIds: [],
+      lastActiveTierIds: ['gold'],
+      declinedSeenAt: later(1),
+    });
     const active = await repo.upsert({ ...base, entitledTierIds: ['silver'] }, later(3));
     expect(active).toMatchObject({ lastActiveTierIds: ['silver'], declinedSeenAt: null });
   });
@@ -135,9 +143,15 @@ describe('links', () => {
     await repo.linkOauth('d1', 'p1', T0);
     await repo.unlink('d1', later(1));
     expect(await repo.linkSocial('d1', 'p1', later(2))).toBe(false);
-    expect(await repo.linkSocialMany([{ discordUserId: 'd1', patreonUserId: 'p1' }, { discordUserId: 'd2', patreonUserId: 'p2' }], later(2))).toEqual([
-      { discordUserId: 'd2', patreonUserId: 'p2' },
-    ]);
+    expect(
+      await repo.linkSocialMany(
+        [
+          { discordUserId: 'd1', patreonUserId: 'p1' },
+          { discordUserId: 'd2', patreonUserId: 'p2' },
+        ],
+        later(2),
+      ),
+    ).toEqual([{ discordUserId: 'd2', patreonUserId: 'p2' }]);
     await repo.linkOauth('d1', 'p1', later(3));
     await repo.unlink('d1', later(4));
     await repo.linkOauth('d1', 'p9', later(5));

@@ -82,7 +82,10 @@ const SAMPLES: Sample[] = [
         standingText: 'Payment declined on 2026-11-02; roles kept until 2026-11-09',
         tiers: ['Gold Lantern ✨'],
         kept: [
-          { name: 'Gold Lantern', reason: 'Gold Lantern ✨ tier: declined on 2026-11-02; roles kept until 2026-11-09 (7-day grace period)' },
+          {
+            name: 'Gold Lantern',
+            reason: 'Gold Lantern ✨ tier: declined on 2026-11-02; roles kept until 2026-11-09 (7-day grace period)',
+          },
           { name: 'Patron', reason: 'every paid tier: declined on 2026-11-02; roles kept until 2026-11-09 (7-day grace period)' },
         ],
       }),
@@ -153,7 +156,12 @@ const SAMPLES: Sample[] = [
         patronName: 'Bartholomew Featherstonehaugh-Montgomery III',
         movedFromAnotherAccount: true,
         tiers: ['Copper Lantern'],
-        granted: [{ name: 'SupremeGrandArchivistOfTheLanternLoungeAndKeeperOfTheLore', reason: 'Copper Lantern tier (active patron since 2025-12-01)' }],
+        granted: [
+          {
+            name: 'SupremeGrandArchivistOfTheLanternLoungeAndKeeperOfTheLore',
+            reason: 'Copper Lantern tier (active patron since 2025-12-01)',
+          },
+        ],
       }),
     ),
   },
@@ -202,7 +210,12 @@ const SAMPLES: Sample[] = [
       guildName: GUILD,
       choices: [
         { name: CAMPAIGN, url: PLEDGE_URL, patronCount: 1843, chooseUrl: '/connect/choose?campaign=1' },
-        { name: 'Ada Draws Dragons', url: 'https://www.patreon.com/adadrawsdragons', patronCount: 212, chooseUrl: '/connect/choose?campaign=2' },
+        {
+          name: 'Ada Draws Dragons',
+          url: 'https://www.patreon.com/adadrawsdragons',
+          patronCount: 212,
+          chooseUrl: '/connect/choose?campaign=2',
+        },
         { name: 'Night Owl Sketchbook 🦉', url: null, patronCount: null, chooseUrl: '/connect/choose?campaign=3' },
       ],
     }),
@@ -290,7 +303,10 @@ function inspectPage(viewport: { width: number; height: number }): Inspection {
   const parse = (c: string): number[] => {
     const m = c.match(/rgba?\(([^)]+)\)/);
     if (!m || !m[1]) return [0, 0, 0, 0];
-    const parts = m[1].split(/[\s,/]+/).filter(Boolean).map(Number);
+    const parts = m[1]
+      .split(/[\s,/]+/)
+      .filter(Boolean)
+      .map(Number);
     return [parts[0] ?? 0, parts[1] ?? 0, parts[2] ?? 0, parts.length > 3 ? (parts[3] ?? 1) : 1];
   };
   const over = (top: number[], bottom: number[]): number[] => {
@@ -347,7 +363,8 @@ function inspectPage(viewport: { width: number; height: number }): Inspection {
     const ratio = ((hi ?? 0) + 0.05) / ((lo ?? 0) + 0.05);
     const size = parseFloat(style.fontSize);
     const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
-    if (ratio < (large ? 3 : 4.5)) lowContrast.push(`${describe(el)} ${ratio.toFixed(2)}:1 (${style.color} on rgb(${bg.slice(0, 3).map(Math.round).join(',')}))`);
+    if (ratio < (large ? 3 : 4.5))
+      lowContrast.push(`${describe(el)} ${ratio.toFixed(2)}:1 (${style.color} on rgb(${bg.slice(0, 3).map(Math.round).join(',')}))`);
   }
   const card = document.querySelector('.card');
   return {
@@ -410,7 +427,16 @@ inChromium('pages in headless Chromium', () => {
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
 
@@ -481,7 +507,8 @@ inChromium('pages in headless Chromium', () => {
           colorScheme: scheme,
         });
         try {
-          const shot = scheme === 'light' || viewport.mobile ? `${sample.name}-${viewport.label}${scheme === 'dark' ? '-dark' : ''}.tmp.png` : null;
+          const shot =
+            scheme === 'light' || viewport.mobile ? `${sample.name}-${viewport.label}${scheme === 'dark' ? '-dark' : ''}.tmp.png` : null;
           const { inspection: seen, requests, errors, status } = await visit(context, sample, shot);
 
           expect(status).toBe(sample.status);

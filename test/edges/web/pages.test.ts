@@ -113,7 +113,16 @@ describe('html templates', () => {
   test('links: only http(s) addresses and paths on this site', () => {
     expect(safeHref('https://www.patreon.com/x?a=1')).toBe('https://www.patreon.com/x?a=1');
     expect(safeHref('/connect/choose?c=1')).toBe('/connect/choose?c=1');
-    for (const bad of ['javascript:alert(1)', 'JaVaScRiPt:alert(1)', 'data:text/html,<p>', '//evil.test/x', '/\\evil.test', 'not a url', '', null]) {
+    for (const bad of [
+      'javascript:alert(1)',
+      'JaVaScRiPt:alert(1)',
+      'data:text/html,<p>',
+      '//evil.test/x',
+      '/\\evil.test',
+      'not a url',
+      '',
+      null,
+    ]) {
       expect(safeHref(bad)).toBeNull();
     }
   });
@@ -141,7 +150,9 @@ describe('every page', () => {
     expect(page).toMatch(/<title>[^<]+ · Tierlink<\/title>/);
     expect(page).not.toMatch(/<script|<[^>]*\s(on\w+|style|src)=|@import|url\(/i);
     // The only <link> is the inline favicon; nothing is fetched.
-    expect([...page.matchAll(/<link [^>]*>/g)].map((m) => m[0])).toEqual([expect.stringMatching(/^<link rel="icon" href="data:image\/svg\+xml,/)]);
+    expect([...page.matchAll(/<link [^>]*>/g)].map((m) => m[0])).toEqual([
+      expect.stringMatching(/^<link rel="icon" href="data:image\/svg\+xml,/),
+    ]);
   });
 
   test.each(pages)('%s carries a policy that allows exactly its own stylesheet', (_, page) => {
@@ -184,7 +195,9 @@ describe('hostile names from users never become markup', () => {
     ],
     [
       'link result (not a patron)',
-      renderLinkResult(linkView({ standing: 'none', campaignName: HOSTILE, guildName: HOSTILE, patronName: HOSTILE, standingText: HOSTILE })),
+      renderLinkResult(
+        linkView({ standing: 'none', campaignName: HOSTILE, guildName: HOSTILE, patronName: HOSTILE, standingText: HOSTILE }),
+      ),
     ],
     [
       'connect result',
@@ -201,7 +214,11 @@ describe('hostile names from users never become markup', () => {
     [
       'campaign chooser',
       renderChooseCampaign(
-        chooseView({ creatorName: HOSTILE, guildName: HOSTILE, choices: [{ name: HOSTILE, url: PLEDGE_URL, patronCount: 3, chooseUrl: '/c?x=1' }] }),
+        chooseView({
+          creatorName: HOSTILE,
+          guildName: HOSTILE,
+          choices: [{ name: HOSTILE, url: PLEDGE_URL, patronCount: 3, chooseUrl: '/c?x=1' }],
+        }),
       ),
     ],
     ['message', renderMessage({ status: 400, tone: 'error', title: HOSTILE, message: HOSTILE, next: HOSTILE })],
@@ -279,7 +296,12 @@ describe('link result: every standing has a headline and a next step', () => {
 
   test('declined, inside the grace period: update the payment method before the date', () => {
     const page = renderLinkResult(
-      linkView({ standing: 'grace', standingText: 'Payment declined on 2026-11-02; roles kept until 2026-11-09', granted: [], kept: [{ name: 'Gold Lantern', reason: 'grace' }] }),
+      linkView({
+        standing: 'grace',
+        standingText: 'Payment declined on 2026-11-02; roles kept until 2026-11-09',
+        granted: [],
+        kept: [{ name: 'Gold Lantern', reason: 'grace' }],
+      }),
     );
     expect(headline(page)).toBe("Your last payment didn't go through");
     expect(nextStep(page)).toContain('Update your payment method on Patreon before November 9, 2026.');
@@ -288,21 +310,30 @@ describe('link result: every standing has a headline and a next step', () => {
     expect(page).toContain('<body class="tone-warning">');
   });
 
-  test('the grace date is read from the planner\'s reason too', () => {
-    const page = renderLinkResult(linkView({ standing: 'grace', standingText: 'declined on 2026-11-02; roles kept until 2026-11-09 (7-day grace period)' }));
+  test("the grace date is read from the planner's reason too", () => {
+    const page = renderLinkResult(
+      linkView({ standing: 'grace', standingText: 'declined on 2026-11-02; roles kept until 2026-11-09 (7-day grace period)' }),
+    );
     expect(nextStep(page)).toContain('before November 9, 2026.');
     expect(text(page)).toContain('Declined on 2026-11-02; roles kept until 2026-11-09 (7-day grace period)');
   });
 
   test('declined, grace period and not in the server: both steps, numbered', () => {
     const page = renderLinkResult(linkView({ standing: 'grace', standingText: 'Payment declined', inGuild: false }));
-    expect(nextStep(page)).toMatch(/^Next steps Update your payment method on Patreon soon\. .* Join The Lantern Lounge\. Your roles arrive when you do\./);
+    expect(nextStep(page)).toMatch(
+      /^Next steps Update your payment method on Patreon soon\. .* Join The Lantern Lounge\. Your roles arrive when you do\./,
+    );
     expect(page).toContain('<ol class="steps numbered">');
   });
 
   test('lapsed: renew the pledge, the roles come back on their own', () => {
     const page = renderLinkResult(
-      linkView({ standing: 'lapsed', standingText: 'the 7-day grace period ended on 2026-10-27', granted: [], removed: [{ name: 'Gold Lantern', reason: 'grace ended' }] }),
+      linkView({
+        standing: 'lapsed',
+        standingText: 'the 7-day grace period ended on 2026-10-27',
+        granted: [],
+        removed: [{ name: 'Gold Lantern', reason: 'grace ended' }],
+      }),
     );
     expect(headline(page)).toBe('Your membership has lapsed');
     expect(nextStep(page)).toContain('Renew your pledge on Patreon to get your roles back.');
@@ -401,8 +432,12 @@ describe('connect result', () => {
   test('a clean connect: apply with /sync, and what that would do', () => {
     const page = renderConnectResult(connectView());
     expect(headline(page)).toBe('Your campaign is connected');
-    expect(nextStep(page)).toContain('Run /sync in Discord to apply the roles now. It adds 5 roles and removes 1 role across 20 linked members.');
-    expect(text(page)).toContain('What a sync would do Nothing has changed yet: /connect only looks. linked members 20 roles to add 5 role to remove 1');
+    expect(nextStep(page)).toContain(
+      'Run /sync in Discord to apply the roles now. It adds 5 roles and removes 1 role across 20 linked members.',
+    );
+    expect(text(page)).toContain(
+      'What a sync would do Nothing has changed yet: /connect only looks. linked members 20 roles to add 5 role to remove 1',
+    );
     expect(text(page)).toContain('Live updates are on');
     expect(page).toContain('<body class="tone-success">');
   });
@@ -418,7 +453,10 @@ describe('connect result', () => {
 
   test('a held sync asks for a review, a failed webhook asks to turn on live updates', () => {
     const page = renderConnectResult(
-      connectView({ webhook: { state: 'failed', detail: 'Patreon answered 403.' }, dryRun: { linkedMembers: 900, adds: 2, removes: 311, held: true } }),
+      connectView({
+        webhook: { state: 'failed', detail: 'Patreon answered 403.' },
+        dryRun: { linkedMembers: 900, adds: 2, removes: 311, held: true },
+      }),
     );
     expect(page).toContain('<body class="tone-warning">');
     expect(nextStep(page)).toContain('Turn on live updates.');
@@ -459,10 +497,34 @@ describe('campaign chooser', () => {
 
 describe('messages', () => {
   const cases: Array<[string, MessageView, string, string, string]> = [
-    ['expired link (410)', linkExpiredMessage('/link'), 'One-time link', 'This link has expired', 'Run /link again in Discord to get a new link.'],
-    ['denied consent', consentDeniedMessage('/link'), '', 'Nothing was linked', 'Changed your mind? Run /link again in Discord and choose Allow.'],
-    ['bad state (400)', badStateMessage('/connect'), 'Security check', "This link can't be used", 'Run /connect again in Discord to get a fresh link.'],
-    ['service down (502)', serviceDownMessage('/link'), 'Patreon connection', "We couldn't reach Patreon", 'Wait a minute, then run /link again in Discord.'],
+    [
+      'expired link (410)',
+      linkExpiredMessage('/link'),
+      'One-time link',
+      'This link has expired',
+      'Run /link again in Discord to get a new link.',
+    ],
+    [
+      'denied consent',
+      consentDeniedMessage('/link'),
+      '',
+      'Nothing was linked',
+      'Changed your mind? Run /link again in Discord and choose Allow.',
+    ],
+    [
+      'bad state (400)',
+      badStateMessage('/connect'),
+      'Security check',
+      "This link can't be used",
+      'Run /connect again in Discord to get a fresh link.',
+    ],
+    [
+      'service down (502)',
+      serviceDownMessage('/link'),
+      'Patreon connection',
+      "We couldn't reach Patreon",
+      'Wait a minute, then run /link again in Discord.',
+    ],
   ];
 
   test.each(cases)('%s', (_, view, eyebrow, title, next) => {
@@ -499,7 +561,9 @@ describe('messages', () => {
   });
 
   test('an unlisted server error still gets a label', () => {
-    expect(renderMessage({ status: 507, tone: 'error', title: 'Oops', message: 'Disk full.', next: null })).toContain('<p class="eyebrow">Unexpected error</p>');
+    expect(renderMessage({ status: 507, tone: 'error', title: 'Oops', message: 'Disk full.', next: null })).toContain(
+      '<p class="eyebrow">Unexpected error</p>',
+    );
   });
 
   test('slash commands in the message are set as code', () => {

@@ -73,7 +73,9 @@ export async function startLive(options: LiveOptions): Promise<Live> {
   let seen = discord.roleEvents().length;
   const show = (e: RoleEvent) => {
     const at = e.at.toISOString().slice(11, 19);
-    say(`    ${at}  ${e.op === 'add' ? '+' : '−'} ${roleNames.get(e.roleId) ?? e.roleId} ${e.op === 'add' ? 'to' : 'from'} ${who(e.userId)}  (${e.via === 'hand' ? 'by hand' : e.reason ?? 'no reason'})`);
+    say(
+      `    ${at}  ${e.op === 'add' ? '+' : '−'} ${roleNames.get(e.roleId) ?? e.roleId} ${e.op === 'add' ? 'to' : 'from'} ${who(e.userId)}  (${e.via === 'hand' ? 'by hand' : (e.reason ?? 'no reason')})`,
+    );
   };
   const timer = setInterval(() => {
     const all = discord.roleEvents();

@@ -81,7 +81,13 @@ export function createDemo(options: DemoOptions): Demo {
       timeline.say(`The whole story took ${formatMs(storyMs)}.`);
       if (!options.once && resources.world && resources.service) {
         try {
-          live = await startLive({ timeline, world: resources.world, service: resources.service, logFile, ...(options.input ? { input: options.input } : {}) });
+          live = await startLive({
+            timeline,
+            world: resources.world,
+            service: resources.service,
+            logFile,
+            ...(options.input ? { input: options.input } : {}),
+          });
           await stopped;
           timeline.say();
         } catch (error) {

@@ -126,31 +126,51 @@ export async function playStory(timeline: Timeline, env: StoryEnvironment, resou
     expectThat(has(ada.discordId, roles.gold), 'Ada does not hold Gold after the link page loaded');
     s.title(`Ada runs /link and allows → Gold before the page loads (${formatMs(pageMs)})`);
     s.detail(`result page: “${page.text.match(/Ada Lovelace[^.]*\./)?.[0] ?? page.text.slice(0, 80)}”`);
-    const grant = events().filter((e) => e.userId === ada.discordId && e.roleId === roles.gold).at(-1);
+    const grant = events()
+      .filter((e) => e.userId === ada.discordId && e.roleId === roles.gold)
+      .at(-1);
     if (grant) s.detail(describeEvent(grant));
   });
 
   await timeline.step('Ada upgrades to Platinum on the membership service', async (s) => {
     const before = events().length;
     const changed = performance.now();
-    patreon.setMembership(ada.patreonUserId, patreon.campaignId, { patronStatus: 'active_patron', tierIds: [tiers.platinum], lastChargeDate: clock.now(), lastChargeStatus: 'Paid' }, { trigger: MEMBER_TRIGGER_UPGRADE });
+    patreon.setMembership(
+      ada.patreonUserId,
+      patreon.campaignId,
+      { patronStatus: 'active_patron', tierIds: [tiers.platinum], lastChargeDate: clock.now(), lastChargeStatus: 'Paid' },
+      { trigger: MEMBER_TRIGGER_UPGRADE },
+    );
     await discord.waitForMemberRole(guildId, ada.discordId, roles.platinum, { present: true, timeoutMs: 10_000 });
     const platinumMs = performance.now() - changed;
     await discord.waitForMemberRole(guildId, ada.discordId, roles.gold, { present: false, timeoutMs: 10_000 });
     s.title(`Ada upgrades to Platinum → Platinum in ${formatMs(platinumMs)}, Gold removed`);
     s.detail(`webhook ${MEMBER_TRIGGER_UPGRADE} → signature checked, stored → member re-read → roles changed`);
-    for (const e of events().slice(before).filter((e) => e.userId === ada.discordId)) s.detail(describeEvent(e));
+    for (const e of events()
+      .slice(before)
+      .filter((e) => e.userId === ada.discordId))
+      s.detail(describeEvent(e));
   });
 
   await timeline.step('Ada’s payment is declined', async (s) => {
     const before = events().length;
     const changed = performance.now();
     // The service may list no entitled tiers for a declined member (DESIGN.md): Tierlink keeps the last seen.
-    patreon.setMembership(ada.patreonUserId, patreon.campaignId, { patronStatus: 'declined_patron', tierIds: [], lastChargeDate: clock.now(), lastChargeStatus: 'Declined' }, { trigger: MEMBER_TRIGGER_UPDATE });
+    patreon.setMembership(
+      ada.patreonUserId,
+      patreon.campaignId,
+      { patronStatus: 'declined_patron', tierIds: [], lastChargeDate: clock.now(), lastChargeStatus: 'Declined' },
+      { trigger: MEMBER_TRIGGER_UPDATE },
+    );
     await service.waitForInbox();
     const processedMs = performance.now() - changed;
     expectThat(has(ada.discordId, roles.platinum), 'Ada lost Platinum at once; the grace period should keep it');
-    expectThat(events().slice(before).every((e) => e.userId !== ada.discordId), 'Ada’s roles changed although the grace period keeps them');
+    expectThat(
+      events()
+        .slice(before)
+        .every((e) => e.userId !== ada.discordId),
+      'Ada’s roles changed although the grace period keeps them',
+    );
     const status = plainMessage((await service.command(ada.discordId, 'status')).content, roleNames);
     const standing = status.split('\n').find((l) => l.includes('grace period'));
     expectThat(standing !== undefined, `/status does not mention the grace period:\n${status}`);
@@ -176,24 +196,32 @@ export async function playStory(timeline: Timeline, env: StoryEnvironment, resou
 
   // ── Scale ───────────────────────────────────────────────────────────────────────────────────
   timeline.section(`A nightly sync over ${GENERATED_MEMBERS.toLocaleString('en-US')} members`);
-  const sam = await timeline.step(`${GENERATED_MEMBERS.toLocaleString('en-US')} patrons and ${GENERATED_MEMBERS.toLocaleString('en-US')} server members generated`, async (s) => {
-    const { userIds } = discord.generateGuild({ guildId, members: GENERATED_MEMBERS, seed: 7 });
-    patreon.generateMembers({
-      campaignId: patreon.campaignId,
-      count: GENERATED_MEMBERS,
-      seed: 7,
-      discordUserIdFor: (i) => (i % LINKED_ONE_IN === 0 ? (userIds[i / LINKED_ONE_IN] ?? null) : null),
-    });
-    // Sam: a former patron whose Discord is on his profile; a moderator gave him Gold by hand.
-    const samMember = discord.addMember(guildId, { username: 'sam' });
-    const samPatreon = patreon.createUser({ fullName: 'Sam Rivera', discordUserId: samMember.userId });
-    const lastPaid = new Date(clock.now().getTime() - 120 * DAY);
-    patreon.setMembership(samPatreon.id, patreon.campaignId, { patronStatus: 'former_patron', tierIds: [], lastChargeDate: lastPaid, lastChargeStatus: 'Paid' }, { deliver: false });
-    discord.setMemberRolesByHand(guildId, samMember.userId, [roles.gold]);
-    s.detail(`1 patron in ${LINKED_ONE_IN} has the Discord account of a server member on their profile (no /link needed)`);
-    s.detail('Sam, a former patron with his Discord on his profile, holds Gold: a moderator gave it by hand');
-    return { discordId: samMember.userId };
-  });
+  const sam = await timeline.step(
+    `${GENERATED_MEMBERS.toLocaleString('en-US')} patrons and ${GENERATED_MEMBERS.toLocaleString('en-US')} server members generated`,
+    async (s) => {
+      const { userIds } = discord.generateGuild({ guildId, members: GENERATED_MEMBERS, seed: 7 });
+      patreon.generateMembers({
+        campaignId: patreon.campaignId,
+        count: GENERATED_MEMBERS,
+        seed: 7,
+        discordUserIdFor: (i) => (i % LINKED_ONE_IN === 0 ? (userIds[i / LINKED_ONE_IN] ?? null) : null),
+      });
+      // Sam: a former patron whose Discord is on his profile; a moderator gave him Gold by hand.
+      const samMember = discord.addMember(guildId, { username: 'sam' });
+      const samPatreon = patreon.createUser({ fullName: 'Sam Rivera', discordUserId: samMember.userId });
+      const lastPaid = new Date(clock.now().getTime() - 120 * DAY);
+      patreon.setMembership(
+        samPatreon.id,
+        patreon.campaignId,
+        { patronStatus: 'former_patron', tierIds: [], lastChargeDate: lastPaid, lastChargeStatus: 'Paid' },
+        { deliver: false },
+      );
+      discord.setMemberRolesByHand(guildId, samMember.userId, [roles.gold]);
+      s.detail(`1 patron in ${LINKED_ONE_IN} has the Discord account of a server member on their profile (no /link needed)`);
+      s.detail('Sam, a former patron with his Discord on his profile, holds Gold: a moderator gave it by hand');
+      return { discordId: samMember.userId };
+    },
+  );
 
   const dryRun = await timeline.step('Dry run (npm run sync -- --dry-run): what the sync would do', async (s) => {
     const before = events().length;
@@ -211,8 +239,14 @@ export async function playStory(timeline: Timeline, env: StoryEnvironment, resou
   await timeline.step('The nightly sync applies it', async (s) => {
     const { report, text } = reportOf(await service.sync('nightly'), 'the nightly sync');
     const guild = report.guilds.find((g) => g.guildId === guildId);
-    expectThat(report.status === 'ok' && guild !== undefined, `the sync ended ${report.status}: ${[...report.errors, ...(guild?.errors ?? [])].join('; ')}`);
-    expectThat(guild.applied.adds === dryRun.planned.adds, `the sync added ${guild.applied.adds} roles; the dry run planned ${dryRun.planned.adds}`);
+    expectThat(
+      report.status === 'ok' && guild !== undefined,
+      `the sync ended ${report.status}: ${[...report.errors, ...(guild?.errors ?? [])].join('; ')}`,
+    );
+    expectThat(
+      guild.applied.adds === dryRun.planned.adds,
+      `the sync added ${guild.applied.adds} roles; the dry run planned ${dryRun.planned.adds}`,
+    );
     expectThat(guild.failed === 0, `${guild.failed} role changes failed`);
     s.title(`The nightly sync applies it → ${guild.applied.adds.toLocaleString('en-US')} roles added`);
     s.block(text);
@@ -225,6 +259,8 @@ export async function playStory(timeline: Timeline, env: StoryEnvironment, resou
     expectThat(has(sam.discordId, roles.formerPatron), 'Sam did not get the former-patron role');
     s.title('Sam keeps the Gold a moderator gave him: Tierlink never granted it');
     s.detail(`Sam is not entitled to Gold (former patron), yet no sync removed it; Ada’s Platinum, which Tierlink granted, went`);
-    s.detail(`Tierlink’s grants to Sam: ${granted.map(nameOf).join(', ') || 'none'}; his roles: ${rolesOf(sam.discordId).map(nameOf).join(', ')}`);
+    s.detail(
+      `Tierlink’s grants to Sam: ${granted.map(nameOf).join(', ') || 'none'}; his roles: ${rolesOf(sam.discordId).map(nameOf).join(', ')}`,
+    );
   });
 }

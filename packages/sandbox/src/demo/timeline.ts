@@ -71,7 +71,15 @@ export interface Timeline {
 
 const LABEL_WIDTH = 68;
 
-const ANSI = { reset: '\u001b[0m', bold: '\u001b[1m', dim: '\u001b[2m', red: '\u001b[31m', green: '\u001b[32m', yellow: '\u001b[33m', cyan: '\u001b[36m' } as const;
+const ANSI = {
+  reset: '\u001b[0m',
+  bold: '\u001b[1m',
+  dim: '\u001b[2m',
+  red: '\u001b[31m',
+  green: '\u001b[32m',
+  yellow: '\u001b[33m',
+  cyan: '\u001b[36m',
+} as const;
 type Style = Exclude<keyof typeof ANSI, 'reset'>;
 
 /** `1,234 ms`. */

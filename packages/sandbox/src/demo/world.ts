@@ -86,7 +86,13 @@ export async function startStandIns(clock: ShiftableClock, logger: Logger): Prom
     patreon.setMembership(
       userId,
       patreon.campaignId,
-      { patronStatus: 'active_patron', tierIds: [tiers.gold], lastChargeDate: now, lastChargeStatus: 'Paid', pledgeRelationshipStart: since },
+      {
+        patronStatus: 'active_patron',
+        tierIds: [tiers.gold],
+        lastChargeDate: now,
+        lastChargeStatus: 'Paid',
+        pledgeRelationshipStart: since,
+      },
       { deliver: false },
     );
   }
@@ -162,7 +168,11 @@ export interface DemoService extends ServiceUnderDemo {
 }
 
 /** The service started by `start`, with what people do through the stand-ins: commands and link pages. */
-export async function startService(world: StandIns, start: StartServiceUnderDemo, options: { dataDir: string; logger: Logger }): Promise<DemoService> {
+export async function startService(
+  world: StandIns,
+  start: StartServiceUnderDemo,
+  options: { dataDir: string; logger: Logger },
+): Promise<DemoService> {
   const { patreon, discord } = world;
   fs.mkdirSync(options.dataDir, { recursive: true });
   const service = await start(world, options);
@@ -197,7 +207,8 @@ export async function startService(world: StandIns, start: StartServiceUnderDemo
     async followLink(buttonUrl, patreonUserId) {
       const follow = await fetch(buttonUrl, { redirect: 'manual' });
       const authorize = follow.headers.get('location');
-      if (follow.status !== 302 || !authorize) throw new DemoStepError(`the link ${buttonUrl} answered ${follow.status}, not a redirect to the consent page`);
+      if (follow.status !== 302 || !authorize)
+        throw new DemoStepError(`the link ${buttonUrl} answered ${follow.status}, not a redirect to the consent page`);
       const callback = await patreon.approveAuthorization(authorize, patreonUserId);
       const page = await fetch(callback, { redirect: 'manual' });
       return { status: page.status, text: pageText(await page.text()) };

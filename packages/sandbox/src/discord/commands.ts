@@ -22,22 +22,33 @@ function validateOptions(options: unknown, path: string, depth: number): void {
     const at = `${path}.${i}`;
     if (typeof raw !== 'object' || raw === null) fail(at, 'DICT_TYPE_CONVERT', 'Only dictionaries may be used in a DictType');
     const option = raw as Record<string, unknown>;
-    if (typeof option.type !== 'number' || option.type < 1 || option.type > 11) fail(`${at}.type`, 'BASE_TYPE_CHOICES', 'Value must be one of {1, …, 11}.');
-    if (typeof option.name !== 'string' || !CHAT_INPUT_NAME.test(option.name)) fail(`${at}.name`, 'APPLICATION_COMMAND_INVALID_NAME', 'Command name is invalid');
+    if (typeof option.type !== 'number' || option.type < 1 || option.type > 11)
+      fail(`${at}.type`, 'BASE_TYPE_CHOICES', 'Value must be one of {1, …, 11}.');
+    if (typeof option.name !== 'string' || !CHAT_INPUT_NAME.test(option.name))
+      fail(`${at}.name`, 'APPLICATION_COMMAND_INVALID_NAME', 'Command name is invalid');
     if (names.has(option.name)) fail(`${at}.name`, 'APPLICATION_COMMAND_OPTIONS_NAME_ALREADY_EXISTS', 'Option name already exists');
     names.add(option.name);
     if (typeof option.description !== 'string' || option.description.length < 1 || option.description.length > 100) {
       fail(`${at}.description`, 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
     }
     if (option.autocomplete === true && option.choices !== undefined) {
-      fail(`${at}.autocomplete`, 'APPLICATION_COMMAND_OPTION_AUTOCOMPLETE_WITH_CHOICES', 'Autocomplete cannot be enabled for options with choices');
+      fail(
+        `${at}.autocomplete`,
+        'APPLICATION_COMMAND_OPTION_AUTOCOMPLETE_WITH_CHOICES',
+        'Autocomplete cannot be enabled for options with choices',
+      );
     }
     const nested = option.type === 1 || option.type === 2;
     if (nested) {
       if (depth >= 2) fail(`${at}.type`, 'APPLICATION_COMMAND_OPTIONS_TYPE_INVALID', 'Sub-command groups cannot be nested this deep');
       validateOptions(option.options, `${at}.options`, depth + 1);
     } else if (option.required === true) {
-      if (sawOptional) fail(`${at}.required`, 'APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID', 'Required options must be placed before non-required options');
+      if (sawOptional)
+        fail(
+          `${at}.required`,
+          'APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID',
+          'Required options must be placed before non-required options',
+        );
     } else {
       sawOptional = true;
     }
@@ -46,7 +57,8 @@ function validateOptions(options: unknown, path: string, depth: number): void {
 
 function validateCommand(raw: unknown, index: number): Record<string, unknown> {
   const at = String(index);
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail(at, 'DICT_TYPE_CONVERT', 'Only dictionaries may be used in a DictType');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    fail(at, 'DICT_TYPE_CONVERT', 'Only dictionaries may be used in a DictType');
   const command = raw as Record<string, unknown>;
   const type = command.type ?? 1;
   if (type !== 1 && type !== 2 && type !== 3 && type !== 4) fail(`${at}.type`, 'BASE_TYPE_CHOICES', 'Value must be one of {1, 2, 3, 4}.');

@@ -124,7 +124,11 @@ export function controlRoutes(sandbox: DiscordSandbox): ControlRoute[] {
       },
     },
     { method: 'GET', template: '/role-events', handle: () => sandbox.roleEvents() },
-    { method: 'GET', template: '/requests', handle: () => ({ requests: sandbox.requests(), invalidRequests: sandbox.invalidRequestCount() }) },
+    {
+      method: 'GET',
+      template: '/requests',
+      handle: () => ({ requests: sandbox.requests(), invalidRequests: sandbox.invalidRequestCount() }),
+    },
     { method: 'DELETE', template: '/requests', handle: () => sandbox.resetRequests() },
     {
       method: 'POST',

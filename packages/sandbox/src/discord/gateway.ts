@@ -251,7 +251,8 @@ export class Gateway {
     }
     const session = typeof d.session_id === 'string' ? this.sessions.get(d.session_id) : undefined;
     const seq = typeof d.seq === 'number' ? d.seq : -1;
-    const replayable = session !== undefined && seq >= 0 && seq <= session.seq && (seq === session.seq || session.buffer.some((e) => e.s === seq + 1));
+    const replayable =
+      session !== undefined && seq >= 0 && seq <= session.seq && (seq === session.seq || session.buffer.some((e) => e.s === seq + 1));
     if (!session || !replayable) {
       this.sendRaw(ws, { op: 9, d: false });
       return;
@@ -267,14 +268,22 @@ export class Gateway {
   private requestMembers(session: Session, d: Record<string, unknown>): void {
     const guild = typeof d.guild_id === 'string' ? this.options.core.state.guild(d.guild_id) : undefined;
     if (!guild) return;
-    const userIds = Array.isArray(d.user_ids) ? d.user_ids.filter((x): x is string => typeof x === 'string') : typeof d.user_ids === 'string' ? [d.user_ids] : null;
+    const userIds = Array.isArray(d.user_ids)
+      ? d.user_ids.filter((x): x is string => typeof x === 'string')
+      : typeof d.user_ids === 'string'
+        ? [d.user_ids]
+        : null;
     const query = typeof d.query === 'string' ? d.query.toLowerCase() : '';
     const limit = typeof d.limit === 'number' && d.limit > 0 ? d.limit : Number.POSITIVE_INFINITY;
     const { state } = this.options.core;
     let ids: string[];
     if (userIds) ids = userIds.slice(0, 100).filter((id) => guild.members.has(id));
     else if (query === '' && (session.intents & Intent.GuildMembers) === 0) ids = [];
-    else ids = state.sortedMemberIds(guild).filter((id) => (state.users.get(id)?.username ?? '').toLowerCase().startsWith(query)).slice(0, limit);
+    else
+      ids = state
+        .sortedMemberIds(guild)
+        .filter((id) => (state.users.get(id)?.username ?? '').toLowerCase().startsWith(query))
+        .slice(0, limit);
     const notFound = userIds ? userIds.filter((id) => !guild.members.has(id)) : [];
     const chunkCount = Math.max(1, Math.ceil(ids.length / 1000));
     for (let i = 0; i < chunkCount; i += 1) {
@@ -332,7 +341,11 @@ export class Gateway {
       }
       case 'role-create':
       case 'role-update':
-        this.dispatch(event.type === 'role-create' ? 'GUILD_ROLE_CREATE' : 'GUILD_ROLE_UPDATE', { guild_id: event.guildId, role: roleJson(event.role) }, Intent.Guilds);
+        this.dispatch(
+          event.type === 'role-create' ? 'GUILD_ROLE_CREATE' : 'GUILD_ROLE_UPDATE',
+          { guild_id: event.guildId, role: roleJson(event.role) },
+          Intent.Guilds,
+        );
         return;
       case 'role-delete':
         this.dispatch('GUILD_ROLE_DELETE', { guild_id: event.guildId, role_id: event.role.id }, Intent.Guilds);

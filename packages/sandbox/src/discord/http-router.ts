@@ -34,9 +34,7 @@ export interface RouteDefinition {
 }
 
 export type RouteMatch =
-  | { kind: 'found'; route: RouteDefinition; params: Record<string, string> }
-  | { kind: 'wrong-method'; template: string }
-  | { kind: 'none' };
+  { kind: 'found'; route: RouteDefinition; params: Record<string, string> } | { kind: 'wrong-method'; template: string } | { kind: 'none' };
 
 export function matchTemplate(template: string, path: string): Record<string, string> | null {
   const want = template.split('/');

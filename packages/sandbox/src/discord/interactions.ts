@@ -79,10 +79,12 @@ function validateMessage(data: Record<string, unknown>, prefix: string, requireC
   const { content, embeds, components, flags } = data;
   if (content !== undefined && content !== null) {
     if (typeof content !== 'string') throw ApiErrors.invalidFormBody(`${prefix}content`, 'BASE_TYPE_STRING', 'Must be a string.');
-    if ([...content].length > 2000) throw ApiErrors.invalidFormBody(`${prefix}content`, 'BASE_TYPE_MAX_LENGTH', 'Must be 2000 or fewer in length.');
+    if ([...content].length > 2000)
+      throw ApiErrors.invalidFormBody(`${prefix}content`, 'BASE_TYPE_MAX_LENGTH', 'Must be 2000 or fewer in length.');
   }
   if (embeds !== undefined && embeds !== null) {
-    if (!Array.isArray(embeds)) throw ApiErrors.invalidFormBody(`${prefix}embeds`, 'LIST_TYPE_CONVERT', 'Only iterables may be used in a ListType');
+    if (!Array.isArray(embeds))
+      throw ApiErrors.invalidFormBody(`${prefix}embeds`, 'LIST_TYPE_CONVERT', 'Only iterables may be used in a ListType');
     if (embeds.length > 10) throw ApiErrors.invalidFormBody(`${prefix}embeds`, 'BASE_TYPE_MAX_LENGTH', 'Must be 10 or fewer in length.');
   }
   if (components !== undefined && components !== null && !Array.isArray(components)) {
@@ -112,7 +114,8 @@ function validateChoices(data: Record<string, unknown>): void {
       throw ApiErrors.invalidFormBody(`data.choices.${i}.name`, 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
     }
     const okValue = (typeof c.value === 'string' && c.value.length <= 100) || typeof c.value === 'number';
-    if (!okValue) throw ApiErrors.invalidFormBody(`data.choices.${i}.value`, 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
+    if (!okValue)
+      throw ApiErrors.invalidFormBody(`data.choices.${i}.value`, 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
   });
 }
 
@@ -243,15 +246,20 @@ export class InteractionStore {
     const record = this.byId.get(interactionId);
     if (!record) return Promise.reject(new SandboxUsageError(`no interaction ${interactionId}`));
     const final = options.final ?? false;
-    const accepts = (r: InteractionResponseRecord): boolean => (!final || isFinal(r)) && (options.kind === undefined || r.kind === options.kind) && (options.where?.({ ...r }) ?? true);
+    const accepts = (r: InteractionResponseRecord): boolean =>
+      (!final || isFinal(r)) && (options.kind === undefined || r.kind === options.kind) && (options.where?.({ ...r }) ?? true);
     const existing = record.responses.find(accepts);
     if (existing) return Promise.resolve({ ...existing });
     const timeoutMs = options.timeoutMs ?? 5_000;
-    return this.waiters.wait(timeoutMs, `no ${final ? 'final ' : ''}response to interaction ${interactionId} within ${timeoutMs} ms`, (resolve) => {
-      const listener: Listener = { interactionId, accepts, resolve };
-      this.listeners.add(listener);
-      return () => this.listeners.delete(listener);
-    });
+    return this.waiters.wait(
+      timeoutMs,
+      `no ${final ? 'final ' : ''}response to interaction ${interactionId} within ${timeoutMs} ms`,
+      (resolve) => {
+        const listener: Listener = { interactionId, accepts, resolve };
+        this.listeners.add(listener);
+        return () => this.listeners.delete(listener);
+      },
+    );
   }
 
   /** Rejects pending waits; called on close. */
@@ -317,11 +325,46 @@ export class InteractionStore {
   routes(): RouteDefinition[] {
     const open = { auth: false, global: false } as const;
     return [
-      { ...open, method: 'POST', template: '/interactions/:i/:t/callback', bucket: 'interaction-callback', major: ['i'], handle: (ctx) => this.callback(ctx) },
-      { ...open, method: 'POST', template: '/webhooks/:app/:t', bucket: 'webhook', major: ['app', 't'], handle: (ctx) => this.followup(ctx) },
-      { ...open, method: 'GET', template: '/webhooks/:app/:t/messages/:m', bucket: 'webhook', major: ['app', 't'], handle: (ctx) => this.getMessage(ctx) },
-      { ...open, method: 'PATCH', template: '/webhooks/:app/:t/messages/:m', bucket: 'webhook', major: ['app', 't'], handle: (ctx) => this.editMessage(ctx) },
-      { ...open, method: 'DELETE', template: '/webhooks/:app/:t/messages/:m', bucket: 'webhook', major: ['app', 't'], handle: (ctx) => this.deleteMessage(ctx) },
+      {
+        ...open,
+        method: 'POST',
+        template: '/interactions/:i/:t/callback',
+        bucket: 'interaction-callback',
+        major: ['i'],
+        handle: (ctx) => this.callback(ctx),
+      },
+      {
+        ...open,
+        method: 'POST',
+        template: '/webhooks/:app/:t',
+        bucket: 'webhook',
+        major: ['app', 't'],
+        handle: (ctx) => this.followup(ctx),
+      },
+      {
+        ...open,
+        method: 'GET',
+        template: '/webhooks/:app/:t/messages/:m',
+        bucket: 'webhook',
+        major: ['app', 't'],
+        handle: (ctx) => this.getMessage(ctx),
+      },
+      {
+        ...open,
+        method: 'PATCH',
+        template: '/webhooks/:app/:t/messages/:m',
+        bucket: 'webhook',
+        major: ['app', 't'],
+        handle: (ctx) => this.editMessage(ctx),
+      },
+      {
+        ...open,
+        method: 'DELETE',
+        template: '/webhooks/:app/:t/messages/:m',
+        bucket: 'webhook',
+        major: ['app', 't'],
+        handle: (ctx) => this.deleteMessage(ctx),
+      },
     ];
   }
 
@@ -334,7 +377,11 @@ export class InteractionStore {
     const type = body.type;
     const allowed = record.type === 4 ? [8] : [4, 5, 9];
     if (typeof type !== 'number' || !allowed.includes(type)) {
-      throw ApiErrors.invalidFormBody('type', 'INTERACTION_CALLBACK_TYPE_INVALID', 'Interaction callback type is invalid for this interaction.');
+      throw ApiErrors.invalidFormBody(
+        'type',
+        'INTERACTION_CALLBACK_TYPE_INVALID',
+        'Interaction callback type is invalid for this interaction.',
+      );
     }
     const data = body.data === undefined || body.data === null ? {} : asObject(body.data, 'data');
     let ephemeral = false;
@@ -409,7 +456,14 @@ export class InteractionStore {
     message.flags &= ~LOADING;
     message.editedAt = this.core.clock.now();
     const messageId = decodeSegment(ctx.params.m ?? '');
-    this.push(record, { at: this.core.clock.now(), kind: 'edit', data: body, messageId, deferred: false, ephemeral: (message.flags & EPHEMERAL) !== 0 });
+    this.push(record, {
+      at: this.core.clock.now(),
+      kind: 'edit',
+      data: body,
+      messageId,
+      deferred: false,
+      ephemeral: (message.flags & EPHEMERAL) !== 0,
+    });
     return { status: 200, body: this.messageJson(record, message) };
   }
 

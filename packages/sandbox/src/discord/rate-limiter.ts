@@ -12,8 +12,7 @@ export const DEFAULT_ROUTE_WINDOW: Window = { limit: 10_000, windowMs: 1_000 };
 export const DEFAULT_GLOBAL_WINDOW: Window = { limit: 50, windowMs: 1_000 };
 
 export type RateLimitVerdict =
-  | { ok: true; headers: Record<string, string> }
-  | { ok: false; retryAfterMs: number; headers: Record<string, string> };
+  { ok: true; headers: Record<string, string> } | { ok: false; retryAfterMs: number; headers: Record<string, string> };
 
 interface Counter {
   count: number;

@@ -107,8 +107,23 @@ export function restRoutes(core: CoreContext): RouteDefinition[] {
           session_start_limit: { total: 1000, remaining: 1000, reset_after: 86_400_000, max_concurrency: 1 },
         }),
     },
-    { auth: false, global: true, method: 'GET', template: '/gateway', bucket: 'gateway', major: [], handle: () => json({ url: core.gatewayUrl() }) },
-    { ...authed, method: 'GET', template: '/users/@me', bucket: 'user', major: [], handle: () => json({ ...userJson(state.botUser), verified: true, mfa_enabled: false, flags: 0 }) },
+    {
+      auth: false,
+      global: true,
+      method: 'GET',
+      template: '/gateway',
+      bucket: 'gateway',
+      major: [],
+      handle: () => json({ url: core.gatewayUrl() }),
+    },
+    {
+      ...authed,
+      method: 'GET',
+      template: '/users/@me',
+      bucket: 'user',
+      major: [],
+      handle: () => json({ ...userJson(state.botUser), verified: true, mfa_enabled: false, flags: 0 }),
+    },
     {
       ...authed,
       method: 'GET',
@@ -209,24 +224,22 @@ export function restRoutes(core: CoreContext): RouteDefinition[] {
       major: ['g'],
       handle: (ctx) => patchMember(core, ctx),
     },
-    ...(['PUT', 'DELETE'] as const).map(
-      (method): RouteDefinition => ({
-        ...authed,
-        method,
-        template: '/guilds/:g/members/:u/roles/:r',
-        bucket: 'member-role',
-        major: ['g'],
-        handle: (ctx) => {
-          const guild = accessGuild(core, requireParam(ctx, 'g'));
-          const member = requireMember(guild, requireParam(ctx, 'u'));
-          const role = requireRole(guild, requireParam(ctx, 'r'));
-          assertBotMayChange(core, guild, role);
-          if (method === 'PUT') state.addMemberRole(guild.id, member.userId, role.id, 'rest', ctx.reason);
-          else state.removeMemberRole(guild.id, member.userId, role.id, 'rest', ctx.reason);
-          return noContent();
-        },
-      }),
-    ),
+    ...(['PUT', 'DELETE'] as const).map((method): RouteDefinition => ({
+      ...authed,
+      method,
+      template: '/guilds/:g/members/:u/roles/:r',
+      bucket: 'member-role',
+      major: ['g'],
+      handle: (ctx) => {
+        const guild = accessGuild(core, requireParam(ctx, 'g'));
+        const member = requireMember(guild, requireParam(ctx, 'u'));
+        const role = requireRole(guild, requireParam(ctx, 'r'));
+        assertBotMayChange(core, guild, role);
+        if (method === 'PUT') state.addMemberRole(guild.id, member.userId, role.id, 'rest', ctx.reason);
+        else state.removeMemberRole(guild.id, member.userId, role.id, 'rest', ctx.reason);
+        return noContent();
+      },
+    })),
   ];
 }
 
@@ -240,7 +253,8 @@ function patchMember(core: CoreContext, ctx: RouteContext): RouteResult {
   const guild = accessGuild(core, requireParam(ctx, 'g'));
   const member = requireMember(guild, requireParam(ctx, 'u'));
   const body = ctx.body;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ApiErrors.invalidFormBody('_', 'DICT_TYPE_CONVERT', 'Only dictionaries may be used in a DictType');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw ApiErrors.invalidFormBody('_', 'DICT_TYPE_CONVERT', 'Only dictionaries may be used in a DictType');
   const patch = body as Record<string, unknown>;
   const unsupported = Object.keys(patch).find((key) => key !== 'roles');
   if (unsupported) throw ApiErrors.invalidFormBody(unsupported, 'SANDBOX_UNSUPPORTED', 'The Discord sandbox only implements roles here.');

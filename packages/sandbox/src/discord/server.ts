@@ -203,7 +203,12 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
   const faults = new FaultInjector();
   const gateway = new Gateway({ core, botToken, logger, heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250, nextId });
   const commandStore = new CommandStore(core, nextId);
-  const interactions = new InteractionStore(core, nextId, (event, data) => gateway.dispatch(event, data), (g, name) => commandStore.idFor(g, name));
+  const interactions = new InteractionStore(
+    core,
+    nextId,
+    (event, data) => gateway.dispatch(event, data),
+    (g, name) => commandStore.idFor(g, name),
+  );
   const waiters = new Waiters();
   const routes: RouteDefinition[] = [...restRoutes(core), ...interactions.routes(), ...commandStore.routes()];
 
@@ -237,7 +242,11 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
           result = {
             status: 429,
             headers: verdict.headers,
-            body: { message: 'You are being rate limited.', retry_after: Number((verdict.retryAfterMs / 1000).toFixed(3)), global: !globalVerdict.ok },
+            body: {
+              message: 'You are being rate limited.',
+              retry_after: Number((verdict.retryAfterMs / 1000).toFixed(3)),
+              global: !globalVerdict.ok,
+            },
           };
         } else {
           rateHeaders = verdict.headers;
@@ -415,8 +424,13 @@ function faultAnswer(fault: FaultSpec, route: RouteDefinition): RouteResult {
       headers['X-RateLimit-Reset-After'] = seconds.toFixed(3);
       headers['X-RateLimit-Bucket'] = bucketHash(route.bucket);
     }
-    return { status: 429, headers, body: { message: fault.message ?? 'You are being rate limited.', retry_after: seconds, global: fault.global ?? false } };
+    return {
+      status: 429,
+      headers,
+      body: { message: fault.message ?? 'You are being rate limited.', retry_after: seconds, global: fault.global ?? false },
+    };
   }
-  if (fault.status >= 500) return { status: fault.status, body: { message: fault.message ?? `${fault.status}: Internal Server Error`, code: fault.code ?? 0 } };
+  if (fault.status >= 500)
+    return { status: fault.status, body: { message: fault.message ?? `${fault.status}: Internal Server Error`, code: fault.code ?? 0 } };
   return { status: fault.status, body: { message: fault.message ?? `${fault.status}: Sandbox fault`, code: fault.code ?? 0 } };
 }

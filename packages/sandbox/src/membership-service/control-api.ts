@@ -179,7 +179,11 @@ export function controlRoutes(sandbox: MembershipServiceSandbox, faults: Faults)
       const { campaignId, ...rest } = body.value;
       return attempt(() => {
         const generated = sandbox.generateMembers({ ...rest, campaignId: campaignId ?? sandbox.campaignId });
-        return { count: generated.memberIds.length, firstMemberIds: generated.memberIds.slice(0, 10), firstUserIds: generated.userIds.slice(0, 10) };
+        return {
+          count: generated.memberIds.length,
+          firstMemberIds: generated.memberIds.slice(0, 10),
+          firstUserIds: generated.userIds.slice(0, 10),
+        };
       }, 201);
     }),
     route('POST', `${PREFIX}/posts`, (req) => {
@@ -213,7 +217,12 @@ export function controlRoutes(sandbox: MembershipServiceSandbox, faults: Faults)
       const body = bodyOf(repeatCursorBody, req);
       return body.ok ? attempt(() => ({ id: sandbox.injectRepeatCursor(body.value) }), 201) : body.response;
     }),
-    route('GET', `${PREFIX}/faults`, () => plainJson(200, faults.active().map((f) => ({ ...f, remaining: Number.isFinite(f.remaining) ? f.remaining : 'unlimited' })))),
+    route('GET', `${PREFIX}/faults`, () =>
+      plainJson(
+        200,
+        faults.active().map((f) => ({ ...f, remaining: Number.isFinite(f.remaining) ? f.remaining : 'unlimited' })),
+      ),
+    ),
     route('DELETE', `${PREFIX}/faults`, () => attempt(() => sandbox.clearFaults())),
     route('POST', `${PREFIX}/redirect-uris`, (req) => {
       const body = bodyOf(redirectBody, req);

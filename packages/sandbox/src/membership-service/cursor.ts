@@ -25,7 +25,11 @@ export function decodeCursor(value: string): MemberCursor | null {
     if (typeof c !== 'string' || typeof a !== 'number' || typeof p !== 'number' || !Number.isInteger(a) || !Number.isInteger(p) || p < 2) {
       return null;
     }
-    return n === undefined ? { campaignId: c, afterSeq: a, page: p } : typeof n === 'number' ? { campaignId: c, afterSeq: a, page: p, nonce: n } : null;
+    return n === undefined
+      ? { campaignId: c, afterSeq: a, page: p }
+      : typeof n === 'number'
+        ? { campaignId: c, afterSeq: a, page: p, nonce: n }
+        : null;
   } catch {
     return null;
   }

@@ -72,7 +72,8 @@ export function createFaults() {
     },
 
     injectRepeatCursor(spec: RepeatCursorSpec): string {
-      if (!Number.isInteger(spec.page) || spec.page < 2) throw new Error('repeatCursor.page must be 2 or more (page 1 has no previous cursor)');
+      if (!Number.isInteger(spec.page) || spec.page < 2)
+        throw new Error('repeatCursor.page must be 2 or more (page 1 has no previous cursor)');
       const id = `fault-${++counter}`;
       repeats.push({ id, spec, remaining: spec.times ?? Infinity });
       return id;

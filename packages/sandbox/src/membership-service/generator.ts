@@ -44,7 +44,12 @@ export function generateMembers(store: Store, options: GenerateMembersOptions): 
   const campaign = store.campaigns.get(options.campaignId);
   if (!campaign) throw new Error(`no campaign ${options.campaignId}`);
   const prng = createPrng(`${String(options.seed)}/${options.campaignId}`);
-  const tierIds = options.tierIds ?? store.tiersOf(campaign.id).filter((t) => t.published).map((t) => t.id);
+  const tierIds =
+    options.tierIds ??
+    store
+      .tiersOf(campaign.id)
+      .filter((t) => t.published)
+      .map((t) => t.id);
   store.checkTiers(campaign.id, tierIds);
   const tiers = tierIds
     .map((id) => store.tiers.get(id))

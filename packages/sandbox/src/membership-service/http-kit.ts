@@ -103,7 +103,12 @@ export function errorEntry(status: number, detail: string): Record<string, unkno
 }
 
 /** Every error carries an `errors` array (spec: Errors; clients read it to decide to refresh). */
-export function apiError(status: number, detail: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): SandboxResponse {
+export function apiError(
+  status: number,
+  detail: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): SandboxResponse {
   return json(status, { errors: [errorEntry(status, detail)], ...extra }, headers);
 }
 

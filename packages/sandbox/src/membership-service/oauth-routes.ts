@@ -104,7 +104,8 @@ export function oauthRoutes(store: Store): Route[] {
       return oauthError(400, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
     }
     const client = store.clients.get(form.get('client_id') ?? '');
-    if (!client || client.secret !== form.get('client_secret')) return oauthError(401, 'invalid_client', 'Unknown client or wrong client_secret.');
+    if (!client || client.secret !== form.get('client_secret'))
+      return oauthError(401, 'invalid_client', 'Unknown client or wrong client_secret.');
     const now = store.clock.now().getTime();
 
     let issued;
@@ -113,7 +114,8 @@ export function oauthRoutes(store: Store): Route[] {
       if (!code || code.used || code.expiresAt.getTime() <= now || code.clientId !== client.id) {
         return oauthError(400, 'invalid_grant', 'The code is unknown, used, expired, or was issued to another client.');
       }
-      if (code.redirectUri !== form.get('redirect_uri')) return oauthError(400, 'invalid_grant', 'redirect_uri does not match the authorization request.');
+      if (code.redirectUri !== form.get('redirect_uri'))
+        return oauthError(400, 'invalid_grant', 'redirect_uri does not match the authorization request.');
       code.used = true;
       issued = store.issueTokens(client.id, code.userId, code.scopes);
     } else {

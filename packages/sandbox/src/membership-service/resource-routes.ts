@@ -22,8 +22,14 @@ const IDENTITY: EndpointShape = {
   paged: false,
 };
 const CAMPAIGNS: EndpointShape = { allowedIncludes: ['tiers', 'creator', 'benefits', 'goals'], paged: false };
-const MEMBERS: EndpointShape = { allowedIncludes: ['address', 'campaign', 'currently_entitled_tiers', 'user', 'pledge_history'], paged: true };
-const MEMBER: EndpointShape = { allowedIncludes: ['address', 'campaign', 'currently_entitled_tiers', 'user', 'pledge_history'], paged: false };
+const MEMBERS: EndpointShape = {
+  allowedIncludes: ['address', 'campaign', 'currently_entitled_tiers', 'user', 'pledge_history'],
+  paged: true,
+};
+const MEMBER: EndpointShape = {
+  allowedIncludes: ['address', 'campaign', 'currently_entitled_tiers', 'user', 'pledge_history'],
+  paged: false,
+};
 /** Spec: posts includes are "not shown", so none is accepted. */
 const POSTS: EndpointShape = { allowedIncludes: [], paged: false };
 
@@ -78,7 +84,11 @@ export function resourceRoutes(deps: ResourceRouteDeps): Route[] {
     if (!isQuery(query)) return query;
     const found = store.campaigns.get(req.params.id ?? '');
     if (!found || found.creatorId !== auth.user.id) return apiError(404, 'No such campaign.');
-    const doc = renderDocument(renderContextFor(store, deps.baseUrl(), auth), types, query, { type: 'campaign', ids: [found.id], single: true });
+    const doc = renderDocument(renderContextFor(store, deps.baseUrl(), auth), types, query, {
+      type: 'campaign',
+      ids: [found.id],
+      single: true,
+    });
     return json(200, { ...doc, links: { self: `${deps.baseUrl()}${V2}/campaigns/${found.id}` } });
   });
 
@@ -106,7 +116,8 @@ export function resourceRoutes(deps: ResourceRouteDeps): Route[] {
     const start = lowerBound(entry.order, afterSeq + 1);
     const slice = entry.order.slice(start, start + size);
     const last = slice[slice.length - 1];
-    let next: string | null = last && start + slice.length < entry.order.length ? encodeCursor({ campaignId, afterSeq: last.seq, page: page + 1 }) : null;
+    let next: string | null =
+      last && start + slice.length < entry.order.length ? encodeCursor({ campaignId, afterSeq: last.seq, page: page + 1 }) : null;
 
     const repeat = query.cursor !== null ? deps.faults.takeRepeatCursor(campaignId, page) : null;
     if (repeat && query.cursor !== null) {
@@ -139,7 +150,11 @@ export function resourceRoutes(deps: ResourceRouteDeps): Route[] {
     if (!found || found.deleted || store.campaigns.get(found.campaignId)?.creatorId !== auth.user.id) {
       return apiError(404, 'No such member.');
     }
-    const doc = renderDocument(renderContextFor(store, deps.baseUrl(), auth), types, query, { type: 'member', ids: [found.id], single: true });
+    const doc = renderDocument(renderContextFor(store, deps.baseUrl(), auth), types, query, {
+      type: 'member',
+      ids: [found.id],
+      single: true,
+    });
     return json(200, { ...doc, links: { self: `${deps.baseUrl()}${V2}/members/${found.id}` } });
   });
 
@@ -162,7 +177,11 @@ export function resourceRoutes(deps: ResourceRouteDeps): Route[] {
     if (!isQuery(query)) return query;
     const found = store.posts.get(req.params.id ?? '');
     if (!found || store.campaigns.get(found.campaignId)?.creatorId !== auth.user.id) return apiError(404, 'No such post.');
-    const doc = renderDocument(renderContextFor(store, deps.baseUrl(), auth), types, query, { type: 'post', ids: [found.id], single: true });
+    const doc = renderDocument(renderContextFor(store, deps.baseUrl(), auth), types, query, {
+      type: 'post',
+      ids: [found.id],
+      single: true,
+    });
     return json(200, doc);
   });
 
@@ -171,7 +190,8 @@ export function resourceRoutes(deps: ResourceRouteDeps): Route[] {
    * (v1 `users`); pledges only with `identity.memberships` (v1 `pledges-to-me`).
    */
   const currentUser = route('GET', '/api/oauth2/api/current_user', (req) => {
-    for (const key of req.query.keys()) if (key !== 'include' && !key.startsWith('fields[')) return apiError(400, `unknown query parameter ${key}`);
+    for (const key of req.query.keys())
+      if (key !== 'include' && !key.startsWith('fields[')) return apiError(400, `unknown query parameter ${key}`);
     const auth = authenticate(store, req.headers, ['identity']);
     if (isResponse(auth)) return auth;
     const u = auth.user;

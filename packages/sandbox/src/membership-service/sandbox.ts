@@ -221,7 +221,15 @@ export async function createMembershipServiceSandbox(options: MembershipServiceS
   const tierSnapshot = (id: string): SandboxTier => {
     const t = store.tiers.get(id);
     if (!t) throw new Error(`no tier ${id}`);
-    return { id: t.id, campaignId: t.campaignId, title: t.title, amountCents: t.amountCents, published: t.published, chatRoleIds: t.chatRoleIds, discordRoleIds: t.discordRoleIds };
+    return {
+      id: t.id,
+      campaignId: t.campaignId,
+      title: t.title,
+      amountCents: t.amountCents,
+      published: t.published,
+      chatRoleIds: t.chatRoleIds,
+      discordRoleIds: t.discordRoleIds,
+    };
   };
   const emitMember = (member: MemberRecord, triggers: readonly string[]): void => {
     for (const trigger of triggers) delivery.emit(member.campaignId, trigger, () => memberEventBody(store, types, baseUrl, member.id));
@@ -230,7 +238,13 @@ export async function createMembershipServiceSandbox(options: MembershipServiceS
   async function consentRequestId(authorizeUrl: string): Promise<string> {
     const res = await fetch(authorizeUrl, { redirect: 'manual' });
     const page = await res.text();
-    if (res.status !== 200) throw new Error(`the authorize page answered ${res.status}: ${page.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim()}`);
+    if (res.status !== 200)
+      throw new Error(
+        `the authorize page answered ${res.status}: ${page
+          .replace(/<[^>]*>/g, ' ')
+          .replace(/\s+/g, ' ')
+          .trim()}`,
+      );
     const id = requestIdFromConsentPage(page);
     if (!id) throw new Error('the authorize page carries no consent form');
     return id;
@@ -245,7 +259,13 @@ export async function createMembershipServiceSandbox(options: MembershipServiceS
     });
     const text = await res.text();
     const location = res.headers.get('location');
-    if (res.status !== 302 || !location) throw new Error(`the consent form answered ${res.status}: ${text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim()}`);
+    if (res.status !== 302 || !location)
+      throw new Error(
+        `the consent form answered ${res.status}: ${text
+          .replace(/<[^>]*>/g, ' ')
+          .replace(/\s+/g, ' ')
+          .trim()}`,
+      );
     return location;
   }
 
@@ -370,7 +390,8 @@ export async function createMembershipServiceSandbox(options: MembershipServiceS
         publishedAt: clock.now(),
       });
       if (opts.deliver !== false) {
-        for (const trigger of triggersOf(opts.trigger, 'posts:publish')) delivery.emit(campaignId, trigger, () => postEventBody(store, types, baseUrl, post.id));
+        for (const trigger of triggersOf(opts.trigger, 'posts:publish'))
+          delivery.emit(campaignId, trigger, () => postEventBody(store, types, baseUrl, post.id));
       }
       return { id: post.id };
     },
@@ -417,7 +438,8 @@ export async function createMembershipServiceSandbox(options: MembershipServiceS
   async function answer(req: IncomingMessage, method: string, url: URL, body: Buffer): Promise<SandboxResponse> {
     const path = url.pathname;
     const found = matchRoute(routes, method, path);
-    if (found.kind === 'none') return path.startsWith('/__sandbox') ? plainJson(404, { error: 'no such control route' }) : apiError(404, 'No such endpoint.');
+    if (found.kind === 'none')
+      return path.startsWith('/__sandbox') ? plainJson(404, { error: 'no such control route' }) : apiError(404, 'No such endpoint.');
     if (found.kind === 'method') return apiError(405, `${method} is not allowed on ${path}.`);
     if (path.startsWith('/api/') && !acceptsJson(req.headers)) return apiError(406, 'Only JSON is served.');
     try {

@@ -218,7 +218,11 @@ export function createStore(clock: Clock, options: { accessTokenLifetimeSeconds?
       if (!tier) throw new Error(`no tier ${tierId}`);
       tier.deleted = true;
       const list = tiersByCampaign.get(tier.campaignId);
-      if (list) tiersByCampaign.set(tier.campaignId, list.filter((id) => id !== tierId));
+      if (list)
+        tiersByCampaign.set(
+          tier.campaignId,
+          list.filter((id) => id !== tierId),
+        );
     },
 
     tiersOf(campaignId: string): TierRecord[] {
@@ -359,8 +363,26 @@ export function createStore(clock: Clock, options: { accessTokenLifetimeSeconds?
       const access = secret(32);
       const refresh = secret(32);
       const expiresAt = new Date(clock.now().getTime() + lifetimeSeconds * 1000);
-      tokens.set(access, { value: access, kind: 'access', clientId, userId, scopes: [...scopes], expiresAt, revoked: false, partner: refresh });
-      tokens.set(refresh, { value: refresh, kind: 'refresh', clientId, userId, scopes: [...scopes], expiresAt: null, revoked: false, partner: access });
+      tokens.set(access, {
+        value: access,
+        kind: 'access',
+        clientId,
+        userId,
+        scopes: [...scopes],
+        expiresAt,
+        revoked: false,
+        partner: refresh,
+      });
+      tokens.set(refresh, {
+        value: refresh,
+        kind: 'refresh',
+        clientId,
+        userId,
+        scopes: [...scopes],
+        expiresAt: null,
+        revoked: false,
+        partner: access,
+      });
       return { accessToken: access, refreshToken: refresh, expiresIn: lifetimeSeconds, scopes: [...scopes] };
     },
   };

@@ -67,11 +67,16 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
 
   /** POST and PATCH answer the whole webhook: every attribute, plus id and type (spec). */
   const full = (auth: Authenticated, webhook: WebhookRecord, status: number): SandboxResponse => {
-    const doc = renderDocument(renderContextFor(store, deps.baseUrl(), auth), types, { fields: new Map([['webhook', WEBHOOK_ATTRIBUTES]]), include: {} }, {
-      type: 'webhook',
-      ids: [webhook.id],
-      single: true,
-    });
+    const doc = renderDocument(
+      renderContextFor(store, deps.baseUrl(), auth),
+      types,
+      { fields: new Map([['webhook', WEBHOOK_ATTRIBUTES]]), include: {} },
+      {
+        type: 'webhook',
+        ids: [webhook.id],
+        single: true,
+      },
+    );
     return json(status, { data: doc.data, links: { self: `${deps.baseUrl()}${V2}/webhooks/${webhook.id}` } });
   };
 
@@ -95,7 +100,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
     if (!isObject(data) || data.type !== 'webhook') return apiError(400, 'data.type must be "webhook".');
     const attributes = data.attributes;
     if (!isObject(attributes)) return apiError(400, 'data.attributes is required.');
-    for (const key of Object.keys(attributes)) if (key !== 'triggers' && key !== 'uri') return apiError(400, `data.attributes.${key} cannot be set on create.`);
+    for (const key of Object.keys(attributes))
+      if (key !== 'triggers' && key !== 'uri') return apiError(400, `data.attributes.${key} cannot be set on create.`);
     const triggers = checkTriggers(attributes.triggers);
     if (typeof triggers === 'string') return apiError(400, triggers);
     const uri = checkUri(attributes.uri);
@@ -134,7 +140,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
     const read = readJsonBody(req);
     if (!read.ok) return read.response;
     const data = read.body.data;
-    if (!isObject(data) || data.type !== 'webhook' || data.id !== webhook.id) return apiError(400, 'data must be {type: "webhook", id: <the webhook id>, attributes}.');
+    if (!isObject(data) || data.type !== 'webhook' || data.id !== webhook.id)
+      return apiError(400, 'data must be {type: "webhook", id: <the webhook id>, attributes}.');
     const attributes = data.attributes;
     if (!isObject(attributes)) return apiError(400, 'data.attributes is required.');
     for (const key of Object.keys(attributes)) {
@@ -152,7 +159,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       if (!checked) return apiError(400, 'data.attributes.uri must be a fully qualified http(s) URI.');
       uri = checked;
     }
-    if (attributes.paused !== undefined && typeof attributes.paused !== 'boolean') return apiError(400, 'data.attributes.paused must be a boolean.');
+    if (attributes.paused !== undefined && typeof attributes.paused !== 'boolean')
+      return apiError(400, 'data.attributes.paused must be a boolean.');
     if (triggers) webhook.triggers = triggers;
     if (uri) webhook.uri = uri;
     if (attributes.paused === true) webhook.paused = true;

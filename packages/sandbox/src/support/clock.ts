@@ -50,7 +50,8 @@ export function createShiftableClock(base: Clock = systemClock): ShiftableClock 
   return {
     now: () => new Date(base.now().getTime() + offset),
     advance: (ms) => {
-      if (!Number.isSafeInteger(ms) || ms < 0) throw new RangeError(`a shiftable clock only moves forward by whole milliseconds (got ${ms})`);
+      if (!Number.isSafeInteger(ms) || ms < 0)
+        throw new RangeError(`a shiftable clock only moves forward by whole milliseconds (got ${ms})`);
       offset += ms;
     },
     offsetMs: () => offset,

@@ -56,9 +56,19 @@ describe('discord.js Client against the Discord sandbox', () => {
   });
 
   it('delivers an injected command and records the ephemeral reply', async () => {
-    const { interactionId } = sandbox.injectCommand({ guildId, userId: aliceId, name: 'status', options: [{ name: 'tier', type: 3, value: 'gold' }] });
+    const { interactionId } = sandbox.injectCommand({
+      guildId,
+      userId: aliceId,
+      name: 'status',
+      options: [{ name: 'tier', type: 3, value: 'gold' }],
+    });
     const response = await sandbox.waitForInteractionResponse(interactionId, { final: true, timeoutMs: 5_000 });
-    expect(response).toMatchObject({ kind: 'callback', type: 4, ephemeral: true, data: { content: 'linked, tier gold', flags: MessageFlags.Ephemeral } });
+    expect(response).toMatchObject({
+      kind: 'callback',
+      type: 4,
+      ephemeral: true,
+      data: { content: 'linked, tier gold', flags: MessageFlags.Ephemeral },
+    });
     expect(sandbox.interactionResponses(interactionId)).toHaveLength(1);
 
     const viaHttp = await fetch(`${sandbox.baseUrl}/__sandbox/interactions/${interactionId}/responses`);

@@ -70,7 +70,11 @@ describe('Discord sandbox gateway', () => {
     await gw.frame((f) => f.op === 11);
     gw.send({ op: 2, d: { token: sandbox.botToken, intents: Intent.Guilds | Intent.GuildMembers, properties: {} } });
     const ready = await gw.frame((f) => f.t === 'READY');
-    expect(ready).toMatchObject({ op: 0, s: 1, d: { v: 10, user: { id: sandbox.botUserId, bot: true }, guilds: [{ id: guildId, unavailable: true }] } });
+    expect(ready).toMatchObject({
+      op: 0,
+      s: 1,
+      d: { v: 10, user: { id: sandbox.botUserId, bot: true }, guilds: [{ id: guildId, unavailable: true }] },
+    });
     const create = await gw.frame((f) => f.t === 'GUILD_CREATE');
     const d = create.d as { id: string; channels: unknown[]; members: Array<{ user: { id: string } }>; roles: unknown[] };
     expect(create.s).toBe(2);

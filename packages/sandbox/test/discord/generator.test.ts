@@ -26,7 +26,8 @@ describe('Discord sandbox guild generator and waiters', () => {
     expect(first.userIds).toEqual(second.userIds);
     expect(new Set(first.userIds).size).toBe(30_000);
     for (const id of first.userIds) expect(id).toMatch(/^\d{18}$/);
-    const golds = (sandbox: DiscordSandbox, g: string, role: string): number => sandbox.members(g).filter((m) => m.roleIds.includes(role)).length;
+    const golds = (sandbox: DiscordSandbox, g: string, role: string): number =>
+      sandbox.members(g).filter((m) => m.roleIds.includes(role)).length;
     expect(golds(a, ga, goldA)).toBe(golds(b, gb, goldB));
     expect(golds(a, ga, goldA)).toBeGreaterThan(8_000);
     expect(golds(a, ga, goldA)).toBeLessThan(10_000);

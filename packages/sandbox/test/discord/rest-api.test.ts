@@ -64,7 +64,12 @@ describe('Discord sandbox REST', () => {
     expect(status).toBe(200);
     const roles = body as Array<Record<string, unknown>>;
     expect(roles.map((r) => r.name)).toEqual(['@everyone', 'Gold', 'Tierlink']);
-    expect(roles[2]).toMatchObject({ id: botRoleId, managed: true, permissions: String(Permission.ManageRoles), tags: { bot_id: sandbox.botUserId } });
+    expect(roles[2]).toMatchObject({
+      id: botRoleId,
+      managed: true,
+      permissions: String(Permission.ManageRoles),
+      tags: { bot_id: sandbox.botUserId },
+    });
     expect(roles[0]).toMatchObject({ id: guildId, position: 0, permissions: '0' });
   });
 
@@ -197,7 +202,10 @@ describe('Discord sandbox REST', () => {
     expect(limited.headers.get('x-ratelimit-global')).toBe('true');
     expect(limited.headers.get('x-ratelimit-scope')).toBe('global');
     expect((limited.body as { global: boolean }).global).toBe(true);
-    const callback = await call(sandbox, 'POST', '/interactions/100000000000000001/token/callback', { auth: null, body: { type: 4, data: { content: 'x' } } });
+    const callback = await call(sandbox, 'POST', '/interactions/100000000000000001/token/callback', {
+      auth: null,
+      body: { type: 4, data: { content: 'x' } },
+    });
     expect([callback.status, (callback.body as { code: number }).code]).toEqual([404, 10062]);
   });
 
@@ -220,7 +228,11 @@ describe('Discord sandbox REST', () => {
     const app = sandbox.applicationId;
     const commands = [
       { name: 'link', description: 'Link your membership', type: 1 },
-      { name: 'map', description: 'Map a tier', options: [{ name: 'tier', description: 'Tier', type: 3, autocomplete: true, required: true }] },
+      {
+        name: 'map',
+        description: 'Map a tier',
+        options: [{ name: 'tier', description: 'Tier', type: 3, autocomplete: true, required: true }],
+      },
     ];
     const first = await call(sandbox, 'PUT', `/applications/${app}/guilds/${guildId}/commands`, { body: commands });
     expect(first.status).toBe(200);
@@ -244,8 +256,13 @@ describe('Discord sandbox REST', () => {
 
   it('exposes its state through the HTTP control API', async () => {
     const base = `${sandbox.baseUrl}/__sandbox`;
-    const created = (await (await fetch(`${base}/guilds/${guildId}/roles`, { method: 'POST', body: JSON.stringify({ name: 'Silver' }) })).json()) as { id: string };
-    const put = await fetch(`${base}/guilds/${guildId}/members/${aliceId}/roles`, { method: 'PUT', body: JSON.stringify({ roleIds: [created.id] }) });
+    const created = (await (
+      await fetch(`${base}/guilds/${guildId}/roles`, { method: 'POST', body: JSON.stringify({ name: 'Silver' }) })
+    ).json()) as { id: string };
+    const put = await fetch(`${base}/guilds/${guildId}/members/${aliceId}/roles`, {
+      method: 'PUT',
+      body: JSON.stringify({ roleIds: [created.id] }),
+    });
     expect(put.status).toBe(204);
     const roles = (await (await fetch(`${base}/guilds/${guildId}/members/${aliceId}/roles`)).json()) as { roleIds: string[] };
     expect(roles.roleIds).toEqual([created.id]);
@@ -273,23 +290,41 @@ describe('Discord sandbox interaction tokens', () => {
 
       const late = sandbox.injectCommand({ guildId, userId, name: 'status' });
       clock.advance(3_001);
-      const lateAnswer = await call(sandbox, 'POST', `/interactions/${late.interactionId}/${late.token}/callback`, { auth: null, body: { type: 4, data: { content: 'hi' } } });
+      const lateAnswer = await call(sandbox, 'POST', `/interactions/${late.interactionId}/${late.token}/callback`, {
+        auth: null,
+        body: { type: 4, data: { content: 'hi' } },
+      });
       expect([lateAnswer.status, (lateAnswer.body as { code: number }).code]).toEqual([404, 10062]);
 
       const ok = sandbox.injectCommand({ guildId, userId, name: 'status' });
-      const deferred = await call(sandbox, 'POST', `/interactions/${ok.interactionId}/${ok.token}/callback?with_response=true`, { auth: null, body: { type: 5, data: { flags: 64 } } });
+      const deferred = await call(sandbox, 'POST', `/interactions/${ok.interactionId}/${ok.token}/callback?with_response=true`, {
+        auth: null,
+        body: { type: 5, data: { flags: 64 } },
+      });
       expect(deferred.status).toBe(200);
-      expect(deferred.body).toMatchObject({ interaction: { id: ok.interactionId, response_message_loading: true, response_message_ephemeral: true }, resource: { type: 5 } });
-      const twice = await call(sandbox, 'POST', `/interactions/${ok.interactionId}/${ok.token}/callback`, { auth: null, body: { type: 4, data: { content: 'x' } } });
+      expect(deferred.body).toMatchObject({
+        interaction: { id: ok.interactionId, response_message_loading: true, response_message_ephemeral: true },
+        resource: { type: 5 },
+      });
+      const twice = await call(sandbox, 'POST', `/interactions/${ok.interactionId}/${ok.token}/callback`, {
+        auth: null,
+        body: { type: 4, data: { content: 'x' } },
+      });
       expect((twice.body as { code: number }).code).toBe(40060);
-      const edit = await call(sandbox, 'PATCH', `/webhooks/${sandbox.applicationId}/${ok.token}/messages/%40original`, { auth: null, body: { content: 'done' } });
+      const edit = await call(sandbox, 'PATCH', `/webhooks/${sandbox.applicationId}/${ok.token}/messages/%40original`, {
+        auth: null,
+        body: { content: 'done' },
+      });
       expect(edit.status).toBe(200);
       expect(edit.body).toMatchObject({ content: 'done', flags: 64 });
       const final = await sandbox.waitForInteractionResponse(ok.interactionId, { final: true, timeoutMs: 100 });
       expect(final).toMatchObject({ kind: 'edit', messageId: '@original', data: { content: 'done' } });
 
       clock.advance(15 * 60_000 + 1);
-      const expired = await call(sandbox, 'PATCH', `/webhooks/${sandbox.applicationId}/${ok.token}/messages/%40original`, { auth: null, body: { content: 'late' } });
+      const expired = await call(sandbox, 'PATCH', `/webhooks/${sandbox.applicationId}/${ok.token}/messages/%40original`, {
+        auth: null,
+        body: { content: 'late' },
+      });
       expect([expired.status, (expired.body as { code: number }).code]).toEqual([401, 50027]);
       const unknown = await call(sandbox, 'GET', `/webhooks/${sandbox.applicationId}/not-a-token/messages/%40original`, { auth: null });
       expect([unknown.status, (unknown.body as { code: number }).code]).toEqual([404, 10015]);

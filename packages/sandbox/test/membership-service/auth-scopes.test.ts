@@ -70,7 +70,11 @@ describe('membership-service sandbox: tokens and scopes (spec: Authentication §
     const limited = sb.issueTokens(sb.creatorUserId, ['campaigns', 'campaigns.members']);
     const res = await getJson(sb.url, `/api/oauth2/v2/members/${memberId}?include=address`, limited.accessToken);
     expect(res.status).toBe(401);
-    const full = await getJson(sb.url, `/api/oauth2/v2/members/${memberId}?include=address`, sb.issueTokens(sb.creatorUserId, ['campaigns.members', 'campaigns.members.address']).accessToken);
+    const full = await getJson(
+      sb.url,
+      `/api/oauth2/v2/members/${memberId}?include=address`,
+      sb.issueTokens(sb.creatorUserId, ['campaigns.members', 'campaigns.members.address']).accessToken,
+    );
     expect(full.status).toBe(200);
     expect(full.body.data.relationships.address).toEqual({ data: null });
   });

@@ -80,7 +80,11 @@ describe('membership-service sandbox: HTTP control API', () => {
   afterAll(() => sb.close());
 
   const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${sb.url}${path}`, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
+    const res = await fetch(`${sb.url}${path}`, {
+      method,
+      headers: body ? { 'content-type': 'application/json' } : {},
+      body: body ? JSON.stringify(body) : undefined,
+    });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
 
@@ -89,9 +93,17 @@ describe('membership-service sandbox: HTTP control API', () => {
     expect(index.body.campaignId).toBe(sb.campaignId);
     const user = await call('POST', '/__sandbox/users', { fullName: 'Web Person', discordUserId: '323456789012345678' });
     expect(user.status).toBe(201);
-    const tier = await call('POST', `/__sandbox/campaigns/${sb.campaignId}/tiers`, { title: 'Gold', amountCents: 500, chatRoleIds: { discord: ['123456789012345678'] } });
+    const tier = await call('POST', `/__sandbox/campaigns/${sb.campaignId}/tiers`, {
+      title: 'Gold',
+      amountCents: 500,
+      chatRoleIds: { discord: ['123456789012345678'] },
+    });
     expect(tier.status).toBe(201);
-    const member = await call('PUT', '/__sandbox/memberships', { userId: user.body.id, tierIds: [tier.body.id], patronStatus: 'active_patron' });
+    const member = await call('PUT', '/__sandbox/memberships', {
+      userId: user.body.id,
+      tierIds: [tier.body.id],
+      patronStatus: 'active_patron',
+    });
     expect(member.status).toBe(200);
     expect(member.body).toMatchObject({ userId: user.body.id, tierIds: [tier.body.id], patronStatus: 'active_patron' });
     expect((await call('PUT', '/__sandbox/memberships', { userId: user.body.id, tierIds: ['nope'] })).status).toBe(400);

@@ -12,7 +12,12 @@ describe('membership-service sandbox: sparse fieldsets and includes (spec rule 4
   beforeAll(async () => {
     sb = await createMembershipServiceSandbox();
     token = sb.creatorTokens.accessToken;
-    tierId = sb.createTier(sb.campaignId, { title: 'Gold', amountCents: 1000, chatRoleIds: { discord: ['123456789012345678'] }, discordRoleIds: ['223456789012345678'] }).id;
+    tierId = sb.createTier(sb.campaignId, {
+      title: 'Gold',
+      amountCents: 1000,
+      chatRoleIds: { discord: ['123456789012345678'] },
+      discordRoleIds: ['223456789012345678'],
+    }).id;
     userId = sb.createUser({ fullName: 'Pat Ron', discordUserId: '323456789012345678' }).id;
     memberId = sb.setMembership(userId, sb.campaignId, { tierIds: [tierId] }, { deliver: false }).id;
   });
@@ -50,7 +55,11 @@ describe('membership-service sandbox: sparse fieldsets and includes (spec rule 4
     });
     const tier = res.body.included.find((r: { type: string }) => r.type === 'tier');
     const user = res.body.included.find((r: { type: string }) => r.type === 'user');
-    expect(tier.attributes).toEqual({ title: 'Gold', chat_role_ids: { discord: ['123456789012345678'] }, discord_role_ids: ['223456789012345678'] });
+    expect(tier.attributes).toEqual({
+      title: 'Gold',
+      chat_role_ids: { discord: ['123456789012345678'] },
+      discord_role_ids: ['223456789012345678'],
+    });
     expect(user).toEqual({ type: 'user', id: userId });
   });
 
@@ -74,7 +83,11 @@ describe('membership-service sandbox: sparse fieldsets and includes (spec rule 4
   });
 
   it('renders a campaign with its tiers and creator', async () => {
-    const res = await getJson(sb.url, `/api/oauth2/v2/campaigns?include=tiers,creator&fields[campaign]=vanity,patron_count&fields[user]=full_name`, token);
+    const res = await getJson(
+      sb.url,
+      `/api/oauth2/v2/campaigns?include=tiers,creator&fields[campaign]=vanity,patron_count&fields[user]=full_name`,
+      token,
+    );
     expect(res.status).toBe(200);
     expect(res.body.meta.pagination.total).toBe(1);
     const [campaign] = res.body.data;

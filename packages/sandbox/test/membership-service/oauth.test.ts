@@ -21,7 +21,13 @@ describe('membership-service sandbox: OAuth (spec: OAuth endpoints, Authenticati
     `${sb.url}/oauth2/authorize?${new URLSearchParams({ response_type: 'code', client_id: sb.clientId, redirect_uri: REDIRECT, scope: 'identity', state: 's t/ä', ...extra })}`;
 
   const exchange = (code: string, redirectUri = REDIRECT) =>
-    postForm(sb.url, '/api/oauth2/token', { grant_type: 'authorization_code', code, client_id: sb.clientId, client_secret: sb.clientSecret, redirect_uri: redirectUri });
+    postForm(sb.url, '/api/oauth2/token', {
+      grant_type: 'authorization_code',
+      code,
+      client_id: sb.clientId,
+      client_secret: sb.clientSecret,
+      redirect_uri: redirectUri,
+    });
 
   const codeOf = (location: string): string => new URL(location).searchParams.get('code') ?? '';
 
@@ -78,7 +84,13 @@ describe('membership-service sandbox: OAuth (spec: OAuth endpoints, Authenticati
   it('binds the code to the redirect_uri and to the client, and expires it after 10 minutes', async () => {
     const code = codeOf(await sb.approveAuthorization(authorize(), patronId));
     expect((await exchange(code, 'http://127.0.0.1:9/other')).status).toBe(400);
-    const wrongSecret = await postForm(sb.url, '/api/oauth2/token', { grant_type: 'authorization_code', code, client_id: sb.clientId, client_secret: 'x', redirect_uri: REDIRECT });
+    const wrongSecret = await postForm(sb.url, '/api/oauth2/token', {
+      grant_type: 'authorization_code',
+      code,
+      client_id: sb.clientId,
+      client_secret: 'x',
+      redirect_uri: REDIRECT,
+    });
     expect(wrongSecret.status).toBe(401);
     const late = codeOf(await sb.approveAuthorization(authorize(), patronId));
     clock.advance(10 * MINUTE + 1);
@@ -87,13 +99,24 @@ describe('membership-service sandbox: OAuth (spec: OAuth endpoints, Authenticati
 
   it('accepts only form-encoded token requests', async () => {
     const code = codeOf(await sb.approveAuthorization(authorize(), patronId));
-    const res = await postForm(sb.url, '/api/oauth2/token', { grant_type: 'authorization_code', code, client_id: sb.clientId, client_secret: sb.clientSecret, redirect_uri: REDIRECT }, 'application/json');
+    const res = await postForm(
+      sb.url,
+      '/api/oauth2/token',
+      { grant_type: 'authorization_code', code, client_id: sb.clientId, client_secret: sb.clientSecret, redirect_uri: REDIRECT },
+      'application/json',
+    );
     expect(res.status).toBe(400);
     expect((await exchange(code)).status).toBe(200);
   });
 
   it('rotates refresh tokens: the used one stops working, and so does its access token', async () => {
-    const refresh = (token: string) => postForm(sb.url, '/api/oauth2/token', { grant_type: 'refresh_token', refresh_token: token, client_id: sb.clientId, client_secret: sb.clientSecret });
+    const refresh = (token: string) =>
+      postForm(sb.url, '/api/oauth2/token', {
+        grant_type: 'refresh_token',
+        refresh_token: token,
+        client_id: sb.clientId,
+        client_secret: sb.clientSecret,
+      });
     const original = sb.issueTokens(sb.creatorUserId, ['campaigns']);
     const next = await refresh(original.refreshToken);
     expect(next.status).toBe(200);

@@ -84,7 +84,11 @@ describe('membership-service sandbox: cursor pagination (spec: Limits)', () => {
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const page = await getJson(sb.url, `${MEMBERS(sb.campaignId, cursor)}&include=currently_entitled_tiers,user&fields[user]=social_connections`, token);
+      const page = await getJson(
+        sb.url,
+        `${MEMBERS(sb.campaignId, cursor)}&include=currently_entitled_tiers,user&fields[user]=social_connections`,
+        token,
+      );
       pages += 1;
       for (const m of page.body.data as Array<{ attributes: { patron_status: string | null } }>) {
         const key = String(m.attributes.patron_status);

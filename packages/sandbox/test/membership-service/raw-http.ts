@@ -22,7 +22,12 @@ export async function sendJson(baseUrl: string, method: 'POST' | 'PATCH', path: 
   return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as unknown) : null };
 }
 
-export async function postForm(baseUrl: string, path: string, form: Record<string, string>, contentType = 'application/x-www-form-urlencoded'): Promise<RawAnswer> {
+export async function postForm(
+  baseUrl: string,
+  path: string,
+  form: Record<string, string>,
+  contentType = 'application/x-www-form-urlencoded',
+): Promise<RawAnswer> {
   const body = contentType === 'application/json' ? JSON.stringify(form) : new URLSearchParams(form).toString();
   const res = await fetch(`${baseUrl}${path}`, { method: 'POST', headers: { 'content-type': contentType }, body });
   const text = await res.text();

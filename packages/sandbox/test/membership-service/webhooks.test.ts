@@ -16,7 +16,11 @@ describe('membership-service sandbox: webhooks (spec: v2 webhook endpoints, Even
 
   const createWebhook = async (triggers: string[], uri = receiver.url, accessToken = token) =>
     sendJson(sb.url, 'POST', WEBHOOKS, accessToken, {
-      data: { type: 'webhook', attributes: { triggers, uri }, relationships: { campaign: { data: { type: 'campaign', id: sb.campaignId } } } },
+      data: {
+        type: 'webhook',
+        attributes: { triggers, uri },
+        relationships: { campaign: { data: { type: 'campaign', id: sb.campaignId } } },
+      },
     });
 
   beforeEach(async () => {
@@ -36,7 +40,14 @@ describe('membership-service sandbox: webhooks (spec: v2 webhook endpoints, Even
     expect(res.body.data).toMatchObject({
       type: 'webhook',
       id: expect.any(String),
-      attributes: { last_attempted_at: null, paused: false, num_consecutive_times_failed: 0, secret: expect.any(String), triggers: ['members:create', 'members:update'], uri: receiver.url },
+      attributes: {
+        last_attempted_at: null,
+        paused: false,
+        num_consecutive_times_failed: 0,
+        secret: expect.any(String),
+        triggers: ['members:create', 'members:update'],
+        uri: receiver.url,
+      },
     });
     expect(res.body.data.attributes.secret.length).toBeGreaterThanOrEqual(32);
   });
@@ -48,7 +59,11 @@ describe('membership-service sandbox: webhooks (spec: v2 webhook endpoints, Even
     ['an unknown attribute', { paused: true }],
   ])('refuses %s (400)', async (_label, attributes) => {
     const res = await sendJson(sb.url, 'POST', WEBHOOKS, token, {
-      data: { type: 'webhook', attributes: { triggers: ['members:update'], uri: receiver.url, ...attributes }, relationships: { campaign: { data: { type: 'campaign', id: sb.campaignId } } } },
+      data: {
+        type: 'webhook',
+        attributes: { triggers: ['members:update'], uri: receiver.url, ...attributes },
+        relationships: { campaign: { data: { type: 'campaign', id: sb.campaignId } } },
+      },
     });
     expect(res.status).toBe(400);
   });
@@ -65,12 +80,18 @@ describe('membership-service sandbox: webhooks (spec: v2 webhook endpoints, Even
       attributes: { uri: receiver.url, paused: false },
       relationships: { campaign: { data: { type: 'campaign', id: sb.campaignId } } },
     });
-    const patch = await sendJson(sb.url, 'PATCH', `${WEBHOOKS}/${theirs}`, token, { data: { type: 'webhook', id: theirs, attributes: { paused: true } } });
+    const patch = await sendJson(sb.url, 'PATCH', `${WEBHOOKS}/${theirs}`, token, {
+      data: { type: 'webhook', id: theirs, attributes: { paused: true } },
+    });
     expect(patch.status).toBe(403);
-    const ok = await sendJson(sb.url, 'PATCH', `${WEBHOOKS}/${mine}`, token, { data: { type: 'webhook', id: mine, attributes: { triggers: ['members:delete'], uri: `${receiver.url}?v=2` } } });
+    const ok = await sendJson(sb.url, 'PATCH', `${WEBHOOKS}/${mine}`, token, {
+      data: { type: 'webhook', id: mine, attributes: { triggers: ['members:delete'], uri: `${receiver.url}?v=2` } },
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.data.attributes).toMatchObject({ triggers: ['members:delete'], uri: `${receiver.url}?v=2` });
-    const wrongId = await sendJson(sb.url, 'PATCH', `${WEBHOOKS}/${mine}`, token, { data: { type: 'webhook', id: 'x', attributes: { paused: false } } });
+    const wrongId = await sendJson(sb.url, 'PATCH', `${WEBHOOKS}/${mine}`, token, {
+      data: { type: 'webhook', id: 'x', attributes: { paused: false } },
+    });
     expect(wrongId.status).toBe(400);
   });
 
@@ -89,7 +110,14 @@ describe('membership-service sandbox: webhooks (spec: v2 webhook endpoints, Even
     expect(body.data).toMatchObject({
       type: 'member',
       id: member.id,
-      attributes: { patron_status: 'active_patron', full_name: 'Pat Ron', is_follower: false, currently_entitled_amount_cents: 500, last_charge_status: 'Paid', note: '' },
+      attributes: {
+        patron_status: 'active_patron',
+        full_name: 'Pat Ron',
+        is_follower: false,
+        currently_entitled_amount_cents: 500,
+        last_charge_status: 'Paid',
+        note: '',
+      },
       relationships: {
         address: { data: null },
         campaign: { data: { type: 'campaign', id: sb.campaignId } },
@@ -98,7 +126,17 @@ describe('membership-service sandbox: webhooks (spec: v2 webhook endpoints, Even
       },
     });
     expect(Object.keys(body.data.attributes).sort()).toEqual(
-      ['currently_entitled_amount_cents', 'full_name', 'is_follower', 'last_charge_date', 'last_charge_status', 'lifetime_support_cents', 'note', 'patron_status', 'pledge_relationship_start'].sort(),
+      [
+        'currently_entitled_amount_cents',
+        'full_name',
+        'is_follower',
+        'last_charge_date',
+        'last_charge_status',
+        'lifetime_support_cents',
+        'note',
+        'patron_status',
+        'pledge_relationship_start',
+      ].sort(),
     );
     const types = body.included.map((r: { type: string }) => r.type).sort();
     expect(types).toEqual(['campaign', 'tier', 'user']);
@@ -136,7 +174,11 @@ describe('membership-service sandbox: webhooks (spec: v2 webhook endpoints, Even
     sb.setMembership(user.id, sb.campaignId, { note: 'three' });
     await sb.flushDeliveries();
     const state = await getJson(sb.url, `${WEBHOOKS}?fields[webhook]=paused,num_consecutive_times_failed,last_attempted_at`, token);
-    expect(state.body.data[0].attributes).toMatchObject({ paused: true, num_consecutive_times_failed: 3, last_attempted_at: expect.any(String) });
+    expect(state.body.data[0].attributes).toMatchObject({
+      paused: true,
+      num_consecutive_times_failed: 3,
+      last_attempted_at: expect.any(String),
+    });
     // Every failed attempt retried the oldest event: nothing newer jumped the queue.
     expect(receiver.received.map((r) => JSON.parse(r.raw.toString()).data.attributes.note)).toEqual(['one', 'one', 'one']);
 
@@ -145,10 +187,17 @@ describe('membership-service sandbox: webhooks (spec: v2 webhook endpoints, Even
     expect(receiver.received).toHaveLength(3);
 
     receiver.respondWith(200);
-    const patch = await sendJson(sb.url, 'PATCH', `${WEBHOOKS}/${id}`, token, { data: { type: 'webhook', id, attributes: { paused: false } } });
+    const patch = await sendJson(sb.url, 'PATCH', `${WEBHOOKS}/${id}`, token, {
+      data: { type: 'webhook', id, attributes: { paused: false } },
+    });
     expect(patch.body.data.attributes).toMatchObject({ paused: false, num_consecutive_times_failed: 0 });
     await sb.flushDeliveries();
-    expect(receiver.received.slice(3).map((r) => JSON.parse(r.raw.toString()).data.attributes.note)).toEqual(['one', 'two', 'three', 'four']);
+    expect(receiver.received.slice(3).map((r) => JSON.parse(r.raw.toString()).data.attributes.note)).toEqual([
+      'one',
+      'two',
+      'three',
+      'four',
+    ]);
     expect(sb.webhooks()[0]).toMatchObject({ paused: false, numConsecutiveTimesFailed: 0, queued: 0 });
   });
 

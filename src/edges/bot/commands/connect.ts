@@ -1,4 +1,12 @@
-import { ActionRowBuilder, ButtonBuilder, ButtonStyle, InteractionContextType, MessageFlags, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import {
+  ActionRowBuilder,
+  ButtonBuilder,
+  ButtonStyle,
+  InteractionContextType,
+  MessageFlags,
+  PermissionFlagsBits,
+  SlashCommandBuilder,
+} from 'discord.js';
 import { LINK_LIFETIME_MS } from '../../../app/linking/one-time-links';
 import type { Command } from '../command';
 
@@ -19,7 +27,9 @@ export const connectCommand: Command = {
         'Sign in with the Patreon account that owns the campaign. Tierlink asks to read your campaign, its tiers and members, and to manage its webhooks.\n' +
         `The link is just for you: it works once, for ${LINK_LIFETIME_MS / 60_000} minutes.`,
       components: [
-        new ActionRowBuilder<ButtonBuilder>().addComponents(new ButtonBuilder().setStyle(ButtonStyle.Link).setURL(url).setLabel('Connect Patreon')),
+        new ActionRowBuilder<ButtonBuilder>().addComponents(
+          new ButtonBuilder().setStyle(ButtonStyle.Link).setURL(url).setLabel('Connect Patreon'),
+        ),
       ],
       flags: MessageFlags.Ephemeral,
     });

@@ -27,7 +27,9 @@ export const linkCommand: Command = {
         `Link your Patreon membership to get your tier roles here.\n` +
         `This button is just for you: it works once, for ${LINK_LIFETIME_MS / 60_000} minutes.`,
       components: [
-        new ActionRowBuilder<ButtonBuilder>().addComponents(new ButtonBuilder().setStyle(ButtonStyle.Link).setURL(url).setLabel('Link Patreon')),
+        new ActionRowBuilder<ButtonBuilder>().addComponents(
+          new ButtonBuilder().setStyle(ButtonStyle.Link).setURL(url).setLabel('Link Patreon'),
+        ),
       ],
       flags: MessageFlags.Ephemeral,
     });

@@ -1,4 +1,10 @@
-import { type ChatInputCommandInteraction, InteractionContextType, MessageFlags, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import {
+  type ChatInputCommandInteraction,
+  InteractionContextType,
+  MessageFlags,
+  PermissionFlagsBits,
+  SlashCommandBuilder,
+} from 'discord.js';
 import type { MapOutcome } from '../../../app/admin/mapping-service';
 import type { Command, CommandContext } from '../command';
 import { NO_PINGS } from '../format';
@@ -19,7 +25,10 @@ async function answer(interaction: ChatInputCommandInteraction, verb: 'map' | 'u
     case 'unknown_tier':
       return interaction.editReply('That tier is not one of this server’s campaigns. Pick one from the list (run /tiers to see them).');
     case 'role_refused':
-      return interaction.editReply({ content: `Nothing was mapped: I can’t manage that role. ${outcome.message}\n**Fix:** ${outcome.fix}`, allowedMentions: NO_PINGS });
+      return interaction.editReply({
+        content: `Nothing was mapped: I can’t manage that role. ${outcome.message}\n**Fix:** ${outcome.fix}`,
+        allowedMentions: NO_PINGS,
+      });
     case 'not_mapped':
       return interaction.editReply(
         outcome.viaTier
@@ -37,7 +46,9 @@ async function answer(interaction: ChatInputCommandInteraction, verb: 'map' | 'u
       await interaction.editReply(`${head} Updating members’ roles…`);
       try {
         const { members, changes } = await outcome.followUp;
-        await interaction.editReply(`${head} Updated: ${changes} role change${changes === 1 ? '' : 's'} across ${members} member${members === 1 ? '' : 's'}.`);
+        await interaction.editReply(
+          `${head} Updated: ${changes} role change${changes === 1 ? '' : 's'} across ${members} member${members === 1 ? '' : 's'}.`,
+        );
       } catch (error) {
         ctx.logger.error({ err: error }, `roles update after /${verb} failed`);
         await interaction.editReply(`${head} Updating members’ roles failed; the nightly sync will catch up. Run /doctor if this repeats.`);
@@ -53,7 +64,12 @@ export const mapCommand: Command = {
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
   async execute(interaction, ctx) {
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });
-    const outcome = await ctx.services.mapping.map(interaction.guildId!, interaction.options.getString('tier', true), interaction.options.getRole('role', true).id, interaction.user.id);
+    const outcome = await ctx.services.mapping.map(
+      interaction.guildId!,
+      interaction.options.getString('tier', true),
+      interaction.options.getRole('role', true).id,
+      interaction.user.id,
+    );
     await answer(interaction, 'map', outcome, ctx);
   },
   async autocomplete(interaction, { services }) {
@@ -67,7 +83,11 @@ export const unmapCommand: Command = {
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
   async execute(interaction, ctx) {
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });
-    const outcome = await ctx.services.mapping.unmap(interaction.guildId!, interaction.options.getString('tier', true), interaction.options.getRole('role', true).id);
+    const outcome = await ctx.services.mapping.unmap(
+      interaction.guildId!,
+      interaction.options.getString('tier', true),
+      interaction.options.getRole('role', true).id,
+    );
     await answer(interaction, 'unmap', outcome, ctx);
   },
   autocomplete: (interaction, ctx) => mapCommand.autocomplete!(interaction, ctx),

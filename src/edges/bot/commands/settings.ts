@@ -23,15 +23,38 @@ export const settingsCommand: Command = {
     .setDescription('Show or change how Tierlink syncs roles in this server')
     .setContexts(InteractionContextType.Guild)
     .setDefaultMemberPermissions(PermissionFlagsBits.ManageRoles)
-    .addIntegerOption((o) => o.setName('grace_days').setDescription('Days roles stay after a declined payment').setMinValue(SETTING_BOUNDS.graceDays.min).setMaxValue(SETTING_BOUNDS.graceDays.max))
-    .addStringOption((o) => o.setName('mode').setDescription('Which tiers’ roles a patron gets').addChoices({ name: 'stack: every entitled tier', value: 'stack' }, { name: 'highest: only the highest tier', value: 'highest' }))
+    .addIntegerOption((o) =>
+      o
+        .setName('grace_days')
+        .setDescription('Days roles stay after a declined payment')
+        .setMinValue(SETTING_BOUNDS.graceDays.min)
+        .setMaxValue(SETTING_BOUNDS.graceDays.max),
+    )
+    .addStringOption((o) =>
+      o
+        .setName('mode')
+        .setDescription('Which tiers’ roles a patron gets')
+        .addChoices({ name: 'stack: every entitled tier', value: 'stack' }, { name: 'highest: only the highest tier', value: 'highest' }),
+    )
     .addRoleOption((o) => o.setName('former_role').setDescription('Role for former patrons'))
     .addBooleanOption((o) => o.setName('clear_former_role').setDescription('Stop giving a former-patron role'))
     .addRoleOption((o) => o.setName('follower_role').setDescription('Role for followers who never pledged'))
     .addBooleanOption((o) => o.setName('clear_follower_role').setDescription('Stop giving a follower role'))
     .addBooleanOption((o) => o.setName('strict').setDescription('Remove mapped roles from anyone not entitled, even if given by hand'))
-    .addIntegerOption((o) => o.setName('removal_threshold_percent').setDescription('Hold a sync’s removals above this share of grants').setMinValue(SETTING_BOUNDS.removalThresholdPercent.min).setMaxValue(SETTING_BOUNDS.removalThresholdPercent.max))
-    .addIntegerOption((o) => o.setName('removal_threshold_min').setDescription('…when they are at least this many').setMinValue(SETTING_BOUNDS.removalThresholdMin.min).setMaxValue(SETTING_BOUNDS.removalThresholdMin.max))
+    .addIntegerOption((o) =>
+      o
+        .setName('removal_threshold_percent')
+        .setDescription('Hold a sync’s removals above this share of grants')
+        .setMinValue(SETTING_BOUNDS.removalThresholdPercent.min)
+        .setMaxValue(SETTING_BOUNDS.removalThresholdPercent.max),
+    )
+    .addIntegerOption((o) =>
+      o
+        .setName('removal_threshold_min')
+        .setDescription('…when they are at least this many')
+        .setMinValue(SETTING_BOUNDS.removalThresholdMin.min)
+        .setMaxValue(SETTING_BOUNDS.removalThresholdMin.max),
+    )
     .toJSON(),
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
   async execute(interaction, { services, logger }) {
@@ -57,11 +80,17 @@ export const settingsCommand: Command = {
 
     const outcome = await services.settings.apply(interaction.guildId!, change);
     if (outcome.kind === 'invalid') {
-      await interaction.editReply({ content: `Nothing was changed:\n${outcome.problems.map((p) => `• ${p}`).join('\n')}`, allowedMentions: NO_PINGS });
+      await interaction.editReply({
+        content: `Nothing was changed:\n${outcome.problems.map((p) => `• ${p}`).join('\n')}`,
+        allowedMentions: NO_PINGS,
+      });
       return;
     }
     if (outcome.kind === 'shown') {
-      await interaction.editReply({ content: `**Settings of this server**\n${renderSettings(outcome.settings)}`, allowedMentions: NO_PINGS });
+      await interaction.editReply({
+        content: `**Settings of this server**\n${renderSettings(outcome.settings)}`,
+        allowedMentions: NO_PINGS,
+      });
       return;
     }
     const head = `**Settings saved**\n${renderSettings(outcome.settings)}`;
@@ -72,10 +101,16 @@ export const settingsCommand: Command = {
     await interaction.editReply({ content: `${head}\nUpdating members’ roles…`, allowedMentions: NO_PINGS });
     try {
       const { members, changes } = await outcome.followUp;
-      await interaction.editReply({ content: `${head}\nUpdated: ${changes} role change${changes === 1 ? '' : 's'} across ${members} member${members === 1 ? '' : 's'}.`, allowedMentions: NO_PINGS });
+      await interaction.editReply({
+        content: `${head}\nUpdated: ${changes} role change${changes === 1 ? '' : 's'} across ${members} member${members === 1 ? '' : 's'}.`,
+        allowedMentions: NO_PINGS,
+      });
     } catch (error) {
       logger.error({ err: error }, 'roles update after /settings failed');
-      await interaction.editReply({ content: `${head}\nUpdating roles failed; the nightly sync will catch up.`, allowedMentions: NO_PINGS });
+      await interaction.editReply({
+        content: `${head}\nUpdating roles failed; the nightly sync will catch up.`,
+        allowedMentions: NO_PINGS,
+      });
     }
   },
 };

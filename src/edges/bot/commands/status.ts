@@ -19,7 +19,9 @@ export function renderStatus(report: StatusReport): string {
     lines.push('**Not linked.** Run /link to link your Patreon membership.');
   }
   if (outcome.entitlements.length === 0) {
-    lines.push('This server is not connected to a Patreon campaign yet, so Tierlink grants no roles here. The server’s owner can connect one with /connect.');
+    lines.push(
+      'This server is not connected to a Patreon campaign yet, so Tierlink grants no roles here. The server’s owner can connect one with /connect.',
+    );
   }
   if (report.linked) {
     for (const c of report.campaigns) {

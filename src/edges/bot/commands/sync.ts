@@ -33,7 +33,9 @@ export const syncCommand: Command = {
     clearTimeout(timer);
     if (text === null) {
       run.catch((error) => logger.error({ err: error }, '/sync failed after its reply was closed'));
-      await interaction.editReply('The sync is still running (this server is large). Its summary will be under **Last sync** in /doctor when it ends.');
+      await interaction.editReply(
+        'The sync is still running (this server is large). Its summary will be under **Last sync** in /doctor when it ends.',
+      );
       return;
     }
     await interaction.editReply({ content: text, allowedMentions: NO_PINGS });

@@ -22,7 +22,8 @@ export function renderTiers(tiers: readonly TierLine[]): string {
       lines.push(`  • ${name} (from ${from})${r.problem ? ` ⚠️ ${r.problem.message} → ${r.problem.fix}` : ''}`);
     }
     const elsewhere = [...new Set(t.roles.flatMap((r) => (r.elsewhere === null ? [] : [r.elsewhere])))];
-    if (elsewhere.length > 0) lines.push(`  • (its chat_role_ids are roles of ${elsewhere.map((n) => `**${n}**`).join(', ')}, not of this server)`);
+    if (elsewhere.length > 0)
+      lines.push(`  • (its chat_role_ids are roles of ${elsewhere.map((n) => `**${n}**`).join(', ')}, not of this server)`);
   }
   return fitMessage(lines);
 }

@@ -22,7 +22,8 @@ export const unlinkCommand: Command = {
     else lines.push('No roles of yours were granted by Tierlink here, so none were removed.');
     if (elsewhere > 0) lines.push(`Also removed ${elsewhere} role${elsewhere === 1 ? '' : 's'} in other servers.`);
     const failed = outcomes.flatMap((o) => o.result?.failed ?? []);
-    if (failed.length > 0) lines.push(`Could not remove ${failed.length} role${failed.length === 1 ? '' : 's'}: the server’s owner can run /doctor.`);
+    if (failed.length > 0)
+      lines.push(`Could not remove ${failed.length} role${failed.length === 1 ? '' : 's'}: the server’s owner can run /doctor.`);
     lines.push('Run /link any time to link again.');
     await interaction.editReply({ content: lines.join('\n'), allowedMentions: NO_PINGS });
   },

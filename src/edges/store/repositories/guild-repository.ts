@@ -39,7 +39,10 @@ export function createGuildRepository(db: Db) {
 
     async saveSettings(guildId: string, settings: GuildSettings): Promise<void> {
       const values = { ...settings, updatedAt: new Date() };
-      await db.insert(guilds).values({ id: guildId, ...values }).onConflictDoUpdate({ target: guilds.id, set: values });
+      await db
+        .insert(guilds)
+        .values({ id: guildId, ...values })
+        .onConflictDoUpdate({ target: guilds.id, set: values });
     },
 
     async campaignsOf(guildId: string): Promise<string[]> {

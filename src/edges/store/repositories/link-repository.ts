@@ -45,7 +45,9 @@ export function createLinkRepository(db: Db) {
     return db.transaction(async (tx) => {
       // Links touching the same accounts run one at a time across instances (else two at once
       // both find nothing to move and collide on the unique index). Keys in a fixed order: no deadlock.
-      const keys = [advisoryKey(`link:discord:${discordUserId}`), advisoryKey(`link:patreon:${patreonUserId}`)].sort((x, y) => (x < y ? -1 : 1));
+      const keys = [advisoryKey(`link:discord:${discordUserId}`), advisoryKey(`link:patreon:${patreonUserId}`)].sort((x, y) =>
+        x < y ? -1 : 1,
+      );
       for (const key of keys) await tx.execute(sql`select pg_advisory_xact_lock(${key.toString()}::bigint)`);
       const existing = await tx
         .select()
@@ -90,12 +92,18 @@ export function createLinkRepository(db: Db) {
 
     async byPatreonUsers(patreonUserIds: readonly string[]): Promise<Link[]> {
       if (patreonUserIds.length === 0) return [];
-      return db.select().from(links).where(inArray(links.patreonUserId, [...patreonUserIds]));
+      return db
+        .select()
+        .from(links)
+        .where(inArray(links.patreonUserId, [...patreonUserIds]));
     },
 
     async byDiscordUsers(discordUserIds: readonly string[]): Promise<Link[]> {
       if (discordUserIds.length === 0) return [];
-      return db.select().from(links).where(inArray(links.discordUserId, [...discordUserIds]));
+      return db
+        .select()
+        .from(links)
+        .where(inArray(links.discordUserId, [...discordUserIds]));
     },
 
     /**

@@ -20,7 +20,14 @@ export function createLinkTokenRepository(db: Db) {
       const [row] = await db
         .update(linkTokens)
         .set({ usedAt: now, stateNonceHash })
-        .where(and(eq(linkTokens.tokenHash, tokenHash), eq(linkTokens.purpose, purpose), isNull(linkTokens.usedAt), gt(linkTokens.expiresAt, now)))
+        .where(
+          and(
+            eq(linkTokens.tokenHash, tokenHash),
+            eq(linkTokens.purpose, purpose),
+            isNull(linkTokens.usedAt),
+            gt(linkTokens.expiresAt, now),
+          ),
+        )
         .returning();
       return row ?? null;
     },

@@ -28,7 +28,11 @@ export function toMemberState(row: SnapshotRow): MemberState {
     campaignId: row.campaignId,
     patronStatus: row.patronStatus,
     lastChargeDate: row.lastChargeDate,
-    lastChargeStatus: (row.lastChargeStatus && CHARGE_STATUSES.has(row.lastChargeStatus) ? row.lastChargeStatus : row.lastChargeStatus === null ? null : 'Other') as ChargeStatus,
+    lastChargeStatus: (row.lastChargeStatus && CHARGE_STATUSES.has(row.lastChargeStatus)
+      ? row.lastChargeStatus
+      : row.lastChargeStatus === null
+        ? null
+        : 'Other') as ChargeStatus,
     isFollower: row.isFollower,
     entitledTierIds: row.entitledTierIds,
     lastActiveTierIds: row.lastActiveTierIds,

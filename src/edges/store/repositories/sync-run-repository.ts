@@ -111,12 +111,21 @@ export function createSyncRunRepository(db: Db) {
      */
     async writeLedger(
       guildId: string,
-      recorded: ReadonlyArray<{ discordUserId: string; roleId: string; campaignId: string | null; tierId: string | null; kind: GrantKind; reason: string }>,
+      recorded: ReadonlyArray<{
+        discordUserId: string;
+        roleId: string;
+        campaignId: string | null;
+        tierId: string | null;
+        kind: GrantKind;
+        reason: string;
+      }>,
       removed: ReadonlyArray<{ discordUserId: string; roleId: string }>,
       now: Date,
     ): Promise<void> {
       for (let i = 0; i < recorded.length; i += CHUNK) {
-        const rows = recorded.slice(i, i + CHUNK).map((g) => ({ u: g.discordUserId, r: g.roleId, c: g.campaignId, t: g.tierId, k: g.kind, why: g.reason }));
+        const rows = recorded
+          .slice(i, i + CHUNK)
+          .map((g) => ({ u: g.discordUserId, r: g.roleId, c: g.campaignId, t: g.tierId, k: g.kind, why: g.reason }));
         await db.execute(sql`
           insert into role_grants (guild_id, discord_user_id, role_id, campaign_id, tier_id, kind, reason, granted_at)
           select ${guildId}, r.u, r.r, r.c, r.t, r.k, r.why, ${now.toISOString()}::timestamptz
@@ -178,7 +187,11 @@ export function createSyncRunRepository(db: Db) {
     async closeAbandoned(now: Date): Promise<number> {
       const rows = await db
         .update(syncRuns)
-        .set({ status: 'failed', finishedAt: now, errors: sql`${syncRuns.errors} || '["the process running this sync stopped before it finished"]'::jsonb` })
+        .set({
+          status: 'failed',
+          finishedAt: now,
+          errors: sql`${syncRuns.errors} || '["the process running this sync stopped before it finished"]'::jsonb`,
+        })
         .where(eq(syncRuns.status, 'running'))
         .returning({ id: syncRuns.id });
       return rows.length;

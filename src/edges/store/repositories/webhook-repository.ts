@@ -142,7 +142,10 @@ export function createWebhookRepository(db: Db, box: SecretBox) {
 
     /** Every stored secret, decrypted. A secret sealed with another SECRET_KEY is skipped, not fatal. */
     async secrets(onUnreadable?: (webhookId: string, error: unknown) => void): Promise<StoredWebhookSecret[]> {
-      const rows = await db.select({ id: webhooks.id, campaignId: webhooks.campaignId, secretEnc: webhooks.secretEnc }).from(webhooks).orderBy(webhooks.id);
+      const rows = await db
+        .select({ id: webhooks.id, campaignId: webhooks.campaignId, secretEnc: webhooks.secretEnc })
+        .from(webhooks)
+        .orderBy(webhooks.id);
       return rows.flatMap((row) => {
         try {
           return [{ webhookId: row.id, campaignId: row.campaignId, secret: box.decrypt(row.secretEnc) }];

@@ -68,7 +68,8 @@ function connectSteps(view: ConnectResultView): Step[] {
   if (view.webhook.state === 'failed') {
     steps.push({
       text: 'Turn on live updates.',
-      detail: 'Patreon could not be told where to send pledge changes, so roles only catch up in the nightly sync until then. See "Live updates" below.',
+      detail:
+        'Patreon could not be told where to send pledge changes, so roles only catch up in the nightly sync until then. See "Live updates" below.',
     });
   }
   if (held) {
@@ -109,7 +110,9 @@ function dollars(cents: number): string {
 }
 
 function tierRow(tier: ConnectTierLine): SafeHtml {
-  const meta = [dollars(tier.amountCents), tier.patronCount === null ? null : plural(tier.patronCount, 'patron')].filter(Boolean).join(' · ');
+  const meta = [dollars(tier.amountCents), tier.patronCount === null ? null : plural(tier.patronCount, 'patron')]
+    .filter(Boolean)
+    .join(' · ');
   const roles: HtmlValue =
     tier.roles.length > 0
       ? html`<ul class="chips">${tier.roles.map((r) => html`<li>${mention(r)}</li>`)}</ul>`
@@ -122,9 +125,21 @@ function problemRow(p: ProblemLine): SafeHtml {
 }
 
 const WEBHOOK_COPY: Record<ConnectResultView['webhook']['state'], { tone: Tone; title: string; text: string }> = {
-  registered: { tone: 'success', title: 'Live updates are on', text: 'Patreon now tells Tierlink about new, changed and ended pledges, so roles change within seconds.' },
-  'already-registered': { tone: 'success', title: 'Live updates are on', text: 'This campaign already sends pledge changes to Tierlink, so roles change within seconds.' },
-  'manual-secret': { tone: 'success', title: 'Live updates use your webhook', text: 'Pledge changes arrive through the webhook you registered (PATREON_WEBHOOK_SECRET).' },
+  registered: {
+    tone: 'success',
+    title: 'Live updates are on',
+    text: 'Patreon now tells Tierlink about new, changed and ended pledges, so roles change within seconds.',
+  },
+  'already-registered': {
+    tone: 'success',
+    title: 'Live updates are on',
+    text: 'This campaign already sends pledge changes to Tierlink, so roles change within seconds.',
+  },
+  'manual-secret': {
+    tone: 'success',
+    title: 'Live updates use your webhook',
+    text: 'Pledge changes arrive through the webhook you registered (PATREON_WEBHOOK_SECRET).',
+  },
   failed: { tone: 'warning', title: 'Live updates are off', text: 'Roles still catch up in the nightly sync.' },
 };
 

@@ -52,7 +52,8 @@ export function renderLinkResult(view: LinkResultView): string {
         title: 'Waiting on the server',
         intro: `${view.problems.length === 1 ? 'This role' : 'These roles'} can't be given until ${server} is set up right. The server's owner has been told; nothing for you to do.`,
         body: html`<ul class="rows">${view.problems.map(
-          (p) => html`<li class="row"><div class="row-main"><span class="row-name">${mention(p.name)}</span> <span class="pill warn">On hold</span></div><p class="row-text">${prose(p.problem)}</p></li>`,
+          (p) =>
+            html`<li class="row"><div class="row-main"><span class="row-name">${mention(p.name)}</span> <span class="pill warn">On hold</span></div><p class="row-text">${prose(p.problem)}</p></li>`,
         )}</ul>`,
       }),
   ];
@@ -100,15 +101,32 @@ function linkResultCopy(view: LinkResultView): LinkCopy {
         return { tone: 'warning', headline: 'Linked, but your roles are on hold', lead: thanks(view), steps: [problemStep] };
       }
       const steps: Step[] = hasRoles
-        ? [{ text: 'Head back to Discord: your roles are already there.', detail: 'They follow your pledge from now on. Upgrade, downgrade or cancel on Patreon and Discord keeps up.' }]
+        ? [
+            {
+              text: 'Head back to Discord: your roles are already there.',
+              detail: 'They follow your pledge from now on. Upgrade, downgrade or cancel on Patreon and Discord keeps up.',
+            },
+          ]
         : view.tiers.length === 0
-          ? [{ text: `Your pledge has no tier, and only tiers come with roles in ${server}.`, detail: 'Choose a tier on Patreon and its role arrives on its own.' }]
-          : [{ text: `Your tier comes with no role in ${server}, so there is nothing to add.`, detail: 'If a tier you join later comes with a role, it arrives on its own.' }];
+          ? [
+              {
+                text: `Your pledge has no tier, and only tiers come with roles in ${server}.`,
+                detail: 'Choose a tier on Patreon and its role arrives on its own.',
+              },
+            ]
+          : [
+              {
+                text: `Your tier comes with no role in ${server}, so there is nothing to add.`,
+                detail: 'If a tier you join later comes with a role, it arrives on its own.',
+              },
+            ];
       if (view.problems.length > 0) steps.push(problemStep);
       const headline =
         view.problems.length > 0
           ? `You're linked; ${plural(view.problems.length, 'role').replace(' ', '\u00a0')} ${view.problems.length === 1 ? 'is' : 'are'} on hold`
-          : hasRoles ? "You're all set" : "You're linked";
+          : hasRoles
+            ? "You're all set"
+            : "You're linked";
       return { tone: 'success', headline, lead: thanks(view), steps };
     }
     case 'grace': {

@@ -26,7 +26,10 @@ export function renderMessage(view: MessageView): string {
   return renderDocument({
     title: view.title,
     tone,
-    main: [hero({ tone, eyebrow: label, headline: view.title, lead: prose(view.message) }), view.next ? nextSteps([{ text: prose(view.next) }]) : null],
+    main: [
+      hero({ tone, eyebrow: label, headline: view.title, lead: prose(view.message) }),
+      view.next ? nextSteps([{ text: prose(view.next) }]) : null,
+    ],
     footer,
   });
 }
