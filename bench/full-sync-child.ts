@@ -9,14 +9,14 @@ import { readFileSync } from 'node:fs';
 import { storeCampaign } from '../src/app/admin/campaign-catalog';
 import { createCreatorAccounts } from '../src/edges/patreon/creator-accounts';
 import { openDatabase } from '../src/edges/store/database';
-import { createSyncRunRepository } from '../src/edges/store/repositories/sync-run-repository';
-import { createGuildDirectory, createGuildSnapshotCache, createRest, createRoleWriter } from '../src/edges/discord';
+import { createJobQueue } from '../src/edges/store/job-queue';
+import { createDiscordAccess } from '../src/edges/discord';
 import { createMetrics } from '../src/edges/observability/metrics';
 import { realSleep, systemClock } from '../src/shared/clock';
 import { silentLogger } from '../src/shared/logger';
 import { createSecretBox } from '../src/edges/store/secret-box';
-import { createApiMeter, createFullSync } from '../src/app/sync/full-sync';
-import { createGuildContextLoader } from '../src/app/sync/guild-context';
+import { createApiMeter } from '../src/app/sync/api-meter';
+import { createSync } from '../src/app/sync';
 import type { SyncChange } from '../src/core/sync-report';
 
 /** What the parent passes (argv[2], JSON). */
@@ -99,15 +99,14 @@ async function main(): Promise<void> {
     const clock = systemClock;
     const repos = createRepositories(db, createSecretBox(input.secretKey));
     const { credentials } = repos;
-    const { rest } = createRest({
+    const discord = createDiscordAccess({
       apiBaseUrl: input.discord.apiBaseUrl,
       token: input.discord.botToken,
+      botUserId: input.discord.botUserId,
       rest: { globalRequestsPerSecond: input.discord.globalRequestsPerSecond },
+      clock,
     });
-    const meter = createApiMeter({ discordRest: rest });
-    const directory = createGuildDirectory({ rest, botUserId: input.discord.botUserId });
-    const discordSnapshots = createGuildSnapshotCache({ directory, clock });
-    const writer = createRoleWriter({ rest, directory, clock, cache: discordSnapshots });
+    const meter = createApiMeter({ discordRest: discord.rest.rest });
     const accounts = createCreatorAccounts({
       service: {
         baseUrl: input.patreon.url,
@@ -142,14 +141,17 @@ async function main(): Promise<void> {
       return;
     }
 
-    const fullSync = createFullSync({
-      ...repos,
-      syncRuns: createSyncRunRepository(db),
-      contexts: createGuildContextLoader({ ...repos, discordSnapshots }),
-      directory,
+    const { fullSync } = createSync({
+      repos,
+      discord,
       accounts,
-      apply: { writer, ledger: repos.ledger, clock, metrics: createMetrics({ defaultMetrics: false }), logger: silentLogger },
+      database,
+      jobs: createJobQueue({ db, clock, random: Math.random, logger: silentLogger }),
+      schedule: '0 4 * * *',
       meter,
+      clock,
+      metrics: createMetrics({ defaultMetrics: false }),
+      logger: silentLogger,
       concurrency: input.concurrency,
     });
 

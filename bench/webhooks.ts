@@ -22,6 +22,7 @@ import { realSleep, systemClock } from '../src/shared/clock';
 import { silentLogger } from '../src/shared/logger';
 import { createSecretBox } from '../src/edges/store/secret-box';
 import { createGuildContextLoader } from '../src/app/sync/guild-context';
+import { createRoleApplier } from '../src/app/sync/role-applier';
 import { createReconciler } from '../src/app/sync/reconciler';
 import { createWebhookProcessor } from '../src/app/webhooks/processor';
 import { WEBHOOK_PATH, createInboxWriter, createWebhookReceiver, createWebhookSecrets } from '../src/app/webhooks/receiver';
@@ -128,7 +129,8 @@ async function measureLatency(db: ScratchDatabase, changes: number): Promise<Ben
       ...repos,
       contexts: createGuildContextLoader({ ...repos, discordSnapshots }),
       directory,
-      apply: { writer, ledger: repos.ledger, clock, metrics, logger },
+      applier: createRoleApplier({ writer, ledger: repos.ledger, clock, metrics, logger }),
+      clock,
     }),
     jobs: { enqueue: (kind, payload, o) => jobs!.enqueue(kind, payload, o) },
     metrics,

@@ -14,8 +14,8 @@ import type { Config } from './config';
 import type { Database } from './edges/store/database';
 import { openConfiguredDatabase } from './edges/store/open-configured';
 import { createRepositories } from './edges/store/repositories';
-import { createGuildDirectory, createGuildSnapshotCache, createRest, createRoleWriter } from './edges/discord';
-import { type JobQueue, createJobQueue } from './edges/store/job-queue';
+import { createDiscordAccess } from './edges/discord';
+import { createJobQueue } from './edges/store/job-queue';
 import { createConnectService } from './app/admin/connect-service';
 import { createLinkService } from './app/linking/link-service';
 import { createOneTimeLinks } from './app/linking/one-time-links';
@@ -30,11 +30,9 @@ import { DAY } from './shared/clock';
 import type { Logger } from './shared/logger';
 import { createSecretBox } from './edges/store/secret-box';
 import { loadOrCreateSecretKey } from './edges/store/secret-key';
-import { createFullSync, createApiMeter } from './app/sync/full-sync';
-import { createGuildContextLoader } from './app/sync/guild-context';
-import { createReconciler } from './app/sync/reconciler';
+import { createApiMeter } from './app/sync/api-meter';
+import { createSync } from './app/sync';
 import { formatSyncReport } from './core/sync-report';
-import { createSyncScheduler, isSkipped } from './app/sync/sync-scheduler';
 import { createWebhookProcessor } from './app/webhooks/processor';
 import { createInboxWriter, createWebhookReceiver, createWebhookSecrets } from './app/webhooks/receiver';
 import { createWebhookRegistration } from './app/webhooks/registration';
@@ -82,15 +80,8 @@ function buildServices(options: TierlinkOptions, database: Database) {
 
   const repos = createRepositories(db, box);
 
-  const rest = createRest({
-    apiBaseUrl: config.discord.apiBaseUrl,
-    token: config.discord.token,
-    logger,
-    onRateLimited: (event) => metrics.discordRateLimited.inc({ scope: event.global ? 'global' : event.scope || 'route' }),
-  });
-  const directory = createGuildDirectory({ rest: rest.rest });
-  const discordSnapshots = createGuildSnapshotCache({ directory, clock });
-  const writer = createRoleWriter({ rest: rest.rest, directory, clock, logger, cache: discordSnapshots });
+  const discord = createDiscordAccess({ apiBaseUrl: config.discord.apiBaseUrl, token: config.discord.token, clock, logger, metrics });
+  const { rest, directory, writer, snapshots: discordSnapshots } = discord;
 
   const accounts = createCreatorAccounts({
     service: {
@@ -110,22 +101,28 @@ function buildServices(options: TierlinkOptions, database: Database) {
     campaigns: repos.campaigns,
   });
 
-  const contexts = createGuildContextLoader({ ...repos, discordSnapshots });
-  const apply = { writer, ledger: repos.ledger, clock, metrics, logger };
-  const reconciler = createReconciler({ ...repos, contexts, directory, apply });
   const oneTimeLinks = createOneTimeLinks({ repo: repos.linkTokens, box, clock, publicUrl });
 
-  // Full sync: the nightly run, /sync, npm run sync, the heal after a paused webhook, and the
-  // guild-wide reconcile after /map or /settings (from stored snapshots, without re-reading the service).
+  // Durable background work: each subsystem registers its own job kinds.
+  const jobQueue = createJobQueue({ db, clock, random, logger, ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}) });
+
+  // Sync: the one role applier, the reconciler of one member, the full sync and its scheduler.
   const meter = createApiMeter({ discordRest: rest.rest });
-  const fullSync = createFullSync({ ...repos, contexts, directory, accounts, apply, meter });
-  const scheduler = createSyncScheduler({ schedule: config.syncSchedule, database, fullSync, logger, runs: repos.syncRuns, clock });
-  const reconcileGuild: ReconcileGuild = async (guildId, reason) => {
-    const report = await fullSync.run({ trigger: 'manual', guildId, refreshMembers: false });
-    const guild = report.guilds.find((g) => g.guildId === guildId);
-    logger.info({ guildId, reason, changes: guild?.applied }, 'guild reconciled after a configuration change');
-    return { members: guild?.linkedMembers ?? 0, changes: (guild?.applied.adds ?? 0) + (guild?.applied.removes ?? 0) };
-  };
+  const sync = createSync({
+    repos,
+    discord,
+    accounts,
+    database,
+    jobs: jobQueue,
+    schedule: config.syncSchedule,
+    meter,
+    clock,
+    metrics,
+    logger,
+  });
+  const { contexts, reconciler, fullSync, scheduler } = sync;
+  const reconcileGuild: ReconcileGuild = (guildId, trigger) => sync.applyGuild(guildId, trigger);
+  const requestCampaignSync = (campaignId: string, reason: string) => sync.requestCampaignSync(campaignId, reason);
 
   // Webhooks: receive, store durably, process at once; jobs for re-checks and campaign heals.
   const secrets = createWebhookSecrets({
@@ -136,7 +133,6 @@ function buildServices(options: TierlinkOptions, database: Database) {
     staticSecret: config.patreon.webhookSecret,
     clock,
   });
-  let jobQueue!: JobQueue;
   const processor = createWebhookProcessor({
     db,
     inbox: repos.webhooks,
@@ -145,33 +141,14 @@ function buildServices(options: TierlinkOptions, database: Database) {
     snapshots: repos.snapshots,
     links: repos.links,
     reconciler,
-    jobs: { enqueue: (kind, payload, opts) => jobQueue.enqueue(kind, payload, opts) },
+    jobs: jobQueue,
     metrics,
     logger,
     clock,
     random,
     ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
   });
-  const requestCampaignSync = async (campaignId: string, reason: string) => {
-    logger.info({ campaignId, reason }, 'campaign sync queued');
-    await jobQueue.enqueue('campaign-sync', { campaignId, reason }, { dedupeKey: `campaign-sync:${campaignId}` });
-  };
-  jobQueue = createJobQueue({
-    db,
-    clock,
-    random,
-    logger,
-    ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
-    handlers: {
-      ...processor.jobHandlers,
-      'campaign-sync': async (payload) => {
-        const outcome = await scheduler.runNow({ trigger: 'webhook-heal', campaignId: String(payload.campaignId) });
-        // Another run holds the lock: that run covers this campaign too, unless it started before
-        // the events were lost. Try again later rather than drop the heal.
-        if (isSkipped(outcome)) throw new Error(outcome.reason);
-      },
-    },
-  });
+  for (const [kind, handler] of Object.entries(processor.jobHandlers)) jobQueue.register(kind, handler);
   const receiver = createWebhookReceiver({
     inbox: createInboxWriter(repos.webhooks),
     secrets,
@@ -292,14 +269,7 @@ function buildServices(options: TierlinkOptions, database: Database) {
       listeningUrl = url;
     },
     /** One sync run for `/sync` and the CLI: the same code path. */
-    async runSync(options: { guildId?: string; dryRun: boolean; force: boolean; trigger: 'manual' | 'cli' }) {
-      return scheduler.runNow({
-        trigger: options.trigger,
-        dryRun: options.dryRun,
-        force: options.force,
-        ...(options.guildId ? { guildId: options.guildId } : {}),
-      });
-    },
+    runSync: sync.runSync,
   };
 }
 
@@ -466,29 +436,3 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     },
   };
 }
-
-/** `npm start`: configuration, then the service, until SIGTERM or SIGINT (a second one exits at once). */
-async function main(): Promise<void> {
-  const { loadConfigOrExit, cliLogger, exitOnError } = await import('./cli/cli-support');
-  const { handleShutdownSignals } = await import('./cli/shutdown-signals');
-  const config = loadConfigOrExit('service');
-  const logger = cliLogger(config);
-  const fail = exitOnError(logger);
-  let tierlink: Tierlink;
-  try {
-    tierlink = await createTierlink({ config, logger });
-  } catch (error) {
-    return fail(error);
-  }
-  handleShutdownSignals({ signals: process, stop: () => tierlink.stop(), exit: (code) => process.exit(code), logger });
-  try {
-    const { url } = await tierlink.start();
-    logger.info({ url }, 'Tierlink is running');
-  } catch (error) {
-    logger.error({ err: error }, 'start-up failed');
-    await tierlink.stop().catch(() => undefined);
-    fail(error);
-  }
-}
-
-if (require.main === module) void main();

@@ -1,5 +1,8 @@
+import type { Member, Tier } from '../edges/patreon';
+import type { TierInput } from '../edges/store/repositories/campaign-repository';
 import type { SnapshotInput, SnapshotRow } from '../edges/store/repositories/snapshot-repository';
-import type { Member } from '../edges/patreon';
+
+/** What the service client reads, in the shapes the store keeps. */
 
 /** A member as read from the service, in the shape the snapshot table stores. */
 export function snapshotFromMember(member: Member, source: SnapshotRow['source']): SnapshotInput {
@@ -15,5 +18,17 @@ export function snapshotFromMember(member: Member, source: SnapshotRow['source']
     pledgeRelationshipStart: member.pledgeRelationshipStart ? new Date(member.pledgeRelationshipStart) : null,
     entitledAmountCents: member.currentlyEntitledAmountCents,
     source,
+  };
+}
+
+/** A tier as read from the service, in the shape the tier table stores. */
+export function toTierInput(tier: Tier): TierInput {
+  return {
+    id: tier.id,
+    title: tier.title,
+    amountCents: tier.amountCents,
+    patronCount: tier.patronCount,
+    published: tier.published,
+    roleIds: { everywhere: [...tier.roleIds.everywhere], byGuild: { ...tier.roleIds.byGuild } },
   };
 }

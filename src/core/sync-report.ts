@@ -1,10 +1,15 @@
+import type { RoleChange, UserPlan } from './planner/types';
+
 /**
  * What a full sync did (or, on a dry run, would do), as plain data: the CLI prints it, `--json`
  * prints it as it is, and `/sync` edits its deferred reply with {@link formatSyncReport}. Pure.
  */
 
-/** What started the run: the nightly schedule, `/sync`, `npm run sync`, or a heal after a webhook gap. */
-export type SyncTrigger = 'schedule' | 'manual' | 'cli' | 'webhook-heal';
+/**
+ * What started the run: the nightly schedule, `/sync`, `npm run sync`, a heal after a webhook gap,
+ * or a guild-wide apply after `/map` or `/settings` changed what the roles should be.
+ */
+export type SyncTrigger = 'schedule' | 'manual' | 'cli' | 'webhook-heal' | 'map' | 'settings';
 
 /** `ok`: everything planned was attempted. `held`: removals held back by the threshold. `failed`: a read failed, so no removal was made. */
 export type SyncStatus = 'ok' | 'held' | 'failed';
@@ -15,8 +20,10 @@ export type SyncStatus = 'ok' | 'held' | 'failed';
  * - `held`: a removal held back by the threshold or by a read error.
  * - `blocked`: the bot cannot manage the role; no request was sent.
  * - `skipped`: not attempted because Discord stopped answering during the run.
+ * - `superseded`: not applied because the member was reconciled on their own (a webhook, a link)
+ *   after this plan was made, from fresher state.
  */
-export type ChangeOutcome = 'planned' | 'applied' | 'failed' | 'held' | 'blocked' | 'skipped';
+export type ChangeOutcome = 'planned' | 'applied' | 'failed' | 'held' | 'blocked' | 'skipped' | 'superseded';
 
 export interface SyncChange {
   userId: string;
@@ -198,4 +205,63 @@ function fit(lines: string[], maxLength: number | undefined): string {
   }
   const out = kept.join('\n');
   return out.length <= maxLength ? out : `${out.slice(0, maxLength - 1)}…`;
+}
+
+/** A member's plan in a run, and the name to show. */
+export interface PlannedMember {
+  plan: UserPlan;
+  username: string | null;
+}
+
+/** What became of a member's changes when applied. */
+export interface AppliedMember {
+  applied: ReadonlySet<RoleChange>;
+  failed: ReadonlyMap<RoleChange, { message: string; fix: string | null }>;
+  superseded: boolean;
+}
+
+/** Every change of the planned members, with what became of it (`results` null: a dry run). */
+export function changeLines(
+  pending: readonly PlannedMember[],
+  removalsHeld: boolean,
+  results: ReadonlyMap<UserPlan, AppliedMember> | null,
+): SyncChange[] {
+  const out: SyncChange[] = [];
+  for (const { plan, username } of pending) {
+    const outcome = results?.get(plan);
+    for (const change of plan.changes) {
+      const line: SyncChange = {
+        userId: plan.userId,
+        username,
+        op: change.op,
+        roleId: change.roleId,
+        roleName: change.roleName,
+        reason: change.reason,
+        outcome: 'planned',
+      };
+      const failed = outcome?.failed.get(change);
+      if (change.op === 'remove' && removalsHeld) line.outcome = 'held';
+      else if (results === null) line.outcome = 'planned';
+      else if (outcome?.applied.has(change)) line.outcome = 'applied';
+      else if (failed) {
+        line.outcome = 'failed';
+        line.problem = failed.fix ? `${failed.message} ${failed.fix}` : failed.message;
+      } else if (outcome?.superseded) line.outcome = 'superseded';
+      else line.outcome = 'skipped';
+      out.push(line);
+    }
+    for (const blocked of plan.blocked) {
+      out.push({
+        userId: plan.userId,
+        username,
+        op: blocked.op,
+        roleId: blocked.roleId,
+        roleName: blocked.roleName,
+        reason: blocked.reason,
+        outcome: 'blocked',
+        problem: `${blocked.problem.message} ${blocked.problem.fix}`,
+      });
+    }
+  }
+  return out;
 }

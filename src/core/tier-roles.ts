@@ -1,4 +1,5 @@
 import { isSnowflake } from './snowflake';
+import type { GuildTier } from './planner/types';
 
 /**
  * The Discord roles a tier grants, from its `chat_role_ids` (spec: Tier) and production's
@@ -59,4 +60,26 @@ export function roleIdsForGuild(parsed: TierRoleIds, guildId: string): string[] 
   const out = [...parsed.everywhere];
   addAll(out, parsed.byGuild[guildId] ?? []);
   return out;
+}
+
+/** A stored tier, as far as the planner's view of it goes. */
+export interface TierRecord {
+  id: string;
+  campaignId: string;
+  title: string;
+  amountCents: number;
+  roleIds: TierRoleIds;
+  removedAt: Date | null;
+}
+
+/** A campaign's tier as one guild sees it: the roles it grants there. */
+export function guildTier(tier: TierRecord, guildId: string): GuildTier {
+  return {
+    campaignId: tier.campaignId,
+    tierId: tier.id,
+    title: tier.title,
+    amountCents: tier.amountCents,
+    roleIds: roleIdsForGuild(tier.roleIds, guildId),
+    removed: tier.removedAt !== null,
+  };
 }

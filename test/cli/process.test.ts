@@ -7,7 +7,7 @@ import { type MembershipServiceSandbox, createMembershipServiceSandbox } from '@
 import { packageRoot } from '../../src/edges/store/package-root';
 import { standInEnvironment } from '@tierlink/sandbox';
 
-const main = path.join(packageRoot(), 'dist/src/main.js');
+const main = path.join(packageRoot(), 'dist/src/cli/start.js');
 
 let patreon: MembershipServiceSandbox;
 let discord: DiscordSandbox;

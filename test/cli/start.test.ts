@@ -5,7 +5,7 @@ import path from 'node:path';
 import { packageRoot } from '../../src/edges/store/package-root';
 
 const root = packageRoot();
-const main = path.join(root, 'dist/src/main.js');
+const main = path.join(root, 'dist/src/cli/start.js');
 
 /** Runs the built service as `npm start` does, from an empty folder (no .env) with only PATH set. */
 function start(env: Record<string, string> = {}) {

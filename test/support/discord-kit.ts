@@ -1,4 +1,5 @@
-import { type GuildDirectory, createGuildDirectory, createGuildSnapshotCache, createRest, createRoleWriter } from '../../src/edges/discord';
+import { createDiscordAccess } from '../../src/edges/discord';
+import type { GuildDirectory } from '../../src/edges/discord/guild-directory';
 import type { GuildSnapshotCache } from '../../src/edges/discord/guild-snapshot-cache';
 import type { RoleWriter } from '../../src/edges/discord/role-writer';
 import { type DiscordSandbox, createDiscordSandbox } from '@tierlink/sandbox/discord';
@@ -15,9 +16,13 @@ export interface DiscordKit {
 
 export async function createDiscordKit(clock: Clock): Promise<DiscordKit> {
   const sandbox = await createDiscordSandbox({ rateLimits: { global: { limit: 10_000, windowMs: 1000 } } });
-  const { rest } = createRest({ apiBaseUrl: sandbox.apiBaseUrl, token: sandbox.botToken, rest: { globalRequestsPerSecond: 10_000 } });
-  const directory = createGuildDirectory({ rest, botUserId: sandbox.botUserId });
-  const snapshots = createGuildSnapshotCache({ directory, clock, ttlMs: 0 });
-  const writer = createRoleWriter({ rest, directory, clock, cache: snapshots });
+  const { directory, snapshots, writer } = createDiscordAccess({
+    apiBaseUrl: sandbox.apiBaseUrl,
+    token: sandbox.botToken,
+    botUserId: sandbox.botUserId,
+    rest: { globalRequestsPerSecond: 10_000 },
+    snapshotTtlMs: 0,
+    clock,
+  });
   return { sandbox, directory, snapshots, writer, close: () => sandbox.close() };
 }

@@ -1,36 +1,37 @@
+import { createApiMeter } from '../../src/app/sync/api-meter';
+import { createSync } from '../../src/app/sync';
+import { createDiscordAccess } from '../../src/edges/discord';
+import { createMetrics } from '../../src/edges/observability/metrics';
 import { createCreatorAccounts } from '../../src/edges/patreon/creator-accounts';
 import type { Database } from '../../src/edges/store/database';
+import { createJobQueue } from '../../src/edges/store/job-queue';
 import { createRepositories } from '../../src/edges/store/repositories';
-import { createGuildDirectory, createGuildSnapshotCache, createRest, createRoleWriter } from '../../src/edges/discord';
-import { createMetrics } from '../../src/edges/observability/metrics';
+import { createSecretBox } from '../../src/edges/store/secret-box';
 import { realSleep } from '../../src/shared/clock';
 import { type Logger, silentLogger } from '../../src/shared/logger';
-import { createSecretBox } from '../../src/edges/store/secret-box';
-import { type FullSyncDeps, createApiMeter, createFullSync } from '../../src/app/sync/full-sync';
-import { createGuildContextLoader } from '../../src/app/sync/guild-context';
 import { SECRET_KEY, type World } from './world';
 
 /**
- * The full sync wired as `main.ts` wires it, on its own database handle, REST client and service
- * client: one instance of Tierlink as far as the sync goes, whose calls can be counted.
+ * The sync subsystem built from the same factories as `main.ts` builds it, on its own database
+ * handle, REST client and service client: one instance of Tierlink as far as the sync goes, whose
+ * calls can be counted.
  */
 export function wireSync(
   world: World,
   database: Database = world.db.database,
-  options: Partial<Pick<FullSyncDeps, 'concurrency' | 'guildPageSize'>> & { logger?: Logger } = {},
+  options: { concurrency?: number; guildPageSize?: number; logger?: Logger } = {},
 ) {
   const { clock } = world;
   const { logger = silentLogger, ...syncOptions } = options;
   const repos = createRepositories(database.db, createSecretBox(SECRET_KEY));
-  const { rest } = createRest({
+  const discord = createDiscordAccess({
     apiBaseUrl: world.discord.sandbox.apiBaseUrl,
     token: world.discord.sandbox.botToken,
+    botUserId: world.discord.sandbox.botUserId,
     rest: { globalRequestsPerSecond: 10_000 },
+    clock,
   });
-  const meter = createApiMeter({ discordRest: rest });
-  const directory = createGuildDirectory({ rest, botUserId: world.discord.sandbox.botUserId });
-  const discordSnapshots = createGuildSnapshotCache({ directory, clock, ttlMs: 60_000 });
-  const writer = createRoleWriter({ rest, directory, clock, cache: discordSnapshots });
+  const meter = createApiMeter({ discordRest: discord.rest.rest });
   const accounts = createCreatorAccounts({
     service: {
       baseUrl: world.patreon.url,
@@ -46,14 +47,19 @@ export function wireSync(
     credentials: repos.credentials,
     campaigns: repos.campaigns,
   });
-  const fullSync = createFullSync({
-    ...repos,
-    contexts: createGuildContextLoader({ ...repos, discordSnapshots }),
-    directory,
+  const jobs = createJobQueue({ db: database.db, clock, random: () => 0.5, logger });
+  const sync = createSync({
+    repos,
+    discord,
     accounts,
-    apply: { writer, ledger: repos.ledger, clock, metrics: createMetrics({ defaultMetrics: false }), logger },
+    database,
+    jobs,
+    schedule: '0 4 * * *',
     meter,
+    clock,
+    metrics: createMetrics({ defaultMetrics: false }),
+    logger,
     ...syncOptions,
   });
-  return { fullSync, syncRuns: repos.syncRuns, repos, invalidate: () => discordSnapshots.invalidate() };
+  return { fullSync: sync.fullSync, sync, jobs, syncRuns: repos.syncRuns, repos, invalidate: () => discord.snapshots.invalidate() };
 }

@@ -6,8 +6,9 @@ import type { MembershipServiceSandbox } from '@tierlink/sandbox/membership-serv
 import { realSleep } from '../../src/shared/clock';
 import { silentLogger } from '../../src/shared/logger';
 import { type Metrics, createMetrics } from '../../src/edges/observability/metrics';
-import { createGuildContextLoader } from '../../src/app/sync/guild-context';
-import { type Reconciler, createReconciler } from '../../src/app/sync/reconciler';
+import { createSync } from '../../src/app/sync';
+import type { Reconciler } from '../../src/app/sync/reconciler';
+import { createJobQueue } from '../../src/edges/store/job-queue';
 import { type DiscordKit, createDiscordKit } from './discord-kit';
 import { TEST_SECRET_KEY, repositories } from './service-fixtures';
 import { type TestDatabase, createTestDatabase } from './test-database';
@@ -115,12 +116,17 @@ export async function createWorld(): Promise<World> {
     await storeCampaign({ campaigns: world.repos.campaigns, clock }, connected.creatorUserId, details);
     await world.repos.guilds.ensure(g.guildId, `Fan Club ${counter}`);
     await world.repos.guilds.bind(g.guildId, patreon.campaignId);
-    world.reconciler = createReconciler({
-      ...world.repos,
-      contexts: createGuildContextLoader({ ...world.repos, discordSnapshots: discord.snapshots }),
-      directory: discord.directory,
-      apply: { writer: discord.writer, ledger: world.repos.ledger, clock, metrics, logger: silentLogger },
-    });
+    world.reconciler = createSync({
+      repos: world.repos,
+      discord,
+      accounts: world.accounts,
+      database: db.database,
+      jobs: createJobQueue({ db: db.database.db, clock, random: () => 0.5, logger: silentLogger }),
+      schedule: '0 4 * * *',
+      clock,
+      metrics,
+      logger: silentLogger,
+    }).reconciler;
     patreon.resetRequests();
     discord.sandbox.resetRequests();
   };

@@ -1,17 +1,7 @@
-import type { CampaignRepository, TierInput } from '../../edges/store/repositories/campaign-repository';
-import type { CampaignDetails, PatreonClient, Tier } from '../../edges/patreon';
+import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
+import type { CampaignDetails, PatreonClient } from '../../edges/patreon';
+import { toTierInput } from '../service-records';
 import type { Clock } from '../../shared/clock';
-
-export function toTierInput(tier: Tier): TierInput {
-  return {
-    id: tier.id,
-    title: tier.title,
-    amountCents: tier.amountCents,
-    patronCount: tier.patronCount,
-    published: tier.published,
-    roleIds: { everywhere: [...tier.roleIds.everywhere], byGuild: { ...tier.roleIds.byGuild } },
-  };
-}
 
 /** A campaign's display name: the creator's name, else its vanity, else its id. */
 export function campaignName(details: CampaignDetails): string {

@@ -5,14 +5,15 @@ import type { GuildRepository } from '../../edges/store/repositories/guild-repos
 import { DiscordProblemError } from '../../edges/discord/discord-problem';
 import type { GuildDirectory } from '../../edges/discord/guild-directory';
 import type { GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
-import { MANAGE_ROLES, botCanManageRoles } from '../../edges/discord/role-hierarchy';
+import { MANAGE_ROLES, botCanManageRoles } from '../../core/role-hierarchy';
 import { CREATOR_SCOPES } from './connect-service';
 import { tierRoles } from '../../core/planner/desired-roles';
 import type { GrantSource, GuildContext } from '../../core/planner/types';
 import { type PatreonClient, PatreonApiError } from '../../edges/patreon';
 import type { Clock } from '../../shared/clock';
 import { DAY } from '../../shared/clock';
-import { type GuildContextLoader, toGuildRoles } from '../sync/guild-context';
+import type { GuildContextLoader } from '../sync/guild-context';
+import { guildRoles } from '../../core/guild-roles';
 import { findRolesElsewhere } from './roles-elsewhere';
 
 export interface DoctorCheck {
@@ -141,7 +142,7 @@ export function createDoctor(deps: DoctorDeps) {
     // each role as if it were on, so a role that is also above the bot or managed still shows.
     const judged = canManage
       ? guild.roles
-      : toGuildRoles(guildId, {
+      : guildRoles(guildId, {
           ...snapshot,
           roles: snapshot.roles.map((r) =>
             snapshot.botRoleIds.includes(r.id) ? { ...r, permissions: String(BigInt(r.permissions) | MANAGE_ROLES) } : r,

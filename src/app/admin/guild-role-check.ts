@@ -1,5 +1,5 @@
 import type { GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
-import { checkRoleAssignable } from '../../edges/discord/role-hierarchy';
+import { checkRoleAssignable } from '../../core/role-hierarchy';
 
 export type RoleCheck = { ok: true; name: string } | { ok: false; message: string; fix: string };
 

@@ -1,16 +1,17 @@
+import type { GuildApplyOutcome } from '../sync';
 import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
 import type { MappingRepository } from '../../edges/store/repositories/mapping-repository';
 import type { GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
 import type { Logger } from '../../shared/logger';
-import { tierRoleIdsForGuild } from '../sync/guild-context';
+import { roleIdsForGuild } from '../../core/tier-roles';
 import { checkRole } from './guild-role-check';
 import type { TiersService } from './tiers-service';
 
 /** Reconciles every member of a guild whose roles may be affected, and says how many changed. */
-export type ReconcileGuild = (guildId: string, reason: 'map' | 'settings') => Promise<{ members: number; changes: number }>;
+export type ReconcileGuild = (guildId: string, trigger: 'map' | 'settings') => Promise<GuildApplyOutcome>;
 
 export type MapOutcome =
-  | { kind: 'done'; tierTitle: string; roleName: string; changed: boolean; followUp: Promise<{ members: number; changes: number }> }
+  | { kind: 'done'; tierTitle: string; roleName: string; changed: boolean; followUp: Promise<GuildApplyOutcome> }
   | { kind: 'unknown_tier' }
   | { kind: 'role_refused'; message: string; fix: string }
   /** `viaTier`: the role is the tier's own Discord role on the service (`chat_role_ids`), which only the service changes. */
@@ -29,7 +30,7 @@ export function createMappingService(deps: {
   reconcileGuild: ReconcileGuild;
   logger: Logger;
 }) {
-  function inBackground(guildId: string): Promise<{ members: number; changes: number }> {
+  function inBackground(guildId: string): Promise<GuildApplyOutcome> {
     const run = deps.reconcileGuild(guildId, 'map');
     run.catch((error) => deps.logger.error({ err: error, guildId }, 'reconcile after a mapping change failed'));
     return run;
@@ -82,7 +83,7 @@ export function createMappingService(deps: {
         tierTitle: tier.title,
         roleName: role.name,
         changed,
-        followUp: changed ? inBackground(guildId) : Promise.resolve({ members: 0, changes: 0 }),
+        followUp: changed ? inBackground(guildId) : Promise.resolve({ kind: 'applied' as const, members: 0, changes: 0 }),
       };
     },
 
@@ -99,7 +100,7 @@ export function createMappingService(deps: {
           kind: 'not_mapped',
           tierTitle: tier.title,
           roleName,
-          viaTier: tierRoleIdsForGuild(tier.roleIds, guildId).includes(roleId),
+          viaTier: roleIdsForGuild(tier.roleIds, guildId).includes(roleId),
         };
       return { kind: 'done', tierTitle: tier.title, roleName, changed: true, followUp: inBackground(guildId) };
     },

@@ -1,3 +1,4 @@
+import type { GuildApplyOutcome } from '../sync';
 import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
 import type { GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
 import { type SettingsChange, applySettingsChange } from '../../core/planner/settings';
@@ -8,7 +9,7 @@ import type { ReconcileGuild } from './mapping-service';
 
 export type SettingsOutcome =
   | { kind: 'shown'; settings: GuildSettings }
-  | { kind: 'changed'; before: GuildSettings; settings: GuildSettings; followUp: Promise<{ members: number; changes: number }> | null }
+  | { kind: 'changed'; before: GuildSettings; settings: GuildSettings; followUp: Promise<GuildApplyOutcome> | null }
   | { kind: 'invalid'; problems: string[] };
 
 /** Settings that change who gets which role: changing one reconciles the guild. */
@@ -53,7 +54,7 @@ export function createSettingsService(deps: {
       if (problems.length > 0) return { kind: 'invalid', problems };
       await deps.guilds.saveSettings(guildId, next.value);
       const affects = ROLE_AFFECTING.some((k) => next.value[k] !== before[k]);
-      let followUp: Promise<{ members: number; changes: number }> | null = null;
+      let followUp: Promise<GuildApplyOutcome> | null = null;
       if (affects) {
         followUp = deps.reconcileGuild(guildId, 'settings');
         followUp.catch((error) => deps.logger.error({ err: error, guildId }, 'reconcile after a settings change failed'));

@@ -1,40 +1,10 @@
-import type { CampaignRepository, TierRow } from '../../edges/store/repositories/campaign-repository';
+import { guildRoles } from '../../core/guild-roles';
+import type { GuildContext } from '../../core/planner/types';
+import { guildTier } from '../../core/tier-roles';
+import type { GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
+import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
 import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
 import type { MappingRepository } from '../../edges/store/repositories/mapping-repository';
-import type { GuildSnapshot, GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
-import { checkRoleAssignable } from '../../edges/discord/role-hierarchy';
-import type { GuildContext, GuildRoleInfo, GuildTier } from '../../core/planner/types';
-
-/** The role ids a tier's `chat_role_ids`/`discord_role_ids` give one guild. */
-export function tierRoleIdsForGuild(roleIds: TierRow['roleIds'], guildId: string): string[] {
-  return [...new Set([...roleIds.everywhere, ...(roleIds.byGuild[guildId] ?? [])])];
-}
-
-export function toGuildTier(row: TierRow, guildId: string): GuildTier {
-  return {
-    campaignId: row.campaignId,
-    tierId: row.id,
-    title: row.title,
-    amountCents: row.amountCents,
-    roleIds: tierRoleIdsForGuild(row.roleIds, guildId),
-    removed: row.removedAt !== null,
-  };
-}
-
-/** Every role of the guild but @everyone, with the problem that keeps the bot from managing it. */
-export function toGuildRoles(guildId: string, snapshot: GuildSnapshot): Map<string, GuildRoleInfo> {
-  const roles = new Map<string, GuildRoleInfo>();
-  for (const role of snapshot.roles) {
-    if (role.id === guildId) continue;
-    const check = checkRoleAssignable({ guildId, roles: snapshot.roles, botRoleIds: snapshot.botRoleIds, roleId: role.id });
-    roles.set(role.id, {
-      id: role.id,
-      name: role.name,
-      problem: check.ok ? null : { message: check.error.message, fix: check.error.fix },
-    });
-  }
-  return roles;
-}
 
 export interface GuildContextLoader {
   load(guildId: string): Promise<GuildContext>;
@@ -42,10 +12,10 @@ export interface GuildContextLoader {
 
 /** Gathers what the planner needs about a guild: settings, campaigns, tiers, `/map` rows and roles. */
 export function createGuildContextLoader(deps: {
-  guilds: GuildRepository;
-  campaigns: CampaignRepository;
-  mappings: MappingRepository;
-  discordSnapshots: GuildSnapshotCache;
+  guilds: Pick<GuildRepository, 'settings' | 'campaignsOf'>;
+  campaigns: Pick<CampaignRepository, 'tiersOf'>;
+  mappings: Pick<MappingRepository, 'of'>;
+  discordSnapshots: Pick<GuildSnapshotCache, 'get'>;
 }): GuildContextLoader {
   return {
     async load(guildId) {
@@ -60,9 +30,9 @@ export function createGuildContextLoader(deps: {
         guildId,
         settings,
         campaignIds,
-        tiers: tiers.map((t) => toGuildTier(t, guildId)),
+        tiers: tiers.map((t) => guildTier(t, guildId)),
         mappings: mappings.filter((m) => campaignIds.includes(m.campaignId)),
-        roles: toGuildRoles(guildId, snapshot),
+        roles: guildRoles(guildId, snapshot),
       };
     },
   };

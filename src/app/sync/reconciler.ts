@@ -5,8 +5,8 @@ import { type SnapshotRepository, toMemberState } from '../../edges/store/reposi
 import type { GuildDirectory } from '../../edges/discord/guild-directory';
 import { type PlannedUser, planUser } from '../../core/planner';
 import type { MemberState } from '../../core/planner/types';
-import { createKeyedMutex } from '../../shared/keyed-mutex';
-import { type ApplyDeps, type ApplyResult, type Trigger, applyPlan } from './apply-plan';
+import type { ApplyResult, RoleApplier, Trigger } from './role-applier';
+import type { Clock } from '../../shared/clock';
 import type { GuildContextLoader } from './guild-context';
 
 export interface ReconcileOptions {
@@ -33,7 +33,8 @@ export interface ReconcilerDeps {
   snapshots: SnapshotRepository;
   ledger: LedgerRepository;
   directory: GuildDirectory;
-  apply: ApplyDeps;
+  applier: Pick<RoleApplier, 'withMember' | 'apply'>;
+  clock: Clock;
 }
 
 /**
@@ -43,8 +44,6 @@ export interface ReconcilerDeps {
  * member twice changes nothing the second time, so duplicates and reordered triggers are harmless.
  */
 export function createReconciler(deps: ReconcilerDeps) {
-  const mutex = createKeyedMutex();
-
   /** A user's link and member snapshots: what the planner knows of their memberships. */
   interface UserState {
     linked: boolean;
@@ -69,7 +68,7 @@ export function createReconciler(deps: ReconcilerDeps) {
     options: ReconcileOptions,
     known?: UserState,
   ): Promise<MemberOutcome> {
-    return mutex.run(`${guildId}:${discordUserId}`, async () => {
+    return deps.applier.withMember(guildId, discordUserId, async () => {
       const [guild, { members, linked }, member, ledger] = await Promise.all([
         deps.contexts.load(guildId),
         options.unlinkedReason ? Promise.resolve(UNLINKED) : (known ?? userState(discordUserId)),
@@ -83,10 +82,10 @@ export function createReconciler(deps: ReconcilerDeps) {
         members,
         currentRoleIds: member ? new Set(member.roleIds) : null,
         ledger,
-        now: deps.apply.clock.now(),
+        now: deps.clock.now(),
         ...(unlinkedReason !== undefined ? { unlinkedReason } : {}),
       });
-      const result = options.dryRun ? null : await applyPlan(deps.apply, planned.plan, options.trigger);
+      const result = options.dryRun ? null : await deps.applier.apply(planned.plan, options.trigger);
       return { ...planned, guildId, userId: discordUserId, inGuild: member !== null, result };
     });
   }

@@ -1,7 +1,7 @@
 import type { MemberDetails } from '../../edges/patreon';
 import { discordUserIdOf, indexIncluded, parseDocument, relatedId, relatedIds } from '../../edges/patreon';
 import type { Resource } from '../../edges/patreon/json-api';
-import { toTierInput } from '../admin/campaign-catalog';
+import { toTierInput } from '../service-records';
 import { snapshotFromMember } from '../service-records';
 import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
 import type { Db } from '../../edges/store/database';

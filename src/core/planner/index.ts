@@ -6,7 +6,7 @@ import type { DesiredRoles, Entitlement, GuildContext, LedgerEntry, MemberState,
 export * from './types';
 export { entitlement } from './entitlement';
 export { desiredRoles, managedRoleIds, tierRoles } from './desired-roles';
-export { plan, shouldHoldRemovals } from './plan';
+export { GRANT_IN_FLIGHT_MS, plan, shouldHoldRemovals } from './plan';
 export { DEFAULT_SETTINGS, SETTING_BOUNDS, MODES, applySettingsChange } from './settings';
 export type { SettingsChange } from './settings';
 
@@ -42,6 +42,7 @@ export function planUser(input: PlanUserInput): PlannedUser {
     currentRoleIds: input.currentRoleIds,
     ledger: input.ledger,
     entitlements,
+    now: input.now,
     ...(input.unlinkedReason !== undefined ? { unlinkedReason: input.unlinkedReason } : {}),
     ...(input.managed !== undefined ? { managed: input.managed } : {}),
   });

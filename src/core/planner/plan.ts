@@ -15,7 +15,16 @@ export interface PlanInput {
   unlinkedReason?: string;
   /** {@link managedRoleIds} of the guild; pass it when planning many users of one guild. */
   managed?: ReadonlySet<string>;
+  /** Now: a ledger row younger than {@link GRANT_IN_FLIGHT_MS} may be a grant still on its way. */
+  now: Date;
 }
+
+/**
+ * How long a recorded grant may still be on its way to Discord: another instance records a grant,
+ * then sends it (waiting out rate limits if it must). Until then, a member who lacks the role is
+ * not proof that the grant is gone, so its row is not forgotten; a later pass does it.
+ */
+export const GRANT_IN_FLIGHT_MS = 10 * 60_000;
 
 /**
  * The role changes that bring one member from their current roles to their desired roles, each
@@ -25,7 +34,8 @@ export interface PlanInput {
  * - A role the member holds that we did not grant is never removed, unless the guild is `strict`
  *   and the role is one Tierlink manages.
  * - A role we granted that is no longer desired is removed; if the member already lost it, only
- *   the ledger row goes (`forget`), with no call to Discord.
+ *   the ledger row goes (`forget`), with no call to Discord; unless the grant was recorded so
+ *   recently that its request may still be in flight (then nothing is planned for it yet).
  * - A change on a role the bot cannot manage is `blocked` with the fix, never sent.
  */
 export function plan(input: PlanInput): UserPlan {
@@ -69,6 +79,7 @@ export function plan(input: PlanInput): UserPlan {
     if (!role) {
       out.changes.push({ op: 'forget', roleId: entry.roleId, roleName: null, reason: `${reason} (the role no longer exists)` });
     } else if (!currentRoleIds.has(entry.roleId)) {
+      if (input.now.getTime() - entry.recordedAt.getTime() < GRANT_IN_FLIGHT_MS) continue;
       out.changes.push({ op: 'forget', roleId: entry.roleId, roleName: role.name, reason: `${reason} (already removed)` });
     } else {
       push({ op: 'remove', roleId: entry.roleId, roleName: role.name, reason, basis: 'ledger' });

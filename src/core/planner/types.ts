@@ -136,12 +136,18 @@ export interface DesiredRoles {
   notes: readonly RoleNote[];
 }
 
-/** A row of the ledger: a role Tierlink granted to this user in this guild. */
+/**
+ * A row of the ledger: a role Tierlink granted to this user in this guild. A grant is recorded
+ * before its request is sent (and dropped if Discord refuses it), so a row may stand for a grant
+ * still in flight.
+ */
 export interface LedgerEntry {
   roleId: string;
   campaignId: string | null;
   tierId: string | null;
   kind: GrantKind;
+  /** When the grant was recorded. */
+  recordedAt: Date;
 }
 
 export type RoleChange =

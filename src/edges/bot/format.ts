@@ -28,3 +28,10 @@ export function money(cents: number): string {
 
 /** Replies mention roles by id; this keeps Discord from pinging anyone. */
 export const NO_PINGS = { parse: [] as never[] };
+
+/** What a guild-wide apply after `/map` or `/settings` did, in one line. */
+export function describeGuildApply(outcome: { kind: 'applied'; members: number; changes: number } | { kind: 'queued' }): string {
+  if (outcome.kind === 'queued') return 'A full sync is running: members’ roles are updated when it ends.';
+  const { members, changes } = outcome;
+  return `Updated: ${changes} role change${changes === 1 ? '' : 's'} across ${members} member${members === 1 ? '' : 's'}.`;
+}

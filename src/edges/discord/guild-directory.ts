@@ -1,6 +1,6 @@
 import type { REST } from '@discordjs/rest';
 import { DiscordErrorCode, DiscordProblemError, discordErrorCode, explainDiscordError, membersIntentProblem } from './discord-problem';
-import type { HierarchyRole } from './role-hierarchy';
+import type { HierarchyRole } from '../../core/role-hierarchy';
 
 /** A role as Tierlink reads it from `GET /guilds/{g}/roles`. */
 export interface GuildRole extends HierarchyRole {

@@ -7,8 +7,8 @@ import type { DiscordProblemCode } from './discord-problem';
 import { DiscordErrorCode, DiscordProblemError, discordErrorCode, explainDiscordError } from './discord-problem';
 import type { GuildDirectory } from './guild-directory';
 import { type GuildSnapshotCache, createGuildSnapshotCache } from './guild-snapshot-cache';
-import type { RoleProblemCode } from './role-hierarchy';
-import { checkRoleAssignable } from './role-hierarchy';
+import type { RoleProblemCode } from '../../core/role-hierarchy';
+import { checkRoleAssignable } from '../../core/role-hierarchy';
 
 export type RoleWriteProblemCode = RoleProblemCode | Exclude<DiscordProblemCode, 'members_intent_disabled'>;
 

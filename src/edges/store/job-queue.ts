@@ -13,6 +13,8 @@ export interface JobQueue {
    * is already pending is not queued twice (returns null).
    */
   enqueue(kind: string, payload: Record<string, unknown>, options?: { runAt?: Date; dedupeKey?: string }): Promise<number | null>;
+  /** Registers the handler of a kind: each subsystem registers its own kinds when it is built. */
+  register(kind: string, handler: JobHandler): void;
   worker: QueueWorker;
 }
 
@@ -25,9 +27,10 @@ export function createJobQueue(deps: {
   clock: Clock;
   random: Random;
   logger: Logger;
-  handlers: Record<string, JobHandler>;
+  handlers?: Record<string, JobHandler>;
   pollMs?: number;
 }): JobQueue {
+  const handlers = new Map<string, JobHandler>(Object.entries(deps.handlers ?? {}));
   const queue = createDurableQueue(deps.db, 'jobs');
   const worker = createQueueWorker({
     name: 'jobs',
@@ -39,13 +42,17 @@ export function createJobQueue(deps: {
     ...(deps.pollMs !== undefined ? { pollMs: deps.pollMs } : {}),
     async handle(row) {
       const kind = String(row.kind);
-      const handler = deps.handlers[kind];
+      const handler = handlers.get(kind);
       if (!handler) throw new Error(`no handler for job kind "${kind}"`);
       await handler(row.payload as Record<string, unknown>);
     },
   });
   return {
     worker,
+    register(kind, handler) {
+      if (handlers.has(kind)) throw new TypeError(`[jobs] a handler for "${kind}" is already registered`);
+      handlers.set(kind, handler);
+    },
     async enqueue(kind, payload, options = {}) {
       const runAt = options.runAt ?? deps.clock.now();
       const [row] = await queryRows<{ id: string | number }>(

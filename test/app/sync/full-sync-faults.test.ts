@@ -1,7 +1,7 @@
 import { wireSync } from '../../support/sync-kit';
 import { EventEmitter } from 'node:events';
 import type { APIRequest, REST, RateLimitData } from '@discordjs/rest';
-import { createApiMeter, patreonRoute } from '../../../src/app/sync/full-sync';
+import { createApiMeter, patreonRoute } from '../../../src/app/sync/api-meter';
 import { formatSyncReport } from '../../../src/core/sync-report';
 import { type World, createWorld } from '../../support/world';
 

@@ -3,6 +3,7 @@ import { silentLogger } from '../../../src/shared/logger';
 import { createMetrics } from '../../../src/edges/observability/metrics';
 import { createGuildContextLoader } from '../../../src/app/sync/guild-context';
 import { type Reconciler, createReconciler } from '../../../src/app/sync/reconciler';
+import { createRoleApplier } from '../../../src/app/sync/role-applier';
 import { type DiscordKit, createDiscordKit } from '../../support/discord-kit';
 import { activeSnapshot, repositories } from '../../support/service-fixtures';
 import { type TestDatabase, createTestDatabase } from '../../support/test-database';
@@ -57,11 +58,19 @@ beforeEach(async () => {
   );
   await repos.links.linkOauth(user, 'p1', clock.now());
   await repos.snapshots.upsert(activeSnapshot(), clock.now());
+  const applier = createRoleApplier({
+    writer: kit.writer,
+    ledger: repos.ledger,
+    clock,
+    metrics: createMetrics({ defaultMetrics: false }),
+    logger: silentLogger,
+  });
   reconciler = createReconciler({
     ...repos,
     contexts: createGuildContextLoader({ ...repos, discordSnapshots: kit.snapshots }),
     directory: kit.directory,
-    apply: { writer: kit.writer, ledger: repos.ledger, clock, metrics: createMetrics({ defaultMetrics: false }), logger: silentLogger },
+    applier,
+    clock,
   });
   kit.sandbox.resetRequests();
 });
@@ -73,7 +82,9 @@ test('a linked active patron gets the tier role through PUT, with the reason in 
   expect(outcome?.result?.applied.map((c) => c.op)).toEqual(['add']);
   expect(kit.sandbox.memberRoles(guildId, user)).toContain(role.gold);
   expect(roleWrites()).toMatchObject([{ method: 'PUT', reason: 'Tierlink (link): Gold tier (active patron)' }]);
-  expect(await repos.ledger.forUser(guildId, user)).toEqual([{ roleId: role.gold, campaignId: 'c1', tierId: 'gold', kind: 'tier' }]);
+  expect(await repos.ledger.forUser(guildId, user)).toEqual([
+    { roleId: role.gold, campaignId: 'c1', tierId: 'gold', kind: 'tier', recordedAt: clock.now() },
+  ]);
   expect(await repos.ledger.recentAudit(guildId, user)).toMatchObject([{ action: 'add', outcome: 'applied', trigger: 'link' }]);
 });
 

@@ -3,9 +3,16 @@ import type { GrantKind, LedgerEntry, MemberState } from '../../../src/core/plan
 import { CAMPAIGN, NOW, OTHER_CAMPAIGN, ROLE, TIER, USER, guild, member } from './fixtures';
 
 const DAY = 86_400_000;
+const MINUTE = 60_000;
 
-function ledger(...entries: Array<[string, string | null, string | null, GrantKind?]>): LedgerEntry[] {
-  return entries.map(([roleId, campaignId, tierId, kind]) => ({ roleId, campaignId, tierId, kind: kind ?? 'tier' }));
+function ledger(...entries: Array<[string, string | null, string | null, GrantKind?, Date?]>): LedgerEntry[] {
+  return entries.map(([roleId, campaignId, tierId, kind, recordedAt]) => ({
+    roleId,
+    campaignId,
+    tierId,
+    kind: kind ?? 'tier',
+    recordedAt: recordedAt ?? new Date(NOW.getTime() - 30 * DAY),
+  }));
 }
 
 function run(opts: {
@@ -375,5 +382,45 @@ describe('shouldHoldRemovals: more than 10% of grants and at least 25 (defaults)
     const result = shouldHoldRemovals(removals, grants, defaults);
     expect(result.hold).toBe(hold);
     expect(result.reason === null).toBe(!hold);
+  });
+});
+
+describe('a grant recorded moments ago may still be on its way to Discord', () => {
+  const former = [member({ patronStatus: 'former_patron', entitledTierIds: [] })];
+
+  test('GIVEN a fresh ledger row for a role the member lacks and no longer needs THEN nothing is planned for it yet', () => {
+    const r = run({
+      members: former,
+      current: [],
+      ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold, 'tier', new Date(NOW.getTime() - MINUTE)]),
+    });
+    expect(ops(r)).toEqual([]);
+  });
+
+  test('GIVEN the same row older than the in-flight window THEN the row is forgotten', () => {
+    const r = run({
+      members: former,
+      current: [],
+      ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold, 'tier', new Date(NOW.getTime() - 11 * MINUTE)]),
+    });
+    expect(ops(r)).toEqual(['forget Gold']);
+  });
+
+  test('GIVEN a fresh row and the member holds the role THEN it is removed at once', () => {
+    const r = run({
+      members: former,
+      current: [ROLE.gold],
+      ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold, 'tier', new Date(NOW.getTime() - MINUTE)]),
+    });
+    expect(ops(r)).toEqual(['remove Gold']);
+  });
+
+  test('GIVEN a fresh row for a role deleted from the server THEN the row is forgotten at once (no grant of it can land)', () => {
+    const r = run({
+      members: former,
+      current: [],
+      ledger: ledger(['999999999999999999', CAMPAIGN, TIER.gold, 'tier', new Date(NOW.getTime() - MINUTE)]),
+    });
+    expect(r.plan.changes.map((c) => c.op)).toEqual(['forget']);
   });
 });

@@ -7,7 +7,7 @@ import {
 } from 'discord.js';
 import type { MapOutcome } from '../../../app/admin/mapping-service';
 import type { Command, CommandContext } from '../command';
-import { NO_PINGS } from '../format';
+import { NO_PINGS, describeGuildApply } from '../format';
 
 function build(name: 'map' | 'unmap', description: string) {
   return new SlashCommandBuilder()
@@ -45,10 +45,7 @@ async function answer(interaction: ChatInputCommandInteraction, verb: 'map' | 'u
       if (!outcome.changed) return interaction.editReply(head);
       await interaction.editReply(`${head} Updating members’ roles…`);
       try {
-        const { members, changes } = await outcome.followUp;
-        await interaction.editReply(
-          `${head} Updated: ${changes} role change${changes === 1 ? '' : 's'} across ${members} member${members === 1 ? '' : 's'}.`,
-        );
+        await interaction.editReply(`${head} ${describeGuildApply(await outcome.followUp)}`);
       } catch (error) {
         ctx.logger.error({ err: error }, `roles update after /${verb} failed`);
         await interaction.editReply(`${head} Updating members’ roles failed; the nightly sync will catch up. Run /doctor if this repeats.`);

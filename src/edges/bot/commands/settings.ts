@@ -3,7 +3,7 @@ import { SETTING_BOUNDS } from '../../../core/planner/settings';
 import type { SettingsChange } from '../../../core/planner/settings';
 import type { GuildSettings, Mode } from '../../../core/planner/types';
 import type { Command } from '../command';
-import { NO_PINGS, roleMention } from '../format';
+import { NO_PINGS, roleMention, describeGuildApply } from '../format';
 
 export function renderSettings(s: GuildSettings): string {
   return [
@@ -100,9 +100,8 @@ export const settingsCommand: Command = {
     }
     await interaction.editReply({ content: `${head}\nUpdating members’ roles…`, allowedMentions: NO_PINGS });
     try {
-      const { members, changes } = await outcome.followUp;
       await interaction.editReply({
-        content: `${head}\nUpdated: ${changes} role change${changes === 1 ? '' : 's'} across ${members} member${members === 1 ? '' : 's'}.`,
+        content: `${head}\n${describeGuildApply(await outcome.followUp)}`,
         allowedMentions: NO_PINGS,
       });
     } catch (error) {

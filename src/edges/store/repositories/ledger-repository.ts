@@ -7,16 +7,37 @@ export type LedgerRepository = ReturnType<typeof createLedgerRepository>;
 export type AuditEntry = typeof auditLog.$inferInsert;
 export type AuditRow = typeof auditLog.$inferSelect;
 
+/** A grant to record: one role for one member, and why. */
+export interface GrantRecord {
+  discordUserId: string;
+  roleId: string;
+  campaignId: string | null;
+  tierId: string | null;
+  kind: GrantKind;
+  reason: string;
+}
+
+/** Rows per statement: rows travel as one JSON parameter, so the count is not bound by PostgreSQL's parameter limit. */
+const CHUNK = 1000;
+
+const ENTRY_COLUMNS = {
+  roleId: roleGrants.roleId,
+  campaignId: roleGrants.campaignId,
+  tierId: roleGrants.tierId,
+  kind: roleGrants.kind,
+  recordedAt: roleGrants.grantedAt,
+};
+
 /**
- * The ledger of our grants and the audit log of every change. A grant is recorded only after
- * Discord confirmed it, and removed only after Discord confirmed the removal (or the role was
- * already gone), so the ledger never claims a role we do not hold.
+ * The ledger of our grants and the audit log of every change. Its one writer is the role applier
+ * (src/app/sync/role-applier.ts), which records a grant before its request and drops it when
+ * Discord refused it or the role went away, so a role Tierlink gave is never missing from here.
  */
 export function createLedgerRepository(db: Db) {
   return {
     async forUser(guildId: string, discordUserId: string): Promise<LedgerEntry[]> {
       return db
-        .select({ roleId: roleGrants.roleId, campaignId: roleGrants.campaignId, tierId: roleGrants.tierId, kind: roleGrants.kind })
+        .select(ENTRY_COLUMNS)
         .from(roleGrants)
         .where(and(eq(roleGrants.guildId, guildId), eq(roleGrants.discordUserId, discordUserId)))
         .orderBy(roleGrants.grantedAt, roleGrants.roleId);
@@ -25,13 +46,7 @@ export function createLedgerRepository(db: Db) {
     /** Every grant of a guild, grouped by user: compact enough for a 30,000-member guild. */
     async forGuild(guildId: string): Promise<Map<string, LedgerEntry[]>> {
       const rows = await db
-        .select({
-          userId: roleGrants.discordUserId,
-          roleId: roleGrants.roleId,
-          campaignId: roleGrants.campaignId,
-          tierId: roleGrants.tierId,
-          kind: roleGrants.kind,
-        })
+        .select({ userId: roleGrants.discordUserId, ...ENTRY_COLUMNS })
         .from(roleGrants)
         .where(eq(roleGrants.guildId, guildId));
       const out = new Map<string, LedgerEntry[]>();
@@ -55,29 +70,59 @@ export function createLedgerRepository(db: Db) {
       return db.$count(roleGrants, eq(roleGrants.guildId, guildId));
     },
 
-    async record(
+    /**
+     * Records `recorded` (a grant already recorded keeps its first time, so an in-flight window
+     * never restarts) and drops `removed`, a statement per thousand rows.
+     */
+    async write(
       guildId: string,
-      discordUserId: string,
-      grant: { roleId: string; campaignId: string | null; tierId: string | null; kind: GrantKind; reason: string },
+      recorded: readonly GrantRecord[],
+      removed: ReadonlyArray<{ discordUserId: string; roleId: string }>,
       now: Date,
     ): Promise<void> {
-      await db
-        .insert(roleGrants)
-        .values({ guildId, discordUserId, ...grant, grantedAt: now })
-        .onConflictDoUpdate({
-          target: [roleGrants.guildId, roleGrants.discordUserId, roleGrants.roleId],
-          set: { campaignId: grant.campaignId, tierId: grant.tierId, kind: grant.kind, reason: grant.reason },
-        });
+      for (let i = 0; i < recorded.length; i += CHUNK) {
+        const rows = recorded
+          .slice(i, i + CHUNK)
+          .map((g) => ({ u: g.discordUserId, r: g.roleId, c: g.campaignId, t: g.tierId, k: g.kind, why: g.reason }));
+        await db.execute(sql`
+          insert into role_grants (guild_id, discord_user_id, role_id, campaign_id, tier_id, kind, reason, granted_at)
+          select ${guildId}, r.u, r.r, r.c, r.t, r.k, r.why, ${now.toISOString()}::timestamptz
+          from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(u text, r text, c text, t text, k text, why text)
+          on conflict (guild_id, discord_user_id, role_id) do update set
+            campaign_id = excluded.campaign_id, tier_id = excluded.tier_id, kind = excluded.kind, reason = excluded.reason
+        `);
+      }
+      for (let i = 0; i < removed.length; i += CHUNK) {
+        const rows = removed.slice(i, i + CHUNK).map((g) => ({ u: g.discordUserId, r: g.roleId }));
+        await db.execute(sql`
+          delete from role_grants g
+          using jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(u text, r text)
+          where g.guild_id = ${guildId} and g.discord_user_id = r.u and g.role_id = r.r
+        `);
+      }
     },
 
-    async remove(guildId: string, discordUserId: string, roleId: string): Promise<void> {
-      await db
-        .delete(roleGrants)
-        .where(and(eq(roleGrants.guildId, guildId), eq(roleGrants.discordUserId, discordUserId), eq(roleGrants.roleId, roleId)));
-    },
-
+    /** Audit rows, a statement per thousand. */
     async audit(entries: readonly AuditEntry[]): Promise<void> {
-      if (entries.length > 0) await db.insert(auditLog).values([...entries]);
+      for (let i = 0; i < entries.length; i += CHUNK) {
+        const rows = entries.slice(i, i + CHUNK).map((e) => ({
+          at: (e.at ?? new Date()).toISOString(),
+          g: e.guildId,
+          u: e.discordUserId,
+          r: e.roleId,
+          a: e.action,
+          o: e.outcome,
+          t: e.trigger,
+          why: e.reason,
+          err: e.error ?? null,
+        }));
+        await db.execute(sql`
+          insert into audit_log (at, guild_id, discord_user_id, role_id, action, outcome, trigger, reason, error)
+          select r.at, r.g, r.u, r.r, r.a, r.o, r.t, r.why, r.err
+          from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+            as r(at timestamptz, g text, u text, r text, a text, o text, t text, why text, err text)
+        `);
+      }
     },
 
     async recentAudit(guildId: string, discordUserId: string, limit = 10): Promise<AuditRow[]> {

@@ -1,8 +1,6 @@
 import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../database';
 import { memberSnapshots, syncRuns } from '../schema';
-import type { GrantKind } from '../../../core/planner/types';
-import type { AuditEntry } from './ledger-repository';
 
 export type SyncRunRepository = ReturnType<typeof createSyncRunRepository>;
 export type SyncRunRow = typeof syncRuns.$inferSelect;
@@ -40,9 +38,6 @@ export interface SyncRunOutcome {
  * A link read from `social_connections.discord.user_id`: created only when neither side is
  * linked yet, exactly as {@link createLinkRepository}'s `linkSocial` does it, but for a page at once.
  */
-
-/** Rows per multi-row statement: well under PostgreSQL's 65,535 bind parameters for every table here. */
-const CHUNK = 1000;
 
 /**
  * The full sync's own rows (`sync_runs`) and the bulk writes only the full sync makes: a page of
@@ -102,69 +97,6 @@ export function createSyncRunRepository(db: Db) {
     /** Every run, oldest first (tests and diagnostics). */
     async all(): Promise<SyncRunRow[]> {
       return db.select().from(syncRuns).orderBy(syncRuns.id);
-    },
-
-    /**
-     * Ledger writes of many applied changes at once (the full sync's, see `applyInBatches` in
-     * src/sync/full-sync.ts): grants Discord accepted are recorded as `ledger.record` does, and
-     * grants Discord removed (or that were already gone) are dropped as `ledger.remove` does.
-     */
-    async writeLedger(
-      guildId: string,
-      recorded: ReadonlyArray<{
-        discordUserId: string;
-        roleId: string;
-        campaignId: string | null;
-        tierId: string | null;
-        kind: GrantKind;
-        reason: string;
-      }>,
-      removed: ReadonlyArray<{ discordUserId: string; roleId: string }>,
-      now: Date,
-    ): Promise<void> {
-      for (let i = 0; i < recorded.length; i += CHUNK) {
-        const rows = recorded
-          .slice(i, i + CHUNK)
-          .map((g) => ({ u: g.discordUserId, r: g.roleId, c: g.campaignId, t: g.tierId, k: g.kind, why: g.reason }));
-        await db.execute(sql`
-          insert into role_grants (guild_id, discord_user_id, role_id, campaign_id, tier_id, kind, reason, granted_at)
-          select ${guildId}, r.u, r.r, r.c, r.t, r.k, r.why, ${now.toISOString()}::timestamptz
-          from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(u text, r text, c text, t text, k text, why text)
-          on conflict (guild_id, discord_user_id, role_id) do update set
-            campaign_id = excluded.campaign_id, tier_id = excluded.tier_id, kind = excluded.kind, reason = excluded.reason
-        `);
-      }
-      for (let i = 0; i < removed.length; i += CHUNK) {
-        const rows = removed.slice(i, i + CHUNK).map((g) => ({ u: g.discordUserId, r: g.roleId }));
-        await db.execute(sql`
-          delete from role_grants g
-          using jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(u text, r text)
-          where g.guild_id = ${guildId} and g.discord_user_id = r.u and g.role_id = r.r
-        `);
-      }
-    },
-
-    /** Audit rows in one statement per thousand (the ledger's `audit` binds nine parameters a row). */
-    async auditMany(entries: readonly AuditEntry[]): Promise<void> {
-      for (let i = 0; i < entries.length; i += CHUNK) {
-        const rows = entries.slice(i, i + CHUNK).map((e) => ({
-          at: (e.at ?? new Date()).toISOString(),
-          g: e.guildId,
-          u: e.discordUserId,
-          r: e.roleId,
-          a: e.action,
-          o: e.outcome,
-          t: e.trigger,
-          why: e.reason,
-          err: e.error ?? null,
-        }));
-        await db.execute(sql`
-          insert into audit_log (at, guild_id, discord_user_id, role_id, action, outcome, trigger, reason, error)
-          select r.at, r.g, r.u, r.r, r.a, r.o, r.t, r.why, r.err
-          from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-            as r(at timestamptz, g text, u text, r text, a text, o text, t text, why text, err text)
-        `);
-      }
     },
 
     /**

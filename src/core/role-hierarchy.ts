@@ -1,5 +1,5 @@
-import type { Result } from '../../core/result';
-import { err, ok } from '../../core/result';
+import type { Result } from './result';
+import { err, ok } from './result';
 
 /** Discord permission bits (docs `topics/permissions.mdx`). */
 export const ADMINISTRATOR = 1n << 3n;

@@ -1,11 +1,5 @@
-import type { HierarchyRole, RoleProblemCode } from '../../../src/edges/discord/role-hierarchy';
-import {
-  ADMINISTRATOR,
-  MANAGE_ROLES,
-  botHighestRole,
-  checkRoleAssignable,
-  compareRolePositions,
-} from '../../../src/edges/discord/role-hierarchy';
+import type { HierarchyRole, RoleProblemCode } from '../../src/core/role-hierarchy';
+import { ADMINISTRATOR, MANAGE_ROLES, botHighestRole, checkRoleAssignable, compareRolePositions } from '../../src/core/role-hierarchy';
 
 const GUILD = '100000000000000000';
 const role = (id: string, name: string, position: number, extra: Partial<HierarchyRole> = {}): HierarchyRole => ({

@@ -1,0 +1,104 @@
+import { managedRoleIds, planUser } from '../../core/planner';
+import type { GuildContext, LedgerEntry } from '../../core/planner/types';
+import type { GuildSyncReport, PlannedMember } from '../../core/sync-report';
+import type { GuildDirectory, GuildMemberInfo } from '../../edges/discord/guild-directory';
+import type { LinkRepository } from '../../edges/store/repositories/link-repository';
+import { type SnapshotRepository, type SnapshotRow, toMemberState } from '../../edges/store/repositories/snapshot-repository';
+import type { Clock } from '../../shared/clock';
+import type { Logger } from '../../shared/logger';
+import { type CampaignOutcome, describeError } from './campaign-pass';
+
+const NOT_LINKED = 'no linked membership';
+
+export interface GuildPassDeps {
+  links: Pick<LinkRepository, 'byDiscordUsers'>;
+  snapshots: Pick<SnapshotRepository, 'forPatreonUsers'>;
+  directory: Pick<GuildDirectory, 'listMembers'>;
+  clock: Clock;
+  logger: Logger;
+  /** Discord member page size, 1..1000; 1000 when absent. */
+  pageSize?: number;
+}
+
+export interface GuildPassInput {
+  guild: GuildContext;
+  /** The guild's ledger, by user. */
+  ledger: ReadonlyMap<string, readonly LedgerEntry[]>;
+  /** What the campaign pass read of each campaign the guild serves. */
+  campaigns: ReadonlyMap<string, CampaignOutcome>;
+  /** Links a dry run would make (Discord user → service user). */
+  pendingLinks: ReadonlyMap<string, string>;
+}
+
+/**
+ * The guild pass of the full sync: one page of Discord members at a time; links and snapshots
+ * batch-loaded per page; a member is planned when linked, when we granted them a role, or (strict)
+ * when they hold a managed role. Anyone else has nothing Tierlink would change. Only members with
+ * something to do are kept, so memory grows with the changes, not with the guild. A read error is
+ * pushed to the report's errors (which hold every removal).
+ */
+export function createGuildPass(deps: GuildPassDeps) {
+  return {
+    async plan(input: GuildPassInput, report: GuildSyncReport): Promise<PlannedMember[]> {
+      const { guild, ledger, campaigns, pendingLinks } = input;
+      const pending: PlannedMember[] = [];
+      const managed = managedRoleIds(guild);
+      const strict = guild.settings.strict;
+      const now = deps.clock.now();
+      const stale = (row: SnapshotRow): boolean => {
+        const campaign = campaigns.get(row.campaignId);
+        return campaign !== undefined && campaign.report.complete && row.fetchedAt < campaign.staleBefore;
+      };
+      try {
+        const listing = deps.directory.listMembers(guild.guildId, deps.pageSize !== undefined ? { pageSize: deps.pageSize } : {});
+        for await (const page of listing) {
+          report.discord.pages += 1;
+          report.discord.members += page.length;
+          const linkOf = new Map<string, string>();
+          for (const link of await deps.links.byDiscordUsers(page.map((m) => m.userId))) linkOf.set(link.discordUserId, link.patreonUserId);
+          if (pendingLinks.size > 0) {
+            for (const m of page) {
+              const p = pendingLinks.get(m.userId);
+              if (p !== undefined && !linkOf.has(m.userId)) linkOf.set(m.userId, p);
+            }
+          }
+          report.linkedMembers += linkOf.size;
+          const todo = page.filter(
+            (m: GuildMemberInfo) => linkOf.has(m.userId) || ledger.has(m.userId) || (strict && m.roleIds.some((r) => managed.has(r))),
+          );
+          const snapshots = await deps.snapshots.forPatreonUsers([...new Set(todo.flatMap((m) => linkOf.get(m.userId) ?? []))]);
+          for (const m of todo) {
+            const patreonUserId = linkOf.get(m.userId);
+            const rows = patreonUserId !== undefined ? (snapshots.get(patreonUserId) ?? []).filter((row) => !stale(row)) : [];
+            const planned = planUser({
+              guild,
+              userId: m.userId,
+              members: rows.map(toMemberState),
+              currentRoleIds: new Set(m.roleIds),
+              ledger: ledger.get(m.userId) ?? [],
+              now,
+              managed,
+              ...(patreonUserId === undefined ? { unlinkedReason: NOT_LINKED } : {}),
+            });
+            report.usersPlanned += 1;
+            if (planned.plan.changes.length > 0 || planned.plan.blocked.length > 0) {
+              pending.push({ plan: planned.plan, username: m.globalName ?? m.username });
+            }
+          }
+        }
+      } catch (error) {
+        const pages = report.discord.pages;
+        report.errors.push(
+          `reading the members of this server failed after ${pages} ${pages === 1 ? 'page' : 'pages'}: ${describeError(error)}`,
+        );
+        deps.logger.error(
+          { err: error, guildId: guild.guildId, pages },
+          'full sync: reading the server members failed; no role will be removed',
+        );
+      }
+      return pending;
+    },
+  };
+}
+
+export type GuildPass = ReturnType<typeof createGuildPass>;

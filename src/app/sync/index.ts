@@ -1,0 +1,149 @@
+import type { GuildDirectory } from '../../edges/discord/guild-directory';
+import type { GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
+import type { RoleWriter } from '../../edges/discord/role-writer';
+import type { Metrics } from '../../edges/observability/metrics';
+import type { CreatorAccounts } from '../../edges/patreon/creator-accounts';
+import type { Database } from '../../edges/store/database';
+import type { JobQueue } from '../../edges/store/job-queue';
+import type { Repositories } from '../../edges/store/repositories';
+import type { Clock } from '../../shared/clock';
+import type { Logger } from '../../shared/logger';
+import type { ApiMeter } from './api-meter';
+import { createCampaignPass } from './campaign-pass';
+import { createFullSync } from './full-sync';
+import { createGuildContextLoader } from './guild-context';
+import { createGuildPass } from './guild-pass';
+import { createReconciler } from './reconciler';
+import { createRoleApplier } from './role-applier';
+import { createSyncScheduler, isSkipped } from './sync-scheduler';
+
+/** The job that applies a guild-wide change once the full sync running when it was asked for has finished. */
+export const GUILD_RECONCILE_JOB = 'guild-reconcile';
+/** The job that syncs one campaign (after its webhook was found paused: events were held back). */
+export const CAMPAIGN_SYNC_JOB = 'campaign-sync';
+
+/** What a guild-wide apply after `/map` or `/settings` did, or that it waits behind a running sync. */
+export type GuildApplyOutcome = { kind: 'applied'; members: number; changes: number } | { kind: 'queued' };
+
+export interface SyncSubsystemDeps {
+  repos: Pick<Repositories, 'guilds' | 'campaigns' | 'mappings' | 'links' | 'snapshots' | 'ledger' | 'syncRuns'>;
+  discord: { writer: RoleWriter; directory: GuildDirectory; snapshots: GuildSnapshotCache };
+  accounts: Pick<CreatorAccounts, 'clientForCampaign'>;
+  database: Pick<Database, 'tryWithLock'>;
+  jobs: Pick<JobQueue, 'enqueue' | 'register'>;
+  /** SYNC_SCHEDULE. */
+  schedule: string;
+  meter?: ApiMeter;
+  clock: Clock;
+  metrics: Metrics;
+  logger: Logger;
+  /** Members applied at once by a bulk apply; 8 when absent. */
+  concurrency?: number;
+  /** Discord member page size of the guild pass, 1..1000; 1000 when absent. */
+  guildPageSize?: number;
+}
+
+/**
+ * The sync subsystem: the one role applier every trigger goes through, the reconciler of one
+ * member, the full sync (campaign pass, guild pass, apply) with its scheduler and cross-instance
+ * lock, and the guild-wide apply after a configuration change, which runs under the same lock
+ * (queued behind a running sync).
+ */
+export function createSync(deps: SyncSubsystemDeps) {
+  const { repos, discord, clock, metrics, logger } = deps;
+  const applier = createRoleApplier({
+    writer: discord.writer,
+    ledger: repos.ledger,
+    clock,
+    metrics,
+    logger,
+    ...(deps.concurrency !== undefined ? { concurrency: deps.concurrency } : {}),
+  });
+  const contexts = createGuildContextLoader({ ...repos, discordSnapshots: discord.snapshots });
+  const reconciler = createReconciler({ ...repos, contexts, directory: discord.directory, applier, clock });
+  const campaignPass = createCampaignPass({
+    ...repos,
+    accounts: deps.accounts,
+    clock,
+    logger,
+    ...(deps.meter ? { meter: deps.meter } : {}),
+  });
+  const guildPass = createGuildPass({
+    ...repos,
+    directory: discord.directory,
+    clock,
+    logger,
+    ...(deps.guildPageSize !== undefined ? { pageSize: deps.guildPageSize } : {}),
+  });
+  const fullSync = createFullSync({
+    ...repos,
+    contexts,
+    campaignPass,
+    guildPass,
+    applier,
+    clock,
+    metrics,
+    logger,
+    ...(deps.meter ? { meter: deps.meter } : {}),
+  });
+  const scheduler = createSyncScheduler({
+    schedule: deps.schedule,
+    database: deps.database,
+    fullSync,
+    logger,
+    runs: repos.syncRuns,
+    clock,
+  });
+
+  async function applyGuild(guildId: string, trigger: 'map' | 'settings'): Promise<GuildApplyOutcome> {
+    const outcome = await scheduler.runNow({ trigger, guildId, refreshMembers: false });
+    if (isSkipped(outcome)) {
+      await deps.jobs.enqueue(GUILD_RECONCILE_JOB, { guildId, trigger }, { dedupeKey: `${GUILD_RECONCILE_JOB}:${guildId}` });
+      logger.info({ guildId, trigger }, 'guild-wide apply queued behind the running full sync');
+      return { kind: 'queued' };
+    }
+    const guild = outcome.guilds.find((g) => g.guildId === guildId);
+    logger.info({ guildId, trigger, changes: guild?.applied }, 'guild reconciled after a configuration change');
+    return { kind: 'applied', members: guild?.linkedMembers ?? 0, changes: (guild?.applied.adds ?? 0) + (guild?.applied.removes ?? 0) };
+  }
+
+  deps.jobs.register(GUILD_RECONCILE_JOB, async (payload) => {
+    const trigger = payload.trigger === 'settings' ? 'settings' : 'map';
+    const outcome = await scheduler.runNow({ trigger, guildId: String(payload.guildId), refreshMembers: false });
+    // Still another run: try again later (the queue backs off) rather than drop the change.
+    if (isSkipped(outcome)) throw new Error(outcome.reason);
+  });
+  deps.jobs.register(CAMPAIGN_SYNC_JOB, async (payload) => {
+    const outcome = await scheduler.runNow({ trigger: 'webhook-heal', campaignId: String(payload.campaignId) });
+    // Another run holds the lock: that run covers this campaign too, unless it started before the
+    // events were lost. Try again later rather than drop the heal.
+    if (isSkipped(outcome)) throw new Error(outcome.reason);
+  });
+
+  return {
+    applier,
+    contexts,
+    reconciler,
+    fullSync,
+    scheduler,
+    applyGuild,
+
+    /** Queues a sync of one campaign (deduplicated while one is pending). */
+    async requestCampaignSync(campaignId: string, reason: string): Promise<void> {
+      logger.info({ campaignId, reason }, 'campaign sync queued');
+      await deps.jobs.enqueue(CAMPAIGN_SYNC_JOB, { campaignId, reason }, { dedupeKey: `${CAMPAIGN_SYNC_JOB}:${campaignId}` });
+    },
+
+    /** One sync run for `/sync` and `npm run sync`: the same code path. */
+    runSync(options: { guildId?: string; dryRun: boolean; force: boolean; trigger: 'manual' | 'cli' }) {
+      return scheduler.runNow({
+        trigger: options.trigger,
+        dryRun: options.dryRun,
+        force: options.force,
+        ...(options.guildId ? { guildId: options.guildId } : {}),
+      });
+    },
+  };
+}
+
+export type SyncSubsystem = ReturnType<typeof createSync>;
