@@ -1,4 +1,8 @@
-import type { HealthReport } from '../web/app';
+/** The body of `GET /healthz`: `ok` is the database; the other checks are reported, not fatal. */
+export interface HealthReport {
+  ok: boolean;
+  checks: Record<string, { ok: boolean; detail?: string; [key: string]: unknown }>;
+}
 
 export interface HealthChecks {
   database(): Promise<void>;

@@ -6,6 +6,7 @@ import type { GuildRepository } from '../store/repositories/guild-repository';
 import type { ConnectCompletion, ConnectService } from '../../app/admin/connect-service';
 import type { LinkService } from '../../app/linking/link-service';
 import type { OneTimeLinks } from '../../app/linking/one-time-links';
+import type { HealthReport } from '../observability/health';
 import { redactUrl } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { Logger } from '../../shared/logger';
@@ -22,11 +23,6 @@ import {
   serviceDownMessage,
 } from './pages';
 import type { ConnectResultView, MessageView } from './pages/views';
-
-export interface HealthReport {
-  ok: boolean;
-  checks: Record<string, { ok: boolean; detail?: string; [key: string]: unknown }>;
-}
 
 export interface WebAppDeps {
   logger: Logger;
