@@ -359,7 +359,6 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
   });
 
   const botServices = {
-    guilds: repos.guilds,
     link: services.linkService,
     connect: services.connectService,
     status: services.statusService,
