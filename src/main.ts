@@ -328,9 +328,9 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     linkService: services.linkService,
     connectService: services.connectService,
     guilds: repos.guilds,
-    campaigns: repos.campaigns,
+    tierTitles: repos.campaigns,
     webhookRouter: services.receiver,
-    connectView: (completion) => connectResultView(services, completion),
+    connectView: (completion) => connectResultView({ ...services, guilds: repos.guilds }, completion),
     health: () =>
       checkHealth({
         database: () => database.ping(),

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { pinoHttp } from 'pino-http';
-import type { CampaignRepository } from '../store/repositories/campaign-repository';
-import type { GuildRepository } from '../store/repositories/guild-repository';
 import type { ConnectCompletion, ConnectService } from '../../app/admin/connect-service';
 import type { LinkService } from '../../app/linking/link-service';
 import type { OneTimeLinks } from '../../app/linking/one-time-links';
@@ -11,6 +9,7 @@ import { redactUrl } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { Logger } from '../../shared/logger';
 import { linkResultView } from './link-result-view';
+import type { GuildNames, TierTitles } from './page-sources';
 import {
   PAGE_CONTENT_SECURITY_POLICY,
   badStateMessage,
@@ -30,8 +29,8 @@ export interface WebAppDeps {
   oneTimeLinks: OneTimeLinks;
   linkService: LinkService;
   connectService: ConnectService;
-  guilds: GuildRepository;
-  campaigns: CampaignRepository;
+  guilds: GuildNames;
+  tierTitles: TierTitles;
   /** `POST /webhooks/patreon`. */
   webhookRouter: Router;
   /** The connect result page of a bound campaign (tiers, webhook, dry run, problems). */
@@ -181,7 +180,7 @@ export function createWebApp(deps: WebAppDeps): express.Express {
     if (done.kind === 'service_error') return message(res, serviceDownMessage('/link'));
     const [guildName, tiers] = await Promise.all([
       deps.guilds.name(done.guildId),
-      deps.campaigns.tiersOf(done.outcome.entitlements.map((e) => e.campaignId)),
+      deps.tierTitles.tiersOf(done.outcome.entitlements.map((e) => e.campaignId)),
     ]);
     const title = (campaignId: string, tierId: string) =>
       tiers.find((t) => t.campaignId === campaignId && t.id === tierId)?.title ?? tierId;

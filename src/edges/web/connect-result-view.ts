@@ -1,13 +1,13 @@
 import type { TiersService } from '../../app/admin/tiers-service';
-import type { GuildRepository } from '../store/repositories/guild-repository';
 import type { ConnectCompletion } from '../../app/admin/connect-service';
 import type { Logger } from '../../shared/logger';
 import type { SyncOutcome } from '../../app/sync/sync-scheduler';
 import type { WebhookRegistration } from '../../app/webhooks/registration';
+import type { GuildNames } from './page-sources';
 import type { ConnectResultView, ProblemLine } from './pages/views';
 
 export interface ConnectViewDeps {
-  repos: { guilds: GuildRepository };
+  guilds: GuildNames;
   tiers: TiersService;
   registration: Pick<WebhookRegistration, 'health'>;
   runSync(options: { guildId: string; dryRun: boolean; force: boolean; trigger: 'manual' }): Promise<SyncOutcome>;
@@ -24,7 +24,7 @@ export async function connectResultView(
 ): Promise<ConnectResultView> {
   const { guildId, campaignId, name } = completion.bound;
   const [guildName, tiers, health] = await Promise.all([
-    deps.repos.guilds.name(guildId),
+    deps.guilds.name(guildId),
     deps.tiers.list(guildId),
     deps.registration.health(campaignId),
   ]);
