@@ -1,14 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
-import { createDoctor, renderDoctor } from './app/admin/doctor';
+import { createDoctor } from './app/admin/doctor';
 import { createMappingService, type ReconcileGuild } from './app/admin/mapping-service';
 import { createSettingsService } from './app/admin/settings-service';
 import { createTiersService } from './app/admin/tiers-service';
-import type { DiscordBot } from './edges/bot/discord-bot';
-import { createDiscordBot } from './edges/bot/discord-bot';
-import { COMMANDS } from './edges/bot/commands';
-import { createInteractionRouter } from './edges/bot/interaction-router';
-import { registerCommands } from './edges/bot/register-commands';
+import { createBot } from './edges/bot';
 import { createCreatorAccounts } from './edges/patreon/creator-accounts';
 import type { Config } from './config';
 import type { Database } from './edges/store/database';
@@ -33,7 +29,6 @@ import { loadOrCreateSecretKey } from './edges/store/secret-key';
 import { createFullSync, createApiMeter } from './app/sync/full-sync';
 import { createGuildContextLoader } from './app/sync/guild-context';
 import { createReconciler } from './app/sync/reconciler';
-import { formatSyncReport } from './core/sync-report';
 import { createSyncScheduler, isSkipped } from './app/sync/sync-scheduler';
 import { createWebhookProcessor } from './app/webhooks/processor';
 import { createInboxWriter, createWebhookReceiver, createWebhookSecrets } from './app/webhooks/receiver';
@@ -318,8 +313,28 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
   const { repos, metrics } = services;
   let shuttingDown = false;
   let server: http.Server | null = null;
-  let bot: DiscordBot | null = null;
   let housekeeping: NodeJS.Timeout | undefined;
+
+  const bot = createBot({
+    token: config.discord.token,
+    applicationId: config.discord.applicationId,
+    commandGuildId: config.discord.guildId,
+    rest: services.rest.rest,
+    logger,
+    link: services.linkService,
+    connect: services.connectService,
+    status: services.statusService,
+    tiers: services.tiers,
+    mapping: services.mapping,
+    settings: services.settings,
+    runSync: services.runSync,
+    doctor: services.doctor,
+    members: services.reconciler,
+    guilds: repos.guilds,
+    roleSnapshots: services.discordSnapshots,
+    registeredCommands: repos.appState,
+    ...(options.discordWaitGuildTimeoutMs !== undefined ? { waitGuildTimeoutMs: options.discordWaitGuildTimeoutMs } : {}),
+  });
 
   const app = createWebApp({
     logger,
@@ -334,7 +349,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     health: () =>
       checkHealth({
         database: () => database.ping(),
-        gateway: () => ({ ready: bot?.isReady() ?? false }),
+        gateway: () => ({ ready: bot.isReady() }),
         creators: async () =>
           Promise.all(
             (await repos.credentials.creators()).map(async (creatorUserId) => ({
@@ -357,20 +372,6 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       }),
     isShuttingDown: () => shuttingDown,
   });
-
-  const botServices = {
-    link: services.linkService,
-    connect: services.connectService,
-    status: services.statusService,
-    tiers: services.tiers,
-    mapping: services.mapping,
-    settings: services.settings,
-    sync: {
-      runForGuild: async (guildId: string, opts: { dryRun: boolean; force: boolean }) =>
-        formatSyncReport(await services.runSync({ ...opts, guildId, trigger: 'manual' }), { limit: 20, maxLength: 1900 }),
-    },
-    doctor: { report: async (guildId: string) => renderDoctor(await services.doctor.run(guildId)) },
-  };
 
   async function connectCreatorFromEnvironment(guildIds: readonly string[]): Promise<void> {
     const { creatorAccessToken, creatorRefreshToken } = config.patreon;
@@ -402,30 +403,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       services.processor.start();
       services.jobQueue.worker.start();
 
-      bot = createDiscordBot({
-        token: config.discord.token,
-        rest: services.rest.rest,
-        logger,
-        onInteraction: createInteractionRouter(COMMANDS, { services: botServices, logger }),
-        onMemberAdd: async (guildId, userId) => {
-          const outcome = await services.reconciler.reconcileMember(guildId, userId, { trigger: 'rejoin' });
-          const added = outcome.result?.applied.filter((c) => c.op === 'add').length ?? 0;
-          if (added > 0) logger.info({ guildId, userId, added }, 'roles restored on rejoin');
-        },
-        onGuildAvailable: (guildId, name) => repos.guilds.ensure(guildId, name),
-        onRolesChanged: (guildId) => services.discordSnapshots.invalidate(guildId),
-        onRoleDeleted: (guildId, roleId) => services.mapping.forgetDeletedRole(guildId, roleId),
-        ...(options.discordWaitGuildTimeoutMs !== undefined ? { waitGuildTimeoutMs: options.discordWaitGuildTimeoutMs } : {}),
-      });
       await bot.start();
-      await registerCommands({
-        rest: services.rest.rest,
-        applicationId: config.discord.applicationId,
-        guildId: config.discord.guildId,
-        commands: COMMANDS,
-        appState: repos.appState,
-        logger,
-      });
       try {
         await connectCreatorFromEnvironment(bot.guildIds());
       } catch (error) {
@@ -459,7 +437,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       if (!webhooksDone || !jobsDone) logger.warn('stopped with work in flight; its leases expire and another start picks it up');
       await Promise.race([closing, new Promise((r) => setTimeout(r, 5000).unref())]);
       server?.closeAllConnections();
-      await bot?.stop();
+      await bot.stop();
       if (ownsDatabase) await database.close();
       logger.info('stopped');
     },
