@@ -16,9 +16,8 @@ import { createConnectService } from './app/admin/connect-service';
 import { createLinkService } from './app/linking/link-service';
 import { createOneTimeLinks } from './app/linking/one-time-links';
 import { createStatusService } from './app/linking/status-service';
-import { createWebApp } from './edges/web/app';
-import { connectResultView } from './edges/web/connect-result-view';
-import { checkHealth } from './edges/observability/health';
+import { createWeb } from './edges/web';
+import { checkHealth, healthChecks } from './edges/observability/health';
 import { type Metrics, createMetrics } from './edges/observability/metrics';
 import type { RetryPolicy } from './edges/patreon/http';
 import { type Clock, type Random, type Sleep, realSleep, systemClock } from './shared/clock';
@@ -336,7 +335,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     ...(options.discordWaitGuildTimeoutMs !== undefined ? { waitGuildTimeoutMs: options.discordWaitGuildTimeoutMs } : {}),
   });
 
-  const app = createWebApp({
+  const app = createWeb({
     logger,
     metrics,
     oneTimeLinks: services.oneTimeLinks,
@@ -344,32 +343,21 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     connectService: services.connectService,
     guilds: repos.guilds,
     tierTitles: repos.campaigns,
+    tiers: services.tiers,
+    registration: services.registration,
+    runSync: services.runSync,
     webhookRouter: services.receiver,
-    connectView: (completion) => connectResultView({ ...services, guilds: repos.guilds }, completion),
     health: () =>
-      checkHealth({
-        database: () => database.ping(),
-        gateway: () => ({ ready: bot.isReady() }),
-        creators: async () =>
-          Promise.all(
-            (await repos.credentials.creators()).map(async (creatorUserId) => ({
-              creatorUserId,
-              ...(await services.accounts.sessionForCreator(creatorUserId).status()),
-            })),
-          ),
-        webhooks: async () =>
-          Promise.all(
-            (await repos.campaigns.all()).map(async (c) => {
-              const h = await services.registration.health(c.id);
-              return {
-                campaignId: c.id,
-                registered: h.exists,
-                paused: h.paused ?? false,
-                numConsecutiveTimesFailed: h.numConsecutiveTimesFailed ?? 0,
-              };
-            }),
-          ),
-      }),
+      checkHealth(
+        healthChecks({
+          database,
+          gateway: bot,
+          credentials: repos.credentials,
+          accounts: services.accounts,
+          campaigns: repos.campaigns,
+          registration: services.registration,
+        }),
+      ),
     isShuttingDown: () => shuttingDown,
   });
 

@@ -11,7 +11,7 @@ export interface ConnectViewDeps {
   tiers: TiersService;
   registration: Pick<WebhookRegistration, 'health'>;
   runSync(options: { guildId: string; dryRun: boolean; force: boolean; trigger: 'manual' }): Promise<SyncOutcome>;
-  logger?: Logger;
+  logger: Logger;
 }
 
 /**
@@ -47,7 +47,7 @@ export async function connectResultView(
     if (guild)
       dryRun = { linkedMembers: guild.linkedMembers, adds: guild.planned.adds, removes: guild.planned.removes, held: guild.held !== null };
   } catch (error) {
-    deps.logger?.warn({ err: error, guildId }, 'the dry run after /connect failed');
+    deps.logger.warn({ err: error, guildId }, 'the dry run after /connect failed');
     problems.push({ name: 'Preview', problem: 'the sync preview could not be computed', fix: 'Run /sync dry_run:true in Discord.' });
   }
   const state = health.manualSecret
