@@ -1,14 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
-import { createDoctor, renderDoctor } from './app/admin/doctor';
+import { createDoctor } from './app/admin/doctor';
 import { createMappingService, type ReconcileGuild } from './app/admin/mapping-service';
 import { createSettingsService } from './app/admin/settings-service';
 import { createTiersService } from './app/admin/tiers-service';
-import type { DiscordBot } from './edges/bot/discord-bot';
-import { createDiscordBot } from './edges/bot/discord-bot';
-import { COMMANDS } from './edges/bot/commands';
-import { createInteractionRouter } from './edges/bot/interaction-router';
-import { registerCommands } from './edges/bot/register-commands';
+import { createBot } from './edges/bot';
 import { createCreatorAccounts } from './edges/patreon/creator-accounts';
 import type { Config } from './config';
 import type { Database } from './edges/store/database';
@@ -20,9 +16,8 @@ import { createConnectService } from './app/admin/connect-service';
 import { createLinkService } from './app/linking/link-service';
 import { createOneTimeLinks } from './app/linking/one-time-links';
 import { createStatusService } from './app/linking/status-service';
-import { createWebApp } from './edges/web/app';
-import { connectResultView } from './edges/web/connect-result-view';
-import { checkHealth } from './edges/observability/health';
+import { createWeb } from './edges/web';
+import { checkHealth, healthChecks } from './edges/observability/health';
 import { type Metrics, createMetrics } from './edges/observability/metrics';
 import type { RetryPolicy } from './edges/patreon/http';
 import { type Clock, type Random, type Sleep, realSleep, systemClock } from './shared/clock';
@@ -32,7 +27,6 @@ import { createSecretBox } from './edges/store/secret-box';
 import { loadOrCreateSecretKey } from './edges/store/secret-key';
 import { createApiMeter } from './app/sync/api-meter';
 import { createSync } from './app/sync';
-import { formatSyncReport } from './core/sync-report';
 import { createWebhookProcessor } from './app/webhooks/processor';
 import { createInboxWriter, createWebhookReceiver, createWebhookSecrets } from './app/webhooks/receiver';
 import { createWebhookRegistration } from './app/webhooks/registration';
@@ -288,60 +282,54 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
   const { repos, metrics } = services;
   let shuttingDown = false;
   let server: http.Server | null = null;
-  let bot: DiscordBot | null = null;
   let housekeeping: NodeJS.Timeout | undefined;
 
-  const app = createWebApp({
+  const bot = createBot({
+    token: config.discord.token,
+    applicationId: config.discord.applicationId,
+    commandGuildId: config.discord.guildId,
+    rest: services.rest.rest,
     logger,
-    metrics,
-    oneTimeLinks: services.oneTimeLinks,
-    linkService: services.linkService,
-    connectService: services.connectService,
-    guilds: repos.guilds,
-    campaigns: repos.campaigns,
-    webhookRouter: services.receiver,
-    connectView: (completion) => connectResultView(services, completion),
-    health: () =>
-      checkHealth({
-        database: () => database.ping(),
-        gateway: () => ({ ready: bot?.isReady() ?? false }),
-        creators: async () =>
-          Promise.all(
-            (await repos.credentials.creators()).map(async (creatorUserId) => ({
-              creatorUserId,
-              ...(await services.accounts.sessionForCreator(creatorUserId).status()),
-            })),
-          ),
-        webhooks: async () =>
-          Promise.all(
-            (await repos.campaigns.all()).map(async (c) => {
-              const h = await services.registration.health(c.id);
-              return {
-                campaignId: c.id,
-                registered: h.exists,
-                paused: h.paused ?? false,
-                numConsecutiveTimesFailed: h.numConsecutiveTimesFailed ?? 0,
-              };
-            }),
-          ),
-      }),
-    isShuttingDown: () => shuttingDown,
-  });
-
-  const botServices = {
-    guilds: repos.guilds,
     link: services.linkService,
     connect: services.connectService,
     status: services.statusService,
     tiers: services.tiers,
     mapping: services.mapping,
     settings: services.settings,
-    sync: {
-      runForGuild: async (guildId: string, opts: { dryRun: boolean; force: boolean }) =>
-        formatSyncReport(await services.runSync({ ...opts, guildId, trigger: 'manual' }), { limit: 20, maxLength: 1900 }),
-    },
-    doctor: { report: async (guildId: string) => renderDoctor(await services.doctor.run(guildId)) },
-  };
+    runSync: services.runSync,
+    doctor: services.doctor,
+    members: services.reconciler,
+    guilds: repos.guilds,
+    roleSnapshots: services.discordSnapshots,
+    registeredCommands: repos.appState,
+    ...(options.discordWaitGuildTimeoutMs !== undefined ? { waitGuildTimeoutMs: options.discordWaitGuildTimeoutMs } : {}),
+  });
+
+  const app = createWeb({
+    logger,
+    metrics,
+    oneTimeLinks: services.oneTimeLinks,
+    linkService: services.linkService,
+    connectService: services.connectService,
+    guilds: repos.guilds,
+    tierTitles: repos.campaigns,
+    tiers: services.tiers,
+    registration: services.registration,
+    runSync: services.runSync,
+    webhookRouter: services.receiver,
+    health: () =>
+      checkHealth(
+        healthChecks({
+          database,
+          gateway: bot,
+          credentials: repos.credentials,
+          accounts: services.accounts,
+          campaigns: repos.campaigns,
+          registration: services.registration,
+        }),
+      ),
+    isShuttingDown: () => shuttingDown,
+  });
 
   async function connectCreatorFromEnvironment(guildIds: readonly string[]): Promise<void> {
     const { creatorAccessToken, creatorRefreshToken } = config.patreon;
@@ -373,30 +361,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       services.processor.start();
       services.jobQueue.worker.start();
 
-      bot = createDiscordBot({
-        token: config.discord.token,
-        rest: services.rest.rest,
-        logger,
-        onInteraction: createInteractionRouter(COMMANDS, { services: botServices, logger }),
-        onMemberAdd: async (guildId, userId) => {
-          const outcome = await services.reconciler.reconcileMember(guildId, userId, { trigger: 'rejoin' });
-          const added = outcome.result?.applied.filter((c) => c.op === 'add').length ?? 0;
-          if (added > 0) logger.info({ guildId, userId, added }, 'roles restored on rejoin');
-        },
-        onGuildAvailable: (guildId, name) => repos.guilds.ensure(guildId, name),
-        onRolesChanged: (guildId) => services.discordSnapshots.invalidate(guildId),
-        onRoleDeleted: (guildId, roleId) => services.mapping.forgetDeletedRole(guildId, roleId),
-        ...(options.discordWaitGuildTimeoutMs !== undefined ? { waitGuildTimeoutMs: options.discordWaitGuildTimeoutMs } : {}),
-      });
       await bot.start();
-      await registerCommands({
-        rest: services.rest.rest,
-        applicationId: config.discord.applicationId,
-        guildId: config.discord.guildId,
-        commands: COMMANDS,
-        appState: repos.appState,
-        logger,
-      });
       try {
         await connectCreatorFromEnvironment(bot.guildIds());
       } catch (error) {
@@ -430,7 +395,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       if (!webhooksDone || !jobsDone) logger.warn('stopped with work in flight; its leases expire and another start picks it up');
       await Promise.race([closing, new Promise((r) => setTimeout(r, 5000).unref())]);
       server?.closeAllConnections();
-      await bot?.stop();
+      await bot.stop();
       if (ownsDatabase) await database.close();
       logger.info('stopped');
     },

@@ -99,7 +99,11 @@ export function createConnectService(deps: ConnectServiceDeps) {
   }
 
   return {
-    start: (discordUserId: string, guildId: string) => deps.oneTimeLinks.create('connect', discordUserId, guildId),
+    /** `/connect`: the guild is recorded (with its name, for the result page) before its one-time link is handed out. */
+    async start(discordUserId: string, guild: { id: string; name: string | null }) {
+      await deps.guilds.ensure(guild.id, guild.name);
+      return deps.oneTimeLinks.create('connect', discordUserId, guild.id);
+    },
 
     async follow(token: string): Promise<string | null> {
       const followed = await deps.oneTimeLinks.follow('connect', token);

@@ -1,7 +1,6 @@
 import type { MappingService } from '../../app/admin/mapping-service';
 import type { SettingsService } from '../../app/admin/settings-service';
 import type { TiersService } from '../../app/admin/tiers-service';
-import type { GuildRepository } from '../store/repositories/guild-repository';
 import type { ConnectService } from '../../app/admin/connect-service';
 import type { LinkService } from '../../app/linking/link-service';
 import type { StatusService } from '../../app/linking/status-service';
@@ -18,7 +17,6 @@ export interface DoctorPort {
 
 /** The services slash commands call; commands never touch the database or the APIs directly. */
 export interface BotServices {
-  guilds: GuildRepository;
   link: LinkService;
   connect: ConnectService;
   status: StatusService;

@@ -1,9 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { REST } from '@discordjs/rest';
 import { Routes } from 'discord.js';
-import type { AppStateRepository } from '../store/repositories/app-state-repository';
 import type { Logger } from '../../shared/logger';
 import type { Command } from './command';
+
+/** Where the hash of the definitions registered last time is kept between starts. */
+export interface RegisteredCommandsMemo {
+  get(key: string): Promise<unknown>;
+  set(key: string, hash: string): Promise<void>;
+}
 
 /**
  * Registers the slash commands with one bulk overwrite: on DISCORD_GUILD_ID when set (instant),
@@ -15,7 +20,7 @@ export async function registerCommands(deps: {
   applicationId: string;
   guildId: string | undefined;
   commands: readonly Command[];
-  appState: AppStateRepository;
+  appState: RegisteredCommandsMemo;
   logger: Logger;
 }): Promise<'registered' | 'unchanged'> {
   const body = deps.commands.map((c) => c.data);
@@ -24,7 +29,7 @@ export async function registerCommands(deps: {
     .update(JSON.stringify({ applicationId: deps.applicationId, body }))
     .digest('hex');
   const key = `commands:${scope}`;
-  if ((await deps.appState.get<string>(key)) === hash) {
+  if ((await deps.appState.get(key)) === hash) {
     deps.logger.debug({ scope }, 'slash commands unchanged; registration skipped');
     return 'unchanged';
   }

@@ -1,10 +1,54 @@
-import type { HealthReport } from '../web/app';
+/** The body of `GET /healthz`: `ok` is the database; the other checks are reported, not fatal. */
+export interface HealthReport {
+  ok: boolean;
+  checks: Record<string, { ok: boolean; detail?: string; [key: string]: unknown }>;
+}
 
 export interface HealthChecks {
   database(): Promise<void>;
   gateway(): { ready: boolean };
   creators(): Promise<Array<{ creatorUserId: string; connected: boolean; refreshFailedAt: Date | null; cooldownUntil: Date | null }>>;
   webhooks(): Promise<Array<{ campaignId: string; registered: boolean; paused: boolean; numConsecutiveTimesFailed: number }>>;
+}
+
+type CreatorCheck = Awaited<ReturnType<HealthChecks['creators']>>[number];
+
+/** Where the checks read: the database, the gateway, each creator's session, each campaign's webhook. */
+export interface HealthSources {
+  database: { ping(): Promise<void> };
+  gateway: { isReady(): boolean };
+  credentials: { creators(): Promise<string[]> };
+  accounts: { sessionForCreator(creatorUserId: string): { status(): Promise<Omit<CreatorCheck, 'creatorUserId'>> } };
+  campaigns: { all(): Promise<ReadonlyArray<{ id: string }>> };
+  registration: {
+    health(campaignId: string): Promise<{ exists: boolean; paused: boolean | null; numConsecutiveTimesFailed: number | null }>;
+  };
+}
+
+export function healthChecks(sources: HealthSources): HealthChecks {
+  return {
+    database: () => sources.database.ping(),
+    gateway: () => ({ ready: sources.gateway.isReady() }),
+    creators: async () =>
+      Promise.all(
+        (await sources.credentials.creators()).map(async (creatorUserId) => ({
+          creatorUserId,
+          ...(await sources.accounts.sessionForCreator(creatorUserId).status()),
+        })),
+      ),
+    webhooks: async () =>
+      Promise.all(
+        (await sources.campaigns.all()).map(async (c) => {
+          const h = await sources.registration.health(c.id);
+          return {
+            campaignId: c.id,
+            registered: h.exists,
+            paused: h.paused ?? false,
+            numConsecutiveTimesFailed: h.numConsecutiveTimesFailed ?? 0,
+          };
+        }),
+      ),
+  };
 }
 
 /**

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { pinoHttp } from 'pino-http';
-import type { CampaignRepository } from '../store/repositories/campaign-repository';
-import type { GuildRepository } from '../store/repositories/guild-repository';
 import type { ConnectCompletion, ConnectService } from '../../app/admin/connect-service';
 import type { LinkService } from '../../app/linking/link-service';
 import type { OneTimeLinks } from '../../app/linking/one-time-links';
+import type { HealthReport } from '../observability/health';
 import { redactUrl } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { Logger } from '../../shared/logger';
 import { linkResultView } from './link-result-view';
+import type { GuildNames, TierTitles } from './page-sources';
 import {
   PAGE_CONTENT_SECURITY_POLICY,
   badStateMessage,
@@ -23,19 +23,14 @@ import {
 } from './pages';
 import type { ConnectResultView, MessageView } from './pages/views';
 
-export interface HealthReport {
-  ok: boolean;
-  checks: Record<string, { ok: boolean; detail?: string; [key: string]: unknown }>;
-}
-
 export interface WebAppDeps {
   logger: Logger;
   metrics: Metrics;
   oneTimeLinks: OneTimeLinks;
   linkService: LinkService;
   connectService: ConnectService;
-  guilds: GuildRepository;
-  campaigns: CampaignRepository;
+  guilds: GuildNames;
+  tierTitles: TierTitles;
   /** `POST /webhooks/patreon`. */
   webhookRouter: Router;
   /** The connect result page of a bound campaign (tiers, webhook, dry run, problems). */
@@ -185,7 +180,7 @@ export function createWebApp(deps: WebAppDeps): express.Express {
     if (done.kind === 'service_error') return message(res, serviceDownMessage('/link'));
     const [guildName, tiers] = await Promise.all([
       deps.guilds.name(done.guildId),
-      deps.campaigns.tiersOf(done.outcome.entitlements.map((e) => e.campaignId)),
+      deps.tierTitles.tiersOf(done.outcome.entitlements.map((e) => e.campaignId)),
     ]);
     const title = (campaignId: string, tierId: string) =>
       tiers.find((t) => t.campaignId === campaignId && t.id === tierId)?.title ?? tierId;

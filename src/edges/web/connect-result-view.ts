@@ -1,17 +1,17 @@
 import type { TiersService } from '../../app/admin/tiers-service';
-import type { GuildRepository } from '../store/repositories/guild-repository';
 import type { ConnectCompletion } from '../../app/admin/connect-service';
 import type { Logger } from '../../shared/logger';
 import type { SyncOutcome } from '../../app/sync/sync-scheduler';
 import type { WebhookRegistration } from '../../app/webhooks/registration';
+import type { GuildNames } from './page-sources';
 import type { ConnectResultView, ProblemLine } from './pages/views';
 
 export interface ConnectViewDeps {
-  repos: { guilds: GuildRepository };
+  guilds: GuildNames;
   tiers: TiersService;
   registration: Pick<WebhookRegistration, 'health'>;
   runSync(options: { guildId: string; dryRun: boolean; force: boolean; trigger: 'manual' }): Promise<SyncOutcome>;
-  logger?: Logger;
+  logger: Logger;
 }
 
 /**
@@ -24,7 +24,7 @@ export async function connectResultView(
 ): Promise<ConnectResultView> {
   const { guildId, campaignId, name } = completion.bound;
   const [guildName, tiers, health] = await Promise.all([
-    deps.repos.guilds.name(guildId),
+    deps.guilds.name(guildId),
     deps.tiers.list(guildId),
     deps.registration.health(campaignId),
   ]);
@@ -47,7 +47,7 @@ export async function connectResultView(
     if (guild)
       dryRun = { linkedMembers: guild.linkedMembers, adds: guild.planned.adds, removes: guild.planned.removes, held: guild.held !== null };
   } catch (error) {
-    deps.logger?.warn({ err: error, guildId }, 'the dry run after /connect failed');
+    deps.logger.warn({ err: error, guildId }, 'the dry run after /connect failed');
     problems.push({ name: 'Preview', problem: 'the sync preview could not be computed', fix: 'Run /sync dry_run:true in Discord.' });
   }
   const state = health.manualSecret

@@ -20,8 +20,7 @@ export const connectCommand: Command = {
     .toJSON(),
   permission: { bit: PermissionFlagsBits.ManageGuild, name: 'Manage Server' },
   async execute(interaction, { services }) {
-    await services.guilds.ensure(interaction.guildId!, interaction.guild?.name ?? null);
-    const { url } = await services.connect.start(interaction.user.id, interaction.guildId!);
+    const { url } = await services.connect.start(interaction.user.id, { id: interaction.guildId!, name: interaction.guild?.name ?? null });
     await interaction.reply({
       content:
         'Sign in with the Patreon account that owns the campaign. Tierlink asks to read your campaign, its tiers and members, and to manage its webhooks.\n' +
