@@ -146,6 +146,48 @@ export function controlRoutes(sandbox: DiscordSandbox): ControlRoute[] {
     },
     { method: 'GET', template: '/interactions/:i/responses', handle: (p) => sandbox.interactionResponses(p.i ?? '') },
     { method: 'GET', template: '/gateway/closes', handle: () => sandbox.gatewayCloses() },
+    { method: 'GET', template: '/rate-limit-hits', handle: () => sandbox.rateLimitHits() },
+    {
+      method: 'POST',
+      template: '/users',
+      handle: (_p, _q, b) =>
+        sandbox.createUser({
+          userId: optionalString(b.userId, 'userId'),
+          username: optionalString(b.username, 'username'),
+          globalName: optionalString(b.globalName, 'globalName'),
+        }),
+    },
+    { method: 'GET', template: '/oauth2/application', handle: () => sandbox.oauth2Application() },
+    {
+      method: 'PUT',
+      template: '/oauth2/application',
+      handle: (_p, _q, b) => {
+        sandbox.setOAuth2Application({
+          clientSecret: optionalString(b.clientSecret, 'clientSecret'),
+          redirectUris: stringList(b.redirectUris, 'redirectUris'),
+        });
+        return sandbox.oauth2Application();
+      },
+    },
+    {
+      method: 'POST',
+      template: '/oauth2/authorizations',
+      handle: async (_p, _q, b) => {
+        const url = required(optionalString(b.url, 'url'), 'url');
+        const location =
+          b.decision === 'deny'
+            ? await sandbox.denyAuthorization(url)
+            : await sandbox.approveAuthorization(url, required(optionalString(b.userId, 'userId'), 'userId'));
+        return { location };
+      },
+    },
+    {
+      method: 'POST',
+      template: '/oauth2/tokens',
+      handle: (_p, _q, b) =>
+        sandbox.issueUserTokens(required(optionalString(b.userId, 'userId'), 'userId'), required(stringList(b.scopes, 'scopes'), 'scopes')),
+    },
+    { method: 'DELETE', template: '/oauth2/authorizations/:u', handle: (p) => sandbox.revokeUserAuthorization(p.u ?? '') },
     { method: 'PUT', template: '/members-intent', handle: (_p, _q, b) => sandbox.setMembersIntentEnabled(b.enabled === true) },
     { method: 'POST', template: '/rate-limits', handle: (_p, _q, b) => sandbox.setRateLimit(b as unknown as RateLimitSetting) },
     { method: 'POST', template: '/faults', handle: (_p, _q, b) => sandbox.injectFault(b as unknown as FaultSpec) },
@@ -175,7 +217,9 @@ export async function handleControl(
       const result: unknown = await route.handle(params, query, input);
       return result === undefined ? { status: 204 } : { status: 200, body: result };
     } catch (error) {
-      if (error instanceof SandboxUsageError || error instanceof RangeError) return { status: 400, body: { error: error.message } };
+      if (error instanceof SandboxUsageError || error instanceof RangeError || error instanceof TypeError) {
+        return { status: 400, body: { error: error.message } };
+      }
       throw error;
     }
   }

@@ -7,3 +7,6 @@ export type { WaitForResponseOptions } from './interactions';
 export { Permission } from './permissions';
 export { CloseCode, Intent } from './gateway';
 export type * from './types';
+export type { OAuth2TokenPair } from './oauth2-store';
+export { OAUTH2_SCOPES, pkceChallenge } from './oauth2-store';
+export { DISCORD_RATE_LIMITS } from './rate-limiter';

@@ -323,7 +323,7 @@ export class InteractionStore {
   // ---- routes -------------------------------------------------------------------------------
 
   routes(): RouteDefinition[] {
-    const open = { auth: false, global: false } as const;
+    const open = { auth: 'none', global: false } as const;
     return [
       {
         ...open,

@@ -14,6 +14,12 @@ export interface RoleSnapshot {
   botId?: string;
 }
 
+export interface UserSnapshot {
+  id: string;
+  username: string;
+  globalName: string | null;
+}
+
 export interface MemberSnapshot {
   userId: string;
   username: string;
@@ -32,8 +38,11 @@ export interface GuildSnapshot {
   roles: RoleSnapshot[];
 }
 
-/** How a member's role changed: our REST PUT/DELETE, a PATCH of the whole list, or a moderator. */
-export type RoleChangeVia = 'rest' | 'patch' | 'hand';
+/**
+ * How a member's role changed: our REST PUT/DELETE, a PATCH of the whole list, a moderator, or the
+ * `roles` of an Add Guild Member call that brought the member in.
+ */
+export type RoleChangeVia = 'rest' | 'patch' | 'hand' | 'join';
 
 export interface RoleEvent {
   at: Date;
@@ -69,7 +78,19 @@ export type RateLimitRoute =
   | 'member-role'
   | 'commands'
   | 'interaction-callback'
-  | 'webhook';
+  | 'webhook'
+  | 'oauth2'
+  | 'bans'
+  | 'channel'
+  | 'channel-messages';
+
+/** 429 answers of one route and scope so far (Discord's `X-RateLimit-Scope`: user, global or shared). */
+export interface RateLimitHit {
+  /** Method plus route template, as in {@link RequestRecord.route}. */
+  route: string;
+  scope: string;
+  count: number;
+}
 
 export interface RateLimitSetting {
   route: RateLimitRoute | 'global';

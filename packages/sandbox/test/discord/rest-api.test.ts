@@ -2,32 +2,7 @@ import { WebSocket } from 'ws';
 import { createManualClock } from '@tierlink/sandbox';
 import { Permission, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import type { DiscordSandbox } from '@tierlink/sandbox/discord';
-
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: unknown;
-}
-
-async function call(
-  sandbox: DiscordSandbox,
-  method: string,
-  path: string,
-  options: { body?: unknown; auth?: string | null; reason?: string } = {},
-): Promise<Answer> {
-  const headers: Record<string, string> = {};
-  const auth = options.auth === undefined ? `Bot ${sandbox.botToken}` : options.auth;
-  if (auth !== null) headers.Authorization = auth;
-  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
-  if (options.reason !== undefined) headers['X-Audit-Log-Reason'] = encodeURIComponent(options.reason);
-  const res = await fetch(`${sandbox.apiBaseUrl}/v10${path}`, {
-    method,
-    headers,
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
-}
+import { type Answer, call } from './http';
 
 describe('Discord sandbox REST', () => {
   let sandbox: DiscordSandbox;
