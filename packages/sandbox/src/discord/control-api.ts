@@ -60,8 +60,26 @@ export function controlRoutes(sandbox: DiscordSandbox): ControlRoute[] {
           ownerId: optionalString(b.ownerId, 'ownerId'),
           botPermissions: optionalBigInt(b.botPermissions, 'botPermissions'),
           botRolePosition: optionalNumber(b.botRolePosition, 'botRolePosition'),
+          everyonePermissions: optionalBigInt(b.everyonePermissions, 'everyonePermissions'),
+          maxMembers: optionalNumber(b.maxMembers, 'maxMembers'),
         }),
     },
+    {
+      method: 'PATCH',
+      template: '/guilds/:g',
+      handle: (p, _q, b) => {
+        const maxMembers = optionalNumber(b.maxMembers, 'maxMembers');
+        if (maxMembers !== undefined) sandbox.setMaxMembers(p.g ?? '', maxMembers);
+        return sandbox.guild(p.g ?? '');
+      },
+    },
+    { method: 'GET', template: '/guilds/:g/bans', handle: (p) => sandbox.bans(p.g ?? '') },
+    {
+      method: 'PUT',
+      template: '/guilds/:g/bans/:u',
+      handle: (p, _q, b) => sandbox.banUser(p.g ?? '', p.u ?? '', { reason: optionalString(b.reason, 'reason') }),
+    },
+    { method: 'DELETE', template: '/guilds/:g/bans/:u', handle: (p) => sandbox.unbanUser(p.g ?? '', p.u ?? '') },
     { method: 'GET', template: '/guilds/:g', handle: (p) => sandbox.guild(p.g ?? '') },
     {
       method: 'POST',

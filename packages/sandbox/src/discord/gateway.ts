@@ -11,6 +11,8 @@ import { Waiters } from './waiters';
 export const Intent = {
   Guilds: 1 << 0,
   GuildMembers: 1 << 1,
+  GuildModeration: 1 << 2,
+  GuildMessages: 1 << 9,
   GuildPresences: 1 << 8,
   MessageContent: 1 << 15,
 } as const;
@@ -372,6 +374,14 @@ export class Gateway {
       case 'member-remove':
         if (event.user.id === state.botUser.id) this.dispatch('GUILD_DELETE', { id: event.guildId });
         else this.dispatch('GUILD_MEMBER_REMOVE', { guild_id: event.guildId, user: userJson(event.user) }, Intent.GuildMembers);
+        return;
+      case 'ban-add':
+      case 'ban-remove':
+        this.dispatch(
+          event.type === 'ban-add' ? 'GUILD_BAN_ADD' : 'GUILD_BAN_REMOVE',
+          { guild_id: event.guildId, user: userJson(event.user) },
+          Intent.GuildModeration,
+        );
         return;
     }
   }

@@ -3,8 +3,21 @@
  * ordering tie-break copies discord.js `RoleManager.comparePositions`, research/tech-facts.md §1).
  */
 export const Permission = {
+  CreateInstantInvite: 1n << 0n,
+  KickMembers: 1n << 1n,
+  BanMembers: 1n << 2n,
   Administrator: 1n << 3n,
+  ManageChannels: 1n << 4n,
   ManageGuild: 1n << 5n,
+  ViewChannel: 1n << 10n,
+  SendMessages: 1n << 11n,
+  SendTtsMessages: 1n << 12n,
+  EmbedLinks: 1n << 14n,
+  ReadMessageHistory: 1n << 16n,
+  MentionEveryone: 1n << 17n,
+  MuteMembers: 1n << 22n,
+  DeafenMembers: 1n << 23n,
+  ManageNicknames: 1n << 27n,
   ManageRoles: 1n << 28n,
 } as const;
 

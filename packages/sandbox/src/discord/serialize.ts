@@ -94,7 +94,7 @@ export function guildJson(guild: GuildRecord): Json {
     system_channel_id: null,
     system_channel_flags: 0,
     rules_channel_id: null,
-    max_members: 500000,
+    max_members: guild.maxMembers,
     vanity_url_code: null,
     description: null,
     banner: null,

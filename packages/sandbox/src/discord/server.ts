@@ -25,6 +25,7 @@ import { RequestLog } from './request-log';
 import type { CoreContext } from './rest-routes';
 import { restRoutes } from './rest-routes';
 import { userRoutes } from './user-routes';
+import { guildJoinRoutes } from './guild-join';
 import { FaultInjector } from './faults';
 import { Waiters } from './waiters';
 import { compareIds, createSnowflakeFactory } from './snowflakes';
@@ -100,6 +101,12 @@ export interface DiscordSandbox {
   addMember(guildId: string, options?: AddMemberOptions): MemberSnapshot;
   removeMember(guildId: string, userId: string): void;
   members(guildId: string, options?: { limit?: number; after?: string }): MemberSnapshot[];
+  /** Bans a user, removing them from the guild if they are in it; Add Guild Member then answers 40007. */
+  banUser(guildId: string, userId: string, options?: { reason?: string }): void;
+  unbanUser(guildId: string, userId: string): void;
+  bans(guildId: string): Array<{ userId: string; reason: string | null }>;
+  /** The member cap Add Guild Member enforces with 30019 (`max_members`). */
+  setMaxMembers(guildId: string, maxMembers: number): void;
   /** A moderator's change of a member's whole role list, logged with `via: 'hand'`. */
   setMemberRolesByHand(guildId: string, userId: string, roleIds: string[]): void;
   memberRoles(guildId: string, userId: string): string[];
@@ -223,6 +230,7 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
     ...restRoutes(core),
     ...userRoutes(core),
     ...oauth2Routes(oauth),
+    ...guildJoinRoutes(core, oauth),
     ...interactions.routes(),
     ...commandStore.routes(),
   ];
@@ -316,6 +324,13 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
         .filter((id) => compareIds(id, after) > 0)
         .slice(0, o.limit ?? Number.POSITIVE_INFINITY)
         .map((id) => state.memberSnapshot(guildId, id));
+    },
+    banUser: (guildId, userId, o = {}) => state.ban(guildId, userId, o.reason ?? null),
+    unbanUser: (guildId, userId) => state.unban(guildId, userId),
+    bans: (guildId) => [...state.requireGuild(guildId).bans].map(([userId, ban]) => ({ userId, reason: ban.reason })),
+    setMaxMembers(guildId, maxMembers) {
+      if (!Number.isInteger(maxMembers) || maxMembers < 1) throw new SandboxUsageError('maxMembers must be a positive integer');
+      state.requireGuild(guildId).maxMembers = maxMembers;
     },
     setMemberRolesByHand(guildId, userId, roleIds) {
       if (roleIds.includes(guildId)) throw new SandboxUsageError('@everyone is implicit and never listed in a member');

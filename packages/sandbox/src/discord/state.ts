@@ -40,6 +40,10 @@ export interface GuildRecord {
   members: Map<string, MemberRecord>;
   /** Member ids in ascending numeric order, rebuilt lazily after joins and leaves. */
   sortedIds: string[] | null;
+  /** Banned users and the ban's reason. */
+  bans: Map<string, { reason: string | null }>;
+  /** The member cap Add Guild Member enforces (30019); the guild object's `max_members`. */
+  maxMembers: number;
 }
 
 /** Changes the gateway turns into dispatches and waiters watch. `silent` changes are not dispatched. */
@@ -47,7 +51,8 @@ export type StateEvent =
   | { type: 'guild-create'; guildId: string }
   | { type: 'role-create' | 'role-update' | 'role-delete'; guildId: string; role: RoleRecord }
   | { type: 'member-add' | 'member-update'; guildId: string; userId: string; silent?: boolean }
-  | { type: 'member-remove'; guildId: string; user: UserRecord };
+  | { type: 'member-remove'; guildId: string; user: UserRecord }
+  | { type: 'ban-add' | 'ban-remove'; guildId: string; user: UserRecord };
 
 export interface CreateGuildOptions {
   name?: string;
@@ -56,6 +61,10 @@ export interface CreateGuildOptions {
   botPermissions?: bigint;
   /** Position of the bot's role; 1 (just above @everyone) when absent. */
   botRolePosition?: number;
+  /** Permissions of @everyone; none when absent (give the bot what a test relies on explicitly). */
+  everyonePermissions?: bigint;
+  /** The member cap (`max_members`); 500,000 when absent. */
+  maxMembers?: number;
 }
 
 export interface CreatedGuild {
@@ -150,6 +159,8 @@ export class DiscordState {
       roles: new Map(),
       members: new Map(),
       sortedIds: null,
+      bans: new Map(),
+      maxMembers: options.maxMembers ?? 500_000,
     };
     guild.roles.set(guildId, {
       id: guildId,
@@ -157,7 +168,7 @@ export class DiscordState {
       color: 0,
       hoist: false,
       position: 0,
-      permissions: 0n,
+      permissions: options.everyonePermissions ?? 0n,
       managed: false,
       mentionable: false,
     });
@@ -309,6 +320,45 @@ export class DiscordState {
     this.emit({ type: 'member-remove', guildId, user });
   }
 
+  /**
+   * A user who joins through Add Guild Member, with the roles of that call, logged with `via: 'join'`;
+   * GUILD_MEMBER_ADD carries them.
+   */
+  joinMember(guildId: string, userId: string, roleIds: readonly string[], nick: string | null, reason: string | null): MemberRecord {
+    const guild = this.requireGuild(guildId);
+    if (guild.members.has(userId)) throw new SandboxUsageError(`user ${userId} is already a member of ${guildId}`);
+    const member: MemberRecord = { userId, roleIds: [...new Set(roleIds)], joinedAt: this.clock.now(), nick };
+    guild.members.set(userId, member);
+    guild.sortedIds = null;
+    for (const roleId of member.roleIds) this.record(guildId, userId, roleId, 'add', 'join', reason);
+    this.emit({ type: 'member-add', guildId, userId });
+    return member;
+  }
+
+  /** GUILD_MEMBER_ADD for someone already in the guild ("may also be sent for users who are already members"). */
+  announceMember(guildId: string, userId: string): void {
+    this.requireMember(guildId, userId);
+    this.emit({ type: 'member-add', guildId, userId });
+  }
+
+  /** Bans a user (member or not), removing them from the guild as a ban does. */
+  ban(guildId: string, userId: string, reason: string | null): void {
+    const guild = this.requireGuild(guildId);
+    const user = this.users.get(userId);
+    if (!user) throw new SandboxUsageError(`no user ${userId}`);
+    if (userId === guild.ownerId || userId === this.botUser.id) throw new SandboxUsageError('the owner and the bot cannot be banned');
+    if (guild.members.has(userId)) this.removeMember(guildId, userId);
+    guild.bans.set(userId, { reason });
+    this.emit({ type: 'ban-add', guildId, user });
+  }
+
+  unban(guildId: string, userId: string): void {
+    const guild = this.requireGuild(guildId);
+    if (!guild.bans.delete(userId)) throw new SandboxUsageError(`user ${userId} is not banned from ${guildId}`);
+    const user = this.users.get(userId);
+    if (user) this.emit({ type: 'ban-remove', guildId, user });
+  }
+
   requireMember(guildId: string, userId: string): MemberRecord {
     const member = this.requireGuild(guildId).members.get(userId);
     if (!member) throw new SandboxUsageError(`user ${userId} is not a member of ${guildId}`);
@@ -414,6 +464,7 @@ export class DiscordState {
       botRoleId: guild.botRoleId,
       channelId: guild.channelId,
       memberCount: guild.members.size,
+      maxMembers: guild.maxMembers,
       roles: [...guild.roles.values()].sort((a, b) => compareRolePositions(a, b)).map(roleSnapshot),
     };
   }

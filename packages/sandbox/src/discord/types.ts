@@ -35,6 +35,8 @@ export interface GuildSnapshot {
   botRoleId: string;
   channelId: string;
   memberCount: number;
+  /** The member cap Add Guild Member enforces. */
+  maxMembers: number;
   roles: RoleSnapshot[];
 }
 
