@@ -1,6 +1,7 @@
 import { matchTemplate } from './http-router';
 import { SandboxUsageError } from './state';
 import type { DiscordSandbox } from './server';
+import type { OverwriteInput } from './state';
 import type { FaultSpec, RateLimitSetting } from './types';
 
 export interface ControlAnswer {
@@ -39,6 +40,21 @@ function stringList(value: unknown, field: string): string[] | undefined {
   return value as string[];
 }
 
+function overwrites(value: unknown): OverwriteInput[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) throw new SandboxUsageError('overwrites must be an array');
+  return value.map((raw: unknown): OverwriteInput => {
+    const o = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+    if (o.type !== 'role' && o.type !== 'member') throw new SandboxUsageError('an overwrite type is role or member');
+    return {
+      id: required(optionalString(o.id, 'id'), 'id'),
+      type: o.type,
+      allow: optionalBigInt(o.allow, 'allow'),
+      deny: optionalBigInt(o.deny, 'deny'),
+    };
+  });
+}
+
 function required<T>(value: T | undefined, field: string): T {
   if (value === undefined) throw new SandboxUsageError(`${field} is required`);
   return value;
@@ -74,6 +90,26 @@ export function controlRoutes(sandbox: DiscordSandbox): ControlRoute[] {
       },
     },
     { method: 'GET', template: '/guilds/:g/bans', handle: (p) => sandbox.bans(p.g ?? '') },
+    {
+      method: 'POST',
+      template: '/guilds/:g/channels',
+      handle: (p, _q, b) =>
+        sandbox.createChannel(p.g ?? '', {
+          name: required(optionalString(b.name, 'name'), 'name'),
+          type: optionalNumber(b.type, 'type') as 0 | 2 | 4 | 5 | undefined,
+          parentId: optionalString(b.parentId, 'parentId'),
+          topic: optionalString(b.topic, 'topic'),
+          overwrites: overwrites(b.overwrites),
+        }),
+    },
+    {
+      method: 'PATCH',
+      template: '/channels/:c',
+      handle: (p, _q, b) =>
+        sandbox.updateChannel(p.c ?? '', { name: optionalString(b.name, 'name'), overwrites: overwrites(b.overwrites) }),
+    },
+    { method: 'DELETE', template: '/channels/:c', handle: (p) => sandbox.deleteChannel(p.c ?? '') },
+    { method: 'GET', template: '/channels/:c/messages', handle: (p) => sandbox.messages(p.c ?? '') },
     {
       method: 'PUT',
       template: '/guilds/:g/bans/:u',

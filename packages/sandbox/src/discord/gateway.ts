@@ -107,7 +107,7 @@ export class Gateway {
    * Sends a dispatch to every session whose intents cover it; a session whose socket dropped keeps
    * it for RESUME. Returns how many sessions it reached or will reach on resuming.
    */
-  dispatch(event: string, data: Record<string, unknown>, requiredIntent = 0): number {
+  dispatch(event: string, data: Record<string, unknown>, requiredIntent = 0, _guildId?: string): number {
     let reached = 0;
     for (const session of this.sessions.values()) {
       if (requiredIntent !== 0 && (session.intents & requiredIntent) === 0) continue;
@@ -324,7 +324,7 @@ export class Gateway {
       member_count: guild.members.size,
       voice_states: [],
       members: bot ? [memberJson(bot, state.botUser)] : [],
-      channels: [channelJson(guild)],
+      channels: [...guild.channels.values()].map(channelJson),
       threads: [],
       presences: [],
       stage_instances: [],
@@ -375,6 +375,14 @@ export class Gateway {
         if (event.user.id === state.botUser.id) this.dispatch('GUILD_DELETE', { id: event.guildId });
         else this.dispatch('GUILD_MEMBER_REMOVE', { guild_id: event.guildId, user: userJson(event.user) }, Intent.GuildMembers);
         return;
+      case 'channel-create':
+      case 'channel-update':
+      case 'channel-delete': {
+        const name =
+          event.type === 'channel-create' ? 'CHANNEL_CREATE' : event.type === 'channel-update' ? 'CHANNEL_UPDATE' : 'CHANNEL_DELETE';
+        this.dispatch(name, channelJson(event.channel), Intent.Guilds);
+        return;
+      }
       case 'ban-add':
       case 'ban-remove':
         this.dispatch(

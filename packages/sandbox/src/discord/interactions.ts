@@ -155,7 +155,10 @@ export class InteractionStore {
 
     const id = this.nextId();
     const token = `sandbox.${id}.${randomBytes(24).toString('base64url')}`;
-    const permissions = options.memberPermissions ?? state.memberPermissions(guild, user.id);
+    const channel = guild.channels.get(options.channelId ?? guild.channelId);
+    if (!channel) throw new SandboxUsageError(`no channel ${options.channelId ?? ''} in ${guild.id}`);
+    // Channel-level, overwrites included, for the user and for the app (docs/discord-api-notes.md §8).
+    const permissions = options.memberPermissions ?? state.channelPermissions(guild, channel, user.id);
     const data: Record<string, unknown> = {
       id: this.commandIdFor(guild.id, options.name) ?? this.nextId(),
       name: options.name,
@@ -170,7 +173,7 @@ export class InteractionStore {
       token,
       type,
       guildId: guild.id,
-      channelId: guild.channelId,
+      channelId: channel.id,
       userId: user.id,
       commandName: options.name,
       createdAt: this.core.clock.now(),
@@ -191,13 +194,13 @@ export class InteractionStore {
       guild_id: guild.id,
       guild: { id: guild.id, locale: 'en-US', features: [] },
       guild_locale: 'en-US',
-      channel_id: guild.channelId,
-      channel: { id: guild.channelId, type: 0, guild_id: guild.id, name: 'general', permissions: String(permissions), flags: 0 },
+      channel_id: channel.id,
+      channel: { id: channel.id, type: channel.type, guild_id: guild.id, name: channel.name, permissions: String(permissions), flags: 0 },
       locale: options.locale ?? 'en-US',
       entitlements: [],
       context: 0,
       authorizing_integration_owners: { 0: guild.id },
-      app_permissions: state.memberPermissions(guild, state.botUser.id).toString(),
+      app_permissions: state.channelPermissions(guild, channel, state.botUser.id).toString(),
       attachment_size_limit: 10_485_760,
       member: { ...memberJson(member, user), permissions: String(permissions) },
       data,

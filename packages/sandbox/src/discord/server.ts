@@ -26,18 +26,30 @@ import type { CoreContext } from './rest-routes';
 import { restRoutes } from './rest-routes';
 import { userRoutes } from './user-routes';
 import { guildJoinRoutes } from './guild-join';
+import type { WaitForMessageOptions } from './messages';
+import { MessageStore } from './messages';
 import { FaultInjector } from './faults';
 import { Waiters } from './waiters';
 import { compareIds, createSnowflakeFactory } from './snowflakes';
-import type { AddMemberOptions, CreateGuildOptions, CreateRoleOptions, CreatedGuild, UpdateRoleOptions } from './state';
+import type {
+  AddMemberOptions,
+  CreateChannelOptions,
+  CreateGuildOptions,
+  CreateRoleOptions,
+  CreatedGuild,
+  UpdateChannelOptions,
+  UpdateRoleOptions,
+} from './state';
 import { DiscordState, SandboxUsageError } from './state';
 import type {
+  ChannelSnapshot,
   FaultSpec,
   GuildSnapshot,
   InjectCommandOptions,
   InjectedInteraction,
   InteractionResponseRecord,
   MemberSnapshot,
+  PostedMessage,
   RateLimitHit,
   RateLimitRoute,
   RateLimitSetting,
@@ -107,6 +119,14 @@ export interface DiscordSandbox {
   bans(guildId: string): Array<{ userId: string; reason: string | null }>;
   /** The member cap Add Guild Member enforces with 30019 (`max_members`). */
   setMaxMembers(guildId: string, maxMembers: number): void;
+  /** A channel (text by default) with its overwrites; every guild starts with `#general` ({@link GuildSnapshot.channelId}). */
+  createChannel(guildId: string, options: CreateChannelOptions): ChannelSnapshot;
+  updateChannel(channelId: string, patch: UpdateChannelOptions): ChannelSnapshot;
+  deleteChannel(channelId: string): void;
+  /** Messages the bot posted in the channel, oldest first. */
+  messages(channelId: string): PostedMessage[];
+  /** Resolves with the first message in the channel `where` accepts (any when absent), posted before or after the call. */
+  waitForMessage(channelId: string, options?: WaitForMessageOptions): Promise<PostedMessage>;
   /** A moderator's change of a member's whole role list, logged with `via: 'hand'`. */
   setMemberRolesByHand(guildId: string, userId: string, roleIds: string[]): void;
   memberRoles(guildId: string, userId: string): string[];
@@ -225,12 +245,14 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
     (event, data) => gateway.dispatch(event, data),
     (g, name) => commandStore.idFor(g, name),
   );
+  const messageStore = new MessageStore(core, nextId, (event, data, intent, guildId) => gateway.dispatch(event, data, intent, guildId));
   const waiters = new Waiters();
   const routes: RouteDefinition[] = [
     ...restRoutes(core),
     ...userRoutes(core),
     ...oauth2Routes(oauth),
     ...guildJoinRoutes(core, oauth),
+    ...messageStore.routes(),
     ...interactions.routes(),
     ...commandStore.routes(),
   ];
@@ -300,6 +322,7 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
 
     async close() {
       interactions.close();
+      messageStore.close();
       waiters.cancelAll();
       await gateway.close();
       await new Promise<void>((resolve) => {
@@ -332,6 +355,11 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
       if (!Number.isInteger(maxMembers) || maxMembers < 1) throw new SandboxUsageError('maxMembers must be a positive integer');
       state.requireGuild(guildId).maxMembers = maxMembers;
     },
+    createChannel: (guildId, o) => state.createChannel(guildId, o),
+    updateChannel: (channelId, patch) => state.updateChannel(channelId, patch),
+    deleteChannel: (channelId) => state.deleteChannel(channelId),
+    messages: (channelId) => messageStore.messages(channelId),
+    waitForMessage: (channelId, o) => messageStore.waitForMessage(channelId, o),
     setMemberRolesByHand(guildId, userId, roleIds) {
       if (roleIds.includes(guildId)) throw new SandboxUsageError('@everyone is implicit and never listed in a member');
       state.setMemberRoles(guildId, userId, roleIds, 'hand', null);

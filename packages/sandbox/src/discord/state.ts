@@ -1,8 +1,9 @@
 import type { Clock } from '../support/clock';
-import { Permission, basePermissions, compareRolePositions, hasPermission, highestRole } from './permissions';
+import type { PermissionOverwrite } from './permissions';
+import { Permission, applyOverwrites, basePermissions, compareRolePositions, hasPermission, highestRole } from './permissions';
 import type { SnowflakeFactory } from './snowflakes';
 import { compareIds } from './snowflakes';
-import type { GuildSnapshot, MemberSnapshot, RoleChangeVia, RoleEvent, RoleSnapshot } from './types';
+import type { ChannelSnapshot, GuildSnapshot, MemberSnapshot, RoleChangeVia, RoleEvent, RoleSnapshot } from './types';
 
 export interface UserRecord {
   id: string;
@@ -30,12 +31,29 @@ export interface MemberRecord {
   nick: string | null;
 }
 
+/** Channel types the stand-in has (docs `resources/channel.mdx`): text, voice, category, announcement. */
+export const ChannelType = { GuildText: 0, GuildVoice: 2, GuildCategory: 4, GuildAnnouncement: 5 } as const;
+export type ChannelTypeValue = (typeof ChannelType)[keyof typeof ChannelType];
+
+export interface ChannelRecord {
+  id: string;
+  guildId: string;
+  name: string;
+  type: ChannelTypeValue;
+  position: number;
+  parentId: string | null;
+  topic: string | null;
+  overwrites: PermissionOverwrite[];
+}
+
 export interface GuildRecord {
   id: string;
   name: string;
   ownerId: string;
   botRoleId: string;
+  /** The `#general` text channel every guild starts with. */
   channelId: string;
+  channels: Map<string, ChannelRecord>;
   roles: Map<string, RoleRecord>;
   members: Map<string, MemberRecord>;
   /** Member ids in ascending numeric order, rebuilt lazily after joins and leaves. */
@@ -52,7 +70,8 @@ export type StateEvent =
   | { type: 'role-create' | 'role-update' | 'role-delete'; guildId: string; role: RoleRecord }
   | { type: 'member-add' | 'member-update'; guildId: string; userId: string; silent?: boolean }
   | { type: 'member-remove'; guildId: string; user: UserRecord }
-  | { type: 'ban-add' | 'ban-remove'; guildId: string; user: UserRecord };
+  | { type: 'ban-add' | 'ban-remove'; guildId: string; user: UserRecord }
+  | { type: 'channel-create' | 'channel-update' | 'channel-delete'; guildId: string; channel: ChannelRecord };
 
 export interface CreateGuildOptions {
   name?: string;
@@ -94,6 +113,31 @@ export interface UpdateRoleOptions {
   color?: number;
 }
 
+/** An overwrite as tests write it. */
+export interface OverwriteInput {
+  /** A role id (the guild id for @everyone) or a user id. */
+  id: string;
+  type: 'role' | 'member';
+  allow?: bigint;
+  deny?: bigint;
+}
+
+export interface CreateChannelOptions {
+  name: string;
+  /** 0 text (default), 2 voice, 4 category, 5 announcement. */
+  type?: ChannelTypeValue;
+  parentId?: string;
+  topic?: string;
+  overwrites?: OverwriteInput[];
+}
+
+export interface UpdateChannelOptions {
+  name?: string;
+  topic?: string | null;
+  /** Replaces every overwrite of the channel. */
+  overwrites?: OverwriteInput[];
+}
+
 export interface AddMemberOptions {
   userId?: string;
   username?: string;
@@ -115,6 +159,8 @@ export class SandboxUsageError extends Error {
 export class DiscordState {
   readonly users = new Map<string, UserRecord>();
   readonly guilds = new Map<string, GuildRecord>();
+  /** Which guild each channel belongs to. */
+  private readonly channelGuilds = new Map<string, string>();
   readonly botUser: UserRecord;
   membersIntentEnabled: boolean;
   private readonly events: RoleEvent[] = [];
@@ -156,6 +202,7 @@ export class DiscordState {
       ownerId,
       botRoleId,
       channelId,
+      channels: new Map(),
       roles: new Map(),
       members: new Map(),
       sortedIds: null,
@@ -186,6 +233,17 @@ export class DiscordState {
     const now = this.clock.now();
     guild.members.set(ownerId, { userId: ownerId, roleIds: [], joinedAt: now, nick: null });
     guild.members.set(this.botUser.id, { userId: this.botUser.id, roleIds: [botRoleId], joinedAt: now, nick: null });
+    guild.channels.set(channelId, {
+      id: channelId,
+      guildId,
+      name: 'general',
+      type: ChannelType.GuildText,
+      position: 0,
+      parentId: null,
+      topic: null,
+      overwrites: [],
+    });
+    this.channelGuilds.set(channelId, guildId);
     this.guilds.set(guildId, guild);
     this.emit({ type: 'guild-create', guildId });
     return { guildId, everyoneRoleId: guildId, botRoleId, channelId };
@@ -278,6 +336,76 @@ export class DiscordState {
       }
     }
     return shifted;
+  }
+
+  // ---- channels -----------------------------------------------------------------------------
+
+  /** The channel and its guild, or undefined for an id no guild has. */
+  channel(channelId: string): { guild: GuildRecord; channel: ChannelRecord } | undefined {
+    const guild = this.guilds.get(this.channelGuilds.get(channelId) ?? '');
+    const channel = guild?.channels.get(channelId);
+    return guild && channel ? { guild, channel } : undefined;
+  }
+
+  requireChannel(channelId: string): { guild: GuildRecord; channel: ChannelRecord } {
+    const found = this.channel(channelId);
+    if (!found) throw new SandboxUsageError(`no channel ${channelId} in the sandbox`);
+    return found;
+  }
+
+  private overwrites(guild: GuildRecord, input: readonly OverwriteInput[]): PermissionOverwrite[] {
+    return input.map((o) => {
+      if (o.type === 'role' && !guild.roles.has(o.id)) throw new SandboxUsageError(`overwrite names no role ${o.id} of ${guild.id}`);
+      if (o.type === 'member' && !this.users.has(o.id)) throw new SandboxUsageError(`overwrite names no user ${o.id}`);
+      return { id: o.id, type: o.type === 'role' ? 0 : 1, allow: o.allow ?? 0n, deny: o.deny ?? 0n };
+    });
+  }
+
+  createChannel(guildId: string, options: CreateChannelOptions): ChannelSnapshot {
+    const guild = this.requireGuild(guildId);
+    const type = options.type ?? ChannelType.GuildText;
+    if (!Object.values(ChannelType).includes(type)) throw new SandboxUsageError(`channel type ${String(type)} is not one the sandbox has`);
+    if (options.parentId !== undefined && guild.channels.get(options.parentId)?.type !== ChannelType.GuildCategory) {
+      throw new SandboxUsageError(`parent ${options.parentId} is no category of ${guildId}`);
+    }
+    const channel: ChannelRecord = {
+      id: this.nextId(),
+      guildId,
+      name: options.name,
+      type,
+      position: guild.channels.size,
+      parentId: options.parentId ?? null,
+      topic: options.topic ?? null,
+      overwrites: this.overwrites(guild, options.overwrites ?? []),
+    };
+    guild.channels.set(channel.id, channel);
+    this.channelGuilds.set(channel.id, guildId);
+    this.emit({ type: 'channel-create', guildId, channel });
+    return channelSnapshot(channel);
+  }
+
+  updateChannel(channelId: string, patch: UpdateChannelOptions): ChannelSnapshot {
+    const { guild, channel } = this.requireChannel(channelId);
+    if (patch.name !== undefined) channel.name = patch.name;
+    if (patch.topic !== undefined) channel.topic = patch.topic;
+    if (patch.overwrites !== undefined) channel.overwrites = this.overwrites(guild, patch.overwrites);
+    this.emit({ type: 'channel-update', guildId: guild.id, channel });
+    return channelSnapshot(channel);
+  }
+
+  deleteChannel(channelId: string): void {
+    const { guild, channel } = this.requireChannel(channelId);
+    if (channelId === guild.channelId) throw new SandboxUsageError('the sandbox keeps #general');
+    guild.channels.delete(channelId);
+    this.channelGuilds.delete(channelId);
+    this.emit({ type: 'channel-delete', guildId: guild.id, channel });
+  }
+
+  /** A member's permissions in a channel, overwrites applied (what an interaction's `member.permissions` carries). */
+  channelPermissions(guild: GuildRecord, channel: ChannelRecord, userId: string): bigint {
+    const member = guild.members.get(userId);
+    if (!member) return 0n;
+    return applyOverwrites(this.memberPermissions(guild, userId), channel.overwrites, guild.id, member.roleIds, userId);
   }
 
   // ---- users and members --------------------------------------------------------------------
@@ -465,6 +593,7 @@ export class DiscordState {
       channelId: guild.channelId,
       memberCount: guild.members.size,
       maxMembers: guild.maxMembers,
+      channels: [...guild.channels.values()].map(channelSnapshot),
       roles: [...guild.roles.values()].sort((a, b) => compareRolePositions(a, b)).map(roleSnapshot),
     };
   }
@@ -492,4 +621,20 @@ export function roleSnapshot(role: RoleRecord): RoleSnapshot {
 
 function memberSnapshot(member: MemberRecord, user: UserRecord | undefined): MemberSnapshot {
   return { userId: member.userId, username: user?.username ?? 'unknown', roleIds: [...member.roleIds], joinedAt: member.joinedAt };
+}
+
+export function channelSnapshot(channel: ChannelRecord): ChannelSnapshot {
+  return {
+    id: channel.id,
+    guildId: channel.guildId,
+    name: channel.name,
+    type: channel.type,
+    parentId: channel.parentId,
+    overwrites: channel.overwrites.map((o) => ({
+      id: o.id,
+      type: o.type === 0 ? 'role' : 'member',
+      allow: o.allow.toString(),
+      deny: o.deny.toString(),
+    })),
+  };
 }

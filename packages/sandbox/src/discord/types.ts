@@ -27,6 +27,17 @@ export interface MemberSnapshot {
   joinedAt: Date;
 }
 
+export interface ChannelSnapshot {
+  id: string;
+  guildId: string;
+  name: string;
+  /** 0 text, 2 voice, 4 category, 5 announcement. */
+  type: number;
+  parentId: string | null;
+  /** Permission bit sets as decimal strings. */
+  overwrites: Array<{ id: string; type: 'role' | 'member'; allow: string; deny: string }>;
+}
+
 export interface GuildSnapshot {
   id: string;
   name: string;
@@ -37,6 +48,7 @@ export interface GuildSnapshot {
   memberCount: number;
   /** The member cap Add Guild Member enforces. */
   maxMembers: number;
+  channels: ChannelSnapshot[];
   roles: RoleSnapshot[];
 }
 
@@ -147,6 +159,8 @@ export interface InjectCommandOptions {
   resolved?: Record<string, unknown>;
   /** Locale of the user; `en-US` when absent. */
   locale?: string;
+  /** Where the command is used; the guild's `#general` when absent. */
+  channelId?: string;
 }
 
 export interface InjectedInteraction {
@@ -162,4 +176,22 @@ export interface StoredCommand {
   name: string;
   type: number;
   [key: string]: unknown;
+}
+
+/** A message the bot posted in a channel, as the stand-in recorded it. */
+export interface PostedMessage {
+  id: string;
+  channelId: string;
+  guildId: string;
+  content: string;
+  /** As stored: validated, `type: 'rich'`. */
+  embeds: Array<Record<string, unknown>>;
+  components: unknown[];
+  flags: number;
+  /** The request's `allowed_mentions` as sent; null when absent (Discord then pings everything mentioned). */
+  allowedMentions: Record<string, unknown> | null;
+  /** Who the message really pings, after `allowed_mentions` and the bot's right to mention roles and everyone. */
+  mentions: { users: string[]; roles: string[]; everyone: boolean };
+  nonce: string | null;
+  at: Date;
 }

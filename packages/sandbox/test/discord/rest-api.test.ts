@@ -193,10 +193,10 @@ describe('Discord sandbox REST', () => {
   });
 
   it('answers 404 / 405 with code 0 for unknown routes and methods', async () => {
-    const unknown = await call(sandbox, 'GET', '/channels/100000000000000001/messages');
+    const unknown = await call(sandbox, 'GET', '/stage-instances/100000000000000001');
     const method = await call(sandbox, 'POST', `/guilds/${guildId}/roles`, { body: {} });
     expect([unknown.status, method.status]).toEqual([404, 405]);
-    expect(sandbox.requests().map((r) => r.route)).toEqual(['GET /channels/100000000000000001/messages', 'POST /guilds/:g/roles']);
+    expect(sandbox.requests().map((r) => r.route)).toEqual(['GET /stage-instances/100000000000000001', 'POST /guilds/:g/roles']);
   });
 
   it('stores bulk-overwritten commands with stable ids and counts the PUTs', async () => {
