@@ -196,9 +196,25 @@ export function controlRoutes(sandbox: DiscordSandbox): ControlRoute[] {
           subcommand: optionalString(b.subcommand, 'subcommand'),
           memberPermissions: optionalString(b.memberPermissions, 'memberPermissions'),
           focused: optionalString(b.focused, 'focused'),
+          channelId: optionalString(b.channelId, 'channelId'),
         }),
     },
     { method: 'GET', template: '/interactions/:i/responses', handle: (p) => sandbox.interactionResponses(p.i ?? '') },
+    { method: 'GET', template: '/interactions/:i/delivery', handle: (p) => sandbox.interactionDelivery(p.i ?? '') },
+    {
+      method: 'GET',
+      template: '/interactions-endpoint',
+      handle: () => ({ url: sandbox.interactionsEndpointUrl(), publicKey: sandbox.publicKey }),
+    },
+    {
+      method: 'PUT',
+      template: '/interactions-endpoint',
+      handle: async (_p, _q, b) => {
+        await sandbox.setInteractionsEndpoint(optionalString(b.url, 'url') ?? null);
+        return { url: sandbox.interactionsEndpointUrl(), publicKey: sandbox.publicKey };
+      },
+    },
+    { method: 'POST', template: '/interactions-endpoint/check', handle: async () => ({ kept: await sandbox.checkInteractionsEndpoint() }) },
     { method: 'GET', template: '/gateway/closes', handle: () => sandbox.gatewayCloses() },
     { method: 'GET', template: '/rate-limit-hits', handle: () => sandbox.rateLimitHits() },
     {

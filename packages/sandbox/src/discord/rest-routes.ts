@@ -120,10 +120,11 @@ export function restRoutes(core: CoreContext): RouteDefinition[] {
       major: [],
       handle: () => json({ url: core.gatewayUrl() }),
     },
-    {
+    // "Get Current Application" and its older twin "Get Current Bot Application Information".
+    ...['/applications/@me', '/oauth2/applications/@me'].map((template): RouteDefinition => ({
       ...authed,
       method: 'GET',
-      template: '/applications/@me',
+      template,
       bucket: 'application',
       major: [],
       handle: () =>
@@ -144,7 +145,7 @@ export function restRoutes(core: CoreContext): RouteDefinition[] {
           install_params: null,
           integration_types_config: {},
         }),
-    },
+    })),
     {
       ...authed,
       method: 'GET',

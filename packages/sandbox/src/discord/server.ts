@@ -15,7 +15,8 @@ import { generateGuild } from './generator';
 import { createSigningKey } from './ed25519';
 import type { RouteDefinition } from './http-router';
 import type { WaitForResponseOptions } from './interactions';
-import { InteractionStore } from './interactions';
+import { INITIAL_RESPONSE_MS, InteractionStore } from './interactions';
+import { InteractionsEndpoint } from './http-interactions';
 import type { Window } from './rate-limiter';
 import { RateLimiter } from './rate-limiter';
 import { answerAuthorizePage, authorizePage, oauth2Routes } from './oauth2-routes';
@@ -47,6 +48,7 @@ import type {
   GuildSnapshot,
   InjectCommandOptions,
   InjectedInteraction,
+  InteractionDelivery,
   InteractionResponseRecord,
   MemberSnapshot,
   PostedMessage,
@@ -78,6 +80,11 @@ export interface DiscordSandboxOptions {
   /** Whether the app has the privileged Server Members Intent switched on; true when absent. */
   membersIntentEnabled?: boolean;
   heartbeatIntervalMs?: number;
+  /**
+   * How long the stand-in waits, in real time, for an Interactions Endpoint URL to answer: Discord's
+   * 3 s by default. Answers later than 3 s by `clock` fail too.
+   */
+  interactionTimeoutMs?: number;
   rateLimits?: { global?: Window; routes?: Partial<Record<RateLimitRoute, Window>> };
 }
 
@@ -148,7 +155,25 @@ export interface DiscordSandbox {
   injectFault(spec: FaultSpec): void;
   clearFaults(): void;
 
+  /**
+   * Delivers a command (or, with `focused`, an autocomplete) the way the application receives
+   * interactions: as INTERACTION_CREATE to the gateway session(s) of the guild's shard, or, while an
+   * Interactions Endpoint URL is set, only as a signed POST to it. Returns at once; the answer is read
+   * with {@link waitForInteractionResponse} and {@link interactionDelivery}.
+   */
   injectCommand(options: InjectCommandOptions): InjectedInteraction;
+  /** How the interaction was delivered and whether it was answered in time (HTTP mode: why it failed). */
+  interactionDelivery(interactionId: string): InteractionDelivery;
+  /**
+   * Sets the application's Interactions Endpoint URL after Discord's checks (a signed PING answered
+   * `200 {"type":1}` as JSON, a bad signature answered 401); rejects with the reason otherwise and
+   * keeps the previous setting. From then on interactions go there and no longer to the gateway.
+   * null removes the URL (back to the gateway).
+   */
+  setInteractionsEndpoint(url: string | null): Promise<void>;
+  interactionsEndpointUrl(): string | null;
+  /** Discord's routine check of the endpoint (a request with a bad signature, …); a failing URL is removed. True when it stays. */
+  checkInteractionsEndpoint(): Promise<boolean>;
   interactionResponses(interactionId: string): InteractionResponseRecord[];
   waitForInteractionResponse(interactionId: string, options?: WaitForResponseOptions): Promise<InteractionResponseRecord>;
   waitForConnection(options?: { timeoutMs?: number }): Promise<void>;
@@ -224,6 +249,7 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
   let port = 0;
   const applicationName = options.botUsername ?? 'Tierlink';
   const signingKey = createSigningKey();
+  const endpoint = new InteractionsEndpoint(signingKey, clock, applicationId, nextId, options.interactionTimeoutMs ?? INITIAL_RESPONSE_MS);
   const core: CoreContext = {
     state,
     clock,
@@ -231,7 +257,7 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
     applicationName,
     gatewayUrl: () => `ws://127.0.0.1:${port}`,
     verifyKey: signingKey.publicKeyHex,
-    interactionsEndpointUrl: () => null,
+    interactionsEndpointUrl: () => endpoint.url,
   };
   const oauth = new OAuth2Store(clock, applicationId);
   const limiter = new RateLimiter(() => rateClock.now().getTime(), options.rateLimits);
@@ -242,8 +268,9 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
   const interactions = new InteractionStore(
     core,
     nextId,
-    (event, data) => gateway.dispatch(event, data),
+    (event, data, guildId) => gateway.dispatch(event, data, 0, guildId),
     (g, name) => commandStore.idFor(g, name),
+    endpoint,
   );
   const messageStore = new MessageStore(core, nextId, (event, data, intent, guildId) => gateway.dispatch(event, data, intent, guildId));
   const waiters = new Waiters();
@@ -393,6 +420,10 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
     clearFaults: () => faults.clear(),
 
     injectCommand: (o) => interactions.inject(o),
+    interactionDelivery: (id) => interactions.delivery(id),
+    setInteractionsEndpoint: (url) => endpoint.set(url),
+    interactionsEndpointUrl: () => endpoint.url,
+    checkInteractionsEndpoint: () => endpoint.check(),
     interactionResponses: (id) => interactions.responses(id),
     waitForInteractionResponse: (id, o) => interactions.waitForResponse(id, o),
     waitForConnection: (o) => gateway.waitForConnection(o?.timeoutMs),

@@ -145,6 +145,18 @@ export interface InteractionResponseRecord {
   ephemeral: boolean;
 }
 
+/** How an injected interaction reached the app, and whether it was answered in time. */
+export interface InteractionDelivery {
+  /** Over the gateway (INTERACTION_CREATE), or POSTed to the Interactions Endpoint URL. */
+  mode: 'gateway' | 'http';
+  /** `dispatched` (gateway, not answered yet), `pending` (HTTP, under way), `answered`, or `failed`. */
+  state: 'dispatched' | 'pending' | 'answered' | 'failed';
+  /** HTTP mode: the status the endpoint answered. */
+  httpStatus?: number;
+  /** Why it failed: what a user would see as "This interaction failed". */
+  error?: string;
+}
+
 export interface InjectCommandOptions {
   guildId: string;
   userId: string;

@@ -1,7 +1,8 @@
-import { Client, Events, GatewayIntentBits } from 'discord.js';
-import type { GuildMember } from 'discord.js';
+import { Events, GatewayIntentBits } from 'discord.js';
+import type { Client, GuildMember } from 'discord.js';
 import { Permission, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import type { DiscordSandbox } from '@tierlink/sandbox/discord';
+import { readyClient } from './clients';
 import { call, codeOf } from './http';
 
 /** What a join page's bot needs: Create Instant Invite, and Manage Roles to hand out roles. */
@@ -17,14 +18,7 @@ describe('Add Guild Member through the real discord.js client', () => {
     sandbox = await createDiscordSandbox();
     ({ guildId } = sandbox.createGuild({ name: 'Creators', botPermissions: JOIN_PERMISSIONS, botRolePosition: 5 }));
     goldId = sandbox.createRole(guildId, { name: 'Gold' }).id;
-    client = new Client({
-      intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMembers],
-      rest: { api: sandbox.apiBaseUrl },
-      waitGuildTimeout: 200,
-    });
-    const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
-    await client.login(sandbox.botToken);
-    await ready;
+    client = await readyClient(sandbox, [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMembers]);
   });
 
   afterAll(async () => {

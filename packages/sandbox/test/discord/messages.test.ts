@@ -1,7 +1,8 @@
-import { Client, Events, GatewayIntentBits } from 'discord.js';
-import type { Message, TextChannel } from 'discord.js';
+import { Events, GatewayIntentBits } from 'discord.js';
+import type { Client, Message, TextChannel } from 'discord.js';
 import { Permission, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import type { DiscordSandbox } from '@tierlink/sandbox/discord';
+import { readyClient } from './clients';
 import { call, codeOf } from './http';
 
 /** What a mod-log needs in its channel. */
@@ -17,14 +18,7 @@ describe('messages through the real discord.js client', () => {
     sandbox = await createDiscordSandbox();
     ({ guildId } = sandbox.createGuild({ name: 'Creators', botPermissions: POSTING }));
     modLogId = sandbox.createChannel(guildId, { name: 'mod-log' }).id;
-    client = new Client({
-      intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages],
-      rest: { api: sandbox.apiBaseUrl },
-      waitGuildTimeout: 200,
-    });
-    const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
-    await client.login(sandbox.botToken);
-    await ready;
+    client = await readyClient(sandbox, [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages]);
   });
 
   afterAll(async () => {
