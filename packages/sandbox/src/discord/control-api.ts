@@ -78,6 +78,7 @@ export function controlRoutes(sandbox: DiscordSandbox): ControlRoute[] {
           botRolePosition: optionalNumber(b.botRolePosition, 'botRolePosition'),
           everyonePermissions: optionalBigInt(b.everyonePermissions, 'everyonePermissions'),
           maxMembers: optionalNumber(b.maxMembers, 'maxMembers'),
+          shard: Array.isArray(b.shard) ? { id: Number(b.shard[0]), count: Number(b.shard[1]) } : undefined,
         }),
     },
     {
@@ -216,6 +217,20 @@ export function controlRoutes(sandbox: DiscordSandbox): ControlRoute[] {
     },
     { method: 'POST', template: '/interactions-endpoint/check', handle: async () => ({ kept: await sandbox.checkInteractionsEndpoint() }) },
     { method: 'GET', template: '/gateway/closes', handle: () => sandbox.gatewayCloses() },
+    { method: 'GET', template: '/gateway/sessions', handle: () => sandbox.gatewaySessions() },
+    { method: 'GET', template: '/gateway/identifies', handle: () => sandbox.gatewayIdentifies() },
+    {
+      method: 'PUT',
+      template: '/gateway',
+      handle: (_p, _q, b) =>
+        sandbox.setGatewayOptions({
+          shards: optionalNumber(b.shards, 'shards'),
+          maxConcurrency: optionalNumber(b.maxConcurrency, 'maxConcurrency'),
+          identifyIntervalMs: optionalNumber(b.identifyIntervalMs, 'identifyIntervalMs'),
+          maxGuildsPerShard: optionalNumber(b.maxGuildsPerShard, 'maxGuildsPerShard'),
+          sessionStartLimit: optionalNumber(b.sessionStartLimit, 'sessionStartLimit'),
+        }),
+    },
     { method: 'GET', template: '/rate-limit-hits', handle: () => sandbox.rateLimitHits() },
     {
       method: 'POST',

@@ -17,6 +17,8 @@ export interface CoreContext {
   verifyKey: string;
   /** The Interactions Endpoint URL when one is set (HTTP interactions), else null. */
   interactionsEndpointUrl(): string | null;
+  /** What `GET /gateway/bot` answers: the URL, the recommended shards and the session start limit. */
+  gatewayBot(): Record<string, unknown>;
 }
 
 const json = (body: unknown, status = 200): RouteResult => ({ status, body });
@@ -104,12 +106,7 @@ export function restRoutes(core: CoreContext): RouteDefinition[] {
       template: '/gateway/bot',
       bucket: 'gateway',
       major: [],
-      handle: () =>
-        json({
-          url: core.gatewayUrl(),
-          shards: 1,
-          session_start_limit: { total: 1000, remaining: 1000, reset_after: 86_400_000, max_concurrency: 1 },
-        }),
+      handle: () => json(core.gatewayBot()),
     },
     {
       auth: 'none',

@@ -9,7 +9,9 @@ import { silentLogger } from '../support/logger';
 import { createApiHandler, readBody, write } from './api-handler';
 import { CommandStore } from './commands';
 import { controlRoutes, handleControl } from './control-api';
+import type { GatewaySessionInfo } from './gateway';
 import { Gateway } from './gateway';
+import type { GatewaySettings, IdentifyRecord } from './gateway-sharding';
 import type { GenerateGuildOptions, GeneratedGuild } from './generator';
 import { generateGuild } from './generator';
 import { createSigningKey } from './ed25519';
@@ -80,6 +82,12 @@ export interface DiscordSandboxOptions {
   /** Whether the app has the privileged Server Members Intent switched on; true when absent. */
   membersIntentEnabled?: boolean;
   heartbeatIntervalMs?: number;
+  /**
+   * Sharding: the recommended `shards` of `GET /gateway/bot`, `max_concurrency`, the identify pacing
+   * (5 s per bucket; lower it for tests that start several sessions), the guilds per shard before
+   * 4011, the session start limit. The identify pacing runs on `rateLimitClock`.
+   */
+  gateway?: Partial<GatewaySettings>;
   /**
    * How long the stand-in waits, in real time, for an Interactions Endpoint URL to answer: Discord's
    * 3 s by default. Answers later than 3 s by `clock` fail too.
@@ -176,7 +184,14 @@ export interface DiscordSandbox {
   checkInteractionsEndpoint(): Promise<boolean>;
   interactionResponses(interactionId: string): InteractionResponseRecord[];
   waitForInteractionResponse(interactionId: string, options?: WaitForResponseOptions): Promise<InteractionResponseRecord>;
-  waitForConnection(options?: { timeoutMs?: number }): Promise<void>;
+  /** Resolves once `sessions` (1 when absent) gateway sessions are identified and connected. */
+  waitForConnection(options?: { timeoutMs?: number; sessions?: number }): Promise<void>;
+  /** Changes the sharding settings (see {@link DiscordSandboxOptions.gateway}) for what follows. */
+  setGatewayOptions(settings: Partial<GatewaySettings>): void;
+  /** Identified sessions, with their shard and the guilds it holds. */
+  gatewaySessions(): GatewaySessionInfo[];
+  /** Every IDENTIFY with a valid token, and how it was answered (ready, op 9 for pacing, 4010, 4011). */
+  gatewayIdentifies(): IdentifyRecord[];
   /** Close codes the gateway sent to clients (4004 authentication failed, 4014 disallowed intents, …). */
   gatewayCloses(): Array<{ code: number; reason: string }>;
   /** Closes gateway sockets with `code` (4000 when absent), leaving sessions resumable. */
@@ -258,12 +273,21 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
     gatewayUrl: () => `ws://127.0.0.1:${port}`,
     verifyKey: signingKey.publicKeyHex,
     interactionsEndpointUrl: () => endpoint.url,
+    gatewayBot: () => gateway.botInfo(),
   };
   const oauth = new OAuth2Store(clock, applicationId);
   const limiter = new RateLimiter(() => rateClock.now().getTime(), options.rateLimits);
   const log = new RequestLog();
   const faults = new FaultInjector();
-  const gateway = new Gateway({ core, botToken, logger, heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250, nextId });
+  const gateway = new Gateway({
+    core,
+    botToken,
+    logger,
+    heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
+    nextId,
+    nowMs: () => rateClock.now().getTime(),
+    settings: options.gateway,
+  });
   const commandStore = new CommandStore(core, nextId);
   const interactions = new InteractionStore(
     core,
@@ -426,7 +450,10 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
     checkInteractionsEndpoint: () => endpoint.check(),
     interactionResponses: (id) => interactions.responses(id),
     waitForInteractionResponse: (id, o) => interactions.waitForResponse(id, o),
-    waitForConnection: (o) => gateway.waitForConnection(o?.timeoutMs),
+    waitForConnection: (o) => gateway.waitForConnection(o?.timeoutMs, o?.sessions),
+    setGatewayOptions: (settings) => gateway.configure(settings),
+    gatewaySessions: () => gateway.sessionsInfo(),
+    gatewayIdentifies: () => gateway.identifyLog(),
     gatewayCloses: () => gateway.closeCodes(),
     disconnectGateway: (code) => gateway.disconnectAll(code),
 

@@ -84,6 +84,8 @@ export interface CreateGuildOptions {
   everyonePermissions?: bigint;
   /** The member cap (`max_members`); 500,000 when absent. */
   maxMembers?: number;
+  /** Mints the guild's id so that its events go to this shard (`(id >> 22) % count === id`). */
+  shard?: { id: number; count: number };
 }
 
 export interface CreatedGuild {
@@ -191,7 +193,7 @@ export class DiscordState {
   // ---- guilds -------------------------------------------------------------------------------
 
   createGuild(options: CreateGuildOptions = {}): CreatedGuild {
-    const guildId = this.nextId();
+    const guildId = options.shard ? this.nextId.onShard(options.shard.id, options.shard.count) : this.nextId();
     const ownerId = options.ownerId ?? this.ensureUser({ username: 'owner' }).id;
     if (!this.users.has(ownerId)) this.ensureUser({ userId: ownerId, username: 'owner' });
     const botRoleId = this.nextId();
