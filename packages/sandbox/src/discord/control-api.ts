@@ -62,7 +62,26 @@ function required<T>(value: T | undefined, field: string): T {
 
 /**
  * The sandbox's HTTP control API under `/__sandbox` (JSON; bigints as decimal strings), the same
- * controls the in-process methods offer, for the demo and for tools outside the test process.
+ * controls the in-process methods of {@link DiscordSandbox} offer, for the demo and for tools outside
+ * the test process. A misuse answers 400 `{ error }`; a route that returns nothing answers 204.
+ *
+ * - Guilds, roles, members: `GET|POST /guilds` (POST takes `everyonePermissions`, `maxMembers`,
+ *   `shard: [id, count]`), `GET|PATCH /guilds/:g` (`maxMembers`), `/guilds/:g/roles[/:r]`,
+ *   `/guilds/:g/members[/:u[/roles]]`, `POST /guilds/:g/generate`, `GET /role-events`.
+ * - Bans: `GET /guilds/:g/bans`, `PUT|DELETE /guilds/:g/bans/:u` (`reason`).
+ * - Channels and messages: `POST /guilds/:g/channels` (`name`, `type`, `parentId`, `overwrites:
+ *   [{ id, type: 'role'|'member', allow, deny }]`), `PATCH|DELETE /channels/:c`,
+ *   `GET /channels/:c/messages` (what the bot posted).
+ * - OAuth2: `GET|PUT /oauth2/application` (`clientSecret`, `redirectUris`), `POST /users`,
+ *   `POST /oauth2/authorizations` (`url`, `userId`, `decision: 'deny'`) → `{ location }`,
+ *   `POST /oauth2/tokens` (`userId`, `scopes`), `DELETE /oauth2/authorizations/:u`.
+ * - Interactions: `POST /interactions` (a command; `focused` for autocomplete), `GET /interactions/:i/
+ *   responses|delivery`, `GET|PUT /interactions-endpoint` (`url`, null to remove),
+ *   `POST /interactions-endpoint/check`.
+ * - Gateway: `PUT /gateway` (sharding settings), `GET /gateway/sessions|identifies|closes`,
+ *   `PUT /members-intent`.
+ * - Requests and limits: `GET|DELETE /requests`, `GET /rate-limit-hits`, `POST /rate-limits`,
+ *   `POST /faults`, `GET /commands`.
  */
 export function controlRoutes(sandbox: DiscordSandbox): ControlRoute[] {
   return [

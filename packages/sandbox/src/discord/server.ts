@@ -204,6 +204,7 @@ export interface DiscordSandbox {
    */
   setOAuth2Application(settings: { clientSecret?: string; redirectUris?: string[] }): void;
   registerRedirectUri(uri: string): void;
+  /** The OAuth2 settings as they stand: the client id is the application id. */
   oauth2Application(): { clientId: string; clientSecret: string; redirectUris: string[] };
   /** A Discord user who is in no guild yet (an OAuth2 sign-in, a join); `addMember` creates users too. */
   createUser(options?: { userId?: string; username?: string; globalName?: string | null }): UserSnapshot;

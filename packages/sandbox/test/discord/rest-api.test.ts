@@ -1,5 +1,5 @@
 import { WebSocket } from 'ws';
-import { createManualClock } from '@tierlink/sandbox';
+import { createManualClock, discordInteractionsEnvironment, discordOAuthEnvironment } from '@tierlink/sandbox';
 import { Permission, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import type { DiscordSandbox } from '@tierlink/sandbox/discord';
 import { type Answer, call } from './http';
@@ -304,6 +304,31 @@ describe('Discord sandbox interaction tokens', () => {
       const unknown = await call(sandbox, 'GET', `/webhooks/${sandbox.applicationId}/not-a-token/messages/%40original`, { auth: null });
       expect([unknown.status, (unknown.body as { code: number }).code]).toEqual([404, 10015]);
       ws.close(1000);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
+
+describe('Discord sandbox guild object and environment', () => {
+  it('serves GET /guilds/{id} with owner_id, roles, max_members and, on request, the counts', async () => {
+    const sandbox = await createDiscordSandbox();
+    try {
+      const owner = sandbox.createUser({ username: 'owner' }).id;
+      const { guildId } = sandbox.createGuild({ name: 'Creators', ownerId: owner, maxMembers: 250 });
+      const gold = sandbox.createRole(guildId, { name: 'Gold' });
+      const plain = await call(sandbox, 'GET', `/guilds/${guildId}`);
+      expect(plain.body).toMatchObject({ id: guildId, name: 'Creators', owner_id: owner, max_members: 250 });
+      expect((plain.body as { roles: Array<{ id: string }> }).roles.map((r) => r.id)).toContain(gold.id);
+      expect((plain.body as Record<string, unknown>).approximate_member_count).toBeUndefined();
+      const counted = await call(sandbox, 'GET', `/guilds/${guildId}?with_counts=true`);
+      expect(counted.body).toMatchObject({ approximate_member_count: 2 });
+      expect(discordOAuthEnvironment(sandbox)).toEqual({
+        DISCORD_CLIENT_SECRET: sandbox.clientSecret,
+        DISCORD_WEB_BASE_URL: sandbox.webBaseUrl,
+      });
+      expect(discordInteractionsEnvironment(sandbox)).toEqual({ DISCORD_PUBLIC_KEY: sandbox.publicKey });
+      expect(sandbox.publicKey).toMatch(/^[0-9a-f]{64}$/);
     } finally {
       await sandbox.close();
     }
