@@ -84,6 +84,7 @@ export interface RequestRecord {
 export type RateLimitRoute =
   | 'gateway'
   | 'user'
+  | 'user-guilds'
   | 'application'
   | 'guild'
   | 'roles'

@@ -83,6 +83,8 @@ export function userRoutes(core: CoreContext): RouteDefinition[] {
     },
     {
       ...common,
+      // Its own bucket per user: dashboards report 429s here (docs/discord-api-notes.md §1.5).
+      bucket: 'user-guilds',
       auth: 'bot-or-bearer',
       method: 'GET',
       template: '/users/@me/guilds',

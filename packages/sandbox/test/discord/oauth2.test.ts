@@ -84,6 +84,13 @@ describe('Discord sandbox OAuth2 (authorization code)', () => {
     const bobsView = sandbox.issueUserTokens(bob, ['guilds']);
     const bobGuilds = await call(sandbox, 'GET', '/users/@me/guilds', { auth: `Bearer ${bobsView.accessToken}` });
     expect((bobGuilds.body as Array<{ id: string }>).map((g) => g.id)).toEqual([guildId]);
+
+    // Each user's token has its own /users/@me/guilds bucket.
+    sandbox.setRateLimit({ route: 'user-guilds', limit: 1, windowMs: 60_000 });
+    expect((await call(sandbox, 'GET', '/users/@me/guilds', { auth: bearer })).status).toBe(200);
+    expect((await call(sandbox, 'GET', '/users/@me/guilds', { auth: bearer })).status).toBe(429);
+    expect((await call(sandbox, 'GET', '/users/@me/guilds', { auth: `Bearer ${bobsView.accessToken}` })).status).toBe(200);
+    expect((await call(sandbox, 'GET', '/users/@me', { auth: bearer })).status).toBe(200);
   });
 
   it('takes a code once, for the redirect URI it was issued with, and answers RFC 6749 errors', async () => {
