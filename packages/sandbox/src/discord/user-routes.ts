@@ -59,10 +59,10 @@ export function userRoutes(core: CoreContext): RouteDefinition[] {
           mfa_enabled: false,
           locale: 'en-US',
           flags: 0,
-          premium_type: 0,
           banner: null,
           accent_color: null,
         };
+        // `email` and `verified` need the `email` scope; `premium_type` needs `identify.premium`, not granted here.
         if (principal.grant.scopes.includes('email')) {
           body.email = `${user.username}@users.sandbox.invalid`;
           body.verified = true;

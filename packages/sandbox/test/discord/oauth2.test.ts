@@ -204,6 +204,10 @@ describe('Discord sandbox OAuth2 (authorization code)', () => {
       await call(sandbox, 'GET', '/oauth2/@me', { auth: `Bot ${sandbox.botToken}` }),
     ];
     expect(cases.map((a) => [a.status, codeOf(a)])).toEqual(Array(5).fill([401, 0]));
+    const withEmail = sandbox.issueUserTokens(aliceId, ['identify', 'email']);
+    const me = await call(sandbox, 'GET', '/users/@me', { auth: `Bearer ${withEmail.accessToken}` });
+    expect(me.body).toMatchObject({ id: aliceId, verified: true, email: expect.stringContaining('@') as unknown });
+    expect((me.body as Record<string, unknown>).premium_type).toBeUndefined();
     const withMember = sandbox.issueUserTokens(aliceId, ['identify', 'guilds.members.read']);
     const member = await call(sandbox, 'GET', `/users/@me/guilds/${guildId}/member`, { auth: `Bearer ${withMember.accessToken}` });
     expect(member.body).toMatchObject({ user: { id: aliceId }, roles: [] });
