@@ -18,3 +18,20 @@ export function standInEnvironment(patreon: MembershipServiceSandbox, discord: D
     PORT: '0',
   };
 }
+
+/**
+ * What the dashboard and the join page add to {@link standInEnvironment}: the application's OAuth2
+ * secret and where the authorize page lives (`{DISCORD_WEB_BASE_URL}/oauth2/authorize`). Register the
+ * service's redirect URIs with `discord.setOAuth2Application` or `registerRedirectUri`.
+ */
+export function discordOAuthEnvironment(discord: DiscordSandbox): Record<string, string> {
+  return { DISCORD_CLIENT_SECRET: discord.clientSecret, DISCORD_WEB_BASE_URL: discord.webBaseUrl };
+}
+
+/**
+ * DISCORD_PUBLIC_KEY, for a service that accepts HTTP interactions; the stand-in sends them there only
+ * once `discord.setInteractionsEndpoint(url)` has accepted the service's `POST /interactions`.
+ */
+export function discordInteractionsEnvironment(discord: DiscordSandbox): Record<string, string> {
+  return { DISCORD_PUBLIC_KEY: discord.publicKey };
+}

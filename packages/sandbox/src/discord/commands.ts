@@ -157,7 +157,7 @@ export class CommandStore {
   }
 
   routes(): RouteDefinition[] {
-    const base = { auth: true, global: true, bucket: 'commands', major: ['app'] } as const;
+    const base = { auth: 'bot', global: true, bucket: 'commands', major: ['app'] } as const;
     return ['/applications/:app/commands', '/applications/:app/guilds/:g/commands'].flatMap((template): RouteDefinition[] => [
       { ...base, method: 'GET', template, handle: (ctx) => ({ status: 200, body: this.list(this.scope(ctx)) }) },
       { ...base, method: 'PUT', template, handle: (ctx) => ({ status: 200, body: this.overwrite(ctx.body, this.scope(ctx)) }) },

@@ -4,6 +4,9 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { Logger } from '../support/logger';
 import type { CoreContext } from './rest-routes';
 import { channelJson, guildJson, memberJson, roleJson, userJson } from './serialize';
+import type { GatewaySettings, IdentifyRecord, Shard } from './gateway-sharding';
+import { DEFAULT_GATEWAY_SETTINGS, IdentifyPacer, parseShard, validateSettings } from './gateway-sharding';
+import { shardIdForGuild } from './snowflakes';
 import type { GuildRecord, StateEvent } from './state';
 import { Waiters } from './waiters';
 
@@ -11,6 +14,8 @@ import { Waiters } from './waiters';
 export const Intent = {
   Guilds: 1 << 0,
   GuildMembers: 1 << 1,
+  GuildModeration: 1 << 2,
+  GuildMessages: 1 << 9,
   GuildPresences: 1 << 8,
   MessageContent: 1 << 15,
 } as const;
@@ -25,6 +30,7 @@ export const CloseCode = {
   AuthenticationFailed: 4004,
   AlreadyAuthenticated: 4005,
   InvalidShard: 4010,
+  ShardingRequired: 4011,
   InvalidApiVersion: 4012,
   InvalidIntents: 4013,
   DisallowedIntents: 4014,
@@ -35,6 +41,7 @@ const RESUME_BUFFER = 1_000;
 
 interface Session {
   id: string;
+  shard: Shard;
   intents: number;
   seq: number;
   socket: WebSocket | null;
@@ -52,6 +59,23 @@ export interface GatewayOptions {
   logger: Logger;
   heartbeatIntervalMs: number;
   nextId: () => string;
+  /** Real time for identify pacing, like the rate limits: clients really wait. */
+  nowMs: () => number;
+  settings?: Partial<GatewaySettings>;
+}
+
+/** The fields that are set: a spread must not turn a setting into undefined. */
+function defined(settings: Partial<GatewaySettings>): Partial<GatewaySettings> {
+  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));
+}
+
+/** A session as tests see it. */
+export interface GatewaySessionInfo {
+  sessionId: string;
+  shard: Shard;
+  connected: boolean;
+  /** The guilds of its shard that the bot is in now. */
+  guildIds: string[];
 }
 
 /**
@@ -59,6 +83,11 @@ export interface GatewayOptions {
  * IDENTIFY → READY + GUILD_CREATE per guild, heartbeat ACKs, RESUME with replay, and dispatches of
  * every state change the bot's intents subscribe to. JSON text frames only: discord.js asks for
  * zlib-stream only when `zlib-sync` is installed.
+ *
+ * Sharded as on Discord (docs/discord-api-notes.md §4): a session identifies as `[shard_id,
+ * num_shards]` and gets READY, GUILD_CREATE and every guild event only for guilds with
+ * `(guild_id >> 22) % num_shards === shard_id`; events without a guild go to shard 0. Sessions of the
+ * same shard all get them (Discord allows several, e.g. for a hand-off), so double handling shows.
  */
 export class Gateway {
   private readonly wss = new WebSocketServer({ noServer: true });
@@ -67,10 +96,42 @@ export class Gateway {
   private readonly identifyListeners = new Set<() => void>();
   private readonly waiters = new Waiters();
   private readonly closes: Array<{ code: number; reason: string }> = [];
+  private readonly identifies: IdentifyRecord[] = [];
   private readonly unsubscribe: () => void;
+  private settings: GatewaySettings;
+  private readonly pacer: IdentifyPacer;
 
   constructor(private readonly options: GatewayOptions) {
+    validateSettings(options.settings ?? {});
+    this.settings = { ...DEFAULT_GATEWAY_SETTINGS, ...defined(options.settings ?? {}) };
+    this.pacer = new IdentifyPacer(options.nowMs, () => this.settings);
     this.unsubscribe = options.core.state.subscribe((event) => this.onStateEvent(event));
+  }
+
+  configure(settings: Partial<GatewaySettings>): void {
+    validateSettings(settings);
+    const limitChanged = settings.sessionStartLimit !== undefined && settings.sessionStartLimit !== this.settings.sessionStartLimit;
+    this.settings = { ...this.settings, ...defined(settings) };
+    if (limitChanged) this.pacer.resetLimit();
+  }
+
+  /** `GET /gateway/bot` (docs/discord-api-notes.md §4). */
+  botInfo(): Record<string, unknown> {
+    const shards = this.settings.shards ?? Math.max(1, Math.ceil(this.botGuilds().length / 1_000));
+    return { url: this.options.core.gatewayUrl(), shards, session_start_limit: this.pacer.sessionStartLimit() };
+  }
+
+  sessionsInfo(): GatewaySessionInfo[] {
+    return [...this.sessions.values()].map((session) => ({
+      sessionId: session.id,
+      shard: [...session.shard],
+      connected: session.socket?.readyState === WebSocket.OPEN,
+      guildIds: this.botGuilds(session.shard).map((g) => g.id),
+    }));
+  }
+
+  identifyLog(): IdentifyRecord[] {
+    return this.identifies.map((r) => ({ ...r, shard: [...r.shard] }));
   }
 
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -82,10 +143,13 @@ export class Gateway {
     return [...this.sessions.values()].filter((s) => s.socket?.readyState === WebSocket.OPEN).length;
   }
 
-  waitForConnection(timeoutMs = 5_000): Promise<void> {
-    if (this.connectedSessions() > 0) return Promise.resolve();
-    return this.waiters.wait<void>(timeoutMs, `no gateway client identified within ${timeoutMs} ms`, (resolve) => {
-      const listener = (): void => resolve();
+  /** Resolves once at least `count` sessions are identified and connected. */
+  waitForConnection(timeoutMs = 5_000, count = 1): Promise<void> {
+    if (this.connectedSessions() >= count) return Promise.resolve();
+    return this.waiters.wait<void>(timeoutMs, `fewer than ${count} gateway session(s) identified within ${timeoutMs} ms`, (resolve) => {
+      const listener = (): void => {
+        if (this.connectedSessions() >= count) resolve();
+      };
       this.identifyListeners.add(listener);
       return () => this.identifyListeners.delete(listener);
     });
@@ -102,13 +166,15 @@ export class Gateway {
   }
 
   /**
-   * Sends a dispatch to every session whose intents cover it; a session whose socket dropped keeps
-   * it for RESUME. Returns how many sessions it reached or will reach on resuming.
+   * Sends a dispatch to every session of the guild's shard (shard 0 without a guild) whose intents
+   * cover it; a session whose socket dropped keeps it for RESUME. Returns how many sessions it reached
+   * or will reach on resuming.
    */
-  dispatch(event: string, data: Record<string, unknown>, requiredIntent = 0): number {
+  dispatch(event: string, data: Record<string, unknown>, requiredIntent = 0, guildId?: string): number {
     let reached = 0;
     for (const session of this.sessions.values()) {
       if (requiredIntent !== 0 && (session.intents & requiredIntent) === 0) continue;
+      if (!this.owns(session.shard, guildId)) continue;
       this.send(session, event, data);
       reached += 1;
     }
@@ -197,8 +263,9 @@ export class Gateway {
       this.closeWith(ws, CloseCode.AuthenticationFailed, 'Authentication failed.');
       return;
     }
-    const shard = d.shard;
-    if (shard !== undefined && !(Array.isArray(shard) && shard[0] === 0 && shard[1] === 1)) {
+    const shard = parseShard(d.shard);
+    if (!shard) {
+      this.identifies.push({ at: this.options.core.clock.now(), shard: [-1, -1], outcome: 'invalid-shard' });
       this.closeWith(ws, CloseCode.InvalidShard, 'Invalid shard.');
       return;
     }
@@ -217,10 +284,23 @@ export class Gateway {
       this.closeWith(ws, CloseCode.DisallowedIntents, 'Disallowed intent(s).');
       return;
     }
-    const session: Session = { id: this.options.nextId(), intents, seq: 0, socket: ws, buffer: [] };
+    const guilds = this.botGuilds(shard);
+    const at = this.options.core.clock.now();
+    if (guilds.length > this.settings.maxGuildsPerShard) {
+      this.identifies.push({ at, shard, outcome: 'sharding-required' });
+      this.closeWith(ws, CloseCode.ShardingRequired, 'Sharding required.');
+      return;
+    }
+    // Too fast for the shard's max_concurrency bucket: op 9, not resumable (docs/discord-api-notes.md §4).
+    if (!this.pacer.take(shard[0])) {
+      this.identifies.push({ at, shard, outcome: 'rate-limited' });
+      this.sendRaw(ws, { op: 9, d: false });
+      return;
+    }
+    this.identifies.push({ at, shard, outcome: 'ready' });
+    const session: Session = { id: this.options.nextId(), shard, intents, seq: 0, socket: ws, buffer: [] };
     this.sessions.set(session.id, session);
     connection.session = session;
-    const guilds = this.botGuilds();
     this.send(session, 'READY', {
       v: 10,
       user: { ...userJson(state.botUser), verified: true, mfa_enabled: false, flags: 0 },
@@ -228,7 +308,7 @@ export class Gateway {
       session_id: session.id,
       session_type: 'normal',
       resume_gateway_url: this.options.core.gatewayUrl(),
-      shard: [0, 1],
+      shard: [...shard],
       application: { id: this.options.core.applicationId, flags: state.membersIntentEnabled ? 1 << 15 : 0 },
       private_channels: [],
       relationships: [],
@@ -267,7 +347,7 @@ export class Gateway {
   /** Opcode 8: answers with GUILD_MEMBERS_CHUNK, 1000 members per chunk (docs `events/gateway-events.mdx`). */
   private requestMembers(session: Session, d: Record<string, unknown>): void {
     const guild = typeof d.guild_id === 'string' ? this.options.core.state.guild(d.guild_id) : undefined;
-    if (!guild) return;
+    if (!guild || !this.owns(session.shard, guild.id)) return;
     const userIds = Array.isArray(d.user_ids)
       ? d.user_ids.filter((x): x is string => typeof x === 'string')
       : typeof d.user_ids === 'string'
@@ -301,9 +381,14 @@ export class Gateway {
 
   // ---- dispatches ---------------------------------------------------------------------------
 
-  private botGuilds(): GuildRecord[] {
+  /** The bot's guilds, of one shard when given. */
+  private botGuilds(shard?: Shard): GuildRecord[] {
     const botId = this.options.core.state.botUser.id;
-    return [...this.options.core.state.guilds.values()].filter((g) => g.members.has(botId));
+    return [...this.options.core.state.guilds.values()].filter((g) => g.members.has(botId) && (!shard || this.owns(shard, g.id)));
+  }
+
+  private owns([id, count]: Shard, guildId: string | undefined): boolean {
+    return guildId === undefined ? id === 0 : shardIdForGuild(guildId, count) === id;
   }
 
   /**
@@ -322,7 +407,7 @@ export class Gateway {
       member_count: guild.members.size,
       voice_states: [],
       members: bot ? [memberJson(bot, state.botUser)] : [],
-      channels: [channelJson(guild)],
+      channels: [...guild.channels.values()].map(channelJson),
       threads: [],
       presences: [],
       stage_instances: [],
@@ -336,7 +421,7 @@ export class Gateway {
     switch (event.type) {
       case 'guild-create': {
         const guild = state.guild(event.guildId);
-        if (guild && guild.members.has(state.botUser.id)) this.dispatch('GUILD_CREATE', this.guildCreate(guild));
+        if (guild && guild.members.has(state.botUser.id)) this.dispatch('GUILD_CREATE', this.guildCreate(guild), 0, guild.id);
         return;
       }
       case 'role-create':
@@ -345,18 +430,19 @@ export class Gateway {
           event.type === 'role-create' ? 'GUILD_ROLE_CREATE' : 'GUILD_ROLE_UPDATE',
           { guild_id: event.guildId, role: roleJson(event.role) },
           Intent.Guilds,
+          event.guildId,
         );
         return;
       case 'role-delete':
-        this.dispatch('GUILD_ROLE_DELETE', { guild_id: event.guildId, role_id: event.role.id }, Intent.Guilds);
+        this.dispatch('GUILD_ROLE_DELETE', { guild_id: event.guildId, role_id: event.role.id }, Intent.Guilds, event.guildId);
         return;
       case 'member-add': {
         const guild = state.guild(event.guildId);
         const member = guild?.members.get(event.userId);
         const user = state.users.get(event.userId);
         if (!guild || !member || !user || event.silent) return;
-        if (user.id === state.botUser.id) this.dispatch('GUILD_CREATE', this.guildCreate(guild));
-        else this.dispatch('GUILD_MEMBER_ADD', { ...memberJson(member, user), guild_id: guild.id }, Intent.GuildMembers);
+        if (user.id === state.botUser.id) this.dispatch('GUILD_CREATE', this.guildCreate(guild), 0, guild.id);
+        else this.dispatch('GUILD_MEMBER_ADD', { ...memberJson(member, user), guild_id: guild.id }, Intent.GuildMembers, guild.id);
         return;
       }
       case 'member-update': {
@@ -366,12 +452,30 @@ export class Gateway {
         if (!guild || !member || !user || event.silent) return;
         // The bot hears about its own member without the GUILD_MEMBERS intent; others need it.
         const intent = user.id === state.botUser.id ? 0 : Intent.GuildMembers;
-        this.dispatch('GUILD_MEMBER_UPDATE', { ...memberJson(member, user), guild_id: guild.id }, intent);
+        this.dispatch('GUILD_MEMBER_UPDATE', { ...memberJson(member, user), guild_id: guild.id }, intent, guild.id);
         return;
       }
       case 'member-remove':
-        if (event.user.id === state.botUser.id) this.dispatch('GUILD_DELETE', { id: event.guildId });
-        else this.dispatch('GUILD_MEMBER_REMOVE', { guild_id: event.guildId, user: userJson(event.user) }, Intent.GuildMembers);
+        if (event.user.id === state.botUser.id) this.dispatch('GUILD_DELETE', { id: event.guildId }, 0, event.guildId);
+        else
+          this.dispatch('GUILD_MEMBER_REMOVE', { guild_id: event.guildId, user: userJson(event.user) }, Intent.GuildMembers, event.guildId);
+        return;
+      case 'channel-create':
+      case 'channel-update':
+      case 'channel-delete': {
+        const name =
+          event.type === 'channel-create' ? 'CHANNEL_CREATE' : event.type === 'channel-update' ? 'CHANNEL_UPDATE' : 'CHANNEL_DELETE';
+        this.dispatch(name, channelJson(event.channel), Intent.Guilds, event.guildId);
+        return;
+      }
+      case 'ban-add':
+      case 'ban-remove':
+        this.dispatch(
+          event.type === 'ban-add' ? 'GUILD_BAN_ADD' : 'GUILD_BAN_REMOVE',
+          { guild_id: event.guildId, user: userJson(event.user) },
+          Intent.GuildModeration,
+          event.guildId,
+        );
         return;
     }
   }

@@ -1,5 +1,16 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { UserGrant } from './oauth2-store';
 import type { RateLimitRoute } from './types';
+
+/**
+ * Who may call a route: the bot (`Authorization: Bot <token>`), a user through an OAuth2 access
+ * token (`Authorization: Bearer <token>`), either, or anyone (interaction callbacks, webhook-token
+ * routes, the OAuth2 token endpoint, which authenticates the client itself).
+ */
+export type AuthMode = 'bot' | 'bearer' | 'bot-or-bearer' | 'none';
+
+/** The authenticated caller of a request. */
+export type Principal = { kind: 'bot' } | { kind: 'bearer'; grant: UserGrant; token: string } | { kind: 'none' };
 
 export interface RouteContext {
   method: string;
@@ -11,6 +22,7 @@ export interface RouteContext {
   body: unknown;
   /** `X-Audit-Log-Reason`, URL-decoded. */
   reason: string | null;
+  principal: Principal;
 }
 
 export interface RouteResult {
@@ -23,8 +35,14 @@ export interface RouteDefinition {
   method: string;
   /** `/guilds/:g/members/:u/roles/:r`: `:name` segments capture one path segment. */
   template: string;
-  /** Needs `Authorization: Bot <token>`; interaction callbacks and webhook-token routes do not. */
-  auth: boolean;
+  auth: AuthMode;
+  /**
+   * How the body is read: JSON (the API's default; other content types are refused) or a form, for
+   * the OAuth2 token endpoints, which accept only `application/x-www-form-urlencoded` (docs
+   * docs/discord-api-notes.md §1.1). A form route gets a `URLSearchParams` body, empty when the
+   * request was anything else, as Discord then finds no fields.
+   */
+  body?: 'json' | 'form';
   bucket: RateLimitRoute;
   /** Parameter names forming the rate limit's major parameter (docs `topics/rate-limits.mdx`). */
   major: readonly string[];

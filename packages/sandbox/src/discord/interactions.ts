@@ -2,12 +2,19 @@ import { randomBytes } from 'node:crypto';
 import { ApiErrors } from './api-error';
 import type { RouteContext, RouteDefinition, RouteResult } from './http-router';
 import { decodeSegment } from './http-router';
+import type { InteractionsEndpoint } from './http-interactions';
 import type { CoreContext } from './rest-routes';
 import { memberJson, roleJson, userJson } from './serialize';
 import type { GuildRecord } from './state';
 import { SandboxUsageError } from './state';
 import type { SnowflakeFactory } from './snowflakes';
-import type { InjectCommandOptions, InjectedInteraction, InteractionResponseKind, InteractionResponseRecord } from './types';
+import type {
+  InjectCommandOptions,
+  InjectedInteraction,
+  InteractionDelivery,
+  InteractionResponseKind,
+  InteractionResponseRecord,
+} from './types';
 import { Waiters } from './waiters';
 
 /** The first response must come within 3 s; the token then lives 15 min (docs `interactions/receiving-and-responding.mdx`, tech-facts §3). */
@@ -43,12 +50,14 @@ interface InteractionRecord {
   original: MessageRecord | null;
   followups: Map<string, MessageRecord>;
   responses: InteractionResponseRecord[];
+  delivery: InteractionDelivery;
 }
 
 interface Listener {
   interactionId: string;
   accepts: (record: InteractionResponseRecord) => boolean;
   resolve: (record: InteractionResponseRecord) => void;
+  reject: (error: Error) => void;
 }
 
 export interface WaitForResponseOptions {
@@ -61,7 +70,7 @@ export interface WaitForResponseOptions {
   timeoutMs?: number;
 }
 
-type Dispatch = (event: string, data: Record<string, unknown>) => number;
+type Dispatch = (event: string, data: Record<string, unknown>, guildId: string) => number;
 
 function isFinal(record: InteractionResponseRecord): boolean {
   return record.kind === 'edit' || record.kind === 'followup' || (record.kind === 'callback' && !record.deferred);
@@ -120,20 +129,26 @@ function validateChoices(data: Record<string, unknown>): void {
 }
 
 /**
- * Interactions: what `injectCommand` dispatches over the gateway, and the callback and webhook routes
- * the bot answers through. Everything a bot sends back is recorded in order for tests to read.
+ * Interactions: what `injectCommand` delivers, over the gateway or, when the application has an
+ * Interactions Endpoint URL, by a signed POST to it and never both ("mutually exclusive",
+ * docs/discord-api-notes.md §3); and the callback and webhook routes the bot answers through.
+ * Everything a bot sends back is recorded in order for tests to read.
  */
 export class InteractionStore {
   private readonly byId = new Map<string, InteractionRecord>();
   private readonly byToken = new Map<string, InteractionRecord>();
   private readonly listeners = new Set<Listener>();
   private readonly waiters = new Waiters();
+  /** HTTP deliveries under way and 202s waiting for their callback, ended on close. */
+  private readonly inFlight = new Set<AbortController>();
+  private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(
     private readonly core: CoreContext,
     private readonly nextId: SnowflakeFactory,
     private readonly dispatch: Dispatch,
     private readonly commandIdFor: (guildId: string, name: string) => string | undefined,
+    private readonly endpoint: InteractionsEndpoint,
   ) {}
 
   inject(options: InjectCommandOptions): InjectedInteraction {
@@ -155,7 +170,10 @@ export class InteractionStore {
 
     const id = this.nextId();
     const token = `sandbox.${id}.${randomBytes(24).toString('base64url')}`;
-    const permissions = options.memberPermissions ?? state.memberPermissions(guild, user.id);
+    const channel = guild.channels.get(options.channelId ?? guild.channelId);
+    if (!channel) throw new SandboxUsageError(`no channel ${options.channelId ?? ''} in ${guild.id}`);
+    // Channel-level, overwrites included, for the user and for the app (docs/discord-api-notes.md §8).
+    const permissions = options.memberPermissions ?? state.channelPermissions(guild, channel, user.id);
     const data: Record<string, unknown> = {
       id: this.commandIdFor(guild.id, options.name) ?? this.nextId(),
       name: options.name,
@@ -170,7 +188,7 @@ export class InteractionStore {
       token,
       type,
       guildId: guild.id,
-      channelId: guild.channelId,
+      channelId: channel.id,
       userId: user.id,
       commandName: options.name,
       createdAt: this.core.clock.now(),
@@ -178,11 +196,10 @@ export class InteractionStore {
       original: null,
       followups: new Map(),
       responses: [],
+      delivery: { mode: this.endpoint.url === null ? 'gateway' : 'http', state: this.endpoint.url === null ? 'dispatched' : 'pending' },
     };
-    this.byId.set(id, record);
-    this.byToken.set(token, record);
 
-    const reached = this.dispatch('INTERACTION_CREATE', {
+    const payload = {
       id,
       application_id: this.core.applicationId,
       type,
@@ -191,19 +208,117 @@ export class InteractionStore {
       guild_id: guild.id,
       guild: { id: guild.id, locale: 'en-US', features: [] },
       guild_locale: 'en-US',
-      channel_id: guild.channelId,
-      channel: { id: guild.channelId, type: 0, guild_id: guild.id, name: 'general', permissions: String(permissions), flags: 0 },
+      channel_id: channel.id,
+      channel: { id: channel.id, type: channel.type, guild_id: guild.id, name: channel.name, permissions: String(permissions), flags: 0 },
       locale: options.locale ?? 'en-US',
       entitlements: [],
       context: 0,
       authorizing_integration_owners: { 0: guild.id },
-      app_permissions: state.memberPermissions(guild, state.botUser.id).toString(),
+      app_permissions: state.channelPermissions(guild, channel, state.botUser.id).toString(),
       attachment_size_limit: 10_485_760,
       member: { ...memberJson(member, user), permissions: String(permissions) },
       data,
-    });
-    if (reached === 0) throw new SandboxUsageError('no identified gateway connection to receive the interaction');
+    };
+    if (record.delivery.mode === 'http') {
+      this.remember(record);
+      this.deliverOverHttp(record, payload);
+    } else {
+      if (this.dispatch('INTERACTION_CREATE', payload, guild.id) === 0) {
+        throw new SandboxUsageError("no identified gateway connection (on the guild's shard) to receive the interaction");
+      }
+      this.remember(record);
+    }
     return { interactionId: id, token };
+  }
+
+  private remember(record: InteractionRecord): void {
+    this.byId.set(record.id, record);
+    this.byToken.set(record.token, record);
+  }
+
+  delivery(interactionId: string): InteractionDelivery {
+    const record = this.byId.get(interactionId);
+    if (!record) throw new SandboxUsageError(`no interaction ${interactionId}`);
+    return { ...record.delivery };
+  }
+
+  /**
+   * Discord's side of an HTTP interaction: the signed POST, then the answer read as the interaction
+   * response (200 with type 4, 5, 8 or 9 as JSON), or as a promise that the callback endpoint was or
+   * will be used (202, empty), within the 3 s window. Anything else fails the interaction, as the
+   * user would see "This interaction failed", and its token stops working.
+   */
+  private deliverOverHttp(record: InteractionRecord, payload: Record<string, unknown>): void {
+    const controller = new AbortController();
+    this.inFlight.add(controller);
+    const started = Date.now();
+    void this.endpoint
+      .post(JSON.stringify(payload), { signal: controller.signal })
+      .then(
+        (answer) => {
+          record.delivery.httpStatus = answer.status;
+          if (record.delivery.state === 'failed') return;
+          if (this.core.clock.now().getTime() - record.createdAt.getTime() > INITIAL_RESPONSE_MS) {
+            this.fail(record, 'the endpoint answered after the 3 s window');
+          } else if (answer.status === 202) {
+            if (answer.text !== '') this.fail(record, 'a 202 must have no body');
+            else if (record.callbackType !== null) record.delivery.state = 'answered';
+            else this.awaitCallback(record, this.endpoint.timeoutMs - (Date.now() - started));
+          } else if (answer.status === 200) {
+            this.answerInline(record, answer.contentType, answer.text);
+          } else {
+            this.fail(record, `the endpoint answered ${answer.status}`);
+          }
+        },
+        (error: unknown) => {
+          if (controller.signal.aborted) return;
+          // DOMException is not an Error of this realm under jest: read its name.
+          const name = (error as { name?: unknown } | null)?.name;
+          const timedOut = name === 'TimeoutError' || name === 'AbortError';
+          this.fail(record, timedOut ? `no answer within ${this.endpoint.timeoutMs} ms` : `the request failed: ${String(error)}`);
+        },
+      )
+      .finally(() => this.inFlight.delete(controller));
+  }
+
+  private answerInline(record: InteractionRecord, contentType: string, text: string): void {
+    if (record.callbackType !== null) {
+      this.fail(record, 'answered 200 with a body although the callback endpoint acknowledged it: Discord expects 202 then');
+      return;
+    }
+    if (!contentType.startsWith('application/json')) {
+      this.fail(record, `the response's Content-Type is "${contentType}", not application/json`);
+      return;
+    }
+    try {
+      this.acknowledge(record, asObject(JSON.parse(text) as unknown, '_'), false);
+      record.delivery.state = 'answered';
+    } catch (error) {
+      this.fail(record, `the response is not a valid interaction response: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** After a 202: the callback must have come, or come before the window closes. */
+  private awaitCallback(record: InteractionRecord, remainingMs: number): void {
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        if (record.callbackType === null && record.delivery.state === 'pending')
+          this.fail(record, 'answered 202 but never used the callback endpoint');
+        else if (record.delivery.state === 'pending') record.delivery.state = 'answered';
+      },
+      Math.max(0, remainingMs),
+    );
+    this.timers.add(timer);
+  }
+
+  private fail(record: InteractionRecord, reason: string): void {
+    if (record.delivery.state === 'failed') return;
+    record.delivery.state = 'failed';
+    record.delivery.error = reason;
+    for (const listener of [...this.listeners]) {
+      if (listener.interactionId === record.id) listener.reject(new Error(`interaction ${record.id} failed: ${reason}`));
+    }
   }
 
   private resolveOptions(guild: GuildRecord, options: Array<Record<string, unknown>>): Record<string, unknown> {
@@ -250,20 +365,26 @@ export class InteractionStore {
       (!final || isFinal(r)) && (options.kind === undefined || r.kind === options.kind) && (options.where?.({ ...r }) ?? true);
     const existing = record.responses.find(accepts);
     if (existing) return Promise.resolve({ ...existing });
+    if (record.delivery.state === 'failed') {
+      return Promise.reject(new Error(`interaction ${interactionId} failed: ${record.delivery.error ?? 'unknown'}`));
+    }
     const timeoutMs = options.timeoutMs ?? 5_000;
     return this.waiters.wait(
       timeoutMs,
       `no ${final ? 'final ' : ''}response to interaction ${interactionId} within ${timeoutMs} ms`,
-      (resolve) => {
-        const listener: Listener = { interactionId, accepts, resolve };
+      (resolve, reject) => {
+        const listener: Listener = { interactionId, accepts, resolve, reject };
         this.listeners.add(listener);
         return () => this.listeners.delete(listener);
       },
     );
   }
 
-  /** Rejects pending waits; called on close. */
+  /** Rejects pending waits and ends HTTP deliveries; called on close. */
   close(): void {
+    for (const controller of this.inFlight) controller.abort();
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
     this.waiters.cancelAll();
     this.listeners.clear();
   }
@@ -323,7 +444,7 @@ export class InteractionStore {
   // ---- routes -------------------------------------------------------------------------------
 
   routes(): RouteDefinition[] {
-    const open = { auth: false, global: false } as const;
+    const open = { auth: 'none', global: false } as const;
     return [
       {
         ...open,
@@ -371,9 +492,16 @@ export class InteractionStore {
   private callback(ctx: RouteContext): RouteResult {
     const record = this.byId.get(ctx.params.i ?? '');
     if (!record || record.token !== decodeSegment(ctx.params.t ?? '')) throw ApiErrors.unknownInteraction();
+    if (record.delivery.state === 'failed') throw ApiErrors.unknownInteraction();
+    const result = this.acknowledge(record, asObject(ctx.body, '_'), ctx.query.get('with_response') === 'true');
+    if (record.delivery.mode === 'gateway') record.delivery.state = 'answered';
+    return result;
+  }
+
+  /** The first response, by the callback route or inline in an HTTP answer: once, within 3 s, of a type the interaction allows. */
+  private acknowledge(record: InteractionRecord, body: Record<string, unknown>, withResponse: boolean): RouteResult {
     if (record.callbackType !== null) throw ApiErrors.alreadyAcknowledged();
     if (this.core.clock.now().getTime() - record.createdAt.getTime() > INITIAL_RESPONSE_MS) throw ApiErrors.unknownInteraction();
-    const body = asObject(ctx.body, '_');
     const type = body.type;
     const allowed = record.type === 4 ? [8] : [4, 5, 9];
     if (typeof type !== 'number' || !allowed.includes(type)) {
@@ -407,7 +535,7 @@ export class InteractionStore {
       deferred: type === 5,
       ephemeral,
     });
-    if (ctx.query.get('with_response') !== 'true') return { status: 204 };
+    if (!withResponse) return { status: 204 };
     const interaction: Record<string, unknown> = { id: record.id, type: record.type };
     const resource: Record<string, unknown> = { type };
     if (record.original && (type === 4 || type === 5)) {

@@ -3,8 +3,21 @@
  * ordering tie-break copies discord.js `RoleManager.comparePositions`, research/tech-facts.md §1).
  */
 export const Permission = {
+  CreateInstantInvite: 1n << 0n,
+  KickMembers: 1n << 1n,
+  BanMembers: 1n << 2n,
   Administrator: 1n << 3n,
+  ManageChannels: 1n << 4n,
   ManageGuild: 1n << 5n,
+  ViewChannel: 1n << 10n,
+  SendMessages: 1n << 11n,
+  SendTtsMessages: 1n << 12n,
+  EmbedLinks: 1n << 14n,
+  ReadMessageHistory: 1n << 16n,
+  MentionEveryone: 1n << 17n,
+  MuteMembers: 1n << 22n,
+  DeafenMembers: 1n << 23n,
+  ManageNicknames: 1n << 27n,
   ManageRoles: 1n << 28n,
 } as const;
 
@@ -45,4 +58,42 @@ export function basePermissions(everyone: bigint, memberRoles: readonly bigint[]
 
 export function hasPermission(bits: bigint, flag: bigint): boolean {
   return (bits & flag) === flag;
+}
+
+/** A channel permission overwrite: type 0 for a role (the guild id for @everyone), 1 for a member. */
+export interface PermissionOverwrite {
+  id: string;
+  type: 0 | 1;
+  allow: bigint;
+  deny: bigint;
+}
+
+/**
+ * Channel-level permissions from guild-level ones, in the docs' order: Administrator (and so the
+ * owner) keeps everything; then the @everyone overwrite, all role overwrites together, the member's
+ * own overwrite, each deny before allow (docs/discord-api-notes.md §7 "Computing permissions").
+ */
+export function applyOverwrites(
+  base: bigint,
+  overwrites: readonly PermissionOverwrite[],
+  everyoneId: string,
+  memberRoleIds: readonly string[],
+  userId: string,
+): bigint {
+  if (hasPermission(base, Permission.Administrator)) return ALL_PERMISSIONS;
+  let bits = base;
+  const everyone = overwrites.find((o) => o.type === 0 && o.id === everyoneId);
+  if (everyone) bits = (bits & ~everyone.deny) | everyone.allow;
+  let allow = 0n;
+  let deny = 0n;
+  for (const o of overwrites) {
+    if (o.type === 0 && o.id !== everyoneId && memberRoleIds.includes(o.id)) {
+      allow |= o.allow;
+      deny |= o.deny;
+    }
+  }
+  bits = (bits & ~deny) | allow;
+  const own = overwrites.find((o) => o.type === 1 && o.id === userId);
+  if (own) bits = (bits & ~own.deny) | own.allow;
+  return bits;
 }

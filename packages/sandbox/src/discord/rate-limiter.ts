@@ -10,6 +10,22 @@ export interface Window {
 export const DEFAULT_ROUTE_WINDOW: Window = { limit: 10_000, windowMs: 1_000 };
 /** "All bots can make up to 50 requests per second" (docs `topics/rate-limits.mdx`). */
 export const DEFAULT_GLOBAL_WINDOW: Window = { limit: 50, windowMs: 1_000 };
+/**
+ * Messages: 5 per 5 s per channel, as reported (docs/discord-api-notes.md §9); on by default because
+ * nothing but a mod-log or announcement writes messages, and those must pace themselves.
+ */
+const DEFAULT_ROUTE_WINDOWS: Partial<Record<RateLimitRoute, Window>> = { 'channel-messages': { limit: 5, windowMs: 5_000 } };
+
+/**
+ * Discord's own figures, for tests and benchmarks that want the real limits rather than the generous
+ * defaults: the global 50 requests/s, the member-role bucket's reported `x-ratelimit-limit: 10` with
+ * a fixed window (10 s, the figure Tierlink's issues use; Discord does not publish it), and messages
+ * at 5 per 5 s per channel (docs/discord-api-notes.md §6, §9). Pass as `rateLimits`.
+ */
+export const DISCORD_RATE_LIMITS: { global: Window; routes: Partial<Record<RateLimitRoute, Window>> } = {
+  global: DEFAULT_GLOBAL_WINDOW,
+  routes: { 'member-role': { limit: 10, windowMs: 10_000 }, 'channel-messages': { limit: 5, windowMs: 5_000 } },
+};
 
 export type RateLimitVerdict =
   { ok: true; headers: Record<string, string> } | { ok: false; retryAfterMs: number; headers: Record<string, string> };
@@ -20,15 +36,17 @@ interface Counter {
 }
 
 /**
- * Fixed windows that open on the first request after the previous one closed, per bucket and major
- * parameter, plus one global window. This matches how @discordjs/rest paces itself (a window opens on
- * its first request), so a well-behaved client never trips the global limit.
+ * Fixed windows that open on the first request after the previous one closed, per bucket, major
+ * parameter and caller, plus one global window per caller. This matches how @discordjs/rest paces
+ * itself (a window opens on its first request), so a well-behaved client never trips the global limit.
+ * The caller is the token ("Individuals are determined using a request's authentication", docs
+ * `topics/rate-limits.mdx`): every process using the bot token draws on the same windows.
  */
 export class RateLimiter {
-  private readonly routes = new Map<RateLimitRoute, Window>();
+  private readonly routes = new Map<RateLimitRoute, Window>(Object.entries(DEFAULT_ROUTE_WINDOWS) as Array<[RateLimitRoute, Window]>);
   private global: Window;
   private readonly counters = new Map<string, Counter>();
-  private globalCounter: Counter = { count: 0, resetAt: 0 };
+  private readonly globalCounters = new Map<string, Counter>();
 
   constructor(
     private readonly nowMs: () => number,
@@ -45,17 +63,21 @@ export class RateLimiter {
     const window = { limit: setting.limit, windowMs: setting.windowMs };
     if (setting.route === 'global') {
       this.global = window;
-      this.globalCounter = { count: 0, resetAt: 0 };
+      this.globalCounters.clear();
     } else {
       this.routes.set(setting.route, window);
       for (const key of [...this.counters.keys()]) if (key.startsWith(`${setting.route}:`)) this.counters.delete(key);
     }
   }
 
-  /** Takes one request from the global window; the verdict carries the 429 headers when refused. */
-  takeGlobal(): RateLimitVerdict {
+  /** Takes one request from the caller's global window; the verdict carries the 429 headers when refused. */
+  takeGlobal(caller: string): RateLimitVerdict {
     const now = this.nowMs();
-    const counter = this.globalCounter;
+    let counter = this.globalCounters.get(caller);
+    if (!counter) {
+      counter = { count: 0, resetAt: 0 };
+      this.globalCounters.set(caller, counter);
+    }
     if (now >= counter.resetAt) {
       counter.count = 0;
       counter.resetAt = now + this.global.windowMs;
@@ -73,9 +95,9 @@ export class RateLimiter {
   }
 
   /** Takes one request from a route bucket; headers as Discord sends them on every bucketed answer. */
-  take(route: RateLimitRoute, major: string): RateLimitVerdict {
+  take(route: RateLimitRoute, major: string, caller: string): RateLimitVerdict {
     const window = this.routes.get(route) ?? DEFAULT_ROUTE_WINDOW;
-    const key = `${route}:${major}`;
+    const key = `${route}:${major}:${caller}`;
     const now = this.nowMs();
     let counter = this.counters.get(key);
     if (!counter || now >= counter.resetAt) {

@@ -13,6 +13,12 @@ export interface CoreContext {
   applicationName: string;
   /** `ws://127.0.0.1:PORT`, known once the server listens. */
   gatewayUrl(): string;
+  /** The application's public key (hex), what DISCORD_PUBLIC_KEY holds. */
+  verifyKey: string;
+  /** The Interactions Endpoint URL when one is set (HTTP interactions), else null. */
+  interactionsEndpointUrl(): string | null;
+  /** What `GET /gateway/bot` answers: the URL, the recommended shards and the session start limit. */
+  gatewayBot(): Record<string, unknown>;
 }
 
 const json = (body: unknown, status = 200): RouteResult => ({ status, body });
@@ -91,7 +97,7 @@ function requireParam(ctx: RouteContext, name: string): string {
 export function restRoutes(core: CoreContext): RouteDefinition[] {
   const { state } = core;
   const botId = state.botUser.id;
-  const authed = { auth: true, global: true } as const;
+  const authed = { auth: 'bot', global: true } as const;
 
   return [
     {
@@ -100,15 +106,10 @@ export function restRoutes(core: CoreContext): RouteDefinition[] {
       template: '/gateway/bot',
       bucket: 'gateway',
       major: [],
-      handle: () =>
-        json({
-          url: core.gatewayUrl(),
-          shards: 1,
-          session_start_limit: { total: 1000, remaining: 1000, reset_after: 86_400_000, max_concurrency: 1 },
-        }),
+      handle: () => json(core.gatewayBot()),
     },
     {
-      auth: false,
+      auth: 'none',
       global: true,
       method: 'GET',
       template: '/gateway',
@@ -116,30 +117,11 @@ export function restRoutes(core: CoreContext): RouteDefinition[] {
       major: [],
       handle: () => json({ url: core.gatewayUrl() }),
     },
-    {
+    // "Get Current Application" and its older twin "Get Current Bot Application Information".
+    ...['/applications/@me', '/oauth2/applications/@me'].map((template): RouteDefinition => ({
       ...authed,
       method: 'GET',
-      template: '/users/@me',
-      bucket: 'user',
-      major: [],
-      handle: () => json({ ...userJson(state.botUser), verified: true, mfa_enabled: false, flags: 0 }),
-    },
-    {
-      ...authed,
-      method: 'GET',
-      template: '/users/:u',
-      bucket: 'user',
-      major: [],
-      handle: (ctx) => {
-        const user = state.users.get(requireParam(ctx, 'u'));
-        if (!user) throw ApiErrors.unknownUser();
-        return json(userJson(user));
-      },
-    },
-    {
-      ...authed,
-      method: 'GET',
-      template: '/applications/@me',
+      template,
       bucket: 'application',
       major: [],
       handle: () =>
@@ -151,7 +133,8 @@ export function restRoutes(core: CoreContext): RouteDefinition[] {
           bot_public: false,
           bot_require_code_grant: false,
           bot: userJson(state.botUser),
-          verify_key: '0'.repeat(64),
+          verify_key: core.verifyKey,
+          interactions_endpoint_url: core.interactionsEndpointUrl(),
           flags: state.membersIntentEnabled ? 1 << 15 : 0,
           owner: { id: '0', username: 'owner', discriminator: '0', global_name: null, avatar: null, public_flags: 0 },
           team: null,
@@ -159,7 +142,7 @@ export function restRoutes(core: CoreContext): RouteDefinition[] {
           install_params: null,
           integration_types_config: {},
         }),
-    },
+    })),
     {
       ...authed,
       method: 'GET',

@@ -1,4 +1,4 @@
-import type { GuildRecord, MemberRecord, RoleRecord, UserRecord } from './state';
+import type { ChannelRecord, GuildRecord, MemberRecord, RoleRecord, UserRecord } from './state';
 
 /**
  * JSON shapes of Discord's API v10 objects (docs `resources/user.mdx`, `resources/guild.mdx`,
@@ -55,19 +55,19 @@ export function memberJson(member: MemberRecord, user: UserRecord): Json {
   };
 }
 
-export function channelJson(guild: GuildRecord): Json {
+export function channelJson(channel: ChannelRecord): Json {
   return {
-    id: guild.channelId,
-    type: 0,
-    guild_id: guild.id,
-    name: 'general',
-    position: 0,
-    permission_overwrites: [],
+    id: channel.id,
+    type: channel.type,
+    guild_id: channel.guildId,
+    name: channel.name,
+    position: channel.position,
+    permission_overwrites: channel.overwrites.map((o) => ({ id: o.id, type: o.type, allow: o.allow.toString(), deny: o.deny.toString() })),
     nsfw: false,
-    topic: null,
+    topic: channel.topic,
     last_message_id: null,
     rate_limit_per_user: 0,
-    parent_id: null,
+    parent_id: channel.parentId,
     flags: 0,
   };
 }
@@ -94,7 +94,7 @@ export function guildJson(guild: GuildRecord): Json {
     system_channel_id: null,
     system_channel_flags: 0,
     rules_channel_id: null,
-    max_members: 500000,
+    max_members: guild.maxMembers,
     vanity_url_code: null,
     description: null,
     banner: null,

@@ -6,39 +6,62 @@ import type { Clock } from '../support/clock';
 import { systemClock } from '../support/clock';
 import type { Logger } from '../support/logger';
 import { silentLogger } from '../support/logger';
-import { ApiErrors, DiscordApiError } from './api-error';
+import { createApiHandler, readBody, write } from './api-handler';
 import { CommandStore } from './commands';
 import { controlRoutes, handleControl } from './control-api';
+import type { GatewaySessionInfo } from './gateway';
 import { Gateway } from './gateway';
+import type { GatewaySettings, IdentifyRecord } from './gateway-sharding';
 import type { GenerateGuildOptions, GeneratedGuild } from './generator';
 import { generateGuild } from './generator';
-import type { RouteContext, RouteDefinition, RouteResult } from './http-router';
-import { matchRoute } from './http-router';
+import { createSigningKey } from './ed25519';
+import type { RouteDefinition } from './http-router';
 import type { WaitForResponseOptions } from './interactions';
-import { InteractionStore } from './interactions';
+import { INITIAL_RESPONSE_MS, InteractionStore } from './interactions';
+import { InteractionsEndpoint } from './http-interactions';
 import type { Window } from './rate-limiter';
-import { RateLimiter, bucketHash } from './rate-limiter';
+import { RateLimiter } from './rate-limiter';
+import { answerAuthorizePage, authorizePage, oauth2Routes } from './oauth2-routes';
+import type { OAuth2TokenPair } from './oauth2-store';
+import { OAuth2Store } from './oauth2-store';
 import { RequestLog } from './request-log';
 import type { CoreContext } from './rest-routes';
 import { restRoutes } from './rest-routes';
+import { userRoutes } from './user-routes';
+import { guildJoinRoutes } from './guild-join';
+import type { WaitForMessageOptions } from './messages';
+import { MessageStore } from './messages';
 import { FaultInjector } from './faults';
 import { Waiters } from './waiters';
 import { compareIds, createSnowflakeFactory } from './snowflakes';
-import type { AddMemberOptions, CreateGuildOptions, CreateRoleOptions, CreatedGuild, UpdateRoleOptions } from './state';
+import type {
+  AddMemberOptions,
+  CreateChannelOptions,
+  CreateGuildOptions,
+  CreateRoleOptions,
+  CreatedGuild,
+  UpdateChannelOptions,
+  UpdateRoleOptions,
+} from './state';
 import { DiscordState, SandboxUsageError } from './state';
 import type {
+  ChannelSnapshot,
   FaultSpec,
   GuildSnapshot,
   InjectCommandOptions,
   InjectedInteraction,
+  InteractionDelivery,
   InteractionResponseRecord,
   MemberSnapshot,
+  PostedMessage,
+  RateLimitHit,
   RateLimitRoute,
   RateLimitSetting,
   RequestRecord,
   RoleEvent,
   RoleSnapshot,
   StoredCommand,
+  UserSnapshot,
 } from './types';
 
 export interface DiscordSandboxOptions {
@@ -59,6 +82,17 @@ export interface DiscordSandboxOptions {
   /** Whether the app has the privileged Server Members Intent switched on; true when absent. */
   membersIntentEnabled?: boolean;
   heartbeatIntervalMs?: number;
+  /**
+   * Sharding: the recommended `shards` of `GET /gateway/bot`, `max_concurrency`, the identify pacing
+   * (5 s per bucket; lower it for tests that start several sessions), the guilds per shard before
+   * 4011, the session start limit. The identify pacing runs on `rateLimitClock`.
+   */
+  gateway?: Partial<GatewaySettings>;
+  /**
+   * How long the stand-in waits, in real time, for an Interactions Endpoint URL to answer: Discord's
+   * 3 s by default. Answers later than 3 s by `clock` fail too.
+   */
+  interactionTimeoutMs?: number;
   rateLimits?: { global?: Window; routes?: Partial<Record<RateLimitRoute, Window>> };
 }
 
@@ -77,6 +111,12 @@ export interface DiscordSandbox {
   readonly botToken: string;
   readonly applicationId: string;
   readonly botUserId: string;
+  /** `http://127.0.0.1:PORT`, what DISCORD_WEB_BASE_URL points at: the authorize page is `{web}/oauth2/authorize`. */
+  readonly webBaseUrl: string;
+  /** The application's Ed25519 public key in hex, what DISCORD_PUBLIC_KEY holds (`verify_key` of `/applications/@me`). */
+  readonly publicKey: string;
+  /** The application's OAuth2 client secret, what DISCORD_CLIENT_SECRET holds; the client id is {@link applicationId}. */
+  readonly clientSecret: string;
   close(): Promise<void>;
 
   createGuild(options?: CreateGuildOptions): CreatedGuild;
@@ -88,6 +128,20 @@ export interface DiscordSandbox {
   addMember(guildId: string, options?: AddMemberOptions): MemberSnapshot;
   removeMember(guildId: string, userId: string): void;
   members(guildId: string, options?: { limit?: number; after?: string }): MemberSnapshot[];
+  /** Bans a user, removing them from the guild if they are in it; Add Guild Member then answers 40007. */
+  banUser(guildId: string, userId: string, options?: { reason?: string }): void;
+  unbanUser(guildId: string, userId: string): void;
+  bans(guildId: string): Array<{ userId: string; reason: string | null }>;
+  /** The member cap Add Guild Member enforces with 30019 (`max_members`). */
+  setMaxMembers(guildId: string, maxMembers: number): void;
+  /** A channel (text by default) with its overwrites; every guild starts with `#general` ({@link GuildSnapshot.channelId}). */
+  createChannel(guildId: string, options: CreateChannelOptions): ChannelSnapshot;
+  updateChannel(channelId: string, patch: UpdateChannelOptions): ChannelSnapshot;
+  deleteChannel(channelId: string): void;
+  /** Messages the bot posted in the channel, oldest first. */
+  messages(channelId: string): PostedMessage[];
+  /** Resolves with the first message in the channel `where` accepts (any when absent), posted before or after the call. */
+  waitForMessage(channelId: string, options?: WaitForMessageOptions): Promise<PostedMessage>;
   /** A moderator's change of a member's whole role list, logged with `via: 'hand'`. */
   setMemberRolesByHand(guildId: string, userId: string, roleIds: string[]): void;
   memberRoles(guildId: string, userId: string): string[];
@@ -102,74 +156,92 @@ export interface DiscordSandbox {
   resetRequests(): void;
   /** 401, 403 and 429 answers so far (Discord's invalid-request counter). */
   invalidRequestCount(): number;
+  /** 429 answers so far, per route and scope; `resetRequests` does not clear them. */
+  rateLimitHits(): RateLimitHit[];
   setMembersIntentEnabled(enabled: boolean): void;
   setRateLimit(setting: RateLimitSetting): void;
   injectFault(spec: FaultSpec): void;
   clearFaults(): void;
 
+  /**
+   * Delivers a command (or, with `focused`, an autocomplete) the way the application receives
+   * interactions: as INTERACTION_CREATE to the gateway session(s) of the guild's shard, or, while an
+   * Interactions Endpoint URL is set, only as a signed POST to it. Returns at once; the answer is read
+   * with {@link waitForInteractionResponse} and {@link interactionDelivery}.
+   */
   injectCommand(options: InjectCommandOptions): InjectedInteraction;
+  /** How the interaction was delivered and whether it was answered in time (HTTP mode: why it failed). */
+  interactionDelivery(interactionId: string): InteractionDelivery;
+  /**
+   * Sets the application's Interactions Endpoint URL after Discord's checks (a signed PING answered
+   * `200 {"type":1}` as JSON, a bad signature answered 401); rejects with the reason otherwise and
+   * keeps the previous setting. From then on interactions go there and no longer to the gateway.
+   * null removes the URL (back to the gateway).
+   */
+  setInteractionsEndpoint(url: string | null): Promise<void>;
+  interactionsEndpointUrl(): string | null;
+  /** Discord's routine check of the endpoint (a request with a bad signature, …); a failing URL is removed. True when it stays. */
+  checkInteractionsEndpoint(): Promise<boolean>;
   interactionResponses(interactionId: string): InteractionResponseRecord[];
   waitForInteractionResponse(interactionId: string, options?: WaitForResponseOptions): Promise<InteractionResponseRecord>;
-  waitForConnection(options?: { timeoutMs?: number }): Promise<void>;
+  /** Resolves once `sessions` (1 when absent) gateway sessions are identified and connected. */
+  waitForConnection(options?: { timeoutMs?: number; sessions?: number }): Promise<void>;
+  /** Changes the sharding settings (see {@link DiscordSandboxOptions.gateway}) for what follows. */
+  setGatewayOptions(settings: Partial<GatewaySettings>): void;
+  /** Identified sessions, with their shard and the guilds it holds. */
+  gatewaySessions(): GatewaySessionInfo[];
+  /** Every IDENTIFY with a valid token, and how it was answered (ready, op 9 for pacing, 4010, 4011). */
+  gatewayIdentifies(): IdentifyRecord[];
   /** Close codes the gateway sent to clients (4004 authentication failed, 4014 disallowed intents, …). */
   gatewayCloses(): Array<{ code: number; reason: string }>;
   /** Closes gateway sockets with `code` (4000 when absent), leaving sessions resumable. */
   disconnectGateway(code?: number): void;
+
+  // ---- OAuth2 (docs/discord-api-notes.md §1) ----------------------------------------------------
+  /**
+   * What the Developer Portal's OAuth2 page holds: the client secret (a fresh random one by default)
+   * and the redirect URIs (none by default), which `redirect_uri` must equal exactly.
+   */
+  setOAuth2Application(settings: { clientSecret?: string; redirectUris?: string[] }): void;
+  registerRedirectUri(uri: string): void;
+  /** The OAuth2 settings as they stand: the client id is the application id. */
+  oauth2Application(): { clientId: string; clientSecret: string; redirectUris: string[] };
+  /** A Discord user who is in no guild yet (an OAuth2 sign-in, a join); `addMember` creates users too. */
+  createUser(options?: { userId?: string; username?: string; globalName?: string | null }): UserSnapshot;
+  /**
+   * Opens the authorize URL over HTTP, logs in as `userId` and clicks Authorize; returns the redirect
+   * location (`…?code=…&state=…`). Throws with the page's message when the request is refused.
+   */
+  approveAuthorization(authorizeUrl: string, userId: string): Promise<string>;
+  /** Same, clicking Cancel; the location carries `error=access_denied`. */
+  denyAuthorization(authorizeUrl: string): Promise<string>;
+  /**
+   * Issues a user token pair without the browser flow. `applicationId` other than ours makes a token
+   * of another application (which Add Guild Member must refuse with 50025).
+   */
+  issueUserTokens(userId: string, scopes: readonly string[], options?: { applicationId?: string }): OAuth2TokenPair;
+  expireAccessToken(accessToken: string): void;
+  /** The user deauthorizes the application: every token of theirs stops working. */
+  revokeUserAuthorization(userId: string): void;
+  /** Every token pair issued to the user, live or not (to prove the client kept none). */
+  userTokensIssuedTo(userId: string): OAuth2TokenPair[];
 
   commands(guildId?: string): StoredCommand[];
   /** Bulk-overwrite PUTs of commands received for the global scope or a guild. */
   commandPutCount(guildId?: string): number;
 }
 
-const MAX_BODY_BYTES = 8 * 1024 * 1024;
 const API_PREFIX = '/api/v10';
 const CONTROL_PREFIX = '/__sandbox';
-/** "supports 1-512 URL-encoded UTF-8 characters" (docs `resources/audit-log.mdx`, tech-facts §1). */
-const MAX_REASON_LENGTH = 512;
 
-class BodyTooLarge extends Error {}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) reject(new BodyTooLarge());
-      else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
-function stringify(body: unknown): string {
-  return JSON.stringify(body, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
-}
-
-/** 204 answers carry no content-type: @discordjs/rest JSON-parses whenever it sees one (tech-facts §2). */
-function write(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {
-  if (status === 204 || body === undefined) {
-    res.writeHead(status, headers);
-    res.end();
-    return;
-  }
-  const text = stringify(body);
-  res.writeHead(status, { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)) });
-  res.end(text);
-}
-
-function decodeReason(raw: string | string[] | undefined): string | null {
-  if (typeof raw !== 'string' || raw === '') return null;
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
-}
-
-function majorOf(route: RouteDefinition, params: Record<string, string>): string {
-  return route.major.map((name) => params[name] ?? '').join('/') || 'global';
+/**
+ * The path below the API's base, or null: `/api/v10/...`, and the unversioned `/api/oauth2/...` the
+ * docs give as the token URL (docs/discord-api-notes.md §1.1).
+ */
+function apiPath(pathname: string): string | null {
+  if (pathname.startsWith(`${API_PREFIX}/`)) return pathname.slice(API_PREFIX.length);
+  if (pathname.startsWith('/api/oauth2/')) return pathname.slice('/api'.length);
+  return null;
 }
 
 /**
@@ -191,104 +263,54 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
     membersIntentEnabled: options.membersIntentEnabled ?? true,
   });
   let port = 0;
+  const applicationName = options.botUsername ?? 'Tierlink';
+  const signingKey = createSigningKey();
+  const endpoint = new InteractionsEndpoint(signingKey, clock, applicationId, nextId, options.interactionTimeoutMs ?? INITIAL_RESPONSE_MS);
   const core: CoreContext = {
     state,
     clock,
     applicationId,
-    applicationName: options.botUsername ?? 'Tierlink',
+    applicationName,
     gatewayUrl: () => `ws://127.0.0.1:${port}`,
+    verifyKey: signingKey.publicKeyHex,
+    interactionsEndpointUrl: () => endpoint.url,
+    gatewayBot: () => gateway.botInfo(),
   };
+  const oauth = new OAuth2Store(clock, applicationId);
   const limiter = new RateLimiter(() => rateClock.now().getTime(), options.rateLimits);
   const log = new RequestLog();
   const faults = new FaultInjector();
-  const gateway = new Gateway({ core, botToken, logger, heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250, nextId });
+  const gateway = new Gateway({
+    core,
+    botToken,
+    logger,
+    heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
+    nextId,
+    nowMs: () => rateClock.now().getTime(),
+    settings: options.gateway,
+  });
   const commandStore = new CommandStore(core, nextId);
   const interactions = new InteractionStore(
     core,
     nextId,
-    (event, data) => gateway.dispatch(event, data),
+    (event, data, guildId) => gateway.dispatch(event, data, 0, guildId),
     (g, name) => commandStore.idFor(g, name),
+    endpoint,
   );
+  const messageStore = new MessageStore(core, nextId, (event, data, intent, guildId) => gateway.dispatch(event, data, intent, guildId));
   const waiters = new Waiters();
-  const routes: RouteDefinition[] = [...restRoutes(core), ...interactions.routes(), ...commandStore.routes()];
+  const routes: RouteDefinition[] = [
+    ...restRoutes(core),
+    ...userRoutes(core),
+    ...oauth2Routes(oauth),
+    ...guildJoinRoutes(core, oauth),
+    ...messageStore.routes(),
+    ...interactions.routes(),
+    ...commandStore.routes(),
+  ];
 
-  async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const method = (req.method ?? 'GET').toUpperCase();
-    const path = url.pathname.slice(API_PREFIX.length) || '/';
-    const match = matchRoute(routes, method, path);
-    const reason = decodeReason(req.headers['x-audit-log-reason']);
-    let result: RouteResult;
-    let scope: string | undefined;
-    // Bucket headers ride on error answers too, as on Discord.
-    let rateHeaders: Record<string, string> = {};
-    try {
-      const raw = await readBody(req);
-      if (match.kind === 'none') throw ApiErrors.notFound();
-      if (match.kind === 'wrong-method') throw ApiErrors.methodNotAllowed();
-      const { route, params } = match;
-      if (route.auth && req.headers.authorization !== `Bot ${botToken}`) throw ApiErrors.unauthorized();
-      if (reason !== null && [...reason].length > MAX_REASON_LENGTH) {
-        throw ApiErrors.invalidFormBody('reason', 'BASE_TYPE_MAX_LENGTH', `Must be ${MAX_REASON_LENGTH} or fewer in length.`);
-      }
-      const fault = faults.take(method, route.template, route.bucket);
-      if (fault) {
-        result = faultAnswer(fault, route);
-        scope = result.headers?.['X-RateLimit-Scope'];
-      } else {
-        const globalVerdict = route.global && route.auth ? limiter.takeGlobal() : { ok: true as const, headers: {} };
-        const verdict = globalVerdict.ok ? limiter.take(route.bucket, majorOf(route, params)) : globalVerdict;
-        if (!verdict.ok) {
-          scope = verdict.headers['X-RateLimit-Scope'];
-          result = {
-            status: 429,
-            headers: verdict.headers,
-            body: {
-              message: 'You are being rate limited.',
-              retry_after: Number((verdict.retryAfterMs / 1000).toFixed(3)),
-              global: !globalVerdict.ok,
-            },
-          };
-        } else {
-          rateHeaders = verdict.headers;
-          let body: unknown;
-          if (raw.length > 0) {
-            const type = req.headers['content-type'] ?? '';
-            if (!type.includes('application/json')) {
-              throw ApiErrors.invalidFormBody('_', 'CONTENT_TYPE_INVALID', 'The Discord sandbox accepts application/json bodies only.');
-            }
-            try {
-              body = JSON.parse(raw.toString('utf8')) as unknown;
-            } catch {
-              throw ApiErrors.invalidJson();
-            }
-          }
-          const ctx: RouteContext = { method, path, params, query: url.searchParams, headers: req.headers, body, reason };
-          const answer = await route.handle(ctx);
-          result = { ...answer, headers: { ...rateHeaders, ...(answer.headers ?? {}) } };
-        }
-      }
-    } catch (error) {
-      if (error instanceof DiscordApiError) {
-        result = { status: error.status, body: error.body(), headers: rateHeaders };
-      } else if (error instanceof BodyTooLarge) {
-        result = { status: 413, body: { message: 'Request entity too large', code: 40005 } };
-      } else {
-        logger.error({ err: error, method, path }, 'discord sandbox route failed');
-        result = { status: 500, body: { message: '500: Internal Server Error', code: 0 } };
-      }
-    }
-    write(res, result.status, result.body, result.headers ?? {});
-    const record: RequestRecord = {
-      at: clock.now(),
-      method,
-      route: `${method} ${match.kind === 'found' ? match.route.template : match.kind === 'wrong-method' ? match.template : path}`,
-      path,
-      status: result.status,
-    };
-    if (reason !== null) record.reason = reason;
-    log.add(record, scope);
-    logger.debug({ method, route: record.route, status: result.status }, 'discord sandbox request');
-  }
+  const handleApi = createApiHandler({ routes, botToken, oauth, limiter, log, faults, clock, logger });
+  const authorize = authorizePage(oauth, state, applicationName);
 
   async function handleControlRequest(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const raw = await readBody(req);
@@ -306,11 +328,19 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
 
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const handler = url.pathname.startsWith(`${API_PREFIX}/`)
-      ? handleApi(req, res, url)
-      : url.pathname.startsWith(`${CONTROL_PREFIX}/`)
-        ? handleControlRequest(req, res, url)
-        : readBody(req).then(() => write(res, 404, { message: '404: Not Found', code: 0 }, {}));
+    const path = apiPath(url.pathname);
+    const handler =
+      path !== null
+        ? handleApi(req, res, url, path)
+        : url.pathname.startsWith(`${CONTROL_PREFIX}/`)
+          ? handleControlRequest(req, res, url)
+          : url.pathname === '/oauth2/authorize'
+            ? readBody(req).then((raw) => {
+                const answer = authorize.handle((req.method ?? 'GET').toUpperCase(), url.searchParams, req.headers, raw);
+                res.writeHead(answer.status, answer.headers);
+                res.end(answer.body);
+              })
+            : readBody(req).then(() => write(res, 404, { message: '404: Not Found', code: 0 }, {}));
     handler.catch((error: unknown) => {
       logger.error({ err: error }, 'discord sandbox request failed');
       if (!res.headersSent) write(res, 500, { message: '500: Internal Server Error', code: 0 }, {});
@@ -336,9 +366,15 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
     botToken,
     applicationId,
     botUserId: state.botUser.id,
+    webBaseUrl: `http://127.0.0.1:${port}`,
+    publicKey: signingKey.publicKeyHex,
+    get clientSecret() {
+      return oauth.clientSecret;
+    },
 
     async close() {
       interactions.close();
+      messageStore.close();
       waiters.cancelAll();
       await gateway.close();
       await new Promise<void>((resolve) => {
@@ -364,6 +400,18 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
         .slice(0, o.limit ?? Number.POSITIVE_INFINITY)
         .map((id) => state.memberSnapshot(guildId, id));
     },
+    banUser: (guildId, userId, o = {}) => state.ban(guildId, userId, o.reason ?? null),
+    unbanUser: (guildId, userId) => state.unban(guildId, userId),
+    bans: (guildId) => [...state.requireGuild(guildId).bans].map(([userId, ban]) => ({ userId, reason: ban.reason })),
+    setMaxMembers(guildId, maxMembers) {
+      if (!Number.isInteger(maxMembers) || maxMembers < 1) throw new SandboxUsageError('maxMembers must be a positive integer');
+      state.requireGuild(guildId).maxMembers = maxMembers;
+    },
+    createChannel: (guildId, o) => state.createChannel(guildId, o),
+    updateChannel: (channelId, patch) => state.updateChannel(channelId, patch),
+    deleteChannel: (channelId) => state.deleteChannel(channelId),
+    messages: (channelId) => messageStore.messages(channelId),
+    waitForMessage: (channelId, o) => messageStore.waitForMessage(channelId, o),
     setMemberRolesByHand(guildId, userId, roleIds) {
       if (roleIds.includes(guildId)) throw new SandboxUsageError('@everyone is implicit and never listed in a member');
       state.setMemberRoles(guildId, userId, roleIds, 'hand', null);
@@ -388,6 +436,7 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
     requests: (filter) => log.list(filter),
     resetRequests: () => log.reset(),
     invalidRequestCount: () => log.invalidCount(),
+    rateLimitHits: () => log.rateLimitHits(),
     setMembersIntentEnabled(enabled) {
       state.membersIntentEnabled = enabled;
     },
@@ -396,41 +445,53 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
     clearFaults: () => faults.clear(),
 
     injectCommand: (o) => interactions.inject(o),
+    interactionDelivery: (id) => interactions.delivery(id),
+    setInteractionsEndpoint: (url) => endpoint.set(url),
+    interactionsEndpointUrl: () => endpoint.url,
+    checkInteractionsEndpoint: () => endpoint.check(),
     interactionResponses: (id) => interactions.responses(id),
     waitForInteractionResponse: (id, o) => interactions.waitForResponse(id, o),
-    waitForConnection: (o) => gateway.waitForConnection(o?.timeoutMs),
+    waitForConnection: (o) => gateway.waitForConnection(o?.timeoutMs, o?.sessions),
+    setGatewayOptions: (settings) => gateway.configure(settings),
+    gatewaySessions: () => gateway.sessionsInfo(),
+    gatewayIdentifies: () => gateway.identifyLog(),
     gatewayCloses: () => gateway.closeCodes(),
     disconnectGateway: (code) => gateway.disconnectAll(code),
+
+    setOAuth2Application(settings) {
+      if (settings.clientSecret !== undefined) {
+        if (settings.clientSecret.length < 8) throw new SandboxUsageError('a client secret needs at least 8 characters');
+        oauth.clientSecret = settings.clientSecret;
+      }
+      if (settings.redirectUris !== undefined) {
+        for (const uri of settings.redirectUris) new URL(uri);
+        oauth.redirectUris = [...settings.redirectUris];
+      }
+    },
+    registerRedirectUri(uri) {
+      new URL(uri);
+      if (!oauth.redirectUris.includes(uri)) oauth.redirectUris.push(uri);
+    },
+    oauth2Application: () => ({ clientId: applicationId, clientSecret: oauth.clientSecret, redirectUris: [...oauth.redirectUris] }),
+    createUser(o = {}) {
+      if (o.userId !== undefined && state.users.has(o.userId)) throw new SandboxUsageError(`user ${o.userId} exists already`);
+      const user = state.ensureUser(o);
+      return { id: user.id, username: user.username, globalName: user.globalName };
+    },
+    approveAuthorization: (url, userId) => answerAuthorizePage(url, { decision: 'allow', user_id: userId }),
+    denyAuthorization: (url) => answerAuthorizePage(url, { decision: 'deny' }),
+    issueUserTokens(userId, scopes, o = {}) {
+      const user = state.users.get(userId);
+      if (!user || user.bot) throw new SandboxUsageError(`no sandbox user ${userId}`);
+      return oauth.issue(userId, scopes, o.applicationId);
+    },
+    expireAccessToken: (token) => oauth.expireAccessToken(token),
+    revokeUserAuthorization: (userId) => oauth.revokeAuthorization(userId),
+    userTokensIssuedTo: (userId) => oauth.issuedTo(userId),
 
     commands: (guildId) => commandStore.list(guildId),
     commandPutCount: (guildId) => commandStore.putCount(guildId),
   };
   const control = controlRoutes(sandbox);
   return sandbox;
-}
-
-/** The canned answer of an injected fault, shaped like Discord's own (429s with their headers). */
-function faultAnswer(fault: FaultSpec, route: RouteDefinition): RouteResult {
-  if (fault.status === 429) {
-    const seconds = fault.retryAfterSeconds ?? 1;
-    const headers: Record<string, string> = { 'Retry-After': String(seconds) };
-    if (fault.global) {
-      headers['X-RateLimit-Global'] = 'true';
-      headers['X-RateLimit-Scope'] = 'global';
-    } else {
-      headers['X-RateLimit-Scope'] = 'user';
-      headers['X-RateLimit-Limit'] = '1';
-      headers['X-RateLimit-Remaining'] = '0';
-      headers['X-RateLimit-Reset-After'] = seconds.toFixed(3);
-      headers['X-RateLimit-Bucket'] = bucketHash(route.bucket);
-    }
-    return {
-      status: 429,
-      headers,
-      body: { message: fault.message ?? 'You are being rate limited.', retry_after: seconds, global: fault.global ?? false },
-    };
-  }
-  if (fault.status >= 500)
-    return { status: fault.status, body: { message: fault.message ?? `${fault.status}: Internal Server Error`, code: fault.code ?? 0 } };
-  return { status: fault.status, body: { message: fault.message ?? `${fault.status}: Sandbox fault`, code: fault.code ?? 0 } };
 }

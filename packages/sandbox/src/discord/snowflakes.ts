@@ -3,7 +3,19 @@ import type { Clock } from '../support/clock';
 /** Discord's epoch (2015-01-01T00:00:00Z) in ms, the origin of snowflake timestamps. */
 export const DISCORD_EPOCH = 1_420_070_400_000n;
 
-export type SnowflakeFactory = () => string;
+export interface SnowflakeFactory {
+  (): string;
+  /** The next id whose guild shard is `shardId` of `shardCount`: the timestamp moves up to `shardCount - 1` ms ahead. */
+  onShard(shardId: number, shardCount: number): string;
+}
+
+/**
+ * The shard a guild's events go to: `(guild_id >> 22) % num_shards`, in BigInt because `Number`
+ * loses bits (docs/discord-api-notes.md §4).
+ */
+export function shardIdForGuild(guildId: string, shardCount: number): number {
+  return Number((BigInt(guildId) >> 22n) % BigInt(shardCount));
+}
 
 /**
  * Snowflakes as Discord builds them: ms since the Discord epoch shifted left 22 bits. Today's values
@@ -12,11 +24,25 @@ export type SnowflakeFactory = () => string;
  */
 export function createSnowflakeFactory(clock: Clock): SnowflakeFactory {
   let last = 0n;
-  return () => {
+  const candidate = (): bigint => {
     const fromTime = (BigInt(clock.now().getTime()) - DISCORD_EPOCH) << 22n;
-    last = fromTime > last ? fromTime : last + 1n;
+    return fromTime > last ? fromTime : last + 1n;
+  };
+  const next = (): string => {
+    last = candidate();
     return last.toString();
   };
+  next.onShard = (shardId: number, shardCount: number): string => {
+    if (!Number.isInteger(shardCount) || shardCount < 1 || !Number.isInteger(shardId) || shardId < 0 || shardId >= shardCount) {
+      throw new RangeError(`no shard ${shardId} of ${shardCount}`);
+    }
+    const start = candidate();
+    let ms = start >> 22n;
+    while (ms % BigInt(shardCount) !== BigInt(shardId)) ms += 1n;
+    last = ms === start >> 22n ? start : ms << 22n;
+    return last.toString();
+  };
+  return next;
 }
 
 /** Orders decimal id strings numerically without BigInt (ids have no leading zeros). */

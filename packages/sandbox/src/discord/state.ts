@@ -1,8 +1,9 @@
 import type { Clock } from '../support/clock';
-import { Permission, basePermissions, compareRolePositions, hasPermission, highestRole } from './permissions';
+import type { PermissionOverwrite } from './permissions';
+import { Permission, applyOverwrites, basePermissions, compareRolePositions, hasPermission, highestRole } from './permissions';
 import type { SnowflakeFactory } from './snowflakes';
 import { compareIds } from './snowflakes';
-import type { GuildSnapshot, MemberSnapshot, RoleChangeVia, RoleEvent, RoleSnapshot } from './types';
+import type { ChannelSnapshot, GuildSnapshot, MemberSnapshot, RoleChangeVia, RoleEvent, RoleSnapshot } from './types';
 
 export interface UserRecord {
   id: string;
@@ -30,16 +31,37 @@ export interface MemberRecord {
   nick: string | null;
 }
 
+/** Channel types the stand-in has (docs `resources/channel.mdx`): text, voice, category, announcement. */
+export const ChannelType = { GuildText: 0, GuildVoice: 2, GuildCategory: 4, GuildAnnouncement: 5 } as const;
+export type ChannelTypeValue = (typeof ChannelType)[keyof typeof ChannelType];
+
+export interface ChannelRecord {
+  id: string;
+  guildId: string;
+  name: string;
+  type: ChannelTypeValue;
+  position: number;
+  parentId: string | null;
+  topic: string | null;
+  overwrites: PermissionOverwrite[];
+}
+
 export interface GuildRecord {
   id: string;
   name: string;
   ownerId: string;
   botRoleId: string;
+  /** The `#general` text channel every guild starts with. */
   channelId: string;
+  channels: Map<string, ChannelRecord>;
   roles: Map<string, RoleRecord>;
   members: Map<string, MemberRecord>;
   /** Member ids in ascending numeric order, rebuilt lazily after joins and leaves. */
   sortedIds: string[] | null;
+  /** Banned users and the ban's reason. */
+  bans: Map<string, { reason: string | null }>;
+  /** The member cap Add Guild Member enforces (30019); the guild object's `max_members`. */
+  maxMembers: number;
 }
 
 /** Changes the gateway turns into dispatches and waiters watch. `silent` changes are not dispatched. */
@@ -47,7 +69,9 @@ export type StateEvent =
   | { type: 'guild-create'; guildId: string }
   | { type: 'role-create' | 'role-update' | 'role-delete'; guildId: string; role: RoleRecord }
   | { type: 'member-add' | 'member-update'; guildId: string; userId: string; silent?: boolean }
-  | { type: 'member-remove'; guildId: string; user: UserRecord };
+  | { type: 'member-remove'; guildId: string; user: UserRecord }
+  | { type: 'ban-add' | 'ban-remove'; guildId: string; user: UserRecord }
+  | { type: 'channel-create' | 'channel-update' | 'channel-delete'; guildId: string; channel: ChannelRecord };
 
 export interface CreateGuildOptions {
   name?: string;
@@ -56,6 +80,12 @@ export interface CreateGuildOptions {
   botPermissions?: bigint;
   /** Position of the bot's role; 1 (just above @everyone) when absent. */
   botRolePosition?: number;
+  /** Permissions of @everyone; none when absent (give the bot what a test relies on explicitly). */
+  everyonePermissions?: bigint;
+  /** The member cap (`max_members`); 500,000 when absent. */
+  maxMembers?: number;
+  /** Mints the guild's id so that its events go to this shard (`(id >> 22) % count === id`). */
+  shard?: { id: number; count: number };
 }
 
 export interface CreatedGuild {
@@ -85,6 +115,31 @@ export interface UpdateRoleOptions {
   color?: number;
 }
 
+/** An overwrite as tests write it. */
+export interface OverwriteInput {
+  /** A role id (the guild id for @everyone) or a user id. */
+  id: string;
+  type: 'role' | 'member';
+  allow?: bigint;
+  deny?: bigint;
+}
+
+export interface CreateChannelOptions {
+  name: string;
+  /** 0 text (default), 2 voice, 4 category, 5 announcement. */
+  type?: ChannelTypeValue;
+  parentId?: string;
+  topic?: string;
+  overwrites?: OverwriteInput[];
+}
+
+export interface UpdateChannelOptions {
+  name?: string;
+  topic?: string | null;
+  /** Replaces every overwrite of the channel. */
+  overwrites?: OverwriteInput[];
+}
+
 export interface AddMemberOptions {
   userId?: string;
   username?: string;
@@ -106,6 +161,8 @@ export class SandboxUsageError extends Error {
 export class DiscordState {
   readonly users = new Map<string, UserRecord>();
   readonly guilds = new Map<string, GuildRecord>();
+  /** Which guild each channel belongs to. */
+  private readonly channelGuilds = new Map<string, string>();
   readonly botUser: UserRecord;
   membersIntentEnabled: boolean;
   private readonly events: RoleEvent[] = [];
@@ -136,7 +193,7 @@ export class DiscordState {
   // ---- guilds -------------------------------------------------------------------------------
 
   createGuild(options: CreateGuildOptions = {}): CreatedGuild {
-    const guildId = this.nextId();
+    const guildId = options.shard ? this.nextId.onShard(options.shard.id, options.shard.count) : this.nextId();
     const ownerId = options.ownerId ?? this.ensureUser({ username: 'owner' }).id;
     if (!this.users.has(ownerId)) this.ensureUser({ userId: ownerId, username: 'owner' });
     const botRoleId = this.nextId();
@@ -147,9 +204,12 @@ export class DiscordState {
       ownerId,
       botRoleId,
       channelId,
+      channels: new Map(),
       roles: new Map(),
       members: new Map(),
       sortedIds: null,
+      bans: new Map(),
+      maxMembers: options.maxMembers ?? 500_000,
     };
     guild.roles.set(guildId, {
       id: guildId,
@@ -157,7 +217,7 @@ export class DiscordState {
       color: 0,
       hoist: false,
       position: 0,
-      permissions: 0n,
+      permissions: options.everyonePermissions ?? 0n,
       managed: false,
       mentionable: false,
     });
@@ -175,6 +235,17 @@ export class DiscordState {
     const now = this.clock.now();
     guild.members.set(ownerId, { userId: ownerId, roleIds: [], joinedAt: now, nick: null });
     guild.members.set(this.botUser.id, { userId: this.botUser.id, roleIds: [botRoleId], joinedAt: now, nick: null });
+    guild.channels.set(channelId, {
+      id: channelId,
+      guildId,
+      name: 'general',
+      type: ChannelType.GuildText,
+      position: 0,
+      parentId: null,
+      topic: null,
+      overwrites: [],
+    });
+    this.channelGuilds.set(channelId, guildId);
     this.guilds.set(guildId, guild);
     this.emit({ type: 'guild-create', guildId });
     return { guildId, everyoneRoleId: guildId, botRoleId, channelId };
@@ -269,6 +340,76 @@ export class DiscordState {
     return shifted;
   }
 
+  // ---- channels -----------------------------------------------------------------------------
+
+  /** The channel and its guild, or undefined for an id no guild has. */
+  channel(channelId: string): { guild: GuildRecord; channel: ChannelRecord } | undefined {
+    const guild = this.guilds.get(this.channelGuilds.get(channelId) ?? '');
+    const channel = guild?.channels.get(channelId);
+    return guild && channel ? { guild, channel } : undefined;
+  }
+
+  requireChannel(channelId: string): { guild: GuildRecord; channel: ChannelRecord } {
+    const found = this.channel(channelId);
+    if (!found) throw new SandboxUsageError(`no channel ${channelId} in the sandbox`);
+    return found;
+  }
+
+  private overwrites(guild: GuildRecord, input: readonly OverwriteInput[]): PermissionOverwrite[] {
+    return input.map((o) => {
+      if (o.type === 'role' && !guild.roles.has(o.id)) throw new SandboxUsageError(`overwrite names no role ${o.id} of ${guild.id}`);
+      if (o.type === 'member' && !this.users.has(o.id)) throw new SandboxUsageError(`overwrite names no user ${o.id}`);
+      return { id: o.id, type: o.type === 'role' ? 0 : 1, allow: o.allow ?? 0n, deny: o.deny ?? 0n };
+    });
+  }
+
+  createChannel(guildId: string, options: CreateChannelOptions): ChannelSnapshot {
+    const guild = this.requireGuild(guildId);
+    const type = options.type ?? ChannelType.GuildText;
+    if (!Object.values(ChannelType).includes(type)) throw new SandboxUsageError(`channel type ${String(type)} is not one the sandbox has`);
+    if (options.parentId !== undefined && guild.channels.get(options.parentId)?.type !== ChannelType.GuildCategory) {
+      throw new SandboxUsageError(`parent ${options.parentId} is no category of ${guildId}`);
+    }
+    const channel: ChannelRecord = {
+      id: this.nextId(),
+      guildId,
+      name: options.name,
+      type,
+      position: guild.channels.size,
+      parentId: options.parentId ?? null,
+      topic: options.topic ?? null,
+      overwrites: this.overwrites(guild, options.overwrites ?? []),
+    };
+    guild.channels.set(channel.id, channel);
+    this.channelGuilds.set(channel.id, guildId);
+    this.emit({ type: 'channel-create', guildId, channel });
+    return channelSnapshot(channel);
+  }
+
+  updateChannel(channelId: string, patch: UpdateChannelOptions): ChannelSnapshot {
+    const { guild, channel } = this.requireChannel(channelId);
+    if (patch.name !== undefined) channel.name = patch.name;
+    if (patch.topic !== undefined) channel.topic = patch.topic;
+    if (patch.overwrites !== undefined) channel.overwrites = this.overwrites(guild, patch.overwrites);
+    this.emit({ type: 'channel-update', guildId: guild.id, channel });
+    return channelSnapshot(channel);
+  }
+
+  deleteChannel(channelId: string): void {
+    const { guild, channel } = this.requireChannel(channelId);
+    if (channelId === guild.channelId) throw new SandboxUsageError('the sandbox keeps #general');
+    guild.channels.delete(channelId);
+    this.channelGuilds.delete(channelId);
+    this.emit({ type: 'channel-delete', guildId: guild.id, channel });
+  }
+
+  /** A member's permissions in a channel, overwrites applied (what an interaction's `member.permissions` carries). */
+  channelPermissions(guild: GuildRecord, channel: ChannelRecord, userId: string): bigint {
+    const member = guild.members.get(userId);
+    if (!member) return 0n;
+    return applyOverwrites(this.memberPermissions(guild, userId), channel.overwrites, guild.id, member.roleIds, userId);
+  }
+
   // ---- users and members --------------------------------------------------------------------
 
   ensureUser(options: { userId?: string; username?: string; globalName?: string | null; bot?: boolean }): UserRecord {
@@ -307,6 +448,45 @@ export class DiscordState {
     guild.sortedIds = null;
     const user = this.users.get(userId) ?? { id: userId, username: 'unknown', globalName: null, bot: false };
     this.emit({ type: 'member-remove', guildId, user });
+  }
+
+  /**
+   * A user who joins through Add Guild Member, with the roles of that call, logged with `via: 'join'`;
+   * GUILD_MEMBER_ADD carries them.
+   */
+  joinMember(guildId: string, userId: string, roleIds: readonly string[], nick: string | null, reason: string | null): MemberRecord {
+    const guild = this.requireGuild(guildId);
+    if (guild.members.has(userId)) throw new SandboxUsageError(`user ${userId} is already a member of ${guildId}`);
+    const member: MemberRecord = { userId, roleIds: [...new Set(roleIds)], joinedAt: this.clock.now(), nick };
+    guild.members.set(userId, member);
+    guild.sortedIds = null;
+    for (const roleId of member.roleIds) this.record(guildId, userId, roleId, 'add', 'join', reason);
+    this.emit({ type: 'member-add', guildId, userId });
+    return member;
+  }
+
+  /** GUILD_MEMBER_ADD for someone already in the guild ("may also be sent for users who are already members"). */
+  announceMember(guildId: string, userId: string): void {
+    this.requireMember(guildId, userId);
+    this.emit({ type: 'member-add', guildId, userId });
+  }
+
+  /** Bans a user (member or not), removing them from the guild as a ban does. */
+  ban(guildId: string, userId: string, reason: string | null): void {
+    const guild = this.requireGuild(guildId);
+    const user = this.users.get(userId);
+    if (!user) throw new SandboxUsageError(`no user ${userId}`);
+    if (userId === guild.ownerId || userId === this.botUser.id) throw new SandboxUsageError('the owner and the bot cannot be banned');
+    if (guild.members.has(userId)) this.removeMember(guildId, userId);
+    guild.bans.set(userId, { reason });
+    this.emit({ type: 'ban-add', guildId, user });
+  }
+
+  unban(guildId: string, userId: string): void {
+    const guild = this.requireGuild(guildId);
+    if (!guild.bans.delete(userId)) throw new SandboxUsageError(`user ${userId} is not banned from ${guildId}`);
+    const user = this.users.get(userId);
+    if (user) this.emit({ type: 'ban-remove', guildId, user });
   }
 
   requireMember(guildId: string, userId: string): MemberRecord {
@@ -414,6 +594,8 @@ export class DiscordState {
       botRoleId: guild.botRoleId,
       channelId: guild.channelId,
       memberCount: guild.members.size,
+      maxMembers: guild.maxMembers,
+      channels: [...guild.channels.values()].map(channelSnapshot),
       roles: [...guild.roles.values()].sort((a, b) => compareRolePositions(a, b)).map(roleSnapshot),
     };
   }
@@ -441,4 +623,20 @@ export function roleSnapshot(role: RoleRecord): RoleSnapshot {
 
 function memberSnapshot(member: MemberRecord, user: UserRecord | undefined): MemberSnapshot {
   return { userId: member.userId, username: user?.username ?? 'unknown', roleIds: [...member.roleIds], joinedAt: member.joinedAt };
+}
+
+export function channelSnapshot(channel: ChannelRecord): ChannelSnapshot {
+  return {
+    id: channel.id,
+    guildId: channel.guildId,
+    name: channel.name,
+    type: channel.type,
+    parentId: channel.parentId,
+    overwrites: channel.overwrites.map((o) => ({
+      id: o.id,
+      type: o.type === 0 ? 'role' : 'member',
+      allow: o.allow.toString(),
+      deny: o.deny.toString(),
+    })),
+  };
 }

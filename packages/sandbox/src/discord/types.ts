@@ -14,11 +14,28 @@ export interface RoleSnapshot {
   botId?: string;
 }
 
+export interface UserSnapshot {
+  id: string;
+  username: string;
+  globalName: string | null;
+}
+
 export interface MemberSnapshot {
   userId: string;
   username: string;
   roleIds: string[];
   joinedAt: Date;
+}
+
+export interface ChannelSnapshot {
+  id: string;
+  guildId: string;
+  name: string;
+  /** 0 text, 2 voice, 4 category, 5 announcement. */
+  type: number;
+  parentId: string | null;
+  /** Permission bit sets as decimal strings. */
+  overwrites: Array<{ id: string; type: 'role' | 'member'; allow: string; deny: string }>;
 }
 
 export interface GuildSnapshot {
@@ -29,11 +46,17 @@ export interface GuildSnapshot {
   botRoleId: string;
   channelId: string;
   memberCount: number;
+  /** The member cap Add Guild Member enforces. */
+  maxMembers: number;
+  channels: ChannelSnapshot[];
   roles: RoleSnapshot[];
 }
 
-/** How a member's role changed: our REST PUT/DELETE, a PATCH of the whole list, or a moderator. */
-export type RoleChangeVia = 'rest' | 'patch' | 'hand';
+/**
+ * How a member's role changed: our REST PUT/DELETE, a PATCH of the whole list, a moderator, or the
+ * `roles` of an Add Guild Member call that brought the member in.
+ */
+export type RoleChangeVia = 'rest' | 'patch' | 'hand' | 'join';
 
 export interface RoleEvent {
   at: Date;
@@ -61,6 +84,7 @@ export interface RequestRecord {
 export type RateLimitRoute =
   | 'gateway'
   | 'user'
+  | 'user-guilds'
   | 'application'
   | 'guild'
   | 'roles'
@@ -69,7 +93,19 @@ export type RateLimitRoute =
   | 'member-role'
   | 'commands'
   | 'interaction-callback'
-  | 'webhook';
+  | 'webhook'
+  | 'oauth2'
+  | 'bans'
+  | 'channel'
+  | 'channel-messages';
+
+/** 429 answers of one route and scope so far (Discord's `X-RateLimit-Scope`: user, global or shared). */
+export interface RateLimitHit {
+  /** Method plus route template, as in {@link RequestRecord.route}. */
+  route: string;
+  scope: string;
+  count: number;
+}
 
 export interface RateLimitSetting {
   route: RateLimitRoute | 'global';
@@ -110,6 +146,18 @@ export interface InteractionResponseRecord {
   ephemeral: boolean;
 }
 
+/** How an injected interaction reached the app, and whether it was answered in time. */
+export interface InteractionDelivery {
+  /** Over the gateway (INTERACTION_CREATE), or POSTed to the Interactions Endpoint URL. */
+  mode: 'gateway' | 'http';
+  /** `dispatched` (gateway, not answered yet), `pending` (HTTP, under way), `answered`, or `failed`. */
+  state: 'dispatched' | 'pending' | 'answered' | 'failed';
+  /** HTTP mode: the status the endpoint answered. */
+  httpStatus?: number;
+  /** Why it failed: what a user would see as "This interaction failed". */
+  error?: string;
+}
+
 export interface InjectCommandOptions {
   guildId: string;
   userId: string;
@@ -124,6 +172,8 @@ export interface InjectCommandOptions {
   resolved?: Record<string, unknown>;
   /** Locale of the user; `en-US` when absent. */
   locale?: string;
+  /** Where the command is used; the guild's `#general` when absent. */
+  channelId?: string;
 }
 
 export interface InjectedInteraction {
@@ -139,4 +189,22 @@ export interface StoredCommand {
   name: string;
   type: number;
   [key: string]: unknown;
+}
+
+/** A message the bot posted in a channel, as the stand-in recorded it. */
+export interface PostedMessage {
+  id: string;
+  channelId: string;
+  guildId: string;
+  content: string;
+  /** As stored: validated, `type: 'rich'`. */
+  embeds: Array<Record<string, unknown>>;
+  components: unknown[];
+  flags: number;
+  /** The request's `allowed_mentions` as sent; null when absent (Discord then pings everything mentioned). */
+  allowedMentions: Record<string, unknown> | null;
+  /** Who the message really pings, after `allowed_mentions` and the bot's right to mention roles and everyone. */
+  mentions: { users: string[]; roles: string[]; everyone: boolean };
+  nonce: string | null;
+  at: Date;
 }

@@ -6,10 +6,14 @@ export class Waiters {
   private readonly pending = new Set<(error: Error) => void>();
 
   /**
-   * `subscribe` registers a listener that calls `resolve` when the awaited thing happens and returns
-   * its unsubscribe function.
+   * `subscribe` registers a listener that calls `resolve` when the awaited thing happens (or `reject`
+   * when it never will) and returns its unsubscribe function.
    */
-  wait<T>(timeoutMs: number, timeoutMessage: string, subscribe: (resolve: (value: T) => void) => () => void): Promise<T> {
+  wait<T>(
+    timeoutMs: number,
+    timeoutMessage: string,
+    subscribe: (resolve: (value: T) => void, reject: (error: Error) => void) => () => void,
+  ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       let settled = false;
       let unsubscribe: (() => void) | null = null;
@@ -30,7 +34,7 @@ export class Waiters {
         if (settled) return;
         finish();
         resolve(value);
-      });
+      }, cancel);
       if (settled) unsubscribe();
     });
   }

@@ -1,33 +1,8 @@
 import { WebSocket } from 'ws';
-import { createManualClock } from '@tierlink/sandbox';
+import { createManualClock, discordInteractionsEnvironment, discordOAuthEnvironment } from '@tierlink/sandbox';
 import { Permission, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import type { DiscordSandbox } from '@tierlink/sandbox/discord';
-
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: unknown;
-}
-
-async function call(
-  sandbox: DiscordSandbox,
-  method: string,
-  path: string,
-  options: { body?: unknown; auth?: string | null; reason?: string } = {},
-): Promise<Answer> {
-  const headers: Record<string, string> = {};
-  const auth = options.auth === undefined ? `Bot ${sandbox.botToken}` : options.auth;
-  if (auth !== null) headers.Authorization = auth;
-  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
-  if (options.reason !== undefined) headers['X-Audit-Log-Reason'] = encodeURIComponent(options.reason);
-  const res = await fetch(`${sandbox.apiBaseUrl}/v10${path}`, {
-    method,
-    headers,
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
-}
+import { type Answer, call } from './http';
 
 describe('Discord sandbox REST', () => {
   let sandbox: DiscordSandbox;
@@ -218,10 +193,10 @@ describe('Discord sandbox REST', () => {
   });
 
   it('answers 404 / 405 with code 0 for unknown routes and methods', async () => {
-    const unknown = await call(sandbox, 'GET', '/channels/100000000000000001/messages');
+    const unknown = await call(sandbox, 'GET', '/stage-instances/100000000000000001');
     const method = await call(sandbox, 'POST', `/guilds/${guildId}/roles`, { body: {} });
     expect([unknown.status, method.status]).toEqual([404, 405]);
-    expect(sandbox.requests().map((r) => r.route)).toEqual(['GET /channels/100000000000000001/messages', 'POST /guilds/:g/roles']);
+    expect(sandbox.requests().map((r) => r.route)).toEqual(['GET /stage-instances/100000000000000001', 'POST /guilds/:g/roles']);
   });
 
   it('stores bulk-overwritten commands with stable ids and counts the PUTs', async () => {
@@ -329,6 +304,31 @@ describe('Discord sandbox interaction tokens', () => {
       const unknown = await call(sandbox, 'GET', `/webhooks/${sandbox.applicationId}/not-a-token/messages/%40original`, { auth: null });
       expect([unknown.status, (unknown.body as { code: number }).code]).toEqual([404, 10015]);
       ws.close(1000);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
+
+describe('Discord sandbox guild object and environment', () => {
+  it('serves GET /guilds/{id} with owner_id, roles, max_members and, on request, the counts', async () => {
+    const sandbox = await createDiscordSandbox();
+    try {
+      const owner = sandbox.createUser({ username: 'owner' }).id;
+      const { guildId } = sandbox.createGuild({ name: 'Creators', ownerId: owner, maxMembers: 250 });
+      const gold = sandbox.createRole(guildId, { name: 'Gold' });
+      const plain = await call(sandbox, 'GET', `/guilds/${guildId}`);
+      expect(plain.body).toMatchObject({ id: guildId, name: 'Creators', owner_id: owner, max_members: 250 });
+      expect((plain.body as { roles: Array<{ id: string }> }).roles.map((r) => r.id)).toContain(gold.id);
+      expect((plain.body as Record<string, unknown>).approximate_member_count).toBeUndefined();
+      const counted = await call(sandbox, 'GET', `/guilds/${guildId}?with_counts=true`);
+      expect(counted.body).toMatchObject({ approximate_member_count: 2 });
+      expect(discordOAuthEnvironment(sandbox)).toEqual({
+        DISCORD_CLIENT_SECRET: sandbox.clientSecret,
+        DISCORD_WEB_BASE_URL: sandbox.webBaseUrl,
+      });
+      expect(discordInteractionsEnvironment(sandbox)).toEqual({ DISCORD_PUBLIC_KEY: sandbox.publicKey });
+      expect(sandbox.publicKey).toMatch(/^[0-9a-f]{64}$/);
     } finally {
       await sandbox.close();
     }
