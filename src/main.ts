@@ -15,7 +15,6 @@ import type { Database } from './edges/store/database';
 import { openConfiguredDatabase } from './edges/store/open-configured';
 import { createRepositories } from './edges/store/repositories';
 import { createGuildDirectory, createGuildSnapshotCache, createRest, createRoleWriter } from './edges/discord';
-import { type JobQueue, createJobQueue } from './edges/store/job-queue';
 import { createConnectService } from './app/admin/connect-service';
 import { createLinkService } from './app/linking/link-service';
 import { createOneTimeLinks } from './app/linking/one-time-links';
@@ -35,9 +34,10 @@ import { createGuildContextLoader } from './app/sync/guild-context';
 import { createReconciler } from './app/sync/reconciler';
 import { formatSyncReport } from './core/sync-report';
 import { createSyncScheduler, isSkipped } from './app/sync/sync-scheduler';
-import { createWebhookProcessor } from './app/webhooks/processor';
-import { createInboxWriter, createWebhookReceiver, createWebhookSecrets } from './app/webhooks/receiver';
-import { createWebhookRegistration } from './app/webhooks/registration';
+import { createWebhooks } from './app/webhooks';
+import { createInboxQueue } from './edges/store/durable-queue';
+import { createJobStore } from './edges/store/job-queue';
+import { createWebhookEndpoint } from './edges/web/webhook-endpoint';
 
 export interface TierlinkOptions {
   config: Config;
@@ -128,42 +128,22 @@ function buildServices(options: TierlinkOptions, database: Database) {
   };
 
   // Webhooks: receive, store durably, process at once; jobs for re-checks and campaign heals.
-  const secrets = createWebhookSecrets({
-    load: () =>
-      repos.webhooks.secrets((id, error) =>
-        logger.warn({ webhookId: id, err: error }, 'a stored webhook secret cannot be read with this SECRET_KEY'),
-      ),
-    staticSecret: config.patreon.webhookSecret,
-    clock,
-  });
-  let jobQueue!: JobQueue;
-  const processor = createWebhookProcessor({
-    db,
-    inbox: repos.webhooks,
+  const webhooks = createWebhooks({
+    webhooks: repos.webhooks,
+    queues: { inbox: createInboxQueue(db), jobs: createJobStore(db) },
     accounts,
     campaigns: repos.campaigns,
     snapshots: repos.snapshots,
     links: repos.links,
     reconciler,
-    jobs: { enqueue: (kind, payload, opts) => jobQueue.enqueue(kind, payload, opts) },
-    metrics,
-    logger,
-    clock,
-    random,
-    ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
-  });
-  const requestCampaignSync = async (campaignId: string, reason: string) => {
-    logger.info({ campaignId, reason }, 'campaign sync queued');
-    await jobQueue.enqueue('campaign-sync', { campaignId, reason }, { dedupeKey: `campaign-sync:${campaignId}` });
-  };
-  jobQueue = createJobQueue({
-    db,
-    clock,
-    random,
-    logger,
-    ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
-    handlers: {
-      ...processor.jobHandlers,
+    publicUrl,
+    staticSecret: config.patreon.webhookSecret,
+    withLock: (name, fn) => database.tryWithLock(name, fn),
+    requestCampaignSync: async (campaignId, reason, jobs) => {
+      logger.info({ campaignId, reason }, 'campaign sync queued');
+      await jobs.enqueue('campaign-sync', { campaignId, reason }, { dedupeKey: `campaign-sync:${campaignId}` });
+    },
+    jobHandlers: {
       'campaign-sync': async (payload) => {
         const outcome = await scheduler.runNow({ trigger: 'webhook-heal', campaignId: String(payload.campaignId) });
         // Another run holds the lock: that run covers this campaign too, unless it started before
@@ -171,30 +151,14 @@ function buildServices(options: TierlinkOptions, database: Database) {
         if (isSkipped(outcome)) throw new Error(outcome.reason);
       },
     },
-  });
-  const receiver = createWebhookReceiver({
-    inbox: createInboxWriter(repos.webhooks),
-    secrets,
     metrics,
     logger,
     clock,
-    onAccepted: (id) => {
-      void processor.runNow(id);
-    },
+    random,
+    pollMs: options.pollMs,
   });
-  const registration = createWebhookRegistration({
-    accounts,
-    campaigns: repos.campaigns,
-    webhooks: repos.webhooks,
-    publicUrl,
-    staticSecret: config.patreon.webhookSecret,
-    requestCampaignSync,
-    onSecretsChanged: () => secrets.invalidate(),
-    withLock: (name, fn) => database.tryWithLock(name, fn),
-    metrics,
-    logger,
-    clock,
-  });
+  const { processor, registration } = webhooks;
+  const receiver = createWebhookEndpoint(webhooks.intake);
 
   // Patron and creator flows.
   const linkService = createLinkService({ ...repos, oneTimeLinks, accounts, reconciler, clock, logger, metrics, redirectUri });
@@ -274,8 +238,8 @@ function buildServices(options: TierlinkOptions, database: Database) {
     oneTimeLinks,
     fullSync,
     scheduler,
+    webhooks,
     processor,
-    jobQueue,
     receiver,
     registration,
     linkService,
@@ -400,8 +364,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       services.setListeningUrl(`http://localhost:${port}`);
       logger.info({ port, publicUrl: services.publicUrl() }, 'web server listening');
 
-      services.processor.start();
-      services.jobQueue.worker.start();
+      services.webhooks.start();
 
       bot = createDiscordBot({
         token: config.discord.token,
@@ -454,10 +417,9 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
           })
         : Promise.resolve();
       await services.scheduler.stop();
-      await services.registration.stop();
       const grace = options.shutdownGraceMs ?? 10_000;
-      const [webhooksDone, jobsDone] = await Promise.all([services.processor.stop(grace), services.jobQueue.worker.stop(grace)]);
-      if (!webhooksDone || !jobsDone) logger.warn('stopped with work in flight; its leases expire and another start picks it up');
+      const finished = await services.webhooks.stop(grace);
+      if (!finished) logger.warn('stopped with work in flight; its leases expire and another start picks it up');
       await Promise.race([closing, new Promise((r) => setTimeout(r, 5000).unref())]);
       server?.closeAllConnections();
       await bot?.stop();

@@ -6,7 +6,7 @@ import type { Clock } from '../../shared/clock';
 import { MINUTE } from '../../shared/clock';
 import { createKeyedMutex } from '../../shared/keyed-mutex';
 import type { Logger } from '../../shared/logger';
-import { WEBHOOK_PATH } from './receiver';
+import { WEBHOOK_PATH } from './delivery';
 
 export type EnsureState = 'registered' | 'already-registered' | 'updated' | 'manual-secret' | 'failed';
 

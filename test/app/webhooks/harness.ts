@@ -4,27 +4,25 @@ import { sql } from 'drizzle-orm';
 import express from 'express';
 import { queryRows } from '../../../src/edges/store/database';
 import { type WebhookRepository, createWebhookRepository } from '../../../src/edges/store/repositories/webhook-repository';
-import { type JobQueue, createJobQueue } from '../../../src/edges/store/job-queue';
+import { type JobQueue, createJobStore } from '../../../src/edges/store/job-queue';
+import { createInboxQueue } from '../../../src/edges/store/durable-queue';
 import { type Metrics, createMetrics } from '../../../src/edges/observability/metrics';
 import { createLogger } from '../../../src/edges/observability/logger';
 import { silentLogger } from '../../../src/shared/logger';
 import type { Logger } from '../../../src/shared/logger';
 import { createSecretBox } from '../../../src/edges/store/secret-box';
-import { type WebhookProcessor, createWebhookProcessor } from '../../../src/app/webhooks/processor';
-import {
-  WEBHOOK_PATH,
-  type WebhookSecrets,
-  createInboxWriter,
-  createWebhookReceiver,
-  createWebhookSecrets,
-} from '../../../src/app/webhooks/receiver';
-import { type WebhookRegistration, createWebhookRegistration } from '../../../src/app/webhooks/registration';
+import { createWebhooks } from '../../../src/app/webhooks';
+import { WEBHOOK_PATH } from '../../../src/app/webhooks/delivery';
+import type { WebhookProcessor } from '../../../src/app/webhooks/processor';
+import type { WebhookRegistration } from '../../../src/app/webhooks/registration';
+import type { WebhookSecrets } from '../../../src/app/webhooks/webhook-secrets';
+import { createWebhookEndpoint } from '../../../src/edges/web/webhook-endpoint';
 import { SECRET_KEY, type World } from '../../support/world';
 
 /**
- * One Tierlink instance as far as webhooks go, composed the way the composition root will: the
- * receiver on a real express server (port 0), the processor over the inbox, the job queue with the
- * re-check handler, and registration pointed at the server. Over the shared test world.
+ * One Tierlink instance as far as webhooks go, built by `createWebhooks` as the composition root
+ * builds it: the endpoint on a real express server (port 0), the processor over the inbox, the job
+ * queue with the re-check handler, and registration pointed at the server. Over the shared test world.
  */
 export interface Instance {
   url: string;
@@ -60,42 +58,47 @@ export async function startInstance(world: World, options: InstanceOptions = {})
   const db = world.db.database.db;
   const metrics = createMetrics({ defaultMetrics: false });
   const webhooks = createWebhookRepository(db, createSecretBox(SECRET_KEY));
-  const secrets = createWebhookSecrets({ load: () => webhooks.secrets(), staticSecret: options.staticSecret, clock });
+  // The server listens first, so the webhook uri is known when registration is built; the endpoint is mounted after.
+  const app = express();
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const syncRequests: Instance['syncRequests'] = [];
-  let jobs!: JobQueue;
-  const processor = createWebhookProcessor({
-    db,
-    inbox: webhooks,
-    campaigns: world.repos.campaigns,
+  const subsystem = createWebhooks({
+    webhooks,
+    queues: { inbox: createInboxQueue(db), jobs: createJobStore(db) },
     accounts: world.accounts,
+    campaigns: world.repos.campaigns,
     snapshots: world.repos.snapshots,
     links: world.repos.links,
     reconciler: world.reconciler,
-    jobs: { enqueue: (kind, payload, o) => jobs.enqueue(kind, payload, o) },
+    publicUrl: url,
+    staticSecret: options.staticSecret,
+    withLock: world.db.database.tryWithLock,
+    requestCampaignSync: (campaignId, reason) => {
+      syncRequests.push({ campaignId, reason });
+    },
     metrics,
     logger,
     clock,
     random: () => 0.5,
-    ...(options.recheckDelayMs !== undefined ? { recheckDelayMs: options.recheckDelayMs } : {}),
-    ...(options.immediateConcurrency !== undefined ? { immediateConcurrency: options.immediateConcurrency } : {}),
+    recheckDelayMs: options.recheckDelayMs,
+    immediateConcurrency: options.immediateConcurrency,
   });
-  jobs = createJobQueue({ db, clock, random: () => 0.5, logger, handlers: processor.jobHandlers });
+  const { secrets, processor, jobs, registration } = subsystem;
 
   const started = new Set<Promise<void>>();
-  const app = express();
+  const { onAccepted, ...intake } = subsystem.intake;
   app.use(
     WEBHOOK_PATH,
-    createWebhookReceiver({
-      inbox: createInboxWriter(webhooks),
-      secrets,
-      metrics,
-      logger,
-      clock,
+    createWebhookEndpoint({
+      ...intake,
       ...(options.process === false
         ? {}
         : {
             onAccepted: (id: number) => {
-              const run = processor.runNow(id);
+              const run = onAccepted(id);
               started.add(run);
               void run.finally(() => started.delete(run));
               return run;
@@ -103,25 +106,6 @@ export async function startInstance(world: World, options: InstanceOptions = {})
           }),
     }),
   );
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const registration = createWebhookRegistration({
-    accounts: world.accounts,
-    campaigns: world.repos.campaigns,
-    webhooks,
-    publicUrl: url,
-    staticSecret: options.staticSecret,
-    requestCampaignSync: (campaignId, reason) => {
-      syncRequests.push({ campaignId, reason });
-    },
-    onSecretsChanged: () => secrets.invalidate(),
-    withLock: world.db.database.tryWithLock,
-    metrics,
-    logger,
-    clock,
-  });
 
   const shut = () =>
     new Promise<void>((resolve) => {
@@ -151,17 +135,13 @@ export async function startInstance(world: World, options: InstanceOptions = {})
       throw new Error('the instance did not become idle');
     },
     async close() {
-      await registration.stop();
-      await processor.stop(5000);
-      await jobs.worker.stop(5000);
+      await subsystem.stop(5000);
       await shut();
     },
     async crash() {
       await shut();
       // A killed process leaves no timers behind; these stop only the sweeps, not the work in flight.
-      void processor.stop(0);
-      void jobs.worker.stop(0);
-      void registration.stop();
+      void subsystem.stop(0);
     },
   };
 }
