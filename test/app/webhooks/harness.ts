@@ -11,7 +11,7 @@ import { createLogger } from '../../../src/edges/observability/logger';
 import { silentLogger } from '../../../src/shared/logger';
 import type { Logger } from '../../../src/shared/logger';
 import { createSecretBox } from '../../../src/edges/store/secret-box';
-import { createWebhooks } from '../../../src/app/webhooks';
+import { type WebhooksDeps, createWebhooks } from '../../../src/app/webhooks';
 import { WEBHOOK_PATH } from '../../../src/app/webhooks/delivery';
 import type { WebhookProcessor } from '../../../src/app/webhooks/processor';
 import type { WebhookRegistration } from '../../../src/app/webhooks/registration';
@@ -50,6 +50,10 @@ export interface InstanceOptions {
   logger?: Logger;
   recheckDelayMs?: number;
   immediateConcurrency?: number;
+  /** Job kinds of the caller (the composition root's `campaign-sync`). */
+  jobHandlers?: WebhooksDeps['jobHandlers'];
+  /** What registration does with a paused or failing webhook. Default: recorded in `syncRequests`. */
+  requestCampaignSync?: WebhooksDeps['requestCampaignSync'];
 }
 
 export async function startInstance(world: World, options: InstanceOptions = {}): Promise<Instance> {
@@ -65,27 +69,42 @@ export async function startInstance(world: World, options: InstanceOptions = {})
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const syncRequests: Instance['syncRequests'] = [];
-  const subsystem = createWebhooks({
-    webhooks,
-    queues: { inbox: createInboxQueue(db), jobs: createJobStore(db) },
-    accounts: world.accounts,
-    campaigns: world.repos.campaigns,
-    snapshots: world.repos.snapshots,
-    links: world.repos.links,
-    reconciler: world.reconciler,
-    publicUrl: url,
-    staticSecret: options.staticSecret,
-    withLock: world.db.database.tryWithLock,
-    requestCampaignSync: (campaignId, reason) => {
-      syncRequests.push({ campaignId, reason });
-    },
-    metrics,
-    logger,
-    clock,
-    random: () => 0.5,
-    recheckDelayMs: options.recheckDelayMs,
-    immediateConcurrency: options.immediateConcurrency,
-  });
+  const shut = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  const subsystem = (() => {
+    try {
+      return createWebhooks({
+        webhooks,
+        queues: { inbox: createInboxQueue(db), jobs: createJobStore(db) },
+        accounts: world.accounts,
+        campaigns: world.repos.campaigns,
+        snapshots: world.repos.snapshots,
+        links: world.repos.links,
+        reconciler: world.reconciler,
+        publicUrl: url,
+        staticSecret: options.staticSecret,
+        withLock: world.db.database.tryWithLock,
+        requestCampaignSync:
+          options.requestCampaignSync ??
+          ((campaignId, reason) => {
+            syncRequests.push({ campaignId, reason });
+          }),
+        jobHandlers: options.jobHandlers,
+        metrics,
+        logger,
+        clock,
+        random: () => 0.5,
+        recheckDelayMs: options.recheckDelayMs,
+        immediateConcurrency: options.immediateConcurrency,
+      });
+    } catch (error) {
+      void shut();
+      throw error;
+    }
+  })();
   const { secrets, processor, jobs, registration } = subsystem;
 
   const started = new Set<Promise<void>>();
@@ -106,12 +125,6 @@ export async function startInstance(world: World, options: InstanceOptions = {})
           }),
     }),
   );
-
-  const shut = () =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
 
   return {
     url,
