@@ -35,7 +35,7 @@ export type WebhookSecrets = WebhookSecretProvider & {
 };
 
 /**
- * The receiver's candidate secrets: every stored webhook secret plus PATREON_WEBHOOK_SECRET, cached
+ * The endpoint's candidate secrets: every stored webhook secret plus PATREON_WEBHOOK_SECRET, cached
  * so a delivery costs no decryption. An unmatched signature may force a re-read, at most once per
  * `minRefreshIntervalMs`, so forged deliveries cannot turn into a database load.
  */
