@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { storeCampaign } from '../src/app/admin/campaign-catalog';
 import { createCreatorAccounts } from '../src/edges/patreon/creator-accounts';
 import { openDatabase } from '../src/edges/store/database';
-import { createJobQueue } from '../src/edges/store/job-queue';
+import { createJobQueue, createJobStore } from '../src/edges/store/job-queue';
 import { createDiscordAccess } from '../src/edges/discord';
 import { createMetrics } from '../src/edges/observability/metrics';
 import { realSleep, systemClock } from '../src/shared/clock';
@@ -146,7 +146,7 @@ async function main(): Promise<void> {
       discord,
       accounts,
       database,
-      jobs: createJobQueue({ db, clock, random: Math.random, logger: silentLogger }),
+      jobs: createJobQueue({ store: createJobStore(db), clock, random: Math.random, logger: silentLogger }),
       schedule: '0 4 * * *',
       meter,
       clock,

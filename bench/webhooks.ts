@@ -14,7 +14,8 @@ import { createMappingRepository } from '../src/edges/store/repositories/mapping
 import { createSnapshotRepository } from '../src/edges/store/repositories/snapshot-repository';
 import { createWebhookRepository } from '../src/edges/store/repositories/webhook-repository';
 import { createGuildDirectory, createGuildSnapshotCache, createRest, createRoleWriter } from '../src/edges/discord';
-import { type JobQueue, createJobQueue } from '../src/edges/store/job-queue';
+import { createJobQueue, createJobStore } from '../src/edges/store/job-queue';
+import { createInboxQueue } from '../src/edges/store/durable-queue';
 import { createMetrics } from '../src/edges/observability/metrics';
 import { createDiscordSandbox } from '@tierlink/sandbox/discord';
 import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
@@ -24,9 +25,9 @@ import { createSecretBox } from '../src/edges/store/secret-box';
 import { createGuildContextLoader } from '../src/app/sync/guild-context';
 import { createRoleApplier } from '../src/app/sync/role-applier';
 import { createReconciler } from '../src/app/sync/reconciler';
-import { createWebhookProcessor } from '../src/app/webhooks/processor';
-import { WEBHOOK_PATH, createInboxWriter, createWebhookReceiver, createWebhookSecrets } from '../src/app/webhooks/receiver';
-import { createWebhookRegistration } from '../src/app/webhooks/registration';
+import { createWebhooks } from '../src/app/webhooks';
+import { WEBHOOK_PATH } from '../src/app/webhooks/delivery';
+import { createWebhookEndpoint } from '../src/edges/web/webhook-endpoint';
 import { signWebhookBody } from '../src/app/webhooks/verify-signature';
 import { type ScratchDatabase, openScratchDatabase } from './scratch-database';
 
@@ -81,8 +82,12 @@ function percentile(sorted: readonly number[], p: number): number {
 
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
-/** The whole path, wired as the composition root wires it, against both stand-ins. */
-async function measureLatency(db: ScratchDatabase, changes: number): Promise<BenchRow[]> {
+/**
+ * Both stand-ins, the repositories, the creator's accounts and the reconciler over `db`, and the
+ * webhooks subsystem from its one factory with its endpoint served over HTTP. `process: false`
+ * leaves answered deliveries in the inbox (the receiver-only figure).
+ */
+async function startStack(db: ScratchDatabase, options: { process: boolean }) {
   const clock = systemClock;
   const logger = silentLogger;
   const metrics = createMetrics({ defaultMetrics: false });
@@ -101,8 +106,8 @@ async function measureLatency(db: ScratchDatabase, changes: number): Promise<Ben
     links: createLinkRepository(d),
     snapshots: createSnapshotRepository(d),
     ledger: createLedgerRepository(d),
+    webhooks: createWebhookRepository(d, box),
   };
-  const webhooks = createWebhookRepository(d, box);
   const accounts = createCreatorAccounts({
     service: {
       baseUrl: patreon.url,
@@ -116,11 +121,14 @@ async function measureLatency(db: ScratchDatabase, changes: number): Promise<Ben
     credentials: createCredentialRepository(d, box),
     campaigns: repos.campaigns,
   });
-  const servers: http.Server[] = [];
-  let jobs: JobQueue | undefined;
-  const processor = createWebhookProcessor({
-    db: d,
-    inbox: webhooks,
+  // The server listens before the subsystem is built, so registration knows the webhook uri.
+  const app = express();
+  const { server, url } = await listen(app);
+  const jobStore = createJobStore(d);
+  const webhooks = createWebhooks({
+    webhooks: repos.webhooks,
+    inbox: createInboxQueue(d),
+    jobs: { queue: createJobQueue({ store: jobStore, clock, random: Math.random, logger }), store: jobStore },
     accounts,
     campaigns: repos.campaigns,
     snapshots: repos.snapshots,
@@ -132,13 +140,35 @@ async function measureLatency(db: ScratchDatabase, changes: number): Promise<Ben
       applier: createRoleApplier({ writer, ledger: repos.ledger, clock, metrics, logger }),
       clock,
     }),
-    jobs: { enqueue: (kind, payload, o) => jobs!.enqueue(kind, payload, o) },
+    publicUrl: url,
+    requestCampaignSync: () => {},
     metrics,
     logger,
     clock,
     random: Math.random,
   });
-  jobs = createJobQueue({ db: d, clock, random: Math.random, logger, handlers: processor.jobHandlers });
+  const { onAccepted, ...intake } = webhooks.intake;
+  app.use(WEBHOOK_PATH, createWebhookEndpoint(options.process ? { ...intake, onAccepted } : intake));
+  return {
+    clock,
+    patreon,
+    discord,
+    repos,
+    accounts,
+    webhooks,
+    url,
+    async close(graceMs: number) {
+      await webhooks.stop(graceMs);
+      await closeServer(server);
+      await patreon.close();
+      await discord.close();
+    },
+  };
+}
+
+/** The whole path, built as the composition root builds it, against both stand-ins. */
+async function measureLatency(db: ScratchDatabase, changes: number): Promise<BenchRow[]> {
+  const { clock, patreon, discord, repos, accounts, webhooks, close } = await startStack(db, { process: true });
   try {
     const guild = discord.createGuild({ name: 'Bench Club' });
     const roles = {
@@ -163,35 +193,9 @@ async function measureLatency(db: ScratchDatabase, changes: number): Promise<Ben
     await repos.guilds.ensure(guild.guildId, 'Bench Club');
     await repos.guilds.bind(guild.guildId, patreon.campaignId);
 
-    const secrets = createWebhookSecrets({ load: () => webhooks.secrets(), clock });
-    const app = express();
-    app.use(
-      WEBHOOK_PATH,
-      createWebhookReceiver({
-        inbox: createInboxWriter(webhooks),
-        secrets,
-        metrics,
-        logger,
-        clock,
-        onAccepted: (id) => processor.runNow(id),
-      }),
-    );
-    const { server, url } = await listen(app);
-    servers.push(server);
-    const registration = createWebhookRegistration({
-      accounts,
-      campaigns: repos.campaigns,
-      webhooks,
-      publicUrl: url,
-      requestCampaignSync: () => {},
-      onSecretsChanged: () => secrets.invalidate(),
-      metrics,
-      logger,
-      clock,
-    });
-    const registered = await registration.ensure(patreon.campaignId);
+    const registered = await webhooks.registration.ensure(patreon.campaignId);
     if (registered.state !== 'registered') throw new Error(`webhook registration: ${registered.detail}`);
-    processor.start();
+    webhooks.processor.start();
 
     const patrons = Array.from({ length: 10 }, (_, i) => {
       const discordUserId = discord.addMember(guild.guildId, { username: `bench${i}` }).userId;
@@ -224,8 +228,7 @@ async function measureLatency(db: ScratchDatabase, changes: number): Promise<Ben
       samples.push(await change(p, p.tier === 'gold' ? 'silver' : 'gold'));
     }
     await patreon.flushDeliveries();
-    await processor.stop(5000);
-    await jobs.worker.stop(5000);
+    await webhooks.stop(5000);
     samples.sort((a, b) => a - b);
     return [
       { name: `Webhook: member change → role change, median (${changes} changes, ${db.label})`, value: ms(percentile(samples, 50)) },
@@ -236,11 +239,7 @@ async function measureLatency(db: ScratchDatabase, changes: number): Promise<Ben
       },
     ];
   } finally {
-    await processor.stop(1000);
-    await jobs.worker.stop(1000);
-    for (const s of servers) await closeServer(s);
-    await patreon.close();
-    await discord.close();
+    await close(1000);
   }
 }
 
@@ -312,12 +311,10 @@ function memberDeliveryBody(campaignId: string, n: number): string {
 
 /** Receiver only: verification against the stored secrets and the inbox INSERT, answered 200. */
 async function measureThroughput(db: ScratchDatabase, deliveries: number, concurrency: number): Promise<BenchRow> {
-  const clock = systemClock;
-  const metrics = createMetrics({ defaultMetrics: false });
-  const webhooks = createWebhookRepository(db.database.db, createSecretBox(SECRET_KEY));
+  const { clock, repos, url, close } = await startStack(db, { process: false });
   const campaigns = ['5000001', '5000002', '5000003'];
   for (const [i, campaignId] of campaigns.entries()) {
-    await webhooks.upsert(
+    await repos.webhooks.upsert(
       {
         id: `90000${i}`,
         campaignId,
@@ -331,10 +328,6 @@ async function measureThroughput(db: ScratchDatabase, deliveries: number, concur
       clock.now(),
     );
   }
-  const secrets = createWebhookSecrets({ load: () => webhooks.secrets(), clock });
-  const app = express();
-  app.use(WEBHOOK_PATH, createWebhookReceiver({ inbox: createInboxWriter(webhooks), secrets, metrics, logger: silentLogger, clock }));
-  const { server, url } = await listen(app);
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const target = new URL(`${url}${WEBHOOK_PATH}`);
   // The last campaign's secret signs, so every candidate is tried before the match.
@@ -395,7 +388,7 @@ async function measureThroughput(db: ScratchDatabase, deliveries: number, concur
     };
   } finally {
     agent.destroy();
-    await closeServer(server);
+    await close(1000);
   }
 }
 

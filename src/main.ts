@@ -11,7 +11,7 @@ import type { Database } from './edges/store/database';
 import { openConfiguredDatabase } from './edges/store/open-configured';
 import { createRepositories } from './edges/store/repositories';
 import { createDiscordAccess } from './edges/discord';
-import { createJobQueue } from './edges/store/job-queue';
+import { createJobQueue, createJobStore } from './edges/store/job-queue';
 import { createConnectService } from './app/admin/connect-service';
 import { createLinkService } from './app/linking/link-service';
 import { createOneTimeLinks } from './app/linking/one-time-links';
@@ -27,9 +27,9 @@ import { createSecretBox } from './edges/store/secret-box';
 import { loadOrCreateSecretKey } from './edges/store/secret-key';
 import { createApiMeter } from './app/sync/api-meter';
 import { createSync } from './app/sync';
-import { createWebhookProcessor } from './app/webhooks/processor';
-import { createInboxWriter, createWebhookReceiver, createWebhookSecrets } from './app/webhooks/receiver';
-import { createWebhookRegistration } from './app/webhooks/registration';
+import { createWebhooks } from './app/webhooks';
+import { createInboxQueue } from './edges/store/durable-queue';
+import { createWebhookEndpoint } from './edges/web/webhook-endpoint';
 
 export interface TierlinkOptions {
   config: Config;
@@ -98,7 +98,14 @@ function buildServices(options: TierlinkOptions, database: Database) {
   const oneTimeLinks = createOneTimeLinks({ repo: repos.linkTokens, box, clock, publicUrl });
 
   // Durable background work: each subsystem registers its own job kinds.
-  const jobQueue = createJobQueue({ db, clock, random, logger, ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}) });
+  const jobStore = createJobStore(db);
+  const jobQueue = createJobQueue({
+    store: jobStore,
+    clock,
+    random,
+    logger,
+    ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
+  });
 
   // Sync: the one role applier, the reconciler of one member, the full sync and its scheduler.
   const meter = createApiMeter({ discordRest: rest.rest });
@@ -119,53 +126,27 @@ function buildServices(options: TierlinkOptions, database: Database) {
   const requestCampaignSync = (campaignId: string, reason: string) => sync.requestCampaignSync(campaignId, reason);
 
   // Webhooks: receive, store durably, process at once; jobs for re-checks and campaign heals.
-  const secrets = createWebhookSecrets({
-    load: () =>
-      repos.webhooks.secrets((id, error) =>
-        logger.warn({ webhookId: id, err: error }, 'a stored webhook secret cannot be read with this SECRET_KEY'),
-      ),
-    staticSecret: config.patreon.webhookSecret,
-    clock,
-  });
-  const processor = createWebhookProcessor({
-    db,
-    inbox: repos.webhooks,
+  const webhooks = createWebhooks({
+    webhooks: repos.webhooks,
+    inbox: createInboxQueue(db),
+    jobs: { queue: jobQueue, store: jobStore },
     accounts,
     campaigns: repos.campaigns,
     snapshots: repos.snapshots,
     links: repos.links,
     reconciler,
-    jobs: jobQueue,
+    publicUrl,
+    staticSecret: config.patreon.webhookSecret,
+    withLock: (name, fn) => database.tryWithLock(name, fn),
+    requestCampaignSync,
     metrics,
     logger,
     clock,
     random,
-    ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
+    pollMs: options.pollMs,
   });
-  for (const [kind, handler] of Object.entries(processor.jobHandlers)) jobQueue.register(kind, handler);
-  const receiver = createWebhookReceiver({
-    inbox: createInboxWriter(repos.webhooks),
-    secrets,
-    metrics,
-    logger,
-    clock,
-    onAccepted: (id) => {
-      void processor.runNow(id);
-    },
-  });
-  const registration = createWebhookRegistration({
-    accounts,
-    campaigns: repos.campaigns,
-    webhooks: repos.webhooks,
-    publicUrl,
-    staticSecret: config.patreon.webhookSecret,
-    requestCampaignSync,
-    onSecretsChanged: () => secrets.invalidate(),
-    withLock: (name, fn) => database.tryWithLock(name, fn),
-    metrics,
-    logger,
-    clock,
-  });
+  const { processor, registration } = webhooks;
+  const receiver = createWebhookEndpoint(webhooks.intake);
 
   // Patron and creator flows.
   const linkService = createLinkService({ ...repos, oneTimeLinks, accounts, reconciler, clock, logger, metrics, redirectUri });
@@ -245,10 +226,11 @@ function buildServices(options: TierlinkOptions, database: Database) {
     oneTimeLinks,
     fullSync,
     scheduler,
+    webhooks,
     processor,
-    jobQueue,
     receiver,
     registration,
+    jobQueue,
     linkService,
     connectService,
     statusService,
@@ -358,7 +340,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       services.setListeningUrl(`http://localhost:${port}`);
       logger.info({ port, publicUrl: services.publicUrl() }, 'web server listening');
 
-      services.processor.start();
+      services.webhooks.start();
       services.jobQueue.worker.start();
 
       await bot.start();
@@ -389,10 +371,10 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
           })
         : Promise.resolve();
       await services.scheduler.stop();
-      await services.registration.stop();
       const grace = options.shutdownGraceMs ?? 10_000;
-      const [webhooksDone, jobsDone] = await Promise.all([services.processor.stop(grace), services.jobQueue.worker.stop(grace)]);
-      if (!webhooksDone || !jobsDone) logger.warn('stopped with work in flight; its leases expire and another start picks it up');
+      const [webhooksDone, jobsDone] = await Promise.all([services.webhooks.stop(grace), services.jobQueue.worker.stop(grace)]);
+      const finished = webhooksDone && jobsDone;
+      if (!finished) logger.warn('stopped with work in flight; its leases expire and another start picks it up');
       await Promise.race([closing, new Promise((r) => setTimeout(r, 5000).unref())]);
       server?.closeAllConnections();
       await bot.stop();

@@ -4,7 +4,7 @@ import { createDiscordAccess } from '../../src/edges/discord';
 import { createMetrics } from '../../src/edges/observability/metrics';
 import { createCreatorAccounts } from '../../src/edges/patreon/creator-accounts';
 import type { Database } from '../../src/edges/store/database';
-import { createJobQueue } from '../../src/edges/store/job-queue';
+import { createJobQueue, createJobStore } from '../../src/edges/store/job-queue';
 import { createRepositories } from '../../src/edges/store/repositories';
 import { createSecretBox } from '../../src/edges/store/secret-box';
 import { realSleep } from '../../src/shared/clock';
@@ -47,7 +47,7 @@ export function wireSync(
     credentials: repos.credentials,
     campaigns: repos.campaigns,
   });
-  const jobs = createJobQueue({ db: database.db, clock, random: () => 0.5, logger });
+  const jobs = createJobQueue({ store: createJobStore(database.db), clock, random: () => 0.5, logger });
   const sync = createSync({
     repos,
     discord,

@@ -8,7 +8,7 @@ import { silentLogger } from '../../src/shared/logger';
 import { type Metrics, createMetrics } from '../../src/edges/observability/metrics';
 import { createSync } from '../../src/app/sync';
 import type { Reconciler } from '../../src/app/sync/reconciler';
-import { createJobQueue } from '../../src/edges/store/job-queue';
+import { createJobQueue, createJobStore } from '../../src/edges/store/job-queue';
 import { type DiscordKit, createDiscordKit } from './discord-kit';
 import { TEST_SECRET_KEY, repositories } from './service-fixtures';
 import { type TestDatabase, createTestDatabase } from './test-database';
@@ -121,7 +121,7 @@ export async function createWorld(): Promise<World> {
       discord,
       accounts: world.accounts,
       database: db.database,
-      jobs: createJobQueue({ db: db.database.db, clock, random: () => 0.5, logger: silentLogger }),
+      jobs: createJobQueue({ store: createJobStore(db.database.db), clock, random: () => 0.5, logger: silentLogger }),
       schedule: '0 4 * * *',
       clock,
       metrics,

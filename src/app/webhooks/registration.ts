@@ -6,7 +6,7 @@ import type { Clock } from '../../shared/clock';
 import { MINUTE } from '../../shared/clock';
 import { createKeyedMutex } from '../../shared/keyed-mutex';
 import type { Logger } from '../../shared/logger';
-import { WEBHOOK_PATH } from './receiver';
+import { WEBHOOK_PATH } from './delivery';
 
 export type EnsureState = 'registered' | 'already-registered' | 'updated' | 'manual-secret' | 'failed';
 
@@ -51,7 +51,7 @@ export interface WebhookRegistrationDeps {
   staticSecret?: string | undefined;
   /** Queues a full sync of a campaign whose webhook was found paused or failing (events may be lost). */
   requestCampaignSync(campaignId: string, reason: string): void | Promise<void>;
-  /** Called after a secret was stored, so the receiver's cache re-reads (`WebhookSecrets.invalidate`). */
+  /** Called after a secret was stored, so the endpoint's secrets cache re-reads (`WebhookSecrets.invalidate`). */
   onSecretsChanged?(): void;
   /** Runs `fn` under a lock across instances, or skips it (`Database.tryWithLock`). */
   withLock?<T>(name: string, fn: () => Promise<T>): Promise<{ acquired: true; value: T } | { acquired: false }>;

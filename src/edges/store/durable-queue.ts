@@ -74,3 +74,8 @@ export function createDurableQueue(db: Db, table: QueueTable): DurableQueue {
     },
   };
 }
+
+/** The webhook inbox's claim cycle: all the database the webhook processor gets. */
+export function createInboxQueue(db: Db): DurableQueue {
+  return createDurableQueue(db, 'webhook_inbox');
+}

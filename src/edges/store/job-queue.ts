@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from './database';
-import { createDurableQueue } from './durable-queue';
+import { type DurableQueue, createDurableQueue } from './durable-queue';
 import type { Clock, Random } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import { type QueueWorker, createQueueWorker } from './queue-worker';
@@ -18,12 +18,36 @@ export interface JobQueue {
   worker: QueueWorker;
 }
 
+/** The jobs table as the queue uses it: the claim cycle, and the insert of a job. */
+export interface JobStore {
+  queue: DurableQueue;
+  /**
+   * Writes a job durably; one with a `dedupeKey` that is already pending is not written twice
+   * (returns null). Nothing starts it: the job queue's sweep takes it when it is due.
+   */
+  insert(kind: string, payload: Record<string, unknown>, options: { runAt: Date; dedupeKey?: string }): Promise<number | null>;
+}
+
+export function createJobStore(db: Db): JobStore {
+  return {
+    queue: createDurableQueue(db, 'jobs'),
+    async insert(kind, payload, { runAt, dedupeKey }) {
+      const [row] = await queryRows<{ id: string | number }>(
+        db,
+        sql`insert into jobs (kind, payload, dedupe_key, run_at) values (${kind}, ${JSON.stringify(payload)}::jsonb, ${dedupeKey ?? null}, ${runAt})
+            on conflict (dedupe_key) where status = 'pending' do nothing returning id`,
+      );
+      return row ? Number(row.id) : null;
+    },
+  };
+}
+
 /**
  * Durable background work other than webhook deliveries: member re-checks, campaign syncs after a
  * webhook was found paused, reconciles after a mapping change. Handlers are registered by kind.
  */
 export function createJobQueue(deps: {
-  db: Db;
+  store: JobStore;
   clock: Clock;
   random: Random;
   logger: Logger;
@@ -31,10 +55,9 @@ export function createJobQueue(deps: {
   pollMs?: number;
 }): JobQueue {
   const handlers = new Map<string, JobHandler>(Object.entries(deps.handlers ?? {}));
-  const queue = createDurableQueue(deps.db, 'jobs');
   const worker = createQueueWorker({
     name: 'jobs',
-    queue,
+    queue: deps.store.queue,
     clock: deps.clock,
     random: deps.random,
     logger: deps.logger,
@@ -55,13 +78,8 @@ export function createJobQueue(deps: {
     },
     async enqueue(kind, payload, options = {}) {
       const runAt = options.runAt ?? deps.clock.now();
-      const [row] = await queryRows<{ id: string | number }>(
-        deps.db,
-        sql`insert into jobs (kind, payload, dedupe_key, run_at) values (${kind}, ${JSON.stringify(payload)}::jsonb, ${options.dedupeKey ?? null}, ${runAt})
-            on conflict (dedupe_key) where status = 'pending' do nothing returning id`,
-      );
-      if (!row) return null;
-      const id = Number(row.id);
+      const id = await deps.store.insert(kind, payload, { runAt, dedupeKey: options.dedupeKey });
+      if (id === null) return null;
       if (runAt.getTime() <= deps.clock.now().getTime()) {
         void worker.runNow(id).catch((error) => deps.logger.error({ err: error, kind }, 'job failed to start'));
       }

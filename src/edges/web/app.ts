@@ -5,6 +5,7 @@ import type { ConnectCompletion, ConnectService } from '../../app/admin/connect-
 import type { LinkService } from '../../app/linking/link-service';
 import type { OneTimeLinks } from '../../app/linking/one-time-links';
 import type { HealthReport } from '../observability/health';
+import { WEBHOOK_PATH } from '../../app/webhooks/delivery';
 import { redactUrl } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { Logger } from '../../shared/logger';
@@ -124,7 +125,7 @@ export function createWebApp(deps: WebAppDeps): express.Express {
     res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 
-  app.use('/webhooks/patreon', deps.webhookRouter);
+  app.use(WEBHOOK_PATH, deps.webhookRouter);
 
   app.use((_req, res, next) => (deps.isShuttingDown() ? message(res, messages.unavailable) : next()));
 

@@ -4,27 +4,25 @@ import { sql } from 'drizzle-orm';
 import express from 'express';
 import { queryRows } from '../../../src/edges/store/database';
 import { type WebhookRepository, createWebhookRepository } from '../../../src/edges/store/repositories/webhook-repository';
-import { type JobQueue, createJobQueue } from '../../../src/edges/store/job-queue';
+import { type JobHandler, type JobQueue, createJobQueue, createJobStore } from '../../../src/edges/store/job-queue';
+import { createInboxQueue } from '../../../src/edges/store/durable-queue';
 import { type Metrics, createMetrics } from '../../../src/edges/observability/metrics';
 import { createLogger } from '../../../src/edges/observability/logger';
 import { silentLogger } from '../../../src/shared/logger';
 import type { Logger } from '../../../src/shared/logger';
 import { createSecretBox } from '../../../src/edges/store/secret-box';
-import { type WebhookProcessor, createWebhookProcessor } from '../../../src/app/webhooks/processor';
-import {
-  WEBHOOK_PATH,
-  type WebhookSecrets,
-  createInboxWriter,
-  createWebhookReceiver,
-  createWebhookSecrets,
-} from '../../../src/app/webhooks/receiver';
-import { type WebhookRegistration, createWebhookRegistration } from '../../../src/app/webhooks/registration';
+import { type WebhooksDeps, createWebhooks } from '../../../src/app/webhooks';
+import { WEBHOOK_PATH } from '../../../src/app/webhooks/delivery';
+import type { WebhookProcessor } from '../../../src/app/webhooks/processor';
+import type { WebhookRegistration } from '../../../src/app/webhooks/registration';
+import type { WebhookSecrets } from '../../../src/app/webhooks/webhook-secrets';
+import { createWebhookEndpoint } from '../../../src/edges/web/webhook-endpoint';
 import { SECRET_KEY, type World } from '../../support/world';
 
 /**
- * One Tierlink instance as far as webhooks go, composed the way the composition root will: the
- * receiver on a real express server (port 0), the processor over the inbox, the job queue with the
- * re-check handler, and registration pointed at the server. Over the shared test world.
+ * One Tierlink instance as far as webhooks go, built by `createWebhooks` as the composition root
+ * builds it: the endpoint on a real express server (port 0), the processor over the inbox, the job
+ * queue with the re-check handler, and registration pointed at the server. Over the shared test world.
  */
 export interface Instance {
   url: string;
@@ -52,6 +50,10 @@ export interface InstanceOptions {
   logger?: Logger;
   recheckDelayMs?: number;
   immediateConcurrency?: number;
+  /** Job kinds of the caller (the sync subsystem's `campaign-sync`), worked by the same durable queue. */
+  jobHandlers?: Record<string, JobHandler>;
+  /** What registration does with a paused or failing webhook. Default: recorded in `syncRequests`. */
+  requestCampaignSync?: WebhooksDeps['requestCampaignSync'];
 }
 
 export async function startInstance(world: World, options: InstanceOptions = {}): Promise<Instance> {
@@ -60,42 +62,64 @@ export async function startInstance(world: World, options: InstanceOptions = {})
   const db = world.db.database.db;
   const metrics = createMetrics({ defaultMetrics: false });
   const webhooks = createWebhookRepository(db, createSecretBox(SECRET_KEY));
-  const secrets = createWebhookSecrets({ load: () => webhooks.secrets(), staticSecret: options.staticSecret, clock });
-  const syncRequests: Instance['syncRequests'] = [];
-  let jobs!: JobQueue;
-  const processor = createWebhookProcessor({
-    db,
-    inbox: webhooks,
-    campaigns: world.repos.campaigns,
-    accounts: world.accounts,
-    snapshots: world.repos.snapshots,
-    links: world.repos.links,
-    reconciler: world.reconciler,
-    jobs: { enqueue: (kind, payload, o) => jobs.enqueue(kind, payload, o) },
-    metrics,
-    logger,
-    clock,
-    random: () => 0.5,
-    ...(options.recheckDelayMs !== undefined ? { recheckDelayMs: options.recheckDelayMs } : {}),
-    ...(options.immediateConcurrency !== undefined ? { immediateConcurrency: options.immediateConcurrency } : {}),
+  // The server listens first, so the webhook uri is known when registration is built; the endpoint is mounted after.
+  const app = express();
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
-  jobs = createJobQueue({ db, clock, random: () => 0.5, logger, handlers: processor.jobHandlers });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const syncRequests: Instance['syncRequests'] = [];
+  const shut = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  const jobStore = createJobStore(db);
+  const jobs = createJobQueue({ store: jobStore, clock, random: () => 0.5, logger, handlers: options.jobHandlers ?? {} });
+  const subsystem = (() => {
+    try {
+      return createWebhooks({
+        webhooks,
+        inbox: createInboxQueue(db),
+        jobs: { queue: jobs, store: jobStore },
+        accounts: world.accounts,
+        campaigns: world.repos.campaigns,
+        snapshots: world.repos.snapshots,
+        links: world.repos.links,
+        reconciler: world.reconciler,
+        publicUrl: url,
+        staticSecret: options.staticSecret,
+        withLock: world.db.database.tryWithLock,
+        requestCampaignSync:
+          options.requestCampaignSync ??
+          ((campaignId, reason) => {
+            syncRequests.push({ campaignId, reason });
+          }),
+        metrics,
+        logger,
+        clock,
+        random: () => 0.5,
+        recheckDelayMs: options.recheckDelayMs,
+        immediateConcurrency: options.immediateConcurrency,
+      });
+    } catch (error) {
+      void shut();
+      throw error;
+    }
+  })();
+  const { secrets, processor, registration } = subsystem;
 
   const started = new Set<Promise<void>>();
-  const app = express();
+  const { onAccepted, ...intake } = subsystem.intake;
   app.use(
     WEBHOOK_PATH,
-    createWebhookReceiver({
-      inbox: createInboxWriter(webhooks),
-      secrets,
-      metrics,
-      logger,
-      clock,
+    createWebhookEndpoint({
+      ...intake,
       ...(options.process === false
         ? {}
         : {
             onAccepted: (id: number) => {
-              const run = processor.runNow(id);
+              const run = onAccepted(id);
               started.add(run);
               void run.finally(() => started.delete(run));
               return run;
@@ -103,31 +127,6 @@ export async function startInstance(world: World, options: InstanceOptions = {})
           }),
     }),
   );
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const registration = createWebhookRegistration({
-    accounts: world.accounts,
-    campaigns: world.repos.campaigns,
-    webhooks,
-    publicUrl: url,
-    staticSecret: options.staticSecret,
-    requestCampaignSync: (campaignId, reason) => {
-      syncRequests.push({ campaignId, reason });
-    },
-    onSecretsChanged: () => secrets.invalidate(),
-    withLock: world.db.database.tryWithLock,
-    metrics,
-    logger,
-    clock,
-  });
-
-  const shut = () =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
 
   return {
     url,
@@ -151,17 +150,14 @@ export async function startInstance(world: World, options: InstanceOptions = {})
       throw new Error('the instance did not become idle');
     },
     async close() {
-      await registration.stop();
-      await processor.stop(5000);
-      await jobs.worker.stop(5000);
+      await Promise.all([subsystem.stop(5000), jobs.worker.stop(5000)]);
       await shut();
     },
     async crash() {
       await shut();
       // A killed process leaves no timers behind; these stop only the sweeps, not the work in flight.
-      void processor.stop(0);
+      void subsystem.stop(0);
       void jobs.worker.stop(0);
-      void registration.stop();
     },
   };
 }

@@ -1,6 +1,6 @@
 import { type InboxDelivery, createWebhookRepository } from '../../../src/edges/store/repositories/webhook-repository';
 import { createSecretBox } from '../../../src/edges/store/secret-box';
-import { createInboxWriter } from '../../../src/app/webhooks/receiver';
+import { createInboxWriter } from '../../../src/app/webhooks/inbox-writer';
 import { SECRET_KEY } from '../../support/world';
 import { type TestDatabase, createTestDatabase } from '../../support/test-database';
 

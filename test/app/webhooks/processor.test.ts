@@ -1,7 +1,7 @@
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createDurableQueue } from '../../../src/edges/store/durable-queue';
-import { MEMBER_RECHECK_JOB } from '../../../src/app/webhooks/processor';
+import { createInboxQueue } from '../../../src/edges/store/durable-queue';
+import { MEMBER_RECHECK_JOB } from '../../../src/app/webhooks/member-refresh';
 import { HOUR, MINUTE } from '../../../src/shared/clock';
 import { type World, createWorld } from '../../support/world';
 import { type Instance, inboxRows, jobRows, metricValue, roleWrites, startInstance } from './harness';
@@ -387,7 +387,7 @@ describe('a crash between receipt and processing', () => {
     setTier(patron.patreonUserId, 'gold');
     await world.patreon.flushDeliveries();
     // The dying instance claims the row and does the work; it dies before marking the row done.
-    const [row] = await createDurableQueue(world.db.database.db, 'webhook_inbox').claim({
+    const [row] = await createInboxQueue(world.db.database.db).claim({
       limit: 1,
       lockMs: 2 * MINUTE,
       now: world.clock.now(),

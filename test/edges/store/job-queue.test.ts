@@ -1,7 +1,7 @@
 import { createManualClock } from '@tierlink/sandbox';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../../src/edges/store/database';
-import { createJobQueue } from '../../../src/edges/store/job-queue';
+import { createJobQueue, createJobStore } from '../../../src/edges/store/job-queue';
 import { silentLogger } from '../../../src/shared/logger';
 import { type TestDatabase, createTestDatabase } from '../../support/test-database';
 
@@ -14,7 +14,13 @@ beforeEach(() => t.reset());
 
 function setup(handler: (payload: Record<string, unknown>) => Promise<void>) {
   const clock = createManualClock();
-  const jobs = createJobQueue({ db: t.database.db, clock, random: () => 0.5, logger: silentLogger, handlers: { recheck: handler } });
+  const jobs = createJobQueue({
+    store: createJobStore(t.database.db),
+    clock,
+    random: () => 0.5,
+    logger: silentLogger,
+    handlers: { recheck: handler },
+  });
   return { clock, jobs };
 }
 

@@ -1,6 +1,6 @@
 import { signWebhookBody } from '../../../src/app/webhooks/verify-signature';
 import { type World, createWorld } from '../../support/world';
-import { type Instance, inboxRows, memoryLogger, metricValue, roleWrites, startInstance } from './harness';
+import { type Instance, inboxRows, memoryLogger, metricValue, roleWrites, startInstance } from '../../app/webhooks/harness';
 
 let world: World;
 let instance: Instance;

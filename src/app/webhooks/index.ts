@@ -1,0 +1,147 @@
+import type { Metrics } from '../../edges/observability/metrics';
+import type { DurableQueue } from '../../edges/store/durable-queue';
+import type { JobQueue, JobStore } from '../../edges/store/job-queue';
+import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
+import type { LinkRepository } from '../../edges/store/repositories/link-repository';
+import type { SnapshotRepository } from '../../edges/store/repositories/snapshot-repository';
+import type { WebhookRepository } from '../../edges/store/repositories/webhook-repository';
+import type { Clock, Random } from '../../shared/clock';
+import type { Logger } from '../../shared/logger';
+import type { Reconciler } from '../sync/reconciler';
+import { type InboxWriter, createInboxWriter } from './inbox-writer';
+import { type MemberReader, createMemberRefresh } from './member-refresh';
+import { type WebhookProcessor, createWebhookProcessor } from './processor';
+import { type WebhookRegistration, type WebhookRegistrationDeps, createWebhookRegistration } from './registration';
+import { type WebhookSecretProvider, type WebhookSecrets, createWebhookSecrets } from './webhook-secrets';
+
+export interface WebhooksDeps {
+  /** The stored webhooks and the inbox (`webhookRepository`). */
+  webhooks: Pick<WebhookRepository, 'insertDeliveries' | 'pruneDone' | 'secrets' | 'upsert' | 'forCampaign' | 'removeOthers'>;
+  /** The inbox queue, built by the store: `createInboxQueue(db)`. */
+  inbox: DurableQueue;
+  /**
+   * The durable jobs: the processor registers its re-check kind on the shared queue, and writes
+   * re-checks straight to the table (`createJobStore(db)`).
+   */
+  jobs: { queue: Pick<JobQueue, 'register'>; store: JobStore };
+  /** The creators' clients (`CreatorAccounts`): member re-reads and webhook registration. */
+  accounts: MemberReader & WebhookRegistrationDeps['accounts'];
+  campaigns: Pick<CampaignRepository, 'upsertTiers' | 'all'>;
+  snapshots: Pick<SnapshotRepository, 'upsert' | 'delete' | 'get'>;
+  links: Pick<LinkRepository, 'linkSocial'>;
+  reconciler: Pick<Reconciler, 'reconcilePatreonUser'>;
+  publicUrl: WebhookRegistrationDeps['publicUrl'];
+  /** PATREON_WEBHOOK_SECRET, when set. */
+  staticSecret?: string | undefined;
+  withLock?: WebhookRegistrationDeps['withLock'];
+  /** What to do with a campaign whose webhook registration found paused or failing (events may be lost): the sync subsystem's heal. */
+  requestCampaignSync(campaignId: string, reason: string): void | Promise<void>;
+  metrics: Pick<
+    Metrics,
+    'webhookDeliveries' | 'webhookProcessingSeconds' | 'webhookRetries' | 'webhookDeadLetters' | 'queueDepth' | 'webhookUnhealthy'
+  >;
+  logger: Logger;
+  clock: Clock;
+  random: Random;
+  /** Sweep period of the inbox and the jobs. Default 5 s. */
+  pollMs?: number;
+  /** See `MemberRefreshDeps.recheckDelayMs`. */
+  recheckDelayMs?: number;
+  /** See `WebhookProcessorDeps.immediateConcurrency`. */
+  immediateConcurrency?: number;
+}
+
+/** What the HTTP endpoint (src/edges/web/webhook-endpoint.ts) hands a delivery to. */
+export interface WebhookIntake {
+  inbox: InboxWriter;
+  secrets: WebhookSecretProvider;
+  metrics: Pick<Metrics, 'webhookDeliveries'>;
+  logger: Logger;
+  clock: Clock;
+  /** Starts processing a stored delivery at once; the inbox sweep takes it anyway if this fails. */
+  onAccepted(id: number): Promise<void>;
+}
+
+/** The webhooks subsystem's public face. */
+export interface Webhooks {
+  intake: WebhookIntake;
+  /** The candidate secrets (registration invalidates them when it stores one). */
+  secrets: WebhookSecrets;
+  processor: WebhookProcessor;
+  registration: WebhookRegistration;
+  /**
+   * Works the inbox: what a crash left at once, then every `pollMs`. Registration is started on its
+   * own (`registration.start()`), once the creators are connected; the shared job queue by its owner.
+   */
+  start(): void;
+  /** Stops registration, then waits up to `graceMs` for the deliveries in flight; false when some were still running. */
+  stop(graceMs?: number): Promise<boolean>;
+}
+
+/**
+ * Builds the webhooks subsystem: the secrets cache, the inbox writer, the member refresh and the
+ * processor over the inbox (its re-checks registered on the shared job queue), and the registration of each campaign's webhook. The composition root, the tests and the bench all
+ * build it here.
+ */
+export function createWebhooks(deps: WebhooksDeps): Webhooks {
+  const { logger, metrics, clock, random } = deps;
+
+  const secrets = createWebhookSecrets({
+    load: () =>
+      deps.webhooks.secrets((id, error) =>
+        logger.warn({ webhookId: id, err: error }, 'a stored webhook secret cannot be read with this SECRET_KEY'),
+      ),
+    staticSecret: deps.staticSecret,
+    clock,
+  });
+  const members = createMemberRefresh({
+    accounts: deps.accounts,
+    campaigns: deps.campaigns,
+    snapshots: deps.snapshots,
+    links: deps.links,
+    reconciler: deps.reconciler,
+    jobs: deps.jobs.store,
+    logger,
+    clock,
+    recheckDelayMs: deps.recheckDelayMs,
+  });
+  const processor = createWebhookProcessor({
+    queue: deps.inbox,
+    inbox: deps.webhooks,
+    members,
+    metrics,
+    logger,
+    clock,
+    random,
+    pollMs: deps.pollMs,
+    immediateConcurrency: deps.immediateConcurrency,
+  });
+  for (const [kind, handler] of Object.entries(processor.jobHandlers)) deps.jobs.queue.register(kind, handler);
+  const registration = createWebhookRegistration({
+    accounts: deps.accounts,
+    campaigns: deps.campaigns,
+    webhooks: deps.webhooks,
+    publicUrl: deps.publicUrl,
+    staticSecret: deps.staticSecret,
+    requestCampaignSync: (campaignId, reason) => deps.requestCampaignSync(campaignId, reason),
+    onSecretsChanged: () => secrets.invalidate(),
+    withLock: deps.withLock,
+    metrics,
+    logger,
+    clock,
+  });
+
+  return {
+    intake: { inbox: createInboxWriter(deps.webhooks), secrets, metrics, logger, clock, onAccepted: (id) => processor.runNow(id) },
+    secrets,
+    processor,
+    registration,
+    start() {
+      processor.start();
+    },
+    async stop(graceMs) {
+      await registration.stop();
+      return processor.stop(graceMs);
+    },
+  };
+}

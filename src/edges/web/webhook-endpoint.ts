@@ -1,0 +1,182 @@
+import { TextDecoder } from 'node:util';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { EVENT_HEADER, MAX_WEBHOOK_BODY_BYTES, SIGNATURE_HEADERS, payloadCampaignId } from '../../app/webhooks/delivery';
+import type { InboxWriter } from '../../app/webhooks/inbox-writer';
+import { matchWebhookSecret } from '../../app/webhooks/verify-signature';
+import type { WebhookSecret, WebhookSecretProvider } from '../../app/webhooks/webhook-secrets';
+import type { Metrics } from '../observability/metrics';
+import type { Clock } from '../../shared/clock';
+import type { Logger } from '../../shared/logger';
+
+export interface WebhookEndpointDeps {
+  inbox: InboxWriter;
+  secrets: WebhookSecretProvider;
+  metrics: Pick<Metrics, 'webhookDeliveries'>;
+  logger: Logger;
+  clock: Clock;
+  /**
+   * Called with the inbox id once the 200 has been written, so processing starts at once without
+   * delaying the answer (DESIGN.md: durable is not slow). Its failures are logged; the inbox sweep
+   * picks the row up anyway.
+   */
+  onAccepted?(id: number): void | Promise<void>;
+}
+
+type Rejection =
+  'missing_signature' | 'invalid_signature' | 'campaign_mismatch' | 'not_json' | 'not_json_api' | 'too_large' | 'unreadable_body';
+
+const REJECTIONS: Record<Rejection, { status: number; result: string; message: string }> = {
+  missing_signature: {
+    status: 401,
+    result: 'rejected_signature',
+    message: 'The delivery carries no X-Patreon-Signature or X-Service-Signature header.',
+  },
+  invalid_signature: {
+    status: 401,
+    result: 'rejected_signature',
+    message: 'The signature does not match the body under any webhook secret.',
+  },
+  campaign_mismatch: {
+    status: 403,
+    result: 'rejected_signature',
+    message: 'The body names a campaign other than the one whose webhook secret signed it.',
+  },
+  not_json: { status: 400, result: 'rejected_body', message: 'The body is not JSON.' },
+  not_json_api: { status: 400, result: 'rejected_body', message: 'The body is not a JSON:API document with a primary resource.' },
+  too_large: { status: 413, result: 'too_large', message: `The body is larger than ${MAX_WEBHOOK_BODY_BYTES} bytes.` },
+  unreadable_body: { status: 400, result: 'rejected_body', message: 'The body could not be read.' },
+};
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** Trigger names look like `members:pledge:update`; anything else is not stored as one. */
+const TRIGGER_NAME = /^[a-z_]+(:[a-z_]+){0,3}$/;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function headerValues(req: Request, name: string): string[] {
+  const value = req.headers[name];
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+/**
+ * `POST /webhooks/patreon` (mount the router at `WEBHOOK_PATH`, src/app/webhooks/delivery.ts). A
+ * delivery is verified against the raw bytes before anything reads them, written to the inbox with
+ * its trigger and receipt time, and answered 200; nothing calls Discord or the service before that
+ * answer.
+ *
+ * - no signature header, or none that verifies under a candidate secret: 401, nothing stored;
+ * - verified, but signed with one campaign's secret while naming another campaign: 403;
+ * - verified, but not UTF-8 JSON:API (an empty body included): 400;
+ * - larger than 1 MiB: 413, refused on Content-Length before the body is read when it is declared;
+ * - the inbox write failed: 503, so the service retries the delivery later.
+ *
+ * Every answer is JSON (`{ ok: true }` or `{ error, message }`) and counted in
+ * `tierlink_webhook_deliveries_total{result}`; every refusal is logged without the signature.
+ */
+export function createWebhookEndpoint(deps: WebhookEndpointDeps): Router {
+  const { logger, metrics } = deps;
+  const router = express.Router();
+
+  const reject = (req: Request, res: Response, reason: Rejection, extra: Record<string, unknown> = {}): void => {
+    const r = REJECTIONS[reason];
+    metrics.webhookDeliveries.inc({ result: r.result });
+    logger.warn(
+      {
+        reason,
+        status: r.status,
+        bytes: Buffer.isBuffer(req.body) ? req.body.length : Number(req.headers['content-length'] ?? 0),
+        trigger: req.headers[EVENT_HEADER] ?? null,
+        remote: req.ip,
+        ...extra,
+      },
+      `webhook delivery rejected: ${r.message}`,
+    );
+    res.status(r.status).json({ error: reason, message: r.message });
+  };
+
+  async function verify(body: Buffer, signatures: readonly string[]): Promise<WebhookSecret | null> {
+    const match = (list: readonly WebhookSecret[]): WebhookSecret | null => {
+      for (const signature of signatures) {
+        const found = matchWebhookSecret(list, body, signature);
+        if (found) return found;
+      }
+      return null;
+    };
+    const found = match(await deps.secrets.candidates());
+    if (found || !deps.secrets.refresh) return found;
+    const fresh = await deps.secrets.refresh();
+    return fresh ? match(fresh) : null;
+  }
+
+  router.post('/', express.raw({ type: () => true, limit: MAX_WEBHOOK_BODY_BYTES }), async (req: Request, res: Response) => {
+    const body: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const signatures = SIGNATURE_HEADERS.flatMap((name) => headerValues(req, name));
+    if (signatures.length === 0) return reject(req, res, 'missing_signature');
+    const secret = await verify(body, signatures);
+    if (!secret) return reject(req, res, 'invalid_signature');
+
+    let text: string;
+    let doc: unknown;
+    try {
+      text = utf8.decode(body);
+      doc = JSON.parse(text);
+    } catch {
+      return reject(req, res, 'not_json');
+    }
+    if (!isObject(doc) || !isObject(doc.data) || typeof doc.data.type !== 'string' || typeof doc.data.id !== 'string') {
+      return reject(req, res, 'not_json_api');
+    }
+    const named = payloadCampaignId(doc);
+    if (secret.campaignId !== null && named !== null && named !== secret.campaignId) {
+      return reject(req, res, 'campaign_mismatch', { webhookId: secret.webhookId, campaignId: secret.campaignId, namedCampaignId: named });
+    }
+    const header = headerValues(req, EVENT_HEADER)[0]?.trim() ?? '';
+    const trigger = TRIGGER_NAME.test(header) ? header : null;
+
+    let id: number;
+    try {
+      id = await deps.inbox.insertDelivery({ receivedAt: deps.clock.now(), trigger, campaignId: secret.campaignId ?? named, body: text });
+    } catch (error) {
+      metrics.webhookDeliveries.inc({ result: 'failed' });
+      logger.error({ err: error, trigger }, 'webhook delivery verified but not stored; answering 503 so the service retries');
+      res.status(503).json({ error: 'unavailable', message: 'The delivery could not be stored; retry later.' });
+      return;
+    }
+    metrics.webhookDeliveries.inc({ result: 'accepted' });
+    logger.debug({ id, trigger, campaignId: secret.campaignId ?? named, webhookId: secret.webhookId }, 'webhook delivery accepted');
+    if (deps.onAccepted) {
+      const start = deps.onAccepted;
+      let started = false;
+      const kick = () => {
+        if (started) return;
+        started = true;
+        Promise.resolve()
+          .then(() => start(id))
+          .catch((error: unknown) =>
+            logger.error({ err: error, id }, 'webhook delivery stored but could not be started; the sweep will take it'),
+          );
+      };
+      res.once('finish', kick);
+      res.once('close', kick);
+    }
+    res.status(200).json({ ok: true });
+  });
+
+  router.all('/', (_req: Request, res: Response) => {
+    res.set('Allow', 'POST').status(405).json({ error: 'method_not_allowed', message: 'Deliveries are POSTed.' });
+  });
+
+  router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(error);
+    const e = (isObject(error) ? error : {}) as { type?: unknown; status?: unknown; statusCode?: unknown };
+    if (e.type === 'entity.too.large') return reject(req, res, 'too_large');
+    const status = typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : 500;
+    if (status >= 400 && status < 500) return reject(req, res, 'unreadable_body', { type: typeof e.type === 'string' ? e.type : null });
+    metrics.webhookDeliveries.inc({ result: 'failed' });
+    logger.error({ err: error }, 'webhook receiver failed');
+    res.status(500).json({ error: 'internal', message: 'The delivery could not be handled; retry later.' });
+  });
+
+  return router;
+}
