@@ -43,6 +43,8 @@ export interface ResourceRouteDeps {
   dialect?: ServiceDialect;
   /** Patreon's dialect: the member-list page when `page[count]` is absent. */
   defaultPageSize?: number;
+  /** The most members a page holds, whatever is asked (a service answering smaller pages than asked). Default: the Limits. */
+  maxPageSize?: number;
 }
 
 /**
@@ -133,7 +135,7 @@ export function resourceRoutes(deps: ResourceRouteDeps): Route[] {
       afterSeq = cursor.afterSeq;
       page = cursor.page;
     }
-    const size = memberPageSize(query, dialect, defaultPageSize);
+    const size = Math.min(memberPageSize(query, dialect, defaultPageSize), deps.maxPageSize ?? Infinity);
     const entry = store.campaignMembers(campaignId);
     const start = lowerBound(entry.order, afterSeq + 1);
     const slice = entry.order.slice(start, start + size);

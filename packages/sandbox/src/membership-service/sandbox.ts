@@ -70,6 +70,8 @@ export interface MembershipServiceSandboxOptions {
   rateLimits?: RateLimits | 'none';
   /** Patreon's dialect: members per page when `page[count]` is absent. Default 20 (reported). */
   defaultPageSize?: number;
+  /** Members per page at most, whatever `page[count]` asks: a service that answers smaller pages. Default: the Limits (1000). */
+  maxPageSize?: number;
   /** `omitted`: the webhook list never carries the campaign relationship (Patreon's sample has none). Default `included`. */
   webhookListCampaign?: 'included' | 'omitted';
   /** Consecutive failed deliveries after which a webhook pauses (spec leaves it open). Default 3. */
@@ -476,6 +478,7 @@ export async function createMembershipServiceSandbox(options: MembershipServiceS
       baseUrl: getBaseUrl,
       dialect,
       defaultPageSize: options.defaultPageSize ?? PATREON_DEFAULT_PAGE_SIZE,
+      ...(options.maxPageSize !== undefined ? { maxPageSize: options.maxPageSize } : {}),
     }),
     ...webhookRoutes({ store, types, delivery, baseUrl: getBaseUrl, dialect, listCampaign: options.webhookListCampaign ?? 'included' }),
   ];
