@@ -1,3 +1,5 @@
+import { CHARGE_STATUSES, PATRON_STATUSES } from '../../core/planner/entitlement';
+import type { ChargeStatus, PatronStatus } from '../../core/planner/types';
 import { isSnowflake } from '../../core/snowflake';
 import type { ServiceDialect } from './dialect';
 import { RENAMES, nameIn } from './dialect';
@@ -7,38 +9,12 @@ import { relatedId, relatedIds } from './json-api';
 import type { TierRoleIds } from '../../core/tier-roles';
 import { TIER_ROLE_ID_ATTRIBUTES, parseTierRoleIds } from '../../core/tier-roles';
 
-/** Spec: Member.patron_status; null means never pledged. */
-export type PatronStatus = 'active_patron' | 'declined_patron' | 'former_patron' | null;
 /**
- * Member.last_charge_status: the spec's seven values and Patreon's three more (docs/patreon-api-notes.md
- * §3.2); only `Paid` is a successful charge.
+ * Member.patron_status (null: never pledged) and Member.last_charge_status (the spec's seven values
+ * and Patreon's three more, docs/patreon-api-notes.md §3.2): the planner's own types and lists.
  */
-export type ChargeStatus =
-  | 'Paid'
-  | 'Declined'
-  | 'Deleted'
-  | 'Pending'
-  | 'Refunded'
-  | 'Fraud'
-  | 'Other'
-  | 'Refunded by Patreon'
-  | 'Partially Refunded'
-  | 'Free Trial'
-  | null;
-
-export const PATRON_STATUSES: readonly NonNullable<PatronStatus>[] = ['active_patron', 'declined_patron', 'former_patron'];
-export const CHARGE_STATUSES: readonly NonNullable<ChargeStatus>[] = [
-  'Paid',
-  'Declined',
-  'Deleted',
-  'Pending',
-  'Refunded',
-  'Fraud',
-  'Other',
-  'Refunded by Patreon',
-  'Partially Refunded',
-  'Free Trial',
-];
+export type { ChargeStatus, PatronStatus } from '../../core/planner/types';
+export { CHARGE_STATUSES, PATRON_STATUSES } from '../../core/planner/entitlement';
 
 export interface Member {
   id: string;
