@@ -1,3 +1,4 @@
+import { TIER_ROLE_ID_ATTRIBUTES } from '../../core/tier-roles';
 import type { Logger } from '../../shared/logger';
 import type { PatreonApiError } from './errors';
 
@@ -27,7 +28,7 @@ export const RENAMES = {
   campaignServer: { kind: 'attribute', type: 'campaign', spec: 'chat_server_id', patreon: 'discord_server_id' },
   campaignAnalytics: { kind: 'attribute', type: 'campaign', spec: 'analytics_id', patreon: 'google_analytics_id' },
   campaignEarningsVisibility: { kind: 'attribute', type: 'campaign', spec: 'earnings_visibility', patreon: null },
-  tierRoles: { kind: 'attribute', type: 'tier', spec: 'chat_role_ids', patreon: 'discord_role_ids' },
+  tierRoles: { kind: 'attribute', type: 'tier', spec: TIER_ROLE_ID_ATTRIBUTES[0], patreon: TIER_ROLE_ID_ATTRIBUTES[1] },
   memberFreeTrial: { kind: 'attribute', type: 'member', spec: null, patreon: 'is_free_trial' },
   memberGifted: { kind: 'attribute', type: 'member', spec: null, patreon: 'is_gifted' },
   userIsCreator: { kind: 'attribute', type: 'user', spec: null, patreon: 'is_creator' },
