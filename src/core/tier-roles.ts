@@ -2,15 +2,16 @@ import { isSnowflake } from './snowflake';
 import type { GuildTier } from './planner/types';
 
 /**
- * The Discord roles a tier grants, from its `chat_role_ids` (spec: Tier) and production's
- * `discord_role_ids` (research/tech-facts.md §8). `everywhere` applies in every guild the
- * campaign serves; `byGuild` holds roles meant for one guild only.
+ * The Discord roles a tier grants, from its `chat_role_ids` (spec: Tier) and Patreon's
+ * `discord_role_ids` (an array of id strings, or null; docs/patreon-api-notes.md §4). `everywhere`
+ * applies in every guild the campaign serves; `byGuild` holds roles meant for one guild only.
  */
 export interface TierRoleIds {
   everywhere: string[];
   byGuild: Record<string, string[]>;
 }
 
+/** Both dialects' names of the attribute (the `tierRoles` row of src/edges/patreon/dialect.ts); a tier carries one. */
 export const TIER_ROLE_ID_ATTRIBUTES = ['chat_role_ids', 'discord_role_ids'] as const;
 
 function idsOf(value: unknown): string[] {

@@ -35,7 +35,30 @@ export function managedRoleIds(guild: GuildContext): Set<string> {
   return ids;
 }
 
-/** Entitled tiers that still exist, narrowed to the highest-priced ones in `highest` mode (ties all kept). */
+/** A free tier: nothing is paid for it (Patreon's free membership; docs/patreon-api-notes.md §3.4). */
+export function isFreeTier(tier: Pick<GuildTier, 'amountCents'>): boolean {
+  return tier.amountCents === 0;
+}
+
+/**
+ * A free member of the campaign: one who follows it (the spec's `is_follower`), or one whose only
+ * entitled tiers are free ones (Patreon replaced following with free membership, and its
+ * `is_follower` is always false). The follower role is theirs.
+ */
+function isFreeMember(guild: GuildContext, ent: Entitlement): boolean {
+  if (ent.unreadable) return false;
+  if (ent.kind === 'follower') return true;
+  if (ent.kind !== 'active' || ent.tierIds.length === 0) return false;
+  return ent.tierIds.every((id) => {
+    const tier = guild.tiers.find((t) => t.campaignId === ent.campaignId && t.tierId === id);
+    return tier !== undefined && isFreeTier(tier);
+  });
+}
+
+/**
+ * Entitled tiers that still exist (free ones only where the guild lets free tiers grant roles),
+ * narrowed to the highest-priced ones in `highest` mode (ties all kept).
+ */
 function grantingTiers(guild: GuildContext, ent: Entitlement): { granting: GuildTier[]; notes: RoleNote[] } {
   const notes: RoleNote[] = [];
   const known: GuildTier[] = [];
@@ -49,6 +72,15 @@ function grantingTiers(guild: GuildContext, ent: Entitlement): { granting: Guild
         tierId,
         reason: `tier ${tier?.title ?? tierId} no longer exists on the campaign`,
         fix: null,
+      });
+    } else if (isFreeTier(tier) && guild.settings.freeTiersGrantRoles === false) {
+      notes.push({
+        roleId: '',
+        roleName: null,
+        campaignId: ent.campaignId,
+        tierId,
+        reason: `${tier.title} is a free tier, and free tiers grant no role in this server`,
+        fix: 'Let free tiers grant their roles with /settings',
       });
     } else {
       known.push(tier);
@@ -84,6 +116,8 @@ export function desiredRoles(entitlements: readonly Entitlement[], guild: GuildC
         reason: 'not a member of this campaign',
         graceEndsAt: null,
         isFollower: false,
+        basis: null,
+        unreadable: null,
       },
   );
 
@@ -137,15 +171,22 @@ export function desiredRoles(entitlements: readonly Entitlement[], guild: GuildC
     }
   }
 
-  const hasTierRoles = grants.size > 0;
+  // Roles of paid tiers: a free member's free-tier roles do not keep the follower role away.
+  const hasPaidTierRoles = [...grants.values()].some((g) => {
+    const tier = guild.tiers.find((t) => t.campaignId === g.campaignId && t.tierId === g.tierId);
+    return tier === undefined || !isFreeTier(tier);
+  });
   const { formerPatronRoleId, followerRoleId } = guild.settings;
-  if (!hasTierRoles && formerPatronRoleId) {
+  if (grants.size === 0 && formerPatronRoleId) {
     const former = served.find((e) => e.kind === 'former' || e.kind === 'lapsed');
     if (former) addSettingRole(guild, grants, notes, formerPatronRoleId, 'former', former, `former patron (${former.reason})`);
   }
-  if (!hasTierRoles && followerRoleId) {
-    const follower = served.find((e) => e.isFollower && e.kind !== 'active' && e.kind !== 'grace');
-    if (follower) addSettingRole(guild, grants, notes, followerRoleId, 'follower', follower, 'follows the campaign without pledging');
+  if (!hasPaidTierRoles && followerRoleId && !grants.has(followerRoleId)) {
+    const follower = served.find((e) => isFreeMember(guild, e));
+    if (follower) {
+      const reason = follower.kind === 'follower' ? 'follows the campaign without pledging' : 'free member of the campaign';
+      addSettingRole(guild, grants, notes, followerRoleId, 'follower', follower, reason);
+    }
   }
 
   notes.push(...notesForMappedRolesNotGranted(guild, served, grants, grantedTierKeys));

@@ -4,8 +4,11 @@ import { plan } from './plan';
 import type { DesiredRoles, Entitlement, GuildContext, LedgerEntry, MemberState, UserPlan } from './types';
 
 export * from './types';
-export { entitlement } from './entitlement';
-export { desiredRoles, managedRoleIds, tierRoles } from './desired-roles';
+export { CHARGE_RULES, CHARGE_STATUSES, PATRON_STATUSES, chargeRule, entitlement, graceAnchor } from './entitlement';
+export type { ChargeRule } from './entitlement';
+export { desiredRoles, isFreeTier, managedRoleIds, tierRoles } from './desired-roles';
+export { firstDeclineOf, nextGraceDeadline } from './grace';
+export type { ChargeRead, KeptDecline } from './grace';
 export { GRANT_IN_FLIGHT_MS, plan, shouldHoldRemovals } from './plan';
 export { DEFAULT_SETTINGS, SETTING_BOUNDS, MODES, applySettingsChange } from './settings';
 export type { SettingsChange } from './settings';

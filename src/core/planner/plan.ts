@@ -1,4 +1,4 @@
-import { managedRoleIds } from './desired-roles';
+import { managedRoleIds, tierRoles } from './desired-roles';
 import type { BlockedChange, DesiredRoles, Entitlement, GuildContext, LedgerEntry, RoleChange, UserPlan } from './types';
 
 export interface PlanInput {
@@ -37,11 +37,15 @@ export const GRANT_IN_FLIGHT_MS = 10 * 60_000;
  *   the ledger row goes (`forget`), with no call to Discord; unless the grant was recorded so
  *   recently that its request may still be in flight (then nothing is planned for it yet).
  * - A change on a role the bot cannot manage is `blocked` with the fix, never sent.
+ * - A campaign whose member could not be read (`unreadable`) freezes its roles: nothing we granted
+ *   for it is removed or forgotten, and strict mode removes none of its tiers' roles (nor the
+ *   former-patron or follower role) from this member.
  */
 export function plan(input: PlanInput): UserPlan {
   const { guild, userId, desired, currentRoleIds, ledger } = input;
   const out: UserPlan = { guildId: guild.guildId, userId, changes: [], blocked: [] };
   if (!currentRoleIds) return out;
+  const frozen = new Set(input.entitlements.filter((e) => e.unreadable).map((e) => e.campaignId));
 
   const push = (change: RoleChange) => {
     const role = guild.roles.get(change.roleId);
@@ -74,6 +78,7 @@ export function plan(input: PlanInput): UserPlan {
   for (const entry of ledger) {
     handled.add(entry.roleId);
     if (desired.grants.has(entry.roleId)) continue;
+    if (entry.campaignId !== null && frozen.has(entry.campaignId)) continue;
     const role = guild.roles.get(entry.roleId);
     const reason = input.unlinkedReason ?? removalReason(entry, input);
     if (!role) {
@@ -88,8 +93,9 @@ export function plan(input: PlanInput): UserPlan {
 
   if (guild.settings.strict) {
     const managed = input.managed ?? managedRoleIds(guild);
+    const kept = frozenRoleIds(guild, frozen);
     for (const roleId of currentRoleIds) {
-      if (handled.has(roleId) || desired.grants.has(roleId) || !managed.has(roleId)) continue;
+      if (handled.has(roleId) || desired.grants.has(roleId) || !managed.has(roleId) || kept.has(roleId)) continue;
       const role = guild.roles.get(roleId);
       if (!role) continue;
       push({
@@ -102,6 +108,17 @@ export function plan(input: PlanInput): UserPlan {
     }
   }
   return out;
+}
+
+/** The roles an unreadable member keeps in strict mode: every role of the frozen campaigns' tiers, and the setting roles. */
+function frozenRoleIds(guild: GuildContext, frozen: ReadonlySet<string>): Set<string> {
+  const ids = new Set<string>();
+  if (frozen.size === 0) return ids;
+  for (const tier of guild.tiers) if (frozen.has(tier.campaignId)) for (const { roleId } of tierRoles(guild, tier)) ids.add(roleId);
+  for (const row of guild.mappings) if (frozen.has(row.campaignId)) ids.add(row.roleId);
+  if (guild.settings.formerPatronRoleId) ids.add(guild.settings.formerPatronRoleId);
+  if (guild.settings.followerRoleId) ids.add(guild.settings.followerRoleId);
+  return ids;
 }
 
 function titleOf(guild: GuildContext, campaignId: string | null, tierId: string | null): string {

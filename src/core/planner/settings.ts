@@ -8,6 +8,7 @@ export const DEFAULT_SETTINGS: Readonly<GuildSettings> = Object.freeze({
   formerPatronRoleId: null,
   followerRoleId: null,
   strict: false,
+  freeTiersGrantRoles: true,
   removalThresholdPercent: 10,
   removalThresholdMin: 25,
 });
@@ -44,6 +45,7 @@ export function applySettingsChange(current: GuildSettings, change: SettingsChan
     else problems.push(`mode must be one of ${MODES.join(', ')} (got ${String(change.mode)})`);
   }
   if (change.strict !== undefined) next.strict = change.strict;
+  if (change.freeTiersGrantRoles !== undefined) next.freeTiersGrantRoles = change.freeTiersGrantRoles;
   if (change.formerPatronRoleId !== undefined) next.formerPatronRoleId = change.formerPatronRoleId;
   if (change.followerRoleId !== undefined) next.followerRoleId = change.followerRoleId;
   if (next.formerPatronRoleId !== null && next.formerPatronRoleId === next.followerRoleId) {

@@ -5,8 +5,29 @@
 
 export type PatronStatus = 'active_patron' | 'declined_patron' | 'former_patron' | null;
 
-/** `last_charge_status` of the spec; only `Paid` is a successful charge. */
-export type ChargeStatus = 'Paid' | 'Declined' | 'Deleted' | 'Pending' | 'Refunded' | 'Fraud' | 'Other' | null;
+/**
+ * `last_charge_status`: the spec's seven values and the three Patreon added (`Refunded by Patreon`,
+ * `Partially Refunded`, `Free Trial`; docs/patreon-api-notes.md §3.2). Only `Paid` is a successful
+ * charge; how each one counts is {@link CHARGE_RULES} in `entitlement.ts`.
+ */
+export type ChargeStatus =
+  | 'Paid'
+  | 'Declined'
+  | 'Deleted'
+  | 'Pending'
+  | 'Refunded'
+  | 'Fraud'
+  | 'Other'
+  | 'Refunded by Patreon'
+  | 'Partially Refunded'
+  | 'Free Trial'
+  | null;
+
+/** Why the service's answer for a member could not be read (an unknown enum value, an unexpected null). */
+export interface UnreadableState {
+  attribute: string;
+  reason: string;
+}
 
 /** What we know of one member of one campaign (the stored snapshot). */
 export interface MemberState {
@@ -14,7 +35,12 @@ export interface MemberState {
   patronStatus: PatronStatus;
   lastChargeDate: Date | null;
   lastChargeStatus: ChargeStatus;
+  /** The spec's `is_follower` (Patreon deprecated it: always false there). */
   isFollower: boolean;
+  /** Patreon's `is_free_trial`: entitled to the listed tiers during the trial. Absent: false. */
+  isFreeTrial?: boolean;
+  /** Patreon's `is_gifted`: a gift membership, entitled to the listed tiers. Absent: false. */
+  isGifted?: boolean;
   /** `currently_entitled_tiers` as last read. */
   entitledTierIds: readonly string[];
   /**
@@ -24,6 +50,14 @@ export interface MemberState {
   lastActiveTierIds: readonly string[];
   /** When we first saw `declined_patron`: the grace anchor when `last_charge_date` is null. */
   declinedSeenAt: Date | null;
+  /**
+   * The first declined charge seen for the current pledge ({@link firstDeclineOf}): the grace
+   * period counts from it, not from `last_charge_date`, which moves with every retry. Absent
+   * (snapshots stored before it existed): `last_charge_date` is the anchor, as before.
+   */
+  firstDeclinedAt?: Date | null;
+  /** Set when the last read of this member could not be understood: its roles stay exactly as they are. */
+  unreadable?: UnreadableState | null;
 }
 
 export type Mode = 'stack' | 'highest';
@@ -37,6 +71,11 @@ export interface GuildSettings {
   followerRoleId: string | null;
   /** Remove mapped roles from anyone not entitled, even roles Tierlink did not grant. */
   strict: boolean;
+  /**
+   * Whether a free tier (`amount_cents` 0, e.g. Patreon's free membership) grants its mapped roles.
+   * Absent: yes (the default), as for any mapped tier.
+   */
+  freeTiersGrantRoles?: boolean;
   /** A full sync holds removals above this share of our grants… */
   removalThresholdPercent: number;
   /** …when they are also at least this many. */
@@ -44,7 +83,13 @@ export interface GuildSettings {
 }
 
 /**
- * - `active`: pledging now; `tierIds` are the entitled tiers.
+ * What an `active` entitlement rests on: a pledge, a free trial, a gift, a free membership (no
+ * pledge, tiers listed), or a paid period that outlives a cancelled pledge.
+ */
+export type EntitlementBasis = 'pledge' | 'free_trial' | 'gift' | 'free_membership' | 'paid_period';
+
+/**
+ * - `active`: entitled now (see {@link EntitlementBasis}); `tierIds` are the entitled tiers.
  * - `grace`: payment declined, inside the grace period; `tierIds` are the tiers kept.
  * - `lapsed`: payment declined and the grace period is over (or none applies).
  * - `former`: `former_patron`.
@@ -62,6 +107,13 @@ export interface Entitlement {
   reason: string;
   graceEndsAt: Date | null;
   isFollower: boolean;
+  /** For `active`: what the entitlement rests on; null otherwise. */
+  basis: EntitlementBasis | null;
+  /**
+   * The member's state could not be read: no role of this campaign is granted or removed (the
+   * kind is `none`, but nothing follows from it).
+   */
+  unreadable: UnreadableState | null;
 }
 
 /** A tier of a campaign the guild serves, with the role ids its `chat_role_ids` give this guild. */

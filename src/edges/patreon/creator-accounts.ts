@@ -11,10 +11,15 @@ import {
   createOAuthClient,
   createPatreonClient,
 } from '.';
+import type { DialectStore } from './dialect';
+import { createDialectMemory } from './dialect';
 import type { OAuthTokens } from './oauth';
+import type { BudgetLimits } from './request-budget';
+import { createRequestBudget } from './request-budget';
+import type { ServiceDialect } from './dialect';
 
 /** Everything a Patreon client needs but a session: the registered client and the injected I/O. */
-export type ServiceOptions = Omit<PatreonClientOptions, 'session'>;
+export type ServiceOptions = Omit<PatreonClientOptions, 'session' | 'sessionTokenKey'>;
 
 export interface CreatorAccounts {
   oauth: OAuthClient;
@@ -36,8 +41,29 @@ export function createCreatorAccounts(deps: {
   service: ServiceOptions;
   credentials: CredentialRepository;
   campaigns: CampaignRepository;
+  /** Where the learned dialect survives a restart (the database); without it each process learns it again. */
+  dialectStore?: DialectStore;
+  /** The request budget's limits per dialect (default: Patreon's published ones; none for the spec's). */
+  budgetLimits?: Partial<Record<ServiceDialect, BudgetLimits | null>>;
 }): CreatorAccounts {
-  const { service, credentials } = deps;
+  const { credentials } = deps;
+  // One dialect and one budget for the registered client: every creator's client and the patron client share them.
+  const dialect =
+    deps.service.dialect ??
+    createDialectMemory({
+      baseUrl: deps.service.baseUrl,
+      logger: deps.service.logger,
+      ...(deps.dialectStore ? { store: deps.dialectStore } : {}),
+    });
+  const budget =
+    deps.service.budget ??
+    createRequestBudget({
+      clock: deps.service.clock,
+      sleep: deps.service.sleep,
+      dialect,
+      ...(deps.budgetLimits ? { limits: deps.budgetLimits } : {}),
+    });
+  const service: ServiceOptions = { ...deps.service, dialect, budget };
   const oauth = createOAuthClient(service);
   const sessions = new Map<string, CreatorSession>();
   const clients = new Map<string, PatreonClient>();
@@ -85,7 +111,8 @@ export function createCreatorAccounts(deps: {
   function clientForCreator(creatorUserId: string): PatreonClient {
     let client = clients.get(creatorUserId);
     if (!client) {
-      client = createPatreonClient({ ...service, session: sessionForCreator(creatorUserId) });
+      // Patreon counts a token's requests per grant, across refreshes (`_rate_limits.md`).
+      client = createPatreonClient({ ...service, session: sessionForCreator(creatorUserId), sessionTokenKey: `creator:${creatorUserId}` });
       clients.set(creatorUserId, client);
     }
     return client;

@@ -1,3 +1,5 @@
+import type { UnreadableMember } from './resources';
+
 /**
  * What went wrong talking to the membership service. HTTP statuses map to the kinds of the spec's
  * Errors table; the rest are failures we detect ourselves.
@@ -65,6 +67,8 @@ export interface PatreonApiErrorInit {
   errors?: ServiceErrorEntry[];
   /** The token endpoint's `error` value, e.g. `invalid_grant`. */
   oauthError?: string | null;
+  /** An `invalid_response` for one member whose state cannot be read: which, and what. */
+  unreadable?: UnreadableMember | null;
   cause?: unknown;
 }
 
@@ -80,6 +84,7 @@ export class PatreonApiError extends Error {
   readonly retryAfterSeconds: number | null;
   readonly errors: readonly ServiceErrorEntry[];
   readonly oauthError: string | null;
+  readonly unreadable: UnreadableMember | null;
 
   constructor(init: PatreonApiErrorInit) {
     const status = init.status ?? null;
@@ -92,6 +97,7 @@ export class PatreonApiError extends Error {
     this.retryAfterSeconds = init.retryAfterSeconds ?? null;
     this.errors = init.errors ?? [];
     this.oauthError = init.oauthError ?? null;
+    this.unreadable = init.unreadable ?? null;
     this.name = `PatreonApiError[${status ?? init.kind}]`;
   }
 

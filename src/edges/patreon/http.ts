@@ -2,11 +2,14 @@ import type { Clock, Random, Sleep } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { PatreonErrorKind, ServiceErrorEntry } from './errors';
 import { PatreonApiError, kindForStatus } from './errors';
+import type { RequestBudget, RequestPriority } from './request-budget';
+import { tokenKeyOf } from './request-budget';
 
 /**
  * Bounds on waiting. The spec names 429, 500 and 503 as "retry later" (Errors) but gives no
- * quota (Limits); production's numbers moved three times in 2024 (research (c)), so we obey
- * whatever `Retry-After` says, within these caps, rather than pacing to a guessed rate.
+ * quota (Limits); Patreon publishes one, which the request budget paces to (`request-budget.ts`),
+ * but its numbers moved three times in 2024 (docs/patreon-api-notes.md §6), so a 429 that comes
+ * anyway is obeyed as `Retry-After` (or `retry_after_seconds`) says, within these caps.
  */
 export interface RetryPolicy {
   /** Attempts for 5xx, network errors and timeouts, the first included. */
@@ -53,6 +56,8 @@ export interface HttpOptions {
   timeoutMs?: number;
   retry?: Partial<RetryPolicy>;
   onRequest?: (info: RequestInfo) => void;
+  /** Paces every attempt (see `request-budget.ts`); without it requests go at once. */
+  budget?: RequestBudget;
 }
 
 export interface HttpRequest {
@@ -70,6 +75,13 @@ export interface HttpRequest {
    * request was not handled, never after a network error, a timeout or a 500.
    */
   unsafe?: boolean;
+  /** Default `interactive`. */
+  priority?: RequestPriority;
+  /**
+   * What the service counts this request's token against: a creator's grant keeps one key across
+   * refreshes. Default: a key of `accessToken`, or none without one.
+   */
+  tokenKey?: string | null;
 }
 
 export interface HttpResponse {
@@ -167,11 +179,13 @@ export function createHttp(options: HttpOptions): Http {
       const fail = (init: Omit<ConstructorParameters<typeof PatreonApiError>[0], 'method' | 'path'>): PatreonApiError =>
         new PatreonApiError({ ...init, method: req.method, path: req.path });
 
+      const tokenKey = req.tokenKey !== undefined ? req.tokenKey : req.accessToken !== undefined ? tokenKeyOf(req.accessToken) : null;
       let attempt = 0;
       let failures = 0;
       let rateWaits = 0;
       for (;;) {
         attempt += 1;
+        await options.budget?.acquire({ tokenKey, priority: req.priority ?? 'interactive' });
         const started = clock.now().getTime();
         const report = (status: number | null, outcome: RequestInfo['outcome'], errorKind: PatreonErrorKind | null): void => {
           options.onRequest?.({

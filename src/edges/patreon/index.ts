@@ -5,9 +5,13 @@ export type {
   MemberTrigger,
   PatreonClient,
   PatreonClientOptions,
-  TierRoleField,
+  ReadOptions,
 } from './patreon-client';
-export { DEFAULT_TIER_ROLE_FIELDS, MEMBER_TRIGGERS, POST_TRIGGERS, createPatreonClient } from './patreon-client';
+export { MEMBER_TRIGGERS, POST_TRIGGERS, createPatreonClient } from './patreon-client';
+export type { DialectMemory, DialectSource, DialectStore, Rename, RenameKey, ServiceDialect } from './dialect';
+export { RENAMES, createDialectMemory, dialectOfBaseUrl, memoryDialectStore, nameIn } from './dialect';
+export type { BudgetLimits, RateWindow, RequestBudget, RequestPriority } from './request-budget';
+export { DEFAULT_BUDGET_LIMITS, PATREON_PUBLISHED_LIMITS, createRequestBudget, tokenKeyOf } from './request-budget';
 export type {
   CreatorSession,
   CreatorSessionOptions,
@@ -22,23 +26,46 @@ export type { Http, HttpOptions, HttpRequest, HttpResponse, RequestInfo, RetryPo
 export { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS, createHttp, retryAfterSeconds } from './http';
 export type { IncludedIndex, JsonApiDocument, QuerySpec, Resource, ResourceIdentifier } from './json-api';
 export { buildQuery, indexIncluded, nextCursor, paginationTotal, parseDocument, relatedId, relatedIds } from './json-api';
-export type { MemberPage } from './members-iterator';
-export { MEMBERS_INCLUDE, iterateMemberPages } from './members-iterator';
+export type { MemberPage, QueryFor } from './members-iterator';
+export {
+  MEMBERS_INCLUDE,
+  MEMBERS_PAGE_COUNT,
+  MEMBERS_PAGE_COUNT_WITH_PLEDGE_HISTORY,
+  iterateMemberPages,
+  membersQuery,
+} from './members-iterator';
 export type { AuthorizeUrlInput, OAuthClient, OAuthClientOptions, OAuthTokens, TokenEndpointDeps } from './oauth';
 export { AUTHORIZE_PATH, TOKEN_PATH, authorizeUrl, createOAuthClient, exchangeCode, refreshToken } from './oauth';
-export type { Campaign, ChargeStatus, Member, MemberContext, PatronStatus, Tier, User, Webhook } from './resources';
+export type {
+  Campaign,
+  ChargeStatus,
+  Member,
+  MemberContext,
+  MemberReading,
+  PatronStatus,
+  Tier,
+  UnreadableMember,
+  User,
+  Webhook,
+} from './resources';
 export {
-  CAMPAIGN_FIELDS,
+  CAMPAIGN_BASE_FIELDS,
+  CHARGE_STATUSES,
   MEMBER_FIELDS,
+  PATRON_STATUSES,
   TIER_BASE_FIELDS,
   USER_FIELDS,
   WEBHOOK_FIELDS,
+  campaignFields,
   discordUserIdOf,
+  memberFields,
   parseCampaign,
   parseMember,
   parseTier,
   parseUser,
   parseWebhook,
+  readMember,
+  tierFields,
 } from './resources';
 export type { TierRoleIds } from '../../core/tier-roles';
 export { TIER_ROLE_ID_ATTRIBUTES, parseTierRoleIds, roleIdsForGuild } from '../../core/tier-roles';

@@ -1,17 +1,20 @@
+import { CHARGE_STATUSES, PATRON_STATUSES } from '../../core/planner/entitlement';
+import type { ChargeStatus, PatronStatus } from '../../core/planner/types';
 import { isSnowflake } from '../../core/snowflake';
+import type { ServiceDialect } from './dialect';
+import { RENAMES, nameIn } from './dialect';
 import { PatreonApiError } from './errors';
 import type { IncludedIndex, Resource } from './json-api';
 import { relatedId, relatedIds } from './json-api';
 import type { TierRoleIds } from '../../core/tier-roles';
 import { TIER_ROLE_ID_ATTRIBUTES, parseTierRoleIds } from '../../core/tier-roles';
 
-/** Spec: Member.patron_status; null means never pledged. */
-export type PatronStatus = 'active_patron' | 'declined_patron' | 'former_patron' | null;
-/** Spec: Member.last_charge_status; only `Paid` is a successful charge. */
-export type ChargeStatus = 'Paid' | 'Declined' | 'Deleted' | 'Pending' | 'Refunded' | 'Fraud' | 'Other' | null;
-
-const PATRON_STATUSES: readonly string[] = ['active_patron', 'declined_patron', 'former_patron'];
-const CHARGE_STATUSES: readonly string[] = ['Paid', 'Declined', 'Deleted', 'Pending', 'Refunded', 'Fraud', 'Other'];
+/**
+ * Member.patron_status (null: never pledged) and Member.last_charge_status (the spec's seven values
+ * and Patreon's three more, docs/patreon-api-notes.md §3.2): the planner's own types and lists.
+ */
+export type { ChargeStatus, PatronStatus } from '../../core/planner/types';
+export { CHARGE_STATUSES, PATRON_STATUSES } from '../../core/planner/entitlement';
 
 export interface Member {
   id: string;
@@ -19,14 +22,20 @@ export interface Member {
   userId: string;
   fullName: string;
   patronStatus: PatronStatus;
+  /** The spec's `is_follower`; Patreon deprecated it and always answers false. */
   isFollower: boolean;
+  /** Patreon's `is_free_trial`; false where the service has no such attribute (the spec's dialect). */
+  isFreeTrial: boolean;
+  /** Patreon's `is_gifted`; false where the service has no such attribute. */
+  isGifted: boolean;
   /** ISO 8601 UTC, or null when never charged. */
   lastChargeDate: string | null;
   lastChargeStatus: ChargeStatus;
   /** From `currently_entitled_tiers` (deleted tiers are absent: research (c)). */
   entitledTierIds: string[];
   pledgeRelationshipStart: string | null;
-  currentlyEntitledAmountCents: number;
+  /** Null as Patreon's own samples show it (docs/patreon-api-notes.md §3.3), or when unreadable: it decides nothing. */
+  currentlyEntitledAmountCents: number | null;
   lifetimeSupportCents: number;
   /** The user's `social_connections.discord.user_id`, when they connected Discord on the service. */
   discordUserId: string | null;
@@ -59,6 +68,7 @@ export interface Campaign {
   /** The included creator's `full_name`. */
   creatorName: string | null;
   patronCount: number | null;
+  /** The campaign's Discord server: the spec's `chat_server_id`, Patreon's `discord_server_id`. */
   chatServerId: string | null;
 }
 
@@ -76,7 +86,8 @@ export interface Webhook {
 
 /**
  * The attributes each parser reads: requests use these as `fields[<type>]`, so asking and
- * reading cannot drift apart (spec: rule 4).
+ * reading cannot drift apart (spec: rule 4). The names both dialects share; {@link memberFields},
+ * {@link tierFields} and {@link campaignFields} add the dialect's own.
  */
 export const MEMBER_FIELDS = [
   'full_name',
@@ -90,32 +101,60 @@ export const MEMBER_FIELDS = [
 ] as const;
 export const USER_FIELDS = ['full_name', 'social_connections'] as const;
 export const TIER_BASE_FIELDS = ['title', 'amount_cents', 'patron_count', 'published'] as const;
-export const CAMPAIGN_FIELDS = ['vanity', 'url', 'patron_count', 'chat_server_id'] as const;
+export const CAMPAIGN_BASE_FIELDS = ['vanity', 'url', 'patron_count'] as const;
 export const CAMPAIGN_CREATOR_FIELDS = ['full_name'] as const;
+/** An included campaign whose id is all we need (a member's, a webhook's): one small attribute, in both dialects. */
+export const CAMPAIGN_LINK_FIELDS = ['vanity'] as const;
 export const WEBHOOK_FIELDS = ['triggers', 'uri', 'paused', 'last_attempted_at', 'num_consecutive_times_failed', 'secret'] as const;
+
+const present = (names: ReadonlyArray<string | null>): string[] => names.filter((n): n is string => n !== null);
+
+export function memberFields(dialect: ServiceDialect): string[] {
+  return [...MEMBER_FIELDS, ...present([nameIn(dialect, 'memberFreeTrial'), nameIn(dialect, 'memberGifted')])];
+}
+
+export function tierFields(dialect: ServiceDialect): string[] {
+  return [...TIER_BASE_FIELDS, ...present([nameIn(dialect, 'tierRoles')])];
+}
+
+export function campaignFields(dialect: ServiceDialect): string[] {
+  return [...CAMPAIGN_BASE_FIELDS, ...present([nameIn(dialect, 'campaignServer')])];
+}
+
+/** One attribute of one resource that could not be read: what, and why. */
+export class AttributeProblem extends Error {
+  constructor(
+    readonly resource: Resource,
+    readonly attribute: string,
+    readonly reason: string,
+  ) {
+    super(`${resource.type} ${resource.id}: ${attribute} ${reason}`);
+    this.name = 'AttributeProblem';
+  }
+}
 
 /**
  * Attribute access that fails loudly. A missing attribute means a request forgot to ask for it
  * (v2 returns only what `fields` names), and reading it as null would turn "not asked" into
- * "not a patron" (DESIGN.md: a failed read never reads as "nobody is a patron").
+ * "not a patron" (DESIGN.md: a failed read never reads as "nobody is a patron"). It throws an
+ * {@link AttributeProblem}; whole answers turn that into a `PatreonApiError`, member pages into an
+ * unreadable member.
  */
 class Reader {
   private readonly attributes: Record<string, unknown>;
 
-  constructor(
-    private readonly resource: Resource,
-    private readonly where: string,
-  ) {
+  constructor(private readonly resource: Resource) {
     this.attributes = resource.attributes ?? {};
   }
 
-  private fail(name: string, expected: string): never {
-    throw new PatreonApiError({
-      kind: 'invalid_response',
-      method: 'PARSE',
-      path: this.where,
-      message: `${this.resource.type} ${this.resource.id}: attribute ${name} is ${name in this.attributes ? `not ${expected}` : 'missing'}`,
-    });
+  fail(name: string, expected: string): never {
+    const value = this.attributes[name];
+    const reason = !(name in this.attributes)
+      ? 'is missing'
+      : value === null
+        ? `is null, expected ${expected}`
+        : `is ${describeValue(value)}, expected ${expected}`;
+    throw new AttributeProblem(this.resource, name, reason);
   }
 
   has(name: string): boolean {
@@ -142,6 +181,11 @@ class Reader {
     return typeof v === 'boolean' ? v : this.fail(name, 'a boolean');
   }
 
+  /** A boolean the service may not have at all (the other dialect's): false when absent. */
+  optionalBoolean(name: string): boolean {
+    return this.has(name) ? this.boolean(name) : false;
+  }
+
   integer(name: string): number {
     const v = this.raw(name);
     return typeof v === 'number' && Number.isFinite(v) ? v : this.fail(name, 'a number');
@@ -151,6 +195,23 @@ class Reader {
     if (!this.has(name)) return null;
     const v = this.attributes[name];
     return v === null ? null : typeof v === 'number' && Number.isFinite(v) ? v : this.fail(name, 'a number or null');
+  }
+
+  /** A value that decides nothing: read when it is what it should be, else null (never a failure). */
+  lenientInteger(name: string): number | null {
+    const v = this.attributes[name];
+    return typeof v === 'number' && Number.isFinite(v) ? v : null;
+  }
+
+  lenientString(name: string): string | null {
+    const v = this.attributes[name];
+    return typeof v === 'string' ? v : null;
+  }
+
+  lenientDate(name: string): string | null {
+    const v = this.attributes[name];
+    const at = typeof v === 'string' ? Date.parse(v) : NaN;
+    return Number.isNaN(at) ? null : new Date(at).toISOString();
   }
 
   /** An ISO date, normalised to `toISOString()` form. */
@@ -166,15 +227,33 @@ class Reader {
     if (v === null) return null;
     return allowed.includes(v) ? (v as T) : this.fail(name, `one of ${allowed.join(', ')}`);
   }
+
+  /** The first of `names` the answer carries (each dialect's name of one thing), as a nullable string. */
+  nullableStringOfEither(names: readonly string[]): string | null {
+    const name = names.find((n) => this.has(n));
+    return name === undefined ? this.fail(names.join(' / '), 'present') : this.nullableString(name);
+  }
 }
 
-function missingRelationship(resource: Resource, name: string, where: string): never {
-  throw new PatreonApiError({
-    kind: 'invalid_response',
-    method: 'PARSE',
-    path: where,
-    message: `${resource.type} ${resource.id}: relationship ${name} is missing (was it named in include?)`,
-  });
+/** A short, bounded description of an odd value for logs: `"paused_patron"`, `42`, `an object`. */
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return Array.isArray(value) ? 'a list' : `a${typeof value === 'object' ? 'n object' : ` ${typeof value}`}`;
+}
+
+/** Runs a parser of a whole answer; an attribute problem becomes the `invalid_response` it always was. */
+function orInvalid<T>(where: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (!(error instanceof AttributeProblem)) throw error;
+    throw new PatreonApiError({ kind: 'invalid_response', method: 'PARSE', path: where, message: error.message });
+  }
+}
+
+function missingRelationship(resource: Resource, name: string): never {
+  throw new AttributeProblem(resource, name, 'is missing (was the relationship named in include?)');
 }
 
 /** `social_connections.discord.user_id`; production lists unconnected apps as null. */
@@ -195,14 +274,62 @@ export interface MemberContext {
   where?: string;
 }
 
-/** A member (spec: Member), with its user's Discord id from the included user. */
+/**
+ * A member the page could not read: a value that decides roles is of an unknown kind (a new
+ * `patron_status`), or null where it must not be. Its roles stay as they are; it is counted and
+ * logged with its id and the attribute, never taken for "not a patron".
+ */
+export interface UnreadableMember {
+  memberId: string;
+  /** From the relationships, when they could be read. */
+  campaignId: string | null;
+  userId: string | null;
+  attribute: string;
+  reason: string;
+}
+
+export type MemberReading = { ok: true; member: Member } | { ok: false; unreadable: UnreadableMember };
+
+/**
+ * A member (spec: Member), with its user's Discord id from the included user, or why it cannot be
+ * read. Values that decide roles (`patron_status`, `last_charge_status`, `last_charge_date`,
+ * `is_follower`, `is_free_trial`, `is_gifted`, the entitled tiers, the user) are read strictly;
+ * values that only label (`full_name`, the amounts, `pledge_relationship_start`) leniently, since
+ * Patreon's own samples break its table there (`currently_entitled_amount_cents: null`).
+ */
+export function readMember(resource: Resource, included: IncludedIndex, context: MemberContext = {}): MemberReading {
+  const campaign = relatedId(resource, 'campaign') ?? context.campaignId ?? null;
+  const user = relatedId(resource, 'user') ?? context.user?.id ?? null;
+  try {
+    return { ok: true, member: memberOf(resource, included, context) };
+  } catch (error) {
+    if (!(error instanceof AttributeProblem)) throw error;
+    return {
+      ok: false,
+      unreadable: { memberId: resource.id, campaignId: campaign, userId: user, attribute: error.attribute, reason: error.reason },
+    };
+  }
+}
+
+/** {@link readMember} for a single answer: an unreadable member is an `invalid_response` naming it. */
 export function parseMember(resource: Resource, included: IncludedIndex, context: MemberContext = {}): Member {
-  const where = context.where ?? 'member';
-  const r = new Reader(resource, where);
-  const campaignId = relatedId(resource, 'campaign') ?? context.campaignId ?? missingRelationship(resource, 'campaign', where);
-  const userId = relatedId(resource, 'user') ?? context.user?.id ?? missingRelationship(resource, 'user', where);
-  const entitledTierIds =
-    relatedIds(resource, 'currently_entitled_tiers') ?? missingRelationship(resource, 'currently_entitled_tiers', where);
+  const reading = readMember(resource, included, context);
+  if (reading.ok) return reading.member;
+  const { memberId, attribute, reason } = reading.unreadable;
+  throw new PatreonApiError({
+    kind: 'invalid_response',
+    method: 'PARSE',
+    path: context.where ?? 'member',
+    message: `member ${memberId}: ${attribute} ${reason}`,
+    unreadable: reading.unreadable,
+  });
+}
+
+function memberOf(resource: Resource, included: IncludedIndex, context: MemberContext): Member {
+  const r = new Reader(resource);
+  const campaignId = relatedId(resource, 'campaign') ?? context.campaignId ?? missingRelationship(resource, 'campaign');
+  const userId = relatedId(resource, 'user') ?? context.user?.id ?? missingRelationship(resource, 'user');
+  const entitledTierIds = relatedIds(resource, 'currently_entitled_tiers') ?? missingRelationship(resource, 'currently_entitled_tiers');
   const includedUser = included.get('user', userId);
   const discordUserId =
     includedUser?.attributes && 'social_connections' in includedUser.attributes
@@ -214,38 +341,45 @@ export function parseMember(resource: Resource, included: IncludedIndex, context
     id: resource.id,
     campaignId,
     userId,
-    fullName: r.string('full_name'),
     patronStatus: r.oneOf<NonNullable<PatronStatus>>('patron_status', PATRON_STATUSES),
-    isFollower: r.boolean('is_follower'),
-    lastChargeDate: r.nullableDate('last_charge_date'),
     lastChargeStatus: r.oneOf<NonNullable<ChargeStatus>>('last_charge_status', CHARGE_STATUSES),
+    lastChargeDate: r.nullableDate('last_charge_date'),
+    isFollower: r.boolean('is_follower'),
+    isFreeTrial: r.optionalBoolean(RENAMES.memberFreeTrial.patreon),
+    isGifted: r.optionalBoolean(RENAMES.memberGifted.patreon),
     entitledTierIds,
-    pledgeRelationshipStart: r.nullableDate('pledge_relationship_start'),
-    currentlyEntitledAmountCents: r.integer('currently_entitled_amount_cents'),
-    lifetimeSupportCents: r.integer('lifetime_support_cents'),
+    fullName: r.lenientString('full_name') ?? '',
+    pledgeRelationshipStart: r.lenientDate('pledge_relationship_start'),
+    currentlyEntitledAmountCents: r.lenientInteger('currently_entitled_amount_cents'),
+    lifetimeSupportCents: r.lenientInteger('lifetime_support_cents') ?? 0,
     discordUserId,
   };
 }
 
 /** A tier (spec: Tier). At least one of the role-id attributes must have been requested. */
 export function parseTier(resource: Resource, context: { campaignId?: string; where?: string } = {}): Tier {
-  const where = context.where ?? 'tier';
-  const r = new Reader(resource, where);
-  if (!TIER_ROLE_ID_ATTRIBUTES.some((name) => r.has(name))) r.raw('chat_role_ids');
-  return {
-    id: resource.id,
-    campaignId: relatedId(resource, 'campaign') ?? context.campaignId ?? missingRelationship(resource, 'campaign', where),
-    title: r.string('title'),
-    amountCents: r.integer('amount_cents'),
-    patronCount: r.optionalInteger('patron_count'),
-    published: r.boolean('published'),
-    roleIds: parseTierRoleIds(resource.attributes ?? {}),
-  };
+  return orInvalid(context.where ?? 'tier', () => {
+    const r = new Reader(resource);
+    if (!TIER_ROLE_ID_ATTRIBUTES.some((name) => r.has(name))) r.raw(TIER_ROLE_ID_ATTRIBUTES.join(' / '));
+    return {
+      id: resource.id,
+      campaignId: relatedId(resource, 'campaign') ?? context.campaignId ?? missingRelationship(resource, 'campaign'),
+      title: r.string('title'),
+      amountCents: r.integer('amount_cents'),
+      patronCount: r.optionalInteger('patron_count'),
+      published: r.boolean('published'),
+      roleIds: parseTierRoleIds(resource.attributes ?? {}),
+    };
+  });
 }
 
 /** A user (spec: User v2), memberships resolved against included members' campaign relationship. */
 export function parseUser(resource: Resource, included: IncludedIndex, where = 'user'): User {
-  const r = new Reader(resource, where);
+  return orInvalid(where, () => userOf(resource, included));
+}
+
+function userOf(resource: Resource, included: IncludedIndex): User {
+  const r = new Reader(resource);
   const memberships = (relatedIds(resource, 'memberships') ?? []).map((memberId) => {
     const member = included.get('member', memberId);
     return { memberId, campaignId: member ? (relatedId(member, 'campaign') ?? null) : null };
@@ -260,41 +394,38 @@ export function parseUser(resource: Resource, included: IncludedIndex, where = '
 
 /** A campaign (spec: Campaign v2), the creator's name from the included creator. */
 export function parseCampaign(resource: Resource, included: IncludedIndex, where = 'campaign'): Campaign {
-  const r = new Reader(resource, where);
-  const creatorId = relatedId(resource, 'creator') ?? null;
-  const creator = creatorId ? included.get('user', creatorId) : undefined;
-  const creatorName = creator ? new Reader(creator, where).string('full_name') : null;
-  return {
-    id: resource.id,
-    vanity: r.nullableString('vanity'),
-    url: r.nullableString('url'),
-    creatorId,
-    creatorName,
-    patronCount: r.optionalInteger('patron_count'),
-    chatServerId: r.nullableString('chat_server_id'),
-  };
+  return orInvalid(where, () => {
+    const r = new Reader(resource);
+    const creatorId = relatedId(resource, 'creator') ?? null;
+    const creator = creatorId ? included.get('user', creatorId) : undefined;
+    const creatorName = creator ? new Reader(creator).string('full_name') : null;
+    return {
+      id: resource.id,
+      vanity: r.nullableString('vanity'),
+      url: r.nullableString('url'),
+      creatorId,
+      creatorName,
+      patronCount: r.optionalInteger('patron_count'),
+      chatServerId: r.nullableStringOfEither([RENAMES.campaignServer.spec, RENAMES.campaignServer.patreon]),
+    };
+  });
 }
 
 /** A webhook (spec: Webhook). */
 export function parseWebhook(resource: Resource, context: { campaignId?: string; where?: string } = {}): Webhook {
-  const r = new Reader(resource, context.where ?? 'webhook');
-  const triggers = r.raw('triggers');
-  if (!Array.isArray(triggers) || !triggers.every((t): t is string => typeof t === 'string')) {
-    throw new PatreonApiError({
-      kind: 'invalid_response',
-      method: 'PARSE',
-      path: context.where ?? 'webhook',
-      message: `webhook ${resource.id}: triggers is not a list of names`,
-    });
-  }
-  return {
-    id: resource.id,
-    campaignId: relatedId(resource, 'campaign') ?? context.campaignId ?? null,
-    uri: r.string('uri'),
-    triggers,
-    paused: r.boolean('paused'),
-    numConsecutiveTimesFailed: r.integer('num_consecutive_times_failed'),
-    lastAttemptedAt: r.nullableDate('last_attempted_at'),
-    secret: r.string('secret'),
-  };
+  return orInvalid(context.where ?? 'webhook', () => {
+    const r: Reader = new Reader(resource);
+    const triggers = r.raw('triggers');
+    if (!Array.isArray(triggers) || !triggers.every((t): t is string => typeof t === 'string')) r.fail('triggers', 'a list of names');
+    return {
+      id: resource.id,
+      campaignId: relatedId(resource, 'campaign') ?? context.campaignId ?? null,
+      uri: r.string('uri'),
+      triggers,
+      paused: r.boolean('paused'),
+      numConsecutiveTimesFailed: r.integer('num_consecutive_times_failed'),
+      lastAttemptedAt: r.nullableDate('last_attempted_at'),
+      secret: r.string('secret'),
+    };
+  });
 }

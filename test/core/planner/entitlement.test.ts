@@ -1,31 +1,133 @@
 import { entitlement } from '../../../src/core/planner';
-import type { ChargeStatus, EntitlementKind, PatronStatus } from '../../../src/core/planner';
+import type { ChargeStatus, EntitlementBasis, EntitlementKind, MemberState, PatronStatus } from '../../../src/core/planner';
 import { CAMPAIGN, NOW, TIER, member } from './fixtures';
 
 const DAY = 86_400_000;
 const threeDaysAgo = new Date(NOW.getTime() - 3 * DAY);
 const grace7 = { graceDays: 7 };
 
-const CHARGES: ChargeStatus[] = ['Paid', 'Declined', 'Deleted', 'Pending', 'Refunded', 'Fraud', 'Other', null];
-const expected: Record<string, (c: ChargeStatus) => EntitlementKind> = {
-  active_patron: () => 'active',
-  // A charge that came back or was never real ends access at once; other declines get the grace.
-  declined_patron: (c) => (c === 'Deleted' || c === 'Refunded' || c === 'Fraud' ? 'lapsed' : 'grace'),
-  former_patron: () => 'former',
-  null: () => 'none',
+const CHARGES: ChargeStatus[] = [
+  'Paid',
+  'Declined',
+  'Deleted',
+  'Pending',
+  'Refunded',
+  'Fraud',
+  'Other',
+  'Refunded by Patreon',
+  'Partially Refunded',
+  'Free Trial',
+  null,
+];
+const STATUSES: PatronStatus[] = ['active_patron', 'declined_patron', 'former_patron', null];
+
+/**
+ * Every patron_status × last_charge_status, written out (docs/patreon-api-notes.md §3.2, §3.5).
+ * Columns follow CHARGES: Paid, Declined, Deleted, Pending, Refunded, Fraud, Other, Refunded by
+ * Patreon, Partially Refunded, Free Trial, null.
+ */
+const WHILE_LISTED: Record<string, EntitlementKind[]> = {
+  // The service judges an active pledge; only a fraud charge ends it here.
+  active_patron: ['active', 'active', 'active', 'active', 'active', 'lapsed', 'active', 'active', 'active', 'active', 'active'],
+  // Money that came back, a fraud or a deleted pledge ends access at once; other declines get the grace.
+  declined_patron: ['grace', 'grace', 'lapsed', 'grace', 'lapsed', 'lapsed', 'grace', 'lapsed', 'grace', 'grace', 'grace'],
+  // A cancelled pledge keeps the period it paid for while the tier is listed, unless the money came back.
+  former_patron: ['active', 'active', 'active', 'active', 'former', 'lapsed', 'active', 'former', 'active', 'active', 'active'],
+  // Listed tiers without a pledge: a gift, a trial or a free membership.
+  null: ['active', 'active', 'active', 'active', 'none', 'lapsed', 'active', 'none', 'active', 'active', 'active'],
+};
+const NONE_LISTED: Record<string, EntitlementKind[]> = {
+  active_patron: ['active', 'active', 'active', 'active', 'active', 'lapsed', 'active', 'active', 'active', 'active', 'active'],
+  declined_patron: WHILE_LISTED.declined_patron!,
+  former_patron: ['former', 'former', 'former', 'former', 'former', 'lapsed', 'former', 'former', 'former', 'former', 'former'],
+  null: ['none', 'none', 'none', 'none', 'none', 'lapsed', 'none', 'none', 'none', 'none', 'none'],
 };
 
-describe('entitlement: every patron_status × last_charge_status (charged 3 days ago, 7-day grace)', () => {
-  const rows: Array<[PatronStatus, ChargeStatus, EntitlementKind]> = [];
-  for (const status of ['active_patron', 'declined_patron', 'former_patron', null] as PatronStatus[]) {
-    for (const charge of CHARGES) rows.push([status, charge, expected[String(status)]!(charge)]);
-  }
+describe('entitlement: every patron_status × last_charge_status while Gold is listed (charged 3 days ago, 7-day grace)', () => {
+  const rows = STATUSES.flatMap((status) =>
+    CHARGES.map((charge, i): [PatronStatus, ChargeStatus, EntitlementKind] => [status, charge, WHILE_LISTED[String(status)]![i]!]),
+  );
 
   test.each(rows)('GIVEN %s with last charge %s THEN %s', (patronStatus, lastChargeStatus, kind) => {
     const ent = entitlement(CAMPAIGN, member({ patronStatus, lastChargeStatus, lastChargeDate: threeDaysAgo }), grace7, NOW);
     expect(ent.kind).toBe(kind);
     expect(ent.tierIds).toEqual(kind === 'active' || kind === 'grace' ? [TIER.gold] : []);
+    expect(ent.basis === null).toBe(kind !== 'active');
     expect(ent.reason.length).toBeGreaterThan(5);
+  });
+});
+
+describe('entitlement: every patron_status × last_charge_status with no tier listed (Gold seen while active)', () => {
+  const rows = STATUSES.flatMap((status) =>
+    CHARGES.map((charge, i): [PatronStatus, ChargeStatus, EntitlementKind] => [status, charge, NONE_LISTED[String(status)]![i]!]),
+  );
+
+  test.each(rows)('GIVEN %s with last charge %s THEN %s', (patronStatus, lastChargeStatus, kind) => {
+    const ent = entitlement(
+      CAMPAIGN,
+      member({ patronStatus, lastChargeStatus, lastChargeDate: threeDaysAgo, entitledTierIds: [], lastActiveTierIds: [TIER.gold] }),
+      grace7,
+      NOW,
+    );
+    expect(ent.kind).toBe(kind);
+    expect(ent.tierIds).toEqual(kind === 'grace' ? [TIER.gold] : []);
+  });
+});
+
+describe('entitlement: what an active entitlement rests on', () => {
+  test.each<[string, Partial<MemberState>, EntitlementBasis, string]>([
+    ['a paid pledge', {}, 'pledge', 'active patron'],
+    ['a free trial (is_free_trial)', { isFreeTrial: true, lastChargeStatus: null, lastChargeDate: null }, 'free_trial', 'in a free trial'],
+    ['a free trial (last charge "Free Trial")', { lastChargeStatus: 'Free Trial' }, 'free_trial', 'in a free trial'],
+    ['a gift', { isGifted: true, lastChargeStatus: null, lastChargeDate: null }, 'gift', 'gift membership'],
+    ['a gift to someone who never pledged', { patronStatus: null, isGifted: true, lastChargeStatus: null }, 'gift', 'gift membership'],
+    [
+      'a free trial of someone who never pledged',
+      { patronStatus: null, isFreeTrial: true, lastChargeStatus: null },
+      'free_trial',
+      'in a free trial',
+    ],
+    [
+      'a free membership',
+      { patronStatus: null, lastChargeStatus: null, lastChargeDate: null },
+      'free_membership',
+      'member without a pledge (free membership)',
+    ],
+    [
+      'a cancelled pledge still inside its paid period',
+      { patronStatus: 'former_patron', lastChargeStatus: 'Deleted' },
+      'paid_period',
+      'pledge ended; the period already paid for has not',
+    ],
+    [
+      'a partial refund',
+      { lastChargeStatus: 'Partially Refunded' },
+      'pledge',
+      'active patron (last charge Partially Refunded on 2026-11-02)',
+    ],
+  ])('GIVEN %s THEN active, saying so', (_label, overrides, basis, reason) => {
+    const ent = entitlement(CAMPAIGN, member(overrides), grace7, NOW);
+    expect(ent).toMatchObject({ kind: 'active', basis, reason, tierIds: [TIER.gold] });
+  });
+
+  test('GIVEN a former patron whose paid period ended (the service lists no tier) THEN former', () => {
+    expect(entitlement(CAMPAIGN, member({ patronStatus: 'former_patron', entitledTierIds: [] }), grace7, NOW).kind).toBe('former');
+  });
+
+  test.each<ChargeStatus>(['Refunded', 'Refunded by Patreon', 'Fraud'])(
+    'GIVEN a declined patron whose last charge is %s THEN no grace',
+    (c) => {
+      const ent = entitlement(CAMPAIGN, member({ patronStatus: 'declined_patron', lastChargeStatus: c, lastChargeDate: NOW }), grace7, NOW);
+      expect(ent).toMatchObject({ kind: 'lapsed', tierIds: [], graceEndsAt: null });
+    },
+  );
+});
+
+describe('entitlement: an unreadable member', () => {
+  test('GIVEN the last read could not be understood THEN none, frozen, naming the attribute', () => {
+    const ent = entitlement(CAMPAIGN, member({ unreadable: { attribute: 'patron_status', reason: 'is "paused_patron"' } }), grace7, NOW);
+    expect(ent).toMatchObject({ kind: 'none', tierIds: [], unreadable: { attribute: 'patron_status' } });
+    expect(ent.reason).toContain('patron_status is "paused_patron"');
   });
 });
 

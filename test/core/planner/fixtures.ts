@@ -1,5 +1,5 @@
 import { DEFAULT_SETTINGS } from '../../../src/core/planner';
-import type { GuildContext, GuildSettings, GuildTier, MemberState, RoleProblem } from '../../../src/core/planner';
+import type { GrantKind, GuildContext, GuildSettings, GuildTier, LedgerEntry, MemberState, RoleProblem } from '../../../src/core/planner';
 
 export const GUILD = '100000000000000001';
 export const USER = '200000000000000001';
@@ -17,9 +17,28 @@ export const ROLE = {
   aboveBot: '300000000000000008',
   ghost: '300000000000000009',
   staff: '300000000000000010',
+  free: '300000000000000011',
 } as const;
 
-export const TIER = { bronze: 't-bronze', silver: 't-silver', gold: 't-gold', gold2: 't-gold2', art: 't-art', old: 't-old' } as const;
+export const TIER = {
+  bronze: 't-bronze',
+  silver: 't-silver',
+  gold: 't-gold',
+  gold2: 't-gold2',
+  art: 't-art',
+  old: 't-old',
+  free: 't-free',
+} as const;
+
+/** Patreon's free membership tier (amount 0), mapped to the Free role; not among the default tiers. */
+export const FREE_TIER: GuildTier = {
+  campaignId: CAMPAIGN,
+  tierId: TIER.free,
+  title: 'Free',
+  amountCents: 0,
+  roleIds: [ROLE.free],
+  removed: false,
+};
 
 export const NOW = new Date('2026-11-20T12:00:00Z');
 
@@ -64,6 +83,7 @@ export function guild(overrides: { settings?: Partial<GuildSettings> } & Partial
     [ROLE.art]: 'Art',
     [ROLE.aboveBot]: 'Above Bot',
     [ROLE.staff]: 'Staff',
+    [ROLE.free]: 'Free',
   };
   const roles = new Map(Object.entries(names).map(([id, name]) => [id, { id, name, problem: id === ROLE.aboveBot ? ABOVE_BOT : null }]));
   const { settings, ...rest } = overrides;
@@ -76,4 +96,15 @@ export function guild(overrides: { settings?: Partial<GuildSettings> } & Partial
     roles,
     ...rest,
   };
+}
+
+/** Ledger rows of the user; recorded a month before {@link NOW} unless a time is given. */
+export function ledger(...entries: Array<[string, string | null, string | null, GrantKind?, Date?]>): LedgerEntry[] {
+  return entries.map(([roleId, campaignId, tierId, kind, recordedAt]) => ({
+    roleId,
+    campaignId,
+    tierId,
+    kind: kind ?? 'tier',
+    recordedAt: recordedAt ?? new Date(NOW.getTime() - 30 * 86_400_000),
+  }));
 }

@@ -1,19 +1,9 @@
 import { planUser, shouldHoldRemovals } from '../../../src/core/planner';
-import type { GrantKind, LedgerEntry, MemberState } from '../../../src/core/planner';
-import { CAMPAIGN, NOW, OTHER_CAMPAIGN, ROLE, TIER, USER, guild, member } from './fixtures';
+import type { LedgerEntry, MemberState } from '../../../src/core/planner';
+import { CAMPAIGN, NOW, OTHER_CAMPAIGN, ROLE, TIER, USER, guild, ledger, member } from './fixtures';
 
 const DAY = 86_400_000;
 const MINUTE = 60_000;
-
-function ledger(...entries: Array<[string, string | null, string | null, GrantKind?, Date?]>): LedgerEntry[] {
-  return entries.map(([roleId, campaignId, tierId, kind, recordedAt]) => ({
-    roleId,
-    campaignId,
-    tierId,
-    kind: kind ?? 'tier',
-    recordedAt: recordedAt ?? new Date(NOW.getTime() - 30 * DAY),
-  }));
-}
 
 function run(opts: {
   members?: MemberState[];

@@ -1,8 +1,26 @@
 import { type ManualClock, createManualClock } from '@tierlink/sandbox';
-import type { CreatorSession, CreatorTokenStore, OAuthTokens, PatreonClient, RequestInfo, RetryPolicy } from '../../../src/edges/patreon';
-import { createCreatorSession, createOAuthClient, createPatreonClient } from '../../../src/edges/patreon';
-import type { TierRoleField } from '../../../src/edges/patreon/patreon-client';
-import type { MembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
+import type {
+  BudgetLimits,
+  CreatorSession,
+  CreatorTokenStore,
+  DialectMemory,
+  DialectStore,
+  OAuthTokens,
+  PatreonClient,
+  RequestBudget,
+  RequestInfo,
+  RetryPolicy,
+  ServiceDialect,
+} from '../../../src/edges/patreon';
+import {
+  createCreatorSession,
+  createDialectMemory,
+  createOAuthClient,
+  createPatreonClient,
+  createRequestBudget,
+  memoryDialectStore,
+} from '../../../src/edges/patreon';
+import type { MembershipServiceSandbox, MembershipServiceSandboxOptions } from '@tierlink/sandbox/membership-service';
 import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import type { Sleep } from '../../../src/shared/clock';
 import { silentLogger } from '../../../src/shared/logger';
@@ -43,25 +61,37 @@ export interface Harness {
   store: MemoryTokenStore;
   session: CreatorSession;
   client: PatreonClient;
+  dialect: DialectMemory;
+  dialectStore: DialectStore;
+  budget: RequestBudget;
+  /** Another client of the same service (a second process): its own memory and budget, the same dialect store. */
+  secondClient(): PatreonClient;
   close(): Promise<void>;
 }
 
 export interface HarnessOptions {
   retry?: Partial<RetryPolicy>;
-  tierRoleFields?: readonly TierRoleField[];
   sleep?: Sleep;
+  /** The recording sleep moves the manual clock on by what it was asked (for pacing, which waits for time to pass). */
+  sleepAdvancesClock?: boolean;
+  /** The stand-in's options (its dialect, rate limits, page size…); the manual clock is always passed. */
+  sandbox?: Omit<MembershipServiceSandboxOptions, 'clock'>;
+  /** What the dialect store holds at start (a dialect learned by an earlier process). */
+  storedDialect?: ServiceDialect | null;
+  budgetLimits?: Partial<Record<ServiceDialect, BudgetLimits | null>>;
 }
 
 /** A sandbox plus our client wired to it: real HTTP, a manual clock, a recording sleep, jitter pinned to 0.5. */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const clock = createManualClock();
-  const sb = await createMembershipServiceSandbox({ clock });
+  const sb = await createMembershipServiceSandbox({ ...options.sandbox, clock });
   const sleeps: number[] = [];
   const infos: RequestInfo[] = [];
   const sleep: Sleep =
     options.sleep ??
     (async (ms) => {
       sleeps.push(ms);
+      if (options.sleepAdvancesClock) clock.advance(ms);
     });
   const random = (): number => 0.5;
   const store = memoryTokenStore({
@@ -80,10 +110,17 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     logger: silentLogger,
     retry: options.retry,
   };
-  const oauth = createOAuthClient(common);
-  const session = createCreatorSession({ store, refresh: (token) => oauth.refreshToken(token), clock, logger: silentLogger });
-  const client = createPatreonClient({ ...common, session, tierRoleFields: options.tierRoleFields, onRequest: (info) => infos.push(info) });
-  return { sb, clock, sleeps, infos, store, session, client, close: () => sb.close() };
+  const dialectStore = memoryDialectStore(options.storedDialect ?? null);
+  const wire = () => {
+    const dialect = createDialectMemory({ baseUrl: sb.url, store: dialectStore, logger: silentLogger });
+    const budget = createRequestBudget({ clock, sleep, dialect, ...(options.budgetLimits ? { limits: options.budgetLimits } : {}) });
+    const oauth = createOAuthClient({ ...common, budget });
+    const session = createCreatorSession({ store, refresh: (token) => oauth.refreshToken(token), clock, logger: silentLogger });
+    const client = createPatreonClient({ ...common, session, dialect, budget, onRequest: (info) => infos.push(info) });
+    return { dialect, budget, session, client };
+  };
+  const first = wire();
+  return { sb, clock, sleeps, infos, store, ...first, dialectStore, secondClient: () => wire().client, close: () => sb.close() };
 }
 
 /** Lists every member of a campaign through the client, page by page. */

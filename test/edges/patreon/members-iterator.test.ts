@@ -82,6 +82,9 @@ describe('listing members (members-iterator against the sandbox)', () => {
       fullName: 'Pat Ron',
       patronStatus: 'declined_patron',
       isFollower: false,
+      // The spec dialect has neither attribute: read as false.
+      isFreeTrial: false,
+      isGifted: false,
       lastChargeDate: '2026-10-30T10:00:00.000Z',
       lastChargeStatus: 'Declined',
       entitledTierIds: [tierId],
@@ -90,6 +93,24 @@ describe('listing members (members-iterator against the sandbox)', () => {
       lifetimeSupportCents: 6000,
       discordUserId: '323456789012345678',
     });
+  });
+
+  it('yields a member with an unknown patron_status or an unexpected null as unreadable, and completes the listing', async () => {
+    const [odd, nulled] = [members[10] ?? '', members[4_200] ?? ''];
+    h.sb.overrideMemberAttributes(odd, { patron_status: 'paused_patron' });
+    h.sb.overrideMemberAttributes(nulled, { last_charge_status: 'Chargeback', is_follower: null });
+    const seen: string[] = [];
+    const unreadable: Array<{ memberId: string; attribute: string }> = [];
+    for await (const page of h.client.listMembers(h.sb.campaignId)) {
+      seen.push(...page.members.map((m) => m.id));
+      unreadable.push(...page.unreadable.map(({ memberId, attribute }) => ({ memberId, attribute })));
+    }
+    expect(seen).toEqual(members.filter((id) => id !== odd && id !== nulled));
+    expect(unreadable).toEqual([
+      { memberId: odd, attribute: 'patron_status' },
+      { memberId: nulled, attribute: 'last_charge_status' },
+    ]);
+    expect(memberRequests()).toHaveLength(5);
   });
 
   it('waits out a 429 with Retry-After: 1 and completes the listing', async () => {

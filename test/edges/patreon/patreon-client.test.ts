@@ -5,7 +5,6 @@ import { startWebhookReceiver } from '@tierlink/sandbox';
 
 const GUILD = '900000000000000001';
 const ROLE_A = '111111111111111111';
-const ROLE_B = '222222222222222222';
 
 describe('patreon client against the sandbox', () => {
   let h: Harness;
@@ -16,7 +15,6 @@ describe('patreon client against the sandbox', () => {
       title: 'Gold',
       amountCents: 1000,
       chatRoleIds: { [GUILD]: [ROLE_A] },
-      discordRoleIds: [ROLE_B],
     }).id;
     h.sb.createTier(h.sb.campaignId, { title: 'Draft', amountCents: 5000, published: false });
   });
@@ -40,7 +38,7 @@ describe('patreon client against the sandbox', () => {
       Object.keys(query)
         .filter((k) => k.startsWith('fields['))
         .sort(),
-    ).toEqual(['fields[member]', 'fields[tier]', 'fields[user]']);
+    ).toEqual(['fields[campaign]', 'fields[member]', 'fields[tier]', 'fields[user]']);
   });
 
   it('reads a member with its entitled tiers and user, and null once deleted', async () => {
@@ -60,7 +58,7 @@ describe('patreon client against the sandbox', () => {
     await expect(h.client.getMember(member.id)).resolves.toBeNull();
   });
 
-  it('reads campaigns with tiers and parsed role ids (both field names by default)', async () => {
+  it("reads campaigns with tiers and parsed role ids (the spec dialect's chat_role_ids)", async () => {
     const [details] = await h.client.getCampaigns();
     expect(details?.campaign).toMatchObject({
       id: h.sb.campaignId,
@@ -71,31 +69,11 @@ describe('patreon client against the sandbox', () => {
     });
     const gold = details?.tiers.find((t) => t.id === goldId);
     expect(gold).toMatchObject({ title: 'Gold', amountCents: 1000, published: true, patronCount: 0, campaignId: h.sb.campaignId });
-    expect(gold?.roleIds).toEqual({ everywhere: [ROLE_B], byGuild: { [GUILD]: [ROLE_A] } });
+    expect(gold?.roleIds).toEqual({ everywhere: [], byGuild: { [GUILD]: [ROLE_A] } });
     expect(details?.tiers.find((t) => t.title === 'Draft')?.published).toBe(false);
-    expect(h.sb.requests().at(-1)?.query['fields[tier]']).toBe('title,amount_cents,patron_count,published,chat_role_ids,discord_role_ids');
+    expect(h.sb.requests().at(-1)?.query['fields[tier]']).toBe('title,amount_cents,patron_count,published,chat_role_ids');
     const one = await h.client.getCampaign(h.sb.campaignId);
     expect(one.tiers).toHaveLength(2);
-  });
-
-  it('a service that rejects one role field name is asked again with the other, from then on', async () => {
-    h.sb.injectFault({ path: /campaigns/, status: 400, detail: "fields[tier]: unknown attribute 'chat_role_ids'", times: 1 });
-    const { tiers } = await h.client.getCampaign(h.sb.campaignId);
-    expect(tiers.find((t) => t.id === goldId)?.roleIds).toEqual({ everywhere: [ROLE_B], byGuild: {} });
-    const asked = h.sb.requests().map((r) => [r.status, r.query['fields[tier]']]);
-    expect(asked.slice(-2)).toEqual([
-      [400, 'title,amount_cents,patron_count,published,chat_role_ids,discord_role_ids'],
-      [200, 'title,amount_cents,patron_count,published,discord_role_ids'],
-    ]);
-    const pages = [];
-    for await (const page of h.client.listMembers(h.sb.campaignId)) pages.push(page);
-    expect(h.sb.requests().at(-1)?.query['fields[tier]']).toBe('title,amount_cents,patron_count,published,discord_role_ids');
-  });
-
-  it('a service that rejects both role field names fails with the 400, without looping', async () => {
-    h.sb.injectFault({ path: /campaigns/, status: 400, times: 2 });
-    await expect(h.client.getCampaign(h.sb.campaignId)).rejects.toMatchObject({ kind: 'bad_request' });
-    expect(h.sb.requests().filter((r) => r.status === 400)).toHaveLength(2);
   });
 
   it('creates, lists and updates webhooks; unpausing replays queued events', async () => {

@@ -3,12 +3,13 @@ import type { Faults } from './faults';
 import type { Route, SandboxRequest, SandboxResponse } from './http-kit';
 import { mediaType, plainJson, route } from './http-kit';
 import type { MembershipServiceSandbox } from './sandbox';
+import { PATREON_CHARGE_STATUSES } from './dialect';
 import { V2_SCOPES } from './scopes';
 
 const PREFIX = '/__sandbox';
 
 const patronStatus = z.enum(['active_patron', 'declined_patron', 'former_patron']).nullable();
-const chargeStatus = z.enum(['Paid', 'Declined', 'Deleted', 'Pending', 'Refunded', 'Fraud', 'Other']).nullable();
+const chargeStatus = z.enum(PATREON_CHARGE_STATUSES).nullable();
 const dateInput = z.string().nullable();
 const jsonValue = z.json();
 
@@ -33,11 +34,13 @@ const membershipBody = z.strictObject({
   patronStatus: patronStatus.optional(),
   tierIds: z.array(z.string()).optional(),
   isFollower: z.boolean().optional(),
+  isFreeTrial: z.boolean().optional(),
+  isGifted: z.boolean().optional(),
   lastChargeDate: dateInput.optional(),
   lastChargeStatus: chargeStatus.optional(),
   nextChargeDate: dateInput.optional(),
   pledgeRelationshipStart: dateInput.optional(),
-  currentlyEntitledAmountCents: z.number().int().optional(),
+  currentlyEntitledAmountCents: z.number().int().nullable().optional(),
   willPayAmountCents: z.number().int().optional(),
   lifetimeSupportCents: z.number().int().optional(),
   campaignLifetimeSupportCents: z.number().int().optional(),
@@ -132,6 +135,7 @@ export function controlRoutes(sandbox: MembershipServiceSandbox, faults: Faults)
           'POST /__sandbox/campaigns/:id/tiers',
           'PUT /__sandbox/memberships',
           'DELETE /__sandbox/members/:id',
+          'PUT /__sandbox/members/:id/attributes',
           'GET /__sandbox/members/:id',
           'POST /__sandbox/generate',
           'POST /__sandbox/posts',
@@ -191,6 +195,10 @@ export function controlRoutes(sandbox: MembershipServiceSandbox, faults: Faults)
       if (!body.ok) return body.response;
       const { campaignId, trigger, ...input } = body.value;
       return attempt(() => sandbox.publishPost(campaignId ?? sandbox.campaignId, input, { trigger }), 201);
+    }),
+    route('PUT', `${PREFIX}/members/:id/attributes`, (req) => {
+      const body = bodyOf(z.record(z.string(), jsonValue).nullable(), req);
+      return body.ok ? attempt(() => sandbox.overrideMemberAttributes(req.params.id ?? '', body.value)) : body.response;
     }),
     route('GET', `${PREFIX}/webhooks`, () => plainJson(200, sandbox.webhooks())),
     route('POST', `${PREFIX}/webhooks/:id/pause`, (req) => attempt(() => sandbox.pauseWebhook(req.params.id ?? ''))),

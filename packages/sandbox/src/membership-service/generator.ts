@@ -111,6 +111,8 @@ export function generateMembers(store: Store, options: GenerateMembersOptions): 
     let id = prngUuid(prng);
     while (store.members.has(id)) id = prngUuid(prng);
     const lifetime = patronStatus === null ? 0 : amount * Math.max(1, Math.min(months, 36));
+    // Patreon's samples show null amounts and cadence for a member who never pledged.
+    const neverPledgedNulls = patronStatus === null && store.dialect === 'patreon';
     store.insertMember({
       id,
       userId: user.id,
@@ -118,15 +120,17 @@ export function generateMembers(store: Store, options: GenerateMembersOptions): 
       patronStatus,
       tierIds: tierIdsOf,
       isFollower,
+      isFreeTrial: false,
+      isGifted: false,
       lastChargeDate,
       lastChargeStatus,
       nextChargeDate: patronStatus === 'active_patron' && lastChargeDate ? new Date(lastChargeDate.getTime() + 30 * DAY_MS) : null,
       pledgeRelationshipStart: pledgeStart,
-      currentlyEntitledAmountCents: entitled,
+      currentlyEntitledAmountCents: neverPledgedNulls ? null : entitled,
       willPayAmountCents: patronStatus === 'active_patron' ? amount : 0,
       lifetimeSupportCents: lifetime,
       campaignLifetimeSupportCents: lifetime,
-      pledgeCadence: 1,
+      pledgeCadence: neverPledgedNulls ? null : 1,
       note: '',
       deleted: false,
     });

@@ -6,5 +6,7 @@ export { DEFAULT_MEMBER_MIX } from './generator';
 export type { RawDeliveryInput, SignatureHeader } from './webhook-delivery';
 export { signBody } from './webhook-delivery';
 export { MEMBERS_PAGE_SIZE, MEMBERS_PAGE_SIZE_WITH_PLEDGE_HISTORY } from './resource-routes';
+export type { RateLimits, RateWindow, ServiceDialect } from './dialect';
+export { PATREON_CHARGE_STATUSES, PATREON_DEFAULT_PAGE_SIZE, PATREON_RATE_LIMITS, SPEC_CHARGE_STATUSES } from './dialect';
 export { ALL_TRIGGERS, MEMBER_TRIGGERS, POST_TRIGGERS, V2_SCOPES } from './scopes';
 export type * from './types';

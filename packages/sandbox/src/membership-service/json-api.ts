@@ -1,5 +1,6 @@
 import type { Result } from '../support/result';
 import { err, ok } from '../support/result';
+import type { ServiceDialect } from './dialect';
 import type { Store } from './store';
 import type { OAuthClientRecord } from './types';
 
@@ -47,6 +48,8 @@ export interface JsonApiQuery {
   include: IncludeTree;
   includePaths: readonly string[];
   cursor: string | null;
+  /** `page[count]` (Patreon's dialect only), as given. */
+  pageCount: number | null;
 }
 
 export interface EndpointShape {
@@ -59,19 +62,23 @@ export interface EndpointShape {
 const FIELDS_PARAM = /^fields\[([^\]]+)\]$/;
 
 /**
- * Reads `include`, `fields[<type>]` and `page[cursor]` (spec: "Query parameters common to v2").
- * Strict: an unknown type or attribute name, an include the endpoint does not offer, a repeated
- * parameter or any other parameter is a 400. `URLSearchParams` has already decoded `%5B`/`%5D`.
+ * Reads `include`, `fields[<type>]` and `page[cursor]` (spec: "Query parameters common to v2"),
+ * and on paged endpoints of Patreon's dialect `page[count]` (a whole number from 1; the page size
+ * is capped by the route). Strict: an unknown type or attribute name, an include the endpoint does
+ * not offer, a repeated parameter or any other parameter is a 400 (the spec names no page-size
+ * parameter, so its dialect refuses `page[count]`). `URLSearchParams` has already decoded `%5B`/`%5D`.
  */
 export function parseJsonApiQuery(
   params: URLSearchParams,
   shape: EndpointShape,
   types: ReadonlyMap<string, ResourceType>,
+  dialect: ServiceDialect = 'spec',
 ): Result<JsonApiQuery, string> {
   const fields = new Map<string, string[]>();
   let include: IncludeTree = {};
   let includePaths: string[] = [];
   let cursor: string | null = null;
+  let pageCount: number | null = null;
   const seen = new Set<string>();
   for (const [key, value] of params) {
     if (seen.has(key)) return err(`parameter ${key} is given more than once`);
@@ -95,11 +102,14 @@ export function parseJsonApiQuery(
     } else if (key === 'page[cursor]' && shape.paged) {
       if (value === '') return err('page[cursor] is empty');
       cursor = value;
+    } else if (key === 'page[count]' && shape.paged && dialect === 'patreon') {
+      if (!/^[1-9][0-9]{0,8}$/.test(value)) return err(`page[count] must be a whole number from 1 (got '${value}')`);
+      pageCount = Number(value);
     } else {
       return err(`unknown query parameter ${key}`);
     }
   }
-  return ok({ fields, include, includePaths, cursor });
+  return ok({ fields, include, includePaths, cursor, pageCount });
 }
 
 function toTree(paths: readonly string[]): IncludeTree {

@@ -6,6 +6,8 @@ import type { Route, SandboxRequest, SandboxResponse } from './http-kit';
 import { apiError, json, route } from './http-kit';
 import type { EndpointShape, JsonApiQuery, ResourceType } from './json-api';
 import { iso, parseJsonApiQuery, renderDocument } from './json-api';
+import type { ServiceDialect } from './dialect';
+import { PATREON_DEFAULT_PAGE_SIZE } from './dialect';
 import type { Store } from './store';
 import { lowerBound } from './store';
 
@@ -38,15 +40,37 @@ export interface ResourceRouteDeps {
   types: ReadonlyMap<string, ResourceType>;
   faults: Faults;
   baseUrl: () => string;
+  dialect?: ServiceDialect;
+  /** Patreon's dialect: the member-list page when `page[count]` is absent. */
+  defaultPageSize?: number;
+  /** The most members a page holds, whatever is asked (a service answering smaller pages than asked). Default: the Limits. */
+  maxPageSize?: number;
+}
+
+/**
+ * Members per page. The spec's dialect always answers its Limits (1000, or 500 with pledge
+ * events). Patreon's takes `page[count]` up to those maxima ("1000 results in one page"; a larger
+ * count gets the maximum) and, without it, a small default page (docs/patreon-api-notes.md §2.3).
+ */
+export function memberPageSize(
+  query: Pick<JsonApiQuery, 'includePaths' | 'pageCount'>,
+  dialect: ServiceDialect,
+  defaultSize: number,
+): number {
+  const max = query.includePaths.includes('pledge_history') ? MEMBERS_PAGE_SIZE_WITH_PLEDGE_HISTORY : MEMBERS_PAGE_SIZE;
+  if (dialect === 'spec') return max;
+  return Math.min(max, query.pageCount ?? defaultSize);
 }
 
 /** The v2 resource endpoints (spec: "v2 resource endpoints") and the v1 current_user. */
 export function resourceRoutes(deps: ResourceRouteDeps): Route[] {
   const { store, types } = deps;
+  const dialect = deps.dialect ?? 'spec';
+  const defaultPageSize = deps.defaultPageSize ?? PATREON_DEFAULT_PAGE_SIZE;
   let nonce = 0;
 
   const parse = (req: SandboxRequest, shape: EndpointShape): JsonApiQuery | SandboxResponse => {
-    const parsed = parseJsonApiQuery(req.query, shape, types);
+    const parsed = parseJsonApiQuery(req.query, shape, types, dialect);
     return parsed.ok ? parsed.value : apiError(400, parsed.error);
   };
   const isQuery = (v: JsonApiQuery | SandboxResponse): v is JsonApiQuery => 'fields' in v;
@@ -111,7 +135,7 @@ export function resourceRoutes(deps: ResourceRouteDeps): Route[] {
       afterSeq = cursor.afterSeq;
       page = cursor.page;
     }
-    const size = query.includePaths.includes('pledge_history') ? MEMBERS_PAGE_SIZE_WITH_PLEDGE_HISTORY : MEMBERS_PAGE_SIZE;
+    const size = Math.min(memberPageSize(query, dialect, defaultPageSize), deps.maxPageSize ?? Infinity);
     const entry = store.campaignMembers(campaignId);
     const start = lowerBound(entry.order, afterSeq + 1);
     const slice = entry.order.slice(start, start + size);

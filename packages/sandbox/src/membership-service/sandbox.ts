@@ -5,9 +5,11 @@ import type { Clock } from '../support/clock';
 import { systemClock } from '../support/clock';
 import type { Logger } from '../support/logger';
 import { silentLogger } from '../support/logger';
-import { tokenKindOf } from './auth';
+import { liveAccessToken, tokenKindOf } from './auth';
 import { CONSENT_DECISION_PATH, requestIdFromConsentPage } from './consent-page';
 import { controlRoutes } from './control-api';
+import type { RateLimits, ServiceDialect } from './dialect';
+import { PATREON_DEFAULT_PAGE_SIZE, PATREON_RATE_LIMITS } from './dialect';
 import type { FaultSpec, RepeatCursorSpec } from './faults';
 import { createFaults, faultResponse } from './faults';
 import type { GenerateMembersOptions, GeneratedMembers } from './generator';
@@ -16,6 +18,8 @@ import type { Route, SandboxResponse } from './http-kit';
 import { acceptsJson, apiError, matchRoute, plainJson } from './http-kit';
 import { iso } from './json-api';
 import { oauthRoutes } from './oauth-routes';
+import type { RateLimiter } from './rate-limits';
+import { createRateLimiter } from './rate-limits';
 import { resourceRoutes } from './resource-routes';
 import { createResourceTypes } from './resource-types';
 import { V2_SCOPES } from './scopes';
@@ -42,15 +46,34 @@ import { memberEventBody, postEventBody } from './webhook-payloads';
 import { webhookRoutes } from './webhook-routes';
 
 export interface MembershipServiceSandboxOptions {
-  /** Drives token and code expiry, timestamps and generated dates. Default: the system clock. */
+  /**
+   * `spec` (default): the spec's names. `patreon`: Patreon's documented API v2 (see `dialect.ts`);
+   * each refuses the other's names with 400.
+   */
+  dialect?: ServiceDialect;
+  /** Drives token and code expiry, timestamps, generated dates and rate-limit windows. Default: the system clock. */
   clock?: Clock;
   /** Default 0 (a free port). */
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
   logger?: Logger;
-  /** Header names that carry the delivery signature. Default: both. */
+  /**
+   * Header names that carry the delivery signature. Default: both in the spec dialect (as before
+   * the dialects; Tierlink reads either), `X-Patreon-Signature` in Patreon's.
+   */
   signatureHeaders?: SignatureHeader[];
+  /**
+   * Requests answered 429 beyond these. Default: Patreon's published limits in its dialect
+   * (100 per 2 s per client, 100 per minute per token), `none` in the spec's (which states no quota).
+   */
+  rateLimits?: RateLimits | 'none';
+  /** Patreon's dialect: members per page when `page[count]` is absent. Default 20 (reported). */
+  defaultPageSize?: number;
+  /** Members per page at most, whatever `page[count]` asks: a service that answers smaller pages. Default: the Limits (1000). */
+  maxPageSize?: number;
+  /** `omitted`: the webhook list never carries the campaign relationship (Patreon's sample has none). Default `included`. */
+  webhookListCampaign?: 'included' | 'omitted';
   /** Consecutive failed deliveries after which a webhook pauses (spec leaves it open). Default 3. */
   pauseAfterFailures?: number;
   /** `expires_in` of issued access tokens, in seconds. Default 31 days. */
@@ -83,6 +106,7 @@ export interface SandboxTier {
 export interface MembershipServiceSandbox {
   /** The spec's {base_url}, e.g. `http://127.0.0.1:41234`. */
   readonly url: string;
+  readonly dialect: ServiceDialect;
   /** The seeded OAuth client. */
   readonly clientId: string;
   readonly clientSecret: string;
@@ -125,6 +149,11 @@ export interface MembershipServiceSandbox {
   /** Deletes a member (later GET → 404), delivering `members:delete` by default. */
   deleteMember(memberId: string, options?: ChangeOptions): void;
   getMember(memberId: string): SandboxMember | null;
+  /**
+   * Serves these member attributes verbatim from now on, whatever the record says (`null` clears
+   * them all): an "odd member" with an unknown `patron_status` or an unexpected null.
+   */
+  overrideMemberAttributes(memberId: string, attributes: Record<string, JsonValue> | null): void;
   memberOf(userId: string, campaignId: string): SandboxMember | null;
   generateMembers(options: GenerateMembersOptions): GeneratedMembers;
   /** Publishes a post and delivers `posts:publish` (or the given trigger). */
@@ -176,6 +205,8 @@ function snapshotMember(m: MemberRecord, liveTierIds: string[]): SandboxMember {
     patronStatus: m.patronStatus,
     tierIds: liveTierIds,
     isFollower: m.isFollower,
+    isFreeTrial: m.isFreeTrial,
+    isGifted: m.isGifted,
     lastChargeDate: iso(m.lastChargeDate),
     lastChargeStatus: m.lastChargeStatus,
     pledgeRelationshipStart: iso(m.pledgeRelationshipStart),
@@ -195,15 +226,19 @@ const triggersOf = (option: ChangeOptions['trigger'], fallback: string): readonl
 export async function createMembershipServiceSandbox(options: MembershipServiceSandboxOptions = {}): Promise<MembershipServiceSandbox> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
-  const store = createStore(clock, { accessTokenLifetimeSeconds: options.accessTokenLifetimeSeconds });
-  const types = createResourceTypes();
+  const dialect = options.dialect ?? 'spec';
+  const store = createStore(clock, { accessTokenLifetimeSeconds: options.accessTokenLifetimeSeconds, dialect });
+  const types = createResourceTypes(dialect);
   const faults = createFaults();
   const delivery = createWebhookDelivery({
     store,
     logger,
-    signatureHeaders: options.signatureHeaders ?? ['X-Patreon-Signature', 'X-Service-Signature'],
+    signatureHeaders:
+      options.signatureHeaders ?? (dialect === 'patreon' ? ['X-Patreon-Signature'] : ['X-Patreon-Signature', 'X-Service-Signature']),
     pauseAfterFailures: options.pauseAfterFailures ?? 3,
   });
+  const limits = options.rateLimits ?? (dialect === 'patreon' ? PATREON_RATE_LIMITS : 'none');
+  const limiter: RateLimiter | null = limits === 'none' ? null : createRateLimiter(limits, clock);
   const requestLog: RequestLogEntry[] = [];
   let baseUrl = '';
   const getBaseUrl = (): string => baseUrl;
@@ -273,6 +308,7 @@ export async function createMembershipServiceSandbox(options: MembershipServiceS
     get url() {
       return baseUrl;
     },
+    dialect,
     clientId: client.id,
     clientSecret: client.secret,
     creatorUserId: creator.id,
@@ -371,6 +407,11 @@ export async function createMembershipServiceSandbox(options: MembershipServiceS
       const m = store.members.get(memberId);
       return m ? snapshotMember(m, store.liveTierIds(m)) : null;
     },
+    overrideMemberAttributes(memberId, attributes) {
+      if (!store.members.has(memberId)) throw new Error(`no member ${memberId}`);
+      if (attributes === null) store.memberOverrides.delete(memberId);
+      else store.memberOverrides.set(memberId, { ...store.memberOverrides.get(memberId), ...attributes });
+    },
     memberOf(userId, campaignId) {
       const m = store.campaignMembers(campaignId).byUser.get(userId);
       return m ? snapshotMember(m, store.liveTierIds(m)) : null;
@@ -430,8 +471,16 @@ export async function createMembershipServiceSandbox(options: MembershipServiceS
 
   const serviceRoutes: Route[] = [
     ...oauthRoutes(store),
-    ...resourceRoutes({ store, types, faults, baseUrl: getBaseUrl }),
-    ...webhookRoutes({ store, types, delivery, baseUrl: getBaseUrl }),
+    ...resourceRoutes({
+      store,
+      types,
+      faults,
+      baseUrl: getBaseUrl,
+      dialect,
+      defaultPageSize: options.defaultPageSize ?? PATREON_DEFAULT_PAGE_SIZE,
+      ...(options.maxPageSize !== undefined ? { maxPageSize: options.maxPageSize } : {}),
+    }),
+    ...webhookRoutes({ store, types, delivery, baseUrl: getBaseUrl, dialect, listCampaign: options.webhookListCampaign ?? 'included' }),
   ];
   const routes: Route[] = [...serviceRoutes, ...controlRoutes(sandbox, faults)];
 
@@ -448,6 +497,14 @@ export async function createMembershipServiceSandbox(options: MembershipServiceS
       logger.error({ err: e, method, path }, 'sandbox route failed');
       return apiError(500, 'The sandbox failed to handle the request.');
     }
+  }
+
+  /** The 429 of a request over the rate limits; only requests with a live token count (see `rate-limits.ts`). */
+  function throttled(req: IncomingMessage, url: URL): SandboxResponse | null {
+    if (!limiter || !url.pathname.startsWith('/api/oauth2/') || url.pathname === '/api/oauth2/token') return null;
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    const token = liveAccessToken(store, match?.[1] ?? null);
+    return token ? limiter.admit({ clientId: token.clientId, userId: token.userId }) : null;
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -480,7 +537,7 @@ export async function createMembershipServiceSandbox(options: MembershipServiceS
     } else if (body === null) {
       response = apiError(400, 'The request body is too large.');
     } else {
-      response = await answer(req, method, url, body);
+      response = throttled(req, url) ?? (await answer(req, method, url, body));
     }
     if (logged) requestLog.push(entry(response.status, faultId));
     res.writeHead(response.status, { 'cache-control': 'no-store', ...response.headers });

@@ -1,5 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../support/clock';
+import type { ServiceDialect } from './dialect';
+import { chargeStatusesOf } from './dialect';
 import type {
   AuthorizationCodeRecord,
   CampaignRecord,
@@ -32,8 +34,10 @@ export const DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS = 31 * 24 * 3600;
 
 export type Store = ReturnType<typeof createStore>;
 
-export function createStore(clock: Clock, options: { accessTokenLifetimeSeconds?: number } = {}) {
+export function createStore(clock: Clock, options: { accessTokenLifetimeSeconds?: number; dialect?: ServiceDialect } = {}) {
   const lifetimeSeconds = options.accessTokenLifetimeSeconds ?? DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS;
+  const dialect = options.dialect ?? 'spec';
+  const chargeStatuses: readonly string[] = chargeStatusesOf(dialect);
   const counters = { user: 1_000_000, campaign: 5_000_000, tier: 7_000_000, webhook: 900_000, post: 3_000_000, seq: 0 };
 
   const users = new Map<string, UserRecord>();
@@ -46,6 +50,8 @@ export function createStore(clock: Clock, options: { accessTokenLifetimeSeconds?
   const codes = new Map<string, AuthorizationCodeRecord>();
   const pendingAuthorizations = new Map<string, PendingAuthorization>();
   const webhooks = new Map<string, WebhookRecord>();
+  /** Attributes served verbatim for a member, whatever its record says (an "odd member" for tests). */
+  const memberOverrides = new Map<string, Record<string, unknown>>();
 
   const membersByCampaign = new Map<string, CampaignMembers>();
   const membershipsByUser = new Map<string, Set<string>>();
@@ -90,6 +96,12 @@ export function createStore(clock: Clock, options: { accessTokenLifetimeSeconds?
     }
   }
 
+  /** A dialect holds only its own charge statuses (the spec's seven, or Patreon's ten). */
+  function checkChargeStatus(status: MembershipInput['lastChargeStatus']): void {
+    if (status !== undefined && status !== null && !chargeStatuses.includes(status))
+      throw new Error(`last_charge_status ${status} is not a value of the ${dialect} dialect`);
+  }
+
   function amountOf(tierIds: readonly string[]): number {
     let sum = 0;
     for (const id of tierIds) sum += tiers.get(id)?.amountCents ?? 0;
@@ -123,6 +135,8 @@ export function createStore(clock: Clock, options: { accessTokenLifetimeSeconds?
     codes,
     pendingAuthorizations,
     webhooks,
+    memberOverrides,
+    dialect,
     secret,
     campaignMembers,
 
@@ -265,6 +279,7 @@ export function createStore(clock: Clock, options: { accessTokenLifetimeSeconds?
       if (!users.has(userId)) throw new Error(`no user ${userId}`);
       requireCampaign(campaignId);
       if (input.tierIds) checkTiers(campaignId, input.tierIds);
+      checkChargeStatus(input.lastChargeStatus);
       const existing = campaignMembers(campaignId).byUser.get(userId);
       const now = clock.now();
       if (existing) {
@@ -273,6 +288,8 @@ export function createStore(clock: Clock, options: { accessTokenLifetimeSeconds?
         if (input.patronStatus !== undefined) m.patronStatus = input.patronStatus;
         if (input.tierIds !== undefined) m.tierIds = [...input.tierIds];
         if (input.isFollower !== undefined) m.isFollower = input.isFollower;
+        if (input.isFreeTrial !== undefined) m.isFreeTrial = input.isFreeTrial;
+        if (input.isGifted !== undefined) m.isGifted = input.isGifted;
         m.lastChargeDate = toDate(input.lastChargeDate, m.lastChargeDate);
         if (input.lastChargeStatus !== undefined) m.lastChargeStatus = input.lastChargeStatus;
         m.nextChargeDate = toDate(input.nextChargeDate, m.nextChargeDate);
@@ -291,8 +308,15 @@ export function createStore(clock: Clock, options: { accessTokenLifetimeSeconds?
       const tierIds = [...(input.tierIds ?? [])];
       const patronStatus = input.patronStatus !== undefined ? input.patronStatus : 'active_patron';
       const pledged = patronStatus !== null;
-      const amount = input.currentlyEntitledAmountCents ?? amountOf(tierIds);
-      const lifetime = input.lifetimeSupportCents ?? (pledged ? amount : 0);
+      const sum = amountOf(tierIds);
+      // Patreon's webhook sample shows null for a member who never pledged (docs/patreon-api-notes.md §3.3).
+      const amount =
+        input.currentlyEntitledAmountCents !== undefined
+          ? input.currentlyEntitledAmountCents
+          : !pledged && dialect === 'patreon' && tierIds.length === 0
+            ? null
+            : sum;
+      const lifetime = input.lifetimeSupportCents ?? (pledged ? (amount ?? 0) : 0);
       const member: MemberRecord = {
         id: randomUUID(),
         seq: ++counters.seq,
@@ -301,15 +325,17 @@ export function createStore(clock: Clock, options: { accessTokenLifetimeSeconds?
         patronStatus,
         tierIds,
         isFollower: input.isFollower ?? false,
+        isFreeTrial: input.isFreeTrial ?? false,
+        isGifted: input.isGifted ?? false,
         lastChargeDate: toDate(input.lastChargeDate, pledged ? now : null),
         lastChargeStatus: input.lastChargeStatus !== undefined ? input.lastChargeStatus : pledged ? 'Paid' : null,
         nextChargeDate: toDate(input.nextChargeDate, null),
         pledgeRelationshipStart: toDate(input.pledgeRelationshipStart, pledged ? now : null),
         currentlyEntitledAmountCents: amount,
-        willPayAmountCents: input.willPayAmountCents ?? amount,
+        willPayAmountCents: input.willPayAmountCents ?? amount ?? 0,
         lifetimeSupportCents: lifetime,
         campaignLifetimeSupportCents: input.campaignLifetimeSupportCents ?? lifetime,
-        pledgeCadence: input.pledgeCadence ?? 1,
+        pledgeCadence: input.pledgeCadence !== undefined ? input.pledgeCadence : pledged || dialect === 'spec' ? 1 : null,
         note: input.note ?? '',
         deleted: false,
       };

@@ -7,8 +7,23 @@
 /** `Member.patron_status` (spec: States and transitions). */
 export type PatronStatus = 'active_patron' | 'declined_patron' | 'former_patron' | null;
 
-/** `Member.last_charge_status` (spec: States and transitions). */
-export type ChargeStatus = 'Paid' | 'Declined' | 'Deleted' | 'Pending' | 'Refunded' | 'Fraud' | 'Other' | null;
+/**
+ * `Member.last_charge_status`: the spec's seven values (States and transitions) and the three more
+ * Patreon documents (`Refunded by Patreon`, `Partially Refunded`, `Free Trial`; docs/patreon-api-notes.md
+ * §3.2). The spec dialect refuses to hold the three (see `dialect.ts`).
+ */
+export type ChargeStatus =
+  | 'Paid'
+  | 'Declined'
+  | 'Deleted'
+  | 'Pending'
+  | 'Refunded'
+  | 'Fraud'
+  | 'Other'
+  | 'Refunded by Patreon'
+  | 'Partially Refunded'
+  | 'Free Trial'
+  | null;
 
 /** A JSON value as stored for free-form attributes such as `chat_role_ids`. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -33,6 +48,7 @@ export interface CampaignRecord {
   creationName: string | null;
   isMonthly: boolean;
   isNsfw: boolean;
+  /** Served as `chat_server_id` (spec) or `discord_server_id` (Patreon). */
   chatServerId: string | null;
   createdAt: Date;
   publishedAt: Date | null;
@@ -45,9 +61,12 @@ export interface TierRecord {
   description: string;
   amountCents: number;
   published: boolean;
-  /** Served as `chat_role_ids` (spec: Tier). Any JSON shape, so tests can serve odd ones. */
+  /**
+   * Served as `chat_role_ids` in the spec dialect (spec: Tier), and as `discord_role_ids` in
+   * Patreon's when `discordRoleIds` is null. Any JSON shape, so tests can serve odd ones.
+   */
   chatRoleIds: JsonValue;
-  /** Served as `discord_role_ids`, the name production uses (research/tech-facts.md §8). */
+  /** Served as `discord_role_ids` in Patreon's dialect (as `chat_role_ids` in the spec's when `chatRoleIds` is null). */
   discordRoleIds: JsonValue;
   userLimit: number | null;
   createdAt: Date;
@@ -66,16 +85,23 @@ export interface MemberRecord {
   campaignId: string;
   patronStatus: PatronStatus;
   tierIds: string[];
+  /** The spec's `is_follower`; Patreon's dialect always serves false (docs/patreon-api-notes.md §1.1). */
   isFollower: boolean;
+  /** Patreon's `is_free_trial` (not served in the spec dialect). */
+  isFreeTrial: boolean;
+  /** Patreon's `is_gifted` (not served in the spec dialect). */
+  isGifted: boolean;
   lastChargeDate: Date | null;
   lastChargeStatus: ChargeStatus;
   nextChargeDate: Date | null;
   pledgeRelationshipStart: Date | null;
-  currentlyEntitledAmountCents: number;
+  /** Null as in Patreon's webhook sample for a member who never pledged. */
+  currentlyEntitledAmountCents: number | null;
   willPayAmountCents: number;
   lifetimeSupportCents: number;
   campaignLifetimeSupportCents: number;
-  pledgeCadence: number;
+  /** Patreon: "Can be null". */
+  pledgeCadence: number | null;
   note: string;
   deleted: boolean;
 }
@@ -223,16 +249,21 @@ export interface MembershipInput {
   patronStatus?: PatronStatus;
   tierIds?: string[];
   isFollower?: boolean;
+  isFreeTrial?: boolean;
+  isGifted?: boolean;
   lastChargeDate?: DateInput;
   lastChargeStatus?: ChargeStatus;
   nextChargeDate?: DateInput;
   pledgeRelationshipStart?: DateInput;
-  /** Defaults to the sum of the entitled tiers' amounts. */
-  currentlyEntitledAmountCents?: number;
+  /**
+   * Defaults to the sum of the entitled tiers' amounts; in Patreon's dialect a member who never
+   * pledged defaults to null, as its webhook sample shows.
+   */
+  currentlyEntitledAmountCents?: number | null;
   willPayAmountCents?: number;
   lifetimeSupportCents?: number;
   campaignLifetimeSupportCents?: number;
-  pledgeCadence?: number;
+  pledgeCadence?: number | null;
   note?: string;
 }
 
@@ -262,10 +293,12 @@ export interface SandboxMember {
   patronStatus: PatronStatus;
   tierIds: string[];
   isFollower: boolean;
+  isFreeTrial: boolean;
+  isGifted: boolean;
   lastChargeDate: string | null;
   lastChargeStatus: ChargeStatus;
   pledgeRelationshipStart: string | null;
-  currentlyEntitledAmountCents: number;
+  currentlyEntitledAmountCents: number | null;
   lifetimeSupportCents: number;
   deleted: boolean;
 }

@@ -1,5 +1,6 @@
 import type { RenderContext, ResourceType } from './json-api';
 import { renderDocument } from './json-api';
+import type { ServiceDialect } from './dialect';
 import type { Store } from './store';
 
 /** Spec: Events, Delivery §1: the member attributes a member event carries. */
@@ -15,13 +16,56 @@ export const DELIVERY_MEMBER_ATTRIBUTES = [
   'pledge_relationship_start',
 ] as const;
 
-const INCLUDED_FIELDS: ReadonlyMap<string, readonly string[]> = new Map<string, readonly string[]>([
-  ['member', DELIVERY_MEMBER_ATTRIBUTES],
-  ['campaign', ['created_at', 'creation_name', 'is_monthly', 'patron_count', 'pledge_url', 'published_at', 'summary', 'url', 'vanity']],
-  ['user', ['first_name', 'last_name', 'full_name', 'vanity', 'url', 'created', 'social_connections']],
-  ['tier', ['title', 'amount_cents', 'published', 'chat_role_ids', 'discord_role_ids', 'description', 'url']],
-  ['post', ['title', 'content', 'is_public', 'is_paid', 'published_at', 'url', 'tiers', 'embed_data', 'embed_url', 'app_id', 'app_status']],
-]);
+/**
+ * Patreon's real member payloads carry every member attribute, not the spec's list, and the
+ * included tiers and campaign with their Discord names (docs/patreon-api-notes.md §5.3).
+ */
+const PATREON_DELIVERY_MEMBER_ATTRIBUTES = [
+  ...DELIVERY_MEMBER_ATTRIBUTES,
+  'campaign_lifetime_support_cents',
+  'is_free_trial',
+  'is_gifted',
+  'next_charge_date',
+  'pledge_cadence',
+  'will_pay_amount_cents',
+] as const;
+
+const CAMPAIGN_FIELDS = [
+  'created_at',
+  'creation_name',
+  'is_monthly',
+  'patron_count',
+  'pledge_url',
+  'published_at',
+  'summary',
+  'url',
+  'vanity',
+];
+const POST_FIELDS = [
+  'title',
+  'content',
+  'is_public',
+  'is_paid',
+  'published_at',
+  'url',
+  'tiers',
+  'embed_data',
+  'embed_url',
+  'app_id',
+  'app_status',
+];
+const USER_FIELDS = ['first_name', 'last_name', 'full_name', 'vanity', 'url', 'created', 'social_connections'];
+
+function includedFields(dialect: ServiceDialect): ReadonlyMap<string, readonly string[]> {
+  const patreon = dialect === 'patreon';
+  return new Map<string, readonly string[]>([
+    ['member', patreon ? PATREON_DELIVERY_MEMBER_ATTRIBUTES : DELIVERY_MEMBER_ATTRIBUTES],
+    ['campaign', patreon ? [...CAMPAIGN_FIELDS, 'discord_server_id'] : CAMPAIGN_FIELDS],
+    ['user', USER_FIELDS],
+    ['tier', ['title', 'amount_cents', 'published', patreon ? 'discord_role_ids' : 'chat_role_ids', 'description', 'url']],
+    ['post', POST_FIELDS],
+  ]);
+}
 
 /**
  * Webhook bodies are rendered with the gating scopes of the members API (Delivery §3): member
@@ -39,7 +83,7 @@ export function memberEventBody(store: Store, types: ReadonlyMap<string, Resourc
   const doc = renderDocument(
     payloadContext(store, baseUrl),
     types,
-    { fields: INCLUDED_FIELDS, include: { address: {}, campaign: {}, currently_entitled_tiers: {}, user: {} } },
+    { fields: includedFields(store.dialect), include: { address: {}, campaign: {}, currently_entitled_tiers: {}, user: {} } },
     { type: 'member', ids: [memberId], single: true },
   );
   return JSON.stringify({ ...doc, links: { self: `${baseUrl}/api/oauth2/v2/members/${memberId}` } });
@@ -50,7 +94,7 @@ export function postEventBody(store: Store, types: ReadonlyMap<string, ResourceT
   const doc = renderDocument(
     payloadContext(store, baseUrl),
     types,
-    { fields: INCLUDED_FIELDS, include: { campaign: {}, user: {} } },
+    { fields: includedFields(store.dialect), include: { campaign: {}, user: {} } },
     { type: 'post', ids: [postId], single: true },
   );
   return JSON.stringify({ ...doc, links: { self: `${baseUrl}/api/oauth2/v2/posts/${postId}` } });

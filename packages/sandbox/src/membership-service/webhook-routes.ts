@@ -6,6 +6,7 @@ import type { ResourceType } from './json-api';
 import { parseJsonApiQuery, renderDocument } from './json-api';
 import { WEBHOOK_ATTRIBUTES } from './resource-types';
 import { ALL_TRIGGERS } from './scopes';
+import type { ServiceDialect } from './dialect';
 import type { Store } from './store';
 import type { WebhookDelivery } from './webhook-delivery';
 import type { WebhookRecord } from './types';
@@ -18,6 +19,22 @@ export interface WebhookRouteDeps {
   types: ReadonlyMap<string, ResourceType>;
   delivery: WebhookDelivery;
   baseUrl: () => string;
+  dialect?: ServiceDialect;
+  /**
+   * `omitted`: the list never carries the campaign relationship, even with `include=campaign`, as
+   * Patreon's documented sample shows none (docs/patreon-api-notes.md §2.5). Default `included`.
+   */
+  listCampaign?: 'included' | 'omitted';
+}
+
+/**
+ * `paused` of a PATCH. Patreon's documented sample sends the string `"false"` (`_webhooks_v2.md`),
+ * so its dialect takes `"true"`/`"false"` as well; the spec's takes booleans only.
+ */
+function readPaused(value: unknown, dialect: ServiceDialect): boolean | undefined | 'invalid' {
+  if (value === undefined || typeof value === 'boolean') return value;
+  if (dialect === 'patreon' && (value === 'true' || value === 'false')) return value === 'true';
+  return 'invalid';
 }
 
 type Body = Record<string, unknown>;
@@ -64,6 +81,7 @@ function checkUri(value: unknown): string | null {
 /** The v2 webhook endpoints (spec: "v2 webhook endpoints", scope `w:campaigns.webhook`). */
 export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
   const { store, types, delivery } = deps;
+  const dialect = deps.dialect ?? 'spec';
 
   /** POST and PATCH answer the whole webhook: every attribute, plus id and type (spec). */
   const full = (auth: Authenticated, webhook: WebhookRecord, status: number): SandboxResponse => {
@@ -86,7 +104,11 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
     const query = parseJsonApiQuery(req.query, { allowedIncludes: ['client', 'campaign'], paged: false }, types);
     if (!query.ok) return apiError(400, query.error);
     const ids = [...store.webhooks.values()].filter((w) => w.clientId === auth.client.id).map((w) => w.id);
-    const doc = renderDocument(renderContextFor(store, deps.baseUrl(), auth), types, query.value, { type: 'webhook', ids, single: false });
+    const asked =
+      deps.listCampaign === 'omitted'
+        ? { ...query.value, include: Object.fromEntries(Object.entries(query.value.include).filter(([name]) => name !== 'campaign')) }
+        : query.value;
+    const doc = renderDocument(renderContextFor(store, deps.baseUrl(), auth), types, asked, { type: 'webhook', ids, single: false });
     return json(200, { ...doc, meta: { pagination: { total: ids.length } } });
   });
 
@@ -159,12 +181,12 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       if (!checked) return apiError(400, 'data.attributes.uri must be a fully qualified http(s) URI.');
       uri = checked;
     }
-    if (attributes.paused !== undefined && typeof attributes.paused !== 'boolean')
-      return apiError(400, 'data.attributes.paused must be a boolean.');
+    const paused = readPaused(attributes.paused, dialect);
+    if (paused === 'invalid') return apiError(400, 'data.attributes.paused must be a boolean.');
     if (triggers) webhook.triggers = triggers;
     if (uri) webhook.uri = uri;
-    if (attributes.paused === true) webhook.paused = true;
-    if (attributes.paused === false) delivery.resume(webhook);
+    if (paused === true) webhook.paused = true;
+    if (paused === false) delivery.resume(webhook);
     return full(auth, webhook, 200);
   });
 
