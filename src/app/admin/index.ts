@@ -1,0 +1,119 @@
+import type { GuildDirectory } from '../../edges/discord/guild-directory';
+import type { GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
+import type { CreatorAccounts } from '../../edges/patreon/creator-accounts';
+import type { Repositories } from '../../edges/store/repositories';
+import type { SecretBox } from '../../edges/store/secret-box';
+import type { Clock } from '../../shared/clock';
+import type { Logger } from '../../shared/logger';
+import type { Linking } from '../linking';
+import type { SyncSubsystem } from '../sync';
+import type { WebhookRegistration } from '../webhooks/registration';
+import { createConnectService } from './connect-service';
+import { createDoctor } from './doctor';
+import { createMappingService } from './mapping-service';
+import { createSettingsService } from './settings-service';
+import { createTiersService } from './tiers-service';
+
+export interface CreatorAdminDeps {
+  repos: Pick<Repositories, 'guilds' | 'campaigns' | 'credentials' | 'mappings' | 'appState' | 'syncRuns'>;
+  accounts: CreatorAccounts;
+  discord: { snapshots: GuildSnapshotCache; directory: GuildDirectory };
+  sync: Pick<SyncSubsystem, 'contexts' | 'applyGuild'>;
+  linking: Pick<Linking, 'oneTimeLinks' | 'redirectUri'>;
+  registration: Pick<WebhookRegistration, 'ensure' | 'health'>;
+  box: SecretBox;
+  clock: Clock;
+  logger: Logger;
+  publicUrl: () => string;
+  /** PATREON_CAMPAIGN_ID. */
+  preferredCampaignId: string | undefined;
+}
+
+/**
+ * The creator side: `/connect` (and connecting from the environment's tokens), `/tiers`, `/map`,
+ * `/unmap`, `/settings` and `/doctor`. A connected campaign gets its webhook registered at once;
+ * a change of mapping or settings is applied guild-wide under the full-sync lock.
+ */
+export function createCreatorAdmin(deps: CreatorAdminDeps) {
+  const { repos, accounts, discord, sync, clock, logger } = deps;
+  const reconcileGuild = sync.applyGuild;
+  const connect = createConnectService({
+    ...repos,
+    oneTimeLinks: deps.linking.oneTimeLinks,
+    accounts,
+    box: deps.box,
+    clock,
+    logger,
+    redirectUri: deps.linking.redirectUri,
+    publicUrl: deps.publicUrl,
+    preferredCampaignId: deps.preferredCampaignId,
+    onBound: async (bound) => {
+      const result = await deps.registration.ensure(bound.campaignId);
+      if (result.state === 'failed')
+        logger.warn({ campaignId: bound.campaignId, detail: result.detail }, 'webhook registration failed at connect');
+    },
+  });
+  const tiers = createTiersService({ ...repos, accounts, contexts: sync.contexts, clock, logger });
+  const mapping = createMappingService({
+    mappings: repos.mappings,
+    guilds: repos.guilds,
+    tiers,
+    snapshots: discord.snapshots,
+    reconcileGuild,
+    logger,
+  });
+  const settings = createSettingsService({ guilds: repos.guilds, snapshots: discord.snapshots, reconcileGuild, logger });
+  const doctor = createDoctor({
+    ...repos,
+    accounts,
+    contexts: sync.contexts,
+    snapshots: discord.snapshots,
+    directory: discord.directory,
+    clock,
+    webhookHealth: async (campaignId) => {
+      const health = await deps.registration.health(campaignId);
+      return {
+        webhookId: health.webhookId,
+        registered: health.exists,
+        paused: health.paused ?? false,
+        numConsecutiveTimesFailed: health.numConsecutiveTimesFailed ?? 0,
+        checkedAt: health.checkedAt,
+        manualSecret: health.manualSecret,
+      };
+    },
+    lastSync: async (guildId) => {
+      const run = await repos.syncRuns.lastFinished(guildId);
+      if (!run) return null;
+      const { startedAt, finishedAt, status, heldRemovals, heldReason, errors } = run;
+      return { startedAt, finishedAt, status, heldRemovals, heldReason, errors };
+    },
+  });
+
+  return {
+    connect,
+    tiers,
+    mapping,
+    settings,
+    doctor,
+
+    /**
+     * PATREON_CREATOR_ACCESS_TOKEN at start-up: connects the creator and binds the campaign to
+     * `targetGuildId` when set, else to every guild of `guildIds` that serves no campaign yet.
+     */
+    async connectFromEnvironment(
+      tokens: { accessToken: string; refreshToken: string },
+      guildIds: readonly string[],
+      targetGuildId: string | undefined,
+    ): Promise<void> {
+      const unbound = [];
+      for (const guildId of guildIds) if ((await repos.guilds.campaignsOf(guildId)).length === 0) unbound.push(guildId);
+      const bound = await connect.connectFromEnvironment(tokens, targetGuildId ? [targetGuildId] : unbound);
+      logger.info(
+        { guilds: bound.map((b) => b.guildId), campaign: bound[0]?.campaignId ?? null },
+        'creator connected from the environment',
+      );
+    },
+  };
+}
+
+export type CreatorAdmin = ReturnType<typeof createCreatorAdmin>;

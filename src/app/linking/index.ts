@@ -1,0 +1,46 @@
+import type { Metrics } from '../../edges/observability/metrics';
+import type { CreatorAccounts } from '../../edges/patreon/creator-accounts';
+import type { Repositories } from '../../edges/store/repositories';
+import type { SecretBox } from '../../edges/store/secret-box';
+import type { Clock } from '../../shared/clock';
+import type { Logger } from '../../shared/logger';
+import type { Reconciler } from '../sync/reconciler';
+import { createLinkService } from './link-service';
+import { createOneTimeLinks } from './one-time-links';
+import { createStatusService } from './status-service';
+
+export interface LinkingDeps {
+  repos: Pick<Repositories, 'links' | 'snapshots' | 'guilds' | 'campaigns' | 'ledger' | 'linkTokens'>;
+  accounts: CreatorAccounts;
+  reconciler: Reconciler;
+  box: SecretBox;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  /** `$PUBLIC_URL`, known once the server listens. */
+  publicUrl: () => string;
+}
+
+/**
+ * The patron side: one-time links (`/link`, `/connect`), the OAuth link of a membership to a
+ * Discord account (`/link`, `/unlink`), and the explanation of a member's roles (`/status`).
+ */
+export function createLinking(deps: LinkingDeps) {
+  const { repos, clock, logger } = deps;
+  const redirectUri = () => `${deps.publicUrl()}/oauth/callback`;
+  const oneTimeLinks = createOneTimeLinks({ repo: repos.linkTokens, box: deps.box, clock, publicUrl: deps.publicUrl });
+  const link = createLinkService({
+    ...repos,
+    oneTimeLinks,
+    accounts: deps.accounts,
+    reconciler: deps.reconciler,
+    clock,
+    logger,
+    metrics: deps.metrics,
+    redirectUri,
+  });
+  const status = createStatusService({ ...repos, reconciler: deps.reconciler });
+  return { oneTimeLinks, link, status, redirectUri };
+}
+
+export type Linking = ReturnType<typeof createLinking>;

@@ -1,0 +1,134 @@
+import { createCreatorAdmin } from './app/admin';
+import { createLinking } from './app/linking';
+import { createSync } from './app/sync';
+import { createApiMeter } from './app/sync/api-meter';
+import { createWebhooks } from './app/webhooks';
+import type { Config } from './config';
+import { createDiscordAccess } from './edges/discord';
+import { type Metrics, createMetrics } from './edges/observability/metrics';
+import { createCreatorAccounts } from './edges/patreon/creator-accounts';
+import type { RetryPolicy } from './edges/patreon/http';
+import type { Database } from './edges/store/database';
+import { createInboxQueue } from './edges/store/durable-queue';
+import { createJobQueue, createJobStore } from './edges/store/job-queue';
+import { createRepositories } from './edges/store/repositories';
+import { createSecretBox } from './edges/store/secret-box';
+import { loadOrCreateSecretKey } from './edges/store/secret-key';
+import { type Clock, type Random, type Sleep, realSleep, systemClock } from './shared/clock';
+import type { Logger } from './shared/logger';
+
+/**
+ * The composition of the subsystems (src/main.ts adds the edges that face people, the bot and the
+ * web, and the lifecycle): each subsystem comes from its one factory, and this is the only place
+ * they are wired to each other.
+ */
+
+export interface TierlinkOptions {
+  config: Config;
+  logger: Logger;
+  clock?: Clock;
+  sleep?: Sleep;
+  random?: Random;
+  /** An open database (tests, the demo); otherwise the configured one is opened and owned. */
+  database?: Database;
+  metrics?: Metrics;
+  /** Tests: how long discord.js waits for guilds listed in READY. */
+  discordWaitGuildTimeoutMs?: number;
+  /** Tests: faster back-off against the sandbox. */
+  patreonRetry?: Partial<RetryPolicy>;
+  /** Tests: faster sweeps of the durable queues. */
+  pollMs?: number;
+  /** How long `stop()` waits for in-flight work before it closes anyway (its leases then expire and a later start takes it). Default 10 s. */
+  shutdownGraceMs?: number;
+}
+
+export type Services = ReturnType<typeof buildServices>;
+
+/** Every subsystem, each from its one factory, wired to the others. */
+export function buildServices(options: TierlinkOptions, database: Database) {
+  const { config, logger } = options;
+  const clock = options.clock ?? systemClock;
+  const random = options.random ?? Math.random;
+  const metrics = options.metrics ?? createMetrics();
+  const pollMs = options.pollMs;
+  const { db } = database;
+  const box = createSecretBox(loadOrCreateSecretKey(config.secretKey, config.dataDir));
+  let listeningUrl: string | null = null;
+  const publicUrl = () => config.publicUrl ?? listeningUrl ?? `http://localhost:${config.port}`;
+
+  const repos = createRepositories(db, box);
+  const discord = createDiscordAccess({ apiBaseUrl: config.discord.apiBaseUrl, token: config.discord.token, clock, logger, metrics });
+  const accounts = createCreatorAccounts({
+    service: {
+      baseUrl: config.patreon.baseUrl,
+      clientId: config.patreon.clientId,
+      clientSecret: config.patreon.clientSecret,
+      clock,
+      sleep: options.sleep ?? realSleep,
+      random,
+      logger,
+      ...(options.patreonRetry ? { retry: options.patreonRetry } : {}),
+      onRequest: (info) => void (info.outcome !== 'ok' && info.errorKind && metrics.patreonErrors.inc({ kind: info.errorKind })),
+    },
+    ...repos,
+  });
+  // Durable background work, shared: each subsystem registers its own job kinds.
+  const jobStore = createJobStore(db);
+  const jobQueue = createJobQueue({ store: jobStore, clock, random, logger, ...(pollMs !== undefined ? { pollMs } : {}) });
+
+  const meter = createApiMeter({ discordRest: discord.rest.rest });
+  const sync = createSync({
+    repos,
+    discord,
+    accounts,
+    database,
+    jobs: jobQueue,
+    schedule: config.syncSchedule,
+    meter,
+    clock,
+    metrics,
+    logger,
+  });
+  const webhooks = createWebhooks({
+    ...repos,
+    inbox: createInboxQueue(db),
+    jobs: { queue: jobQueue, store: jobStore },
+    accounts,
+    reconciler: sync.reconciler,
+    publicUrl,
+    staticSecret: config.patreon.webhookSecret,
+    withLock: (name, fn) => database.tryWithLock(name, fn),
+    requestCampaignSync: (campaignId, reason) => sync.requestCampaignSync(campaignId, reason),
+    metrics,
+    logger,
+    clock,
+    random,
+    pollMs,
+  });
+  const linking = createLinking({ repos, accounts, reconciler: sync.reconciler, box, clock, logger, metrics, publicUrl });
+  const admin = createCreatorAdmin({
+    repos,
+    accounts,
+    discord,
+    sync,
+    linking,
+    registration: webhooks.registration,
+    box,
+    clock,
+    logger,
+    publicUrl,
+    preferredCampaignId: config.patreon.campaignId,
+  });
+
+  return {
+    ...{ clock, metrics, database, box, repos, discord, rest: discord.rest, accounts, jobQueue, sync, webhooks, linking, admin, publicUrl },
+    reconciler: sync.reconciler,
+    scheduler: sync.scheduler,
+    runSync: sync.runSync,
+    processor: webhooks.processor,
+    registration: webhooks.registration,
+    setListeningUrl(url: string) {
+      listeningUrl = url;
+    },
+  };
+}
