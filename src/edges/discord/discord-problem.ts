@@ -22,15 +22,27 @@ export interface DiscordProblem {
   status: number;
 }
 
-/** Thrown by the directory for known Discord failures; carries the explained problem. */
+/**
+ * A failure Discord answered that we know how to explain, thrown where a caller cannot go on (the
+ * directory). Like the service client's `PatreonApiError`, it carries a `kind` (also as `code`),
+ * the HTTP status and Discord's JSON code, and its `name` reads `DiscordProblemError[50013]`.
+ */
 export class DiscordProblemError extends Error {
-  override name = 'DiscordProblemError';
+  readonly kind: DiscordProblemCode;
+  readonly status: number;
+  readonly discordCode: number;
+
   constructor(readonly problem: DiscordProblem) {
     super(problem.message);
+    this.kind = problem.code;
+    this.status = problem.status;
+    this.discordCode = problem.discordCode;
+    this.name = `DiscordProblemError[${problem.discordCode}]`;
   }
 
+  /** The house rule's error `code`: the same as {@link kind}. */
   get code(): DiscordProblemCode {
-    return this.problem.code;
+    return this.kind;
   }
 }
 

@@ -65,6 +65,8 @@ describe('guild directory against the Discord sandbox', () => {
       );
       expect(error).toBeInstanceOf(DiscordProblemError);
       expect((error as DiscordProblemError).problem).toMatchObject({ code: 'members_intent_disabled', discordCode: 50001, status: 403 });
+      expect(error).toMatchObject({ kind: 'members_intent_disabled', code: 'members_intent_disabled', status: 403, discordCode: 50001 });
+      expect((error as Error).name).toBe('DiscordProblemError[50001]');
       const { fix } = (error as DiscordProblemError).problem;
       expect(fix).toContain('Server Members Intent');
       expect(fix).toMatch(/Developer Portal → .*Bot/);
