@@ -42,6 +42,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     rest: services.rest.rest,
     logger,
     ...{
+      authority: admin.authority,
       link: linking.link,
       connect: admin.connect,
       status: linking.status,

@@ -147,6 +147,6 @@ test('a denied consent connects nothing and says so', async () => {
 test('/connect is refused to a member without Manage Server', async () => {
   const member = e.discord.addMember(e.guildId, { username: 'bob' });
   const reply = await runCommand(e, { userId: member.userId, name: 'connect', memberPermissions: EVERYONE | MANAGE_ROLES }).reply();
-  expect(reply.content).toBe('You need the **Manage Server** permission to use /connect.');
+  expect(reply.content).toMatch(/^You need the \*\*Manage Server\*\* permission to use \/connect\./);
   expect(reply.urls).toEqual([]);
 });

@@ -29,6 +29,8 @@ export interface CommandReply {
   content: string;
   /** Link buttons in the reply. */
   urls: string[];
+  /** Other buttons in the reply (their `custom_id` and label), pressed with `pressButton` (test/support/e2e-admin.ts). */
+  buttons: Array<{ customId: string; label: string }>;
   ephemeral: boolean;
   raw: Record<string, unknown> | null;
 }
@@ -88,6 +90,18 @@ export interface E2EOptions {
 
 const ADMIN = 1n << 3n;
 
+/** The content and buttons of a message as an interaction response, edit or follow-up carries it. */
+export function readReply(data: Record<string, unknown> | null): Omit<CommandReply, 'ephemeral'> {
+  const rows = (data?.components as Array<{ components?: Array<{ url?: string; custom_id?: string; label?: string }> }> | undefined) ?? [];
+  const parts = rows.flatMap((r) => r.components ?? []);
+  return {
+    content: typeof data?.content === 'string' ? data.content : '',
+    urls: parts.flatMap((c) => (c.url ? [c.url] : [])),
+    buttons: parts.flatMap((c) => (c.custom_id ? [{ customId: c.custom_id, label: c.label ?? '' }] : [])),
+    raw: data,
+  };
+}
+
 export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
   const clock = createManualClock(new Date('2026-11-20T12:00:00Z'));
   const patreon = await createMembershipServiceSandbox({ clock });
@@ -142,13 +156,7 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
 
   const replyOf = (record: { data: Record<string, unknown> | null; ephemeral: boolean } | undefined): CommandReply => {
     const data = record?.data ?? null;
-    const rows = (data?.components as Array<{ components?: Array<{ url?: string }> }> | undefined) ?? [];
-    return {
-      content: typeof data?.content === 'string' ? data.content : '',
-      urls: rows.flatMap((r) => (r.components ?? []).flatMap((c) => (c.url ? [c.url] : []))),
-      ephemeral: record?.ephemeral ?? false,
-      raw: data,
-    };
+    return { ...readReply(data), ephemeral: record?.ephemeral ?? false };
   };
 
   const e2e: E2E = {
