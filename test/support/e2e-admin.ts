@@ -1,4 +1,5 @@
 import { PermissionFlagsBits } from 'discord.js';
+import { Browser } from './browser';
 import { type CommandReply, type E2E, readReply } from './e2e';
 
 /** Permission sets a member may hold when running a command. */
@@ -135,10 +136,11 @@ export async function connectIn(e: E2E, guildId: string, userId: string): Promis
   const reply = await runCommand(e, { guildId, userId, name: 'connect', memberPermissions: MANAGE_GUILD }).reply();
   const button = reply.urls[0];
   if (!button) throw new Error(`no link button in the /connect reply: ${reply.content}`);
-  const follow = await fetch(button, { redirect: 'manual' });
+  const browser = new Browser();
+  const follow = await browser.get(button);
   if (follow.status !== 302) throw new Error(`the /connect link answered ${follow.status}`);
   const callback = await e.patreon.approveAuthorization(follow.headers.get('location')!, e.patreon.creatorUserId);
-  const page = await fetch(callback, { redirect: 'manual' });
+  const page = await browser.get(callback);
   return { status: page.status, html: await page.text() };
 }
 

@@ -7,6 +7,7 @@ import { type Tierlink, createTierlink } from '../../src/main';
 import { createLogger } from '../../src/edges/observability/logger';
 import { type DiscordSandbox, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import { type MembershipServiceSandbox, createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
+import { Browser } from './browser';
 import { type TestDatabase, createTestDatabase } from './test-database';
 import { standInEnvironment, type ManualClock, createManualClock } from '@tierlink/sandbox';
 import { pageText } from '@tierlink/sandbox/demo';
@@ -196,22 +197,25 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
       const reply = await e2e.command(discordUserId, 'link');
       const button = reply.urls[0];
       if (!button) throw new Error(`no link button in the /link reply: ${reply.content}`);
-      const follow = await fetch(button, { redirect: 'manual' });
+      // One browser follows the button and comes back to the callback (it holds the flow's cookie).
+      const browser = new Browser();
+      const follow = await browser.get(button);
       if (follow.status !== 302) return { status: follow.status, html: await follow.text() };
       const authorizeUrl = follow.headers.get('location')!;
       const callback =
         decision === 'allow'
           ? await patreon.approveAuthorization(authorizeUrl, patreonUserId)
           : await patreon.denyAuthorization(authorizeUrl);
-      const page = await fetch(callback, { redirect: 'manual' });
+      const page = await browser.get(callback);
       return { status: page.status, html: await page.text() };
     },
 
     async connect() {
       const reply = await e2e.command(ownerId, 'connect', [], ADMIN);
-      const follow = await fetch(reply.urls[0]!, { redirect: 'manual' });
+      const browser = new Browser();
+      const follow = await browser.get(reply.urls[0]!);
       const callback = await patreon.approveAuthorization(follow.headers.get('location')!, patreon.creatorUserId);
-      const page = await fetch(callback, { redirect: 'manual' });
+      const page = await browser.get(callback);
       return { status: page.status, html: await page.text() };
     },
 

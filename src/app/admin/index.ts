@@ -43,7 +43,6 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
     ...repos,
     oneTimeLinks: deps.linking.oneTimeLinks,
     accounts,
-    box: deps.box,
     clock,
     logger,
     redirectUri: deps.linking.redirectUri,
