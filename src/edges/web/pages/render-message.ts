@@ -94,8 +94,8 @@ export function otherBrowserMessage(command: FlowCommand): MessageView {
     tone: 'error',
     title: 'Start again from Discord',
     message:
-      `This page was opened in a different browser from the one that followed the ${command} link, or the link was ` +
-      'passed on by someone else. To keep your account safe, nothing was linked or changed.',
+      `This page was opened in a different browser from the one that followed the ${command} link, the link was passed ` +
+      'on by someone else, or this browser did not keep Tierlink’s cookie. To keep your account safe, nothing was linked or changed.',
     next: `Run ${command} yourself in Discord and follow the button it gives you, in this browser.`,
   };
 }
