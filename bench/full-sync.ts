@@ -19,7 +19,7 @@ export interface FullSyncBenchmarkOptions {
   guildMembers?: number;
   /**
    * Discord's global limit for the run (requests per second, the stand-in's and @discordjs/rest's).
-   * Discord's own is 50 (research/tech-facts.md §1); at 50 the ~12,700 role writes wait about four
+   * Discord's own is 50 (docs/tech-facts.md §1); at 50 the ~12,700 role writes wait about four
    * minutes, all of it excluded from the busy time. Default 2,000: the figures are the same, sooner.
    */
   discordRequestsPerSecond?: number;

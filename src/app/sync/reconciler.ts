@@ -38,7 +38,7 @@ export interface ReconcilerDeps {
 }
 
 /**
- * The level-triggered heart of Tierlink (DESIGN.md): every trigger (a link, a webhook, a rejoin, a
+ * The level-triggered heart of Tierlink (docs/architecture.md): every trigger (a link, a webhook, a rejoin, a
  * mapping change, an unlink) ends here. It gathers the current state of one member (link,
  * snapshots, ledger, roles in Discord), asks the pure planner, and applies the plan. Reconciling a
  * member twice changes nothing the second time, so duplicates and reordered triggers are harmless.

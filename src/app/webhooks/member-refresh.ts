@@ -80,7 +80,7 @@ function snapshotFromPayload(member: PayloadMember, campaignId: string): Snapsho
 /**
  * One member brought up to date after a delivery or a re-check: re-read with the creator's token,
  * stored, linked through the Discord account on their profile, and reconciled in every guild the
- * campaign serves (level-triggered, DESIGN.md). Re-reads of one member run one at a time, so an
+ * campaign serves (level-triggered, docs/architecture.md). Re-reads of one member run one at a time, so an
  * older read can never be stored after a newer one in this process.
  */
 export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {

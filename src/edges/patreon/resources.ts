@@ -31,7 +31,7 @@ export interface Member {
   /** ISO 8601 UTC, or null when never charged. */
   lastChargeDate: string | null;
   lastChargeStatus: ChargeStatus;
-  /** From `currently_entitled_tiers` (deleted tiers are absent: research (c)). */
+  /** From `currently_entitled_tiers` (deleted tiers are absent: docs/patreon-api-notes.md §10). */
   entitledTierIds: string[];
   pledgeRelationshipStart: string | null;
   /** Null as Patreon's own samples show it (docs/patreon-api-notes.md §3.3), or when unreadable: it decides nothing. */
@@ -136,7 +136,7 @@ export class AttributeProblem extends Error {
 /**
  * Attribute access that fails loudly. A missing attribute means a request forgot to ask for it
  * (v2 returns only what `fields` names), and reading it as null would turn "not asked" into
- * "not a patron" (DESIGN.md: a failed read never reads as "nobody is a patron"). It throws an
+ * "not a patron" (docs/architecture.md: a failed read never reads as "nobody is a patron"). It throws an
  * {@link AttributeProblem}; whole answers turn that into a `PatreonApiError`, member pages into an
  * unreadable member.
  */

@@ -3,7 +3,7 @@ import { bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, text, t
 
 /**
  * The whole schema. Secrets (creator tokens, webhook secrets) are stored only encrypted
- * (`*_enc`, see src/shared/secret-box.ts); one-time link tokens only as SHA-256 hashes.
+ * (`*_enc`, see src/edges/store/secret-box.ts); one-time link tokens only as SHA-256 hashes.
  * Patron OAuth tokens are never stored.
  */
 
@@ -51,7 +51,7 @@ export const creatorCredentials = pgTable('creator_credentials', {
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
 
-/** A Discord server and its sync settings (see src/mapping/settings.ts for meanings and bounds). */
+/** A Discord server and its sync settings (see src/core/planner/settings.ts for meanings and bounds). */
 export const guilds = pgTable('guilds', {
   id: text('id').primaryKey(),
   name: text('name'),
