@@ -8,6 +8,7 @@ import { createRepositories } from '../src/edges/store/repositories';
 import { readFileSync } from 'node:fs';
 import { storeCampaign } from '../src/app/admin/campaign-catalog';
 import { createCreatorAccounts } from '../src/edges/patreon/creator-accounts';
+import { keyValueDialectStore } from '../src/edges/patreon/dialect';
 import { openDatabase } from '../src/edges/store/database';
 import { createJobQueue, createJobStore } from '../src/edges/store/job-queue';
 import { createDiscordAccess } from '../src/edges/discord';
@@ -120,6 +121,7 @@ async function main(): Promise<void> {
       },
       credentials,
       campaigns: repos.campaigns,
+      dialectStore: keyValueDialectStore(repos.appState, input.patreon.url),
     });
 
     if (input.mode === 'setup') {
