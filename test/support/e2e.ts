@@ -69,6 +69,8 @@ export interface E2E {
 }
 
 export interface E2EOptions {
+  /** The membership stand-in's dialect: the spec's (default) or Patreon's documented one. */
+  dialect?: 'spec' | 'patreon';
   /** Run `/connect` as the creator right after start (and fail loudly if it does not succeed). */
   connected?: boolean;
   /** Start with the creator's tokens in the environment (connected at start-up, no /connect). */
@@ -90,7 +92,7 @@ const ADMIN = 1n << 3n;
 
 export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
   const clock = createManualClock(new Date('2026-11-20T12:00:00Z'));
-  const patreon = await createMembershipServiceSandbox({ clock });
+  const patreon = await createMembershipServiceSandbox({ clock, dialect: options.dialect ?? 'spec' });
   const discord = await createDiscordSandbox({ clock });
   const db = await createTestDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tierlink-e2e-'));

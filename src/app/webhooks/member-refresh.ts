@@ -68,6 +68,8 @@ function snapshotFromPayload(member: PayloadMember, campaignId: string): Snapsho
     patreonUserId: member.userId,
     patronStatus: member.patronStatus,
     isFollower: member.isFollower,
+    isFreeTrial: member.isFreeTrial,
+    isGifted: member.isGifted,
     lastChargeDate: member.lastChargeDate,
     lastChargeStatus: member.lastChargeStatus,
     entitledTierIds: member.entitledTierIds,

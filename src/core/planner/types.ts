@@ -48,14 +48,13 @@ export interface MemberState {
    * for a declined member, yet the grace period keeps what they had.
    */
   lastActiveTierIds: readonly string[];
-  /** When we first saw `declined_patron`: the grace anchor when `last_charge_date` is null. */
-  declinedSeenAt: Date | null;
   /**
-   * The first declined charge seen for the current pledge ({@link firstDeclineOf}): the grace
-   * period counts from it, not from `last_charge_date`, which moves with every retry. Absent
-   * (snapshots stored before it existed): `last_charge_date` is the anchor, as before.
+   * The first declined charge seen for the current pledge, as the store keeps it with the snapshot
+   * ({@link firstDeclineOf}): the grace period counts from it, not from `last_charge_date`, which
+   * moves with every retry. Null when not declined, or (a snapshot stored before the store kept
+   * it) unknown: `last_charge_date` is the anchor then.
    */
-  firstDeclinedAt?: Date | null;
+  firstDeclinedAt: Date | null;
   /** Set when the last read of this member could not be understood: its roles stay exactly as they are. */
   unreadable?: UnreadableState | null;
 }
