@@ -25,6 +25,7 @@ import { createSecretBox } from '../src/edges/store/secret-box';
 import { createGuildContextLoader } from '../src/app/sync/guild-context';
 import { createRoleApplier } from '../src/app/sync/role-applier';
 import { createReconciler } from '../src/app/sync/reconciler';
+import { createGraceChecks } from '../src/app/sync/grace-checks';
 import { createWebhooks } from '../src/app/webhooks';
 import { WEBHOOK_PATH } from '../src/app/webhooks/delivery';
 import { createWebhookEndpoint } from '../src/edges/web/webhook-endpoint';
@@ -138,7 +139,9 @@ async function startStack(db: ScratchDatabase, options: { process: boolean }) {
       contexts: createGuildContextLoader({ ...repos, discordSnapshots }),
       directory,
       applier: createRoleApplier({ writer, ledger: repos.ledger, clock, metrics, logger }),
+      graceChecks: createGraceChecks({ jobs: jobStore, logger }),
       clock,
+      logger,
     }),
     publicUrl: url,
     requestCampaignSync: () => {},

@@ -38,6 +38,16 @@ export interface SyncChange {
   problem?: string;
 }
 
+/** A member the service answered with something Tierlink cannot read. */
+export interface UnreadableMemberLine {
+  memberId: string;
+  attribute: string;
+  reason: string;
+}
+
+/** How many unreadable members a campaign's report names (all are counted). */
+export const UNREADABLE_LISTED = 20;
+
 export interface CampaignSyncReport {
   campaignId: string;
   /** The listing reached its last page without an error. */
@@ -48,6 +58,13 @@ export interface CampaignSyncReport {
   linksMade: number;
   /** Snapshots of members the complete listing no longer holds, deleted. */
   staleSnapshotsDeleted: number;
+  /**
+   * Members whose state could not be read (an unknown `patron_status`, an unexpected null): their
+   * roles were left exactly as they are. Counted in `members` too.
+   */
+  unreadable: number;
+  /** The first {@link UNREADABLE_LISTED} of them, with the attribute and why. */
+  unreadableMembers: UnreadableMemberLine[];
   error: string | null;
   apiCalls: Record<string, number>;
 }
@@ -177,9 +194,13 @@ export function formatSyncReport(report: SyncReport | SkippedSync, options: Form
       c.staleSnapshotsDeleted > 0
         ? `, ${n(c.staleSnapshotsDeleted)} departed ${c.staleSnapshotsDeleted === 1 ? 'member' : 'members'} forgotten`
         : '';
+    const unreadable = c.unreadable > 0 ? `, ${plural(c.unreadable, 'unreadable member')} (roles left as they are)` : '';
     lines.push(
-      `Campaign ${c.campaignId}: ${plural(c.pages, 'page')}, ${plural(c.members, 'member')}${links}${stale}${c.error ? `; ERROR: ${c.error}` : ''}`,
+      `Campaign ${c.campaignId}: ${plural(c.pages, 'page')}, ${plural(c.members, 'member')}${unreadable}${links}${stale}${c.error ? `; ERROR: ${c.error}` : ''}`,
     );
+    for (const u of c.unreadableMembers) lines.push(`  Unreadable: member ${u.memberId}: ${u.attribute} ${u.reason}`);
+    if (c.unreadable > c.unreadableMembers.length)
+      lines.push(`  … ${plural(c.unreadable - c.unreadableMembers.length, 'more unreadable member')}`);
   }
   for (const error of report.errors) lines.push(`Error: ${error}`);
   if (report.guilds.length === 0 && report.errors.length === 0) lines.push('No server serves a campaign yet: run /connect in a server.');

@@ -19,6 +19,7 @@ import { type ApiMeter, addCalls, callsBetween } from './api-meter';
 import { type CampaignOutcome, type CampaignPass, describeError } from './campaign-pass';
 import type { GuildContextLoader } from './guild-context';
 import type { GuildPass } from './guild-pass';
+import type { GraceChecks, GraceEnd } from './grace-checks';
 import { type RoleApplier, type Trigger, auditEntry } from './role-applier';
 
 export interface FullSyncOptions {
@@ -47,6 +48,7 @@ export interface FullSyncDeps {
   campaignPass: CampaignPass;
   guildPass: GuildPass;
   applier: Pick<RoleApplier, 'applyMany'>;
+  graceChecks: Pick<GraceChecks, 'schedule'>;
   meter?: ApiMeter;
   clock: Clock;
   metrics: Pick<Metrics, 'roleChanges' | 'syncRuns' | 'syncDurationSeconds'>;
@@ -105,6 +107,7 @@ export function createFullSync(deps: FullSyncDeps) {
       changes: [],
     };
     let pending: PlannedMember[] = [];
+    const graceEnds: GraceEnd[] = [];
     const plannedAt = clock.now();
     let context: GuildContext | null = null;
     try {
@@ -120,7 +123,10 @@ export function createFullSync(deps: FullSyncDeps) {
       context = await deps.contexts.load(guildId);
       const ledger = await deps.ledger.forGuild(guildId);
       for (const entries of ledger.values()) report.ourGrants += entries.length;
-      pending = await deps.guildPass.plan({ guild: context, ledger, campaigns: run.campaigns, pendingLinks: run.pendingLinks }, report);
+      pending = await deps.guildPass.plan(
+        { guild: context, ledger, campaigns: run.campaigns, pendingLinks: run.pendingLinks, graceEnds },
+        report,
+      );
     } catch (error) {
       report.errors.push(`syncing this server failed: ${describeError(error)}`);
       logger.error({ err: error, guildId }, 'full sync: the server could not be synced');
@@ -172,6 +178,11 @@ export function createFullSync(deps: FullSyncDeps) {
         }
       }
       report.changes = changeLines(pending, report.held !== null, results);
+      try {
+        await deps.graceChecks.schedule(graceEnds);
+      } catch (error) {
+        logger.error({ err: error, guildId }, 'full sync: the checks at the end of grace periods could not be scheduled');
+      }
       if (report.held) {
         try {
           await auditHeld(guildId, pending, report.held.reason, auditTrigger(options.trigger));

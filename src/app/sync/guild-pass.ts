@@ -7,6 +7,7 @@ import { type SnapshotRepository, type SnapshotRow, toMemberState } from '../../
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import { type CampaignOutcome, describeError } from './campaign-pass';
+import { type GraceEnd, graceEndOf } from './grace-checks';
 
 const NOT_LINKED = 'no linked membership';
 
@@ -28,6 +29,8 @@ export interface GuildPassInput {
   campaigns: ReadonlyMap<string, CampaignOutcome>;
   /** Links a dry run would make (Discord user → service user). */
   pendingLinks: ReadonlyMap<string, string>;
+  /** Filled with the members planned inside a grace period, and when it ends (see `grace-checks.ts`). */
+  graceEnds: GraceEnd[];
 }
 
 /**
@@ -70,10 +73,13 @@ export function createGuildPass(deps: GuildPassDeps) {
           for (const m of todo) {
             const patreonUserId = linkOf.get(m.userId);
             const rows = patreonUserId !== undefined ? (snapshots.get(patreonUserId) ?? []).filter((row) => !stale(row)) : [];
+            const members = rows.map(toMemberState);
+            const graceEnd = graceEndOf(guild, m.userId, members, now);
+            if (graceEnd) input.graceEnds.push(graceEnd);
             const planned = planUser({
               guild,
               userId: m.userId,
-              members: rows.map(toMemberState),
+              members,
               currentRoleIds: new Set(m.roleIds),
               ledger: ledger.get(m.userId) ?? [],
               now,

@@ -7,7 +7,8 @@ import { createKeyedMutex, mapWithConcurrency } from '../../shared/keyed-mutex';
 import type { Logger } from '../../shared/logger';
 
 /** What set a change in motion; recorded in the audit log and in Discord's audit-log reason. */
-export type Trigger = 'link' | 'unlink' | 'relink' | 'webhook' | 'sync' | 'rejoin' | 'map' | 'settings' | 'recheck' | 'connect';
+export type Trigger =
+  'link' | 'unlink' | 'relink' | 'webhook' | 'sync' | 'rejoin' | 'map' | 'settings' | 'recheck' | 'connect' | 'grace' | 'adopt';
 
 export interface FailedChange {
   change: RoleChange;

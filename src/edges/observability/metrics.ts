@@ -69,6 +69,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       labelNames: ['kind'] as const,
       registers,
     }),
+    unreadableMembers: new Counter({
+      name: 'tierlink_unreadable_members_total',
+      help: 'Reads of a member the service answered with a value Tierlink cannot understand (its roles were left as they are), by source (sync, webhook, link)',
+      labelNames: ['source'] as const,
+      registers,
+    }),
     links: new Counter({
       name: 'tierlink_links_total',
       help: 'Completed /link flows, by outcome',
