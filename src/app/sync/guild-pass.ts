@@ -1,4 +1,4 @@
-import { managedRoleIds, planUser } from '../../core/planner';
+import { adoptions, managedRoleIds, planUser } from '../../core/planner';
 import type { GuildContext, LedgerEntry } from '../../core/planner/types';
 import type { GuildSyncReport, PlannedMember } from '../../core/sync-report';
 import type { GuildDirectory, GuildMemberInfo } from '../../edges/discord/guild-directory';
@@ -31,6 +31,8 @@ export interface GuildPassInput {
   pendingLinks: ReadonlyMap<string, string>;
   /** Filled with the members planned inside a grace period, and when it ends (see `grace-checks.ts`). */
   graceEnds: GraceEnd[];
+  /** Also plan the roles linked members already hold that Tierlink would grant ({@link adoptions}). */
+  adopt?: boolean;
 }
 
 /**
@@ -87,8 +89,14 @@ export function createGuildPass(deps: GuildPassDeps) {
               ...(patreonUserId === undefined ? { unlinkedReason: NOT_LINKED } : {}),
             });
             report.usersPlanned += 1;
-            if (planned.plan.changes.length > 0 || planned.plan.blocked.length > 0) {
-              pending.push({ plan: planned.plan, username: m.globalName ?? m.username });
+            const adopted =
+              input.adopt && patreonUserId !== undefined ? adoptions(planned.desired, new Set(m.roleIds), ledger.get(m.userId) ?? []) : [];
+            if (planned.plan.changes.length > 0 || planned.plan.blocked.length > 0 || adopted.length > 0) {
+              pending.push({
+                plan: planned.plan,
+                username: m.globalName ?? m.username,
+                ...(adopted.length > 0 ? { adoptions: adopted } : {}),
+              });
             }
           }
         }

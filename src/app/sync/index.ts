@@ -146,11 +146,12 @@ export function createSync(deps: SyncSubsystemDeps) {
     },
 
     /** One sync run for `/sync` and `npm run sync`: the same code path. */
-    runSync(options: { guildId?: string; dryRun: boolean; force: boolean; trigger: 'manual' | 'cli' }) {
+    runSync(options: { guildId?: string; dryRun: boolean; force: boolean; adopt?: boolean; trigger: 'manual' | 'cli' }) {
       return scheduler.runNow({
         trigger: options.trigger,
         dryRun: options.dryRun,
         force: options.force,
+        adopt: options.adopt === true,
         ...(options.guildId ? { guildId: options.guildId } : {}),
       });
     },

@@ -220,6 +220,17 @@ export type RoleChange =
   /** The ledger says we granted a role the member no longer has: drop the row, call nothing. */
   | { op: 'forget'; roleId: string; roleName: string | null; reason: string };
 
+/**
+ * A role a member already holds that Tierlink would grant them, recorded as Tierlink's grant
+ * without a request (see `adopt.ts`).
+ */
+export interface Adoption {
+  roleId: string;
+  roleName: string;
+  grant: { campaignId: string | null; tierId: string | null; kind: GrantKind };
+  reason: string;
+}
+
 /** A change the planner wanted but the bot cannot make; no request is sent for it. */
 export interface BlockedChange {
   op: 'add' | 'remove';

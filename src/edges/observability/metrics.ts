@@ -46,7 +46,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     }),
     roleChanges: new Counter({
       name: 'tierlink_role_changes_total',
-      help: 'Role changes, by kind (add, remove, forget) and outcome (applied, failed, blocked, held)',
+      help: 'Role changes, by kind (add, remove, forget, adopt) and outcome (applied, failed, blocked, held)',
       labelNames: ['kind', 'outcome'] as const,
       registers,
     }),

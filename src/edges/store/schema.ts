@@ -265,7 +265,8 @@ export const auditLog = pgTable(
     guildId: text('guild_id').notNull(),
     discordUserId: text('discord_user_id').notNull(),
     roleId: text('role_id').notNull(),
-    action: text('action').$type<'add' | 'remove' | 'forget'>().notNull(),
+    /** `adopt`: a role the member already held, recorded as Tierlink's grant without a request (`/sync adopt:true`). */
+    action: text('action').$type<'add' | 'remove' | 'forget' | 'adopt'>().notNull(),
     outcome: text('outcome').$type<'applied' | 'failed' | 'held' | 'blocked'>().notNull(),
     trigger: text('trigger').notNull(),
     reason: text('reason').notNull(),
