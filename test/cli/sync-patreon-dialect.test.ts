@@ -33,7 +33,10 @@ interface CliRun {
   roleRequests: number;
 }
 
-/** `npm run sync -- --json …` as a process; the stand-ins' clock moves past their rate-limit window first. */
+/**
+ * `npm run sync -- --json …` as a process (seconds each on a shared machine: the tests allow two
+ * minutes); the stand-ins' clock moves past their rate-limit window first.
+ */
 async function runSync(...args: string[]): Promise<CliRun> {
   e.clock.advance(MINUTE + 1000);
   const before = e.patreon.requests().length;
@@ -141,7 +144,7 @@ test('Patreon’s kinds of member and an unknown patron_status sync completely i
   // Logged once, with the member's id and the attribute.
   const lines = run.logs.filter((l) => l.msg === 'a member could not be read; its roles stay as they are until it can');
   expect(lines).toEqual([expect.objectContaining({ memberId: oddMember.id, attribute: 'patron_status', patreonUserId: odd.id })]);
-});
+}, 120_000);
 
 test('the dialect the first process learned is stored: the second pays no refused request, one member-list request per 1,000', async () => {
   e.patreon.generateMembers({ campaignId: e.patreon.campaignId, count: 2_500, seed: 7 });
@@ -157,7 +160,7 @@ test('the dialect the first process learned is stored: the second pays no refuse
   // Still unreadable: counted again, but not logged again.
   expect(run.logs.filter((l) => l.memberId === people.odd.memberId)).toEqual([]);
   expect(e.discord.memberRoles(e.guildId, people.odd.userId).sort()).toEqual([e.roles.gold, e.roles.staff].sort());
-});
+}, 120_000);
 
 test('--adopt --dry-run counts the roles patrons already hold; --adopt records them with no role request; they go when the pledge ends', async () => {
   const dry = await runSync('--adopt', '--dry-run');
@@ -182,4 +185,4 @@ test('--adopt --dry-run counts the roles patrons already hold; --adopt records t
   expect(after.code).toBe(0);
   expect(after.report.guilds[0]!.applied.removes).toBe(1);
   expect(e.discord.memberRoles(e.guildId, people.byHand.userId)).toEqual([]);
-});
+}, 120_000);

@@ -209,7 +209,7 @@ describe('moving in: /sync adopt:true', () => {
       sql`select count(*)::int as n from audit_log where trigger = 'adopt' and action = 'adopt' and outcome = 'applied'`,
     );
     expect(audited?.n).toBe(100);
-  });
+  }, 60_000);
 
   test('after 50 of them cancel, the next sync removes those 50 roles (past the mass-removal guard with force) and keeps the others', async () => {
     for (const p of patrons.slice(0, 50)) {
@@ -225,5 +225,5 @@ describe('moving in: /sync adopt:true', () => {
     const forced = await command('sync', [boolOption('force', true)]);
     expect(forced.content).toContain('Applied: 0 added, 50 removed');
     expect(patrons.filter((p) => e.discord.memberRoles(e.guildId, p.userId).includes(e.roles.gold))).toEqual(patrons.slice(50));
-  });
+  }, 60_000);
 });
