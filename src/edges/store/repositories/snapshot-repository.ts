@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { queryRows } from '../database';
 import { CHARGE_STATUSES } from '../../../core/planner/entitlement';
-import { firstDeclineOf, isDeclinedRead } from '../../../core/planner/grace';
+import { type KeptDecline, firstDeclineOf, isDeclinedRead } from '../../../core/planner/grace';
 import type { ChargeStatus, MemberState, PatronStatus } from '../../../core/planner/types';
 import type { Db } from '../database';
 import { type UnreadableMark, memberSnapshots } from '../schema';
@@ -76,19 +76,9 @@ const key = (campaignId: string, memberId: string): string => `${campaignId}\u00
  * `unreadable` (set by a read that could not be understood, cleared by the next one that could).
  */
 export function createSnapshotRepository(db: Db) {
-  /**
-   * One statement for one member or a page of 1,000, sent as a single JSON parameter: a page as
-   * 14,000 bind parameters cost about 50 ms of CPU to build and as much to bind on PGlite (10 s over
-   * a campaign of 100,000, measured with `npm run bench`). The first decline is decided here with
-   * `firstDeclineOf` against what was kept (read first, for the declined members only); the merge
-   * keeps the last active tiers, clears an unreadable mark, and a read taken before the stored one
-   * does not overwrite it (two instances may finish out of order).
-   */
   /** What the store kept of the members' declines, read only for members read as declined (few). */
-  async function keptDeclines(
-    snapshots: readonly SnapshotInput[],
-  ): Promise<Map<string, { firstDeclinedAt: Date | null; pledgeRelationshipStart: Date | null }>> {
-    const out = new Map<string, { firstDeclinedAt: Date | null; pledgeRelationshipStart: Date | null }>();
+  async function keptDeclines(snapshots: readonly SnapshotInput[]): Promise<Map<string, KeptDecline>> {
+    const out = new Map<string, KeptDecline>();
     const declined = snapshots.filter((s) =>
       isDeclinedRead({ patronStatus: s.patronStatus, lastChargeStatus: s.lastChargeStatus as ChargeStatus }),
     );
@@ -115,6 +105,14 @@ export function createSnapshotRepository(db: Db) {
     return out;
   }
 
+  /**
+   * One statement for one member or a page of 1,000, sent as a single JSON parameter: a page as
+   * 14,000 bind parameters cost about 50 ms of CPU to build and as much to bind on PGlite (10 s over
+   * a campaign of 100,000, measured with `npm run bench`). The first decline is decided here with
+   * `firstDeclineOf` against what was kept (read first, for the declined members only); the merge
+   * keeps the last active tiers, clears an unreadable mark, and a read taken before the stored one
+   * does not overwrite it (two instances may finish out of order).
+   */
   async function write(snapshots: readonly SnapshotInput[], now: Date): Promise<SnapshotRow[]> {
     if (snapshots.length === 0) return [];
     const kept = await keptDeclines(snapshots);
