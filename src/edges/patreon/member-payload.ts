@@ -9,6 +9,9 @@ export interface PayloadMember {
   userId: string | null;
   patronStatus: PatronStatus;
   isFollower: boolean;
+  /** Patreon's `is_free_trial` and `is_gifted` (false when the body lacks them). */
+  isFreeTrial: boolean;
+  isGifted: boolean;
   lastChargeDate: Date | null;
   lastChargeStatus: string | null;
   entitledTierIds: string[];
@@ -63,6 +66,8 @@ export function memberFromPayload(body: unknown): Result<PayloadMember, string> 
     userId,
     patronStatus: status as PatronStatus,
     isFollower: attributes.is_follower === true,
+    isFreeTrial: attributes.is_free_trial === true,
+    isGifted: attributes.is_gifted === true,
     lastChargeDate: dateOrNull(attributes.last_charge_date),
     lastChargeStatus: typeof chargeStatus === 'string' ? chargeStatus : null,
     entitledTierIds: [...new Set(tierIds)],

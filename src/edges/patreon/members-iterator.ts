@@ -113,7 +113,8 @@ export async function* iterateMemberPages(deps: MembersIteratorDeps, campaignId:
       }
       unreadable.push(reading.unreadable);
       const { memberId, attribute, reason } = reading.unreadable;
-      deps.logger.warn({ campaignId, memberId, attribute, reason }, 'a member could not be read; its roles stay as they are');
+      // The caller counts, stores and logs it (once while it stays unreadable).
+      deps.logger.debug({ campaignId, memberId, attribute, reason }, 'a member could not be read');
     }
     if (resources.length > 0 && repeated === resources.length) throw loop(`page ${pageNumber} repeats members of an earlier page`);
     if (repeated > 0) deps.logger.warn({ campaignId, pageNumber, repeated }, 'member list repeated some members; skipped them');
