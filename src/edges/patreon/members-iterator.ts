@@ -108,11 +108,11 @@ export async function* iterateMemberPages(deps: MembersIteratorDeps, campaignId:
       seenMembers.add(resource.id);
       const reading = readMember(resource, included, { campaignId, where });
       if (reading.ok) {
-        members.push(reading.member);
+        members.push(reading.value);
         continue;
       }
-      unreadable.push(reading.unreadable);
-      const { memberId, attribute, reason } = reading.unreadable;
+      unreadable.push(reading.error);
+      const { memberId, attribute, reason } = reading.error;
       // The caller counts, stores and logs it (once while it stays unreadable).
       deps.logger.debug({ campaignId, memberId, attribute, reason }, 'a member could not be read');
     }
