@@ -43,6 +43,8 @@ async function main(): Promise<void> {
     },
     { title: 'Webhooks', run: () => runWebhookBenchmarks(postgresUrl ? { postgresUrl } : {}) },
     { title: 'Full sync', run: () => runFullSyncBenchmark() },
+    // Patreon's dialect: page[count], its names, and its published limits paced by the request budget.
+    { title: "Full sync in Patreon's dialect", run: () => runFullSyncBenchmark({ dialect: 'patreon', secondRun: false }) },
   ];
   const rows: Array<Row & { section: string }> = [];
   console.log(`Tierlink benchmarks on ${machine()}`);

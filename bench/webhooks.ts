@@ -4,31 +4,22 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import express from 'express';
 import { storeCampaign } from '../src/app/admin/campaign-catalog';
-import { createCreatorAccounts } from '../src/edges/patreon/creator-accounts';
-import { createCampaignRepository } from '../src/edges/store/repositories/campaign-repository';
-import { createCredentialRepository } from '../src/edges/store/repositories/credential-repository';
-import { createGuildRepository } from '../src/edges/store/repositories/guild-repository';
-import { createLedgerRepository } from '../src/edges/store/repositories/ledger-repository';
-import { createLinkRepository } from '../src/edges/store/repositories/link-repository';
-import { createMappingRepository } from '../src/edges/store/repositories/mapping-repository';
-import { createSnapshotRepository } from '../src/edges/store/repositories/snapshot-repository';
-import { createWebhookRepository } from '../src/edges/store/repositories/webhook-repository';
-import { createGuildDirectory, createGuildSnapshotCache, createRest, createRoleWriter } from '../src/edges/discord';
-import { createJobQueue, createJobStore } from '../src/edges/store/job-queue';
-import { createInboxQueue } from '../src/edges/store/durable-queue';
-import { createMetrics } from '../src/edges/observability/metrics';
-import { createDiscordSandbox } from '@tierlink/sandbox/discord';
-import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
-import { realSleep, systemClock } from '../src/shared/clock';
-import { silentLogger } from '../src/shared/logger';
-import { createSecretBox } from '../src/edges/store/secret-box';
-import { createGuildContextLoader } from '../src/app/sync/guild-context';
-import { createRoleApplier } from '../src/app/sync/role-applier';
-import { createReconciler } from '../src/app/sync/reconciler';
+import { createSync } from '../src/app/sync';
 import { createWebhooks } from '../src/app/webhooks';
 import { WEBHOOK_PATH } from '../src/app/webhooks/delivery';
-import { createWebhookEndpoint } from '../src/edges/web/webhook-endpoint';
 import { signWebhookBody } from '../src/app/webhooks/verify-signature';
+import { createDiscordAccess } from '../src/edges/discord';
+import { createMetrics } from '../src/edges/observability/metrics';
+import { createCreatorAccounts } from '../src/edges/patreon/creator-accounts';
+import { createInboxQueue } from '../src/edges/store/durable-queue';
+import { createJobQueue, createJobStore } from '../src/edges/store/job-queue';
+import { createRepositories } from '../src/edges/store/repositories';
+import { createSecretBox } from '../src/edges/store/secret-box';
+import { createWebhookEndpoint } from '../src/edges/web/webhook-endpoint';
+import { realSleep, systemClock } from '../src/shared/clock';
+import { silentLogger } from '../src/shared/logger';
+import { createDiscordSandbox } from '@tierlink/sandbox/discord';
+import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { type ScratchDatabase, openScratchDatabase } from './scratch-database';
 
 /**
@@ -95,19 +86,14 @@ async function startStack(db: ScratchDatabase, options: { process: boolean }) {
   const d = db.database.db;
   const patreon = await createMembershipServiceSandbox({ clock });
   const discord = await createDiscordSandbox({ rateLimits: { global: { limit: 10_000, windowMs: 1000 } } });
-  const { rest } = createRest({ apiBaseUrl: discord.apiBaseUrl, token: discord.botToken, rest: { globalRequestsPerSecond: 10_000 } });
-  const directory = createGuildDirectory({ rest, botUserId: discord.botUserId });
-  const discordSnapshots = createGuildSnapshotCache({ directory, clock });
-  const writer = createRoleWriter({ rest, directory, clock, cache: discordSnapshots });
-  const repos = {
-    guilds: createGuildRepository(d),
-    campaigns: createCampaignRepository(d),
-    mappings: createMappingRepository(d),
-    links: createLinkRepository(d),
-    snapshots: createSnapshotRepository(d),
-    ledger: createLedgerRepository(d),
-    webhooks: createWebhookRepository(d, box),
-  };
+  const discordAccess = createDiscordAccess({
+    apiBaseUrl: discord.apiBaseUrl,
+    token: discord.botToken,
+    botUserId: discord.botUserId,
+    clock,
+    rest: { globalRequestsPerSecond: 10_000 },
+  });
+  const repos = createRepositories(d, box);
   const accounts = createCreatorAccounts({
     service: {
       baseUrl: patreon.url,
@@ -118,28 +104,30 @@ async function startStack(db: ScratchDatabase, options: { process: boolean }) {
       random: Math.random,
       logger,
     },
-    credentials: createCredentialRepository(d, box),
-    campaigns: repos.campaigns,
+    ...repos,
+  });
+  const jobStore = createJobStore(d);
+  const jobQueue = createJobQueue({ store: jobStore, clock, random: Math.random, logger });
+  const sync = createSync({
+    repos,
+    discord: discordAccess,
+    accounts,
+    database: db.database,
+    jobs: jobQueue,
+    schedule: '0 4 * * *',
+    clock,
+    metrics,
+    logger,
   });
   // The server listens before the subsystem is built, so registration knows the webhook uri.
   const app = express();
   const { server, url } = await listen(app);
-  const jobStore = createJobStore(d);
   const webhooks = createWebhooks({
-    webhooks: repos.webhooks,
+    ...repos,
     inbox: createInboxQueue(d),
-    jobs: { queue: createJobQueue({ store: jobStore, clock, random: Math.random, logger }), store: jobStore },
+    jobs: { queue: jobQueue, store: jobStore },
     accounts,
-    campaigns: repos.campaigns,
-    snapshots: repos.snapshots,
-    links: repos.links,
-    reconciler: createReconciler({
-      ...repos,
-      contexts: createGuildContextLoader({ ...repos, discordSnapshots }),
-      directory,
-      applier: createRoleApplier({ writer, ledger: repos.ledger, clock, metrics, logger }),
-      clock,
-    }),
+    reconciler: sync.reconciler,
     publicUrl: url,
     requestCampaignSync: () => {},
     metrics,

@@ -7,6 +7,7 @@ import type { Config } from './config';
 import { createDiscordAccess } from './edges/discord';
 import { type Metrics, createMetrics } from './edges/observability/metrics';
 import { createCreatorAccounts } from './edges/patreon/creator-accounts';
+import { keyValueDialectStore } from './edges/patreon/dialect';
 import type { RetryPolicy } from './edges/patreon/http';
 import type { Database } from './edges/store/database';
 import { createInboxQueue } from './edges/store/durable-queue';
@@ -71,6 +72,8 @@ export function buildServices(options: TierlinkOptions, database: Database) {
       onRequest: (info) => void (info.outcome !== 'ok' && info.errorKind && metrics.patreonErrors.inc({ kind: info.errorKind })),
     },
     ...repos,
+    // Learned once per installation: no later process pays a rejected request to learn it again.
+    dialectStore: keyValueDialectStore(repos.appState, config.patreon.baseUrl),
   });
   // Durable background work, shared: each subsystem registers its own job kinds.
   const jobStore = createJobStore(db);

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { type Result, err, ok } from './core/result';
 
 /**
- * The only reader of `process.env` (see CONTRACT.md, "Configuration"). Everything else receives a
+ * The only reader of `process.env` (see docs/contract.md, "Configuration"). Everything else receives a
  * frozen {@link Config}. Parsing happens once, at start-up, and reports every problem at once so an
  * operator fixes the environment in one go instead of one restart per variable.
  */

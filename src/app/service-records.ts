@@ -1,6 +1,6 @@
-import type { Member, Tier } from '../edges/patreon';
+import type { Member, Tier, UnreadableMember } from '../edges/patreon';
 import type { TierInput } from '../edges/store/repositories/campaign-repository';
-import type { SnapshotInput, SnapshotRow } from '../edges/store/repositories/snapshot-repository';
+import type { SnapshotInput, SnapshotRow, UnreadableInput } from '../edges/store/repositories/snapshot-repository';
 
 /** What the service client reads, in the shapes the store keeps. */
 
@@ -12,11 +12,25 @@ export function snapshotFromMember(member: Member, source: SnapshotRow['source']
     patreonUserId: member.userId,
     patronStatus: member.patronStatus,
     isFollower: member.isFollower,
+    isFreeTrial: member.isFreeTrial,
+    isGifted: member.isGifted,
     lastChargeDate: member.lastChargeDate ? new Date(member.lastChargeDate) : null,
     lastChargeStatus: member.lastChargeStatus,
     entitledTierIds: [...member.entitledTierIds],
     pledgeRelationshipStart: member.pledgeRelationshipStart ? new Date(member.pledgeRelationshipStart) : null,
     entitledAmountCents: member.currentlyEntitledAmountCents,
+    source,
+  };
+}
+
+/** A member whose read could not be understood, in the shape the snapshot table marks. */
+export function unreadableInput(member: UnreadableMember, campaignId: string, source: SnapshotRow['source']): UnreadableInput {
+  return {
+    campaignId: member.campaignId ?? campaignId,
+    memberId: member.memberId,
+    patreonUserId: member.userId,
+    attribute: member.attribute,
+    reason: member.reason,
     source,
   };
 }

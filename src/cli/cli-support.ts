@@ -5,7 +5,7 @@ import type { Logger } from '../shared/logger';
 
 /**
  * Reads the configuration or stops: one message naming every offending variable, exit code 2, no
- * stack trace (CONTRACT.md: "A missing or malformed variable stops start-up with one clear message").
+ * stack trace (docs/contract.md: "A missing or malformed variable stops start-up with one clear message").
  */
 export function loadConfigOrExit(needs: ConfigNeeds = 'service'): Config {
   const result = parseConfig(readEnvironment(), needs);

@@ -3,11 +3,14 @@ import { createTierlink } from '../main';
 import { formatSyncReport } from '../core/sync-report';
 import { cliLogger, exitOnError, loadConfigOrExit } from './cli-support';
 
-const USAGE = `Usage: npm run sync -- [--dry-run] [--json] [--force] [--guild <id>]
+const USAGE = `Usage: npm run sync -- [--dry-run] [--json] [--force] [--adopt] [--guild <id>]
 
   --dry-run      print the plan of role changes; change nothing
   --json         print the summary (or the plan) as JSON
   --force        apply removals even above a server's mass-removal guard
+  --adopt        also record the tier roles entitled patrons already hold (given by hand or by
+                 another bot) as Tierlink's grants, so they go when those pledges end; no role
+                 request is sent for them (with --dry-run: only count them)
   --guild <id>   only this Discord server`;
 
 /**
@@ -22,6 +25,7 @@ async function main(): Promise<void> {
         'dry-run': { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         force: { type: 'boolean', default: false },
+        adopt: { type: 'boolean', default: false },
         guild: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -44,6 +48,7 @@ async function main(): Promise<void> {
       trigger: 'cli',
       dryRun: args['dry-run'] === true,
       force: args.force === true,
+      adopt: args.adopt === true,
       ...(args.guild ? { guildId: args.guild } : {}),
     });
     process.stdout.write(`${formatSyncReport(outcome, { json: args.json === true })}\n`);

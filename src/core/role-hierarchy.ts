@@ -1,7 +1,7 @@
 import type { Result } from './result';
 import { err, ok } from './result';
 
-/** Discord permission bits (docs `topics/permissions.mdx`). */
+/** Discord permission bits (Discord's docs, Permissions; docs/discord-api-notes.md §7). */
 export const ADMINISTRATOR = 1n << 3n;
 export const MANAGE_ROLES = 1n << 28n;
 
@@ -68,7 +68,7 @@ export function botCanManageRoles(guildId: string, roles: readonly HierarchyRole
 /**
  * Decides, without asking Discord, whether the bot may add or remove a role: "A bot can grant roles
  * to other users that are of a lower position than its own highest role", never @everyone or a
- * managed role, and only with Manage Roles (research/tech-facts.md §1 "Role hierarchy"). Checking
+ * managed role, and only with Manage Roles (docs/tech-facts.md §1 "Role hierarchy"). Checking
  * first matters: every 403 counts toward Discord's invalid-request limit.
  */
 export function checkRoleAssignable(input: RoleCheckInput): Result<HierarchyRole, RoleProblem> {

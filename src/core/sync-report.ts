@@ -1,4 +1,4 @@
-import type { RoleChange, UserPlan } from './planner/types';
+import type { Adoption, RoleChange, UserPlan } from './planner/types';
 
 /**
  * What a full sync did (or, on a dry run, would do), as plain data: the CLI prints it, `--json`
@@ -28,8 +28,11 @@ export type ChangeOutcome = 'planned' | 'applied' | 'failed' | 'held' | 'blocked
 export interface SyncChange {
   userId: string;
   username: string | null;
-  /** `forget`: the ledger said we granted a role the member no longer has; only the row goes. */
-  op: 'add' | 'remove' | 'forget';
+  /**
+   * `forget`: the ledger said we granted a role the member no longer has; only the row goes.
+   * `adopt`: a role the member already held, recorded as Tierlink's grant (no request).
+   */
+  op: 'add' | 'remove' | 'forget' | 'adopt';
   roleId: string;
   roleName: string | null;
   reason: string;
@@ -37,6 +40,16 @@ export interface SyncChange {
   /** Why it failed or is blocked, and the fix. */
   problem?: string;
 }
+
+/** A member the service answered with something Tierlink cannot read. */
+export interface UnreadableMemberLine {
+  memberId: string;
+  attribute: string;
+  reason: string;
+}
+
+/** How many unreadable members a campaign's report names (all are counted). */
+export const UNREADABLE_LISTED = 20;
 
 export interface CampaignSyncReport {
   campaignId: string;
@@ -48,6 +61,13 @@ export interface CampaignSyncReport {
   linksMade: number;
   /** Snapshots of members the complete listing no longer holds, deleted. */
   staleSnapshotsDeleted: number;
+  /**
+   * Members whose state could not be read (an unknown `patron_status`, an unexpected null): their
+   * roles were left exactly as they are. Counted in `members` too.
+   */
+  unreadable: number;
+  /** The first {@link UNREADABLE_LISTED} of them, with the attribute and why. */
+  unreadableMembers: UnreadableMemberLine[];
   error: string | null;
   apiCalls: Record<string, number>;
 }
@@ -72,6 +92,12 @@ export interface GuildSyncReport {
   applied: { adds: number; removes: number; forgets: number };
   failed: number;
   held: { removals: number; reason: string } | null;
+  /**
+   * On an adopting run (`/sync adopt:true`, `npm run sync -- --adopt`): the roles entitled members
+   * already held that Tierlink did not grant, and how many were recorded as its grants (0 on a dry
+   * run). Null on other runs.
+   */
+  adoptions: { planned: number; recorded: number } | null;
   errors: string[];
   apiCalls: Record<string, number>;
   /** Every change (bounded by the changes, not by the members), in member order. */
@@ -126,7 +152,13 @@ function changeLine(change: SyncChange): string {
   const who = change.username ? `${change.username} (${change.userId})` : change.userId;
   const role = change.roleName ?? change.roleId;
   const head =
-    change.op === 'add' ? `+ ${role} to ${who}` : change.op === 'remove' ? `- ${role} from ${who}` : `~ ${role} of ${who} (ledger only)`;
+    change.op === 'add'
+      ? `+ ${role} to ${who}`
+      : change.op === 'remove'
+        ? `- ${role} from ${who}`
+        : change.op === 'adopt'
+          ? `= ${role} of ${who} (now Tierlink’s)`
+          : `~ ${role} of ${who} (ledger only)`;
   const tag =
     change.outcome === 'applied' || change.outcome === 'planned'
       ? ''
@@ -153,6 +185,14 @@ function guildLines(guild: GuildSyncReport, dryRun: boolean, limit: number | und
     );
   }
   if (guild.held) lines.push(`  ${dryRun ? 'Would hold' : 'Held'} ${plural(guild.held.removals, 'removal')}: ${guild.held.reason}`);
+  if (guild.adoptions) {
+    const { planned, recorded } = guild.adoptions;
+    lines.push(
+      dryRun
+        ? `  Would adopt: ${plural(planned, 'role')} entitled patrons already hold (recorded as Tierlink’s grants, so they go when the pledge ends)`
+        : `  Adopted: ${plural(recorded, 'role')} entitled patrons already held, now Tierlink’s grants (removed when the pledge ends)`,
+    );
+  }
   for (const error of guild.errors) lines.push(`  Error: ${error}`);
   if (guild.changes.length > 0) {
     const shown = limit === undefined ? guild.changes : guild.changes.slice(0, limit);
@@ -177,9 +217,13 @@ export function formatSyncReport(report: SyncReport | SkippedSync, options: Form
       c.staleSnapshotsDeleted > 0
         ? `, ${n(c.staleSnapshotsDeleted)} departed ${c.staleSnapshotsDeleted === 1 ? 'member' : 'members'} forgotten`
         : '';
+    const unreadable = c.unreadable > 0 ? `, ${plural(c.unreadable, 'unreadable member')} (roles left as they are)` : '';
     lines.push(
-      `Campaign ${c.campaignId}: ${plural(c.pages, 'page')}, ${plural(c.members, 'member')}${links}${stale}${c.error ? `; ERROR: ${c.error}` : ''}`,
+      `Campaign ${c.campaignId}: ${plural(c.pages, 'page')}, ${plural(c.members, 'member')}${unreadable}${links}${stale}${c.error ? `; ERROR: ${c.error}` : ''}`,
     );
+    for (const u of c.unreadableMembers) lines.push(`  Unreadable: member ${u.memberId}: ${u.attribute} ${u.reason}`);
+    if (c.unreadable > c.unreadableMembers.length)
+      lines.push(`  … ${plural(c.unreadable - c.unreadableMembers.length, 'more unreadable member')}`);
   }
   for (const error of report.errors) lines.push(`Error: ${error}`);
   if (report.guilds.length === 0 && report.errors.length === 0) lines.push('No server serves a campaign yet: run /connect in a server.');
@@ -211,6 +255,8 @@ function fit(lines: string[], maxLength: number | undefined): string {
 export interface PlannedMember {
   plan: UserPlan;
   username: string | null;
+  /** On an adopting run: the roles the member already holds that become Tierlink's. */
+  adoptions?: readonly Adoption[];
 }
 
 /** What became of a member's changes when applied. */
@@ -225,9 +271,14 @@ export function changeLines(
   pending: readonly PlannedMember[],
   removalsHeld: boolean,
   results: ReadonlyMap<UserPlan, AppliedMember> | null,
+  /** What became of the adoptions: `planned` (a dry run), `applied` (recorded) or `failed`. */
+  adopted: 'planned' | 'applied' | 'failed' = 'planned',
 ): SyncChange[] {
   const out: SyncChange[] = [];
-  for (const { plan, username } of pending) {
+  for (const { plan, username, adoptions = [] } of pending) {
+    for (const a of adoptions) {
+      out.push({ userId: plan.userId, username, op: 'adopt', roleId: a.roleId, roleName: a.roleName, reason: a.reason, outcome: adopted });
+    }
     const outcome = results?.get(plan);
     for (const change of plan.changes) {
       const line: SyncChange = {

@@ -48,6 +48,8 @@ export interface E2E {
   tierlink: Tierlink;
   log: MemoryLog;
   config: Config;
+  /** The environment the configuration was read from: what a CLI process of the same install is given. */
+  env: Record<string, string>;
   url: string;
   guildId: string;
   /** The guild's owner (has every permission). */
@@ -72,10 +74,18 @@ export interface E2E {
 }
 
 export interface E2EOptions {
+  /** The membership stand-in's dialect: the spec's (default) or Patreon's documented one. */
+  dialect?: 'spec' | 'patreon';
   /** Run `/connect` as the creator right after start (and fail loudly if it does not succeed). */
   connected?: boolean;
   /** Start with the creator's tokens in the environment (connected at start-up, no /connect). */
   creatorTokensInEnv?: boolean;
+  /**
+   * Tierlink opens the configured database itself, as `npm start` does (PGlite in DATA_DIR, or
+   * DATABASE_URL on PostgreSQL), so that a CLI process given {@link E2E.env} can open it once
+   * Tierlink is stopped. `db` is then the test database only on PostgreSQL (the same one).
+   */
+  ownDatabase?: boolean;
   /** Extra environment variables. */
   env?: Record<string, string>;
   /**
@@ -105,7 +115,7 @@ export function readReply(data: Record<string, unknown> | null): Omit<CommandRep
 
 export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
   const clock = createManualClock(new Date('2026-11-20T12:00:00Z'));
-  const patreon = await createMembershipServiceSandbox({ clock });
+  const patreon = await createMembershipServiceSandbox({ clock, dialect: options.dialect ?? 'spec' });
   const discord = await createDiscordSandbox({ clock });
   const db = await createTestDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tierlink-e2e-'));
@@ -124,7 +134,7 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
   };
 
   const extraEnv = (await options.beforeStart?.({ patreon, discord, guildId })) ?? {};
-  const parsed = parseConfig({
+  const env: Record<string, string> = {
     ...standInEnvironment(patreon, discord, guildId),
     DATA_DIR: dataDir,
     SECRET_KEY: E2E_SECRET_KEY,
@@ -138,7 +148,8 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
       : {}),
     ...options.env,
     ...extraEnv,
-  });
+  };
+  const parsed = parseConfig(env);
   if (!parsed.ok) throw parsed.error;
   const config = parsed.value;
   const log = new MemoryLog();
@@ -147,7 +158,7 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
     config,
     logger,
     clock,
-    database: db.database,
+    ...(options.ownDatabase ? {} : { database: db.database }),
     discordWaitGuildTimeoutMs: 500,
     patreonRetry: { baseDelayMs: 5, maxDelayMs: 50 },
     pollMs: 200,
@@ -168,6 +179,7 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
     tierlink,
     log,
     config,
+    env,
     url,
     guildId,
     ownerId,

@@ -15,6 +15,8 @@ import { DAY } from '../../shared/clock';
 import type { GuildContextLoader } from '../sync/guild-context';
 import { guildRoles } from '../../core/guild-roles';
 import { findRolesElsewhere } from './roles-elsewhere';
+import { patreonBotCheck, unreadableMembersCheck } from './membership-checks';
+import type { SnapshotRepository } from '../../edges/store/repositories/snapshot-repository';
 
 export interface DoctorCheck {
   name: string;
@@ -52,6 +54,8 @@ export interface DoctorDeps {
   contexts: GuildContextLoader;
   snapshots: GuildSnapshotCache;
   directory: GuildDirectory;
+  /** The stored member snapshots, for the members whose last read could not be understood. */
+  members: Pick<SnapshotRepository, 'unreadable'>;
   clock: Clock;
   webhookHealth(campaignId: string): Promise<WebhookHealth | null>;
   lastSync(guildId: string): Promise<LastSync | null>;
@@ -109,8 +113,9 @@ function rolesInUse(guild: GuildContext): Map<string, RoleUse> {
 
 /**
  * Checks everything that makes roles fail, the first support problem of every bot of this kind:
- * the bot's permission, each mapped role's position and kind, the members intent, the creator's
- * connection, the webhook, and the last sync. Each problem comes with the fix.
+ * the bot's permission, each mapped role's position and kind, Patreon's own bot managing the same
+ * roles, the members intent, the creator's connection, the webhook, members Patreon answered
+ * with values that cannot be read, and the last sync. Each problem comes with the fix.
  */
 export function createDoctor(deps: DoctorDeps) {
   async function discordChecks(guildId: string): Promise<DoctorCheck[]> {
@@ -188,6 +193,8 @@ export function createDoctor(deps: DoctorDeps) {
         fix: 'Map a tier to a role with /map, or set the tier’s Discord role on Patreon.',
       });
     }
+    const patreonBot = await patreonBotCheck(deps.directory, guild);
+    if (patreonBot) checks.push(patreonBot);
     try {
       for await (const _page of deps.directory.listMembers(guildId, { pageSize: 1 })) break;
       checks.push({
@@ -351,6 +358,8 @@ export function createDoctor(deps: DoctorDeps) {
       }
       checks.push(...(await discordChecks(guildId)));
       for (const campaignId of campaignIds) checks.push(...(await campaignChecks(campaignId)));
+      const unreadable = await unreadableMembersCheck(deps.members, campaignIds);
+      if (unreadable) checks.push(unreadable);
       checks.push(await syncCheck(guildId));
       return checks;
     },

@@ -16,7 +16,7 @@ import { createSettingsService } from './settings-service';
 import { createTiersService } from './tiers-service';
 
 export interface CreatorAdminDeps {
-  repos: Pick<Repositories, 'guilds' | 'campaigns' | 'credentials' | 'mappings' | 'appState' | 'syncRuns'>;
+  repos: Pick<Repositories, 'guilds' | 'campaigns' | 'credentials' | 'mappings' | 'appState' | 'syncRuns' | 'snapshots'>;
   accounts: CreatorAccounts;
   discord: { snapshots: GuildSnapshotCache; directory: GuildDirectory };
   sync: Pick<SyncSubsystem, 'contexts' | 'applyGuild' | 'strict'>;
@@ -72,6 +72,7 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
     contexts: sync.contexts,
     snapshots: discord.snapshots,
     directory: discord.directory,
+    members: repos.snapshots,
     clock,
     webhookHealth: async (campaignId) => {
       const health = await deps.registration.health(campaignId);

@@ -3,7 +3,7 @@ import type { GuildRepository } from '../../edges/store/repositories/guild-repos
 /**
  * Where roles missing from a guild live instead: a tier's `chat_role_ids` (the production
  * service's `discord_role_ids`) are an unkeyed array of the roles of the campaign's own server, so
- * when one campaign serves several guilds (DESIGN.md) every other guild sees ids it does not have.
+ * when one campaign serves several guilds (docs/architecture.md) every other guild sees ids it does not have.
  * That is expected there, not a problem to fix: the guild grants its own roles with `/map`. Role
  * ids are snowflakes, unique across Discord, so finding the id among another served guild's roles
  * tells "belongs to the other server" from "was deleted".

@@ -1,4 +1,4 @@
-import { snapshotFromMember } from '../service-records';
+import { snapshotFromMember, unreadableInput } from '../service-records';
 import type { CreatorAccounts } from '../../edges/patreon/creator-accounts';
 import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
 import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
@@ -143,6 +143,16 @@ export function createLinkService(deps: LinkServiceDeps) {
         if (!served.includes(member.campaignId)) continue;
         const current = await readMembership(member.campaignId, member);
         await deps.snapshots.upsert(snapshotFromMember({ ...current, userId: patreonUserId }, 'link'), now);
+      }
+      // A membership the service answered with something unreadable: marked, so its roles stay as they are.
+      const odd = identity.unreadable.filter((u) => u.campaignId !== null && served.includes(u.campaignId));
+      if (odd.length > 0) {
+        deps.metrics.unreadableMembers.inc({ source: 'link' }, odd.length);
+        const fresh = await deps.snapshots.markUnreadable(
+          odd.map((u) => unreadableInput({ ...u, userId: patreonUserId }, u.campaignId!, 'link')),
+          now,
+        );
+        for (const u of fresh) logger.warn({ ...u, guildId }, 'a member could not be read; its roles stay as they are until it can');
       }
 
       const { movedFrom } = await deps.links.linkOauth(discordUserId, patreonUserId, now);

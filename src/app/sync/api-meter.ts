@@ -27,7 +27,7 @@ export function patreonRoute(path: string): string {
 
 /**
  * A meter over the REST client every Discord call goes through (its `response` and `rateLimited`
- * events, research/tech-facts.md §2) and the Patreon client's `onRequest` hook. Rate-limit waits
+ * events, docs/tech-facts.md §2) and the Patreon client's `onRequest` hook. Rate-limit waits
  * are merged as intervals: eight requests waiting on the same bucket for a second cost a second.
  */
 export function createApiMeter(options: { discordRest?: REST; now?: () => number } = {}): ApiMeter {

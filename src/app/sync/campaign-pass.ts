@@ -1,13 +1,15 @@
-import type { CampaignSyncReport } from '../../core/sync-report';
+import { type CampaignSyncReport, UNREADABLE_LISTED } from '../../core/sync-report';
 import { DiscordProblemError } from '../../edges/discord/discord-problem';
+import type { UnreadableMember } from '../../edges/patreon';
 import type { CreatorAccounts } from '../../edges/patreon/creator-accounts';
+import type { Metrics } from '../../edges/observability/metrics';
 import type { CampaignRepository, TierInput } from '../../edges/store/repositories/campaign-repository';
 import type { LinkRepository, SocialLinkCandidate } from '../../edges/store/repositories/link-repository';
 import type { SnapshotRepository } from '../../edges/store/repositories/snapshot-repository';
 import type { SyncRunRepository } from '../../edges/store/repositories/sync-run-repository';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
-import { snapshotFromMember, toTierInput } from '../service-records';
+import { snapshotFromMember, toTierInput, unreadableInput } from '../service-records';
 import { type ApiMeter, callsBetween } from './api-meter';
 
 /**
@@ -27,10 +29,11 @@ export interface CampaignOutcome {
 export interface CampaignPassDeps {
   campaigns: Pick<CampaignRepository, 'upsertTiers'>;
   links: Pick<LinkRepository, 'linkSocialMany' | 'byPatreonUsers' | 'byDiscordUsers' | 'unlinkedByChoice'>;
-  snapshots: Pick<SnapshotRepository, 'upsertMany'>;
+  snapshots: Pick<SnapshotRepository, 'upsertMany' | 'markUnreadable'>;
   syncRuns: Pick<SyncRunRepository, 'deleteStaleSnapshots'>;
   accounts: Pick<CreatorAccounts, 'clientForCampaign'>;
   meter?: ApiMeter;
+  metrics: Pick<Metrics, 'unreadableMembers'>;
   clock: Clock;
   logger: Logger;
 }
@@ -77,6 +80,33 @@ export function createCampaignPass(deps: CampaignPassDeps) {
     return made;
   }
 
+  /**
+   * Members of a page the service answered with something unreadable: counted and listed in the
+   * report, marked on their snapshots (which keeps their roles exactly as they are and keeps them
+   * from counting as departed, as a dry run refreshes snapshots too), and logged once while they
+   * stay unreadable.
+   */
+  async function unreadable(campaignId: string, members: readonly UnreadableMember[], report: CampaignSyncReport) {
+    report.unreadable += members.length;
+    for (const m of members) {
+      if (report.unreadableMembers.length >= UNREADABLE_LISTED) break;
+      report.unreadableMembers.push({ memberId: m.memberId, attribute: m.attribute, reason: m.reason });
+    }
+    deps.metrics.unreadableMembers.inc({ source: 'sync' }, members.length);
+    const fresh = await deps.snapshots.markUnreadable(
+      members.map((m) => unreadableInput(m, campaignId, 'sync')),
+      clock.now(),
+    );
+    const freshIds = new Set(fresh.map((m) => m.memberId));
+    for (const m of members) {
+      if (!freshIds.has(m.memberId)) continue;
+      logger.warn(
+        { campaignId, memberId: m.memberId, patreonUserId: m.userId, attribute: m.attribute, reason: m.reason },
+        'a member could not be read; its roles stay as they are until it can',
+      );
+    }
+  }
+
   return {
     /** Lists the campaign's members from the service and stores what it read. */
     async read(campaignId: string, dryRun: boolean, pendingLinks: Map<string, string>): Promise<CampaignOutcome> {
@@ -89,6 +119,8 @@ export function createCampaignPass(deps: CampaignPassDeps) {
         members: 0,
         linksMade: 0,
         staleSnapshotsDeleted: 0,
+        unreadable: 0,
+        unreadableMembers: [],
         error: null,
         apiCalls: {},
       };
@@ -98,11 +130,12 @@ export function createCampaignPass(deps: CampaignPassDeps) {
         if (!client) throw new Error(`campaign ${campaignId} is not connected: run /connect`);
         for await (const page of client.listMembers(campaignId)) {
           report.pages += 1;
-          report.members += page.members.length;
+          report.members += page.members.length + page.unreadable.length;
           await deps.snapshots.upsertMany(
             page.members.map((m) => snapshotFromMember(m, 'sync')),
             clock.now(),
           );
+          if (page.unreadable.length > 0) await unreadable(campaignId, page.unreadable, report);
           const candidates: SocialLinkCandidate[] = [];
           for (const m of page.members) if (m.discordUserId) candidates.push({ discordUserId: m.discordUserId, patreonUserId: m.userId });
           report.linksMade += dryRun
@@ -133,7 +166,18 @@ export function createCampaignPass(deps: CampaignPassDeps) {
     /** The campaign as stored: nothing is read, and no stored snapshot counts as departed. */
     stored(campaignId: string): CampaignOutcome {
       return {
-        report: { campaignId, complete: true, pages: 0, members: 0, linksMade: 0, staleSnapshotsDeleted: 0, error: null, apiCalls: {} },
+        report: {
+          campaignId,
+          complete: true,
+          pages: 0,
+          members: 0,
+          linksMade: 0,
+          staleSnapshotsDeleted: 0,
+          unreadable: 0,
+          unreadableMembers: [],
+          error: null,
+          apiCalls: {},
+        },
         staleBefore: new Date(0),
       };
     },

@@ -19,6 +19,7 @@ import { type ApiMeter, addCalls, callsBetween } from './api-meter';
 import { type CampaignOutcome, type CampaignPass, describeError } from './campaign-pass';
 import type { GuildContextLoader } from './guild-context';
 import type { GuildPass } from './guild-pass';
+import type { GraceChecks, GraceEnd } from './grace-checks';
 import { type RoleApplier, type Trigger, auditEntry } from './role-applier';
 
 export interface FullSyncOptions {
@@ -31,6 +32,12 @@ export interface FullSyncOptions {
   dryRun?: boolean;
   /** Apply removals above the guild's threshold. A read error still holds them. */
   force?: boolean;
+  /**
+   * Also record as Tierlink's grants the tier roles that entitled, linked members already hold
+   * (given by hand or by another bot), so they are removed when those pledges end. No request is
+   * sent for them. With `dryRun`, only counted.
+   */
+  adopt?: boolean;
   /**
    * `false`: plan from the stored snapshots without listing the campaign's members again. For a
    * change on our side (`/map`, `/settings`), where the service's data has not changed and webhooks
@@ -46,7 +53,8 @@ export interface FullSyncDeps {
   contexts: GuildContextLoader;
   campaignPass: CampaignPass;
   guildPass: GuildPass;
-  applier: Pick<RoleApplier, 'applyMany'>;
+  applier: Pick<RoleApplier, 'applyMany' | 'adopt'>;
+  graceChecks: Pick<GraceChecks, 'schedule'>;
   meter?: ApiMeter;
   clock: Clock;
   metrics: Pick<Metrics, 'roleChanges' | 'syncRuns' | 'syncDurationSeconds'>;
@@ -100,11 +108,13 @@ export function createFullSync(deps: FullSyncDeps) {
       applied: { adds: 0, removes: 0, forgets: 0 },
       failed: 0,
       held: null,
+      adoptions: options.adopt === true ? { planned: 0, recorded: 0 } : null,
       errors: served.flatMap((c) => (c.report.error ? [c.report.error] : [])),
       apiCalls: {},
       changes: [],
     };
     let pending: PlannedMember[] = [];
+    const graceEnds: GraceEnd[] = [];
     const plannedAt = clock.now();
     let context: GuildContext | null = null;
     try {
@@ -120,7 +130,10 @@ export function createFullSync(deps: FullSyncDeps) {
       context = await deps.contexts.load(guildId);
       const ledger = await deps.ledger.forGuild(guildId);
       for (const entries of ledger.values()) report.ourGrants += entries.length;
-      pending = await deps.guildPass.plan({ guild: context, ledger, campaigns: run.campaigns, pendingLinks: run.pendingLinks }, report);
+      pending = await deps.guildPass.plan(
+        { guild: context, ledger, campaigns: run.campaigns, pendingLinks: run.pendingLinks, graceEnds, adopt: options.adopt === true },
+        report,
+      );
     } catch (error) {
       report.errors.push(`syncing this server failed: ${describeError(error)}`);
       logger.error({ err: error, guildId }, 'full sync: the server could not be synced');
@@ -131,6 +144,7 @@ export function createFullSync(deps: FullSyncDeps) {
     report.planned.removes = all.filter((c) => c.op === 'remove').length;
     report.planned.forgets = all.filter((c) => c.op === 'forget').length;
     report.planned.blocked = pending.reduce((sum, p) => sum + p.plan.blocked.length, 0);
+    if (report.adoptions) report.adoptions.planned = pending.reduce((sum, p) => sum + (p.adoptions?.length ?? 0), 0);
 
     if (report.planned.removes > 0) {
       if (report.errors.length > 0) {
@@ -171,7 +185,25 @@ export function createFullSync(deps: FullSyncDeps) {
           }
         }
       }
-      report.changes = changeLines(pending, report.held !== null, results);
+      let adopted: 'applied' | 'failed' = 'applied';
+      if (report.adoptions && report.adoptions.planned > 0) {
+        try {
+          report.adoptions.recorded = await deps.applier.adopt(
+            guildId,
+            pending.flatMap((p) => (p.adoptions ? [{ userId: p.plan.userId, adoptions: p.adoptions }] : [])),
+          );
+        } catch (error) {
+          adopted = 'failed';
+          report.errors.push(`recording the adopted roles failed: ${describeError(error)}`);
+          logger.error({ err: error, guildId }, 'full sync: the adopted roles could not be recorded');
+        }
+      }
+      report.changes = changeLines(pending, report.held !== null, results, adopted);
+      try {
+        await deps.graceChecks.schedule(graceEnds);
+      } catch (error) {
+        logger.error({ err: error, guildId }, 'full sync: the checks at the end of grace periods could not be scheduled');
+      }
       if (report.held) {
         try {
           await auditHeld(guildId, pending, report.held.reason, auditTrigger(options.trigger));
@@ -256,7 +288,14 @@ export function createFullSync(deps: FullSyncDeps) {
       const meterStart = deps.meter?.read() ?? null;
       const errors: string[] = [];
       logger.info(
-        { trigger: options.trigger, guildId: options.guildId, campaignId: options.campaignId, dryRun, force: options.force === true },
+        {
+          trigger: options.trigger,
+          guildId: options.guildId,
+          campaignId: options.campaignId,
+          dryRun,
+          force: options.force === true,
+          adopt: options.adopt === true,
+        },
         'full sync: started',
       );
 

@@ -1,4 +1,4 @@
-import { managedRoleIds, planUser } from '../../core/planner';
+import { adoptions, managedRoleIds, planUser } from '../../core/planner';
 import type { GuildContext, LedgerEntry } from '../../core/planner/types';
 import type { GuildSyncReport, PlannedMember } from '../../core/sync-report';
 import type { GuildDirectory, GuildMemberInfo } from '../../edges/discord/guild-directory';
@@ -7,6 +7,7 @@ import { type SnapshotRepository, type SnapshotRow, toMemberState } from '../../
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import { type CampaignOutcome, describeError } from './campaign-pass';
+import { type GraceEnd, graceEndOf } from './grace-checks';
 
 const NOT_LINKED = 'no linked membership';
 
@@ -28,6 +29,10 @@ export interface GuildPassInput {
   campaigns: ReadonlyMap<string, CampaignOutcome>;
   /** Links a dry run would make (Discord user → service user). */
   pendingLinks: ReadonlyMap<string, string>;
+  /** Filled with the members planned inside a grace period, and when it ends (see `grace-checks.ts`). */
+  graceEnds: GraceEnd[];
+  /** Also plan the roles linked members already hold that Tierlink would grant ({@link adoptions}). */
+  adopt?: boolean;
 }
 
 /**
@@ -70,10 +75,13 @@ export function createGuildPass(deps: GuildPassDeps) {
           for (const m of todo) {
             const patreonUserId = linkOf.get(m.userId);
             const rows = patreonUserId !== undefined ? (snapshots.get(patreonUserId) ?? []).filter((row) => !stale(row)) : [];
+            const members = rows.map(toMemberState);
+            const graceEnd = graceEndOf(guild, m.userId, members, now);
+            if (graceEnd) input.graceEnds.push(graceEnd);
             const planned = planUser({
               guild,
               userId: m.userId,
-              members: rows.map(toMemberState),
+              members,
               currentRoleIds: new Set(m.roleIds),
               ledger: ledger.get(m.userId) ?? [],
               now,
@@ -81,8 +89,14 @@ export function createGuildPass(deps: GuildPassDeps) {
               ...(patreonUserId === undefined ? { unlinkedReason: NOT_LINKED } : {}),
             });
             report.usersPlanned += 1;
-            if (planned.plan.changes.length > 0 || planned.plan.blocked.length > 0) {
-              pending.push({ plan: planned.plan, username: m.globalName ?? m.username });
+            const adopted =
+              input.adopt && patreonUserId !== undefined ? adoptions(planned.desired, new Set(m.roleIds), ledger.get(m.userId) ?? []) : [];
+            if (planned.plan.changes.length > 0 || planned.plan.blocked.length > 0 || adopted.length > 0) {
+              pending.push({
+                plan: planned.plan,
+                username: m.globalName ?? m.username,
+                ...(adopted.length > 0 ? { adoptions: adopted } : {}),
+              });
             }
           }
         }

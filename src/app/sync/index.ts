@@ -13,6 +13,7 @@ import { createCampaignPass } from './campaign-pass';
 import { createFullSync } from './full-sync';
 import { createGuildContextLoader } from './guild-context';
 import { createGuildPass } from './guild-pass';
+import { GRACE_END_JOB, createGraceChecks } from './grace-checks';
 import { createReconciler } from './reconciler';
 import { createRoleApplier } from './role-applier';
 import { createStrictPreview } from './strict-preview';
@@ -31,7 +32,7 @@ export interface SyncSubsystemDeps {
   discord: { writer: RoleWriter; directory: GuildDirectory; snapshots: GuildSnapshotCache };
   accounts: Pick<CreatorAccounts, 'clientForCampaign'>;
   database: Pick<Database, 'tryWithLock'>;
-  jobs: Pick<JobQueue, 'enqueue' | 'register'>;
+  jobs: Pick<JobQueue, 'enqueue' | 'register' | 'store'>;
   /** SYNC_SCHEDULE. */
   schedule: string;
   meter?: ApiMeter;
@@ -47,8 +48,8 @@ export interface SyncSubsystemDeps {
 /**
  * The sync subsystem: the one role applier every trigger goes through, the reconciler of one
  * member, the full sync (campaign pass, guild pass, apply) with its scheduler and cross-instance
- * lock, and the guild-wide apply after a configuration change, which runs under the same lock
- * (queued behind a running sync).
+ * lock, the guild-wide apply after a configuration change, which runs under the same lock
+ * (queued behind a running sync), and the checks at the end of grace periods (`grace-checks.ts`).
  */
 export function createSync(deps: SyncSubsystemDeps) {
   const { repos, discord, clock, metrics, logger } = deps;
@@ -61,10 +62,12 @@ export function createSync(deps: SyncSubsystemDeps) {
     ...(deps.concurrency !== undefined ? { concurrency: deps.concurrency } : {}),
   });
   const contexts = createGuildContextLoader({ ...repos, discordSnapshots: discord.snapshots });
-  const reconciler = createReconciler({ ...repos, contexts, directory: discord.directory, applier, clock });
+  const graceChecks = createGraceChecks({ jobs: deps.jobs.store, logger });
+  const reconciler = createReconciler({ ...repos, contexts, directory: discord.directory, applier, graceChecks, clock, logger });
   const campaignPass = createCampaignPass({
     ...repos,
     accounts: deps.accounts,
+    metrics,
     clock,
     logger,
     ...(deps.meter ? { meter: deps.meter } : {}),
@@ -82,6 +85,7 @@ export function createSync(deps: SyncSubsystemDeps) {
     campaignPass,
     guildPass,
     applier,
+    graceChecks,
     clock,
     metrics,
     logger,
@@ -115,6 +119,13 @@ export function createSync(deps: SyncSubsystemDeps) {
     // Still another run: try again later (the queue backs off) rather than drop the change.
     if (isSkipped(outcome)) throw new Error(outcome.reason);
   });
+  deps.jobs.register(GRACE_END_JOB, async (payload) => {
+    const { guildId, userId } = payload;
+    if (typeof guildId !== 'string' || typeof userId !== 'string') throw new Error(`${GRACE_END_JOB} needs guildId and userId`);
+    // Level-triggered: planned from what is stored now (webhooks keep it current), so a member who
+    // paid meanwhile keeps the roles, and one still in grace (another campaign) is scheduled again.
+    await reconciler.reconcileMember(guildId, userId, { trigger: 'grace' });
+  });
   deps.jobs.register(CAMPAIGN_SYNC_JOB, async (payload) => {
     const outcome = await scheduler.runNow({ trigger: 'webhook-heal', campaignId: String(payload.campaignId) });
     // Another run holds the lock: that run covers this campaign too, unless it started before the
@@ -139,11 +150,12 @@ export function createSync(deps: SyncSubsystemDeps) {
     },
 
     /** One sync run for `/sync` and `npm run sync`: the same code path. */
-    runSync(options: { guildId?: string; dryRun: boolean; force: boolean; trigger: 'manual' | 'cli' }) {
+    runSync(options: { guildId?: string; dryRun: boolean; force: boolean; adopt?: boolean; trigger: 'manual' | 'cli' }) {
       return scheduler.runNow({
         trigger: options.trigger,
         dryRun: options.dryRun,
         force: options.force,
+        adopt: options.adopt === true,
         ...(options.guildId ? { guildId: options.guildId } : {}),
       });
     },

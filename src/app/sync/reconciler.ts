@@ -8,6 +8,8 @@ import type { MemberState } from '../../core/planner/types';
 import type { ApplyResult, RoleApplier, Trigger } from './role-applier';
 import type { Clock } from '../../shared/clock';
 import type { GuildContextLoader } from './guild-context';
+import { type GraceChecks, type GraceEnd, graceEndOf } from './grace-checks';
+import type { Logger } from '../../shared/logger';
 
 export interface ReconcileOptions {
   trigger: Trigger;
@@ -34,11 +36,13 @@ export interface ReconcilerDeps {
   ledger: LedgerRepository;
   directory: GuildDirectory;
   applier: Pick<RoleApplier, 'withMember' | 'apply'>;
+  graceChecks: Pick<GraceChecks, 'schedule'>;
   clock: Clock;
+  logger: Logger;
 }
 
 /**
- * The level-triggered heart of Tierlink (DESIGN.md): every trigger (a link, a webhook, a rejoin, a
+ * The level-triggered heart of Tierlink (docs/architecture.md): every trigger (a link, a webhook, a rejoin, a
  * mapping change, an unlink) ends here. It gathers the current state of one member (link,
  * snapshots, ledger, roles in Discord), asks the pure planner, and applies the plan. Reconciling a
  * member twice changes nothing the second time, so duplicates and reordered triggers are harmless.
@@ -60,6 +64,19 @@ export function createReconciler(deps: ReconcilerDeps) {
   }
 
   const UNLINKED: UserState = { linked: false, members: [], campaignIds: [] };
+
+  /** The check at the end of the member's grace period; the roles are already applied, so a failure only logs (the nightly sync still comes). */
+  async function scheduleGraceEnd(end: GraceEnd | null): Promise<void> {
+    if (!end) return;
+    try {
+      await deps.graceChecks.schedule([end]);
+    } catch (error) {
+      deps.logger.error(
+        { err: error, guildId: end.guildId, userId: end.userId },
+        'the check at the end of a grace period could not be scheduled',
+      );
+    }
+  }
 
   /** `known`: the user's state when the caller just read it (one read for all their guilds). */
   async function reconcileMember(
@@ -86,6 +103,7 @@ export function createReconciler(deps: ReconcilerDeps) {
         ...(unlinkedReason !== undefined ? { unlinkedReason } : {}),
       });
       const result = options.dryRun ? null : await deps.applier.apply(planned.plan, options.trigger);
+      if (!options.dryRun && member !== null) await scheduleGraceEnd(graceEndOf(guild, discordUserId, members, deps.clock.now()));
       return { ...planned, guildId, userId: discordUserId, inGuild: member !== null, result };
     });
   }

@@ -1,4 +1,4 @@
-import type { BlockedChange, RoleChange, UserPlan } from '../../core/planner/types';
+import type { Adoption, BlockedChange, RoleChange, UserPlan } from '../../core/planner/types';
 import type { RoleWriter } from '../../edges/discord/role-writer';
 import type { Metrics } from '../../edges/observability/metrics';
 import type { AuditEntry, GrantRecord, LedgerRepository } from '../../edges/store/repositories/ledger-repository';
@@ -7,7 +7,8 @@ import { createKeyedMutex, mapWithConcurrency } from '../../shared/keyed-mutex';
 import type { Logger } from '../../shared/logger';
 
 /** What set a change in motion; recorded in the audit log and in Discord's audit-log reason. */
-export type Trigger = 'link' | 'unlink' | 'relink' | 'webhook' | 'sync' | 'rejoin' | 'map' | 'settings' | 'recheck' | 'connect';
+export type Trigger =
+  'link' | 'unlink' | 'relink' | 'webhook' | 'sync' | 'rejoin' | 'map' | 'settings' | 'recheck' | 'connect' | 'grace' | 'adopt';
 
 export interface FailedChange {
   change: RoleChange;
@@ -58,7 +59,7 @@ export function auditReason(trigger: Trigger, reason: string): string {
 /** The audit row of one change (or attempt) on one member's role. */
 export function auditEntry(
   who: { guildId: string; userId: string; trigger: Trigger; at: Date },
-  change: { op: RoleChange['op']; roleId: string; reason: string },
+  change: { op: RoleChange['op'] | 'adopt'; roleId: string; reason: string },
   outcome: AuditEntry['outcome'],
   error: string | null = null,
 ): AuditEntry {
@@ -83,9 +84,10 @@ interface Work {
 }
 
 /**
- * The one place role changes leave Tierlink: every trigger (a link, a webhook, a rejoin, `/unlink`,
- * the full sync, the guild-wide apply after `/map` or `/settings`) applies its plans here, under
- * one ledger rule:
+ * The one place role changes leave Tierlink, and the one writer of the ledger: every trigger (a
+ * link, a webhook, a rejoin, `/unlink`, the full sync, the guild-wide apply after `/map` or
+ * `/settings`) applies its plans here, and adopting roles members already hold records them here
+ * ({@link RoleApplier.adopt}), under one ledger rule:
  *
  * - a grant is recorded in the ledger *before* its request, and dropped after Discord refused it:
  *   a crash between the request and the record leaves a row for a role that may not have been
@@ -263,6 +265,36 @@ export function createRoleApplier(deps: RoleApplierDeps) {
         }
       }
       return { applied: plan.changes.filter((c) => outcome.applied.has(c)), failed: [...outcome.failed.values()], blocked: plan.blocked };
+    },
+
+    /**
+     * Records roles members already hold as Tierlink's grants ({@link adoptions} of the planner):
+     * ledger rows and audit rows (trigger `adopt`), {@link LEDGER_BATCH} members per statement, and
+     * no request to Discord, since each member holds the role already. Answers how many were
+     * recorded; a database failure throws (nothing half-done matters: a row is only bookkeeping).
+     */
+    async adopt(guildId: string, members: ReadonlyArray<{ userId: string; adoptions: readonly Adoption[] }>): Promise<number> {
+      let recorded = 0;
+      for (let i = 0; i < members.length; i += LEDGER_BATCH) {
+        const batch = members.slice(i, i + LEDGER_BATCH);
+        const at = clock.now();
+        const grants: GrantRecord[] = batch.flatMap(({ userId, adoptions }) =>
+          adoptions.map((a) => ({ discordUserId: userId, roleId: a.roleId, ...a.grant, reason: a.reason })),
+        );
+        if (grants.length === 0) continue;
+        await ledger.write(guildId, grants, [], at);
+        await ledger.audit(
+          batch.flatMap(({ userId, adoptions }) =>
+            adoptions.map((a) =>
+              auditEntry({ guildId, userId, trigger: 'adopt', at }, { op: 'adopt', roleId: a.roleId, reason: a.reason }, 'applied'),
+            ),
+          ),
+        );
+        metrics.roleChanges.inc({ kind: 'adopt', outcome: 'applied' }, grants.length);
+        recorded += grants.length;
+      }
+      if (recorded > 0) logger.info({ guildId, adopted: recorded }, 'roles members already held recorded as Tierlink grants');
+      return recorded;
     },
 
     /**

@@ -77,8 +77,10 @@ export function createStrictPreview(deps: {
       errors: [],
       apiCalls: {},
       changes: [],
+      adoptions: null,
     };
-    const pending = await deps.guildPass.plan({ guild, ledger, campaigns: new Map(), pendingLinks: new Map() }, report);
+    // Grace ends found here are not scheduled: nothing of this plan is applied.
+    const pending = await deps.guildPass.plan({ guild, ledger, campaigns: new Map(), pendingLinks: new Map(), graceEnds: [] }, report);
     const byRole = new Map<string, { roleId: string; roleName: string; members: number }>();
     const examples: string[] = [];
     let members = 0;

@@ -31,7 +31,7 @@ export function isSkipped(outcome: SyncOutcome): outcome is SkippedSync {
 /**
  * Runs the full sync on SYNC_SCHEDULE, and on demand (`/sync`, `npm run sync`), one run at a time
  * across every instance: each run holds {@link FULL_SYNC_LOCK} through `Database.tryWithLock` (an
- * advisory lock on PostgreSQL, research/tech-facts.md §6; the single process on PGlite). A run that
+ * advisory lock on PostgreSQL, docs/tech-facts.md §6; the single process on PGlite). A run that
  * finds the lock taken does not wait: it is skipped, logged and (with `runs`) recorded.
  */
 export function createSyncScheduler(deps: SyncSchedulerDeps) {

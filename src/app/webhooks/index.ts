@@ -27,7 +27,7 @@ export interface WebhooksDeps {
   /** The creators' clients (`CreatorAccounts`): member re-reads and webhook registration. */
   accounts: MemberReader & WebhookRegistrationDeps['accounts'];
   campaigns: Pick<CampaignRepository, 'upsertTiers' | 'all'>;
-  snapshots: Pick<SnapshotRepository, 'upsert' | 'delete' | 'get'>;
+  snapshots: Pick<SnapshotRepository, 'upsert' | 'delete' | 'get' | 'markUnreadable'>;
   links: Pick<LinkRepository, 'linkSocial'>;
   reconciler: Pick<Reconciler, 'reconcilePatreonUser'>;
   publicUrl: WebhookRegistrationDeps['publicUrl'];
@@ -38,7 +38,13 @@ export interface WebhooksDeps {
   requestCampaignSync(campaignId: string, reason: string): void | Promise<void>;
   metrics: Pick<
     Metrics,
-    'webhookDeliveries' | 'webhookProcessingSeconds' | 'webhookRetries' | 'webhookDeadLetters' | 'queueDepth' | 'webhookUnhealthy'
+    | 'webhookDeliveries'
+    | 'webhookProcessingSeconds'
+    | 'webhookRetries'
+    | 'webhookDeadLetters'
+    | 'queueDepth'
+    | 'webhookUnhealthy'
+    | 'unreadableMembers'
   >;
   logger: Logger;
   clock: Clock;
@@ -101,6 +107,7 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
     links: deps.links,
     reconciler: deps.reconciler,
     jobs: deps.jobs.store,
+    metrics,
     logger,
     clock,
     recheckDelayMs: deps.recheckDelayMs,

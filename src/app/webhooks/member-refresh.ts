@@ -1,4 +1,5 @@
-import type { MemberDetails } from '../../edges/patreon';
+import { type MemberDetails, PatreonApiError, type UnreadableMember } from '../../edges/patreon';
+import type { Metrics } from '../../edges/observability/metrics';
 import { type PayloadMember, memberFromPayload } from '../../edges/patreon/member-payload';
 import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
 import type { LinkRepository } from '../../edges/store/repositories/link-repository';
@@ -9,7 +10,7 @@ import { MINUTE } from '../../shared/clock';
 import { createKeyedMutex } from '../../shared/keyed-mutex';
 import type { Logger } from '../../shared/logger';
 import { toTierInput } from '../service-records';
-import { snapshotFromMember } from '../service-records';
+import { snapshotFromMember, unreadableInput } from '../service-records';
 import type { Reconciler } from '../sync/reconciler';
 
 /** The job kind of a member re-read scheduled after a failed one (worked by the processor's job handler). */
@@ -23,7 +24,7 @@ export interface MemberReader {
 export interface MemberRefreshDeps {
   accounts: MemberReader;
   campaigns: Pick<CampaignRepository, 'upsertTiers'>;
-  snapshots: Pick<SnapshotRepository, 'upsert' | 'delete' | 'get'>;
+  snapshots: Pick<SnapshotRepository, 'upsert' | 'delete' | 'get' | 'markUnreadable'>;
   links: Pick<LinkRepository, 'linkSocial'>;
   reconciler: Pick<Reconciler, 'reconcilePatreonUser'>;
   /**
@@ -31,6 +32,8 @@ export interface MemberRefreshDeps {
    * only written; the job queue's sweep starts it when it is due.
    */
   jobs: Pick<JobStore, 'insert'>;
+  /** Counts members the service answered with something unreadable. */
+  metrics: Pick<Metrics, 'unreadableMembers'>;
   logger: Logger;
   clock: Clock;
   /** When the re-check after a failed re-read runs. Default 1 minute. */
@@ -42,6 +45,7 @@ export type RefreshOutcome =
   | 'deleted' // the service no longer knows the member: no entitlement
   | 'payload' // the re-read failed: the payload was used and a re-check queued
   | 'kept' // the re-read failed, but a snapshot read after this delivery arrived is newer than its payload
+  | 'unreadable' // the re-read answered a member that cannot be understood: marked, its roles left as they are
   | 'unserved'; // a campaign Tierlink does not serve
 
 export interface RefreshInput {
@@ -68,6 +72,8 @@ function snapshotFromPayload(member: PayloadMember, campaignId: string): Snapsho
     patreonUserId: member.userId,
     patronStatus: member.patronStatus,
     isFollower: member.isFollower,
+    isFreeTrial: member.isFreeTrial,
+    isGifted: member.isGifted,
     lastChargeDate: member.lastChargeDate,
     lastChargeStatus: member.lastChargeStatus,
     entitledTierIds: member.entitledTierIds,
@@ -80,7 +86,7 @@ function snapshotFromPayload(member: PayloadMember, campaignId: string): Snapsho
 /**
  * One member brought up to date after a delivery or a re-check: re-read with the creator's token,
  * stored, linked through the Discord account on their profile, and reconciled in every guild the
- * campaign serves (level-triggered, DESIGN.md). Re-reads of one member run one at a time, so an
+ * campaign serves (level-triggered, docs/architecture.md). Re-reads of one member run one at a time, so an
  * older read can never be stored after a newer one in this process.
  */
 export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
@@ -152,6 +158,24 @@ export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
     return 'payload';
   }
 
+  /**
+   * The service answered, but with a member Tierlink cannot read (an unknown `patron_status`, an
+   * unexpected null). The payload is no better (the same service wrote it), so the member is
+   * marked: its roles stay exactly as they are, and it is logged once while it stays unreadable.
+   */
+  async function markUnreadable(input: RefreshInput, odd: UnreadableMember): Promise<RefreshOutcome> {
+    deps.metrics.unreadableMembers.inc({ source: 'webhook' });
+    const [fresh] = await deps.snapshots.markUnreadable([unreadableInput(odd, input.campaignId, 'webhook')], clock.now());
+    if (fresh) {
+      logger.warn(
+        { campaignId: input.campaignId, memberId: odd.memberId, patreonUserId: odd.userId, attribute: odd.attribute, reason: odd.reason },
+        'a member could not be read; its roles stay as they are until it can',
+      );
+    }
+    await reconcile(odd.userId ?? input.patreonUserId, input.reason);
+    return 'unreadable';
+  }
+
   function refresh(input: RefreshInput): Promise<RefreshOutcome> {
     const { campaignId, memberId } = input;
     return members.run(`${campaignId}:${memberId}`, async () => {
@@ -164,6 +188,7 @@ export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
       try {
         details = await client.getMember(memberId);
       } catch (error) {
+        if (error instanceof PatreonApiError && error.unreadable) return markUnreadable(input, error.unreadable);
         if (input.payload === null) throw error;
         return usePayload(input, error);
       }

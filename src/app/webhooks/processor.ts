@@ -98,7 +98,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * loses nothing, and the lease frees a row whose worker died): routes each by trigger, hands a
  * member event to the member refresh (member-refresh.ts), and works the re-checks that refresh
  * schedules. Duplicates and reordered deliveries end in the state the service reports now
- * (DESIGN.md: level-triggered).
+ * (docs/architecture.md: level-triggered).
  */
 export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProcessor {
   const { queue, logger, metrics, clock } = deps;

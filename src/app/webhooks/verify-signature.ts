@@ -1,9 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * Delivery signatures (spec: Events, Delivery §2; research/tech-facts.md §8): the lower-case hex
+ * Delivery signatures (spec: Events, Delivery §2; docs/tech-facts.md §8): the lower-case hex
  * digest of HMAC-MD5 over the exact body bytes, keyed with the webhook's `secret`. Verified the
- * way octokit/webhooks-methods does it (research/model-codebases.md §3): sign the raw bytes (never
+ * way octokit/webhooks-methods does it: sign the raw bytes (never
  * re-serialized JSON), check the length, then compare with `timingSafeEqual`.
  */
 

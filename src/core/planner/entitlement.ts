@@ -57,8 +57,8 @@ const BASIS_REASON: Readonly<Record<EntitlementBasis, string>> = {
  *   judge of an active pledge; a pending or even declined charge on an active member only shows in
  *   the reason. A free trial or a gift is named as such.
  * - `declined_patron` → the tiers listed now, or last seen while active, until the first declined
- *   charge of the current pledge (`firstDeclinedAt`; lacking it `last_charge_date`, then the moment
- *   we first saw the decline) plus the guild's grace days; none after a refund or a deleted pledge.
+ *   charge of the current pledge (`firstDeclinedAt`, or `last_charge_date` when that is not known)
+ *   plus the guild's grace days; none after a refund or a deleted pledge.
  *   The boundary is exclusive: at exactly anchor + grace the roles go.
  * - `former_patron` → the tiers the service still lists: a cancelled pledge keeps its paid period
  *   ("entitlements will stay valid until the end of the payment period", §3.5), unless the money
@@ -136,9 +136,9 @@ function on(date: Date | null): string {
   return date ? ` on ${day(date)}` : '';
 }
 
-/** Where the grace period counts from: the first decline of this pledge, else the last charge, else when we saw it. */
+/** Where the grace period counts from: the first decline of this pledge, else (not known) the last charge. */
 export function graceAnchor(member: MemberState): Date | null {
-  return member.firstDeclinedAt ?? member.lastChargeDate ?? member.declinedSeenAt;
+  return member.firstDeclinedAt ?? member.lastChargeDate;
 }
 
 function declined(base: Omit<Entitlement, 'kind' | 'reason'>, member: MemberState, graceDays: number, now: Date): Entitlement {

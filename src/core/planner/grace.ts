@@ -19,6 +19,11 @@ export interface KeptDecline {
 
 const sameInstant = (a: Date | null, b: Date | null): boolean => a === null || b === null || a.getTime() === b.getTime();
 
+/** A read that counts as declined: the member is `declined_patron`, or its last charge was declined (retries under way). */
+export function isDeclinedRead(read: Pick<ChargeRead, 'patronStatus' | 'lastChargeStatus'>): boolean {
+  return read.patronStatus === 'declined_patron' || read.lastChargeStatus === 'Declined';
+}
+
 /**
  * The first declined charge seen for the current pledge, to keep with the snapshot. The service's
  * `last_charge_date` is the last *attempted* charge and moves with every retry (a decline retried
@@ -28,8 +33,7 @@ const sameInstant = (a: Date | null, b: Date | null): boolean => a === null || b
  * never pledged) clears it, so the next decline counts afresh.
  */
 export function firstDeclineOf(kept: KeptDecline | null, read: ChargeRead, seenAt: Date): Date | null {
-  const declined = read.patronStatus === 'declined_patron' || read.lastChargeStatus === 'Declined';
-  if (!declined) return null;
+  if (!isDeclinedRead(read)) return null;
   if (kept?.firstDeclinedAt && sameInstant(kept.pledgeRelationshipStart, read.pledgeRelationshipStart)) return kept.firstDeclinedAt;
   return read.lastChargeDate ?? seenAt;
 }

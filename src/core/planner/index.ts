@@ -6,8 +6,9 @@ import type { DesiredRoles, Entitlement, GuildContext, LedgerEntry, MemberState,
 export * from './types';
 export { CHARGE_RULES, CHARGE_STATUSES, PATRON_STATUSES, chargeRule, entitlement, graceAnchor } from './entitlement';
 export type { ChargeRule } from './entitlement';
+export { adoptions } from './adopt';
 export { desiredRoles, isFreeTier, managedRoleIds, tierRoles } from './desired-roles';
-export { firstDeclineOf, nextGraceDeadline } from './grace';
+export { firstDeclineOf, isDeclinedRead, nextGraceDeadline } from './grace';
 export type { ChargeRead, KeptDecline } from './grace';
 export { GRANT_IN_FLIGHT_MS, plan, shouldHoldRemovals } from './plan';
 export { DEFAULT_SETTINGS, SETTING_BOUNDS, MODES, applySettingsChange } from './settings';

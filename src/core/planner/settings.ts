@@ -1,7 +1,7 @@
 import type { Result } from '../result';
 import type { GuildSettings, Mode } from './types';
 
-/** Defaults per DESIGN.md: 7 days of grace (Patreon staff: most declines are fixed within a week). */
+/** Defaults per docs/architecture.md: 7 days of grace (Patreon staff: most declines are fixed within a week). */
 export const DEFAULT_SETTINGS: Readonly<GuildSettings> = Object.freeze({
   graceDays: 7,
   mode: 'stack',

@@ -48,14 +48,13 @@ export interface MemberState {
    * for a declined member, yet the grace period keeps what they had.
    */
   lastActiveTierIds: readonly string[];
-  /** When we first saw `declined_patron`: the grace anchor when `last_charge_date` is null. */
-  declinedSeenAt: Date | null;
   /**
-   * The first declined charge seen for the current pledge ({@link firstDeclineOf}): the grace
-   * period counts from it, not from `last_charge_date`, which moves with every retry. Absent
-   * (snapshots stored before it existed): `last_charge_date` is the anchor, as before.
+   * The first declined charge seen for the current pledge, as the store keeps it with the snapshot
+   * ({@link firstDeclineOf}): the grace period counts from it, not from `last_charge_date`, which
+   * moves with every retry. Null when not declined, or (a snapshot stored before the store kept
+   * it) unknown: `last_charge_date` is the anchor then.
    */
-  firstDeclinedAt?: Date | null;
+  firstDeclinedAt: Date | null;
   /** Set when the last read of this member could not be understood: its roles stay exactly as they are. */
   unreadable?: UnreadableState | null;
 }
@@ -225,6 +224,17 @@ export type RoleChange =
     }
   /** The ledger says we granted a role the member no longer has: drop the row, call nothing. */
   | { op: 'forget'; roleId: string; roleName: string | null; reason: string };
+
+/**
+ * A role a member already holds that Tierlink would grant them, recorded as Tierlink's grant
+ * without a request (see `adopt.ts`).
+ */
+export interface Adoption {
+  roleId: string;
+  roleName: string;
+  grant: { campaignId: string | null; tierId: string | null; kind: GrantKind };
+  reason: string;
+}
 
 /** A change the planner wanted but the bot cannot make; no request is sent for it. */
 export interface BlockedChange {

@@ -8,7 +8,7 @@ import type { StatusService } from '../../app/linking/status-service';
 
 /** What `/sync` needs: one run over a guild, reported as text for Discord. */
 export interface SyncPort {
-  runForGuild(guildId: string, options: { dryRun: boolean; force: boolean }): Promise<string>;
+  runForGuild(guildId: string, options: { dryRun: boolean; force: boolean; adopt: boolean }): Promise<string>;
 }
 
 /** What `/doctor` needs: every check over a guild, reported as text for Discord. */

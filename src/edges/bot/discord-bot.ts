@@ -40,7 +40,7 @@ export interface DiscordBot {
 /**
  * The discord.js gateway client: slash commands arrive here, and member joins (rejoin restore)
  * and role changes (cache invalidation). Intents: Guilds and the privileged GuildMembers, needed
- * for `guildMemberAdd` and to list members (research/tech-facts.md §1).
+ * for `guildMemberAdd` and to list members (docs/tech-facts.md §1).
  */
 export function createDiscordBot(deps: DiscordBotDeps): DiscordBot {
   const { logger } = deps;

@@ -36,7 +36,7 @@ export interface BotDeps extends Omit<BotServices, 'sync' | 'doctor'> {
   /** The REST instance the role port uses: one rate-limit state for the whole bot. */
   rest: REST;
   logger: Logger;
-  runSync(options: { guildId: string; dryRun: boolean; force: boolean; trigger: 'manual' }): Promise<SyncOutcome>;
+  runSync(options: { guildId: string; dryRun: boolean; force: boolean; adopt: boolean; trigger: 'manual' }): Promise<SyncOutcome>;
   doctor: { run(guildId: string): Promise<readonly DoctorCheck[]> };
   members: MemberReconciler;
   guilds: KnownGuilds;

@@ -13,7 +13,7 @@ export interface RegisteredCommandsMemo {
 /**
  * Registers the slash commands with one bulk overwrite: on DISCORD_GUILD_ID when set (instant),
  * globally otherwise. Skipped when the definitions are the ones registered last time, because
- * creating commands counts toward Discord's daily limit (research/tech-facts.md §4).
+ * creating commands counts toward Discord's daily limit (docs/tech-facts.md §4).
  */
 export async function registerCommands(deps: {
   rest: REST;

@@ -56,7 +56,7 @@ function emptyStats(): RestStats {
 /**
  * Builds the @discordjs/rest client every Discord call of Tierlink goes through, and counts what it
  * does. @discordjs/rest emits `response` only when someone listens and `rateLimited` whenever a
- * request waits on a bucket (research/tech-facts.md §2 "Events"); both feed the stats and the hooks.
+ * request waits on a bucket (docs/tech-facts.md §2 "Events"); both feed the stats and the hooks.
  */
 export function createRest(options: CreateRestOptions): RestHandle {
   const rest = new REST({ ...options.rest, api: options.apiBaseUrl }).setToken(options.token);

@@ -1,6 +1,6 @@
 import { DiscordAPIError } from '@discordjs/rest';
 
-/** Discord JSON error codes Tierlink expects (docs `topics/opcodes-and-status-codes.mdx`, tech-facts §1). */
+/** Discord JSON error codes Tierlink expects (Discord's docs, Opcodes and Status Codes; docs/tech-facts.md §1). */
 export const DiscordErrorCode = {
   UnknownGuild: 10004,
   UnknownMember: 10007,

@@ -128,7 +128,7 @@ export interface GuildDirectoryOptions {
   botUserId?: string;
 }
 
-/** The directory over Discord REST (research/tech-facts.md §1 for the endpoints and their limits). */
+/** The directory over Discord REST (docs/tech-facts.md §1 for the endpoints and their limits). */
 export function createGuildDirectory(options: GuildDirectoryOptions): GuildDirectory {
   const { rest } = options;
   let botId: Promise<string> | undefined = options.botUserId ? Promise.resolve(options.botUserId) : undefined;
@@ -200,7 +200,7 @@ export function createGuildDirectory(options: GuildDirectoryOptions): GuildDirec
     /**
      * `GET /guilds/{g}/members?limit=&after=`, `after` being the highest user id of the previous page;
      * a page shorter than `pageSize` is the last. A 50001 here means the privileged Server Members
-     * Intent is off (docs `resources/guild.mdx` "List Guild Members").
+     * Intent is off (Discord's docs, List Guild Members; docs/tech-facts.md §1).
      */
     async *listMembers(guildId, listOptions = {}) {
       const pageSize = listOptions.pageSize ?? MAX_MEMBER_PAGE;

@@ -44,7 +44,7 @@ export interface RoleWriterOptions {
   cache?: GuildSnapshotCache;
 }
 
-/** "supports 1-512 URL-encoded UTF-8 characters" (docs `resources/audit-log.mdx`, tech-facts §1). */
+/** "supports 1-512 URL-encoded UTF-8 characters" (Discord's docs, Audit Log; docs/tech-facts.md §1). */
 export const MAX_AUDIT_REASON = 512;
 
 export function truncateReason(reason: string): string {
@@ -55,7 +55,7 @@ export function truncateReason(reason: string): string {
 /**
  * Role changes through `PUT`/`DELETE /guilds/{g}/members/{u}/roles/{r}`: one role per request, never
  * a PATCH of the member's whole list, which is built from a cache and can drop roles others granted
- * (research/tech-facts.md §1). Each change is checked against the role hierarchy first, from a
+ * (docs/tech-facts.md §1). Each change is checked against the role hierarchy first, from a
  * short-lived per-guild cache, so a change Discord would refuse costs no request: every 403 counts
  * toward Discord's invalid-request limit.
  */

@@ -52,7 +52,7 @@ export function healthChecks(sources: HealthSources): HealthChecks {
 }
 
 /**
- * `GET /healthz`: 200 while the database answers, 503 when it does not (CONTRACT.md). The other
+ * `GET /healthz`: 200 while the database answers, 503 when it does not (docs/contract.md). The other
  * parts are reported, not fatal: a paused webhook or a lost gateway is something to look at, and
  * the service still serves links and heals on the next sync.
  */

@@ -46,7 +46,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     }),
     roleChanges: new Counter({
       name: 'tierlink_role_changes_total',
-      help: 'Role changes, by kind (add, remove, forget) and outcome (applied, failed, blocked, held)',
+      help: 'Role changes, by kind (add, remove, forget, adopt) and outcome (applied, failed, blocked, held)',
       labelNames: ['kind', 'outcome'] as const,
       registers,
     }),
@@ -67,6 +67,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       name: 'tierlink_patreon_errors_total',
       help: 'Failed requests to the membership service, by kind',
       labelNames: ['kind'] as const,
+      registers,
+    }),
+    unreadableMembers: new Counter({
+      name: 'tierlink_unreadable_members_total',
+      help: 'Reads of a member the service answered with a value Tierlink cannot understand (its roles were left as they are), by source (sync, webhook, link)',
+      labelNames: ['source'] as const,
       registers,
     }),
     links: new Counter({

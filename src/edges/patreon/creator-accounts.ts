@@ -111,7 +111,7 @@ export function createCreatorAccounts(deps: {
   function clientForCreator(creatorUserId: string): PatreonClient {
     let client = clients.get(creatorUserId);
     if (!client) {
-      // Patreon counts a token's requests per grant, across refreshes (`_rate_limits.md`).
+      // Patreon counts a token's requests per grant, across refreshes (docs/patreon-api-notes.md §6).
       client = createPatreonClient({ ...service, session: sessionForCreator(creatorUserId), sessionTokenKey: `creator:${creatorUserId}` });
       clients.set(creatorUserId, client);
     }

@@ -21,7 +21,7 @@ export interface CreatorTokenStore {
 
 /**
  * Refresh storms get a client's address blocked; production added a 10-minute cooldown after a
- * 401 (research (c), patreon-wordpress PR #181). We do the same on our side.
+ * 401 (docs/patreon-api-notes.md §10, patreon-wordpress PR #181). We do the same on our side.
  */
 export const REFRESH_COOLDOWN_MS = 10 * 60_000;
 

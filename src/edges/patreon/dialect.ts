@@ -86,6 +86,27 @@ export interface DialectStore {
   save(dialect: ServiceDialect): Promise<void>;
 }
 
+/** Small named values that survive restarts (the database's app state). */
+export interface KeyValueStore {
+  get<T>(key: string): Promise<T | null>;
+  set(key: string, value: unknown): Promise<void>;
+}
+
+/**
+ * The learned dialect kept in a {@link KeyValueStore}, one value per service base URL: pointing
+ * `PATREON_BASE_URL` elsewhere learns again instead of trusting what another service spoke.
+ */
+export function keyValueDialectStore(kv: KeyValueStore, baseUrl: string): DialectStore {
+  const key = `service-dialect:${baseUrl.replace(/\/+$/, '')}`;
+  return {
+    async load() {
+      const value = await kv.get<unknown>(key);
+      return typeof value === 'string' && (DIALECTS as readonly string[]).includes(value) ? (value as ServiceDialect) : null;
+    },
+    save: (dialect) => kv.set(key, dialect),
+  };
+}
+
 /** A store that forgets with the process: the default when none is given. */
 export function memoryDialectStore(initial: ServiceDialect | null = null): DialectStore {
   let value = initial;

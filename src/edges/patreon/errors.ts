@@ -18,10 +18,10 @@ export type PatreonErrorKind =
   | 'network' // no answer: connection refused or reset
   | 'timeout' // no answer in time
   | 'invalid_response' // an answer we cannot read (not JSON, not JSON:API, an attribute we asked for is missing)
-  | 'pagination_loop' // the service repeated a cursor or a page (research (c); patreon-api.ts#180)
+  | 'pagination_loop' // the service repeated a cursor or a page (docs/patreon-api-notes.md §10)
   | 'not_connected' // no creator tokens are stored yet
   | 'refresh_failed' // refreshing the creator token failed just now
-  | 'refresh_cooldown' // a refresh failed recently; not tried again yet (research (c))
+  | 'refresh_cooldown' // a refresh failed recently; not tried again yet (docs/patreon-api-notes.md §10)
   | 'token_store_failed'; // the rotated tokens could not be saved, so they are not used
 
 /** Spec: Errors. */

@@ -118,7 +118,7 @@ function errorEntries(body: unknown): ServiceErrorEntry[] {
 
 /**
  * Seconds to wait after a 429: the `Retry-After` header (seconds or an HTTP date), else
- * `retry_after_seconds` in the body, top level or inside an `errors` entry (research (c)).
+ * `retry_after_seconds` in the body, top level or inside an `errors` entry (docs/patreon-api-notes.md §10).
  */
 export function retryAfterSeconds(headers: Headers, body: unknown, now: Date): number | null {
   const header = headers.get('retry-after');

@@ -8,8 +8,8 @@ export type {
   ReadOptions,
 } from './patreon-client';
 export { MEMBER_TRIGGERS, POST_TRIGGERS, createPatreonClient } from './patreon-client';
-export type { DialectMemory, DialectSource, DialectStore, Rename, RenameKey, ServiceDialect } from './dialect';
-export { RENAMES, createDialectMemory, dialectOfBaseUrl, memoryDialectStore, nameIn } from './dialect';
+export type { DialectMemory, DialectSource, DialectStore, KeyValueStore, Rename, RenameKey, ServiceDialect } from './dialect';
+export { RENAMES, createDialectMemory, dialectOfBaseUrl, keyValueDialectStore, memoryDialectStore, nameIn } from './dialect';
 export type { BudgetLimits, RateWindow, RequestBudget, RequestPriority } from './request-budget';
 export { DEFAULT_BUDGET_LIMITS, PATREON_PUBLISHED_LIMITS, createRequestBudget, tokenKeyOf } from './request-budget';
 export type {

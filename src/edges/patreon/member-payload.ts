@@ -9,6 +9,9 @@ export interface PayloadMember {
   userId: string | null;
   patronStatus: PatronStatus;
   isFollower: boolean;
+  /** Patreon's `is_free_trial` and `is_gifted` (false when the body lacks them). */
+  isFreeTrial: boolean;
+  isGifted: boolean;
   lastChargeDate: Date | null;
   lastChargeStatus: string | null;
   entitledTierIds: string[];
@@ -30,9 +33,9 @@ function dateOrNull(value: unknown): Date | null {
  * The member state a delivery body carries, for when the re-read fails. The body's attribute set
  * is the service's (spec: Events, Delivery §1), not one we asked for, so this reads leniently where
  * a default is harmless (`is_follower`, dates, amounts) and refuses where a guess would grant or
- * remove roles: without `patron_status` or the entitled tiers there is no usable state (DESIGN.md:
+ * remove roles: without `patron_status` or the entitled tiers there is no usable state (docs/architecture.md:
  * a failed read never reads as "not a patron"). The v2 sample's `currently_entitled_rewards` is read
- * when `currently_entitled_tiers` is absent (research/tech-facts.md §8). That leniency is why the
+ * when `currently_entitled_tiers` is absent (docs/tech-facts.md §8). That leniency is why the
  * strict `parseMember` of resources.ts is not used here.
  */
 export function memberFromPayload(body: unknown): Result<PayloadMember, string> {
@@ -63,6 +66,8 @@ export function memberFromPayload(body: unknown): Result<PayloadMember, string> 
     userId,
     patronStatus: status as PatronStatus,
     isFollower: attributes.is_follower === true,
+    isFreeTrial: attributes.is_free_trial === true,
+    isGifted: attributes.is_gifted === true,
     lastChargeDate: dateOrNull(attributes.last_charge_date),
     lastChargeStatus: typeof chargeStatus === 'string' ? chargeStatus : null,
     entitledTierIds: [...new Set(tierIds)],

@@ -38,7 +38,7 @@ export const MEMBERS_INCLUDE = ['currently_entitled_tiers', 'user'] as const;
 
 /**
  * Patreon: "1000 results in one page. If pledge events are requested in includes, it has 500"
- * (`_endpoints_v2.md`); without `page[count]` pages can be as small as 20 (docs/patreon-api-notes.md
+ * (docs/patreon-api-notes.md §2.3); without `page[count]` pages can be as small as 20 (docs/patreon-api-notes.md
  * §2.3), which turns a sync of 100,000 members into 5,000 requests against 100 per minute.
  */
 export const MEMBERS_PAGE_COUNT = 1000;
@@ -68,7 +68,7 @@ export function membersQuery(dialect: ServiceDialect, cursor: string | null): UR
  * Whatever page size the service answers with is followed (the guard below scales with it).
  *
  * The service has been seen to answer a new cursor for the same page, which loops forever
- * (research (c); patreon-api.ts#180). So this throws `pagination_loop` when a cursor comes back,
+ * (docs/patreon-api-notes.md §10). So this throws `pagination_loop` when a cursor comes back,
  * when every member of a page was already seen, or when the page count runs far past what
  * `total` allows; it never loops. Members seen twice on otherwise new pages (the list shifted
  * under us) are dropped from the later page. One odd member never fails a page: it is yielded in
@@ -108,12 +108,13 @@ export async function* iterateMemberPages(deps: MembersIteratorDeps, campaignId:
       seenMembers.add(resource.id);
       const reading = readMember(resource, included, { campaignId, where });
       if (reading.ok) {
-        members.push(reading.member);
+        members.push(reading.value);
         continue;
       }
-      unreadable.push(reading.unreadable);
-      const { memberId, attribute, reason } = reading.unreadable;
-      deps.logger.warn({ campaignId, memberId, attribute, reason }, 'a member could not be read; its roles stay as they are');
+      unreadable.push(reading.error);
+      const { memberId, attribute, reason } = reading.error;
+      // The caller counts, stores and logs it (once while it stays unreadable).
+      deps.logger.debug({ campaignId, memberId, attribute, reason }, 'a member could not be read');
     }
     if (resources.length > 0 && repeated === resources.length) throw loop(`page ${pageNumber} repeats members of an earlier page`);
     if (repeated > 0) deps.logger.warn({ campaignId, pageNumber, repeated }, 'member list repeated some members; skipped them');

@@ -239,11 +239,11 @@ export function createPatreonClient(options: PatreonClientOptions): PatreonClien
           if (!resource) continue;
           const reading = readMember(resource, included, { user, where: path });
           if (!reading.ok) {
-            unreadable.push(reading.unreadable);
+            unreadable.push(reading.error);
             continue;
           }
-          members.push(reading.member);
-          tiers.push(...includedTiers(included, reading.member.entitledTierIds, reading.member.campaignId, path));
+          members.push(reading.value);
+          tiers.push(...includedTiers(included, reading.value.entitledTierIds, reading.value.campaignId, path));
         }
       }
       return { user, members, unreadable, tiers };

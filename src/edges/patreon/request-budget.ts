@@ -24,7 +24,7 @@ export interface BudgetLimits {
 }
 
 /**
- * Patreon's published limits (`_rate_limits.md`, docs/patreon-api-notes.md §6): 100 requests per
+ * Patreon's published limits (docs/patreon-api-notes.md §6): 100 requests per
  * 2 s per client and 100 per minute per token; a tenth of each is kept for interactive requests.
  */
 export const PATREON_PUBLISHED_LIMITS: BudgetLimits = Object.freeze({

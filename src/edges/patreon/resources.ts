@@ -1,9 +1,11 @@
 import { CHARGE_STATUSES, PATRON_STATUSES } from '../../core/planner/entitlement';
 import type { ChargeStatus, PatronStatus } from '../../core/planner/types';
+import { type Result, err, ok } from '../../core/result';
 import { isSnowflake } from '../../core/snowflake';
 import type { ServiceDialect } from './dialect';
 import { RENAMES, nameIn } from './dialect';
 import { PatreonApiError } from './errors';
+import { AttributeProblem, AttributeReader } from './attribute-reader';
 import type { IncludedIndex, Resource } from './json-api';
 import { relatedId, relatedIds } from './json-api';
 import type { TierRoleIds } from '../../core/tier-roles';
@@ -31,7 +33,7 @@ export interface Member {
   /** ISO 8601 UTC, or null when never charged. */
   lastChargeDate: string | null;
   lastChargeStatus: ChargeStatus;
-  /** From `currently_entitled_tiers` (deleted tiers are absent: research (c)). */
+  /** From `currently_entitled_tiers` (deleted tiers are absent: docs/patreon-api-notes.md §10). */
   entitledTierIds: string[];
   pledgeRelationshipStart: string | null;
   /** Null as Patreon's own samples show it (docs/patreon-api-notes.md §3.3), or when unreadable: it decides nothing. */
@@ -121,127 +123,6 @@ export function campaignFields(dialect: ServiceDialect): string[] {
   return [...CAMPAIGN_BASE_FIELDS, ...present([nameIn(dialect, 'campaignServer')])];
 }
 
-/** One attribute of one resource that could not be read: what, and why. */
-export class AttributeProblem extends Error {
-  constructor(
-    readonly resource: Resource,
-    readonly attribute: string,
-    readonly reason: string,
-  ) {
-    super(`${resource.type} ${resource.id}: ${attribute} ${reason}`);
-    this.name = 'AttributeProblem';
-  }
-}
-
-/**
- * Attribute access that fails loudly. A missing attribute means a request forgot to ask for it
- * (v2 returns only what `fields` names), and reading it as null would turn "not asked" into
- * "not a patron" (DESIGN.md: a failed read never reads as "nobody is a patron"). It throws an
- * {@link AttributeProblem}; whole answers turn that into a `PatreonApiError`, member pages into an
- * unreadable member.
- */
-class Reader {
-  private readonly attributes: Record<string, unknown>;
-
-  constructor(private readonly resource: Resource) {
-    this.attributes = resource.attributes ?? {};
-  }
-
-  fail(name: string, expected: string): never {
-    const value = this.attributes[name];
-    const reason = !(name in this.attributes)
-      ? 'is missing'
-      : value === null
-        ? `is null, expected ${expected}`
-        : `is ${describeValue(value)}, expected ${expected}`;
-    throw new AttributeProblem(this.resource, name, reason);
-  }
-
-  has(name: string): boolean {
-    return name in this.attributes;
-  }
-
-  raw(name: string): unknown {
-    if (!(name in this.attributes)) this.fail(name, 'present');
-    return this.attributes[name];
-  }
-
-  string(name: string): string {
-    const v = this.raw(name);
-    return typeof v === 'string' ? v : this.fail(name, 'a string');
-  }
-
-  nullableString(name: string): string | null {
-    const v = this.raw(name);
-    return v === null || typeof v === 'string' ? v : this.fail(name, 'a string or null');
-  }
-
-  boolean(name: string): boolean {
-    const v = this.raw(name);
-    return typeof v === 'boolean' ? v : this.fail(name, 'a boolean');
-  }
-
-  /** A boolean the service may not have at all (the other dialect's): false when absent. */
-  optionalBoolean(name: string): boolean {
-    return this.has(name) ? this.boolean(name) : false;
-  }
-
-  integer(name: string): number {
-    const v = this.raw(name);
-    return typeof v === 'number' && Number.isFinite(v) ? v : this.fail(name, 'a number');
-  }
-
-  optionalInteger(name: string): number | null {
-    if (!this.has(name)) return null;
-    const v = this.attributes[name];
-    return v === null ? null : typeof v === 'number' && Number.isFinite(v) ? v : this.fail(name, 'a number or null');
-  }
-
-  /** A value that decides nothing: read when it is what it should be, else null (never a failure). */
-  lenientInteger(name: string): number | null {
-    const v = this.attributes[name];
-    return typeof v === 'number' && Number.isFinite(v) ? v : null;
-  }
-
-  lenientString(name: string): string | null {
-    const v = this.attributes[name];
-    return typeof v === 'string' ? v : null;
-  }
-
-  lenientDate(name: string): string | null {
-    const v = this.attributes[name];
-    const at = typeof v === 'string' ? Date.parse(v) : NaN;
-    return Number.isNaN(at) ? null : new Date(at).toISOString();
-  }
-
-  /** An ISO date, normalised to `toISOString()` form. */
-  nullableDate(name: string): string | null {
-    const v = this.nullableString(name);
-    if (v === null) return null;
-    const at = Date.parse(v);
-    return Number.isNaN(at) ? this.fail(name, 'a date') : new Date(at).toISOString();
-  }
-
-  oneOf<T extends string>(name: string, allowed: readonly string[]): T | null {
-    const v = this.nullableString(name);
-    if (v === null) return null;
-    return allowed.includes(v) ? (v as T) : this.fail(name, `one of ${allowed.join(', ')}`);
-  }
-
-  /** The first of `names` the answer carries (each dialect's name of one thing), as a nullable string. */
-  nullableStringOfEither(names: readonly string[]): string | null {
-    const name = names.find((n) => this.has(n));
-    return name === undefined ? this.fail(names.join(' / '), 'present') : this.nullableString(name);
-  }
-}
-
-/** A short, bounded description of an odd value for logs: `"paused_patron"`, `42`, `an object`. */
-function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return Array.isArray(value) ? 'a list' : `a${typeof value === 'object' ? 'n object' : ` ${typeof value}`}`;
-}
-
 /** Runs a parser of a whole answer; an attribute problem becomes the `invalid_response` it always was. */
 function orInvalid<T>(where: string, parse: () => T): T {
   try {
@@ -288,7 +169,7 @@ export interface UnreadableMember {
   reason: string;
 }
 
-export type MemberReading = { ok: true; member: Member } | { ok: false; unreadable: UnreadableMember };
+export type MemberReading = Result<Member, UnreadableMember>;
 
 /**
  * A member (spec: Member), with its user's Discord id from the included user, or why it cannot be
@@ -301,32 +182,29 @@ export function readMember(resource: Resource, included: IncludedIndex, context:
   const campaign = relatedId(resource, 'campaign') ?? context.campaignId ?? null;
   const user = relatedId(resource, 'user') ?? context.user?.id ?? null;
   try {
-    return { ok: true, member: memberOf(resource, included, context) };
+    return ok(memberOf(resource, included, context));
   } catch (error) {
     if (!(error instanceof AttributeProblem)) throw error;
-    return {
-      ok: false,
-      unreadable: { memberId: resource.id, campaignId: campaign, userId: user, attribute: error.attribute, reason: error.reason },
-    };
+    return err({ memberId: resource.id, campaignId: campaign, userId: user, attribute: error.attribute, reason: error.reason });
   }
 }
 
 /** {@link readMember} for a single answer: an unreadable member is an `invalid_response` naming it. */
 export function parseMember(resource: Resource, included: IncludedIndex, context: MemberContext = {}): Member {
   const reading = readMember(resource, included, context);
-  if (reading.ok) return reading.member;
-  const { memberId, attribute, reason } = reading.unreadable;
+  if (reading.ok) return reading.value;
+  const { memberId, attribute, reason } = reading.error;
   throw new PatreonApiError({
     kind: 'invalid_response',
     method: 'PARSE',
     path: context.where ?? 'member',
     message: `member ${memberId}: ${attribute} ${reason}`,
-    unreadable: reading.unreadable,
+    unreadable: reading.error,
   });
 }
 
 function memberOf(resource: Resource, included: IncludedIndex, context: MemberContext): Member {
-  const r = new Reader(resource);
+  const r = new AttributeReader(resource);
   const campaignId = relatedId(resource, 'campaign') ?? context.campaignId ?? missingRelationship(resource, 'campaign');
   const userId = relatedId(resource, 'user') ?? context.user?.id ?? missingRelationship(resource, 'user');
   const entitledTierIds = relatedIds(resource, 'currently_entitled_tiers') ?? missingRelationship(resource, 'currently_entitled_tiers');
@@ -359,7 +237,7 @@ function memberOf(resource: Resource, included: IncludedIndex, context: MemberCo
 /** A tier (spec: Tier). At least one of the role-id attributes must have been requested. */
 export function parseTier(resource: Resource, context: { campaignId?: string; where?: string } = {}): Tier {
   return orInvalid(context.where ?? 'tier', () => {
-    const r = new Reader(resource);
+    const r = new AttributeReader(resource);
     if (!TIER_ROLE_ID_ATTRIBUTES.some((name) => r.has(name))) r.raw(TIER_ROLE_ID_ATTRIBUTES.join(' / '));
     return {
       id: resource.id,
@@ -379,7 +257,7 @@ export function parseUser(resource: Resource, included: IncludedIndex, where = '
 }
 
 function userOf(resource: Resource, included: IncludedIndex): User {
-  const r = new Reader(resource);
+  const r = new AttributeReader(resource);
   const memberships = (relatedIds(resource, 'memberships') ?? []).map((memberId) => {
     const member = included.get('member', memberId);
     return { memberId, campaignId: member ? (relatedId(member, 'campaign') ?? null) : null };
@@ -395,10 +273,10 @@ function userOf(resource: Resource, included: IncludedIndex): User {
 /** A campaign (spec: Campaign v2), the creator's name from the included creator. */
 export function parseCampaign(resource: Resource, included: IncludedIndex, where = 'campaign'): Campaign {
   return orInvalid(where, () => {
-    const r = new Reader(resource);
+    const r = new AttributeReader(resource);
     const creatorId = relatedId(resource, 'creator') ?? null;
     const creator = creatorId ? included.get('user', creatorId) : undefined;
-    const creatorName = creator ? new Reader(creator).string('full_name') : null;
+    const creatorName = creator ? new AttributeReader(creator).string('full_name') : null;
     return {
       id: resource.id,
       vanity: r.nullableString('vanity'),
@@ -414,7 +292,8 @@ export function parseCampaign(resource: Resource, included: IncludedIndex, where
 /** A webhook (spec: Webhook). */
 export function parseWebhook(resource: Resource, context: { campaignId?: string; where?: string } = {}): Webhook {
   return orInvalid(context.where ?? 'webhook', () => {
-    const r: Reader = new Reader(resource);
+    // The annotation lets \`r.fail\` (returns never) narrow \`triggers\`.
+    const r: AttributeReader = new AttributeReader(resource);
     const triggers = r.raw('triggers');
     if (!Array.isArray(triggers) || !triggers.every((t): t is string => typeof t === 'string')) r.fail('triggers', 'a list of names');
     return {

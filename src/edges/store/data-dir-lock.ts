@@ -4,7 +4,7 @@ import path from 'node:path';
 
 /**
  * PGlite is one process's database: two processes opening the same directory both succeed and
- * corrupt it (research/tech-facts.md §5). This lease file makes the second process refuse to start.
+ * corrupt it (docs/tech-facts.md §5). This lease file makes the second process refuse to start.
  *
  * The file holds the owner's host and pid and is touched every {@link HEARTBEAT_MS}. A lease is
  * stale when its owner is gone: same host and the pid is dead, or (another host, e.g. a replaced

@@ -13,7 +13,7 @@ import { packageRoot } from './package-root';
 import { type DataDirLock, acquireDataDirLock } from './data-dir-lock';
 import * as schema from './schema';
 
-/** One typed handle for both engines (research/tech-facts.md §5). */
+/** One typed handle for both engines (docs/tech-facts.md §5). */
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
 export type Engine = 'pglite' | 'postgres';

@@ -42,7 +42,7 @@ export function retryDelayMs(attempts: number, random: Random): number {
 
 /**
  * Works a durable queue: the work starts at once after the durable write (`runNow`), and a
- * periodic sweep picks up only what a crash or a failure left (DESIGN.md: durable is not slow).
+ * periodic sweep picks up only what a crash or a failure left (docs/architecture.md: durable is not slow).
  */
 export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
   const { queue, clock, logger } = options;

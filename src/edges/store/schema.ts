@@ -3,11 +3,18 @@ import { bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, text, t
 
 /**
  * The whole schema. Secrets (creator tokens, webhook secrets) are stored only encrypted
- * (`*_enc`, see src/shared/secret-box.ts); one-time link tokens only as SHA-256 hashes.
+ * (`*_enc`, see src/edges/store/secret-box.ts); one-time link tokens only as SHA-256 hashes.
  * Patron OAuth tokens are never stored.
  */
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+/** Why a member's last read could not be understood (`member_snapshots.unreadable`); `since`: ISO time of the first such read. */
+export interface UnreadableMark {
+  attribute: string;
+  reason: string;
+  since: string;
+}
 
 /** A campaign on the membership service that Tierlink serves. */
 export const campaigns = pgTable('campaigns', {
@@ -51,7 +58,7 @@ export const creatorCredentials = pgTable('creator_credentials', {
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
 
-/** A Discord server and its sync settings (see src/mapping/settings.ts for meanings and bounds). */
+/** A Discord server and its sync settings (see src/core/planner/settings.ts for meanings and bounds). */
 export const guilds = pgTable('guilds', {
   id: text('id').primaryKey(),
   name: text('name'),
@@ -141,8 +148,25 @@ export const memberSnapshots = pgTable(
       .$type<string[]>()
       .notNull()
       .default(sql`'[]'::jsonb`),
-    /** When we first saw `declined_patron`: the grace anchor when `last_charge_date` is null. */
+    /**
+     * When a decline was first seen. Superseded by `first_declined_at` (migration 0001 carried its
+     * values over); no longer written or read, kept so that migrations stay additive.
+     */
     declinedSeenAt: ts('declined_seen_at'),
+    /**
+     * The first declined charge of the current pledge (`firstDeclineOf`, src/core/planner/grace.ts):
+     * the grace period counts from it, not from `last_charge_date`, which moves with every retry.
+     */
+    firstDeclinedAt: ts('first_declined_at'),
+    /** Patreon's `is_free_trial` and `is_gifted` (false where the service has no such attribute). */
+    isFreeTrial: boolean('is_free_trial').notNull().default(false),
+    isGifted: boolean('is_gifted').notNull().default(false),
+    /**
+     * Set when the last read of the member could not be understood (an unknown `patron_status`, an
+     * unexpected null): which attribute, why, and since when. The other columns keep the last
+     * readable state, and the planner leaves the member's roles as they are.
+     */
+    unreadable: jsonb('unreadable').$type<UnreadableMark>(),
     pledgeRelationshipStart: ts('pledge_relationship_start'),
     entitledAmountCents: integer('entitled_amount_cents'),
     source: text('source').$type<'link' | 'webhook' | 'webhook-payload' | 'sync'>().notNull(),
@@ -241,7 +265,8 @@ export const auditLog = pgTable(
     guildId: text('guild_id').notNull(),
     discordUserId: text('discord_user_id').notNull(),
     roleId: text('role_id').notNull(),
-    action: text('action').$type<'add' | 'remove' | 'forget'>().notNull(),
+    /** `adopt`: a role the member already held, recorded as Tierlink's grant without a request (`/sync adopt:true`). */
+    action: text('action').$type<'add' | 'remove' | 'forget' | 'adopt'>().notNull(),
     outcome: text('outcome').$type<'applied' | 'failed' | 'held' | 'blocked'>().notNull(),
     trigger: text('trigger').notNull(),
     reason: text('reason').notNull(),

@@ -5,7 +5,7 @@ import path from 'node:path';
 export const SECRET_KEY_FILE = 'secret.key';
 
 /**
- * SECRET_KEY when configured; otherwise (embedded database only, see CONTRACT.md) the key in
+ * SECRET_KEY when configured; otherwise (embedded database only, see docs/contract.md) the key in
  * `DATA_DIR/secret.key`, generated on first start with mode 0600. Losing the file makes the stored
  * creator tokens and webhook secrets unreadable: back it up with the database.
  */

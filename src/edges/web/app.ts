@@ -70,7 +70,7 @@ function sendPage(res: Response, status: number, html: string): void {
 const message = (res: Response, view: MessageView) => sendPage(res, view.status, renderMessage(view));
 
 /**
- * The web side of Tierlink (CONTRACT.md, HTTP routes): the one-time links of `/link` and
+ * The web side of Tierlink (docs/contract.md, HTTP routes): the one-time links of `/link` and
  * `/connect`, the OAuth callback for both, the webhook receiver, health and metrics.
  */
 export function createWebApp(deps: WebAppDeps): express.Express {

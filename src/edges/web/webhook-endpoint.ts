@@ -16,7 +16,7 @@ export interface WebhookEndpointDeps {
   clock: Clock;
   /**
    * Called with the inbox id once the 200 has been written, so processing starts at once without
-   * delaying the answer (DESIGN.md: durable is not slow). Its failures are logged; the inbox sweep
+   * delaying the answer (docs/architecture.md: durable is not slow). Its failures are logged; the inbox sweep
    * picks the row up anyway.
    */
   onAccepted?(id: number): void | Promise<void>;

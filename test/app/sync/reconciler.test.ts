@@ -4,6 +4,10 @@ import { createMetrics } from '../../../src/edges/observability/metrics';
 import { createGuildContextLoader } from '../../../src/app/sync/guild-context';
 import { type Reconciler, createReconciler } from '../../../src/app/sync/reconciler';
 import { createRoleApplier } from '../../../src/app/sync/role-applier';
+import { GRACE_END_JOB, createGraceChecks } from '../../../src/app/sync/grace-checks';
+import { createJobStore } from '../../../src/edges/store/job-queue';
+import { jobs } from '../../../src/edges/store/schema';
+import { DAY } from '../../../src/shared/clock';
 import { type DiscordKit, createDiscordKit } from '../../support/discord-kit';
 import { activeSnapshot, repositories } from '../../support/service-fixtures';
 import { type TestDatabase, createTestDatabase } from '../../support/test-database';
@@ -70,7 +74,9 @@ beforeEach(async () => {
     contexts: createGuildContextLoader({ ...repos, discordSnapshots: kit.snapshots }),
     directory: kit.directory,
     applier,
+    graceChecks: createGraceChecks({ jobs: createJobStore(t.database.db), logger: silentLogger }),
     clock,
+    logger: silentLogger,
   });
   kit.sandbox.resetRequests();
 });
@@ -132,4 +138,24 @@ test('a user who is not in the server is planned nothing, and a dry run writes n
   expect(dry.plan.changes).toHaveLength(1);
   expect(dry.result).toBeNull();
   expect(roleWrites()).toEqual([]);
+});
+
+test('a member in a grace period gets one durable check at the moment it ends, however often it is reconciled', async () => {
+  await reconciler.reconcileMember(guildId, user, { trigger: 'link' });
+  const declinedOn = new Date(clock.now().getTime() - 2 * DAY);
+  await repos.snapshots.upsert(
+    activeSnapshot({ patronStatus: 'declined_patron', lastChargeStatus: 'Declined', lastChargeDate: declinedOn }),
+    clock.now(),
+  );
+  await reconciler.reconcileMember(guildId, user, { trigger: 'webhook' });
+  await reconciler.reconcileMember(guildId, user, { trigger: 'webhook' });
+  expect(kit.sandbox.memberRoles(guildId, user)).toContain(role.gold);
+  const scheduled = await t.database.db.select().from(jobs);
+  expect(scheduled).toMatchObject([
+    { kind: GRACE_END_JOB, payload: { guildId, userId: user }, status: 'pending', runAt: new Date(declinedOn.getTime() + 7 * DAY) },
+  ]);
+  // An active member has no grace period to end: nothing more is scheduled.
+  await repos.snapshots.upsert(activeSnapshot(), clock.now());
+  await reconciler.reconcileMember(guildId, user, { trigger: 'webhook' });
+  expect(await t.database.db.select().from(jobs)).toHaveLength(1);
 });

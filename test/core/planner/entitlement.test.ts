@@ -178,15 +178,15 @@ describe('entitlement: grace period', () => {
     );
   });
 
-  test('GIVEN no last_charge_date THEN the grace counts from when the decline was first seen', () => {
+  test('GIVEN no last_charge_date THEN the grace counts from the first decline the store kept (when it was first seen)', () => {
     const seen = new Date('2026-11-18T00:00:00Z');
-    const m = { ...declinedMember, lastChargeDate: null, declinedSeenAt: seen };
+    const m = { ...declinedMember, lastChargeDate: null, firstDeclinedAt: seen };
     expect(entitlement(CAMPAIGN, m, grace7, new Date(seen.getTime() + 6 * DAY)).kind).toBe('grace');
     expect(entitlement(CAMPAIGN, m, grace7, new Date(seen.getTime() + 7 * DAY)).kind).toBe('lapsed');
   });
 
   test('GIVEN neither a charge date nor a first-seen time THEN no grace can be granted', () => {
-    const ent = entitlement(CAMPAIGN, { ...declinedMember, lastChargeDate: null, declinedSeenAt: null }, grace7, NOW);
+    const ent = entitlement(CAMPAIGN, { ...declinedMember, lastChargeDate: null, firstDeclinedAt: null }, grace7, NOW);
     expect(ent.kind).toBe('lapsed');
   });
 });

@@ -51,7 +51,7 @@ export function member(overrides: Partial<MemberState> = {}): MemberState {
     isFollower: false,
     entitledTierIds: [TIER.gold],
     lastActiveTierIds: [TIER.gold],
-    declinedSeenAt: null,
+    firstDeclinedAt: null,
     ...overrides,
   };
 }

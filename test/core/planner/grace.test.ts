@@ -64,7 +64,7 @@ describe('grace counts from the first decline of the pledge, not from the last r
   });
 
   test('without a kept first decline (a snapshot from before), last_charge_date is the anchor as before', () => {
-    const old = { ...stateOnDay(6), firstDeclinedAt: undefined };
+    const old = { ...stateOnDay(6), firstDeclinedAt: null };
     expect(entitlement(CAMPAIGN, old, grace7, onDay(7)).graceEndsAt).toEqual(onDay(13));
   });
 });

@@ -6,6 +6,7 @@ import {
   RENAMES,
   createDialectMemory,
   dialectOfBaseUrl,
+  keyValueDialectStore,
   memoryDialectStore,
   nameIn,
 } from '../../../src/edges/patreon';
@@ -110,6 +111,38 @@ describe('dialect memory', () => {
     expect(await m.memory.rejected('spec', badRequest("'chat_server_id' is not a valid attribute of campaign"))).toBe(true);
     expect(await m.memory.current()).toBe('patreon');
     expect(m.saves).toEqual([]);
+  });
+
+  it('kept in a key-value store (the database), per base URL: another process speaks it at once; another service learns afresh', async () => {
+    const values = new Map<string, unknown>();
+    const kv = {
+      get: async <T>(k: string) => (values.get(k) as T | undefined) ?? null,
+      set: async (k: string, v: unknown) => void values.set(k, v),
+    };
+    const first = createDialectMemory({
+      baseUrl: 'http://127.0.0.1:1/',
+      store: keyValueDialectStore(kv, 'http://127.0.0.1:1/'),
+      logger: silentLogger,
+    });
+    await first.rejected('spec', badRequest('Bad Request'));
+    await first.confirm('patreon');
+    expect([...values]).toEqual([['service-dialect:http://127.0.0.1:1', 'patreon']]);
+
+    const second = createDialectMemory({
+      baseUrl: 'http://127.0.0.1:1',
+      store: keyValueDialectStore(kv, 'http://127.0.0.1:1'),
+      logger: silentLogger,
+    });
+    expect(await second.current()).toBe('patreon');
+    expect(await second.source()).toBe('stored');
+    const elsewhere = createDialectMemory({
+      baseUrl: 'http://127.0.0.1:2',
+      store: keyValueDialectStore(kv, 'http://127.0.0.1:2'),
+      logger: silentLogger,
+    });
+    expect(await elsewhere.source()).toBe('guess');
+    values.set('service-dialect:http://127.0.0.1:2', 'klingon');
+    expect(await keyValueDialectStore(kv, 'http://127.0.0.1:2').load()).toBeNull();
   });
 
   it('a request that was sent in the dialect another request already left is sent again in the current one', async () => {

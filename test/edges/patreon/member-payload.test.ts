@@ -51,6 +51,8 @@ test('reads the member state a delivery carries, with the Discord id from the in
       userId: '1000001',
       patronStatus: 'active_patron',
       isFollower: false,
+      isFreeTrial: false,
+      isGifted: false,
       lastChargeDate: new Date('2026-11-01T10:00:00.000Z'),
       lastChargeStatus: 'Paid',
       entitledTierIds: ['7000002'],
@@ -59,6 +61,11 @@ test('reads the member state a delivery carries, with the Discord id from the in
       discordUserId: '223456789012345678',
     },
   });
+});
+
+test("Patreon's is_free_trial and is_gifted are read when the body carries them", () => {
+  const result = memberFromPayload(delivery({ attributes: { is_free_trial: true, is_gifted: true, last_charge_status: 'Free Trial' } }));
+  expect(result).toMatchObject({ ok: true, value: { isFreeTrial: true, isGifted: true, lastChargeStatus: 'Free Trial' } });
 });
 
 test('the v2 sample’s currently_entitled_rewards stands in for currently_entitled_tiers; repeated ids count once', () => {

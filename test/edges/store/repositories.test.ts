@@ -29,36 +29,40 @@ describe('member snapshots', () => {
     source: 'webhook',
   };
 
-  test('a decline keeps the tiers last seen while active and the moment it was first seen', async () => {
+  test('a decline keeps the tiers last seen while active and the first declined charge of the pledge, through its retries', async () => {
     const repo = createSnapshotRepository(t.database.db);
+    const declined = { ...base, patronStatus: 'declined_patron' as const, lastChargeStatus: 'Declined', entitledTierIds: [] };
     await repo.upsert(base, T0);
-    await repo.upsert({ ...base, patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [] }, later(1));
-    const again = await repo.upsert(
-      { ...base, patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [] },
-      later(2),
-    );
+    await repo.upsert({ ...declined, lastChargeDate: later(1) }, later(1));
+    // Patreon retries the charge on days 3 and 6: last_charge_date moves, the first decline does not.
+    await repo.upsert({ ...declined, lastChargeDate: later(3) }, later(3));
+    const again = await repo.upsert({ ...declined, lastChargeDate: later(6) }, later(6));
     expect(toMemberState(again)).toMatchObject({
       patronStatus: 'declined_patron',
+      lastChargeDate: later(6),
       entitledTierIds: [],
       lastActiveTierIds: ['gold'],
-      declinedSeenAt: later(1),
+      firstDeclinedAt: later(1),
     });
-    const active = await repo.upsert({ ...base, entitledTierIds: ['silver'] }, later(3));
-    expect(active).toMatchObject({ lastActiveTierIds: ['silver'], declinedSeenAt: null });
+    const active = await repo.upsert({ ...base, lastChargeDate: later(7), entitledTierIds: ['silver'] }, later(7));
+    expect(active).toMatchObject({ lastActiveTierIds: ['silver'], firstDeclinedAt: null });
+    // A new pledge that is declined counts afresh.
+    const renewed = await repo.upsert({ ...declined, lastChargeDate: later(40), pledgeRelationshipStart: later(30) }, later(40));
+    expect(renewed.firstDeclinedAt).toEqual(later(40));
   });
 
   test.each([
-    // [step, change, last active tiers after, declined first seen after]
+    // [step, change, last active tiers after, first decline kept after (T0: the charge date every step carries)]
     [0, {}, ['gold'], null],
-    [1, { patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [] }, ['gold'], 1],
-    [2, { patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [], lastChargeDate: null }, ['gold'], 1],
+    [1, { patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [] }, ['gold'], T0],
+    [2, { patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [], lastChargeDate: null }, ['gold'], T0],
     [3, { entitledTierIds: ['silver', 'gold'] }, ['silver', 'gold'], null],
     [4, { patronStatus: 'former_patron', entitledTierIds: [], lastChargeStatus: 'Refunded' }, ['silver', 'gold'], null],
     [5, { patronStatus: null, isFollower: true, patreonUserId: null }, ['silver', 'gold'], null],
-    [6, { patronStatus: 'declined_patron', entitledTierIds: ['bronze'], lastChargeStatus: 'Declined' }, ['silver', 'gold'], 6],
-  ] as Array<[number, Partial<SnapshotInput>, string[], number | null]>)(
+    [6, { patronStatus: 'declined_patron', entitledTierIds: ['bronze'], lastChargeStatus: 'Declined' }, ['silver', 'gold'], T0],
+  ] as Array<[number, Partial<SnapshotInput>, string[], Date | null]>)(
     'a batch write through status step %i keeps our merged values right',
-    async (step, change, lastActive, declinedSince) => {
+    async (step, change, lastActive, firstDecline) => {
       const repo = createSnapshotRepository(t.database.db);
       const steps: Array<Partial<SnapshotInput>> = [
         {},
@@ -73,16 +77,75 @@ describe('member snapshots', () => {
       await repo.upsertMany([{ ...base, ...change }], later(step));
       const row = await repo.get('c1', 'm1');
       expect(row?.lastActiveTierIds).toEqual(lastActive);
-      expect(row?.declinedSeenAt).toEqual(declinedSince === null ? null : later(declinedSince));
+      expect(row?.firstDeclinedAt).toEqual(firstDecline);
       expect(row?.patronStatus).toBe(change.patronStatus === undefined ? 'active_patron' : change.patronStatus);
     },
   );
 
-  test('a member first seen declined keeps the tiers listed then through the grace period', async () => {
+  test('a member first seen declined keeps the tiers listed then; without a charge date the decline counts from when it was seen', async () => {
     const repo = createSnapshotRepository(t.database.db);
-    await repo.upsertMany([{ ...base, patronStatus: 'declined_patron', lastChargeStatus: 'Declined' }], T0);
-    await repo.upsertMany([{ ...base, patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [] }], later(1));
-    expect(await repo.get('c1', 'm1')).toMatchObject({ lastActiveTierIds: ['gold'], declinedSeenAt: T0 });
+    const declined = { ...base, patronStatus: 'declined_patron' as const, lastChargeStatus: 'Declined', lastChargeDate: null };
+    await repo.upsertMany([declined], T0);
+    await repo.upsertMany([{ ...declined, entitledTierIds: [] }], later(1));
+    expect(await repo.get('c1', 'm1')).toMatchObject({ lastActiveTierIds: ['gold'], firstDeclinedAt: T0 });
+  });
+
+  test('the kinds of member are kept (free trial, gift), and a status of a later release reads as Other', async () => {
+    const repo = createSnapshotRepository(t.database.db);
+    const row = await repo.upsert({ ...base, isFreeTrial: true, isGifted: true, lastChargeStatus: 'Free Trial' }, T0);
+    expect(toMemberState(row)).toMatchObject({ isFreeTrial: true, isGifted: true, lastChargeStatus: 'Free Trial' });
+    const odd = await repo.upsert({ ...base, lastChargeStatus: 'Paused by Patreon' }, later(1));
+    expect(toMemberState(odd)).toMatchObject({ isFreeTrial: false, isGifted: false, lastChargeStatus: 'Other' });
+  });
+
+  test('an unreadable read keeps the last readable state under a mark, is reported once, and a readable read clears it', async () => {
+    const repo = createSnapshotRepository(t.database.db);
+    await repo.upsert(base, T0);
+    const odd = {
+      campaignId: 'c1',
+      memberId: 'm1',
+      patreonUserId: 'p1',
+      attribute: 'patron_status',
+      reason: 'is "paused_patron"',
+      source: 'sync' as const,
+    };
+    const fresh = { ...odd, memberId: 'm2', patreonUserId: null };
+    expect(await repo.markUnreadable([odd, fresh], later(1))).toEqual([odd, fresh]);
+    // The same again: nothing new to report; another attribute: reported.
+    expect(await repo.markUnreadable([odd, fresh], later(2))).toEqual([]);
+    const other = { ...fresh, attribute: 'last_charge_status', reason: 'is "Paused"' };
+    expect(await repo.markUnreadable([other], later(3))).toEqual([other]);
+
+    const kept = (await repo.get('c1', 'm1'))!;
+    expect(kept).toMatchObject({ patronStatus: 'active_patron', entitledTierIds: ['gold'], fetchedAt: later(2) });
+    expect(toMemberState(kept).unreadable).toEqual({ attribute: 'patron_status', reason: 'is "paused_patron"' });
+    expect(kept.unreadable?.since).toBe(later(1).toISOString());
+    expect(toMemberState((await repo.get('c1', 'm2'))!)).toMatchObject({
+      patronStatus: null,
+      entitledTierIds: [],
+      unreadable: { attribute: 'last_charge_status' },
+    });
+
+    expect(await repo.unreadable(['c1'])).toEqual({
+      total: 2,
+      members: [
+        {
+          campaignId: 'c1',
+          memberId: 'm1',
+          patreonUserId: 'p1',
+          mark: { attribute: 'patron_status', reason: 'is "paused_patron"', since: later(1).toISOString() },
+        },
+        {
+          campaignId: 'c1',
+          memberId: 'm2',
+          patreonUserId: null,
+          mark: { attribute: 'last_charge_status', reason: 'is "Paused"', since: later(3).toISOString() },
+        },
+      ],
+    });
+    await repo.upsert(base, later(4));
+    expect(toMemberState((await repo.get('c1', 'm1'))!).unreadable).toBeUndefined();
+    expect((await repo.unreadable(['c1'])).total).toBe(1);
   });
 
   test('a read taken before the stored one does not overwrite it', async () => {

@@ -155,7 +155,7 @@ export async function playStory(timeline: Timeline, env: StoryEnvironment, resou
   await timeline.step('Ada’s payment is declined', async (s) => {
     const before = events().length;
     const changed = performance.now();
-    // The service may list no entitled tiers for a declined member (DESIGN.md): Tierlink keeps the last seen.
+    // The service may list no entitled tiers for a declined member (docs/architecture.md): Tierlink keeps the last seen.
     patreon.setMembership(
       ada.patreonUserId,
       patreon.campaignId,

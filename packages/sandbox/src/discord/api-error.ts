@@ -1,5 +1,5 @@
 /**
- * Discord's JSON error answers (docs `topics/opcodes-and-status-codes.mdx`, research/tech-facts.md §1).
+ * Discord's JSON error answers (Discord's docs, Opcodes and Status Codes; docs/tech-facts.md §1).
  * Route handlers throw these; the server turns them into `{ code, message, errors? }` bodies.
  */
 export class DiscordApiError extends Error {

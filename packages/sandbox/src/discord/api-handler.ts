@@ -12,7 +12,7 @@ import type { RequestLog } from './request-log';
 import type { FaultSpec, RequestRecord } from './types';
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
-/** "supports 1-512 URL-encoded UTF-8 characters" (docs `resources/audit-log.mdx`, tech-facts §1). */
+/** "supports 1-512 URL-encoded UTF-8 characters" (Discord's docs, Audit Log; docs/tech-facts.md §1). */
 const MAX_REASON_LENGTH = 512;
 
 export class BodyTooLarge extends Error {}
@@ -35,7 +35,7 @@ function stringify(body: unknown): string {
   return JSON.stringify(body, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
 }
 
-/** 204 answers carry no content-type: @discordjs/rest JSON-parses whenever it sees one (tech-facts §2). */
+/** 204 answers carry no content-type: @discordjs/rest JSON-parses whenever it sees one (docs/tech-facts.md §2). */
 export function write(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {
   if (status === 204 || body === undefined) {
     res.writeHead(status, headers);
@@ -118,7 +118,7 @@ function admitted(route: RouteDefinition, principal: Principal | null): Principa
   return ok ? principal : null;
 }
 
-/** The key rate limits count by: the token's owner (docs `topics/rate-limits.mdx`, "individuals … by authentication"). */
+/** The key rate limits count by: the token's owner (Discord's docs, Rate Limits; docs/tech-facts.md §1, "individuals … by authentication"). */
 function callerOf(principal: Principal): string {
   return principal.kind === 'bearer' ? `user:${principal.grant.userId}` : principal.kind;
 }

@@ -4,7 +4,7 @@ import type { CoreContext } from './rest-routes';
 import type { SnowflakeFactory } from './snowflakes';
 import type { StoredCommand } from './types';
 
-/** Names of chat-input commands and options (docs `interactions/application-commands.mdx`). */
+/** Names of chat-input commands and options (Discord's docs, Application Commands; docs/tech-facts.md §4). */
 const CHAT_INPUT_NAME = /^[-_'\p{Ll}\p{Lo}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$/u;
 const OTHER_NAME = /^.{1,32}$/u;
 
@@ -82,7 +82,7 @@ function validateCommand(raw: unknown, index: number): Record<string, unknown> {
 
 /**
  * Application commands, global and per guild, replaced wholesale by a bulk-overwrite PUT
- * (research/tech-facts.md §4). A command keeps its id across overwrites while its name and type stay.
+ * (docs/tech-facts.md §4). A command keeps its id across overwrites while its name and type stay.
  */
 export class CommandStore {
   private readonly global: StoredCommand[] = [];

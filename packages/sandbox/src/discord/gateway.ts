@@ -10,7 +10,7 @@ import { shardIdForGuild } from './snowflakes';
 import type { GuildRecord, StateEvent } from './state';
 import { Waiters } from './waiters';
 
-/** Gateway intents (docs `events/gateway.mdx`). */
+/** Gateway intents (Discord's docs, Gateway; docs/discord-api-notes.md §4). */
 export const Intent = {
   Guilds: 1 << 0,
   GuildMembers: 1 << 1,
@@ -21,7 +21,7 @@ export const Intent = {
 } as const;
 const ALL_INTENTS = (1 << 26) - 1;
 
-/** Gateway close codes (docs `topics/opcodes-and-status-codes.mdx`). */
+/** Gateway close codes (Discord's docs, Opcodes and Status Codes; docs/discord-api-notes.md §4). */
 export const CloseCode = {
   UnknownError: 4000,
   UnknownOpcode: 4001,
@@ -79,7 +79,7 @@ export interface GatewaySessionInfo {
 }
 
 /**
- * The gateway discord.js connects to after `GET /gateway/bot` (research/tech-facts.md §3): HELLO,
+ * The gateway discord.js connects to after `GET /gateway/bot` (docs/tech-facts.md §3): HELLO,
  * IDENTIFY → READY + GUILD_CREATE per guild, heartbeat ACKs, RESUME with replay, and dispatches of
  * every state change the bot's intents subscribe to. JSON text frames only: discord.js asks for
  * zlib-stream only when `zlib-sync` is installed.
@@ -216,7 +216,7 @@ export class Gateway {
     const session = connection.session;
     if (!session || session.socket !== connection.socket) return;
     session.socket = null;
-    // A normal close ends the session; other closes leave it resumable (docs `events/gateway.mdx` "Resuming").
+    // A normal close ends the session; other closes leave it resumable (Discord's docs, Gateway, "Resuming"; docs/tech-facts.md §3).
     if (code === 1000 || code === 1001) this.sessions.delete(session.id);
   }
 
@@ -344,7 +344,7 @@ export class Gateway {
     this.send(session, 'RESUMED', {});
   }
 
-  /** Opcode 8: answers with GUILD_MEMBERS_CHUNK, 1000 members per chunk (docs `events/gateway-events.mdx`). */
+  /** Opcode 8: answers with GUILD_MEMBERS_CHUNK, 1000 members per chunk (Discord's docs, Gateway Events; docs/discord-api-notes.md §5). */
   private requestMembers(session: Session, d: Record<string, unknown>): void {
     const guild = typeof d.guild_id === 'string' ? this.options.core.state.guild(d.guild_id) : undefined;
     if (!guild || !this.owns(session.shard, guild.id)) return;
@@ -393,7 +393,7 @@ export class Gateway {
 
   /**
    * GUILD_CREATE as discord.js needs it: `channels` present or the guild reads as unavailable, and the
-   * bot's own member so `guild.members.me` works (research/tech-facts.md §3). Without the presences
+   * bot's own member so `guild.members.me` works (docs/tech-facts.md §3). Without the presences
    * intent Discord sends only the bot's own member (and voice members, which the sandbox has none of).
    */
   private guildCreate(guild: GuildRecord): Record<string, unknown> {

@@ -44,9 +44,9 @@ export interface RouteDefinition {
    */
   body?: 'json' | 'form';
   bucket: RateLimitRoute;
-  /** Parameter names forming the rate limit's major parameter (docs `topics/rate-limits.mdx`). */
+  /** Parameter names forming the rate limit's major parameter (Discord's docs, Rate Limits; docs/tech-facts.md §1). */
   major: readonly string[];
-  /** Counted against the global limit; interaction endpoints are not (research/tech-facts.md §1). */
+  /** Counted against the global limit; interaction endpoints are not (docs/tech-facts.md §1). */
   global: boolean;
   handle(ctx: RouteContext): RouteResult | Promise<RouteResult>;
 }

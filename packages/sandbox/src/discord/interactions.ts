@@ -18,7 +18,7 @@ import type {
 } from './types';
 import { Waiters } from './waiters';
 
-/** The first response must come within 3 s; the token then lives 15 min (docs `interactions/receiving-and-responding.mdx`, tech-facts §3). */
+/** The first response must come within 3 s; the token then lives 15 min (Discord's docs, Receiving and Responding; docs/discord-api-notes.md §3). */
 export const INITIAL_RESPONSE_MS = 3_000;
 export const TOKEN_LIFETIME_MS = 15 * 60_000;
 

@@ -1,6 +1,6 @@
 /**
- * Permission bits and role ordering as Discord computes them (docs `topics/permissions.mdx`; the
- * ordering tie-break copies discord.js `RoleManager.comparePositions`, research/tech-facts.md §1).
+ * Permission bits and role ordering as Discord computes them (Discord's docs, Permissions; docs/discord-api-notes.md §7; the
+ * ordering tie-break copies discord.js `RoleManager.comparePositions`, docs/tech-facts.md §1).
  */
 export const Permission = {
   CreateInstantInvite: 1n << 0n,

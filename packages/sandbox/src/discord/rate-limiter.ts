@@ -6,9 +6,9 @@ export interface Window {
   windowMs: number;
 }
 
-/** Generous defaults so benchmarks are not throttled unless a test asks (research/tech-facts.md §1). */
+/** Generous defaults so benchmarks are not throttled unless a test asks (docs/tech-facts.md §1). */
 export const DEFAULT_ROUTE_WINDOW: Window = { limit: 10_000, windowMs: 1_000 };
-/** "All bots can make up to 50 requests per second" (docs `topics/rate-limits.mdx`). */
+/** "All bots can make up to 50 requests per second" (Discord's docs, Rate Limits; docs/tech-facts.md §1). */
 export const DEFAULT_GLOBAL_WINDOW: Window = { limit: 50, windowMs: 1_000 };
 /**
  * Messages: 5 per 5 s per channel, as reported (docs/discord-api-notes.md §9); on by default because
@@ -40,7 +40,7 @@ interface Counter {
  * parameter and caller, plus one global window per caller. This matches how @discordjs/rest paces
  * itself (a window opens on its first request), so a well-behaved client never trips the global limit.
  * The caller is the token ("Individuals are determined using a request's authentication", docs
- * `topics/rate-limits.mdx`): every process using the bot token draws on the same windows.
+ * Discord's docs, Rate Limits): every process using the bot token draws on the same windows.
  */
 export class RateLimiter {
   private readonly routes = new Map<RateLimitRoute, Window>(Object.entries(DEFAULT_ROUTE_WINDOWS) as Array<[RateLimitRoute, Window]>);
@@ -125,7 +125,7 @@ export class RateLimiter {
 
 /**
  * Discord's `Retry-After` header is whole seconds rounded up, while the body's `retry_after` keeps the
- * decimals (docs `topics/rate-limits.mdx` example). @discordjs/rest reads only the header (tech-facts §2).
+ * decimals (Discord's docs, Rate Limits, example; docs/tech-facts.md §1). @discordjs/rest reads only the header (docs/tech-facts.md §2).
  */
 export function retryAfterHeader(ms: number): string {
   return String(Math.max(1, Math.ceil(ms / 1000)));

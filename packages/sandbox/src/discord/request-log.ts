@@ -2,8 +2,8 @@ import type { RateLimitHit, RequestRecord } from './types';
 
 /**
  * Every API request the sandbox answered, in order, plus Discord's invalid-request count: 401, 403
- * and 429 answers, except 429s of scope `shared` (docs `topics/rate-limits.mdx` "Invalid Request
- * Limit"; research/tech-facts.md §1).
+ * and 429 answers, except 429s of scope `shared` (Discord's docs, Rate Limits, "Invalid Request
+ * Limit"; docs/tech-facts.md §1).
  */
 export class RequestLog {
   private records: RequestRecord[] = [];

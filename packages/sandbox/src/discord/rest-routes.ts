@@ -47,7 +47,7 @@ function requireRole(guild: GuildRecord, roleId: string): RoleRecord {
 /**
  * The checks Discord makes before the bot changes a member's role: Manage Roles (Administrator counts),
  * never @everyone or a managed role, and only roles strictly below the bot's highest role unless the
- * bot owns the guild (research/tech-facts.md §1 "Role hierarchy"). Refusals are 403 / 50013.
+ * bot owns the guild (docs/tech-facts.md §1 "Role hierarchy"). Refusals are 403 / 50013.
  */
 function assertBotMayChange(core: CoreContext, guild: GuildRecord, role: RoleRecord): void {
   const botId = core.state.botUser.id;
@@ -61,7 +61,7 @@ function memberResponse(core: CoreContext, member: MemberRecord): Record<string,
   return memberJson(member, user);
 }
 
-/** `limit` of the member list: 1 when absent, otherwise an integer in 1..1000 (docs `resources/guild.mdx`). */
+/** `limit` of the member list: 1 when absent, otherwise an integer in 1..1000 (Discord's docs, Guild resource; docs/tech-facts.md §1). */
 function parseLimit(raw: string | null): number {
   if (raw === null) return 1;
   if (!/^-?\d+$/.test(raw)) throw ApiErrors.invalidFormBody('limit', 'NUMBER_TYPE_COERCE', `Value "${raw}" is not int.`);
@@ -180,7 +180,7 @@ export function restRoutes(core: CoreContext): RouteDefinition[] {
         const guild = accessGuild(core, requireParam(ctx, 'g'));
         const limit = parseLimit(ctx.query.get('limit'));
         const after = parseAfter(ctx.query.get('after'));
-        // "This endpoint requires the GUILD_MEMBERS Privileged Intent" (docs `resources/guild.mdx`).
+        // "This endpoint requires the GUILD_MEMBERS Privileged Intent" (Discord's docs, Guild resource; docs/tech-facts.md §1).
         if (!state.membersIntentEnabled) throw ApiErrors.missingAccess();
         const sorted = state.sortedMemberIds(guild);
         const start = firstIndexAfter(sorted, after);
@@ -227,7 +227,7 @@ export function restRoutes(core: CoreContext): RouteDefinition[] {
 }
 
 /**
- * `PATCH /guilds/{g}/members/{u}` replaces the whole role list (research/tech-facts.md §1). Tierlink
+ * `PATCH /guilds/{g}/members/{u}` replaces the whole role list (docs/tech-facts.md §1). Tierlink
  * must never send it; the sandbox implements it faithfully and logs its changes with `via: 'patch'`
  * so a test can prove that.
  */

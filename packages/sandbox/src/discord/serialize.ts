@@ -1,8 +1,8 @@
 import type { ChannelRecord, GuildRecord, MemberRecord, RoleRecord, UserRecord } from './state';
 
 /**
- * JSON shapes of Discord's API v10 objects (docs `resources/user.mdx`, `resources/guild.mdx`,
- * `topics/permissions.mdx`; the fields discord.js reads are listed in research/tech-facts.md §3).
+ * JSON shapes of Discord's API v10 objects (Discord's docs, User and Guild resources,
+ * Permissions; the fields discord.js reads are listed in docs/tech-facts.md §3).
  */
 export type Json = Record<string, unknown>;
 

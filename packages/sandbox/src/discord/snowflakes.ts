@@ -20,7 +20,7 @@ export function shardIdForGuild(guildId: string, shardCount: number): number {
 /**
  * Snowflakes as Discord builds them: ms since the Discord epoch shifted left 22 bits. Today's values
  * have 19 digits, inside the 17–19 digits @discordjs/rest recognises for route bucketing
- * (research/tech-facts.md §2). Strictly increasing even when a manual clock stands still.
+ * (docs/tech-facts.md §2). Strictly increasing even when a manual clock stands still.
  */
 export function createSnowflakeFactory(clock: Clock): SnowflakeFactory {
   let last = 0n;

@@ -31,7 +31,7 @@ export interface MemberRecord {
   nick: string | null;
 }
 
-/** Channel types the stand-in has (docs `resources/channel.mdx`): text, voice, category, announcement. */
+/** Channel types the stand-in has (Discord's docs, Channel resource; docs/discord-api-notes.md §9): text, voice, category, announcement. */
 export const ChannelType = { GuildText: 0, GuildVoice: 2, GuildCategory: 4, GuildAnnouncement: 5 } as const;
 export type ChannelTypeValue = (typeof ChannelType)[keyof typeof ChannelType];
 
@@ -573,8 +573,8 @@ export class DiscordState {
 
   /**
    * Whether `actorId` may add or remove `role` on someone: Manage Roles, and the role strictly below
-   * the actor's highest role, unless the actor owns the guild (docs `topics/permissions.mdx`
-   * "Permission Hierarchy"; research/tech-facts.md §1).
+   * the actor's highest role, unless the actor owns the guild (Discord's docs, Permissions; docs/discord-api-notes.md §7
+   * "Permission Hierarchy"; docs/tech-facts.md §1).
    */
   canManageRole(guild: GuildRecord, actorId: string, role: RoleRecord): boolean {
     if (!hasPermission(this.memberPermissions(guild, actorId), Permission.ManageRoles)) return false;

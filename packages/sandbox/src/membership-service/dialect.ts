@@ -41,11 +41,11 @@ export interface RateWindow {
 export interface RateLimits {
   /** Every request of one OAuth client, whatever the token. */
   perClient: RateWindow;
-  /** Every request of one user's grant to one client: a refreshed token keeps the count (docs: `_rate_limits.md`). */
+  /** Every request of one user's grant to one client: a refreshed token keeps the count (docs/patreon-api-notes.md §6). */
   perToken: RateWindow;
 }
 
-/** Patreon's published limits (`_rate_limits.md`): 100 requests per 2 s per client, 100 per minute per token. */
+/** Patreon's published limits (docs/patreon-api-notes.md §6): 100 requests per 2 s per client, 100 per minute per token. */
 export const PATREON_RATE_LIMITS: RateLimits = Object.freeze({
   perClient: { requests: 100, windowMs: 2_000 },
   perToken: { requests: 100, windowMs: 60_000 },

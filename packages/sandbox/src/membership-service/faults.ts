@@ -24,7 +24,7 @@ export interface FaultSpec {
 
 /**
  * The Nth page of a member list answers with a bad next cursor, as Patreon was seen to do
- * (research (c); patreon-api.ts#180).
+ * (docs/patreon-api-notes.md §10).
  * - `same-cursor`: page N's next cursor is the cursor that led to page N (the previous page's).
  * - `new-cursor`: page N's next cursor is a fresh string that leads to page N again.
  */

@@ -89,7 +89,7 @@ export function generateMembers(store: Store, options: GenerateMembersOptions): 
         break;
       case 'declined':
         patronStatus = 'declined_patron';
-        // The service may already list no entitled tiers for a declined member (DESIGN.md).
+        // The service may already list no entitled tiers for a declined member (docs/architecture.md).
         tierIdsOf = tier && prng.next() < 0.5 ? [tier.id] : [];
         entitled = tierIdsOf.length > 0 ? amount : 0;
         lastChargeDate = new Date(now - prng.int(0, 20) * DAY_MS - prng.int(0, 86_399) * 1000);

@@ -33,9 +33,9 @@ class SlidingWindow {
 }
 
 /**
- * Patreon's rate limits (`_rate_limits.md`): requests are limited per client and per token, and
+ * Patreon's rate limits (docs/patreon-api-notes.md §6): requests are limited per client and per token, and
  * "refreshing a token will not reset the rate limits", so the token count is kept per user and
- * client. A refused request gets 429 with `Retry-After` (reported as sent now; patreon-api.ts#119)
+ * client. A refused request gets 429 with `Retry-After` (reported as sent now; docs/patreon-api-notes.md §6)
  * and the documented body with `retry_after_seconds` in its error (docs/patreon-api-notes.md §6).
  */
 export function createRateLimiter(limits: RateLimits, clock: Clock): RateLimiter {

@@ -226,7 +226,7 @@ export function createStore(clock: Clock, options: { accessTokenLifetimeSeconds?
       return tier;
     },
 
-    /** A deleted tier disappears from campaigns and from `currently_entitled_tiers` (research (c)). */
+    /** A deleted tier disappears from campaigns and from `currently_entitled_tiers` (docs/patreon-api-notes.md §10). */
     deleteTier(tierId: string): void {
       const tier = tiers.get(tierId);
       if (!tier) throw new Error(`no tier ${tierId}`);

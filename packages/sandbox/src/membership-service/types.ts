@@ -1,6 +1,6 @@
 /**
  * Records the membership-service sandbox keeps in memory, and the input shapes of its control
- * methods. Field names follow the spec (`spec/membership-service-api.md`, "Resources and their
+ * methods. Field names follow the spec (`docs/membership-service-api.md`, "Resources and their
  * fields"), camel-cased; the JSON:API rendering turns them back into the spec's snake_case names.
  */
 
@@ -179,7 +179,7 @@ export interface WebhookRecord {
   paused: boolean;
   numConsecutiveTimesFailed: number;
   lastAttemptedAt: Date | null;
-  /** Events not yet delivered, oldest first (spec: Webhook transitions; research/tech-facts.md §8). */
+  /** Events not yet delivered, oldest first (spec: Webhook transitions; docs/tech-facts.md §8). */
   queue: QueuedEvent[];
 }
 

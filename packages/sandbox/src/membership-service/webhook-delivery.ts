@@ -40,7 +40,7 @@ export type WebhookDelivery = ReturnType<typeof createWebhookDelivery>;
  * at `pauseAfterFailures` the webhook pauses. While a webhook fails, each new event triggers one
  * retry of the oldest queued event instead of being sent ahead of it; while paused nothing is
  * sent until the owning client PATCHes `paused: false`, which replays the queue in order
- * (spec: States, Webhook transitions; research/tech-facts.md §8). The service's hour-scale retry
+ * (spec: States, Webhook transitions; docs/tech-facts.md §8). The service's hour-scale retry
  * schedule is not simulated; `retry(id)` stands in for one scheduled retry.
  */
 export function createWebhookDelivery(options: WebhookDeliveryOptions) {

@@ -28,7 +28,7 @@ export interface WebhookRouteDeps {
 }
 
 /**
- * `paused` of a PATCH. Patreon's documented sample sends the string `"false"` (`_webhooks_v2.md`),
+ * `paused` of a PATCH. Patreon's documented sample sends the string `"false"` (docs/patreon-api-notes.md §5.4),
  * so its dialect takes `"true"`/`"false"` as well; the spec's takes booleans only.
  */
 function readPaused(value: unknown, dialect: ServiceDialect): boolean | undefined | 'invalid' {

@@ -3,7 +3,7 @@ import type { ChatInputCommandInteraction, GuildMember } from 'discord.js';
 import { createDiscordSandbox } from '@tierlink/sandbox/discord';
 import type { DiscordSandbox } from '@tierlink/sandbox/discord';
 
-/** The real discord.js client against the stand-in: login, interactions, member events (tech-facts §3). */
+/** The real discord.js client against the stand-in: login, interactions, member events (docs/tech-facts.md §3). */
 describe('discord.js Client against the Discord sandbox', () => {
   let sandbox: DiscordSandbox;
   let client: Client;

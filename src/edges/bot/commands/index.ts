@@ -9,7 +9,7 @@ import { syncCommand } from './sync';
 import { tiersCommand } from './tiers';
 import { unlinkCommand } from './unlink';
 
-/** Every slash command of CONTRACT.md, registered in this order. */
+/** Every slash command of docs/contract.md, registered in this order. */
 export const COMMANDS: readonly Command[] = [
   linkCommand,
   unlinkCommand,

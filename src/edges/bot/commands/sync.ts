@@ -5,7 +5,7 @@ import { NO_PINGS } from '../format';
 /** Interaction replies can be edited for 15 minutes; answer before that. */
 export const STILL_RUNNING_AFTER_MS = 13 * 60_000;
 
-/** `/sync [dry_run] [force]` (Manage Roles): a full sync of this server now, or its plan. */
+/** `/sync [dry_run] [force] [adopt]` (Manage Roles): a full sync of this server now, or its plan. */
 export const syncCommand: Command = {
   data: new SlashCommandBuilder()
     .setName('sync')
@@ -14,12 +14,16 @@ export const syncCommand: Command = {
     .setDefaultMemberPermissions(PermissionFlagsBits.ManageRoles)
     .addBooleanOption((o) => o.setName('dry_run').setDescription('Only show what would change'))
     .addBooleanOption((o) => o.setName('force').setDescription('Apply removals even above the mass-removal guard'))
+    .addBooleanOption((o) =>
+      o.setName('adopt').setDescription('Make the tier roles patrons already hold Tierlink’s, so they go when the pledge ends'),
+    )
     .toJSON(),
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
   async execute(interaction, { services, logger }) {
     const run = services.sync.runForGuild(interaction.guildId!, {
       dryRun: interaction.options.getBoolean('dry_run') ?? false,
       force: interaction.options.getBoolean('force') ?? false,
+      adopt: interaction.options.getBoolean('adopt') ?? false,
     });
     // Discord accepts edits of this reply for 15 minutes; a sync of a large server at Discord's real
     // rate limits can take longer. Say so while the reply can still be edited, and let it finish.

@@ -1,8 +1,10 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { queryRows } from '../database';
+import { CHARGE_STATUSES } from '../../../core/planner/entitlement';
+import { type KeptDecline, firstDeclineOf, isDeclinedRead } from '../../../core/planner/grace';
 import type { ChargeStatus, MemberState, PatronStatus } from '../../../core/planner/types';
 import type { Db } from '../database';
-import { memberSnapshots } from '../schema';
+import { type UnreadableMark, memberSnapshots } from '../schema';
 
 export type SnapshotRepository = ReturnType<typeof createSnapshotRepository>;
 export type SnapshotRow = typeof memberSnapshots.$inferSelect;
@@ -13,6 +15,10 @@ export interface SnapshotInput {
   patreonUserId: string | null;
   patronStatus: PatronStatus;
   isFollower: boolean;
+  /** Patreon's `is_free_trial`; absent: false. */
+  isFreeTrial?: boolean;
+  /** Patreon's `is_gifted`; absent: false. */
+  isGifted?: boolean;
   lastChargeDate: Date | null;
   lastChargeStatus: string | null;
   entitledTierIds: string[];
@@ -21,45 +27,114 @@ export interface SnapshotInput {
   source: SnapshotRow['source'];
 }
 
-const CHARGE_STATUSES = new Set(['Paid', 'Declined', 'Deleted', 'Pending', 'Refunded', 'Fraud', 'Other']);
+/** A member whose read could not be understood (see `UnreadableMember` of the service client). */
+export interface UnreadableInput {
+  campaignId: string;
+  memberId: string;
+  patreonUserId: string | null;
+  attribute: string;
+  reason: string;
+  source: SnapshotRow['source'];
+}
+
+/** A stored unreadable member, for `/doctor`. */
+export interface UnreadableSnapshot {
+  campaignId: string;
+  memberId: string;
+  patreonUserId: string | null;
+  mark: UnreadableMark;
+}
+
+const KNOWN_CHARGE_STATUSES = new Set<string>(CHARGE_STATUSES);
 
 export function toMemberState(row: SnapshotRow): MemberState {
+  const unreadable = row.unreadable ? { attribute: row.unreadable.attribute, reason: row.unreadable.reason } : null;
   return {
     campaignId: row.campaignId,
     patronStatus: row.patronStatus,
     lastChargeDate: row.lastChargeDate,
-    lastChargeStatus: (row.lastChargeStatus && CHARGE_STATUSES.has(row.lastChargeStatus)
+    // A status the service added after this release, stored from a delivery body: counted as `Other`.
+    lastChargeStatus: (row.lastChargeStatus === null || KNOWN_CHARGE_STATUSES.has(row.lastChargeStatus)
       ? row.lastChargeStatus
-      : row.lastChargeStatus === null
-        ? null
-        : 'Other') as ChargeStatus,
+      : 'Other') as ChargeStatus,
     isFollower: row.isFollower,
+    isFreeTrial: row.isFreeTrial,
+    isGifted: row.isGifted,
     entitledTierIds: row.entitledTierIds,
     lastActiveTierIds: row.lastActiveTierIds,
-    declinedSeenAt: row.declinedSeenAt,
+    firstDeclinedAt: row.firstDeclinedAt,
+    ...(unreadable ? { unreadable } : {}),
   };
 }
 
+const key = (campaignId: string, memberId: string): string => `${campaignId}\u0000${memberId}`;
+
 /**
- * Member snapshots. Two values are ours, not the service's, and merge across reads:
- * `last_active_tier_ids` (the tiers seen while active, kept through a decline) and
- * `declined_seen_at` (when a decline was first seen, kept until the member is no longer declined).
+ * Member snapshots. Three values are ours, not the service's, and merge across reads:
+ * `last_active_tier_ids` (the tiers seen while active, kept through a decline),
+ * `first_declined_at` (the first declined charge of the current pledge, by `firstDeclineOf`), and
+ * `unreadable` (set by a read that could not be understood, cleared by the next one that could).
  */
 export function createSnapshotRepository(db: Db) {
+  /** What the store kept of the members' declines, read only for members read as declined (few). */
+  async function keptDeclines(snapshots: readonly SnapshotInput[]): Promise<Map<string, KeptDecline>> {
+    const out = new Map<string, KeptDecline>();
+    const declined = snapshots.filter((s) =>
+      isDeclinedRead({ patronStatus: s.patronStatus, lastChargeStatus: s.lastChargeStatus as ChargeStatus }),
+    );
+    if (declined.length === 0) return out;
+    const keys = declined.map((s) => ({ c: s.campaignId, m: s.memberId }));
+    const rows = await queryRows<{
+      campaign_id: string;
+      member_id: string;
+      first_declined_at: string | Date | null;
+      pledge_relationship_start: string | Date | null;
+    }>(
+      db,
+      sql`select s.campaign_id, s.member_id, s.first_declined_at, s.pledge_relationship_start
+          from member_snapshots s join jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) as k(c text, m text)
+            on s.campaign_id = k.c and s.member_id = k.m`,
+    );
+    const date = (v: string | Date | null): Date | null => (v === null ? null : new Date(v));
+    for (const r of rows) {
+      out.set(key(r.campaign_id, r.member_id), {
+        firstDeclinedAt: date(r.first_declined_at),
+        pledgeRelationshipStart: date(r.pledge_relationship_start),
+      });
+    }
+    return out;
+  }
+
   /**
    * One statement for one member or a page of 1,000, sent as a single JSON parameter: a page as
    * 14,000 bind parameters cost about 50 ms of CPU to build and as much to bind on PGlite (10 s over
-   * a campaign of 100,000, measured with `npm run bench`). The merge keeps our two own values, and a
-   * read taken before the stored one does not overwrite it (two instances may finish out of order).
+   * a campaign of 100,000, measured with `npm run bench`). The first decline is decided here with
+   * `firstDeclineOf` against what was kept (read first, for the declined members only); the merge
+   * keeps the last active tiers, clears an unreadable mark, and a read taken before the stored one
+   * does not overwrite it (two instances may finish out of order).
    */
   async function write(snapshots: readonly SnapshotInput[], now: Date): Promise<SnapshotRow[]> {
     if (snapshots.length === 0) return [];
+    const kept = await keptDeclines(snapshots);
     const rows = snapshots.map((s) => ({
       c: s.campaignId,
       m: s.memberId,
       u: s.patreonUserId,
       st: s.patronStatus,
       f: s.isFollower,
+      ft: s.isFreeTrial ?? false,
+      g: s.isGifted ?? false,
+      fd:
+        firstDeclineOf(
+          kept.get(key(s.campaignId, s.memberId)) ?? null,
+          {
+            patronStatus: s.patronStatus,
+            lastChargeStatus: s.lastChargeStatus as ChargeStatus,
+            lastChargeDate: s.lastChargeDate,
+            pledgeRelationshipStart: s.pledgeRelationshipStart,
+          },
+          now,
+        )?.toISOString() ?? null,
       lcd: s.lastChargeDate?.toISOString() ?? null,
       lcs: s.lastChargeStatus,
       t: s.entitledTierIds,
@@ -72,27 +147,30 @@ export function createSnapshotRepository(db: Db) {
       db,
       sql`
       insert into member_snapshots as s (
-        campaign_id, member_id, patreon_user_id, patron_status, is_follower, last_charge_date, last_charge_status,
-        entitled_tier_ids, last_active_tier_ids, declined_seen_at, pledge_relationship_start, entitled_amount_cents,
-        source, fetched_at
+        campaign_id, member_id, patreon_user_id, patron_status, is_follower, is_free_trial, is_gifted, last_charge_date,
+        last_charge_status, entitled_tier_ids, last_active_tier_ids, first_declined_at, pledge_relationship_start,
+        entitled_amount_cents, unreadable, source, fetched_at
       )
-      select r.c, r.m, r.u, r.st, r.f, r.lcd, r.lcs, r.t,
+      select r.c, r.m, r.u, r.st, r.f, r.ft, r.g, r.lcd, r.lcs, r.t,
         case when r.st in ('active_patron', 'declined_patron') then r.t else '[]'::jsonb end,
-        case when r.st = 'declined_patron' then ${at}::timestamptz else null end,
-        r.ps, r.a, r.src, ${at}::timestamptz
+        r.fd, r.ps, r.a, null, r.src, ${at}::timestamptz
       from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-        as r(c text, m text, u text, st text, f boolean, lcd timestamptz, lcs text, t jsonb, ps timestamptz, a integer, src text)
+        as r(c text, m text, u text, st text, f boolean, ft boolean, g boolean, fd timestamptz, lcd timestamptz, lcs text, t jsonb,
+             ps timestamptz, a integer, src text)
       on conflict (campaign_id, member_id) do update set
         patreon_user_id = excluded.patreon_user_id,
         patron_status = excluded.patron_status,
         is_follower = excluded.is_follower,
+        is_free_trial = excluded.is_free_trial,
+        is_gifted = excluded.is_gifted,
         last_charge_date = excluded.last_charge_date,
         last_charge_status = excluded.last_charge_status,
         entitled_tier_ids = excluded.entitled_tier_ids,
         last_active_tier_ids = case when excluded.patron_status = 'active_patron' then excluded.entitled_tier_ids else s.last_active_tier_ids end,
-        declined_seen_at = case when excluded.patron_status = 'declined_patron' then coalesce(s.declined_seen_at, excluded.declined_seen_at) else null end,
+        first_declined_at = excluded.first_declined_at,
         pledge_relationship_start = excluded.pledge_relationship_start,
         entitled_amount_cents = excluded.entitled_amount_cents,
+        unreadable = null,
         source = excluded.source,
         fetched_at = excluded.fetched_at
       where excluded.fetched_at >= s.fetched_at
@@ -111,6 +189,68 @@ export function createSnapshotRepository(db: Db) {
     /** A page of members in one statement (the full sync). */
     async upsertMany(snapshots: readonly SnapshotInput[], now: Date): Promise<void> {
       await write(snapshots, now);
+    },
+
+    /**
+     * Marks members whose read could not be understood: a stored member keeps its last readable
+     * state (the mark freezes its roles), one never stored is kept as "unreadable" only. Answers
+     * the members newly marked, or marked for another attribute or reason than before, so each is
+     * logged once while it stays unreadable.
+     */
+    async markUnreadable(members: readonly UnreadableInput[], now: Date): Promise<UnreadableInput[]> {
+      if (members.length === 0) return [];
+      const at = now.toISOString();
+      const rows = members.map((m) => ({
+        c: m.campaignId,
+        m: m.memberId,
+        u: m.patreonUserId,
+        k: { attribute: m.attribute.slice(0, 200), reason: m.reason.slice(0, 200), since: at } satisfies UnreadableMark,
+        src: m.source,
+      }));
+      const before = await queryRows<{ campaign_id: string; member_id: string; unreadable: UnreadableMark | null }>(
+        db,
+        sql`select s.campaign_id, s.member_id, s.unreadable
+            from member_snapshots s join jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as k(c text, m text)
+              on s.campaign_id = k.c and s.member_id = k.m`,
+      );
+      await db.execute(sql`
+        insert into member_snapshots as s (campaign_id, member_id, patreon_user_id, unreadable, source, fetched_at)
+        select r.c, r.m, r.u, r.k, r.src, ${at}::timestamptz
+        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(c text, m text, u text, k jsonb, src text)
+        on conflict (campaign_id, member_id) do update set
+          patreon_user_id = coalesce(excluded.patreon_user_id, s.patreon_user_id),
+          unreadable = case
+            when s.unreadable is not null and s.unreadable->>'attribute' = excluded.unreadable->>'attribute'
+              and s.unreadable->>'reason' = excluded.unreadable->>'reason'
+            then s.unreadable else excluded.unreadable end,
+          fetched_at = excluded.fetched_at
+        where excluded.fetched_at >= s.fetched_at`);
+      const was = new Map(before.map((r) => [key(r.campaign_id, r.member_id), r.unreadable]));
+      return members.filter((m) => {
+        const mark = was.get(key(m.campaignId, m.memberId));
+        return !mark || mark.attribute !== m.attribute.slice(0, 200) || mark.reason !== m.reason.slice(0, 200);
+      });
+    },
+
+    /** Members of these campaigns whose last read could not be understood (oldest mark first), at most `limit`. */
+    async unreadable(campaignIds: readonly string[], limit = 20): Promise<{ total: number; members: UnreadableSnapshot[] }> {
+      if (campaignIds.length === 0) return { total: 0, members: [] };
+      const where = and(inArray(memberSnapshots.campaignId, [...campaignIds]), isNotNull(memberSnapshots.unreadable));
+      const [total, rows] = await Promise.all([
+        db.$count(memberSnapshots, where),
+        db
+          .select({
+            campaignId: memberSnapshots.campaignId,
+            memberId: memberSnapshots.memberId,
+            patreonUserId: memberSnapshots.patreonUserId,
+            mark: memberSnapshots.unreadable,
+          })
+          .from(memberSnapshots)
+          .where(where)
+          .orderBy(sql`${memberSnapshots.unreadable}->>'since'`, memberSnapshots.memberId)
+          .limit(limit),
+      ]);
+      return { total, members: rows.map((r) => ({ ...r, mark: r.mark! })) };
     },
 
     async delete(campaignId: string, memberId: string): Promise<void> {
