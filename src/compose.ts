@@ -108,7 +108,17 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     random,
     pollMs,
   });
-  const linking = createLinking({ repos, accounts, reconciler: sync.reconciler, box, clock, logger, metrics, publicUrl });
+  const linking = createLinking({
+    repos,
+    accounts,
+    reconciler: sync.reconciler,
+    discordUsers: discord.directory,
+    box,
+    clock,
+    logger,
+    metrics,
+    publicUrl,
+  });
   const admin = createCreatorAdmin({
     repos,
     accounts,

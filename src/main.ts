@@ -42,6 +42,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     rest: services.rest.rest,
     logger,
     ...{
+      authority: admin.authority,
       link: linking.link,
       connect: admin.connect,
       status: linking.status,
@@ -72,6 +73,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     health: () =>
       checkHealth(healthChecks({ database, gateway: bot, ...repos, accounts: services.accounts, registration: webhooks.registration })),
     isShuttingDown: () => shuttingDown,
+    publicUrl: services.publicUrl,
   });
 
   return {

@@ -1,3 +1,4 @@
+import type { ActorAuthority } from '../../app/admin/actor-authority';
 import type { MappingService } from '../../app/admin/mapping-service';
 import type { SettingsService } from '../../app/admin/settings-service';
 import type { TiersService } from '../../app/admin/tiers-service';
@@ -17,6 +18,8 @@ export interface DoctorPort {
 
 /** The services slash commands call; commands never touch the database or the APIs directly. */
 export interface BotServices {
+  /** Guild-level permissions of the member who asks, read from Discord. */
+  authority: Pick<ActorAuthority, 'holds'>;
   link: LinkService;
   connect: ConnectService;
   status: StatusService;

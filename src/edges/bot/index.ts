@@ -58,6 +58,7 @@ const SYNC_REPORT = { limit: 20, maxLength: 1900 } as const;
 export function createBot(deps: BotDeps): DiscordBot {
   const { logger } = deps;
   const services: BotServices = {
+    authority: deps.authority,
     link: deps.link,
     connect: deps.connect,
     status: deps.status,

@@ -21,6 +21,20 @@ export interface GuildMemberInfo {
   joinedAt: string | null;
 }
 
+/** A guild as Tierlink reads it from `GET /guilds/{g}`: who owns it decides who may do anything. */
+export interface GuildInfo {
+  id: string;
+  name: string;
+  ownerId: string;
+}
+
+/** A Discord account as `GET /users/{u}` shows it. */
+export interface DiscordUserInfo {
+  userId: string;
+  username: string;
+  globalName: string | null;
+}
+
 export interface ListMembersOptions {
   /** 1..1000; 1000 (Discord's maximum) when absent. */
   pageSize?: number;
@@ -32,6 +46,10 @@ export interface ListMembersOptions {
 export interface GuildDirectory {
   botUserId(): Promise<string>;
   listRoles(guildId: string): Promise<GuildRole[]>;
+  /** The guild itself (name, owner). */
+  getGuild(guildId: string): Promise<GuildInfo>;
+  /** null when Discord knows no such user (10013). */
+  getUser(userId: string): Promise<DiscordUserInfo | null>;
   /** The bot's own member; a DiscordProblemError `missing_access` when the bot is not in the guild. */
   getBotMember(guildId: string): Promise<GuildMemberInfo>;
   /** null when the user is not a member (10007). */
@@ -50,6 +68,18 @@ interface RawRole {
   managed: boolean;
   mentionable?: boolean;
   tags?: { bot_id?: string };
+}
+
+interface RawGuild {
+  id: string;
+  name: string;
+  owner_id: string;
+}
+
+interface RawUser {
+  id: string;
+  username: string;
+  global_name?: string | null;
 }
 
 interface RawMember {
@@ -117,6 +147,25 @@ export function createGuildDirectory(options: GuildDirectoryOptions): GuildDirec
         const roles = (await rest.get(`/guilds/${guildId}/roles`)) as RawRole[];
         return roles.map(toRole);
       } catch (error) {
+        return rethrow(error);
+      }
+    },
+
+    async getGuild(guildId) {
+      try {
+        const raw = (await rest.get(`/guilds/${guildId}`)) as RawGuild;
+        return { id: raw.id, name: raw.name, ownerId: raw.owner_id };
+      } catch (error) {
+        return rethrow(error);
+      }
+    },
+
+    async getUser(userId) {
+      try {
+        const raw = (await rest.get(`/users/${userId}`)) as RawUser;
+        return { userId: raw.id, username: raw.username, globalName: raw.global_name ?? null };
+      } catch (error) {
+        if (discordErrorCode(error) === DiscordErrorCode.UnknownUser) return null;
         return rethrow(error);
       }
     },

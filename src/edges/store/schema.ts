@@ -289,6 +289,10 @@ export const linkTokens = pgTable('link_tokens', {
   usedAt: ts('used_at'),
   stateNonceHash: text('state_nonce_hash'),
   stateUsedAt: ts('state_used_at'),
+  /** The PKCE code verifier of the authorization request, sealed (secret-box); sent only at the code exchange. */
+  codeVerifier: text('code_verifier'),
+  /** When the campaign chooser of a `/connect` flow was acted on: its tickets work once. */
+  choiceUsedAt: ts('choice_used_at'),
 });
 
 /** One row per full sync of a guild (or dry run), with what it read, planned, did and held. */

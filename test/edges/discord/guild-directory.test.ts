@@ -91,4 +91,14 @@ describe('guild directory against the Discord sandbox', () => {
     expect(await dir.getMember(guildId, '100000000000000001')).toBeNull();
     await expect(dir.listRoles('100000000000000001')).rejects.toMatchObject({ code: 'unknown_guild' });
   });
+
+  it('reads the guild’s owner, and a user by id (null for an unknown user)', async () => {
+    const { guildId } = sandbox.createGuild({ name: 'Owned', ownerId: '100000000000000777' });
+    const user = sandbox.createUser({ username: 'ada', globalName: 'Ada L.' });
+    const { directory: dir } = directory();
+    expect(await dir.getGuild(guildId)).toEqual({ id: guildId, name: 'Owned', ownerId: '100000000000000777' });
+    expect(await dir.getUser(user.id)).toEqual({ userId: user.id, username: 'ada', globalName: 'Ada L.' });
+    expect(await dir.getUser('100000000000000002')).toBeNull();
+    await expect(dir.getGuild('100000000000000001')).rejects.toMatchObject({ code: 'unknown_guild' });
+  });
 });

@@ -36,6 +36,7 @@ function patron(overrides: Partial<LinkResultView>): LinkResultView {
     campaignName: CAMPAIGN,
     guildName: GUILD,
     patronName: 'Mira Okonkwo-Haddad',
+    discordAccount: { name: 'Mira', username: 'mira.oh' },
     standing: 'active',
     standingText: 'Active patron since 2026-03-14',
     tiers: [],
@@ -208,15 +209,17 @@ const SAMPLES: Sample[] = [
     html: renderChooseCampaign({
       creatorName: 'Ada Lindqvist',
       guildName: GUILD,
+      action: '/connect/choose',
+      csrf: 'csrf-token',
       choices: [
-        { name: CAMPAIGN, url: PLEDGE_URL, patronCount: 1843, chooseUrl: '/connect/choose?campaign=1' },
+        { name: CAMPAIGN, url: PLEDGE_URL, patronCount: 1843, ticket: 'ticket-1' },
         {
           name: 'Ada Draws Dragons',
           url: 'https://www.patreon.com/adadrawsdragons',
           patronCount: 212,
-          chooseUrl: '/connect/choose?campaign=2',
+          ticket: 'ticket-2',
         },
-        { name: 'Night Owl Sketchbook 🦉', url: null, patronCount: null, chooseUrl: '/connect/choose?campaign=3' },
+        { name: 'Night Owl Sketchbook 🦉', url: null, patronCount: null, ticket: 'ticket-3' },
       ],
     }),
   },

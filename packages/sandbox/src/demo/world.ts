@@ -210,7 +210,12 @@ export async function startService(
       if (follow.status !== 302 || !authorize)
         throw new DemoStepError(`the link ${buttonUrl} answered ${follow.status}, not a redirect to the consent page`);
       const callback = await patreon.approveAuthorization(authorize, patreonUserId);
-      const page = await fetch(callback, { redirect: 'manual' });
+      // The same browser comes back: it carries the flow's cookie the link set.
+      const cookie = follow.headers
+        .getSetCookie()
+        .map((line) => line.split(';')[0])
+        .join('; ');
+      const page = await fetch(callback, { redirect: 'manual', headers: cookie ? { cookie } : {} });
       return { status: page.status, text: pageText(await page.text()) };
     },
 

@@ -176,6 +176,18 @@ export interface InjectCommandOptions {
   channelId?: string;
 }
 
+/** A member presses a button on a message an interaction's response put up. */
+export interface PressButtonOptions {
+  /** The interaction whose original response (or follow-up `messageId`) carries the button. */
+  interactionId: string;
+  /** The button's `custom_id`. */
+  customId: string;
+  /** Who presses it; the user of `interactionId` when absent. Nobody else can see an ephemeral message. */
+  userId?: string;
+  /** A follow-up message of that interaction instead of its original response. */
+  messageId?: string;
+}
+
 export interface InjectedInteraction {
   interactionId: string;
   token: string;
