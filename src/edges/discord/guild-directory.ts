@@ -16,9 +16,19 @@ export interface GuildMemberInfo {
   userId: string;
   username: string;
   globalName: string | null;
+  /** The member's nickname in this guild, when set. */
+  nick?: string | null;
   bot: boolean;
   roleIds: string[];
   joinedAt: string | null;
+}
+
+/** A guild as `GET /guilds/{g}` describes it, the fields Tierlink reads. */
+export interface GuildInfo {
+  id: string;
+  name: string;
+  /** The owner holds every permission and stands above the role hierarchy (docs/discord-api-notes.md §7). */
+  ownerId: string;
 }
 
 export interface ListMembersOptions {
@@ -36,6 +46,10 @@ export interface GuildDirectory {
   getBotMember(guildId: string): Promise<GuildMemberInfo>;
   /** null when the user is not a member (10007). */
   getMember(guildId: string, userId: string): Promise<GuildMemberInfo | null>;
+  /** The guild's name and owner; a DiscordProblemError `missing_access` when the bot is not in it. */
+  getGuild(guildId: string): Promise<GuildInfo>;
+  /** Up to `limit` (1..1000) members whose username or server nickname starts with `query`. */
+  searchMembers(guildId: string, query: string, limit: number): Promise<GuildMemberInfo[]>;
   /** Pages of members in ascending user-id order; needs the Server Members Intent. */
   listMembers(guildId: string, options?: ListMembersOptions): AsyncIterable<GuildMemberInfo[]>;
 }
@@ -54,6 +68,7 @@ interface RawRole {
 
 interface RawMember {
   user?: { id: string; username: string; global_name?: string | null; bot?: boolean };
+  nick?: string | null;
   roles: string[];
   joined_at?: string | null;
 }
@@ -80,6 +95,7 @@ function toMember(raw: RawMember): GuildMemberInfo {
     userId: raw.user.id,
     username: raw.user.username,
     globalName: raw.user.global_name ?? null,
+    nick: raw.nick ?? null,
     bot: raw.user.bot ?? false,
     roleIds: [...raw.roles],
     joinedAt: raw.joined_at ?? null,
@@ -144,6 +160,30 @@ export function createGuildDirectory(options: GuildDirectoryOptions): GuildDirec
         return toMember((await rest.get(`/guilds/${guildId}/members/${userId}`)) as RawMember);
       } catch (error) {
         if (discordErrorCode(error) === DiscordErrorCode.UnknownMember) return null;
+        return rethrow(error);
+      }
+    },
+
+    async getGuild(guildId) {
+      try {
+        const raw = (await rest.get(`/guilds/${guildId}`)) as { id: string; name: string; owner_id: string };
+        return { id: raw.id, name: raw.name, ownerId: raw.owner_id };
+      } catch (error) {
+        return rethrow(error);
+      }
+    },
+
+    /** `GET /guilds/{g}/members/search?query=&limit=` (docs `resources/guild.mdx` "Search Guild Members"). */
+    async searchMembers(guildId, query, limit) {
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_MEMBER_PAGE) {
+        throw new RangeError(`limit must be an integer in 1..${MAX_MEMBER_PAGE}`);
+      }
+      try {
+        const raw = (await rest.get(`/guilds/${guildId}/members/search`, {
+          query: new URLSearchParams({ query, limit: String(limit) }),
+        })) as RawMember[];
+        return raw.map(toMember);
+      } catch (error) {
         return rethrow(error);
       }
     },
