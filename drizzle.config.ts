@@ -1,8 +1,8 @@
 import { defineConfig } from 'drizzle-kit';
 
-/** `npm run db:generate` writes a new SQL migration into drizzle/ after a change to src/db/schema.ts. */
+/** `npm run db:generate` writes a new SQL migration into drizzle/ after a change to src/edges/store/schema.ts. */
 export default defineConfig({
   dialect: 'postgresql',
-  schema: './src/db/schema.ts',
+  schema: './src/edges/store/schema.ts',
   out: './drizzle',
 });

@@ -18,6 +18,8 @@ export interface SnapshotInput {
   entitledTierIds: string[];
   pledgeRelationshipStart: Date | null;
   entitledAmountCents: number | null;
+  /** The member's name on the service; absent or null keeps the stored one. */
+  fullName?: string | null;
   source: SnapshotRow['source'];
 }
 
@@ -65,6 +67,7 @@ export function createSnapshotRepository(db: Db) {
       t: s.entitledTierIds,
       ps: s.pledgeRelationshipStart?.toISOString() ?? null,
       a: s.entitledAmountCents,
+      n: s.fullName ?? null,
       src: s.source,
     }));
     const at = now.toISOString();
@@ -74,14 +77,14 @@ export function createSnapshotRepository(db: Db) {
       insert into member_snapshots as s (
         campaign_id, member_id, patreon_user_id, patron_status, is_follower, last_charge_date, last_charge_status,
         entitled_tier_ids, last_active_tier_ids, declined_seen_at, pledge_relationship_start, entitled_amount_cents,
-        source, fetched_at
+        full_name, source, fetched_at
       )
       select r.c, r.m, r.u, r.st, r.f, r.lcd, r.lcs, r.t,
         case when r.st in ('active_patron', 'declined_patron') then r.t else '[]'::jsonb end,
         case when r.st = 'declined_patron' then ${at}::timestamptz else null end,
-        r.ps, r.a, r.src, ${at}::timestamptz
+        r.ps, r.a, r.n, r.src, ${at}::timestamptz
       from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-        as r(c text, m text, u text, st text, f boolean, lcd timestamptz, lcs text, t jsonb, ps timestamptz, a integer, src text)
+        as r(c text, m text, u text, st text, f boolean, lcd timestamptz, lcs text, t jsonb, ps timestamptz, a integer, n text, src text)
       on conflict (campaign_id, member_id) do update set
         patreon_user_id = excluded.patreon_user_id,
         patron_status = excluded.patron_status,
@@ -93,6 +96,7 @@ export function createSnapshotRepository(db: Db) {
         declined_seen_at = case when excluded.patron_status = 'declined_patron' then coalesce(s.declined_seen_at, excluded.declined_seen_at) else null end,
         pledge_relationship_start = excluded.pledge_relationship_start,
         entitled_amount_cents = excluded.entitled_amount_cents,
+        full_name = coalesce(excluded.full_name, s.full_name),
         source = excluded.source,
         fetched_at = excluded.fetched_at
       where excluded.fetched_at >= s.fetched_at
