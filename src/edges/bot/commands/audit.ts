@@ -30,7 +30,7 @@ export const auditCommand: Command = {
     .toJSON(),
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
   async execute(interaction, { services }) {
-    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+    if (!interaction.deferred) await interaction.deferReply({ flags: MessageFlags.Ephemeral });
     const guildId = interaction.guildId!;
     if (!(await services.staff.canManageRoles(guildId, interaction.user.id))) {
       await interaction.editReply({ content: STAFF_ONLY('/audit'), allowedMentions: NO_PINGS });

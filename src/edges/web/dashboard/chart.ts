@@ -7,9 +7,9 @@ export interface DayCount {
   removes: number;
 }
 
-const WIDTH = 640;
+const WIDTH = 480;
 const HEIGHT = 200;
-const PAD = { top: 12, right: 8, bottom: 28, left: 36 };
+const PAD = { top: 12, right: 6, bottom: 30, left: 34 };
 
 /** A rounded "nice" top for the axis: 1, 2, 5 × 10ⁿ at or above the largest day. */
 function niceMax(value: number): number {

@@ -11,7 +11,7 @@ import { seeOther, sendDashboardPage } from './http';
 import { renderAudit } from './render-audit';
 import { renderMember, renderMemberSearch } from './render-members';
 import { renderOverview } from './render-overview';
-import { renderSyncs } from './render-syncs';
+import { heldReason, renderSyncs } from './render-syncs';
 import { renderTiers } from './render-tiers';
 import type { GuildLocals } from './router';
 import { guildPath } from './shell';
@@ -60,9 +60,17 @@ export function settingsFlash(outcome: SettingsOutcome, followUp: string): Dashb
     case 'changed':
       return { tone: 'success', text: ['Settings saved.', followUp].filter(Boolean).join('\n') };
     default: {
-      const other = outcome as { message?: unknown; problems?: unknown };
-      const message = typeof other.message === 'string' ? other.message : 'The change was refused.';
-      return { tone: 'error', text: `Nothing was changed: ${message}` };
+      // A refusal the service may add (its authority rules) with its own words, or a change that
+      // needs a confirmation the page does not offer: nothing was saved either way.
+      const other = outcome as { problems?: unknown };
+      const problems = Array.isArray(other.problems) ? other.problems.filter((p): p is string => typeof p === 'string') : [];
+      return {
+        tone: 'error',
+        text:
+          problems.length > 0
+            ? ['Nothing was changed:', ...problems.map((p) => p.replace(/\*\*/g, ''))].join('\n')
+            : 'Nothing was changed: this change needs a confirmation; make it with /settings in Discord.',
+      };
     }
   }
 }
@@ -71,7 +79,7 @@ export function applyFlash(outcome: ApplyOutcome): DashboardFlash {
   switch (outcome.kind) {
     case 'done': {
       const r = outcome.report;
-      const held = r.held ? ` ${r.held.removals} removals were held again: ${r.held.reason}` : '';
+      const held = r.held ? ` ${r.held.removals} removals were held again: ${heldReason(r.held.reason)}.` : '';
       return {
         tone: r.held || r.failed > 0 ? 'warning' : 'success',
         text: `Sync done: ${r.applied.adds} given, ${r.applied.removes} taken away${r.failed ? `, ${r.failed} failed` : ''}.${held}`,

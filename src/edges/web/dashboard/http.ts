@@ -42,7 +42,7 @@ export function sendDashboardPage(res: Response, status: number, page: string): 
       'Referrer-Policy': 'no-referrer',
       'X-Content-Type-Options': 'nosniff',
       'X-Frame-Options': 'DENY',
-      'Content-Security-Policy': DASHBOARD_CONTENT_SECURITY_POLICY,
+      'Content-Security-Policy': `${DASHBOARD_CONTENT_SECURITY_POLICY}; frame-ancestors 'none'`,
     })
     .send(page);
 }

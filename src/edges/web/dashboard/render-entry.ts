@@ -1,7 +1,7 @@
 import type { ServerChoice } from '../../../app/dashboard/access';
 import { html } from '../pages/html';
 import { icons } from '../pages/layout';
-import { type Viewer, guildPath, panel, renderDashboard } from './shell';
+import { type Viewer, flashBox, guildPath, panel, renderDashboard } from './shell';
 import type { DashboardFlash } from './views';
 
 /** The page before signing in: what the dashboard is and the one button. */
@@ -13,7 +13,7 @@ export function renderSignIn(o: { next: string; flash?: DashboardFlash | null })
     server: null,
     flash: o.flash ?? null,
     intro: 'For the people who run a server with Tierlink: its tiers and roles, every member, every change and every sync.',
-    main: html`<div class="narrow stack">${panel({
+    main: html`<div class="stack">${panel({
       id: 'sign-in',
       title: 'Sign in with Discord',
       hint: 'Discord tells Tierlink who you are and which servers you are in. You can open a server’s dashboard if you have the Manage Server or Manage Roles permission there. Tierlink keeps no Discord password or token.',
@@ -43,7 +43,7 @@ export function renderServers(o: { viewer: Viewer; servers: readonly ServerChoic
     server: null,
     flash: o.flash ?? null,
     intro: 'Servers with Tierlink where Discord lists you. Permissions are checked again on every page.',
-    main: html`<div class="narrow stack">${panel({ id: 'servers', title: allowed.length > 0 ? 'Choose a server' : 'No server to manage', body: list })}</div>`,
+    main: html`<div class="stack">${panel({ id: 'servers', title: allowed.length > 0 ? 'Choose a server' : 'No server to manage', body: list })}</div>`,
   });
 }
 
@@ -59,7 +59,8 @@ export function renderNotice(o: {
     title: o.title,
     viewer: o.viewer,
     server: null,
-    flash: { tone: o.tone, text: o.lines.join('\n') },
-    main: o.action ? html`<p class="actions"><a class="btn secondary" href="${o.action.href}">${o.action.label}</a></p>` : null,
+    main: html`<div><section class="panel" aria-label="${o.title}">${flashBox({ tone: o.tone, text: o.lines.join('\n') })}${
+      o.action ? html`<p class="actions"><a class="btn secondary" href="${o.action.href}">${o.action.label}</a></p>` : null
+    }</section></div>`,
   });
 }

@@ -1,7 +1,7 @@
 import type { GuildAccess } from '../../../app/dashboard/access';
 import type { MemberDetail, MemberHit } from '../../../app/dashboard/members';
 import { MIN_QUERY_LENGTH } from '../../../app/dashboard/members';
-import type { AuditEntry } from '../../../app/dashboard/views';
+import { type AuditEntry, TRIGGER_LABELS } from '../../../app/dashboard/views';
 import { tierKey } from '../../../app/linking/status-service';
 import { type SafeHtml, html, plural, prose } from '../pages/html';
 import { icons, mention } from '../pages/layout';
@@ -61,24 +61,36 @@ export function renderMemberSearch(o: {
   });
 }
 
-export function auditTable(entries: readonly AuditEntry[], caption: string, showMember: boolean, guildId: string): SafeHtml {
+/**
+ * Role changes as a table (cards on a phone). `showErrors: false` where the page already says why
+ * (the held removals, whose reason heads their panel).
+ */
+export function auditTable(
+  entries: readonly AuditEntry[],
+  caption: string,
+  showMember: boolean,
+  guildId: string,
+  showErrors = true,
+): SafeHtml {
   if (entries.length === 0) return html`<p class="hint">No role changes match.</p>`;
-  return html`<div class="table-wrap"><table class="data stacked"><caption class="visually-hidden">${caption}</caption>
+  return html`<div class="table-wrap"><table class="data stacked compact"><caption class="visually-hidden">${caption}</caption>
 <thead><tr><th scope="col">When</th>${showMember ? html`<th scope="col">Member</th>` : null}<th scope="col">Change</th><th scope="col">Outcome</th><th scope="col">Why</th></tr></thead>
 <tbody>${entries.map((e) => {
     const role = e.roleName ? mention(e.roleName) : html`<span>deleted role ${e.roleId}</span>`;
     const verb = e.action === 'add' ? 'gave' : e.action === 'remove' ? 'took away' : 'forgot';
     const pill = e.outcome === 'applied' ? 'added' : e.outcome === 'held' ? 'warn' : e.outcome === 'blocked' ? 'muted' : 'removed';
-    return html`<tr>${cell('When', html`<span class="nowrap">${when(e.at)}</span>`)}${
+    return html`<tr>${cell('When', html`<span class="nowrap">${when(e.at)}</span>`, 'lead-cell')}${
       showMember
         ? cell(
             'Member',
-            html`<a href="${guildPath(guildId, `/members/${e.userId}`)}">${e.patronName ? `${e.patronName} (${e.userId})` : e.userId}</a>`,
+            html`<a href="${guildPath(guildId, `/members/${e.userId}`)}">${e.patronName ?? e.userId}</a>${
+              e.patronName ? html`<br><span class="hint nowrap">${e.userId}</span>` : null
+            }`,
           )
         : null
-    }${cell('Change', html`${verb} ${role}`)}${cell('Outcome', html`<span class="pill ${pill}">${e.outcome}</span>`)}${cell(
+    }${cell('Change', html`${verb} ${role}`)}${cell('Outcome', html`<span class="pill ${pill}">${e.outcome}</span>`, 'side-cell')}${cell(
       'Why',
-      html`${prose(e.reason)}<br><span class="hint">${e.trigger}${e.error ? ` · ${e.error}` : ''}</span>`,
+      html`${prose(e.reason)}<br><span class="hint">${TRIGGER_LABELS[e.trigger as keyof typeof TRIGGER_LABELS] ?? e.trigger}${e.error && showErrors ? ` · ${e.error}` : ''}</span>`,
     )}</tr>`;
   })}</tbody></table></div>`;
 }
@@ -132,7 +144,13 @@ export function renderMember(o: { access: GuildAccess; viewer: Viewer; detail: M
     viewer: o.viewer,
     server: { id: access.guildId, name: access.guildName, tab: 'members' },
     flash: o.flash,
-    intro: memberLabel(detail),
+    intro: [
+      detail.username && detail.username !== detail.discordName ? `@${detail.username}` : null,
+      detail.patronName ? `${detail.patronName} on Patreon` : null,
+      `Discord id ${detail.userId}`,
+    ]
+      .filter(Boolean)
+      .join(' · '),
     main: html`<div class="stack">
 <div class="cols two">
 ${panel({

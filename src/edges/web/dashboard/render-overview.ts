@@ -44,7 +44,7 @@ export function runsTable(runs: readonly SyncRun[], caption: string): SafeHtml {
       html`<tr>${cell('Started', html`<span class="nowrap">${when(r.startedAt)}</span>`)}${cell('Why', triggerLabel(r.trigger))}${cell(
         'Outcome',
         html`${statusPill(r)}${r.errors[0] ? html`<br><span class="hint">${prose(r.errors[0])}</span>` : null}`,
-      )}${cell('Members', r.membersSeen.toLocaleString('en-US'), 'num')}${cell('Changes', runChanges(r))}</tr>`,
+      )}${cell('Members', r.membersSeen > 0 ? r.membersSeen.toLocaleString('en-US') : '—', 'num')}${cell('Changes', runChanges(r))}</tr>`,
   )}</tbody></table></div>`;
 }
 

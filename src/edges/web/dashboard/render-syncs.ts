@@ -14,6 +14,11 @@ export const MAX_PREVIEW_CHANGES = 200;
 
 const disabled = (off: boolean) => (off ? trustedHtml(' disabled') : null);
 
+/** The guard's reason without its closing advice ("; run /sync force:true …"): the page offers a button instead. */
+export function heldReason(reason: string | null): string {
+  return (reason ?? 'more than this server’s guard allows').replace(/; run \/sync force:true.*$/s, '');
+}
+
 function applyForm(access: GuildAccess, viewer: Viewer, o: { force: boolean; label: string; confirm?: string }): SafeHtml {
   return html`<form class="fields" method="post" action="${guildPath(access.guildId, '/syncs/apply')}">${csrfField(viewer.csrfToken)}<input type="hidden" name="force" value="${o.force ? '1' : '0'}">${
     o.confirm
@@ -48,7 +53,7 @@ function previewPanel(access: GuildAccess, viewer: Viewer, report: GuildSyncRepo
     id: 'preview',
     title: 'Preview: what a sync would change now',
     hint: summary,
-    body: html`${report.held ? html`<p class="item-fix"><strong>The guard would hold ${plural(report.held.removals, 'removal')}:</strong> ${prose(report.held.reason)}</p>` : null}${rows}
+    body: html`${report.held ? html`<p class="item-fix"><strong>The guard would hold ${plural(report.held.removals, 'removal')}:</strong> ${prose(heldReason(report.held.reason))}.</p>` : null}${rows}
 ${
   p.adds + p.removes + p.forgets > 0
     ? report.held
@@ -67,8 +72,8 @@ function heldPanel(access: GuildAccess, viewer: Viewer, held: HeldRemovals): Saf
   return panel({
     id: 'held',
     title: `${plural(held.run.heldRemovals, 'removal')} held back`,
-    hint: html`The sync of ${when(held.run.startedAt)} held them: ${prose(held.run.heldReason ?? 'more than this server’s guard allows')}. Check them, then apply them (a sync runs again first, so only removals still due are made).`,
-    body: html`${auditTable(held.removals, 'Held removals', true, access.guildId)}${
+    hint: html`The sync of ${when(held.run.startedAt)} held them: ${prose(heldReason(held.run.heldReason))}. Check them, then apply them: a sync runs again first, so only removals still due are made.`,
+    body: html`${auditTable(held.removals, 'Held removals', true, access.guildId, false)}${
       held.more ? html`<p class="hint">Only the first ${held.removals.length} are listed.</p>` : null
     }${applyForm(access, viewer, { force: true, label: 'Apply the held removals', confirm: 'I checked these removals; take the roles away.' })}`,
   });

@@ -59,10 +59,10 @@ ${t.roles
         )}</ul>`;
 
   const mapForm = html`<form class="cols form-row" method="post" action="${action('/tiers/map')}">${csrfField(viewer.csrfToken)}
-<div class="field"><label for="map-tier">Tier</label><select id="map-tier" name="tier" required${disabled(locked)}>${view.tiers.map(
+<div class="field"><label for="map-tier">Tier</label><select id="map-tier" name="tier" required${disabled(locked)}><option value="">Choose a tier</option>${view.tiers.map(
     (t) => html`<option value="${t.ref}">${t.title} (${money(t.amountCents)})</option>`,
   )}</select></div>
-<div class="field"><label for="map-role">Role</label><select id="map-role" name="role" required${disabled(locked)}>${roleOptions(view.roles, null)}</select></div>
+<div class="field"><label for="map-role">Role</label><select id="map-role" name="role" required${disabled(locked)}><option value="">Choose a role</option>${roleOptions(view.roles, null)}</select></div>
 <div class="actions"><button class="btn" type="submit"${disabled(locked || view.tiers.length === 0)}>Give this role</button></div>
 </form>`;
 

@@ -88,7 +88,7 @@ ${o.server ? html`<span class="topbar-server">${icons.server}<span><span class="
 ${user}
 </header>
 ${tabs}
-<main id="main" tabindex="-1">
+<main id="main" tabindex="-1"${o.server ? null : trustedHtml(' class="narrow standalone"')}>
 <div class="page-head"><h1>${o.title}</h1>${o.intro ? html`<p>${o.intro}</p>` : null}</div>
 ${o.flash ? flashBox(o.flash) : null}
 ${o.main}
@@ -108,5 +108,6 @@ export function when(date: Date | null): string {
 
 /** The labelled cell of a table that stacks on a phone. */
 export function cell(label: string, content: HtmlValue, className?: string): SafeHtml {
-  return html`<td data-label="${label}"${className ? trustedHtml(` class="${className}"`) : null}>${content}</td>`;
+  // One element inside: on a phone the cell is a grid of its label and this.
+  return html`<td data-label="${label}"${className ? trustedHtml(` class="${className}"`) : null}><div>${content}</div></td>`;
 }

@@ -19,7 +19,7 @@ const DASHBOARD_STYLES = `
 .topbar-user{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem .75rem;margin-left:auto;color:var(--muted);font-size:.9375rem}
 .topbar-user form{display:inline}
 .link-button{padding:0;border:0;background:none;color:var(--link);font:inherit;font-weight:600;text-decoration:underline;text-underline-offset:.18em;cursor:pointer}
-.tabs{display:flex;gap:.125rem;margin:0 0 1.25rem;overflow-x:auto;border-bottom:1px solid var(--border);scrollbar-width:thin}
+.tabs{display:flex;flex-wrap:wrap;gap:0 .125rem;margin:0 0 1.25rem;border-bottom:1px solid var(--border)}
 .tabs a{flex:none;padding:.625rem .75rem .5rem;border-bottom:3px solid transparent;color:var(--muted);font-weight:650;text-decoration:none;white-space:nowrap}
 .tabs a:hover{color:var(--text)}
 .tabs a[aria-current=page]{color:var(--text);border-bottom-color:var(--accent)}
@@ -43,6 +43,7 @@ main:focus{outline:none}
 .item-fix{margin-top:.375rem;font-size:.9375rem}
 .item .chips{margin-top:.5rem}
 .chip form{display:inline}
+.chip .muted{font-size:.8125rem;font-weight:500}
 .chip .link-button{font-size:.8125rem}
 .kv{display:grid;grid-template-columns:minmax(7rem,max-content) 1fr;gap:.375rem 1rem;font-size:.9375rem}
 .kv dt{color:var(--muted)}
@@ -57,6 +58,7 @@ table.data tr:last-child td{border-bottom:0}
 .nowrap{white-space:nowrap}
 form.fields{display:grid;gap:.875rem}
 .field label,.field legend{display:block;margin-bottom:.25rem;font-size:.875rem;font-weight:650}
+.field label.check{display:flex;margin-bottom:.375rem;font-size:.9375rem;font-weight:400}
 .field .hint{margin-top:.25rem;font-size:.8125rem}
 fieldset.field{margin:0;padding:0;border:0;min-width:0}
 input[type=text],input[type=search],input[type=number],input[type=date],select{width:100%;min-height:2.625rem;padding:.5rem .625rem;border-radius:.625rem;border:1px solid var(--muted);background:var(--surface);color:var(--text);font:inherit}
@@ -70,12 +72,13 @@ input:focus-visible,select:focus-visible,button:focus-visible,.btn:focus-visible
 .btn.secondary:hover{background:var(--surface-2)}
 .btn.danger{background:var(--error);color:var(--on-danger)}
 .btn svg{width:1.125rem;height:1.125rem}
+a:not(.btn):not(.server):not(.brand)>svg{width:1rem;height:1rem;vertical-align:-.15em}
 .pager{display:flex;flex-wrap:wrap;justify-content:space-between;gap:.5rem;margin-top:1rem}
 .chart svg{display:block;width:100%;height:auto}
 .chart .bar-add{fill:var(--success)}
 .chart .bar-remove{fill:var(--error)}
 .chart .axis{stroke:var(--border)}
-.chart .tick{fill:var(--muted);font:12px system-ui,sans-serif}
+.chart .tick{fill:var(--muted);font:15px system-ui,sans-serif}
 .legend{display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin-top:.5rem;font-size:.875rem;color:var(--muted)}
 .swatch{display:inline-block;width:.75rem;height:.75rem;margin-right:.375rem;border-radius:.2rem;vertical-align:-.05rem}
 .swatch.add{background:var(--success)}
@@ -89,13 +92,21 @@ a.server:hover{background:var(--info-bg)}
 .server-mark{flex:none;display:grid;place-items:center;width:2.5rem;height:2.5rem;border-radius:.75rem;background:var(--accent);color:var(--on-accent);font-weight:750}
 .server.off .server-mark{background:var(--surface);color:var(--muted);border:1px solid var(--border)}
 .narrow{max-width:36rem;margin:0 auto}
+main.standalone{padding-top:1rem}
 @media (max-width:47.99rem){
-table.data.stacked thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+table.data.stacked thead{display:none}
 table.data.stacked tr{display:block;padding:.625rem 0;border-bottom:1px solid var(--border)}
 table.data.stacked tr:last-child{border-bottom:0}
 table.data.stacked td{display:grid;grid-template-columns:6.5rem minmax(0,1fr);gap:.75rem;padding:.1875rem 0;border:0}
 table.data.stacked td.num{text-align:left}
 table.data.stacked td::before{content:attr(data-label);color:var(--muted);font-size:.8125rem;font-weight:650}
+table.data.compact tr{display:grid;grid-template-columns:minmax(0,1fr) auto;column-gap:.75rem}
+table.data.compact td{grid-column:1/-1;grid-template-columns:minmax(0,1fr);padding:.125rem 0}
+table.data.compact td.lead-cell{grid-column:1;grid-row:1}
+table.data.compact td.side-cell{grid-column:2;grid-row:1}
+table.data.compact td::before{content:none}
+.cols.filters{grid-template-columns:repeat(2,minmax(0,1fr))}
+.tabs a{padding:.5rem .625rem .375rem}
 }
 @media (min-width:48rem){
 .dash-shell{padding:1.5rem 1.5rem 3rem}
@@ -109,12 +120,11 @@ table.data.stacked td::before{content:attr(data-label);color:var(--muted);font-s
 
 export const DASHBOARD_STYLESHEET = PAGE_STYLES + DASHBOARD_STYLES;
 
-/** Nothing but this stylesheet; forms post only to this site; no framing. */
+/** Nothing but this stylesheet; forms post only to this site (the header adds: no framing). */
 export const DASHBOARD_CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   `style-src 'sha256-${createHash('sha256').update(DASHBOARD_STYLESHEET).digest('base64')}'`,
   'img-src data:',
   "base-uri 'none'",
   "form-action 'self'",
-  "frame-ancestors 'none'",
 ].join('; ');
