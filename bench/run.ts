@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { runAuditLogBenchmark } from './audit-log';
 import { runFullSyncBenchmark } from './full-sync';
 import { runLinkLatencyBenchmark } from './link-latency';
 import { runWebhookBenchmarks } from './webhooks';
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
     },
     { title: 'Webhooks', run: () => runWebhookBenchmarks(postgresUrl ? { postgresUrl } : {}) },
     { title: 'Full sync', run: () => runFullSyncBenchmark() },
+    { title: 'Audit log', run: () => runAuditLogBenchmark() },
   ];
   const rows: Array<Row & { section: string }> = [];
   console.log(`Tierlink benchmarks on ${machine()}`);

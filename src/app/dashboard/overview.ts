@@ -50,11 +50,38 @@ export function chartDays(now: Date, days = CHART_DAYS): string[] {
   return Array.from({ length: days }, (_, i) => new Date(today - (days - 1 - i) * DAY).toISOString().slice(0, 10));
 }
 
+export type DayCounts = Array<{ day: string; adds: number; removes: number }>;
+
+/**
+ * Applied changes per day for the chart. The log only ever gains rows stamped now, so a day that
+ * has ended never changes: its counts are read once per guild and day, and each view reads only
+ * today's rows (a short index range) on top.
+ */
+export function createDayCounts(deps: { auditLog: Pick<AuditLogRepository, 'appliedPerDay'>; clock: Clock }) {
+  const past = new Map<string, { today: string; counts: Promise<DayCounts> }>();
+  return async function perDay(guildId: string): Promise<DayCounts> {
+    const days = chartDays(deps.clock.now());
+    const today = days.at(-1)!;
+    const todayStart = new Date(`${today}T00:00:00Z`);
+    let cached = past.get(guildId);
+    if (!cached || cached.today !== today) {
+      if (past.size > 500) past.clear();
+      cached = { today, counts: deps.auditLog.appliedPerDay(guildId, new Date(`${days[0]}T00:00:00Z`), todayStart) };
+      cached.counts.catch(() => past.delete(guildId));
+      past.set(guildId, cached);
+    }
+    const [earlier, now] = await Promise.all([cached.counts, deps.auditLog.appliedPerDay(guildId, todayStart)]);
+    const byDay = new Map([...earlier, ...now].map((c) => [c.day, c]));
+    return days.map((day) => ({ day, adds: byDay.get(day)?.adds ?? 0, removes: byDay.get(day)?.removes ?? 0 }));
+  };
+}
+
 /** `/doctor` asks Patreon and Discord: its findings are reused for this long across page views. */
 export const CHECKS_TTL_MS = 60_000;
 
 /** The Overview page: the connection, the webhook, the last syncs, changes per day and `/doctor`'s findings. */
 export function createOverview(deps: OverviewDeps) {
+  const perDay = createDayCounts(deps);
   const checked = new Map<string, { at: number; checks: Promise<DoctorCheck[]> }>();
 
   function checksOf(guildId: string): Promise<DoctorCheck[]> {
@@ -78,22 +105,19 @@ export function createOverview(deps: OverviewDeps) {
     },
 
     async of(guildId: string): Promise<Overview> {
-      const now = deps.clock.now();
-      const days = chartDays(now);
       const campaignIds = await deps.guilds.campaignsOf(guildId);
       const [campaigns, checks, runs, counts, grants] = await Promise.all([
         Promise.all(campaignIds.map((id) => summary(id))),
         checksOf(guildId),
         deps.syncRuns.recent(guildId, 5),
-        deps.auditLog.appliedPerDay(guildId, new Date(`${days[0]}T00:00:00Z`)),
+        perDay(guildId),
         deps.ledger.countInGuild(guildId),
       ]);
-      const byDay = new Map(counts.map((c) => [c.day, c]));
       return {
         campaigns: campaigns.filter((c): c is CampaignSummary => c !== null),
         checks: [...checks.filter((c) => !c.ok), ...checks.filter((c) => c.ok)],
         recentSyncs: runs.map(toSyncRun),
-        perDay: days.map((day) => ({ day, adds: byDay.get(day)?.adds ?? 0, removes: byDay.get(day)?.removes ?? 0 })),
+        perDay: counts,
         grants,
       };
     },

@@ -77,8 +77,8 @@ export function createAuditLogRepository(db: Db) {
       return direction === 'older' ? rows : rows.reverse();
     },
 
-    /** Applied role changes per UTC day since `since`, split into additions and removals. */
-    async appliedPerDay(guildId: string, since: Date): Promise<Array<{ day: string; adds: number; removes: number }>> {
+    /** Applied role changes per UTC day from `since` (until `until`, exclusive), split into additions and removals. */
+    async appliedPerDay(guildId: string, since: Date, until?: Date): Promise<Array<{ day: string; adds: number; removes: number }>> {
       const rows = await queryRows<{ day: string; adds: number; removes: number }>(
         db,
         sql`
@@ -87,6 +87,7 @@ export function createAuditLogRepository(db: Db) {
           count(*) filter (where action = 'remove')::int as removes
         from audit_log
         where guild_id = ${guildId} and outcome = 'applied' and at >= ${since.toISOString()}::timestamptz
+          ${until ? sql`and at < ${until.toISOString()}::timestamptz` : sql``}
         group by 1
         order by 1`,
       );
