@@ -99,7 +99,7 @@ const schema = z
       (value) => (typeof value === 'string' ? blankToUndefined(value.toLowerCase()) : value),
       z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
     ),
-    // The dashboard (CONTRACT.md, second round): on only with the application's OAuth2 secret.
+    // The dashboard (docs/contract.md, second round): on only with the application's OAuth2 secret.
     DISCORD_CLIENT_SECRET: optional(),
     DISCORD_WEB_BASE_URL: z.preprocess(
       blankToUndefined,

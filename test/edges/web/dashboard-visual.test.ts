@@ -198,9 +198,23 @@ inChromium('the dashboard in headless Chromium', () => {
           expect(seen.lowContrast).toEqual([]);
           expect(seen.headline).not.toBeNull();
           expect(seen.headline!.bottom).toBeLessThanOrEqual(seen.height);
+          const shot = `dashboard-${spec.name}-${viewport.label}${scheme === 'dark' ? '-dark' : ''}`;
+          await page.screenshot({ path: path.join(SCREENSHOTS, `${shot}.tmp.png`), fullPage: true });
+          // What docs/screenshots keeps: the first screen on a phone, the top 1,100 px on a desktop.
+          const height = viewport.mobile
+            ? viewport.height
+            : Math.min(
+                1100,
+                await page.evaluate(
+                  () =>
+                    (globalThis as unknown as { document: { documentElement: { scrollHeight: number } } }).document.documentElement
+                      .scrollHeight,
+                ),
+              );
           await page.screenshot({
-            path: path.join(SCREENSHOTS, `dashboard-${spec.name}-${viewport.label}${scheme === 'dark' ? '-dark' : ''}.tmp.png`),
+            path: path.join(SCREENSHOTS, `${shot}.docs.tmp.png`),
             fullPage: true,
+            clip: { x: 0, y: 0, width: viewport.width, height },
           });
         } finally {
           await context.close();

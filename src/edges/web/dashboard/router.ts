@@ -24,7 +24,7 @@ export interface GuildLocals {
 export const viewerOf = (session: DashboardSession): Viewer => ({ name: session.userName, csrfToken: session.csrfToken });
 
 /**
- * `GET /dashboard` and below (CONTRACT.md, second round): sign-in with Discord, the server menu and
+ * `GET /dashboard` and below (docs/contract.md, second round): sign-in with Discord, the server menu and
  * each server's pages. Every request reads its session; every page of a server checks the viewer's
  * permissions there again; every form carries the session's token and posts to this site only.
  */

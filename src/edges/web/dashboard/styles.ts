@@ -42,6 +42,8 @@ main:focus{outline:none}
 .item-text{margin-top:.25rem;color:var(--muted);font-size:.9375rem}
 .item-fix{margin-top:.375rem;font-size:.9375rem}
 .item .chips{margin-top:.5rem}
+.item .chip{flex-wrap:wrap;row-gap:.125rem;border-radius:.75rem}
+.chip>*{overflow-wrap:break-word}
 .chip form{display:inline}
 .chip .muted{font-size:.8125rem;font-weight:500}
 .chip .link-button{font-size:.8125rem}
