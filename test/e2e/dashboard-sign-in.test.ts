@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { Permission } from '@tierlink/sandbox/discord';
 import { DashboardBrowser, signIn, withDashboard } from '../support/dashboard-client';
 import { type E2E, pageText, startE2E } from '../support/e2e';
@@ -60,8 +61,10 @@ test('the session cookie is HttpOnly and SameSite=Lax, and the Discord token use
     const me = await fetch(`${e.discord.apiBaseUrl}/v10/users/@me`, { headers: { authorization: `Bearer ${pair.accessToken}` } });
     expect(me.status).toBe(401);
   }
-  // The session id is not in the database, only its hash.
+  // Neither the session nor the code from Discord reaches the log.
   expect(e.log.text()).not.toContain(browser.cookie('tierlink-session') ?? 'no cookie');
+  expect(e.log.text()).not.toContain(callback.searchParams.get('code') ?? 'no code');
+  expect(e.log.text()).toContain('/dashboard/callback?code=%5Bredacted%5D');
 });
 
 test('an answer from Discord is accepted only in the browser that started the sign-in, and only once', async () => {
@@ -137,4 +140,31 @@ test('an open redirect through ?next= is not possible', async () => {
   expect(pageText(landing.html)).toContain('Choose a server');
   const { landing: slashes } = await signIn(e, e.ownerId, '//evil.example/dashboard');
   expect(pageText(slashes.html)).toContain('Choose a server');
+});
+
+describe('behind HTTPS (PUBLIC_URL is https)', () => {
+  let secure: E2E;
+  let port: number;
+  beforeAll(async () => {
+    // A TLS proxy in front: Tierlink listens on a local port, people reach it at PUBLIC_URL.
+    port = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, () => {
+        const { port: free } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(free));
+      });
+    });
+    secure = await startE2E({
+      beforeStart: (world) => ({ ...withDashboard.beforeStart!(world), PUBLIC_URL: 'https://tierlink.example', PORT: String(port) }),
+    });
+  }, 60_000);
+  afterAll(() => secure?.stop());
+
+  test('the cookies are Secure and __Host- prefixed, and Discord is sent back to the public address', async () => {
+    const login = await new DashboardBrowser(`http://localhost:${port}`).get('/dashboard/login');
+    const cookie = login.headers.getSetCookie().find((c) => c.startsWith('__Host-tierlink-signin='))!;
+    expect(cookie).toMatch(/; Secure/i);
+    expect(cookie).toMatch(/; Path=\//i);
+    expect(cookie).not.toMatch(/Domain=/i);
+    expect(new URL(login.location!).searchParams.get('redirect_uri')).toBe('https://tierlink.example/dashboard/callback');
+  });
 });

@@ -207,16 +207,22 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
     res.write(
       `\uFEFF${csvRow(['time (UTC)', 'member id', 'patreon name', 'role id', 'role', 'change', 'outcome', 'trigger', 'reason', 'error'])}`,
     );
-    for await (const batch of dashboard.audit.export(access.guildId, query)) {
-      if (aborted) return;
-      const chunk = batch
-        .map((e) =>
-          csvRow([e.at.toISOString(), e.userId, e.patronName, e.roleId, e.roleName, e.action, e.outcome, e.trigger, e.reason, e.error]),
-        )
-        .join('');
-      if (!res.write(chunk)) await once(res, 'drain');
+    try {
+      for await (const batch of dashboard.audit.export(access.guildId, query)) {
+        if (aborted) return;
+        const chunk = batch
+          .map((e) =>
+            csvRow([e.at.toISOString(), e.userId, e.patronName, e.roleId, e.roleName, e.action, e.outcome, e.trigger, e.reason, e.error]),
+          )
+          .join('');
+        if (!res.write(chunk)) await once(res, 'drain');
+      }
+      res.end();
+    } catch (error) {
+      // The status line is sent: cut the download short so the file is visibly incomplete.
+      deps.logger.error({ err: error, guildId: access.guildId }, 'audit log export failed');
+      res.destroy();
     }
-    res.end();
   });
 
   router.get('/:guildId/syncs', async (_req, res) => {
