@@ -1,5 +1,6 @@
 import { Permission } from '@tierlink/sandbox/discord';
-import { type DashboardBrowser, csrfToken, signIn, withDashboard } from '../support/dashboard-client';
+import { discordOAuthEnvironment } from '@tierlink/sandbox';
+import { type DashboardBrowser, csrfToken, signIn } from '../support/dashboard-client';
 import { type E2E, pageText, startE2E } from '../support/e2e';
 import { activePatron } from '../support/e2e-admin';
 
@@ -26,7 +27,7 @@ beforeAll(async () => {
         amountCents: 700,
         chatRoleIds: [silver],
       }).id;
-      return withDashboard.beforeStart!(world);
+      return discordOAuthEnvironment(world.discord);
     },
   });
   supporters = e.discord.createRole(e.guildId, { name: 'Supporters' }).id;

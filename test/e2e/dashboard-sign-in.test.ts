@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { discordOAuthEnvironment } from '@tierlink/sandbox';
 import { Permission } from '@tierlink/sandbox/discord';
 import { DashboardBrowser, signIn, withDashboard } from '../support/dashboard-client';
 import { type E2E, pageText, startE2E } from '../support/e2e';
@@ -154,7 +155,7 @@ describe('behind HTTPS (PUBLIC_URL is https)', () => {
       });
     });
     secure = await startE2E({
-      beforeStart: (world) => ({ ...withDashboard.beforeStart!(world), PUBLIC_URL: 'https://tierlink.example', PORT: String(port) }),
+      beforeStart: ({ discord }) => ({ ...discordOAuthEnvironment(discord), PUBLIC_URL: 'https://tierlink.example', PORT: String(port) }),
     });
   }, 60_000);
   afterAll(() => secure?.stop());
