@@ -1,4 +1,4 @@
-import { ADMINISTRATOR, MANAGE_ROLES, type HierarchyRole, compareRolePositions } from './role-hierarchy';
+import { ADMINISTRATOR, MANAGE_ROLES, type HierarchyRole } from './role-hierarchy';
 
 /** Discord permission bits the staff tools read (docs `topics/permissions.mdx`). */
 export const MANAGE_GUILD = 1n << 5n;
@@ -32,14 +32,4 @@ export function basePermissions(member: MemberInGuild): bigint {
 
 export function hasPermission(permissions: bigint, bit: bigint): boolean {
   return (permissions & bit) === bit;
-}
-
-/** The member's highest role (by position, then the older id), or @everyone when they hold none. */
-export function highestRoleOf(member: Pick<MemberInGuild, 'guildId' | 'roles' | 'roleIds'>): HierarchyRole | null {
-  const mine = new Set(member.roleIds);
-  let best = member.roles.find((r) => r.id === member.guildId) ?? null;
-  for (const role of member.roles) {
-    if (mine.has(role.id) && (!best || compareRolePositions(role, best) > 0)) best = role;
-  }
-  return best;
 }

@@ -1,11 +1,4 @@
-import {
-  ADMINISTRATOR,
-  MANAGE_GUILD,
-  MANAGE_ROLES,
-  basePermissions,
-  hasPermission,
-  highestRoleOf,
-} from '../../src/core/member-permissions';
+import { ADMINISTRATOR, MANAGE_GUILD, MANAGE_ROLES, basePermissions, hasPermission } from '../../src/core/member-permissions';
 
 const G = '100000000000000000';
 const role = (id: string, position: number, permissions: bigint) => ({
@@ -34,9 +27,4 @@ test('guild-level permissions: @everyone and the member’s roles together; Admi
   expect(hasPermission(basePermissions(member([], '9')), MANAGE_ROLES)).toBe(true);
   // A role id the guild does not have grants nothing.
   expect(basePermissions(member(['100000000000000099']))).toBe(1n << 10n);
-});
-
-test('the highest role is by position, then the older id; @everyone when the member has none', () => {
-  expect(highestRoleOf(member(['100000000000000001', '100000000000000004', '100000000000000003']))?.id).toBe('100000000000000003');
-  expect(highestRoleOf(member([]))?.id).toBe(G);
 });

@@ -63,12 +63,12 @@ ${select(
 )}
 <div class="field"><label for="f-from">From</label><input type="date" id="f-from" name="from" value="${filter.from}"></div>
 <div class="field"><label for="f-to">To (inclusive)</label><input type="date" id="f-to" name="to" value="${filter.to}"></div>
-</div>
 ${select(
   'action',
   'Change',
   ACTIONS.map((value) => ({ value, label: value === 'add' ? 'given' : value === 'remove' ? 'taken away' : 'forgotten (already gone)' })),
 )}
+</div>
 <div class="actions"><button class="btn" type="submit">Filter</button><a class="btn secondary" href="${path}">Clear</a><a class="btn secondary" href="${`${path}.csv${auditQueryString(filter)}`}" download>Export CSV</a></div>
 </form>`;
   const pager = html`<nav class="pager" aria-label="Pages of the audit log">${

@@ -28,6 +28,7 @@ main:focus{outline:none}
 .page-head p{margin-top:.25rem;color:var(--muted)}
 .stack{display:grid;gap:1rem}
 .cols{display:grid;gap:1rem}
+.cols.filters{align-items:end}
 .panel{min-width:0;padding:1rem 1.125rem 1.125rem;border-radius:1rem;background:var(--surface);border:1px solid var(--border);box-shadow:var(--shadow)}
 .panel>h2{margin-bottom:.75rem;font-size:1.0625rem;font-weight:700;letter-spacing:-.01em}
 .panel>h2+.hint{margin-top:-.5rem;margin-bottom:.75rem}
@@ -50,7 +51,8 @@ main:focus{outline:none}
 .kv{display:grid;grid-template-columns:minmax(7rem,max-content) 1fr;gap:.375rem 1rem;font-size:.9375rem}
 .kv dt{color:var(--muted)}
 .kv dd{min-width:0}
-table.data{width:100%;border-collapse:collapse;font-size:.9375rem}
+table.data{width:100%;border-collapse:collapse;font-size:.9375rem;overflow-wrap:break-word}
+.pill{white-space:nowrap}
 table.data caption{text-align:left;color:var(--muted);font-size:.875rem;padding-bottom:.5rem}
 table.data th{padding:.5rem .625rem;border-bottom:1px solid var(--border);color:var(--muted);font-size:.8125rem;font-weight:700;letter-spacing:.04em;text-align:left;text-transform:uppercase;white-space:nowrap}
 table.data td{padding:.625rem;border-bottom:1px solid var(--border);vertical-align:top}
@@ -114,10 +116,10 @@ table.data.compact td::before{content:none}
 .dash-shell{padding:1.5rem 1.5rem 3rem}
 .panel{padding:1.25rem 1.5rem 1.5rem}
 .cols.two{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}
-.cols.filters{grid-template-columns:repeat(3,minmax(0,1fr))}
+.cols.filters{grid-template-columns:repeat(4,minmax(0,1fr))}
 .cols.form-row{grid-template-columns:minmax(0,1fr) minmax(0,1fr) auto;align-items:end}
 }
-@media (min-width:64rem){.cols.filters{grid-template-columns:repeat(6,minmax(0,1fr))}}
+@media (min-width:64rem){.cols.filters{grid-template-columns:repeat(7,minmax(0,1fr))}}
 `;
 
 export const DASHBOARD_STYLESHEET = PAGE_STYLES + DASHBOARD_STYLES;
