@@ -1,6 +1,6 @@
 import { ADMINISTRATOR, MANAGE_ROLES, type HierarchyRole } from './role-hierarchy';
 
-/** Discord permission bits the staff tools read (docs `topics/permissions.mdx`). */
+/** Discord permission bits the staff tools read (docs/discord-api-notes.md §7). */
 export const MANAGE_GUILD = 1n << 5n;
 export { ADMINISTRATOR, MANAGE_ROLES };
 

@@ -173,7 +173,7 @@ export function createGuildDirectory(options: GuildDirectoryOptions): GuildDirec
       }
     },
 
-    /** `GET /guilds/{g}/members/search?query=&limit=` (docs `resources/guild.mdx` "Search Guild Members"). */
+    /** `GET /guilds/{g}/members/search?query=&limit=` (Discord's docs, Search Guild Members). */
     async searchMembers(guildId, query, limit) {
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_MEMBER_PAGE) {
         throw new RangeError(`limit must be an integer in 1..${MAX_MEMBER_PAGE}`);

@@ -199,7 +199,7 @@ export function restRoutes(core: CoreContext): RouteDefinition[] {
         const query = ctx.query.get('query');
         if (query === null) throw ApiErrors.invalidFormBody('query', 'BASE_TYPE_REQUIRED', 'This field is required');
         const limit = parseLimit(ctx.query.get('limit'));
-        // "whose username or nickname starts with a provided string" (docs `resources/guild.mdx`).
+        // "whose username or nickname starts with a provided string" (Discord's docs, Search Guild Members).
         const needle = query.toLowerCase();
         const found = state
           .sortedMemberIds(guild)
