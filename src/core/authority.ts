@@ -2,7 +2,7 @@ import type { Result } from './result';
 import { err, ok } from './result';
 import { ADMINISTRATOR, type HierarchyRole, MANAGE_ROLES, compareRolePositions } from './role-hierarchy';
 
-/** Discord permission bits (docs `topics/permissions.mdx`) that Tierlink's authority rules name. */
+/** Discord permission bits (Discord's docs, Permissions; docs/discord-api-notes.md §7) that Tierlink's authority rules name. */
 export const Permission = {
   KickMembers: 1n << 1n,
   BanMembers: 1n << 2n,
@@ -66,8 +66,8 @@ export interface Authority {
 }
 
 /**
- * Guild-level permissions as Discord computes them before channel overwrites (docs
- * `topics/permissions.mdx` "Permission Hierarchy"): the owner has everything; otherwise @everyone's
+ * Guild-level permissions as Discord computes them before channel overwrites (Discord's docs,
+ * Permissions, "Permission Hierarchy"; docs/discord-api-notes.md §7): the owner has everything; otherwise @everyone's
  * bits OR the member's roles' bits, and Administrator means everything. Channel overwrites (what an
  * interaction's `member.permissions` and `app_permissions` carry) are never read: a "Manage
  * Permissions" overwrite on one channel sets the Manage Roles bit there and grants nothing here.

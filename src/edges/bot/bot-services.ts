@@ -5,6 +5,8 @@ import type { TiersService } from '../../app/admin/tiers-service';
 import type { ConnectService } from '../../app/admin/connect-service';
 import type { LinkService } from '../../app/linking/link-service';
 import type { StatusService } from '../../app/linking/status-service';
+import type { AuditBrowser } from '../../app/dashboard/audit';
+import type { GuildPermissions } from '../../app/guild-permissions';
 
 /** What `/sync` needs: one run over a guild, reported as text for Discord. */
 export interface SyncPort {
@@ -28,4 +30,8 @@ export interface BotServices {
   settings: SettingsService;
   sync: SyncPort;
   doctor: DoctorPort;
+  /** Guild-level permission checks of the staff commands (`/status member`, `/audit`). */
+  staff: Pick<GuildPermissions, 'canManageRoles'>;
+  /** A member's role changes (`/audit`). */
+  audit: Pick<AuditBrowser, 'page'>;
 }

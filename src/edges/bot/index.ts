@@ -65,6 +65,8 @@ export function createBot(deps: BotDeps): DiscordBot {
     tiers: deps.tiers,
     mapping: deps.mapping,
     settings: deps.settings,
+    staff: deps.staff,
+    audit: deps.audit,
     sync: {
       runForGuild: async (guildId, opts) => formatSyncReport(await deps.runSync({ ...opts, guildId, trigger: 'manual' }), SYNC_REPORT),
     },

@@ -25,6 +25,8 @@ export interface WebAppDeps {
   tierTitles: TierTitles;
   /** `POST /webhooks/patreon`. */
   webhookRouter: Router;
+  /** `/dashboard` and below (src/edges/web/dashboard). */
+  dashboardRouter: Router;
   /** The connect result page of a bound campaign (tiers, webhook, dry run, problems). */
   connectView(completion: Extract<ConnectCompletion, { kind: 'bound' }>): Promise<ConnectResultView>;
   health(): Promise<HealthReport>;
@@ -121,6 +123,8 @@ export function createWebApp(deps: WebAppDeps): express.Express {
   app.use(WEBHOOK_PATH, deps.webhookRouter);
 
   app.use((_req, res, next) => (deps.isShuttingDown() ? message(res, messages.unavailable) : next()));
+
+  app.use('/dashboard', deps.dashboardRouter);
 
   app.get('/', (_req, res) => {
     message(res, {

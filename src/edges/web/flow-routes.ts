@@ -39,7 +39,7 @@ export interface FlowRoutesDeps {
 }
 
 /**
- * The browser flows of `/link` and `/connect` (CONTRACT.md, HTTP routes): following a one-time link
+ * The browser flows of `/link` and `/connect` (docs/contract.md, HTTP routes): following a one-time link
  * sets the flow's cookie and redirects to the service's consent page; the callback acts only in the
  * browser holding that cookie; the campaign chooser acts on a POST from its own page, once.
  */

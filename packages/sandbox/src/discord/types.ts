@@ -90,6 +90,7 @@ export type RateLimitRoute =
   | 'roles'
   | 'member'
   | 'members-list'
+  | 'members-search'
   | 'member-role'
   | 'commands'
   | 'interaction-callback'

@@ -136,6 +136,9 @@ code,kbd{font:600 .92em/1.3 ui-monospace,"SFMono-Regular",Menlo,Consolas,"Libera
 @media print{body{background:none}.card{box-shadow:none}}
 `;
 
+/** The shared stylesheet and mark, for pages with a shell of their own (the dashboard). */
+export { STYLES as PAGE_STYLES, LOGO_SVG };
+
 /** The policy the pages need: nothing but their own stylesheet and inline data images. */
 export const PAGE_CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
