@@ -52,7 +52,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   const metrics = options.metrics ?? createMetrics();
   const pollMs = options.pollMs;
   const { db } = database;
-  const box = createSecretBox(loadOrCreateSecretKey(config.secretKey, config.dataDir));
+  const box = createSecretBox(loadOrCreateSecretKey(config.secretKey, config.dataDir), config.secretKeyPrevious);
   let listeningUrl: string | null = null;
   const publicUrl = () => config.publicUrl ?? listeningUrl ?? `http://localhost:${config.port}`;
 

@@ -2,6 +2,7 @@ import { type Services, type TierlinkOptions, buildServices } from './compose';
 import { createBot } from './edges/bot';
 import { checkHealth, healthChecks } from './edges/observability/health';
 import { openConfiguredDatabase } from './edges/store/open-configured';
+import { resealSecrets } from './edges/store/reseal-secrets';
 import { createWeb } from './edges/web';
 import { type HttpServer, listen } from './edges/web/http-server';
 import { createWebhookEndpoint } from './edges/web/webhook-endpoint';
@@ -30,6 +31,12 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     throw error;
   }
   const services = buildServices(options, database);
+  try {
+    await resealSecrets(database.db, services.box, logger);
+  } catch (error) {
+    if (ownsDatabase) await database.close();
+    throw error;
+  }
   const { repos, metrics, linking, admin, sync, webhooks } = services;
   let shuttingDown = false;
   let server: HttpServer | null = null;

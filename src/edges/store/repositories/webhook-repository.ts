@@ -1,5 +1,5 @@
 import { and, desc, eq, lt, notInArray, sql } from 'drizzle-orm';
-import type { SecretBox } from '../secret-box';
+import type { SealContext, SecretBox } from '../secret-box';
 import type { Db } from '../database';
 import { webhookInbox, webhooks } from '../schema';
 
@@ -34,6 +34,9 @@ export interface StoredWebhookSecret {
   campaignId: string;
   secret: string;
 }
+
+/** Where a webhook's secret is sealed: the `secret_enc` column of its row (src/edges/store/secret-box.ts). */
+export const webhookSecretSeal = (webhookId: string): SealContext => ({ table: 'webhooks', column: 'secret_enc', row: webhookId });
 
 const withoutSecret = {
   id: webhooks.id,
@@ -110,7 +113,7 @@ export function createWebhookRepository(db: Db, box: SecretBox) {
         campaignId: webhook.campaignId,
         uri: webhook.uri,
         triggers: [...webhook.triggers],
-        secretEnc: box.encrypt(webhook.secret),
+        secretEnc: box.encrypt(webhook.secret, webhookSecretSeal(webhook.id)),
         paused: webhook.paused,
         numConsecutiveTimesFailed: webhook.numConsecutiveTimesFailed,
         lastAttemptedAt: webhook.lastAttemptedAt,
@@ -148,7 +151,7 @@ export function createWebhookRepository(db: Db, box: SecretBox) {
         .orderBy(webhooks.id);
       return rows.flatMap((row) => {
         try {
-          return [{ webhookId: row.id, campaignId: row.campaignId, secret: box.decrypt(row.secretEnc) }];
+          return [{ webhookId: row.id, campaignId: row.campaignId, secret: box.decrypt(row.secretEnc, webhookSecretSeal(row.id)) }];
         } catch (error) {
           onUnreadable?.(row.id, error);
           return [];
