@@ -18,7 +18,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     }),
     webhookDeliveries: new Counter({
       name: 'tierlink_webhook_deliveries_total',
-      help: 'Webhook deliveries received, by result (accepted, rejected_signature, rejected_body, too_large, failed: verified but not stored)',
+      help: 'Webhook deliveries received, by result (accepted, replay: acknowledged and dropped, rejected_signature, rejected_body, too_large, rate_limited: refused unread, failed: verified but not stored)',
       labelNames: ['result'] as const,
       registers,
     }),

@@ -37,12 +37,14 @@ export function toMemberState(row: SnapshotRow): MemberState {
     entitledTierIds: row.entitledTierIds,
     lastActiveTierIds: row.lastActiveTierIds,
     declinedSeenAt: row.declinedSeenAt,
+    ...(row.source === 'webhook-payload' ? { unconfirmed: true } : {}),
   };
 }
 
 /**
  * Member snapshots. Two values are ours, not the service's, and merge across reads:
- * `last_active_tier_ids` (the tiers seen while active, kept through a decline) and
+ * `last_active_tier_ids` (the tiers seen while active, kept through a decline; only a read of the
+ * service sets it, never a webhook payload, which may be replayed) and
  * `declined_seen_at` (when a decline was first seen, kept until the member is no longer declined).
  */
 export function createSnapshotRepository(db: Db) {
@@ -77,7 +79,7 @@ export function createSnapshotRepository(db: Db) {
         source, fetched_at
       )
       select r.c, r.m, r.u, r.st, r.f, r.lcd, r.lcs, r.t,
-        case when r.st in ('active_patron', 'declined_patron') then r.t else '[]'::jsonb end,
+        case when r.st in ('active_patron', 'declined_patron') and r.src <> 'webhook-payload' then r.t else '[]'::jsonb end,
         case when r.st = 'declined_patron' then ${at}::timestamptz else null end,
         r.ps, r.a, r.src, ${at}::timestamptz
       from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
@@ -89,7 +91,8 @@ export function createSnapshotRepository(db: Db) {
         last_charge_date = excluded.last_charge_date,
         last_charge_status = excluded.last_charge_status,
         entitled_tier_ids = excluded.entitled_tier_ids,
-        last_active_tier_ids = case when excluded.patron_status = 'active_patron' then excluded.entitled_tier_ids else s.last_active_tier_ids end,
+        last_active_tier_ids = case when excluded.patron_status = 'active_patron' and excluded.source <> 'webhook-payload'
+          then excluded.entitled_tier_ids else s.last_active_tier_ids end,
         declined_seen_at = case when excluded.patron_status = 'declined_patron' then coalesce(s.declined_seen_at, excluded.declined_seen_at) else null end,
         pledge_relationship_start = excluded.pledge_relationship_start,
         entitled_amount_cents = excluded.entitled_amount_cents,
