@@ -1,6 +1,7 @@
 import { type Services, type TierlinkOptions, buildServices } from './compose';
 import { createBot } from './edges/bot';
-import { checkHealth, healthChecks } from './edges/observability/health';
+import { publicUrlWarning } from './config';
+import { checkHealth, databaseAnswers, healthChecks } from './edges/observability/health';
 import { openConfiguredDatabase } from './edges/store/open-configured';
 import { resealSecrets } from './edges/store/reseal-secrets';
 import { createWeb } from './edges/web';
@@ -78,6 +79,10 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     webhookRouter: createWebhookEndpoint(webhooks.intake),
     health: () =>
       checkHealth(healthChecks({ database, gateway: bot, ...repos, accounts: services.accounts, registration: webhooks.registration })),
+    healthOk: () => databaseAnswers(database),
+    healthToken: config.healthToken,
+    metricsToken: config.metricsToken,
+    hsts: config.publicUrl?.startsWith('https:') === true,
     isShuttingDown: () => shuttingDown,
   });
 
@@ -89,6 +94,8 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       server = await listen(app, config.port);
       services.setListeningUrl(`http://localhost:${server.port}`);
       logger.info({ port: server.port, publicUrl: services.publicUrl() }, 'web server listening');
+      const plainHttp = publicUrlWarning(services.publicUrl());
+      if (plainHttp) logger.warn(plainHttp);
       webhooks.start();
       services.jobQueue.worker.start();
       await bot.start();
