@@ -3,6 +3,7 @@ import { createLinking } from './app/linking';
 import { createSync } from './app/sync';
 import { createApiMeter } from './app/sync/api-meter';
 import { createWebhooks } from './app/webhooks';
+import { createRetention } from './app/housekeeping/retention';
 import type { Config } from './config';
 import { createDiscordAccess } from './edges/discord';
 import { type Metrics, createMetrics } from './edges/observability/metrics';
@@ -12,6 +13,7 @@ import type { Database } from './edges/store/database';
 import { createInboxQueue } from './edges/store/durable-queue';
 import { createJobQueue, createJobStore } from './edges/store/job-queue';
 import { createRepositories } from './edges/store/repositories';
+import { createRetentionStore } from './edges/store/retention-store';
 import { createSecretBox } from './edges/store/secret-box';
 import { loadOrCreateSecretKey } from './edges/store/secret-key';
 import { type Clock, type Random, type Sleep, realSleep, systemClock } from './shared/clock';
@@ -120,8 +122,17 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     preferredCampaignId: config.patreon.campaignId,
   });
 
+  const retention = createRetention({
+    store: createRetentionStore(db),
+    appState: repos.appState,
+    withLock: (name, fn) => database.tryWithLock(name, fn),
+    clock,
+    logger,
+  });
+
   return {
     ...{ clock, metrics, database, box, repos, discord, rest: discord.rest, accounts, jobQueue, sync, webhooks, linking, admin, publicUrl },
+    retention,
     reconciler: sync.reconciler,
     scheduler: sync.scheduler,
     runSync: sync.runSync,

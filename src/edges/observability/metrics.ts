@@ -75,6 +75,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       labelNames: ['outcome'] as const,
       registers,
     }),
+    unhandledRejections: new Counter({
+      name: 'tierlink_unhandled_rejections_total',
+      help: 'Promise rejections nothing handled (logged; the process keeps serving): each one is a bug',
+      registers,
+    }),
     queueDepth: new Gauge({
       name: 'tierlink_queue_depth',
       help: 'Durable work waiting, by queue',
