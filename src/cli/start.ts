@@ -8,22 +8,21 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit('service');
   const logger = cliLogger(config);
   const fail = exitOnError(logger);
-  let count: (() => void) | undefined;
-  handleUnhandledRejections({ process, logger, count: () => count?.() });
-  let tierlink: Tierlink;
+  let tierlink: Tierlink | undefined;
+  handleUnhandledRejections({ process, logger, count: () => tierlink?.services.metrics.unhandledRejections.inc() });
   try {
     tierlink = await createTierlink({ config, logger });
   } catch (error) {
     return fail(error);
   }
-  count = () => tierlink.services.metrics.unhandledRejections.inc();
-  handleShutdownSignals({ signals: process, stop: () => tierlink.stop(), exit: (code) => process.exit(code), logger });
+  const service = tierlink;
+  handleShutdownSignals({ signals: process, stop: () => service.stop(), exit: (code) => process.exit(code), logger });
   try {
-    const { url } = await tierlink.start();
+    const { url } = await service.start();
     logger.info({ url }, 'Tierlink is running');
   } catch (error) {
     logger.error({ err: error }, 'start-up failed');
-    await tierlink.stop().catch(() => undefined);
+    await service.stop().catch(() => undefined);
     fail(error);
   }
 }

@@ -23,14 +23,10 @@ test('a 15 KiB header, URL or nested value becomes 200 characters and says how m
 
 test('an error whose message quotes a huge service answer is logged bounded, stack frames kept', () => {
   const { log, logger } = logged();
-  const error = new DiscordAPIError(
-    { message: 'B'.repeat(20_000), code: 0 },
-    0,
-    500,
-    'PUT',
-    '/guilds/1/members/2/roles/3',
-    { files: undefined, body: { note: 'C'.repeat(20_000) } },
-  );
+  const error = new DiscordAPIError({ message: 'B'.repeat(20_000), code: 0 }, 0, 500, 'PUT', '/guilds/1/members/2/roles/3', {
+    files: undefined,
+    body: { note: 'C'.repeat(20_000) },
+  });
   logger.error({ err: error }, 'role change failed');
   expect(log.lines[0]!.length).toBeLessThan(8 * 1024);
   const line = JSON.parse(log.lines[0]!) as { err: { message: string; stack: string; type: string } };
