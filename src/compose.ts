@@ -120,6 +120,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     logger,
     publicUrl,
     preferredCampaignId: config.patreon.campaignId,
+    environmentBinding: { tokens: Boolean(config.patreon.creatorAccessToken), guildIds: config.discord.bindGuildIds },
   });
 
   const retention = createRetention({

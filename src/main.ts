@@ -102,7 +102,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       const { creatorAccessToken, creatorRefreshToken } = config.patreon;
       if (creatorAccessToken) {
         const tokens = { accessToken: creatorAccessToken, refreshToken: creatorRefreshToken ?? '' };
-        await admin.connectFromEnvironment(tokens, bot.guildIds(), config.discord.guildId).catch((error: unknown) => {
+        await admin.connectFromEnvironment(tokens, config.discord.bindGuildIds, bot.guildIds()).catch((error: unknown) => {
           logger.error({ err: error }, 'connecting the creator from PATREON_CREATOR_ACCESS_TOKEN failed; /connect still works');
         });
       }

@@ -91,7 +91,8 @@ const ADMIN = 1n << 3n;
 export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
   const clock = createManualClock(new Date('2026-11-20T12:00:00Z'));
   const patreon = await createMembershipServiceSandbox({ clock });
-  const discord = await createDiscordSandbox({ clock });
+  // Set up as the README says: Public Bot turned off (only the operator adds the bot to a server).
+  const discord = await createDiscordSandbox({ clock, botPublic: false });
   const db = await createTestDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tierlink-e2e-'));
 

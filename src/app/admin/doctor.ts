@@ -15,6 +15,8 @@ import { DAY } from '../../shared/clock';
 import type { GuildContextLoader } from '../sync/guild-context';
 import { guildRoles } from '../../core/guild-roles';
 import { findRolesElsewhere } from './roles-elsewhere';
+import type { ApplicationInfo } from '../../edges/discord/application-info';
+import { type EnvironmentBinding, botInviteCheck, unboundServerCheck } from './deployment-checks';
 
 export interface DoctorCheck {
   name: string;
@@ -55,6 +57,10 @@ export interface DoctorDeps {
   clock: Clock;
   webhookHealth(campaignId: string): Promise<WebhookHealth | null>;
   lastSync(guildId: string): Promise<LastSync | null>;
+  /** The bot's application: is it public? */
+  application?: ApplicationInfo;
+  /** The creator tokens of the environment and the servers they may bind. */
+  environmentBinding?: EnvironmentBinding;
 }
 
 const day = (d: Date) => d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
@@ -341,15 +347,9 @@ export function createDoctor(deps: DoctorDeps) {
     async run(guildId: string): Promise<DoctorCheck[]> {
       const campaignIds = await deps.guilds.campaignsOf(guildId);
       const checks: DoctorCheck[] = [];
-      if (campaignIds.length === 0) {
-        checks.push({
-          name: 'Campaign',
-          ok: false,
-          detail: 'no Patreon campaign is connected to this server',
-          fix: 'Run /connect and sign in as the creator.',
-        });
-      }
+      if (campaignIds.length === 0) checks.push(unboundServerCheck(guildId, deps.environmentBinding));
       checks.push(...(await discordChecks(guildId)));
+      if (deps.application) checks.push(...(await botInviteCheck(deps.application)));
       for (const campaignId of campaignIds) checks.push(...(await campaignChecks(campaignId)));
       checks.push(await syncCheck(guildId));
       return checks;

@@ -2,6 +2,7 @@ import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { Metrics } from '../observability/metrics';
 import { type CreateRestOptions, createRest } from './create-rest';
+import { createApplicationInfo } from './application-info';
 import { createGuildDirectory } from './guild-directory';
 import { createGuildSnapshotCache } from './guild-snapshot-cache';
 import { createRoleWriter } from './role-writer';
@@ -15,6 +16,7 @@ export type { RoleWriteProblem, RoleWriteProblemCode, RoleWriter, RoleWriterOpti
 export { DiscordErrorCode, DiscordProblemError, explainDiscordError } from './discord-problem';
 export type { DiscordProblem, DiscordProblemCode } from './discord-problem';
 export { createGuildSnapshotCache } from './guild-snapshot-cache';
+export type { ApplicationInfo } from './application-info';
 export type { GuildSnapshot, GuildSnapshotCache } from './guild-snapshot-cache';
 
 export interface DiscordAccessOptions {
@@ -54,7 +56,8 @@ export function createDiscordAccess(options: DiscordAccessOptions) {
     ...(options.snapshotTtlMs !== undefined ? { ttlMs: options.snapshotTtlMs } : {}),
   });
   const writer = createRoleWriter({ rest: rest.rest, directory, clock, cache: snapshots, ...(logger ? { logger } : {}) });
-  return { rest, directory, snapshots, writer };
+  const application = createApplicationInfo({ rest: rest.rest, clock });
+  return { rest, directory, snapshots, writer, application };
 }
 
 export type DiscordAccess = ReturnType<typeof createDiscordAccess>;
