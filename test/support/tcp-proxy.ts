@@ -32,18 +32,19 @@ export async function createTcpProxy(target: { host: string; port: number }): Pr
     upstream.pipe(client);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const cut = () => {
+    down = true;
+    for (const socket of open) socket.destroy();
+    open.clear();
+  };
   return {
     port: (server.address() as net.AddressInfo).port,
-    cut() {
-      down = true;
-      for (const socket of open) socket.destroy();
-      open.clear();
-    },
+    cut,
     restore() {
       down = false;
     },
     async close() {
-      this.cut();
+      cut();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
