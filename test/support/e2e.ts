@@ -46,6 +46,8 @@ export interface E2E {
   log: MemoryLog;
   config: Config;
   url: string;
+  /** Where the server listens (`url` is PUBLIC_URL, which may point elsewhere). */
+  port: number;
   guildId: string;
   /** The guild's owner (has every permission). */
   ownerId: string;
@@ -138,7 +140,7 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
     patreonRetry: { baseDelayMs: 5, maxDelayMs: 50 },
     pollMs: 200,
   });
-  const { url } = await tierlink.start();
+  const { url, port } = await tierlink.start();
   patreon.registerRedirectUri(`${url}/oauth/callback`);
 
   const replyOf = (record: { data: Record<string, unknown> | null; ephemeral: boolean } | undefined): CommandReply => {
@@ -161,6 +163,7 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
     log,
     config,
     url,
+    port,
     guildId,
     ownerId,
     roles,
