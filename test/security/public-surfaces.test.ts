@@ -46,7 +46,12 @@ describe('/healthz', () => {
 
 describe('/metrics', () => {
   test('from outside: 401 with a Bearer challenge, also with a forged X-Forwarded-For', async () => {
-    for (const headers of [{}, { 'x-forwarded-for': '127.0.0.1' }, { authorization: 'Bearer wrong-token-0123456789' }]) {
+    const attempts: Array<Record<string, string>> = [
+      {},
+      { 'x-forwarded-for': '127.0.0.1' },
+      { authorization: 'Bearer wrong-token-0123456789' },
+    ];
+    for (const headers of attempts) {
       const res = await get(fromOutside(`${e.url}/metrics`), headers);
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer /);
