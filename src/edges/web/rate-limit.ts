@@ -3,9 +3,9 @@ import { isIPv4, isIPv6 } from 'node:net';
 /**
  * Per-address request budgets for the public routes (`/link`, `/connect`, `/oauth/callback`, the
  * dashboard, unverified webhook deliveries): a fixed window per address, in memory, per instance.
- * Memory is bounded: at most `maxAddresses` windows are kept; when that many addresses are inside
- * their window at once, every further address shares one window, so a flood from many addresses
- * costs the same memory as one from a few.
+ * Memory is bounded: at most `maxAddresses` windows are kept, plus one; when that many addresses
+ * are inside their window at once, every further address shares that one window, so a flood from
+ * many addresses costs the same memory as one from a few.
  */
 export interface RateLimitRule {
   /** Requests (or, for {@link AddressLimiter.hit}, failures) allowed per window. */

@@ -121,6 +121,7 @@ export function createWebhookEndpoint(deps: WebhookEndpointDeps): Router {
     ...(deps.limiterNow ? { now: deps.limiterNow } : {}),
   });
   const sampler = createLogSampler(30, 60_000, deps.limiterNow);
+  const limitedSampler = createLogSampler(10, 60_000, deps.limiterNow);
   const addressOf = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
 
   const reject = (req: Request, res: Response, reason: Rejection, extra: Record<string, unknown> = {}): void => {
@@ -152,9 +153,14 @@ export function createWebhookEndpoint(deps: WebhookEndpointDeps): Router {
     if (verdict.ok) return next();
     metrics.webhookDeliveries.inc({ result: 'rate_limited' });
     markQuiet(res);
-    if (verdict.first) {
+    const sample = verdict.first ? limitedSampler.take() : null;
+    if (sample) {
       logger.warn(
-        { remote: boundText(addressOf(req)), retryAfterSeconds: verdict.retryAfterSeconds },
+        {
+          remote: boundText(addressOf(req)),
+          retryAfterSeconds: verdict.retryAfterSeconds,
+          ...(sample.suppressed > 0 ? { suppressed: sample.suppressed } : {}),
+        },
         'too many failed webhook deliveries from one address: its requests are refused unread until the window ends',
       );
     }
