@@ -61,6 +61,9 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
   let sweeping: Promise<number> | null = null;
   let stopped = false;
 
+  /** The lease renewals running now: stop() ends them when it gives up on the work in flight. */
+  const renewals = new Set<() => void>();
+
   /** Renews the lease of `row` every `renewEveryMs` until the returned stop is called. */
   function holdLease(row: ClaimedRow): () => void {
     let renewing = false;
@@ -80,7 +83,12 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
         });
     }, renewEveryMs);
     timer.unref();
-    return () => clearInterval(timer);
+    const release = () => {
+      clearInterval(timer);
+      renewals.delete(release);
+    };
+    renewals.add(release);
+    return release;
   }
 
   async function work(row: ClaimedRow): Promise<void> {
@@ -152,7 +160,11 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
       timer = undefined;
       const all = Promise.all([...running]).then(() => true);
       const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
-      return Promise.race([all, timeout]);
+      const finished = await Promise.race([all, timeout]);
+      // Work still running is given up: its leases are no longer renewed, so they run out and
+      // another instance (or the next start) takes the rows, as after a crash.
+      if (!finished) for (const release of [...renewals]) release();
+      return finished;
     },
     get inFlight() {
       return running.size;

@@ -45,3 +45,29 @@ test('a delivery that waits on a Discord rate limit longer than its lease is not
   expect(await inboxRows(world)).toMatchObject([{ status: 'done', attempts: 1 }]);
   expect(world.discord.sandbox.memberRoles(world.guildId, patron.discordUserId)).toContain(world.roles.gold);
 });
+
+test('work a stopping instance gives up on is no longer renewed: once its lease runs out, another instance takes it', async () => {
+  world.discord.sandbox.clearFaults();
+  await world.reset();
+  world.patreon.clearDeliveries();
+  const first = await startInstance(world, { lockMs: 2 * MINUTE, renewEveryMs: 25 });
+  instances.push(first);
+  await first.registration.ensure(world.campaignId);
+  const patron = world.addPatron({ tier: 'bronze' });
+  await world.repos.links.linkOauth(patron.discordUserId, patron.patreonUserId, world.clock.now());
+  const hold = world.discord.sandbox.holdRequests({ method: 'PUT', route: ROLE_ROUTE, point: 'before' });
+  world.patreon.setMembership(patron.patreonUserId, world.campaignId, { tierIds: [world.tiers.gold] });
+  await world.patreon.flushDeliveries();
+  await hold.waitForHeld();
+  expect(await first.processor.stop(100)).toBe(false); // gives up on the delivery waiting for Discord
+
+  world.clock.advance(10 * MINUTE);
+  await new Promise((r) => setTimeout(r, 200)); // a renewal, were one still running, would have fired
+  const second = await startInstance(world, { lockMs: 2 * MINUTE, renewEveryMs: 25 });
+  instances.push(second);
+  const taken = second.processor.sweep();
+  hold.release();
+  expect(await taken).toBe(1);
+  await second.idle();
+  expect(world.discord.sandbox.memberRoles(world.guildId, patron.discordUserId)).toContain(world.roles.gold);
+});
