@@ -87,7 +87,7 @@ test('killed between the grant and its record, then restarted: the grant is in t
     lastChargeDate: new Date(),
     lastChargeStatus: 'Paid',
   });
-  await hold.waitForHeld(1, 30_000);
+  await hold.waitForHeld(1, 90_000);
   expect(discord.memberRoles(guildId, member)).toEqual([gold]);
   first.child.kill('SIGKILL');
   expect(await first.exited).toBeNull();
@@ -101,11 +101,11 @@ test('killed between the grant and its record, then restarted: the grant is in t
   await second.running();
   await second.logged('creator connected from the environment');
   patreon.setMembership(patron.id, patreon.campaignId, { patronStatus: 'former_patron', tierIds: [] });
-  await discord.waitForMemberRole(guildId, member, gold, { present: false, timeoutMs: 30_000 });
+  await discord.waitForMemberRole(guildId, member, gold, { present: false, timeoutMs: 90_000 });
   const removal = discord.roleEvents().find((e) => e.op === 'remove' && e.userId === member);
   expect(removal).toMatchObject({ roleId: gold, via: 'rest' });
 
   second.child.kill('SIGTERM');
   expect(await second.exited).toBe(0);
   expect(await ledger()).toEqual([]);
-}, 120_000);
+}, 300_000);

@@ -90,7 +90,7 @@ let service: ServiceProcess | undefined;
       lastChargeDate: new Date(),
       lastChargeStatus: 'Paid',
     });
-    await hold.waitForHeld(1, 30_000);
+    await hold.waitForHeld(1, 90_000);
     // …while the database goes away.
     proxy.cut();
     hold.release();
@@ -128,5 +128,5 @@ let service: ServiceProcess | undefined;
     expect(service.lines.some((l) => /nothing handled it/.test(String(l.msg)))).toBe(false);
     service.child.kill('SIGTERM');
     expect(await service.exited).toBe(0);
-  }, 120_000);
+  }, 300_000);
 });

@@ -57,7 +57,7 @@ export function startServiceProcess(env: Record<string, string>, cwd: string): S
     stderr += chunk.toString();
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const logged: ServiceProcess['logged'] = (test, timeoutMs = 30_000) => {
+  const logged: ServiceProcess['logged'] = (test, timeoutMs = 90_000) => {
     const match = typeof test === 'string' ? (l: Record<string, unknown>) => l.msg === test : test;
     const seen = lines.find(match);
     if (seen) return Promise.resolve(seen);
