@@ -59,6 +59,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       settings: admin.settings,
       staff: services.permissions,
       audit: services.audit,
+      adoption: admin.adoption,
     },
     runSync: sync.runSync,
     doctor: admin.doctor,

@@ -67,6 +67,7 @@ export function createBot(deps: BotDeps): DiscordBot {
     settings: deps.settings,
     staff: deps.staff,
     audit: deps.audit,
+    adoption: deps.adoption,
     sync: {
       runForGuild: async (guildId, opts) => formatSyncReport(await deps.runSync({ ...opts, guildId, trigger: 'manual' }), SYNC_REPORT),
     },
