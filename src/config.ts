@@ -95,6 +95,27 @@ const schema = z
         .refine((value) => isValidCron(value), { error: 'must be a cron expression, e.g. "0 4 * * *"' })
         .default('0 4 * * *'),
     ),
+    // ---- several instances (docs/decisions.md §13) ----
+    DISCORD_SHARD_COUNT: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .trim()
+        .regex(/^\d+$/, { error: 'must be a whole number of gateway shards, 1 or more' })
+        .transform(Number)
+        .refine((n) => n >= 1 && n <= 100_000, { error: 'must be a whole number of gateway shards, 1 or more' })
+        .optional(),
+    ),
+    DISCORD_PUBLIC_KEY: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .trim()
+        .regex(/^[0-9a-fA-F]{64}$/, {
+          error: 'must be the application’s public key: 64 hex digits (Developer Portal → General Information)',
+        })
+        .optional(),
+    ),
     LOG_LEVEL: z.preprocess(
       (value) => (typeof value === 'string' ? blankToUndefined(value.toLowerCase()) : value),
       z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
@@ -141,6 +162,13 @@ export interface Config {
   secretKey: string | undefined;
   syncSchedule: string;
   logLevel: (typeof LOG_LEVELS)[number];
+  /** Several instances (docs/decisions.md §13). */
+  instances: {
+    /** DISCORD_SHARD_COUNT: the gateway's shard count; Discord's recommendation (`GET /gateway/bot`) when absent. */
+    shardCount: number | undefined;
+    /** DISCORD_PUBLIC_KEY: `POST /interactions` takes Discord's HTTP interactions when set. */
+    publicKey: string | undefined;
+  };
 }
 
 export interface ConfigProblem {
@@ -219,6 +247,7 @@ export function parseConfig(env: Record<string, string | undefined>, needs: Conf
       secretKey: e.SECRET_KEY,
       syncSchedule: e.SYNC_SCHEDULE,
       logLevel: e.LOG_LEVEL,
+      instances: { shardCount: e.DISCORD_SHARD_COUNT, publicKey: e.DISCORD_PUBLIC_KEY?.toLowerCase() },
     }),
   );
 }

@@ -4,13 +4,22 @@ import type { Command, CommandContext } from './command';
 /** "Something went wrong" without a stack trace; the details go to the log. */
 const FAILURE = 'Something went wrong on Tierlink’s side. The problem was logged; please try again in a minute.';
 
+/** Until the configured campaigns are bound, an answer would be wrong ("not connected"): say so instead. */
+export const STARTING = 'Tierlink is starting, try again in a few seconds.';
+
 /**
  * Dispatches interactions to commands. Every command is guild-only; admin commands check the
- * member's permissions again at run time.
+ * member's permissions again at run time. Until `isServing()` (the configured campaigns are bound),
+ * every command is answered {@link STARTING} and autocomplete offers nothing.
  */
-export function createInteractionRouter(commands: readonly Command[], ctx: CommandContext) {
+export function createInteractionRouter(commands: readonly Command[], ctx: CommandContext, gate: { isServing(): boolean }) {
   const byName = new Map(commands.map((c) => [c.data.name, c]));
   return async function onInteraction(interaction: Interaction): Promise<void> {
+    if (!gate.isServing()) {
+      if (interaction.isAutocomplete()) await interaction.respond([]);
+      else if (interaction.isRepliable()) await interaction.reply({ content: STARTING, flags: MessageFlags.Ephemeral });
+      return;
+    }
     if (interaction.isAutocomplete()) {
       const command = byName.get(interaction.commandName);
       try {
