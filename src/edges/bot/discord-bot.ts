@@ -100,6 +100,7 @@ export function createShardClient(deps: ShardClientDeps): ShardClient {
   client.on(Events.InteractionCreate, (interaction) => background('interaction', deps.onInteraction(interaction)));
   client.on(Events.GuildMemberAdd, (member: GuildMember) => {
     if (member.user.bot) return;
+    logger.debug({ guildId: member.guild.id, shard: shardId }, 'member joined');
     background('rejoin restore', deps.onMemberAdd(member.guild.id, member.id));
   });
   client.on(Events.GuildCreate, (guild: Guild) => background('guild available', deps.onGuildAvailable(guild.id, guild.name)));

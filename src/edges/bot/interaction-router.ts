@@ -15,6 +15,15 @@ export const STARTING = 'Tierlink is starting, try again in a few seconds.';
 export function createInteractionRouter(commands: readonly Command[], ctx: CommandContext, gate: { isServing(): boolean }) {
   const byName = new Map(commands.map((c) => [c.data.name, c]));
   return async function onInteraction(interaction: Interaction): Promise<void> {
+    ctx.logger.debug(
+      {
+        id: interaction.id,
+        guildId: interaction.guildId,
+        type: interaction.type,
+        command: 'commandName' in interaction ? interaction.commandName : null,
+      },
+      'interaction received',
+    );
     if (!gate.isServing()) {
       if (interaction.isAutocomplete()) await interaction.respond([]);
       else if (interaction.isRepliable()) await interaction.reply({ content: STARTING, flags: MessageFlags.Ephemeral });

@@ -37,14 +37,14 @@ export interface ShardCoordinatorDeps {
   openShard(shardId: number, shardCount: number, throttler: IdentifyThrottler, onFatalClose: (code: number) => void): ShardClient;
   createThrottler(maxConcurrency: number): IdentifyThrottler;
   logger: Logger;
-  /** How often the instance renews its heartbeat and looks at the shards. Default a third of the lease. */
+  /** How often the instance renews its heartbeat and looks for free shards. Default 1 s (at most a fifth of the lease). */
   tickMs?: number;
 }
 
 /**
  * Holds this instance's gateway shards (docs/decisions.md §13): every tick it renews its heartbeat
  * and leases in one go, then takes free shards up to its fair share and, once the instance list has
- * stayed the same for two ticks, gives one shard away when another instance is short. A shard's
+ * stayed the same for five rounds, gives one shard away when another instance is short. A shard's
  * session is opened only after its lease is taken and closed before the lease is given back, so at
  * most one instance holds a session of each shard. An instance that cannot renew closes its
  * sessions before its leases can expire (another instance is then free to take them).
@@ -52,8 +52,10 @@ export interface ShardCoordinatorDeps {
 export function createShardCoordinator(deps: ShardCoordinatorDeps) {
   const { leases, logger, me } = deps;
   const leaseMs = leases.leaseMs;
-  const tickMs = deps.tickMs ?? Math.max(250, Math.floor(leaseMs / 5));
-  const settleTicks = 2;
+  // Every second: a shard given up by a stopping instance is taken within about a second.
+  const tickMs = deps.tickMs ?? Math.min(1000, Math.floor(leaseMs / 5));
+  // Shards move only after the instance list stayed the same for five rounds.
+  const settleTicks = 5;
   const sessions = new Map<number, ShardClient>();
   const opening = new Map<number, Promise<void>>();
   /** Shards whose session failed for good here: not taken again by this instance for a while. */
