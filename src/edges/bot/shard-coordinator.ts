@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { type ShardPlan, assignShards, nextPlan } from '../../core/shard-assignment';
 import type { Logger } from '../../shared/logger';
+import { retryingResets } from '../discord/bot-guilds';
 import type { IdentifyThrottler, ShardClient } from './discord-bot';
 import type { IdentifySlots } from './identify-gate';
 
@@ -75,21 +76,8 @@ export function createShardCoordinator(deps: ShardCoordinatorDeps) {
 
   const held = () => [...new Set([...sessions.keys(), ...opening.keys()])].sort((a, b) => a - b);
 
-  /** `GET /gateway/bot`, asked again after a failed connection (a kept-alive socket the other end just closed). */
-  async function gatewayInfo(): Promise<{ shards: number; maxConcurrency: number }> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await deps.gatewayInfo();
-      } catch (error) {
-        if (attempt >= 3 || (error as { status?: unknown }).status !== undefined) throw error;
-        logger.warn({ err: error, attempt }, 'GET /gateway/bot failed; asking again');
-        await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
-      }
-    }
-  }
-
   async function agreePlan(): Promise<ShardPlan> {
-    const info = await gatewayInfo();
+    const info = await retryingResets(() => deps.gatewayInfo());
     const proposed: ShardPlan = {
       shardCount: deps.fixedShardCount ?? Math.max(1, info.shards),
       maxConcurrency: Math.max(1, info.maxConcurrency),
