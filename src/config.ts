@@ -120,6 +120,12 @@ const schema = z
       (value) => (typeof value === 'string' ? blankToUndefined(value.toLowerCase()) : value),
       z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
     ),
+    // The dashboard (docs/contract.md, second round): on only with the application's OAuth2 secret.
+    DISCORD_CLIENT_SECRET: optional(),
+    DISCORD_WEB_BASE_URL: z.preprocess(
+      blankToUndefined,
+      httpUrl("where Discord's OAuth2 authorize page lives").default('https://discord.com'),
+    ),
   })
   .superRefine((env, ctx) => {
     if (env.DATABASE_URL && !env.SECRET_KEY) {
@@ -162,6 +168,13 @@ export interface Config {
   secretKey: string | undefined;
   syncSchedule: string;
   logLevel: (typeof LOG_LEVELS)[number];
+  /** Sign-in with Discord for the dashboard; `clientSecret` undefined turns the dashboard off. */
+  dashboard: {
+    /** DISCORD_CLIENT_SECRET: the application's OAuth2 secret (the client id is DISCORD_APPLICATION_ID). */
+    clientSecret: string | undefined;
+    /** DISCORD_WEB_BASE_URL: the authorize page is `{webBaseUrl}/oauth2/authorize`. */
+    webBaseUrl: string;
+  };
   /** Several instances (docs/decisions.md §13). */
   instances: {
     /** DISCORD_SHARD_COUNT: the gateway's shard count; Discord's recommendation (`GET /gateway/bot`) when absent. */
@@ -247,6 +260,7 @@ export function parseConfig(env: Record<string, string | undefined>, needs: Conf
       secretKey: e.SECRET_KEY,
       syncSchedule: e.SYNC_SCHEDULE,
       logLevel: e.LOG_LEVEL,
+      dashboard: { clientSecret: e.DISCORD_CLIENT_SECRET, webBaseUrl: e.DISCORD_WEB_BASE_URL },
       instances: { shardCount: e.DISCORD_SHARD_COUNT, publicKey: e.DISCORD_PUBLIC_KEY?.toLowerCase() },
     }),
   );

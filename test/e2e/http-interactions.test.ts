@@ -2,7 +2,7 @@ import net from 'node:net';
 import { createTierlink } from '../../src/main';
 import { createLogger } from '../../src/edges/observability/logger';
 import { type E2E, MemoryLog, startE2E } from '../support/e2e';
-import { MANAGE_ROLES, activePatron, roleOption, runCommand, tierOption } from '../support/e2e-admin';
+import { MANAGE_ROLES, activePatron, boolOption, pressButton, roleOption, runCommand, tierOption } from '../support/e2e-admin';
 import { createTestDatabase } from '../support/test-database';
 
 /**
@@ -47,9 +47,31 @@ test('admin commands with options, resolved roles and autocomplete work by HTTP 
   expect(mapped.content).toMatch(/^\*\*Gold\*\* now grants \*\*Staff\*\*\. Updated: /);
   const tiers = await e.command(e.ownerId, 'tiers', [], MANAGE_ROLES);
   expect(tiers.content).toContain(`<@&${e.roles.staff}> (from /map)`);
-  // The permission is checked at run time whatever the delivery.
-  const refused = await e.command(e.ownerId, 'tiers', [], 0n);
-  expect(refused.content).toBe('You need the **Manage Roles** permission to use /tiers.');
+  // The permission is checked at run time, from the member's roles, whatever the delivery.
+  const plain = e.discord.addMember(e.guildId, { username: 'plain' }).userId;
+  const refused = await runCommand(e, { userId: plain, name: 'tiers', memberPermissions: MANAGE_ROLES }).reply();
+  expect(refused.content).toMatch(/^You need the \*\*Manage Roles\*\* permission to use \/tiers\./);
+  expect(await e.autocomplete(plain, 'map', [tierOption('GO')], 'tier', MANAGE_ROLES)).toEqual([]);
+});
+
+test('a button by HTTP: /settings strict:true asks, the press confirms', async () => {
+  const asked = runCommand(e, {
+    userId: e.ownerId,
+    name: 'settings',
+    options: [boolOption('strict', true)],
+    memberPermissions: MANAGE_ROLES,
+  });
+  const preview = await asked.reply();
+  expect(preview.buttons.map((b) => b.label)).toEqual(['Turn strict mode on']);
+  const press = await pressButton(e, asked, 'Turn strict mode on');
+  expect((await press.until(/Updated|failed/)).content).toMatch(/^\*\*Strict mode is on\.\*\*/);
+  expect(e.discord.interactionDelivery(press.interactionId)).toMatchObject({ mode: 'http' });
+  await runCommand(e, {
+    userId: e.ownerId,
+    name: 'settings',
+    options: [boolOption('strict', false)],
+    memberPermissions: MANAGE_ROLES,
+  }).until(/Updated|saved/);
 });
 
 test('a command in a server with no campaign is answered by HTTP too', async () => {
