@@ -102,6 +102,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     database,
     jobs: jobQueue,
     schedule: config.syncSchedule,
+    liveInstances: async () => (await instances.live()).filter((i) => !i.stopping).length,
     meter,
     clock,
     metrics,

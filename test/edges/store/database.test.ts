@@ -78,3 +78,22 @@ test('a named lock is held by one holder at a time', async () => {
   await b.close();
   await fresh.close();
 });
+
+test('a lock held shared admits other shared holders and no exclusive one; an exclusive holder admits nobody', async () => {
+  const { database } = t;
+  const inside = await database.tryWithLock(
+    'shared-test',
+    async () => {
+      const shared = await database.tryWithLock('shared-test', async () => 'second shared', { shared: true });
+      const exclusive = await database.tryWithLock('shared-test', async () => 'exclusive');
+      return { shared, exclusive };
+    },
+    { shared: true },
+  );
+  expect(inside).toEqual({ acquired: true, value: { shared: { acquired: true, value: 'second shared' }, exclusive: { acquired: false } } });
+  const underExclusive = await database.tryWithLock('shared-test', () =>
+    database.tryWithLock('shared-test', async () => 1, { shared: true }),
+  );
+  expect(underExclusive).toEqual({ acquired: true, value: { acquired: false } });
+  expect(await database.tryWithLock('shared-test', async () => 'free again')).toEqual({ acquired: true, value: 'free again' });
+});
