@@ -51,7 +51,7 @@ export interface TierlinkOptions {
 
 /**
  * How long an instance's heartbeat keeps it alive and its gateway shards held (docs/decisions.md
- * §13): it renews every fifth of that, so an instance killed outright is replaced within about 15 s
+ * §16): it renews every fifth of that, so an instance killed outright is replaced within about 15 s
  * plus a round, and a slow moment of a few seconds never costs a shard.
  */
 export const INSTANCE_LEASE_MS = 15_000;

@@ -95,7 +95,7 @@ const schema = z
         .refine((value) => isValidCron(value), { error: 'must be a cron expression, e.g. "0 4 * * *"' })
         .default('0 4 * * *'),
     ),
-    // ---- several instances (docs/decisions.md §13) ----
+    // ---- several instances (docs/decisions.md §16) ----
     DISCORD_SHARD_COUNT: z.preprocess(
       blankToUndefined,
       z
@@ -175,7 +175,7 @@ export interface Config {
     /** DISCORD_WEB_BASE_URL: the authorize page is `{webBaseUrl}/oauth2/authorize`. */
     webBaseUrl: string;
   };
-  /** Several instances (docs/decisions.md §13). */
+  /** Several instances (docs/decisions.md §16). */
   instances: {
     /** DISCORD_SHARD_COUNT: the gateway's shard count; Discord's recommendation (`GET /gateway/bot`) when absent. */
     shardCount: number | undefined;

@@ -75,7 +75,7 @@ export async function checkHealth(checks: HealthChecks, timeoutMs = 2000): Promi
   report.checks.discordGateway = {
     ok: gateway.ready,
     detail: gateway.ready ? 'connected' : 'not connected',
-    // Several instances share the gateway: which shards this one holds (docs/decisions.md §13).
+    // Several instances share the gateway: which shards this one holds (docs/decisions.md §16).
     ...(gateway.shards ? { shards: gateway.shards.held, shardCount: gateway.shards.count } : {}),
   };
   try {

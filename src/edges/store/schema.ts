@@ -369,7 +369,7 @@ export const appState = pgTable('app_state', {
 });
 
 /**
- * The running instances of this installation (docs/decisions.md §13): each writes its row at start
+ * The running instances of this installation (docs/decisions.md §16): each writes its row at start
  * and every few seconds after (`heartbeat_at`, the database's clock); a row whose heartbeat is older
  * than the lease time is of a dead instance. `shards` is what it holds, for anyone to read (/healthz,
  * the split of Discord's request budget).
