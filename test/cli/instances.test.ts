@@ -119,6 +119,16 @@ pgTest(
     await eventually('one instance holds shard 0', async () => (await holders(w)).get(0)?.length === 1);
     expect([...(await holders(w)).keys()]).toEqual([0]);
     expect(connectedSessions(w)).toHaveLength(1);
+    // The two others say on /healthz that they hold no shard, and are not in trouble for it.
+    const holderOfShard = (await holders(w)).get(0)![0]!;
+    for (const other of w.instances.filter((i) => i.name !== holderOfShard)) {
+      const health = (await (await fetch(`${other.url}/healthz`)).json()) as { checks: { discordGateway: unknown } };
+      expect(health.checks.discordGateway).toMatchObject({
+        ok: true,
+        detail: 'holds no shard: other instances hold the gateway',
+        shards: [],
+      });
+    }
 
     // A webhook change is one set of role requests, whichever instance works the delivery.
     const p = patron(w, 'pat');

@@ -74,7 +74,11 @@ export async function checkHealth(checks: HealthChecks, timeoutMs = 2000): Promi
   const gateway = checks.gateway();
   report.checks.discordGateway = {
     ok: gateway.ready,
-    detail: gateway.ready ? 'connected' : 'not connected',
+    detail: !gateway.ready
+      ? 'not connected'
+      : gateway.shards && gateway.shards.held.length === 0
+        ? 'holds no shard: other instances hold the gateway'
+        : 'connected',
     // Several instances share the gateway: which shards this one holds (docs/decisions.md §16).
     ...(gateway.shards ? { shards: gateway.shards.held, shardCount: gateway.shards.count } : {}),
   };
