@@ -3,9 +3,11 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Services, type TierlinkOptions, buildServices } from './compose';
 import { createBot } from './edges/bot';
+import { publicUrlWarning } from './config';
 import { listBotGuilds } from './edges/discord/bot-guilds';
-import { checkHealth, healthChecks } from './edges/observability/health';
+import { checkHealth, databaseAnswers, healthChecks } from './edges/observability/health';
 import { openConfiguredDatabase } from './edges/store/open-configured';
+import { resealSecrets } from './edges/store/reseal-secrets';
 import { createWeb } from './edges/web';
 import { type HttpServer, listen } from './edges/web/http-server';
 import { createInteractionsEndpoint } from './edges/web/interactions-endpoint';
@@ -35,6 +37,12 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     throw error;
   }
   const services = buildServices(options, database);
+  try {
+    await resealSecrets(database.db, services.box, logger);
+  } catch (error) {
+    if (ownsDatabase) await database.close();
+    throw error;
+  }
   const { repos, metrics, linking, admin, sync, webhooks } = services;
   let shuttingDown = false;
   let server: HttpServer | null = null;
@@ -95,6 +103,10 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       : {}),
     health: () =>
       checkHealth(healthChecks({ database, gateway: bot, ...repos, accounts: services.accounts, registration: webhooks.registration })),
+    healthOk: () => databaseAnswers(database),
+    healthToken: config.healthToken,
+    metricsToken: config.metricsToken,
+    hsts: config.publicUrl?.startsWith('https:') === true,
     isShuttingDown: () => shuttingDown,
     publicUrl: services.publicUrl,
   });
@@ -109,8 +121,15 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     if (!creatorAccessToken) return;
     const tokens = { accessToken: creatorAccessToken, refreshToken: creatorRefreshToken ?? '' };
     const connect = async () => {
-      const guildIds = config.discord.guildId ? [] : (await listBotGuilds(services.rest.rest)).map((g) => g.id);
-      await admin.connectFromEnvironment(tokens, guildIds, config.discord.guildId);
+      // Only to name the servers the bot is in that stay unbound (a warning), never to bind them.
+      const botGuildIds = await listBotGuilds(services.rest.rest).then(
+        (guilds) => guilds.map((g) => g.id),
+        (error: unknown) => {
+          logger.warn({ err: error }, 'reading the servers the bot is in failed; unbound servers are not named');
+          return [];
+        },
+      );
+      await admin.connectFromEnvironment(tokens, config.discord.bindGuildIds, botGuildIds);
     };
     try {
       for (let waited = 0; ; waited += 250) {
@@ -133,6 +152,8 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       services.setListeningUrl(`http://localhost:${server.port}`);
       logger.info({ port: server.port, publicUrl: services.publicUrl() }, 'web server listening');
       if (services.dashboard) logger.info({ url: services.dashboard.url() }, 'dashboard on (sign in with Discord)');
+      const plainHttp = publicUrlWarning(services.publicUrl());
+      if (plainHttp) logger.warn(plainHttp);
       webhooks.start();
       services.jobQueue.worker.start();
       // The embedded database has one process by construction: rows an earlier process left are void.
@@ -143,6 +164,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       logger.info({ instance: instance.id, shards: bot.shards() }, 'serving commands');
       webhooks.registration.start();
       sync.scheduler.start();
+      services.retention.start();
       housekeeping = setInterval(() => {
         const before = new Date(services.clock.now().getTime() - DAY);
         repos.linkTokens.prune(before).catch((error: unknown) => logger.warn({ err: error }, 'pruning link tokens failed'));
@@ -160,6 +182,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       // First, so the other instances take the gateway shards over at once (they answer from then on).
       await bot.stop();
       await sync.scheduler.stop();
+      await services.retention.stop();
       const grace = options.shutdownGraceMs ?? 10_000;
       const done = await Promise.all([webhooks.stop(grace), services.jobQueue.worker.stop(grace)]);
       if (done.includes(false)) logger.warn('stopped with work in flight; its leases expire and another start picks it up');

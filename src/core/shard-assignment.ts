@@ -1,5 +1,5 @@
 /**
- * Which gateway shards an instance should hold (docs/decisions.md §16): pure, so every instance
+ * Which gateway shards an instance should hold (docs/decisions.md §17): pure, so every instance
  * reaching the same view of the instance table and the leases reaches the same answer.
  */
 

@@ -4,7 +4,7 @@ import { type InstanceProcess, type InstancesWorld, createInstancesWorld, eventu
 
 /**
  * Several `npm start` processes on one PostgreSQL against the stand-ins (issue 13, docs/decisions.md
- * §16): one gateway session per shard, each command answered once, each event handled once, a
+ * §17): one gateway session per shard, each command answered once, each event handled once, a
  * graceful stop handing the gateway over within 5 s and a killed holder replaced within 30 s.
  * Two processes cannot share the embedded database (the second refuses DATA_DIR,
  * test/cli/process.test.ts): these tests need DATABASE_URL.

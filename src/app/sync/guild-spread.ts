@@ -28,7 +28,7 @@ interface HandedCampaign {
 }
 
 /**
- * Spreading the nightly sync over the live instances (docs/decisions.md §16): the instance that
+ * Spreading the nightly sync over the live instances (docs/decisions.md §17): the instance that
  * holds the full-sync lock reads every campaign once (the campaign pass, as always), then, when
  * there are several guilds and several instances, writes one durable job per guild carrying the
  * campaigns' outcomes, and lets the lock go. Every instance's job worker takes them; each runs the

@@ -68,7 +68,7 @@ export interface ShardClient {
  * here when Discord delivers them over the gateway, and member joins (rejoin restore) and role
  * changes (cache invalidation) of the guilds on that shard. One client per shard, not one client
  * with a list of shards, so that taking or giving up a shard never disturbs the others
- * (docs/decisions.md §16). Intents: Guilds and the privileged GuildMembers, needed for
+ * (docs/decisions.md §17). Intents: Guilds and the privileged GuildMembers, needed for
  * `guildMemberAdd` and to list members (docs/tech-facts.md §1).
  */
 export function createShardClient(deps: ShardClientDeps): ShardClient {

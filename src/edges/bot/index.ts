@@ -46,7 +46,7 @@ export interface BotDeps extends Omit<BotServices, 'sync' | 'doctor'> {
   guilds: KnownGuilds;
   roleSnapshots: RoleSnapshotCache;
   registeredCommands: RegisteredCommandsMemo;
-  /** This instance, the shared instance table and shard leases, and DISCORD_SHARD_COUNT (docs/decisions.md §16). */
+  /** This instance, the shared instance table and shard leases, and DISCORD_SHARD_COUNT (docs/decisions.md §17). */
   gateway: {
     instance: InstanceIdentity;
     leases: GatewayLeases;

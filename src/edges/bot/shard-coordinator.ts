@@ -43,7 +43,7 @@ export interface ShardCoordinatorDeps {
 }
 
 /**
- * Holds this instance's gateway shards (docs/decisions.md §16): every tick it renews its heartbeat
+ * Holds this instance's gateway shards (docs/decisions.md §17): every tick it renews its heartbeat
  * and leases in one go, then takes free shards up to its fair share and, once the instance list has
  * stayed the same for five rounds, gives one shard away when another instance is short. A shard's
  * session is opened only after its lease is taken and closed before the lease is given back, so at

@@ -79,7 +79,7 @@ export async function checkHealth(checks: HealthChecks, timeoutMs = 2000): Promi
       : gateway.shards && gateway.shards.held.length === 0
         ? 'holds no shard: other instances hold the gateway'
         : 'connected',
-    // Several instances share the gateway: which shards this one holds (docs/decisions.md §16).
+    // Several instances share the gateway: which shards this one holds (docs/decisions.md §17).
     ...(gateway.shards ? { shards: gateway.shards.held, shardCount: gateway.shards.count } : {}),
   };
   try {
@@ -114,4 +114,20 @@ export async function checkHealth(checks: HealthChecks, timeoutMs = 2000): Promi
     report.checks.webhooks = { ok: false, detail: error instanceof Error ? error.message : String(error) };
   }
   return report;
+}
+
+/** The public `/healthz`: does the database answer within `timeoutMs`? Nothing else is read. */
+export async function databaseAnswers(database: { ping(): Promise<void> }, timeoutMs = 2000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([database.ping().then(() => true as const), timeout]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
 }

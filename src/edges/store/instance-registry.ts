@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from './database';
 
-/** An instance as its row says (docs/decisions.md §16). */
+/** An instance as its row says (docs/decisions.md §17). */
 export interface InstanceRow {
   id: string;
   host: string;

@@ -207,6 +207,8 @@ export const webhookInbox = pgTable(
     trigger: text('trigger'),
     campaignId: text('campaign_id'),
     body: text('body').notNull(),
+    /** SHA-256 (hex) of the body bytes as received; null for rows from before replays were refused. */
+    bodyHash: text('body_hash'),
     status: text('status').$type<'pending' | 'done' | 'dead'>().notNull().default('pending'),
     attempts: integer('attempts').notNull().default(0),
     runAt: ts('run_at').notNull().defaultNow(),
@@ -215,6 +217,19 @@ export const webhookInbox = pgTable(
     finishedAt: ts('finished_at'),
   },
   (t) => [index('webhook_inbox_due_idx').on(t.status, t.runAt)],
+);
+
+/**
+ * Body hashes of the verified deliveries of the last 7 days: a delivery whose hash is here is a
+ * replay, acknowledged and dropped without a read of the service (src/edges/store/repositories/webhook-repository.ts).
+ */
+export const webhookSeen = pgTable(
+  'webhook_seen',
+  {
+    bodyHash: text('body_hash').primaryKey(),
+    seenAt: ts('seen_at').notNull(),
+  },
+  (t) => [index('webhook_seen_at_idx').on(t.seenAt)],
 );
 
 /** Durable background work other than deliveries (member re-checks, campaign syncs, mapping reconciles). */
@@ -369,7 +384,7 @@ export const appState = pgTable('app_state', {
 });
 
 /**
- * The running instances of this installation (docs/decisions.md §16): each writes its row at start
+ * The running instances of this installation (docs/decisions.md §17): each writes its row at start
  * and every few seconds after (`heartbeat_at`, the database's clock); a row whose heartbeat is older
  * than the lease time is of a dead instance. `shards` is what it holds, for anyone to read (/healthz,
  * the split of Discord's request budget).
