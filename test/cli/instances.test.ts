@@ -109,7 +109,7 @@ async function firstAnswerAfter(
 }
 
 pgTest(
-  'three instances, then two, then one: one gateway session; every command, rejoin and webhook change handled once; a graceful stop hands over within 5 s, a SIGKILL within 30 s',
+  'three instances, then two, then one: one gateway session; every command, rejoin and webhook change handled once (three and two); a graceful stop hands over within 5 s, a SIGKILL within 30 s',
   async () => {
     const w = (world = await createInstancesWorld());
     const [a, b, c] = ['a', 'b', 'c'].map((name) => w.start(name));
@@ -176,6 +176,14 @@ pgTest(
     w.discord.addMember(w.guildId, { userId: p.discordUserId, username: 'pat' });
     await w.discord.waitForMemberRole(w.guildId, p.discordUserId, w.roles.silver, { present: true, timeoutMs: 30_000 });
     await sleep(2000);
+    expect(roleRequests(w, PUT_ROLE, w.guildId, p.discordUserId, w.roles.silver)).toHaveLength(3);
+    // A webhook change with two instances: one set of role requests too.
+    pledge(w, p, w.tiers.gold);
+    await w.discord.waitForMemberRole(w.guildId, p.discordUserId, w.roles.gold, { present: true, timeoutMs: 30_000 });
+    await w.discord.waitForMemberRole(w.guildId, p.discordUserId, w.roles.silver, { present: false, timeoutMs: 30_000 });
+    await sleep(2000);
+    expect(roleRequests(w, PUT_ROLE, w.guildId, p.discordUserId, w.roles.gold)).toHaveLength(2);
+    expect(roleRequests(w, DELETE_ROLE, w.guildId, p.discordUserId, w.roles.silver)).toHaveLength(1);
     expect(roleRequests(w, PUT_ROLE, w.guildId, p.discordUserId, w.roles.silver)).toHaveLength(3);
 
     // SIGKILL of the holder: the last instance answers within 30 s.

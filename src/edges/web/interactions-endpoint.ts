@@ -1,7 +1,9 @@
 import { type KeyObject, createPublicKey, verify } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Clock } from '../../shared/clock';
+import { boundText } from '../../shared/bounded-text';
 import type { Logger } from '../../shared/logger';
+import { type RateLimitRule, createAddressLimiter, createLogSampler, markQuiet } from './rate-limit';
 
 /** Interactions are small JSON documents; anything this large is not one. */
 export const MAX_INTERACTION_BODY_BYTES = 256 * 1024;
@@ -43,7 +45,14 @@ export interface InteractionsEndpointDeps {
   handle(payload: Record<string, unknown>): void;
   clock: Clock;
   logger: Logger;
+  /** Requests refused before a signature verified, allowed per address before 429 unread. Default 30 a minute. */
+  unverifiedLimit?: RateLimitRule;
+  /** The clock of the limit's and the log sampler's windows (real time unless a test says otherwise). */
+  limiterNow?: () => number;
 }
+
+/** Unverified requests (bad or stale signature, too large, compressed) an address may send a minute. */
+export const UNVERIFIED_INTERACTIONS_LIMIT: RateLimitRule = { limit: 30, windowMs: 60_000 };
 
 /**
  * `POST /interactions` (docs/contract.md, second round): Discord's HTTP interactions. The signature
@@ -51,13 +60,54 @@ export interface InteractionsEndpointDeps {
  * as Discord's routine checks require; a PING is answered `{"type":1}`; any other interaction goes to
  * the bot's router, which answers through the callback route, so the request itself is answered 202
  * with no body (docs/discord-api-notes.md §3). Any instance can take it.
+ *
+ * As the webhook receiver: a compressed body is refused 415 unread (the signature covers the bytes
+ * sent); requests refused before a signature verified count against their address, which past
+ * {@link UNVERIFIED_INTERACTIONS_LIMIT} is answered 429 unread until its window ends; refusals stay
+ * out of the access log and are logged at most 30 lines a minute, outside text cut.
  */
 export function createInteractionsEndpoint(deps: InteractionsEndpointDeps): Router {
   const key = interactionKey(deps.publicKeyHex);
   const router = express.Router();
+  const limiter = createAddressLimiter(deps.unverifiedLimit ?? UNVERIFIED_INTERACTIONS_LIMIT, {
+    ...(deps.limiterNow ? { now: deps.limiterNow } : {}),
+  });
+  const sampler = createLogSampler(30, 60_000, deps.limiterNow);
+  const addressOf = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+
+  /** A refusal before the signature verified: counted against the address, logged sampled. */
+  const refuse = (req: Request, res: Response, status: number, reason: string, error: string): void => {
+    limiter.hit(addressOf(req));
+    markQuiet(res);
+    const sample = sampler.take();
+    if (sample) {
+      deps.logger.warn(
+        { reason, status, remote: boundText(addressOf(req)), ...(sample.suppressed > 0 ? { suppressed: sample.suppressed } : {}) },
+        'interaction refused',
+      );
+    }
+    res.status(status).json({ error });
+  };
+
   router.post(
     '/',
-    express.raw({ type: () => true, limit: MAX_INTERACTION_BODY_BYTES }),
+    (req: Request, res: Response, next: NextFunction) => {
+      const verdict = limiter.check(addressOf(req));
+      if (verdict.ok) return next();
+      markQuiet(res);
+      const sample = verdict.first ? sampler.take() : null;
+      if (sample) deps.logger.warn({ remote: boundText(addressOf(req)) }, 'too many refused interactions from one address: refused unread');
+      res
+        .status(429)
+        .set({ 'Retry-After': String(verdict.retryAfterSeconds), Connection: 'close' })
+        .json({ error: 'too many refused requests from this address' });
+    },
+    (req: Request, res: Response, next: NextFunction) => {
+      const encoding = (req.get('Content-Encoding') ?? 'identity').trim().toLowerCase();
+      if (encoding === 'identity') return next();
+      refuse(req, res, 415, 'compressed_body', 'the body is compressed; send it as signed, uncompressed');
+    },
+    express.raw({ type: () => true, limit: MAX_INTERACTION_BODY_BYTES, inflate: false }),
     (req: Request, res: Response) => {
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       const verdict = verifyInteraction(
@@ -67,8 +117,7 @@ export function createInteractionsEndpoint(deps: InteractionsEndpointDeps): Rout
         deps.clock.now().getTime(),
       );
       if (verdict !== 'ok') {
-        deps.logger.warn({ verdict }, 'interaction refused: bad request signature');
-        res.status(401).json({ error: 'invalid request signature' });
+        refuse(req, res, 401, `${verdict}_signature`, 'invalid request signature');
         return;
       }
       let payload: unknown;
@@ -95,10 +144,14 @@ export function createInteractionsEndpoint(deps: InteractionsEndpointDeps): Rout
       deps.handle(interaction);
       res.status(202).end();
     },
-    (error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    (error: unknown, req: Request, res: Response, next: NextFunction) => {
       const status = (error as { status?: unknown }).status;
       if (status === 413) {
-        res.status(413).json({ error: `the body is larger than ${MAX_INTERACTION_BODY_BYTES} bytes` });
+        refuse(req, res, 413, 'too_large', `the body is larger than ${MAX_INTERACTION_BODY_BYTES} bytes`);
+        return;
+      }
+      if (typeof status === 'number' && status >= 400 && status < 500) {
+        refuse(req, res, 400, 'unreadable_body', 'the body could not be read');
         return;
       }
       next(error);

@@ -68,3 +68,65 @@ test('a signed body that is not an interaction is 400; one above the size bound 
   expect((await post('x'.repeat(MAX_INTERACTION_BODY_BYTES + 1))).status).toBe(413);
   expect(handled).toEqual([]);
 });
+
+test('a compressed body is refused 415 unread, even when signed: the signature covers the bytes sent', async () => {
+  const timestamp = String(Math.floor(clock.now().getTime() / 1000));
+  const signature = sign(null, Buffer.from(`${timestamp}${command}`), privateKey).toString('hex');
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      'Content-Encoding': 'gzip',
+      'X-Signature-Timestamp': timestamp,
+      'X-Signature-Ed25519': signature,
+    },
+    body: command,
+  });
+  expect(res.status).toBe(415);
+  expect(handled).toEqual([]);
+});
+
+test('an address past its budget of refused requests is answered 429 unread, a signed command included, until its window ends', async () => {
+  let now = 0;
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = { ...silentLogger, warn: (fields: Record<string, unknown>) => void lines.push(fields) } as typeof silentLogger;
+  const app = express();
+  app.use(
+    '/interactions',
+    createInteractionsEndpoint({
+      publicKeyHex,
+      handle: (p) => handled.push(p),
+      clock,
+      logger,
+      unverifiedLimit: { limit: 3, windowMs: 60_000 },
+      limiterNow: () => now,
+    }),
+  );
+  const limitedServer = app.listen(0, '127.0.0.1');
+  await new Promise((r) => limitedServer.once('listening', r));
+  const limitedUrl = `http://127.0.0.1:${(limitedServer.address() as AddressInfo).port}/interactions`;
+  const timestamp = String(Math.floor(clock.now().getTime() / 1000));
+  const signed = {
+    'X-Signature-Timestamp': timestamp,
+    'X-Signature-Ed25519': sign(null, Buffer.from(`${timestamp}${command}`), privateKey).toString('hex'),
+  };
+  const send = (headers: Record<string, string>) =>
+    fetch(limitedUrl, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: command });
+  try {
+    // A signed PING or command is never counted.
+    expect((await send(signed)).status).toBe(202);
+    const forged = { 'X-Signature-Timestamp': timestamp, 'X-Signature-Ed25519': '00'.repeat(64) };
+    expect([(await send(forged)).status, (await send(forged)).status, (await send(forged)).status]).toEqual([401, 401, 401]);
+    const refused = await send(signed);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(handled).toHaveLength(1);
+    // The signature never reaches a log line.
+    expect(JSON.stringify(lines)).not.toContain('00'.repeat(64));
+    now += 60_000;
+    expect((await send(signed)).status).toBe(202);
+    expect(handled).toHaveLength(2);
+  } finally {
+    await new Promise((r) => limitedServer.close(r));
+  }
+});
