@@ -253,9 +253,12 @@ pgTest(
     // Within a second of b's readiness, /link through b (the balancer sends this one to b) gets a link.
     const user = w.discord.addMember(w.guildId, { username: 'early' }).userId;
     await b.logged('Tierlink is running', 90_000);
+    const readyAt = Date.now();
     w.balancer.targets = [b.url];
     const early = w.discord.injectCommand({ guildId: w.guildId, userId: user, name: 'link' });
+    const sentAfterMs = Date.now() - readyAt;
     const linkReply = await w.discord.waitForInteractionResponse(early.interactionId, { final: true, timeoutMs: 15_000 });
+    console.log(`/link sent ${sentAfterMs} ms after readiness; its link answered ${Date.now() - readyAt} ms after readiness`);
     expect(JSON.stringify(linkReply.data)).toContain(`${w.balancer.url}/link/`);
     await eventually('the 202 read', () => w.discord.interactionDelivery(early.interactionId).state === 'answered', 10_000);
     expect(w.discord.interactionDelivery(early.interactionId)).toMatchObject({ mode: 'http', httpStatus: 202 });
