@@ -7,7 +7,7 @@ import { createDiscordSandbox } from '@tierlink/sandbox/discord';
 import { packageRoot } from '../src/edges/store/package-root';
 import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { createShiftableClock } from '@tierlink/sandbox';
-import { type ChildInput, type ChildResult, RESULT_PREFIX } from './full-sync-child';
+import { type ChildInput, type ChildResult, RESULT_PREFIX, type StatementStats } from './full-sync-child';
 
 export interface FullSyncBenchmarkOptions {
   /**
@@ -48,6 +48,13 @@ function startFlags(): string[] {
 
 const mb = (bytes: number | null) => (bytes === null ? 'n/a' : `${(bytes / 1024 / 1024).toFixed(0)} MB`);
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+function statementRows(label: string, stats: StatementStats): Row[] {
+  return [
+    { name: `${label}: database statements / their wall time`, value: `${stats.count} / ${s(stats.ms)}` },
+    ...stats.top.map((k) => ({ name: `${label}: … ${k.kind}`, value: `${k.count} / ${s(k.ms)}` })),
+  ];
+}
 
 function runChild(input: ChildInput, execArgv: string[] = []): Promise<ChildResult> {
   const script = path.join(__dirname, 'full-sync-child.js');
@@ -217,6 +224,8 @@ export async function runFullSyncBenchmark(options: FullSyncBenchmarkOptions = {
         goal: '0 / 0',
       },
       { name: 'full sync, again right after: wall time / CPU time', value: `${s(result.secondRun.wallMs)} / ${s(result.secondRun.cpuMs)}` },
+      ...statementRows('full sync', result.statements),
+      ...statementRows('full sync, again right after', result.secondRun.statements),
       ...result.secondRun.changes.map((c) => ({
         name: 'full sync, again right after: change',
         value: `${c.op} ${c.roleName ?? c.roleId} ${c.userId}: ${c.reason} [${c.outcome}]`,

@@ -94,6 +94,8 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       }
       webhooks.registration.start();
       sync.scheduler.start();
+      // A sync a stopped process left running goes on now, not at the next night.
+      void sync.scheduler.resumeAbandoned();
       housekeeping = setInterval(() => {
         const before = new Date(services.clock.now().getTime() - DAY);
         repos.linkTokens.prune(before).catch((error: unknown) => logger.warn({ err: error }, 'pruning link tokens failed'));

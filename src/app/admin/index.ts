@@ -13,6 +13,7 @@ import { createDoctor } from './doctor';
 import { createMappingService } from './mapping-service';
 import { createSettingsService } from './settings-service';
 import { createTiersService } from './tiers-service';
+import { progressOf } from '../sync/sync-scheduler';
 
 export interface CreatorAdminDeps {
   repos: Pick<Repositories, 'guilds' | 'campaigns' | 'credentials' | 'mappings' | 'appState' | 'syncRuns' | 'snapshots'>;
@@ -87,6 +88,10 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
       if (!run) return null;
       const { startedAt, finishedAt, status, heldRemovals, heldReason, errors } = run;
       return { startedAt, finishedAt, status, heldRemovals, heldReason, errors };
+    },
+    runningSync: async (guildId) => {
+      const [run] = await repos.syncRuns.running(guildId);
+      return run ? progressOf(run) : null;
     },
   });
 

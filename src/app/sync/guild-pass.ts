@@ -2,6 +2,7 @@ import { adoptions, managedRoleIds, planUser } from '../../core/planner';
 import type { GuildContext, LedgerEntry } from '../../core/planner/types';
 import type { GuildSyncReport, PlannedMember } from '../../core/sync-report';
 import type { GuildDirectory, GuildMemberInfo } from '../../edges/discord/guild-directory';
+import type { LedgerRepository } from '../../edges/store/repositories/ledger-repository';
 import type { LinkRepository } from '../../edges/store/repositories/link-repository';
 import { type SnapshotRepository, type SnapshotRow, toMemberState } from '../../edges/store/repositories/snapshot-repository';
 import type { Clock } from '../../shared/clock';
@@ -13,6 +14,7 @@ const NOT_LINKED = 'no linked membership';
 
 export interface GuildPassDeps {
   links: Pick<LinkRepository, 'byDiscordUsers'>;
+  ledger: Pick<LedgerRepository, 'forUsers'>;
   snapshots: Pick<SnapshotRepository, 'forPatreonUsers'>;
   directory: Pick<GuildDirectory, 'listMembers'>;
   clock: Clock;
@@ -23,8 +25,6 @@ export interface GuildPassDeps {
 
 export interface GuildPassInput {
   guild: GuildContext;
-  /** The guild's ledger, by user. */
-  ledger: ReadonlyMap<string, readonly LedgerEntry[]>;
   /** What the campaign pass read of each campaign the guild serves. */
   campaigns: ReadonlyMap<string, CampaignOutcome>;
   /** Links a dry run would make (Discord user → service user). */
@@ -33,27 +33,27 @@ export interface GuildPassInput {
   graceEnds: GraceEnd[];
   /** Also plan the roles linked members already hold that Tierlink would grant ({@link adoptions}). */
   adopt?: boolean;
+  /** After each page, with the members read so far. */
+  onPage?: (report: GuildSyncReport) => Promise<void>;
 }
 
 /**
- * The guild pass of the full sync: one page of Discord members at a time; links and snapshots
- * batch-loaded per page; a member is planned when linked, when we granted them a role, or (strict)
- * when they hold a managed role. Anyone else has nothing Tierlink would change. Only members with
- * something to do are kept, so memory grows with the changes, not with the guild. A read error is
- * pushed to the report's errors (which hold every removal).
+ * The guild pass of the full sync: one page of Discord members at a time; links, the ledger and
+ * snapshots batch-loaded per page (three statements); a member is planned when linked, when we
+ * granted them a role, or (strict) when they hold a managed role. Anyone else has nothing Tierlink
+ * would change. Only members with something to do are kept, so memory grows with one page and with
+ * the changes, not with the guild. A read error is pushed to the report's errors (which hold every
+ * removal).
  */
 export function createGuildPass(deps: GuildPassDeps) {
   return {
     async plan(input: GuildPassInput, report: GuildSyncReport): Promise<PlannedMember[]> {
-      const { guild, ledger, campaigns, pendingLinks } = input;
+      const { guild, campaigns, pendingLinks } = input;
       const pending: PlannedMember[] = [];
       const managed = managedRoleIds(guild);
       const strict = guild.settings.strict;
       const now = deps.clock.now();
-      const stale = (row: SnapshotRow): boolean => {
-        const campaign = campaigns.get(row.campaignId);
-        return campaign !== undefined && campaign.report.complete && row.fetchedAt < campaign.staleBefore;
-      };
+      const stale = (row: SnapshotRow): boolean => campaigns.get(row.campaignId)?.departed(row.memberId, row.fetchedAt) ?? false;
       try {
         const listing = deps.directory.listMembers(guild.guildId, deps.pageSize !== undefined ? { pageSize: deps.pageSize } : {});
         for await (const page of listing) {
@@ -68,6 +68,10 @@ export function createGuildPass(deps: GuildPassDeps) {
             }
           }
           report.linkedMembers += linkOf.size;
+          const ledger: ReadonlyMap<string, readonly LedgerEntry[]> = await deps.ledger.forUsers(
+            guild.guildId,
+            page.map((m) => m.userId),
+          );
           const todo = page.filter(
             (m: GuildMemberInfo) => linkOf.has(m.userId) || ledger.has(m.userId) || (strict && m.roleIds.some((r) => managed.has(r))),
           );
@@ -99,6 +103,7 @@ export function createGuildPass(deps: GuildPassDeps) {
               });
             }
           }
+          await input.onPage?.(report);
         }
       } catch (error) {
         const pages = report.discord.pages;

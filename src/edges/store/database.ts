@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
@@ -34,11 +35,19 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export type DatabaseOptions =
+/**
+ * Called after each statement the database answered (or refused), with its text and the wall time
+ * it took: the round-trip counter of the tests and the benchmark (a sync must send a statement per
+ * page, never one per member).
+ */
+export type QueryObserver = (statement: string, ms: number) => void;
+
+export type DatabaseOptions = (
   | { engine: 'postgres'; url: string; logger: Logger; poolSize?: number }
   | { engine: 'pglite'; dataDir: string; logger: Logger }
   /** In-memory PGlite: tests and the demo's throwaway databases. */
-  | { engine: 'pglite-memory'; logger: Logger };
+  | { engine: 'pglite-memory'; logger: Logger }
+) & { onQuery?: QueryObserver };
 
 /**
  * PGlite's defaults size its buffer cache for a server (128 MB of shared_buffers inside the WASM
@@ -56,14 +65,42 @@ export function advisoryKey(name: string): bigint {
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  if (options.engine === 'postgres') return openPostgres(options.url, options.logger, options.poolSize ?? 10);
-  if (options.engine === 'pglite') return openPglite(options.dataDir, options.logger);
-  return openPglite(undefined, options.logger);
+  const { onQuery } = options;
+  if (options.engine === 'postgres') return openPostgres(options.url, options.logger, options.poolSize ?? 10, onQuery);
+  if (options.engine === 'pglite') return openPglite(options.dataDir, options.logger, onQuery);
+  return openPglite(undefined, options.logger, onQuery);
 }
 
-async function openPostgres(url: string, logger: Logger, poolSize: number): Promise<Database> {
+type Callback = (...args: unknown[]) => void;
+
+/** Wraps `query` of a node-postgres client or a PGlite handle so that each statement reaches `onQuery`. */
+function observeQueries<T extends { query: (...args: never[]) => unknown }>(target: T, onQuery: QueryObserver): T {
+  const query = target.query.bind(target) as (...args: unknown[]) => unknown;
+  (target as { query: unknown }).query = (...args: unknown[]) => {
+    const first = args[0] as string | { text?: string } | undefined;
+    const text = typeof first === 'string' ? first : (first?.text ?? '');
+    const started = performance.now();
+    const done = () => onQuery(text, performance.now() - started);
+    const last = args.at(-1);
+    if (typeof last === 'function') {
+      // node-postgres' pool calls its client with a callback.
+      args[args.length - 1] = (...results: unknown[]) => {
+        done();
+        (last as Callback)(...results);
+      };
+      return query(...args);
+    }
+    const result = query(...args);
+    if (result instanceof Promise) result.then(done, done);
+    return result;
+  };
+  return target;
+}
+
+async function openPostgres(url: string, logger: Logger, poolSize: number, onQuery?: QueryObserver): Promise<Database> {
   const pool = new Pool({ connectionString: url, max: poolSize });
   pool.on('error', (error) => logger.error({ err: error }, 'idle PostgreSQL connection failed'));
+  if (onQuery) pool.on('connect', (client) => void observeQueries(client, onQuery));
   const db = drizzleNodePg({ client: pool, schema }) as unknown as Db;
 
   async function withSessionLock<T>(name: string, wait: boolean, fn: () => Promise<T>) {
@@ -112,7 +149,7 @@ async function openPostgres(url: string, logger: Logger, poolSize: number): Prom
   };
 }
 
-async function openPglite(dataDir: string | undefined, logger: Logger): Promise<Database> {
+async function openPglite(dataDir: string | undefined, logger: Logger, onQuery?: QueryObserver): Promise<Database> {
   let lock: DataDirLock | undefined;
   if (dataDir) lock = acquireDataDirLock(dataDir);
   let client: PGlite;
@@ -122,6 +159,11 @@ async function openPglite(dataDir: string | undefined, logger: Logger): Promise<
   } catch (error) {
     lock?.release();
     throw error;
+  }
+  if (onQuery) {
+    observeQueries(client, onQuery);
+    const transaction = client.transaction.bind(client);
+    client.transaction = (fn) => transaction((tx) => fn(observeQueries(tx, onQuery)));
   }
   const db = drizzlePglite({ client, schema });
   const held = new Set<string>();
@@ -156,4 +198,12 @@ async function openPglite(dataDir: string | undefined, logger: Logger): Promise<
 export async function queryRows<T>(db: Db, query: ReturnType<typeof sql>): Promise<T[]> {
   const result = (await db.execute(query)) as unknown as { rows: T[] };
   return result.rows;
+}
+
+/**
+ * A PostgreSQL array literal of text (`{"a","b"}`) for one `$1::text[]` parameter: a page of ids as
+ * a single parameter, which PGlite binds far cheaper than a thousand (`= any($1::text[])`).
+ */
+export function textArray(values: readonly string[]): string {
+  return `{${values.map((v) => `"${v.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
 }

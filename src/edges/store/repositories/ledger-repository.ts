@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { GrantKind, LedgerEntry } from '../../../core/planner/types';
-import type { Db } from '../database';
+import { type Db, textArray } from '../database';
 import { auditLog, roleGrants } from '../schema';
 
 export type LedgerRepository = ReturnType<typeof createLedgerRepository>;
@@ -50,6 +50,22 @@ export function createLedgerRepository(db: Db) {
         .from(roleGrants)
         .where(eq(roleGrants.guildId, guildId));
       const out = new Map<string, LedgerEntry[]>();
+      for (const { userId, ...entry } of rows) {
+        const list = out.get(userId);
+        if (list) list.push(entry);
+        else out.set(userId, [entry]);
+      }
+      return out;
+    },
+
+    /** The grants of these members of a guild (a page of the full sync), grouped by user. */
+    async forUsers(guildId: string, discordUserIds: readonly string[]): Promise<Map<string, LedgerEntry[]>> {
+      const out = new Map<string, LedgerEntry[]>();
+      if (discordUserIds.length === 0) return out;
+      const rows = await db
+        .select({ userId: roleGrants.discordUserId, ...ENTRY_COLUMNS })
+        .from(roleGrants)
+        .where(and(eq(roleGrants.guildId, guildId), sql`${roleGrants.discordUserId} = any(${textArray(discordUserIds)}::text[])`));
       for (const { userId, ...entry } of rows) {
         const list = out.get(userId);
         if (list) list.push(entry);
