@@ -152,7 +152,11 @@ export function createFullSync(deps: FullSyncDeps) {
           pendingLinks: run.pendingLinks,
           graceEnds,
           adopt: options.adopt === true,
-          onPage: (r) => progress.members(r),
+          onPage: (r) =>
+            progress.members(
+              r,
+              served.reduce((sum, c) => sum + c.report.members, 0),
+            ),
         },
         report,
       );
@@ -189,7 +193,11 @@ export function createFullSync(deps: FullSyncDeps) {
       report.changes = changeLines(pending, report.held !== null, null, 'planned', LISTED_CHANGES);
     } else {
       const toApply = report.planned.adds + report.planned.forgets + (report.held === null ? report.planned.removes : 0);
-      await progress.applying(report, toApply);
+      await progress.applying(
+        report,
+        toApply,
+        served.reduce((sum, c) => sum + c.report.members, 0),
+      );
       let done = 0;
       const { results, stopped } = await deps.applier.applyMany(
         guildId,

@@ -4,7 +4,7 @@ import type { GuildSyncReport, PlannedMember } from '../../core/sync-report';
 import type { GuildDirectory, GuildMemberInfo } from '../../edges/discord/guild-directory';
 import type { LedgerRepository } from '../../edges/store/repositories/ledger-repository';
 import type { LinkRepository } from '../../edges/store/repositories/link-repository';
-import { type SnapshotRepository, type SnapshotRow, toMemberState } from '../../edges/store/repositories/snapshot-repository';
+import { type PlannerSnapshot, type SnapshotRepository, toMemberState } from '../../edges/store/repositories/snapshot-repository';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import { type CampaignOutcome, describeError } from './campaign-pass';
@@ -13,7 +13,7 @@ import { type GraceEnd, graceEndOf } from './grace-checks';
 const NOT_LINKED = 'no linked membership';
 
 export interface GuildPassDeps {
-  links: Pick<LinkRepository, 'byDiscordUsers'>;
+  links: Pick<LinkRepository, 'patreonUsersOf'>;
   ledger: Pick<LedgerRepository, 'forUsers'>;
   snapshots: Pick<SnapshotRepository, 'forPatreonUsers'>;
   directory: Pick<GuildDirectory, 'listMembers'>;
@@ -53,14 +53,15 @@ export function createGuildPass(deps: GuildPassDeps) {
       const managed = managedRoleIds(guild);
       const strict = guild.settings.strict;
       const now = deps.clock.now();
-      const stale = (row: SnapshotRow): boolean => campaigns.get(row.campaignId)?.departed(row.memberId, row.fetchedAt) ?? false;
+      const stale = (row: PlannerSnapshot): boolean => campaigns.get(row.campaignId)?.departed(row.memberId, row.fetchedAt) ?? false;
       try {
         const listing = deps.directory.listMembers(guild.guildId, deps.pageSize !== undefined ? { pageSize: deps.pageSize } : {});
         for await (const page of listing) {
           report.discord.pages += 1;
           report.discord.members += page.length;
           const linkOf = new Map<string, string>();
-          for (const link of await deps.links.byDiscordUsers(page.map((m) => m.userId))) linkOf.set(link.discordUserId, link.patreonUserId);
+          for (const [discordUserId, patreonUserId] of await deps.links.patreonUsersOf(page.map((m) => m.userId)))
+            linkOf.set(discordUserId, patreonUserId);
           if (pendingLinks.size > 0) {
             for (const m of page) {
               const p = pendingLinks.get(m.userId);

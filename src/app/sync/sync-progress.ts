@@ -20,10 +20,21 @@ export interface RunProgressDeps {
  * done per second since the applying began, so it follows whatever Discord's member-role bucket
  * allows (10 per 10 s per server, docs/discord-api-notes.md §6) without assuming it.
  */
+/** How often the reading phases record their progress, at most. */
+export const READ_PROGRESS_MS = 2000;
+
 export function createRunProgress(deps: RunProgressDeps, runId: number | null, guildId: string) {
   const { clock, metrics } = deps;
   let applyingSince: number | null = null;
   let planned = 0;
+  let lastReadWrite = -Infinity;
+  /** The reading phases write at most every {@link READ_PROGRESS_MS} (a page can take a few milliseconds). */
+  const due = (): boolean => {
+    const now = clock.now().getTime();
+    if (now - lastReadWrite < READ_PROGRESS_MS) return false;
+    lastReadWrite = now;
+    return true;
+  };
 
   const gauge = (what: string, value: number) => metrics.syncProgress.set({ guild: guildId, what }, value);
 
@@ -38,24 +49,25 @@ export function createRunProgress(deps: RunProgressDeps, runId: number | null, g
 
   return {
     /** The campaign pass read another page. */
-    campaigns(membersSeen: number, links: number): Promise<void> {
-      return write({ phase: 'campaigns', membersSeen, links });
+    async campaigns(membersSeen: number, links: number): Promise<void> {
+      if (due()) await write({ phase: 'campaigns', membersSeen, links });
     },
 
     /** The guild pass read and planned another page. */
-    members(report: GuildSyncReport): Promise<void> {
+    async members(report: GuildSyncReport, membersSeen: number): Promise<void> {
       gauge('members_read', report.discord.members);
-      return write({ phase: 'members', membersRead: report.discord.members, links: report.linkedMembers });
+      if (due()) await write({ phase: 'members', membersSeen, membersRead: report.discord.members, links: report.linkedMembers });
     },
 
     /** Everything is planned; `changes` will be applied. */
-    applying(report: GuildSyncReport, changes: number): Promise<void> {
+    applying(report: GuildSyncReport, changes: number, membersSeen: number): Promise<void> {
       applyingSince = clock.now().getTime();
       planned = changes;
       gauge('changes_planned', changes);
       gauge('changes_applied', 0);
       return write({
         phase: 'applying',
+        membersSeen,
         membersRead: report.discord.members,
         plannedAdds: report.planned.adds,
         plannedRemoves: report.planned.removes,

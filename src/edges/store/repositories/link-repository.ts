@@ -98,6 +98,17 @@ export function createLinkRepository(db: Db) {
         .where(inArray(links.patreonUserId, [...patreonUserIds]));
     },
 
+    /** The linked service user of each of these Discord users that has one (a page of the full sync; one JSON value back). */
+    async patreonUsersOf(discordUserIds: readonly string[]): Promise<Map<string, string>> {
+      if (discordUserIds.length === 0) return new Map();
+      const [row] = await queryRows<{ j: string }>(
+        db,
+        sql`select coalesce(json_agg(json_build_array(discord_user_id, patreon_user_id)), '[]')::text as j
+            from links where discord_user_id = any(${textArray(discordUserIds)}::text[])`,
+      );
+      return new Map(JSON.parse(row?.j ?? '[]') as Array<[string, string]>);
+    },
+
     async byDiscordUsers(discordUserIds: readonly string[]): Promise<Link[]> {
       if (discordUserIds.length === 0) return [];
       return db
