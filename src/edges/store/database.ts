@@ -8,7 +8,7 @@ import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { Pool } from 'pg';
+import { Client, Pool } from 'pg';
 import type { Logger } from '../../shared/logger';
 import { packageRoot } from './package-root';
 import { type DataDirLock, acquireDataDirLock } from './data-dir-lock';
@@ -27,8 +27,9 @@ export interface Database {
   /**
    * Runs `fn` while holding a lock named `name` across every process on this database, or returns
    * `{ acquired: false }` at once when someone else holds it. PostgreSQL: a session advisory lock on
-   * one checked-out connection (a lock taken through the pool could land on another connection
-   * and leak). PGlite: one process by construction, so an in-process set suffices.
+   * a connection of its own, outside the pool (a lock taken through the pool could land on another
+   * connection and leak; one held for a whole sync would take a pool connection from the work).
+   * PGlite: one process by construction, so an in-process set suffices.
    */
   tryWithLock<T>(name: string, fn: () => Promise<T>): Promise<{ acquired: true; value: T } | { acquired: false }>;
   migrate(): Promise<void>;
@@ -103,8 +104,15 @@ async function openPostgres(url: string, logger: Logger, poolSize: number, onQue
   if (onQuery) pool.on('connect', (client) => void observeQueries(client, onQuery));
   const db = drizzleNodePg({ client: pool, schema }) as unknown as Db;
 
+  /**
+   * The lock's session is a connection of its own, outside the pool: a full sync holds its lock for
+   * hours, and the pool's connections stay for the work (a `/link` never waits for one the sync
+   * only holds a lock on).
+   */
   async function withSessionLock<T>(name: string, wait: boolean, fn: () => Promise<T>) {
-    const client = await pool.connect();
+    const client = new Client({ connectionString: url });
+    client.on('error', (error) => logger.error({ err: error, lock: name }, 'the PostgreSQL connection holding a lock failed'));
+    await client.connect();
     const key = advisoryKey(name).toString();
     try {
       if (wait) {
@@ -119,7 +127,7 @@ async function openPostgres(url: string, logger: Logger, poolSize: number, onQue
         await client.query('select pg_advisory_unlock($1::bigint)', [key]);
       }
     } finally {
-      client.release();
+      await client.end();
     }
   }
 

@@ -74,3 +74,19 @@ test('a named lock is held by one holder at a time', async () => {
   await b.close();
   await fresh.close();
 });
+
+// PGlite has no pool: its lock is in-process.
+(onPostgres() ? test : test.skip)(
+  'a held lock takes no connection from the pool: a pool of one still answers while a lock is held',
+  async () => {
+    const small = await openDatabase({ engine: 'postgres', url: t.url!, logger: silentLogger, poolSize: 1 });
+    let release!: () => void;
+    const holding = new Promise<void>((resolve) => (release = resolve));
+    const held = small.tryWithLock('long-sync', () => holding.then(() => 'held'));
+    await new Promise((r) => setTimeout(r, 100));
+    await expect(queryRows<{ one: number }>(small.db, sql`select 1 as one`)).resolves.toEqual([{ one: 1 }]);
+    release();
+    await expect(held).resolves.toEqual({ acquired: true, value: 'held' });
+    await small.close();
+  },
+);
