@@ -54,6 +54,8 @@ export interface ChildInput {
 export interface StatementStats {
   count: number;
   ms: number;
+  /** Statements that wrote member snapshots (insert or update). */
+  snapshotWrites: number;
   /** The kinds that took the most time. */
   top: Array<{ kind: string; count: number; ms: number }>;
 }
@@ -118,8 +120,10 @@ function statementKind(text: string): string {
 
 function statementCounter() {
   let kinds = new Map<string, { count: number; ms: number }>();
+  let snapshotWrites = 0;
   return {
     observe(text: string, ms: number) {
+      if (/(insert into|update) "?member_snapshots"?[\s(]/i.test(text)) snapshotWrites += 1;
       const kind = statementKind(text);
       const k = kinds.get(kind) ?? { count: 0, ms: 0 };
       k.count += 1;
@@ -129,7 +133,10 @@ function statementCounter() {
     take(): StatementStats {
       const all = [...kinds].map(([kind, v]) => ({ kind, count: v.count, ms: Math.round(v.ms) }));
       kinds = new Map();
+      const writes = snapshotWrites;
+      snapshotWrites = 0;
       return {
+        snapshotWrites: writes,
         count: all.reduce((sum, k) => sum + k.count, 0),
         ms: all.reduce((sum, k) => sum + k.ms, 0),
         top: all.sort((a, b) => b.ms - a.ms).slice(0, 8),
