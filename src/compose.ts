@@ -1,8 +1,12 @@
 import { createCreatorAdmin } from './app/admin';
+import { createDashboard } from './app/dashboard';
+import { createAuditBrowser } from './app/dashboard/audit';
+import { createGuildPermissions } from './app/guild-permissions';
 import { createLinking } from './app/linking';
 import { createSync } from './app/sync';
 import { createApiMeter } from './app/sync/api-meter';
 import { createWebhooks } from './app/webhooks';
+import { createRetention } from './app/housekeeping/retention';
 import type { Config } from './config';
 import { createDiscordAccess } from './edges/discord';
 import { type Metrics, createMetrics } from './edges/observability/metrics';
@@ -13,6 +17,7 @@ import type { Database } from './edges/store/database';
 import { createInboxQueue } from './edges/store/durable-queue';
 import { createJobQueue, createJobStore } from './edges/store/job-queue';
 import { createRepositories } from './edges/store/repositories';
+import { createRetentionStore } from './edges/store/retention-store';
 import { createSecretBox } from './edges/store/secret-box';
 import { loadOrCreateSecretKey } from './edges/store/secret-key';
 import { type Clock, type Random, type Sleep, realSleep, systemClock } from './shared/clock';
@@ -53,7 +58,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   const metrics = options.metrics ?? createMetrics();
   const pollMs = options.pollMs;
   const { db } = database;
-  const box = createSecretBox(loadOrCreateSecretKey(config.secretKey, config.dataDir));
+  const box = createSecretBox(loadOrCreateSecretKey(config.secretKey, config.dataDir), config.secretKeyPrevious);
   let listeningUrl: string | null = null;
   const publicUrl = () => config.publicUrl ?? listeningUrl ?? `http://localhost:${config.port}`;
 
@@ -108,7 +113,17 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     random,
     pollMs,
   });
-  const linking = createLinking({ repos, accounts, reconciler: sync.reconciler, box, clock, logger, metrics, publicUrl });
+  const linking = createLinking({
+    repos,
+    accounts,
+    reconciler: sync.reconciler,
+    discordUsers: discord.directory,
+    box,
+    clock,
+    logger,
+    metrics,
+    publicUrl,
+  });
   const admin = createCreatorAdmin({
     repos,
     accounts,
@@ -121,10 +136,46 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     logger,
     publicUrl,
     preferredCampaignId: config.patreon.campaignId,
+    environmentBinding: { tokens: Boolean(config.patreon.creatorAccessToken), guildIds: config.discord.bindGuildIds },
   });
+
+  const retention = createRetention({
+    store: createRetentionStore(db),
+    appState: repos.appState,
+    withLock: (name, fn) => database.tryWithLock(name, fn),
+    clock,
+    logger,
+  });
+
+  // Staff tools: who may look at other members (/status member, /audit) and enter the dashboard.
+  const permissions = createGuildPermissions({ directory: discord.directory, snapshots: discord.snapshots, clock });
+  const audit = createAuditBrowser({ ...repos, snapshots: discord.snapshots, logger });
+  const dashboard = config.dashboard.clientSecret
+    ? createDashboard({
+        repos,
+        discord,
+        permissions,
+        audit,
+        admin,
+        status: linking.status,
+        registration: webhooks.registration,
+        runSync: (options) => sync.runSync(options),
+        oauth: {
+          clientId: config.discord.applicationId,
+          clientSecret: config.dashboard.clientSecret,
+          webBaseUrl: config.dashboard.webBaseUrl,
+          apiBaseUrl: config.discord.apiBaseUrl,
+        },
+        box,
+        clock,
+        logger,
+        publicUrl,
+      })
+    : null;
 
   return {
     ...{ clock, metrics, database, box, repos, discord, rest: discord.rest, accounts, jobQueue, sync, webhooks, linking, admin, publicUrl },
+    ...{ permissions, audit, dashboard, retention },
     reconciler: sync.reconciler,
     scheduler: sync.scheduler,
     runSync: sync.runSync,

@@ -1,7 +1,9 @@
 import { type Services, type TierlinkOptions, buildServices } from './compose';
 import { createBot } from './edges/bot';
-import { checkHealth, healthChecks } from './edges/observability/health';
+import { publicUrlWarning } from './config';
+import { checkHealth, databaseAnswers, healthChecks } from './edges/observability/health';
 import { openConfiguredDatabase } from './edges/store/open-configured';
+import { resealSecrets } from './edges/store/reseal-secrets';
 import { createWeb } from './edges/web';
 import { type HttpServer, listen } from './edges/web/http-server';
 import { createWebhookEndpoint } from './edges/web/webhook-endpoint';
@@ -30,6 +32,12 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     throw error;
   }
   const services = buildServices(options, database);
+  try {
+    await resealSecrets(database.db, services.box, logger);
+  } catch (error) {
+    if (ownsDatabase) await database.close();
+    throw error;
+  }
   const { repos, metrics, linking, admin, sync, webhooks } = services;
   let shuttingDown = false;
   let server: HttpServer | null = null;
@@ -42,12 +50,15 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     rest: services.rest.rest,
     logger,
     ...{
+      authority: admin.authority,
       link: linking.link,
       connect: admin.connect,
       status: linking.status,
       tiers: admin.tiers,
       mapping: admin.mapping,
       settings: admin.settings,
+      staff: services.permissions,
+      audit: services.audit,
     },
     runSync: sync.runSync,
     doctor: admin.doctor,
@@ -69,9 +80,15 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     registration: webhooks.registration,
     runSync: sync.runSync,
     webhookRouter: createWebhookEndpoint(webhooks.intake),
+    dashboard: services.dashboard,
     health: () =>
       checkHealth(healthChecks({ database, gateway: bot, ...repos, accounts: services.accounts, registration: webhooks.registration })),
+    healthOk: () => databaseAnswers(database),
+    healthToken: config.healthToken,
+    metricsToken: config.metricsToken,
+    hsts: config.publicUrl?.startsWith('https:') === true,
     isShuttingDown: () => shuttingDown,
+    publicUrl: services.publicUrl,
   });
 
   return {
@@ -82,13 +99,16 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       server = await listen(app, config.port);
       services.setListeningUrl(`http://localhost:${server.port}`);
       logger.info({ port: server.port, publicUrl: services.publicUrl() }, 'web server listening');
+      if (services.dashboard) logger.info({ url: services.dashboard.url() }, 'dashboard on (sign in with Discord)');
+      const plainHttp = publicUrlWarning(services.publicUrl());
+      if (plainHttp) logger.warn(plainHttp);
       webhooks.start();
       services.jobQueue.worker.start();
       await bot.start();
       const { creatorAccessToken, creatorRefreshToken } = config.patreon;
       if (creatorAccessToken) {
         const tokens = { accessToken: creatorAccessToken, refreshToken: creatorRefreshToken ?? '' };
-        await admin.connectFromEnvironment(tokens, bot.guildIds(), config.discord.guildId).catch((error: unknown) => {
+        await admin.connectFromEnvironment(tokens, config.discord.bindGuildIds, bot.guildIds()).catch((error: unknown) => {
           logger.error({ err: error }, 'connecting the creator from PATREON_CREATOR_ACCESS_TOKEN failed; /connect still works');
         });
       }
@@ -96,9 +116,11 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       sync.scheduler.start();
       // A sync a stopped process left running goes on now, not at the next night.
       void sync.scheduler.resumeAbandoned();
+      services.retention.start();
       housekeeping = setInterval(() => {
         const before = new Date(services.clock.now().getTime() - DAY);
         repos.linkTokens.prune(before).catch((error: unknown) => logger.warn({ err: error }, 'pruning link tokens failed'));
+        services.dashboard?.prune().catch((error: unknown) => logger.warn({ err: error }, 'pruning dashboard sessions failed'));
       }, 60 * 60_000);
       housekeeping.unref();
       return { url: services.publicUrl(), port: server.port };
@@ -110,6 +132,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       clearInterval(housekeeping);
       const closing = server?.close(5000);
       await sync.scheduler.stop();
+      await services.retention.stop();
       const grace = options.shutdownGraceMs ?? 10_000;
       const done = await Promise.all([webhooks.stop(grace), services.jobQueue.worker.stop(grace)]);
       if (done.includes(false)) logger.warn('stopped with work in flight; its leases expire and another start picks it up');

@@ -13,6 +13,11 @@ export interface PlanInput {
   entitlements: readonly Entitlement[];
   /** When the user has no link (any more): the reason every removal gives, e.g. "unlinked with /unlink". */
   unlinkedReason?: string;
+  /**
+   * Campaigns whose member state is unconfirmed (a webhook payload, the re-read failed): their roles
+   * may be kept or removed, never granted (see `MemberState.unconfirmed`).
+   */
+  unconfirmedCampaignIds?: ReadonlySet<string>;
   /** {@link managedRoleIds} of the guild; pass it when planning many users of one guild. */
   managed?: ReadonlySet<string>;
   /** Now: a ledger row younger than {@link GRANT_IN_FLIGHT_MS} may be a grant still on its way. */
@@ -32,11 +37,14 @@ export const GRANT_IN_FLIGHT_MS = 10 * 60_000;
  *
  * - A desired role the member lacks is added (again, if a hand removed one we granted).
  * - A role the member holds that we did not grant is never removed, unless the guild is `strict`
- *   and the role is one Tierlink manages.
+ *   and the role is one Tierlink manages; strict mode never removes a role that carries a dangerous
+ *   permission (Administrator, Manage Roles, Ban Members…): taking staff powers away is for people.
  * - A role we granted that is no longer desired is removed; if the member already lost it, only
  *   the ledger row goes (`forget`), with no call to Discord; unless the grant was recorded so
  *   recently that its request may still be in flight (then nothing is planned for it yet).
  * - A change on a role the bot cannot manage is `blocked` with the fix, never sent.
+ * - A campaign whose member state is unconfirmed (a webhook payload after a failed re-read) grants
+ *   nothing: its roles are kept or removed, so a replayed payload cannot raise entitlement.
  * - A campaign whose member could not be read (`unreadable`) freezes its roles: nothing we granted
  *   for it is removed or forgotten, and strict mode removes none of its tiers' roles (nor the
  *   former-patron or follower role) from this member.
@@ -63,8 +71,10 @@ export function plan(input: PlanInput): UserPlan {
     }
   };
 
+  const unconfirmed = input.unconfirmedCampaignIds;
   for (const grant of desired.grants.values()) {
     if (currentRoleIds.has(grant.roleId)) continue;
+    if (grant.campaignId !== null && unconfirmed?.has(grant.campaignId)) continue;
     push({
       op: 'add',
       roleId: grant.roleId,
@@ -97,7 +107,7 @@ export function plan(input: PlanInput): UserPlan {
     for (const roleId of currentRoleIds) {
       if (handled.has(roleId) || desired.grants.has(roleId) || !managed.has(roleId) || kept.has(roleId)) continue;
       const role = guild.roles.get(roleId);
-      if (!role) continue;
+      if (!role || role.dangerous) continue;
       push({
         op: 'remove',
         roleId,

@@ -57,6 +57,12 @@ export interface MemberState {
   firstDeclinedAt: Date | null;
   /** Set when the last read of this member could not be understood: its roles stay exactly as they are. */
   unreadable?: UnreadableState | null;
+  /**
+   * The state comes from a webhook's payload, not from a read of the service (the re-read failed).
+   * A payload may be old or replayed, so it never raises entitlement above the last successful read:
+   * it may keep or remove this campaign's roles, never grant one. Absent: false.
+   */
+  unconfirmed?: boolean;
 }
 
 export type Mode = 'stack' | 'highest';
@@ -146,6 +152,11 @@ export interface GuildRoleInfo {
   name: string;
   /** `null` when the bot can add and remove it. */
   problem: RoleProblem | null;
+  /**
+   * The role carries a dangerous permission (Administrator, Manage Roles, Ban Members…;
+   * `DANGEROUS_PERMISSIONS` in src/core/authority.ts): strict mode never removes it.
+   */
+  dangerous: boolean;
 }
 
 export interface GuildContext {

@@ -2,6 +2,7 @@ import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { Metrics } from '../observability/metrics';
 import { type CreateRestOptions, createRest } from './create-rest';
+import { createApplicationInfo } from './application-info';
 import { createGuildDirectory } from './guild-directory';
 import { createGuildSnapshotCache } from './guild-snapshot-cache';
 import { createRoleWriter } from './role-writer';
@@ -9,12 +10,15 @@ import { createRoleWriter } from './role-writer';
 export { createRest } from './create-rest';
 export type { CreateRestOptions, RestCallEvent, RestHandle, RestRateLimitEvent, RestStats } from './create-rest';
 export { createGuildDirectory, MAX_MEMBER_PAGE } from './guild-directory';
-export type { GuildDirectory, GuildDirectoryOptions, GuildMemberInfo, GuildRole, ListMembersOptions } from './guild-directory';
+export type { GuildDirectory, GuildDirectoryOptions, GuildInfo, GuildMemberInfo, GuildRole, ListMembersOptions } from './guild-directory';
 export { createRoleWriter, truncateReason, MAX_AUDIT_REASON } from './role-writer';
 export type { RoleWriteProblem, RoleWriteProblemCode, RoleWriter, RoleWriterOptions } from './role-writer';
 export { DiscordErrorCode, DiscordProblemError, explainDiscordError } from './discord-problem';
 export type { DiscordProblem, DiscordProblemCode } from './discord-problem';
 export { createGuildSnapshotCache } from './guild-snapshot-cache';
+export { createDiscordUserOAuth } from './user-oauth';
+export type { DiscordUser, DiscordUserOAuth, DiscordUserOAuthOptions, UserGuild, UserOAuthError, UserTokens } from './user-oauth';
+export type { ApplicationInfo } from './application-info';
 export type { GuildSnapshot, GuildSnapshotCache } from './guild-snapshot-cache';
 
 export interface DiscordAccessOptions {
@@ -54,7 +58,8 @@ export function createDiscordAccess(options: DiscordAccessOptions) {
     ...(options.snapshotTtlMs !== undefined ? { ttlMs: options.snapshotTtlMs } : {}),
   });
   const writer = createRoleWriter({ rest: rest.rest, directory, clock, cache: snapshots, ...(logger ? { logger } : {}) });
-  return { rest, directory, snapshots, writer };
+  const application = createApplicationInfo({ rest: rest.rest, clock });
+  return { rest, directory, snapshots, writer, application };
 }
 
 export type DiscordAccess = ReturnType<typeof createDiscordAccess>;

@@ -43,8 +43,25 @@ export interface Database {
  */
 export type QueryObserver = (statement: string, ms: number) => void;
 
+/**
+ * PostgreSQL's bounds on one connection: a database that stops answering fails a call in seconds
+ * instead of holding a delivery, a request or the sync forever (docs/decisions.md §10).
+ */
+export interface PostgresTimeouts {
+  /** Opening a connection. */
+  connectMs: number;
+  /** One statement, on the server (`statement_timeout`); migrations run without it. */
+  statementMs: number;
+  /** One query, on our side (also when the server no longer answers at all). */
+  queryMs: number;
+  /** A transaction left open and idle (`idle_in_transaction_session_timeout`). */
+  idleInTransactionMs: number;
+}
+
+export const POSTGRES_TIMEOUTS: PostgresTimeouts = { connectMs: 10_000, statementMs: 30_000, queryMs: 45_000, idleInTransactionMs: 60_000 };
+
 export type DatabaseOptions = (
-  | { engine: 'postgres'; url: string; logger: Logger; poolSize?: number }
+  | { engine: 'postgres'; url: string; logger: Logger; poolSize?: number; timeouts?: Partial<PostgresTimeouts> }
   | { engine: 'pglite'; dataDir: string; logger: Logger }
   /** In-memory PGlite: tests and the demo's throwaway databases. */
   | { engine: 'pglite-memory'; logger: Logger }
@@ -67,7 +84,9 @@ export function advisoryKey(name: string): bigint {
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const { onQuery } = options;
-  if (options.engine === 'postgres') return openPostgres(options.url, options.logger, options.poolSize ?? 10, onQuery);
+  if (options.engine === 'postgres') {
+    return openPostgres(options.url, options.logger, options.poolSize ?? 10, { ...POSTGRES_TIMEOUTS, ...options.timeouts }, onQuery);
+  }
   if (options.engine === 'pglite') return openPglite(options.dataDir, options.logger, onQuery);
   return openPglite(undefined, options.logger, onQuery);
 }
@@ -98,8 +117,22 @@ function observeQueries<T extends { query: (...args: never[]) => unknown }>(targ
   return target;
 }
 
-async function openPostgres(url: string, logger: Logger, poolSize: number, onQuery?: QueryObserver): Promise<Database> {
-  const pool = new Pool({ connectionString: url, max: poolSize });
+async function openPostgres(
+  url: string,
+  logger: Logger,
+  poolSize: number,
+  timeouts: PostgresTimeouts,
+  onQuery?: QueryObserver,
+): Promise<Database> {
+  const pool = new Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: timeouts.connectMs,
+    statement_timeout: timeouts.statementMs,
+    query_timeout: timeouts.queryMs,
+    idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+    keepAlive: true,
+  });
   pool.on('error', (error) => logger.error({ err: error }, 'idle PostgreSQL connection failed'));
   if (onQuery) pool.on('connect', (client) => void observeQueries(client, onQuery));
   const db = drizzleNodePg({ client: pool, schema }) as unknown as Db;
@@ -110,7 +143,7 @@ async function openPostgres(url: string, logger: Logger, poolSize: number, onQue
    * only holds a lock on).
    */
   async function withSessionLock<T>(name: string, wait: boolean, fn: () => Promise<T>) {
-    const client = new Client({ connectionString: url });
+    const client = new Client({ connectionString: url, connectionTimeoutMillis: timeouts.connectMs, keepAlive: true });
     client.on('error', (error) => logger.error({ err: error, lock: name }, 'the PostgreSQL connection holding a lock failed'));
     await client.connect();
     const key = advisoryKey(name).toString();
@@ -140,7 +173,11 @@ async function openPostgres(url: string, logger: Logger, poolSize: number, onQue
     tryWithLock: (name, fn) => withSessionLock(name, false, fn),
     migrate: async () => {
       // drizzle's migrate() takes no lock (drizzle-orm#874): instances starting together would race.
-      const client = await pool.connect();
+      // Its own connection, without the statement and query timeouts: waiting for another
+      // instance's migration, and a migration itself, may take longer than a statement may.
+      const client = new Client({ connectionString: url, connectionTimeoutMillis: timeouts.connectMs, keepAlive: true });
+      client.on('error', (error) => logger.error({ err: error }, 'the migration connection to PostgreSQL failed'));
+      await client.connect();
       const key = advisoryKey('migrate').toString();
       try {
         await client.query('select pg_advisory_lock($1::bigint)', [key]);
@@ -150,7 +187,7 @@ async function openPostgres(url: string, logger: Logger, poolSize: number, onQue
           await client.query('select pg_advisory_unlock($1::bigint)', [key]);
         }
       } finally {
-        client.release();
+        await client.end();
       }
     },
     close: () => pool.end(),

@@ -7,21 +7,16 @@ import type { OneTimeLinks } from '../../app/linking/one-time-links';
 import type { HealthReport } from '../observability/health';
 import { WEBHOOK_PATH } from '../../app/webhooks/delivery';
 import { redactUrl } from '../observability/logger';
+import { boundText } from '../../shared/bounded-text';
 import type { Metrics } from '../observability/metrics';
 import type { Logger } from '../../shared/logger';
-import { linkResultView } from './link-result-view';
+import { createFlowCookies } from './flow-cookies';
+import { createFlowRoutes } from './flow-routes';
+import { type WebLimits, limitPerAddress, webLimits } from './web-limits';
+import { isQuiet } from './rate-limit';
+import { mayRead } from './surface-access';
 import type { GuildNames, TierTitles } from './page-sources';
-import {
-  PAGE_CONTENT_SECURITY_POLICY,
-  badStateMessage,
-  consentDeniedMessage,
-  linkExpiredMessage,
-  renderChooseCampaign,
-  renderConnectResult,
-  renderLinkResult,
-  renderMessage,
-  serviceDownMessage,
-} from './pages';
+import { PAGE_CONTENT_SECURITY_POLICY, renderMessage } from './pages';
 import type { ConnectResultView, MessageView } from './pages/views';
 
 export interface WebAppDeps {
@@ -34,11 +29,27 @@ export interface WebAppDeps {
   tierTitles: TierTitles;
   /** `POST /webhooks/patreon`. */
   webhookRouter: Router;
+  /** `/dashboard` and below (src/edges/web/dashboard). */
+  dashboardRouter: Router;
   /** The connect result page of a bound campaign (tiers, webhook, dry run, problems). */
   connectView(completion: Extract<ConnectCompletion, { kind: 'bound' }>): Promise<ConnectResultView>;
   health(): Promise<HealthReport>;
+  /** The public `/healthz` answer: whether the database answers (no detail, cheap enough for anyone). */
+  healthOk(): Promise<boolean>;
+  /** HEALTH_TOKEN: the detailed `/healthz` for a request from outside the loopback address. */
+  healthToken?: string | undefined;
+  /** METRICS_TOKEN: `/metrics` for a request from outside the loopback address. */
+  metricsToken?: string | undefined;
+  /** PUBLIC_URL is https: every answer carries Strict-Transport-Security. */
+  hsts?: boolean;
+  /** Per-address budgets of the public routes (defaults: {@link webLimits}). */
+  limits?: Partial<WebLimits>;
+  /** The clock of the budgets' windows (real time unless a test says otherwise). */
+  limiterNow?: () => number;
   /** Answers 503 to new page requests while shutting down. */
   isShuttingDown(): boolean;
+  /** PUBLIC_URL: flow cookies are `Secure` (and `__Host-`) when it is https. */
+  publicUrl(): string;
 }
 
 /** Pages with one message that only this module uses; the flow messages live with the renderers. */
@@ -50,6 +61,13 @@ const messages = {
     title: 'Restarting',
     message: 'Tierlink is restarting. Your link is still valid.',
     next: 'Reload this page in a few seconds.',
+  },
+  tooMany: {
+    status: 429,
+    tone: 'warning',
+    title: 'Too many requests',
+    message: 'This address sent more requests than Tierlink answers in a minute.',
+    next: 'Wait a minute, then try again.',
   },
   failed: {
     status: 500,
@@ -86,6 +104,28 @@ export function createWebApp(deps: WebAppDeps): express.Express {
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
 
+  if (deps.hsts) {
+    app.use((_req, res, next) => {
+      res.setHeader('Strict-Transport-Security', 'max-age=31536000');
+      next();
+    });
+  }
+  app.use((req, res, next) => {
+    res.on('finish', () => {
+      const route = (req.route?.path as string | undefined) ?? (req.baseUrl || 'unmatched');
+      metrics.httpRequests.inc({ route: `${req.method} ${route}`, status: `${Math.floor(res.statusCode / 100)}xx` });
+    });
+    next();
+  });
+  // Before the access log: a request refused for its address's budget costs no log line (the
+  // limiter logs once per address and window).
+  const limits = webLimits(deps.limits);
+  const limited = (name: string, rule: keyof WebLimits) =>
+    limitPerAddress(limits[rule], { name, logger, now: deps.limiterNow, refuse: (res) => message(res, messages.tooMany) });
+  app.use(['/link', '/connect'], limited('/link and /connect', 'links'));
+  app.use('/oauth/callback', limited('/oauth/callback', 'callback'));
+  app.use('/dashboard', limited('/dashboard', 'dashboard'));
+
   app.use(
     pinoHttp({
       logger: logger as never,
@@ -96,22 +136,26 @@ export function createWebApp(deps: WebAppDeps): express.Express {
         return id;
       },
       serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
+        req: (req: { id: string; method: string; url: string }) => ({
+          id: req.id,
+          method: boundText(req.method, 16),
+          url: boundText(redactUrl(req.url)),
+        }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
-      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+      customLogLevel: (_req, res, error) =>
+        isQuiet(res as never) ? 'silent' : error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
     }),
   );
-  app.use((req, res, next) => {
-    res.on('finish', () => {
-      const route = (req.route?.path as string | undefined) ?? (req.baseUrl || 'unmatched');
-      metrics.httpRequests.inc({ route: `${req.method} ${route}`, status: `${Math.floor(res.statusCode / 100)}xx` });
-    });
-    next();
-  });
 
-  app.get('/healthz', async (_req, res) => {
+  app.get('/healthz', async (req, res) => {
+    res.set('Cache-Control', 'no-store');
+    if (!mayRead(req, deps.healthToken)) {
+      const ok = await deps.healthOk().catch(() => false);
+      res.status(ok ? 200 : 503).json({ ok });
+      return;
+    }
     try {
       const report = await deps.health();
       res.status(report.ok ? 200 : 503).json(report);
@@ -121,13 +165,23 @@ export function createWebApp(deps: WebAppDeps): express.Express {
     }
   });
 
-  app.get('/metrics', async (_req, res) => {
+  app.get('/metrics', async (req, res) => {
+    if (!mayRead(req, deps.metricsToken)) {
+      res
+        .status(401)
+        .set({ 'WWW-Authenticate': 'Bearer realm="tierlink-metrics"', 'Cache-Control': 'no-store' })
+        .type('text/plain')
+        .send('Metrics are served to the loopback address, or with Authorization: Bearer <METRICS_TOKEN>.\n');
+      return;
+    }
     res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 
   app.use(WEBHOOK_PATH, deps.webhookRouter);
 
   app.use((_req, res, next) => (deps.isShuttingDown() ? message(res, messages.unavailable) : next()));
+
+  app.use('/dashboard', deps.dashboardRouter);
 
   app.get('/', (_req, res) => {
     message(res, {
@@ -139,95 +193,19 @@ export function createWebApp(deps: WebAppDeps): express.Express {
     });
   });
 
-  app.get('/link/:token', async (req, res) => {
-    const url = await deps.linkService.follow(req.params.token);
-    if (!url) return message(res, linkExpiredMessage('/link'));
-    res.redirect(302, url);
-  });
-
-  app.get('/connect/choose', async (req, res) => {
-    const completion = await deps.connectService.choose(typeof req.query.ticket === 'string' ? req.query.ticket : undefined);
-    if (!completion) return message(res, linkExpiredMessage('/connect'));
-    await renderConnect(res, completion);
-  });
-
-  app.get('/connect/:token', async (req, res) => {
-    const url = await deps.connectService.follow(req.params.token);
-    if (!url) return message(res, linkExpiredMessage('/connect'));
-    res.redirect(302, url);
-  });
-
-  app.get('/oauth/callback', async (req, res) => {
-    const q = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : undefined);
-    const link = await deps.oneTimeLinks.consumeState(q('state'));
-    const flow = link?.purpose === 'connect' ? '/connect' : '/link';
-    if (q('error')) {
-      // The state is consumed all the same: a denied authorization cannot be replayed with a code.
-      deps.metrics.links.inc({ outcome: 'denied' });
-      if (q('error') === 'access_denied') return message(res, consentDeniedMessage(flow));
-      logger.warn({ error: q('error') }, 'the service answered the authorization with an error');
-      return message(res, serviceDownMessage(flow));
-    }
-    if (!link || !q('code')) {
-      logger.warn(
-        { hasState: Boolean(q('state')), hasCode: Boolean(q('code')) },
-        'oauth callback rejected: missing, forged or replayed state',
-      );
-      return message(res, badStateMessage(flow));
-    }
-    if (link.purpose === 'connect') return renderConnect(res, await deps.connectService.complete(q('code')!, link));
-
-    const done = await deps.linkService.complete(q('code')!, link);
-    if (done.kind === 'service_error') return message(res, serviceDownMessage('/link'));
-    const [guildName, tiers] = await Promise.all([
-      deps.guilds.name(done.guildId),
-      deps.tierTitles.tiersOf(done.outcome.entitlements.map((e) => e.campaignId)),
-    ]);
-    const title = (campaignId: string, tierId: string) =>
-      tiers.find((t) => t.campaignId === campaignId && t.id === tierId)?.title ?? tierId;
-    sendPage(res, 200, renderLinkResult(linkResultView(done, guildName, title)));
-  });
-
-  async function renderConnect(res: Response, completion: ConnectCompletion): Promise<void> {
-    switch (completion.kind) {
-      case 'bound':
-        return sendPage(res, 200, renderConnectResult(await deps.connectView(completion)));
-      case 'choose':
-        return sendPage(
-          res,
-          200,
-          renderChooseCampaign({
-            creatorName: completion.creatorName,
-            guildName: await deps.guilds.name(completion.guildId),
-            choices: completion.choices.map(({ details, chooseUrl }) => ({
-              // A creator's campaigns share the creator's name: the vanity tells them apart.
-              name:
-                details.campaign.creatorName && details.campaign.vanity
-                  ? `${details.campaign.creatorName} (${details.campaign.vanity})`
-                  : (details.campaign.vanity ?? details.campaign.creatorName ?? `Campaign ${details.campaign.id}`),
-              url: details.campaign.url,
-              patronCount: details.campaign.patronCount,
-              chooseUrl,
-            })),
-          }),
-        );
-      case 'no_campaign':
-        return message(res, {
-          status: 200,
-          tone: 'warning',
-          title: 'No campaign to connect',
-          message: `${completion.creatorName} has no campaign on Patreon yet, so there are no tiers to sync.`,
-          next: 'Create a campaign with tiers on Patreon, then run /connect again.',
-        });
-      case 'service_error':
-        return message(res, serviceDownMessage('/connect'));
-    }
-  }
+  app.use(
+    createFlowRoutes({
+      ...deps,
+      cookies: createFlowCookies({ secure: () => deps.publicUrl().startsWith('https:') }),
+      sendPage,
+      message,
+    }),
+  );
 
   app.use((_req, res) => message(res, messages.notFound));
 
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    logger.error({ err: error, url: redactUrl(req.url) }, 'request failed');
+    logger.error({ err: error, url: boundText(redactUrl(req.url)) }, 'request failed');
     if (res.headersSent) return;
     message(res, messages.failed);
   });

@@ -139,6 +139,33 @@ describe('plan: strict mode', () => {
   test('GIVEN strict THEN a mapped role of another tier held by hand is removed from a Gold patron', () => {
     expect(ops(run({ guild: strict, current: [ROLE.gold, ROLE.silver] }))).toEqual(['remove Silver']);
   });
+
+  /** The guild of `strict` where `roleIds` carry a dangerous permission (Administrator, Ban Members…). */
+  const withDangerous = (...roleIds: string[]) => {
+    const roles = new Map([...strict.roles].map(([id, role]) => [id, { ...role, dangerous: roleIds.includes(id) }]));
+    return { ...strict, roles };
+  };
+
+  test('GIVEN strict and a mapped role with a dangerous permission held by hand THEN strict never removes it', () => {
+    const g = withDangerous(ROLE.gold);
+    expect(run({ guild: g, members: former, current: [ROLE.gold, ROLE.silver] }).plan.changes).toMatchObject([
+      { op: 'remove', roleId: ROLE.silver, basis: 'strict' },
+    ]);
+    expect(run({ guild: g, current: [ROLE.gold, ROLE.silver] }).plan.changes).toMatchObject([{ op: 'remove', roleId: ROLE.silver }]);
+  });
+
+  test('GIVEN strict and a dangerous former-patron role held by hand THEN it stays; one we granted still goes by the ledger', () => {
+    const g = { ...withDangerous(ROLE.former), settings: { ...strict.settings, formerPatronRoleId: ROLE.former } };
+    const paying = [member({ entitledTierIds: [TIER.gold] })];
+    expect(ops(run({ guild: g, members: paying, current: [ROLE.gold, ROLE.former] }))).toEqual([]);
+    const granted = run({
+      guild: g,
+      members: paying,
+      current: [ROLE.gold, ROLE.former],
+      ledger: ledger([ROLE.former, CAMPAIGN, null, 'former']),
+    });
+    expect(granted.plan.changes).toMatchObject([{ op: 'remove', roleId: ROLE.former, basis: 'ledger' }]);
+  });
 });
 
 describe('plan: stack and highest', () => {
@@ -412,5 +439,44 @@ describe('a grant recorded moments ago may still be on its way to Discord', () =
       ledger: ledger(['999999999999999999', CAMPAIGN, TIER.gold, 'tier', new Date(NOW.getTime() - MINUTE)]),
     });
     expect(r.plan.changes.map((c) => c.op)).toEqual(['forget']);
+  });
+});
+
+describe('plan: unconfirmed member state (a webhook payload after a failed re-read)', () => {
+  test('GIVEN an unconfirmed active Gold state and no role THEN nothing is granted', () => {
+    expect(run({ members: [member({ unconfirmed: true })] }).plan.changes).toEqual([]);
+  });
+
+  test('GIVEN an unconfirmed active Gold state and Gold held THEN Gold is kept', () => {
+    expect(
+      run({ members: [member({ unconfirmed: true })], current: [ROLE.gold], ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold]) }).plan
+        .changes,
+    ).toEqual([]);
+  });
+
+  test('GIVEN an unconfirmed former state THEN the role we granted is removed', () => {
+    const r = run({
+      members: [member({ patronStatus: 'former_patron', entitledTierIds: [], unconfirmed: true })],
+      current: [ROLE.gold],
+      ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold]),
+    });
+    expect(ops(r)).toEqual(['remove Gold']);
+  });
+
+  test('GIVEN an unconfirmed downgrade from Gold to Silver THEN Gold goes and Silver waits for a read', () => {
+    const r = run({
+      members: [member({ entitledTierIds: [TIER.silver], unconfirmed: true })],
+      current: [ROLE.gold],
+      ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold]),
+    });
+    expect(ops(r)).toEqual(['remove Gold']);
+  });
+
+  test('GIVEN one campaign unconfirmed and another confirmed THEN the confirmed one still grants', () => {
+    const r = run({
+      guild: guild({ campaignIds: [CAMPAIGN, OTHER_CAMPAIGN] }),
+      members: [member({ unconfirmed: true }), member({ campaignId: OTHER_CAMPAIGN, entitledTierIds: [TIER.art] })],
+    });
+    expect(ops(r)).toEqual(['add Art']);
   });
 });

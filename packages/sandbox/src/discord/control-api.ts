@@ -219,6 +219,17 @@ export function controlRoutes(sandbox: DiscordSandbox): ControlRoute[] {
           channelId: optionalString(b.channelId, 'channelId'),
         }),
     },
+    {
+      method: 'POST',
+      template: '/interactions/:i/buttons',
+      handle: (p, _q, b) =>
+        sandbox.pressButton({
+          interactionId: p.i ?? '',
+          customId: required(optionalString(b.customId, 'customId'), 'customId'),
+          userId: optionalString(b.userId, 'userId'),
+          messageId: optionalString(b.messageId, 'messageId'),
+        }),
+    },
     { method: 'GET', template: '/interactions/:i/responses', handle: (p) => sandbox.interactionResponses(p.i ?? '') },
     { method: 'GET', template: '/interactions/:i/delivery', handle: (p) => sandbox.interactionDelivery(p.i ?? '') },
     {
@@ -293,6 +304,7 @@ export function controlRoutes(sandbox: DiscordSandbox): ControlRoute[] {
     },
     { method: 'DELETE', template: '/oauth2/authorizations/:u', handle: (p) => sandbox.revokeUserAuthorization(p.u ?? '') },
     { method: 'PUT', template: '/members-intent', handle: (_p, _q, b) => sandbox.setMembersIntentEnabled(b.enabled === true) },
+    { method: 'PUT', template: '/bot-public', handle: (_p, _q, b) => sandbox.setBotPublic(b.public === true) },
     { method: 'POST', template: '/rate-limits', handle: (_p, _q, b) => sandbox.setRateLimit(b as unknown as RateLimitSetting) },
     { method: 'POST', template: '/faults', handle: (_p, _q, b) => sandbox.injectFault(b as unknown as FaultSpec) },
     {

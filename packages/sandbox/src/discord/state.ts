@@ -147,6 +147,8 @@ export interface AddMemberOptions {
   roleIds?: string[];
   joinedAt?: Date;
   bot?: boolean;
+  /** The member's nickname in this guild. */
+  nick?: string | null;
 }
 
 /** Thrown by control methods used wrongly (unknown guild in a test, …): a test bug, not a Discord answer. */
@@ -165,6 +167,8 @@ export class DiscordState {
   private readonly channelGuilds = new Map<string, string>();
   readonly botUser: UserRecord;
   membersIntentEnabled: boolean;
+  /** Developer Portal → Bot → Public Bot: anyone may add the bot to their server (on for a new application). */
+  botPublic: boolean;
   private readonly events: RoleEvent[] = [];
   private readonly listeners = new Set<(event: StateEvent) => void>();
   private userCounter = 0;
@@ -172,11 +176,12 @@ export class DiscordState {
   constructor(
     private readonly clock: Clock,
     readonly nextId: SnowflakeFactory,
-    options: { botUserId: string; botUsername: string; membersIntentEnabled: boolean },
+    options: { botUserId: string; botUsername: string; membersIntentEnabled: boolean; botPublic?: boolean },
   ) {
     this.botUser = { id: options.botUserId, username: options.botUsername, globalName: null, bot: true };
     this.users.set(this.botUser.id, this.botUser);
     this.membersIntentEnabled = options.membersIntentEnabled;
+    this.botPublic = options.botPublic ?? true;
   }
 
   subscribe(listener: (event: StateEvent) => void): () => void {
@@ -435,7 +440,7 @@ export class DiscordState {
       if (roleId === guildId) throw new SandboxUsageError('@everyone is implicit and never listed in a member');
       this.requireRole(guild, roleId);
     }
-    const member: MemberRecord = { userId: user.id, roleIds, joinedAt: options.joinedAt ?? this.clock.now(), nick: null };
+    const member: MemberRecord = { userId: user.id, roleIds, joinedAt: options.joinedAt ?? this.clock.now(), nick: options.nick ?? null };
     guild.members.set(user.id, member);
     guild.sortedIds = null;
     if (!silent) this.emit({ type: 'member-add', guildId, userId: user.id });

@@ -143,6 +143,35 @@ describe('Discord sandbox REST', () => {
     }
   });
 
+  it('searches members whose username or nickname starts with the query, case-insensitively, limit 1 by default', async () => {
+    const alina = sandbox.addMember(guildId, { username: 'alina', globalName: 'Zed' }).userId;
+    const nicked = sandbox.addMember(guildId, { username: 'zz_top', nick: 'Alfred' }).userId;
+    sandbox.addMember(guildId, { username: 'bob', globalName: 'Alvin' });
+    const search = async (query: string) => {
+      const answer = await call(sandbox, 'GET', `/guilds/${guildId}/members/search?${query}`);
+      return {
+        status: answer.status,
+        ids: Array.isArray(answer.body) ? (answer.body as Array<{ user: { id: string } }>).map((m) => m.user.id) : answer.body,
+      };
+    };
+    const all = await search('query=AL&limit=10');
+    expect(all.status).toBe(200);
+    // The display name (global_name) is not searched: "Alvin" is bob's.
+    expect([...(all.ids as string[])].sort()).toEqual([aliceId, alina, nicked].sort());
+    expect((await search('query=al')).ids).toHaveLength(1);
+    expect((await search('query=nobody&limit=5')).ids).toEqual([]);
+    const missing = await call(sandbox, 'GET', `/guilds/${guildId}/members/search?limit=5`);
+    expect([missing.status, missing.body]).toEqual([
+      400,
+      {
+        message: 'Invalid Form Body',
+        code: 50035,
+        errors: { query: { _errors: [{ code: 'BASE_TYPE_REQUIRED', message: 'This field is required' }] } },
+      },
+    ]);
+    expect((await search('query=a&limit=1001')).status).toBe(400);
+  });
+
   it('answers 403 / 50001 on the member list when the members intent is disabled', async () => {
     sandbox.setMembersIntentEnabled(false);
     const answer = await call(sandbox, 'GET', `/guilds/${guildId}/members?limit=1000`);
@@ -190,6 +219,35 @@ describe('Discord sandbox REST', () => {
     expect((await call(sandbox, 'GET', `/guilds/${guildId}/roles`)).status).toBe(500);
     expect((await call(sandbox, 'GET', `/guilds/${guildId}/roles`)).status).toBe(500);
     expect((await call(sandbox, 'GET', `/guilds/${guildId}/roles`)).status).toBe(200);
+  });
+
+  it('holds a request after applying it: the role is given, the answer comes only when released', async () => {
+    const hold = sandbox.holdRequests({ method: 'PUT', route: '/guilds/:g/members/:u/roles/:r' });
+    const put = call(sandbox, 'PUT', `/guilds/${guildId}/members/${aliceId}/roles/${goldId}`);
+    await hold.waitForHeld();
+    expect(sandbox.memberRoles(guildId, aliceId)).toEqual([goldId]);
+    expect(hold.waiting()).toBe(1);
+    hold.release();
+    expect((await put).status).toBe(204);
+    expect(hold.waiting()).toBe(0);
+    // Released: the next request goes through at once.
+    expect((await call(sandbox, 'DELETE', `/guilds/${guildId}/members/${aliceId}/roles/${goldId}`)).status).toBe(204);
+  });
+
+  it('holds a request before applying it when asked: nothing changes until released', async () => {
+    const hold = sandbox.holdRequests({ method: 'PUT', route: '/guilds/:g/members/:u/roles/:r', point: 'before' });
+    const put = call(sandbox, 'PUT', `/guilds/${guildId}/members/${aliceId}/roles/${goldId}`);
+    await hold.waitForHeld();
+    expect(sandbox.memberRoles(guildId, aliceId)).toEqual([]);
+    hold.release();
+    expect((await put).status).toBe(204);
+    expect(sandbox.memberRoles(guildId, aliceId)).toEqual([goldId]);
+  });
+
+  it('says whether the bot is public in GET /applications/@me, as the Developer Portal sets it (public for a new application)', async () => {
+    expect((await call(sandbox, 'GET', '/applications/@me')).body).toMatchObject({ bot_public: true });
+    sandbox.setBotPublic(false);
+    expect((await call(sandbox, 'GET', '/applications/@me')).body).toMatchObject({ bot_public: false });
   });
 
   it('answers 404 / 405 with code 0 for unknown routes and methods', async () => {

@@ -25,6 +25,8 @@ export interface SnapshotInput {
   entitledTierIds: string[];
   pledgeRelationshipStart: Date | null;
   entitledAmountCents: number | null;
+  /** The member's name on the service; absent or null keeps the stored one. */
+  fullName?: string | null;
   source: SnapshotRow['source'];
 }
 
@@ -64,6 +66,7 @@ export type PlannerSnapshot = Pick<
   | 'firstDeclinedAt'
   | 'unreadable'
   | 'fetchedAt'
+  | 'source'
 >;
 
 export function toMemberState(row: PlannerSnapshot): MemberState {
@@ -83,6 +86,7 @@ export function toMemberState(row: PlannerSnapshot): MemberState {
     lastActiveTierIds: row.lastActiveTierIds,
     firstDeclinedAt: row.firstDeclinedAt,
     ...(unreadable ? { unreadable } : {}),
+    ...(row.source === 'webhook-payload' ? { unconfirmed: true } : {}),
   };
 }
 
@@ -106,13 +110,15 @@ export function readDigest(s: SnapshotInput): string {
       s.entitledTierIds.join(','),
       s.pledgeRelationshipStart?.getTime() ?? '',
       s.entitledAmountCents ?? '',
+      s.fullName ?? '',
     ].join('\u0001'),
   );
 }
 
 /**
  * Member snapshots. Three values are ours, not the service's, and merge across reads:
- * `last_active_tier_ids` (the tiers seen while active, kept through a decline),
+ * `last_active_tier_ids` (the tiers seen while active, kept through a decline; only a read of the
+ * service sets it, never a webhook payload, which may be replayed),
  * `first_declined_at` (the first declined charge of the current pledge, by `firstDeclineOf`), and
  * `unreadable` (set by a read that could not be understood, cleared by the next one that could).
  */
@@ -185,18 +191,19 @@ export function createSnapshotRepository(db: Db) {
       s.entitledAmountCents,
       s.source,
       s.campaignId,
-      readDigest(s),
+      s.source === 'webhook-payload' ? null : readDigest(s),
+      s.fullName ?? null,
     ]);
     const at = now.toISOString();
     await db.execute(sql`
       insert into member_snapshots as s (
         campaign_id, member_id, patreon_user_id, patron_status, is_follower, is_free_trial, is_gifted, last_charge_date,
         last_charge_status, entitled_tier_ids, last_active_tier_ids, first_declined_at, pledge_relationship_start,
-        entitled_amount_cents, unreadable, source, fetched_at, read_hash
+        entitled_amount_cents, full_name, unreadable, source, fetched_at, read_hash
       )
       select r->>13, r->>0, r->>1, r->>2, (r->>3)::boolean, (r->>4)::boolean, (r->>5)::boolean, (r->>7)::timestamptz, r->>8, r->9,
-        case when r->>2 in ('active_patron', 'declined_patron') then r->9 else '[]'::jsonb end,
-        (r->>6)::timestamptz, (r->>10)::timestamptz, (r->>11)::integer, null, r->>12, ${at}::timestamptz, r->>14
+        case when r->>2 in ('active_patron', 'declined_patron') and r->>12 <> 'webhook-payload' then r->9 else '[]'::jsonb end,
+        (r->>6)::timestamptz, (r->>10)::timestamptz, (r->>11)::integer, r->>15, null, r->>12, ${at}::timestamptz, r->>14
       from jsonb_array_elements(${JSON.stringify(rows)}::jsonb) as r
       on conflict (campaign_id, member_id) do update set
         patreon_user_id = excluded.patreon_user_id,
@@ -207,10 +214,12 @@ export function createSnapshotRepository(db: Db) {
         last_charge_date = excluded.last_charge_date,
         last_charge_status = excluded.last_charge_status,
         entitled_tier_ids = excluded.entitled_tier_ids,
-        last_active_tier_ids = case when excluded.patron_status = 'active_patron' then excluded.entitled_tier_ids else s.last_active_tier_ids end,
+        last_active_tier_ids = case when excluded.patron_status = 'active_patron' and excluded.source <> 'webhook-payload'
+          then excluded.entitled_tier_ids else s.last_active_tier_ids end,
         first_declined_at = excluded.first_declined_at,
         pledge_relationship_start = excluded.pledge_relationship_start,
         entitled_amount_cents = excluded.entitled_amount_cents,
+        full_name = coalesce(excluded.full_name, s.full_name),
         unreadable = null,
         source = excluded.source,
         fetched_at = excluded.fetched_at,
@@ -367,7 +376,7 @@ export function createSnapshotRepository(db: Db) {
         db,
         sql`select coalesce(json_agg(json_build_array(patreon_user_id, campaign_id, member_id, patron_status, last_charge_date,
                 last_charge_status, is_follower, is_free_trial, is_gifted, entitled_tier_ids, last_active_tier_ids, first_declined_at,
-                unreadable, fetched_at) order by fetched_at desc), '[]')::text as j
+                unreadable, fetched_at, source) order by fetched_at desc), '[]')::text as j
             from member_snapshots where patreon_user_id = any(${textArray(patreonUserIds)}::text[])`,
       );
       const date = (v: string | null) => (v === null ? null : new Date(v));
@@ -386,6 +395,7 @@ export function createSnapshotRepository(db: Db) {
         string | null,
         UnreadableMark | null,
         string,
+        SnapshotRow['source'],
       ];
       for (const r of JSON.parse(row?.j ?? '[]') as Raw[]) {
         const list = out.get(r[0]) ?? [];
@@ -404,6 +414,7 @@ export function createSnapshotRepository(db: Db) {
           firstDeclinedAt: date(r[11]),
           unreadable: r[12],
           fetchedAt: new Date(r[13]),
+          source: r[14],
         });
         out.set(r[0], list);
       }
