@@ -208,3 +208,34 @@ test('progress records the changes done and an estimated end from the pace so fa
   };
   expect(gauge.values.find((v) => v.labels.what === 'changes_applied')?.value).toBe(100);
 });
+
+test('a /link while a full sync runs (its lock held, its reading of the server on its way) is served at once, without waiting for the sync', async () => {
+  const { sync } = wireSync(world);
+  for (let i = 0; i < 3; i += 1) world.addPatron({ tier: 'gold', socialDiscord: true });
+  // A patron not linked yet: the sync reads them but plans nothing for them.
+  const late = world.addPatron({ tier: 'silver' });
+  const hold = world.discord.sandbox.holdRequests({ method: 'GET', route: '/guilds/:g/members', point: 'before' });
+  world.discord.sandbox.resetRequests();
+  const running = sync.scheduler.runNow({ trigger: 'manual' });
+  try {
+    await hold.waitForHeld();
+    expect(await world.repos.syncRuns.running(world.guildId)).toHaveLength(1);
+
+    // What /link does once the member has consented: the link stored, then the member reconciled.
+    await world.repos.links.linkOauth(late.discordUserId, late.patreonUserId, world.clock.now());
+    const [outcome] = await sync.reconciler.reconcileUser(late.discordUserId, { trigger: 'link', alsoGuildIds: [world.guildId] });
+    expect(outcome?.result?.applied).toEqual([expect.objectContaining({ op: 'add', roleId: world.roles.silver })]);
+    expect(world.discord.sandbox.memberRoles(world.guildId, late.discordUserId)).toContain(world.roles.silver);
+    // The sync is still where it was: its request still held, its run still running.
+    expect(hold.waiting()).toBe(1);
+    expect(await world.repos.syncRuns.running(world.guildId)).toHaveLength(1);
+  } finally {
+    hold.release();
+  }
+  const report = await running;
+  expect('skipped' in report ? null : report.status).toBe('ok');
+  expect(await world.repos.syncRuns.running(world.guildId)).toEqual([]);
+  // The sync found the member served: one grant in all, the link's.
+  expect(roleWrites().filter((r) => r.path.includes(late.discordUserId))).toHaveLength(1);
+  expect(world.discord.sandbox.memberRoles(world.guildId, late.discordUserId)).toContain(world.roles.silver);
+});
