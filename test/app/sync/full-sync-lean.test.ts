@@ -7,7 +7,7 @@ import { wireSync } from '../../support/sync-kit';
 import { type World, createWorld } from '../../support/world';
 
 /**
- * The lean full sync (docs/decisions.md §13): what it sends to the database, counted by the
+ * The lean full sync (docs/decisions.md §19): what it sends to the database, counted by the
  * database handle itself, on PGlite and on PostgreSQL alike.
  */
 let world: World;
@@ -238,4 +238,27 @@ test('a /link while a full sync runs (its lock held, its reading of the server o
   // The sync found the member served: one grant in all, the link's.
   expect(roleWrites().filter((r) => r.path.includes(late.discordUserId))).toHaveLength(1);
   expect(world.discord.sandbox.memberRoles(world.guildId, late.discordUserId)).toContain(world.roles.silver);
+});
+
+test('a member stored from an unconfirmed webhook payload equal to the service’s read is written again by the next sync (confirmed, its last active tiers kept)', async () => {
+  const { fullSync } = wireSync(world);
+  const patron = world.addPatron({ tier: 'gold' });
+  await syncCounting(fullSync);
+  const read = (await world.repos.snapshots.get(world.campaignId, patron.memberId))!;
+  expect(read).toMatchObject({ source: 'sync', lastActiveTierIds: [world.tiers.gold] });
+  // The same values arrive as a delivery's payload (not confirmed by a read), over a row with no last active tiers.
+  await world.repos.snapshots.deleteMembers(world.campaignId, [patron.memberId], new Date(world.clock.now().getTime() + 1));
+  world.clock.advance(1000);
+  await world.repos.snapshots.upsert({ ...read, source: 'webhook-payload' }, world.clock.now());
+  expect(await world.repos.snapshots.get(world.campaignId, patron.memberId)).toMatchObject({
+    source: 'webhook-payload',
+    lastActiveTierIds: [],
+  });
+
+  const { statements } = await syncCounting(fullSync);
+  expect(writesTo(statements, 'member_snapshots')).toHaveLength(1);
+  expect(await world.repos.snapshots.get(world.campaignId, patron.memberId)).toMatchObject({
+    source: 'sync',
+    lastActiveTierIds: [world.tiers.gold],
+  });
 });
