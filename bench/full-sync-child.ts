@@ -30,6 +30,8 @@ export interface ChildInput {
    */
   mode: 'setup' | 'sync';
   dataDir: string;
+  /** A PostgreSQL database to use instead of the embedded one in `dataDir`. */
+  postgresUrl?: string;
   secretKey: string;
   patreon: {
     url: string;
@@ -48,8 +50,19 @@ export interface ChildInput {
   secondRun: boolean;
 }
 
+/** Statements the sync sent to the database, by kind (their first words), and the wall time they took. */
+export interface StatementStats {
+  count: number;
+  ms: number;
+  /** Statements that wrote member snapshots (insert or update). */
+  snapshotWrites: number;
+  /** The kinds that took the most time. */
+  top: Array<{ kind: string; count: number; ms: number }>;
+}
+
 /** What the child prints (one JSON line prefixed with {@link RESULT_PREFIX}). */
 export interface ChildResult {
+  statements: StatementStats;
   wallMs: number;
   rateLimitWaitMs: number;
   busyMs: number;
@@ -67,7 +80,14 @@ export interface ChildResult {
   apiCalls: Record<string, number>;
   status: string;
   /** A second sync right after the first: the steady state of a nightly run. */
-  secondRun: { wallMs: number; cpuMs: number; apiCalls: Record<string, number>; plannedChanges: number; changes: SyncChange[] };
+  secondRun: {
+    wallMs: number;
+    cpuMs: number;
+    apiCalls: Record<string, number>;
+    plannedChanges: number;
+    changes: SyncChange[];
+    statements: StatementStats;
+  };
   /** Requests the stand-ins logged after this belong to the second run. */
   firstRunFinishedAt: string;
   campaign: { pages: number; members: number; linksMade: number } | null;
@@ -93,9 +113,44 @@ function vmHwm(): number | null {
   }
 }
 
+/** `insert into member_snapshots as s (…` → `insert into member_snapshots`: what a statement does, without its values. */
+function statementKind(text: string): string {
+  return text.replace(/\s+/g, ' ').trim().replace(/\(.*$/, '').split(' ').slice(0, 6).join(' ').replace(/"/g, '').slice(0, 60);
+}
+
+function statementCounter() {
+  let kinds = new Map<string, { count: number; ms: number }>();
+  let snapshotWrites = 0;
+  return {
+    observe(text: string, ms: number) {
+      if (/(insert into|update) "?member_snapshots"?[\s(]/i.test(text)) snapshotWrites += 1;
+      const kind = statementKind(text);
+      const k = kinds.get(kind) ?? { count: 0, ms: 0 };
+      k.count += 1;
+      k.ms += ms;
+      kinds.set(kind, k);
+    },
+    take(): StatementStats {
+      const all = [...kinds].map(([kind, v]) => ({ kind, count: v.count, ms: Math.round(v.ms) }));
+      kinds = new Map();
+      const writes = snapshotWrites;
+      snapshotWrites = 0;
+      return {
+        snapshotWrites: writes,
+        count: all.reduce((sum, k) => sum + k.count, 0),
+        ms: all.reduce((sum, k) => sum + k.ms, 0),
+        top: all.sort((a, b) => b.ms - a.ms).slice(0, 8),
+      };
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const input = JSON.parse(process.argv[2] ?? '{}') as ChildInput;
-  const database = await openDatabase({ engine: 'pglite', dataDir: input.dataDir, logger: silentLogger });
+  const statements = statementCounter();
+  const database = input.postgresUrl
+    ? await openDatabase({ engine: 'postgres', url: input.postgresUrl, logger: silentLogger, onQuery: statements.observe })
+    : await openDatabase({ engine: 'pglite', dataDir: input.dataDir, logger: silentLogger, onQuery: statements.observe });
   try {
     if (input.mode === 'setup') await database.migrate();
     const db = database.db;
@@ -172,22 +227,26 @@ async function main(): Promise<void> {
       }
       peakHeap = Math.max(peakHeap, usage.heapUsed);
     }, 25);
+    statements.take();
     const cpuStart = process.cpuUsage();
     const report = await fullSync.run({ trigger: 'cli' });
     const cpu = process.cpuUsage(cpuStart);
     clearInterval(sampler);
     peak = Math.max(peak, process.memoryUsage().rss);
     const hwm = vmHwm();
+    const firstStatements = statements.take();
 
     // The nightly case: nothing changed since. Measured after the figures above were taken.
     const againCpuStart = process.cpuUsage();
     const again = input.secondRun ? await fullSync.run({ trigger: 'cli' }) : null;
     const againCpu = process.cpuUsage(againCpuStart);
+    const againStatements = statements.take();
     const againGuild = again?.guilds[0];
 
     const campaign = report.campaigns[0];
     const guild = report.guilds[0];
     const result: ChildResult = {
+      statements: firstStatements,
       wallMs: report.timing.wallMs,
       rateLimitWaitMs: report.timing.rateLimitWaitMs,
       busyMs: report.timing.busyMs,
@@ -206,6 +265,7 @@ async function main(): Promise<void> {
         apiCalls: again?.apiCalls ?? {},
         plannedChanges: againGuild ? againGuild.planned.adds + againGuild.planned.removes + againGuild.planned.forgets : 0,
         changes: (againGuild?.changes ?? []).slice(0, 5),
+        statements: againStatements,
       },
       firstRunFinishedAt: report.finishedAt,
       campaign: campaign ? { pages: campaign.pages, members: campaign.members, linksMade: campaign.linksMade } : null,

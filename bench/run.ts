@@ -19,6 +19,9 @@ interface Row {
 
 type Section = { title: string; run: () => Promise<Row[]> };
 
+/** A campaign of 20,000 (4,000 linked) and a server of 6,000, for the idle sync's figures alone. */
+const IDLE_20K = { campaignMembers: 20_000, linked: 4_000, guildMembers: 5_997, idleOnly: true } as const;
+
 function machine(): string {
   const cpus = os.cpus();
   return `${cpus[0]?.model.trim() ?? 'unknown CPU'} × ${cpus.length}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`;
@@ -44,6 +47,14 @@ async function main(): Promise<void> {
     },
     { title: 'Webhooks', run: () => runWebhookBenchmarks(postgresUrl ? { postgresUrl } : {}) },
     { title: 'Full sync', run: () => runFullSyncBenchmark() },
+    ...(postgresUrl ? [{ title: 'Full sync on PostgreSQL', run: () => runFullSyncBenchmark({ postgresUrl }) }] : []),
+    {
+      title: 'Idle sync of 20,000',
+      run: async () => [
+        ...(await runFullSyncBenchmark(IDLE_20K)),
+        ...(postgresUrl ? await runFullSyncBenchmark({ ...IDLE_20K, postgresUrl }) : []),
+      ],
+    },
     // Patreon's dialect: page[count], its names, and its published limits paced by the request budget.
     { title: "Full sync in Patreon's dialect", run: () => runFullSyncBenchmark({ dialect: 'patreon', secondRun: false }) },
     { title: 'Audit log', run: () => runAuditLogBenchmark() },

@@ -165,6 +165,8 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       logger.info({ instance: instance.id, shards: bot.shards() }, 'serving commands');
       webhooks.registration.start();
       sync.scheduler.start();
+      // A sync a stopped process left running goes on now, not at the next night.
+      void sync.scheduler.resumeAbandoned();
       services.retention.start();
       housekeeping = setInterval(() => {
         const before = new Date(services.clock.now().getTime() - DAY);

@@ -7,9 +7,10 @@ import type { Adoption, RoleChange, UserPlan } from './planner/types';
 
 /**
  * What started the run: the nightly schedule, `/sync`, `npm run sync`, a heal after a webhook gap,
- * or a guild-wide apply after `/map` or `/settings` changed what the roles should be.
+ * a guild-wide apply after `/map` or `/settings` changed what the roles should be, or the resumption at
+ * start of a run a stopped process left.
  */
-export type SyncTrigger = 'schedule' | 'manual' | 'cli' | 'webhook-heal' | 'map' | 'settings';
+export type SyncTrigger = 'schedule' | 'manual' | 'cli' | 'webhook-heal' | 'map' | 'settings' | 'resume';
 
 /** `ok`: everything planned was attempted. `held`: removals held back by the threshold. `failed`: a read failed, so no removal was made. */
 export type SyncStatus = 'ok' | 'held' | 'failed';
@@ -98,9 +99,16 @@ export interface GuildSyncReport {
    * run). Null on other runs.
    */
   adoptions: { planned: number; recorded: number } | null;
+  /**
+   * The run a stopped process left running that this one took over: how many changes it had
+   * applied of its plan. They are not sent again (this run planned from the server as it is now).
+   */
+  resumed: { runId: number; appliedBefore: number; plannedBefore: number } | null;
   errors: string[];
   apiCalls: Record<string, number>;
-  /** Every change (bounded by the changes, not by the members), in member order. */
+  /** How many changes were planned (added, removed, ledger fixes, blocked). */
+  changeCount: number;
+  /** The first changes (at most `LISTED_CHANGES` of the full sync; the audit log keeps all), in member order. */
   changes: SyncChange[];
 }
 
@@ -128,10 +136,45 @@ export interface SyncReport {
   errors: string[];
 }
 
+/** Where a running sync of one server is (its `sync_runs` row), for `/sync`, `/doctor` and the CLI. */
+export interface SyncProgress {
+  runId: number;
+  guildId: string | null;
+  startedAt: string;
+  phase: 'campaigns' | 'members' | 'applying' | 'finishing' | null;
+  /** Members of the campaigns read so far, and of the server. */
+  campaignMembersRead: number;
+  serverMembersRead: number;
+  /** Changes planned (adds and removes) and done so far (applied or failed). */
+  changesPlanned: number;
+  changesDone: number;
+  estimatedEndAt: string | null;
+  /** When the row was last written. */
+  updatedAt: string | null;
+}
+
 /** What `runNow` answers when another run (in this process or another instance) holds the lock. */
 export interface SkippedSync {
   skipped: true;
   reason: string;
+  /** The runs in progress, when known. */
+  running?: SyncProgress[];
+}
+
+const clockTime = (iso: string): string => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+
+/** "applying: 30,000 members read, 1,234 of 12,695 changes applied, started 2026-11-20 04:00 UTC, estimated end 07:31 UTC". */
+export function progressLine(p: SyncProgress): string {
+  const phase =
+    p.phase === 'campaigns'
+      ? `reading the campaign's members: ${n(p.campaignMembersRead)} read`
+      : p.phase === 'members'
+        ? `reading the server's members: ${n(p.serverMembersRead)} read (${n(p.campaignMembersRead)} of the campaign)`
+        : p.phase === 'applying'
+          ? `applying: ${n(p.changesDone)} of ${n(p.changesPlanned)} changes done (${n(p.serverMembersRead)} members read)`
+          : 'finishing';
+  const end = p.phase === 'applying' && p.estimatedEndAt ? `, estimated end ${clockTime(p.estimatedEndAt)}` : '';
+  return `${phase}; started ${clockTime(p.startedAt)}${end}`;
 }
 
 export interface FormatOptions {
@@ -187,6 +230,12 @@ function guildLines(guild: GuildSyncReport, dryRun: boolean, limit: number | und
     );
   }
   if (guild.held) lines.push(`  ${dryRun ? 'Would hold' : 'Held'} ${plural(guild.held.removals, 'removal')}: ${guild.held.reason}`);
+  if (guild.resumed) {
+    const { runId, appliedBefore, plannedBefore } = guild.resumed;
+    lines.push(
+      `  Resumed run #${runId}, which stopped after ${n(appliedBefore)} of ${plural(plannedBefore, 'change')}; what it applied was not sent again`,
+    );
+  }
   if (guild.adoptions) {
     const { planned, recorded } = guild.adoptions;
     lines.push(
@@ -198,7 +247,8 @@ function guildLines(guild: GuildSyncReport, dryRun: boolean, limit: number | und
   for (const error of guild.errors) lines.push(`  Error: ${error}`);
   if (guild.changes.length > 0) {
     const shown = limit === undefined ? guild.changes : guild.changes.slice(0, limit);
-    lines.push(shown.length < guild.changes.length ? `  Changes (first ${n(shown.length)} of ${n(guild.changes.length)}):` : '  Changes:');
+    const total = Math.max(guild.changeCount, guild.changes.length);
+    lines.push(shown.length < total ? `  Changes (first ${n(shown.length)} of ${n(total)}):` : '  Changes:');
     for (const change of shown) lines.push(`  ${changeLine(change)}`);
   }
   return lines;
@@ -207,7 +257,10 @@ function guildLines(guild: GuildSyncReport, dryRun: boolean, limit: number | und
 /** The report for people (CLI, `/sync`), or as JSON. */
 export function formatSyncReport(report: SyncReport | SkippedSync, options: FormatOptions = {}): string {
   if (options.json) return JSON.stringify(report, null, 2);
-  if ('skipped' in report) return `Full sync skipped: ${report.reason}`;
+  if ('skipped' in report) {
+    const running = (report.running ?? []).map((p) => `  Running${p.guildId ? ` (server ${p.guildId})` : ''}: ${progressLine(p)}`);
+    return fit([`Full sync skipped: ${report.reason}`, ...running], options.maxLength);
+  }
   const lines: string[] = [];
   const kind = report.dryRun ? 'Full sync, dry run (nothing was changed)' : report.forced ? 'Full sync (forced)' : 'Full sync';
   const waited =
@@ -275,9 +328,12 @@ export function changeLines(
   results: ReadonlyMap<UserPlan, AppliedMember> | null,
   /** What became of the adoptions: `planned` (a dry run), `applied` (recorded) or `failed`. */
   adopted: 'planned' | 'applied' | 'failed' = 'planned',
+  /** At most this many lines (the first). */
+  limit = Infinity,
 ): SyncChange[] {
   const out: SyncChange[] = [];
   for (const { plan, username, adoptions = [] } of pending) {
+    if (out.length >= limit) break;
     for (const a of adoptions) {
       out.push({ userId: plan.userId, username, op: 'adopt', roleId: a.roleId, roleName: a.roleName, reason: a.reason, outcome: adopted });
     }
@@ -316,5 +372,5 @@ export function changeLines(
       });
     }
   }
-  return out;
+  return out.slice(0, limit);
 }

@@ -16,6 +16,8 @@ export interface TestDatabase {
   url: string | undefined;
   /** Empties every table (between tests of one file). */
   reset(): Promise<void>;
+  /** Records the text of every statement sent through `database` from now until `stop()`: the round-trip counter. */
+  recordStatements(): { statements: string[]; stop(): void };
   close(): Promise<void>;
 }
 
@@ -27,16 +29,20 @@ const TABLES = Object.values(schema)
 
 export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
   const adminUrl = process.env.DATABASE_URL;
+  const listeners = new Set<(statement: string) => void>();
+  const onQuery = (statement: string) => {
+    for (const listener of listeners) listener(statement);
+  };
   let url: string | undefined;
   let dropDatabase = async () => {};
   let database: Database;
   if (adminUrl) {
     const scratch = await createScratchPostgres(adminUrl, 'tierlink_test');
     url = scratch.url;
-    database = await openDatabase({ engine: 'postgres', url, logger: silentLogger, poolSize: 5 });
+    database = await openDatabase({ engine: 'postgres', url, logger: silentLogger, poolSize: 5, onQuery });
     dropDatabase = scratch.drop;
   } else {
-    database = await openDatabase({ engine: 'pglite-memory', logger: silentLogger });
+    database = await openDatabase({ engine: 'pglite-memory', logger: silentLogger, onQuery });
   }
   if (options.migrate !== false) await database.migrate();
   return {
@@ -44,6 +50,12 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
     url,
     reset: async () => {
       await database.db.execute(sql.raw(`truncate table ${TABLES.join(', ')} restart identity`));
+    },
+    recordStatements: () => {
+      const statements: string[] = [];
+      const listener = (statement: string) => void statements.push(statement.replace(/\s+/g, ' ').trim());
+      listeners.add(listener);
+      return { statements, stop: () => void listeners.delete(listener) };
     },
     close: async () => {
       await database.close();

@@ -11,11 +11,12 @@ import { tierRoles } from '../../core/planner/desired-roles';
 import type { GrantSource, GuildContext } from '../../core/planner/types';
 import { type PatreonClient, PatreonApiError } from '../../edges/patreon';
 import type { Clock } from '../../shared/clock';
-import { DAY } from '../../shared/clock';
 import type { GuildContextLoader } from '../sync/guild-context';
 import { guildRoles } from '../../core/guild-roles';
 import { findRolesElsewhere } from './roles-elsewhere';
 import { patreonBotCheck, unreadableMembersCheck } from './membership-checks';
+import { type LastSync, syncChecks } from './sync-checks';
+import type { SyncProgress } from '../../core/sync-report';
 import type { SnapshotRepository } from '../../edges/store/repositories/snapshot-repository';
 import type { ApplicationInfo } from '../../edges/discord/application-info';
 import { type EnvironmentBinding, botInviteCheck, unboundServerCheck } from './deployment-checks';
@@ -39,15 +40,6 @@ export interface WebhookHealth {
   manualSecret: boolean;
 }
 
-export interface LastSync {
-  startedAt: Date;
-  finishedAt: Date | null;
-  status: string;
-  heldRemovals: number;
-  heldReason: string | null;
-  errors: string[];
-}
-
 export interface DoctorDeps {
   guilds: GuildRepository;
   campaigns: CampaignRepository;
@@ -61,6 +53,8 @@ export interface DoctorDeps {
   clock: Clock;
   webhookHealth(campaignId: string): Promise<WebhookHealth | null>;
   lastSync(guildId: string): Promise<LastSync | null>;
+  /** The guild's sync in progress, on any instance. */
+  runningSync(guildId: string): Promise<SyncProgress | null>;
   /** The bot's application: is it public? */
   application?: ApplicationInfo;
   /** The creator tokens of the environment and the servers they may bind. */
@@ -321,35 +315,6 @@ export function createDoctor(deps: DoctorDeps) {
     return { name, ok: true, detail: `registered and delivering${asOf}`, fix: null };
   }
 
-  async function syncCheck(guildId: string): Promise<DoctorCheck> {
-    const last = await deps.lastSync(guildId);
-    if (!last) return { name: 'Last sync', ok: true, detail: 'no full sync has run yet', fix: null };
-    const when = day(last.startedAt);
-    if (last.heldRemovals > 0) {
-      return {
-        name: 'Last sync',
-        ok: false,
-        detail: `${when}: ${last.heldRemovals} role removal${last.heldRemovals === 1 ? ' was' : 's were'} held back by the mass-removal guard — ${last.heldReason ?? 'more than this server’s threshold'}`,
-        fix: 'Check them with /sync dry_run:true, then apply them with /sync force:true (or raise the guard with /settings removal_threshold_percent).',
-      };
-    }
-    if (last.errors.length > 0 || last.status === 'failed') {
-      return {
-        name: 'Last sync',
-        ok: false,
-        detail: `${when}: ${last.errors[0] ?? last.status}`,
-        fix: 'Fix the problems above and run /sync.',
-      };
-    }
-    const stale = deps.clock.now().getTime() - last.startedAt.getTime() > 2 * DAY;
-    return {
-      name: 'Last sync',
-      ok: !stale,
-      detail: `${when}: ${last.status}`,
-      fix: stale ? 'The nightly sync has not run for two days: check that Tierlink is running and SYNC_SCHEDULE.' : null,
-    };
-  }
-
   return {
     async run(guildId: string): Promise<DoctorCheck[]> {
       const campaignIds = await deps.guilds.campaignsOf(guildId);
@@ -360,7 +325,7 @@ export function createDoctor(deps: DoctorDeps) {
       for (const campaignId of campaignIds) checks.push(...(await campaignChecks(campaignId)));
       const unreadable = await unreadableMembersCheck(deps.members, campaignIds);
       if (unreadable) checks.push(unreadable);
-      checks.push(await syncCheck(guildId));
+      checks.push(...(await syncChecks(deps, guildId)));
       return checks;
     },
   };

@@ -17,6 +17,7 @@ import type { ApplicationInfo } from '../../edges/discord/application-info';
 import { createMappingService } from './mapping-service';
 import { createSettingsService } from './settings-service';
 import { createTiersService } from './tiers-service';
+import { progressOf } from '../sync/sync-scheduler';
 
 export interface CreatorAdminDeps {
   repos: Pick<Repositories, 'guilds' | 'campaigns' | 'credentials' | 'mappings' | 'appState' | 'syncRuns' | 'snapshots'>;
@@ -97,6 +98,10 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
       if (!run) return null;
       const { startedAt, finishedAt, status, heldRemovals, heldReason, errors } = run;
       return { startedAt, finishedAt, status, heldRemovals, heldReason, errors };
+    },
+    runningSync: async (guildId) => {
+      const [run] = await repos.syncRuns.running(guildId);
+      return run ? progressOf(run) : null;
     },
   });
 

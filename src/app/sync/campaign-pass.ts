@@ -1,3 +1,4 @@
+import { type KeySet, hash52, keySetBuilder } from '../../core/hash52';
 import { type CampaignSyncReport, UNREADABLE_LISTED } from '../../core/sync-report';
 import { DiscordProblemError } from '../../edges/discord/discord-problem';
 import type { UnreadableMember } from '../../edges/patreon';
@@ -5,8 +6,7 @@ import type { CreatorAccounts } from '../../edges/patreon/creator-accounts';
 import type { Metrics } from '../../edges/observability/metrics';
 import type { CampaignRepository, TierInput } from '../../edges/store/repositories/campaign-repository';
 import type { LinkRepository, SocialLinkCandidate } from '../../edges/store/repositories/link-repository';
-import type { SnapshotRepository } from '../../edges/store/repositories/snapshot-repository';
-import type { SyncRunRepository } from '../../edges/store/repositories/sync-run-repository';
+import { type SnapshotRepository, readDigest } from '../../edges/store/repositories/snapshot-repository';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import { snapshotFromMember, toTierInput, unreadableInput } from '../service-records';
@@ -24,13 +24,23 @@ export interface CampaignOutcome {
   report: CampaignSyncReport;
   /** After a complete listing, a snapshot written before this is of a departed member (see {@link STALE_SNAPSHOT_MARGIN_MS}). */
   staleBefore: Date;
+  /**
+   * Whether a stored snapshot is of a member the complete listing no longer holds (a real run has
+   * deleted it; a dry run has not, and the guild pass must not plan from it).
+   */
+  departed(memberId: string, fetchedAt: Date): boolean;
 }
+
+/** Progress of a campaign's listing, after each page. */
+export type CampaignProgress = (campaignId: string, report: CampaignSyncReport) => Promise<void>;
+
+/** Members deleted per statement when a listing no longer holds them. */
+const DELETE_CHUNK = 1000;
 
 export interface CampaignPassDeps {
   campaigns: Pick<CampaignRepository, 'upsertTiers'>;
-  links: Pick<LinkRepository, 'linkSocialMany' | 'byPatreonUsers' | 'byDiscordUsers' | 'unlinkedByChoice'>;
-  snapshots: Pick<SnapshotRepository, 'upsertMany' | 'markUnreadable'>;
-  syncRuns: Pick<SyncRunRepository, 'deleteStaleSnapshots'>;
+  links: Pick<LinkRepository, 'linkSocialMany' | 'byPatreonUsers' | 'byDiscordUsers' | 'unlinkedByChoice' | 'linkedDiscordUsers'>;
+  snapshots: Pick<SnapshotRepository, 'upsertMany' | 'markUnreadable' | 'digests' | 'deleteMembers'>;
   accounts: Pick<CreatorAccounts, 'clientForCampaign'>;
   meter?: ApiMeter;
   metrics: Pick<Metrics, 'unreadableMembers'>;
@@ -46,11 +56,17 @@ export function describeError(error: unknown): string {
 }
 
 /**
- * The campaign pass of the full sync: every member of a campaign, page by page, into snapshots
- * (one statement per page), `social_connections` into links (two statements per page), and the
- * tiers the pages include into stored tiers (once at the end). On a dry run the links that would
- * be made are kept in `pendingLinks` instead. A read error is a value in the report: the guild
- * pass then removes no role in the campaign's servers.
+ * The campaign pass of the full sync: every member of a campaign, page by page, into snapshots,
+ * `social_connections` into links, and the tiers the pages include into stored tiers (once at the
+ * end). On a dry run the links that would be made are kept in `pendingLinks` instead. A read error
+ * is a value in the report: the guild pass then removes no role in the campaign's servers.
+ *
+ * Lean: before the first page, the digest of every stored member is loaded (a few statements of
+ * 20,000) into a {@link KeySet}, 17 bytes per member, and so are the linked Discord users. A page
+ * then writes only the members whose read changed (one statement) and sends only the candidates
+ * for a link not linked yet (none once linked): a sync right after a sync sends no statement per
+ * page. Members the complete listing no longer holds are the unmarked keys at the end. Memory
+ * grows with one page, and with the campaign and the links at 17 bytes each.
  */
 export function createCampaignPass(deps: CampaignPassDeps) {
   const { clock, logger } = deps;
@@ -78,6 +94,43 @@ export function createCampaignPass(deps: CampaignPassDeps) {
       made += 1;
     }
     return made;
+  }
+
+  /** The digest of every stored member of the campaign, by member key (see {@link hash52}); -1: none stored. */
+  async function storedDigests(campaignId: string): Promise<KeySet> {
+    const set = keySetBuilder();
+    for await (const chunk of deps.snapshots.digests(campaignId)) {
+      for (const [memberId, digest] of chunk) set.add(hash52(memberId), digest === '' ? -1 : parseInt(digest, 16));
+    }
+    return set.build();
+  }
+
+  async function linkedUsers(): Promise<KeySet> {
+    const set = keySetBuilder();
+    for await (const chunk of deps.links.linkedDiscordUsers()) for (const id of chunk) set.add(hash52(id), 0);
+    return set.build();
+  }
+
+  /**
+   * Deletes the snapshots of members the complete listing did not hold (a deletion the webhook
+   * missed), unless written since the listing began. Only when some are missing does it read the
+   * member ids again, to name them.
+   */
+  async function deleteDeparted(campaignId: string, seen: KeySet, staleBefore: Date): Promise<number> {
+    if (seen.unmarked() === 0) return 0;
+    let deleted = 0;
+    let gone: string[] = [];
+    for await (const chunk of deps.snapshots.digests(campaignId)) {
+      for (const [memberId] of chunk) {
+        if (!seen.marked(hash52(memberId))) gone.push(memberId);
+        if (gone.length === DELETE_CHUNK) {
+          deleted += await deps.snapshots.deleteMembers(campaignId, gone, staleBefore);
+          gone = [];
+        }
+      }
+    }
+    deleted += await deps.snapshots.deleteMembers(campaignId, gone, staleBefore);
+    return deleted;
   }
 
   /**
@@ -109,7 +162,12 @@ export function createCampaignPass(deps: CampaignPassDeps) {
 
   return {
     /** Lists the campaign's members from the service and stores what it read. */
-    async read(campaignId: string, dryRun: boolean, pendingLinks: Map<string, string>): Promise<CampaignOutcome> {
+    async read(
+      campaignId: string,
+      dryRun: boolean,
+      pendingLinks: Map<string, string>,
+      onProgress?: CampaignProgress,
+    ): Promise<CampaignOutcome> {
       const before = deps.meter?.read() ?? null;
       const staleBefore = new Date(clock.now().getTime() - STALE_SNAPSHOT_MARGIN_MS);
       const report: CampaignSyncReport = {
@@ -125,23 +183,43 @@ export function createCampaignPass(deps: CampaignPassDeps) {
         apiCalls: {},
       };
       const seenTiers = new Map<string, TierInput>();
+      let stored: KeySet | null = null;
       try {
         const client = await deps.accounts.clientForCampaign(campaignId);
         if (!client) throw new Error(`campaign ${campaignId} is not connected: run /connect`);
+        stored = await storedDigests(campaignId);
+        const linked = await linkedUsers();
+        /** Links this run made (or, dry, would make): few, and not in `linked`. */
+        const linkedNow = new Set<string>();
         for await (const page of client.listMembers(campaignId)) {
           report.pages += 1;
           report.members += page.members.length + page.unreadable.length;
-          await deps.snapshots.upsertMany(
-            page.members.map((m) => snapshotFromMember(m, 'sync')),
-            clock.now(),
-          );
+          const inputs = page.members.map((m) => snapshotFromMember(m, 'sync'));
+          const changed = inputs.filter((input) => {
+            const k = hash52(input.memberId);
+            stored!.mark(k);
+            const was = stored!.value(k);
+            return was === undefined || was !== parseInt(readDigest(input), 16);
+          });
+          if (changed.length > 0) await deps.snapshots.upsertMany(changed, clock.now(), (input) => stored!.has(hash52(input.memberId)));
+          for (const m of page.unreadable) stored.mark(hash52(m.memberId));
           if (page.unreadable.length > 0) await unreadable(campaignId, page.unreadable, report);
           const candidates: SocialLinkCandidate[] = [];
-          for (const m of page.members) if (m.discordUserId) candidates.push({ discordUserId: m.discordUserId, patreonUserId: m.userId });
-          report.linksMade += dryRun
-            ? await wouldLink(candidates, pendingLinks)
-            : (await deps.links.linkSocialMany(candidates, clock.now())).length;
+          for (const m of page.members) {
+            if (!m.discordUserId || linked.has(hash52(m.discordUserId)) || linkedNow.has(m.discordUserId)) continue;
+            candidates.push({ discordUserId: m.discordUserId, patreonUserId: m.userId });
+          }
+          if (candidates.length > 0) {
+            if (dryRun) {
+              report.linksMade += await wouldLink(candidates, pendingLinks);
+            } else {
+              const made = await deps.links.linkSocialMany(candidates, clock.now());
+              report.linksMade += made.length;
+              for (const l of made) linkedNow.add(l.discordUserId);
+            }
+          }
           for (const tier of page.tiers) seenTiers.set(tier.id, toTierInput(tier));
+          await onProgress?.(campaignId, report);
         }
         report.complete = true;
       } catch (error) {
@@ -153,14 +231,24 @@ export function createCampaignPass(deps: CampaignPassDeps) {
       }
       try {
         await deps.campaigns.upsertTiers(campaignId, [...seenTiers.values()], clock.now());
-        if (report.complete && !dryRun) report.staleSnapshotsDeleted = await deps.syncRuns.deleteStaleSnapshots(campaignId, staleBefore);
+        if (report.complete && !dryRun && stored) report.staleSnapshotsDeleted = await deleteDeparted(campaignId, stored, staleBefore);
       } catch (error) {
         report.complete = false;
         report.error ??= `storing what was read of campaign ${campaignId} failed: ${describeError(error)}`;
         logger.error({ err: error, campaignId }, 'full sync: storing tiers or removing departed members failed');
       }
       report.apiCalls = callsBetween(before, deps.meter?.read() ?? null);
-      return { report, staleBefore };
+      const complete = report.complete;
+      const seen = stored;
+      return {
+        report,
+        staleBefore,
+        departed: (memberId, fetchedAt) => {
+          if (!complete || seen === null || fetchedAt >= staleBefore) return false;
+          const k = hash52(memberId);
+          return seen.has(k) && !seen.marked(k);
+        },
+      };
     },
 
     /** The campaign as stored: nothing is read, and no stored snapshot counts as departed. */
@@ -179,6 +267,7 @@ export function createCampaignPass(deps: CampaignPassDeps) {
           apiCalls: {},
         },
         staleBefore: new Date(0),
+        departed: () => false,
       };
     },
   };

@@ -12,7 +12,8 @@ import {
 import type { Metrics } from '../../edges/observability/metrics';
 import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
 import type { AuditEntry, LedgerRepository } from '../../edges/store/repositories/ledger-repository';
-import type { SyncRunRepository } from '../../edges/store/repositories/sync-run-repository';
+import type { SyncRunRepository, SyncRunRow } from '../../edges/store/repositories/sync-run-repository';
+import { type RunProgress, createRunProgress } from './sync-progress';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import { type ApiMeter, addCalls, callsBetween } from './api-meter';
@@ -44,12 +45,21 @@ export interface FullSyncOptions {
    * keep the snapshots current. Default `true`.
    */
   refreshMembers?: boolean;
+  /**
+   * Runs of these guilds that a stopped process left `running` (closed by the scheduler): this run
+   * takes them over. Their applied changes are not sent again in any case: the plan is made from
+   * the server as it is now, where they show.
+   */
+  resumes?: readonly SyncRunRow[];
 }
+
+/** Changes a guild's report lists (all are counted); the audit log keeps every one. */
+export const LISTED_CHANGES = 1000;
 
 export interface FullSyncDeps {
   guilds: Pick<GuildRepository, 'bindings' | 'campaignsOf' | 'name'>;
-  ledger: Pick<LedgerRepository, 'forGuild' | 'audit'>;
-  syncRuns: Pick<SyncRunRepository, 'start' | 'finish'>;
+  ledger: Pick<LedgerRepository, 'countInGuild' | 'audit'>;
+  syncRuns: Pick<SyncRunRepository, 'start' | 'finish' | 'progress'>;
   contexts: GuildContextLoader;
   campaignPass: CampaignPass;
   guildPass: GuildPass;
@@ -62,7 +72,7 @@ export interface FullSyncDeps {
   spread?(guilds: ReadonlyArray<{ guildId: string; campaigns: CampaignOutcome[] }>, options: FullSyncOptions): Promise<boolean>;
   meter?: ApiMeter;
   clock: Clock;
-  metrics: Pick<Metrics, 'roleChanges' | 'syncRuns' | 'syncDurationSeconds'>;
+  metrics: Pick<Metrics, 'roleChanges' | 'syncRuns' | 'syncDurationSeconds' | 'syncProgress'>;
   logger: Logger;
 }
 
@@ -77,6 +87,12 @@ interface GuildRun {
   campaigns: Map<string, CampaignOutcome>;
   options: FullSyncOptions;
   pendingLinks: Map<string, string>;
+  runId: number | null;
+  startedAt: Date;
+  /** Why the run's row could not be written, if it could not. */
+  startError: string | null;
+  resumed: SyncRunRow | null;
+  progress: RunProgress;
 }
 
 /**
@@ -92,13 +108,13 @@ export function createFullSync(deps: FullSyncDeps) {
   const { clock, logger, metrics } = deps;
 
   async function syncGuild(run: GuildRun): Promise<GuildSyncReport> {
-    const { guildId, options } = run;
+    const { guildId, options, progress } = run;
     const dryRun = options.dryRun === true;
-    const startedAt = clock.now();
+    const startedAt = run.startedAt;
     const before = deps.meter?.read() ?? null;
     const served = run.campaignIds.map((id) => run.campaigns.get(id)).filter((c): c is CampaignOutcome => c !== undefined);
     const report: GuildSyncReport = {
-      runId: null,
+      runId: run.runId,
       guildId,
       guildName: null,
       campaignIds: run.campaignIds,
@@ -114,8 +130,16 @@ export function createFullSync(deps: FullSyncDeps) {
       failed: 0,
       held: null,
       adoptions: options.adopt === true ? { planned: 0, recorded: 0 } : null,
-      errors: served.flatMap((c) => (c.report.error ? [c.report.error] : [])),
+      resumed: run.resumed
+        ? {
+            runId: run.resumed.id,
+            appliedBefore: run.resumed.appliedAdds + run.resumed.appliedRemoves,
+            plannedBefore: run.resumed.plannedAdds + run.resumed.plannedRemoves,
+          }
+        : null,
+      errors: [...(run.startError ? [run.startError] : []), ...served.flatMap((c) => (c.report.error ? [c.report.error] : []))],
       apiCalls: {},
+      changeCount: 0,
       changes: [],
     };
     let pending: PlannedMember[] = [];
@@ -123,20 +147,22 @@ export function createFullSync(deps: FullSyncDeps) {
     const plannedAt = clock.now();
     let context: GuildContext | null = null;
     try {
-      report.runId = await deps.syncRuns.start({
-        trigger: options.trigger,
-        guildId,
-        campaignId: options.campaignId ?? null,
-        dryRun,
-        forced: options.force === true,
-        startedAt,
-      });
       report.guildName = await deps.guilds.name(guildId);
       context = await deps.contexts.load(guildId);
-      const ledger = await deps.ledger.forGuild(guildId);
-      for (const entries of ledger.values()) report.ourGrants += entries.length;
+      report.ourGrants = await deps.ledger.countInGuild(guildId);
       pending = await deps.guildPass.plan(
-        { guild: context, ledger, campaigns: run.campaigns, pendingLinks: run.pendingLinks, graceEnds, adopt: options.adopt === true },
+        {
+          guild: context,
+          campaigns: run.campaigns,
+          pendingLinks: run.pendingLinks,
+          graceEnds,
+          adopt: options.adopt === true,
+          onPage: (r) =>
+            progress.members(
+              r,
+              served.reduce((sum, c) => sum + c.report.members, 0),
+            ),
+        },
         report,
       );
     } catch (error) {
@@ -167,15 +193,43 @@ export function createFullSync(deps: FullSyncDeps) {
       }
     }
 
+    report.changeCount = report.planned.adds + report.planned.removes + report.planned.forgets + report.planned.blocked;
     if (dryRun) {
-      report.changes = changeLines(pending, report.held !== null, null);
+      report.changes = changeLines(pending, report.held !== null, null, 'planned', LISTED_CHANGES);
     } else {
+      const toApply = report.planned.adds + report.planned.forgets + (report.held === null ? report.planned.removes : 0);
+      await progress.applying(
+        report,
+        toApply,
+        served.reduce((sum, c) => sum + c.report.members, 0),
+      );
+      let done = 0;
       const { results, stopped } = await deps.applier.applyMany(
         guildId,
         pending.map((p) => p.plan),
         auditTrigger(options.trigger),
-        { removals: report.held === null, plannedAt },
+        {
+          removals: report.held === null,
+          plannedAt,
+          onBatch: async (batch) => {
+            for (const [plan, outcome] of batch) {
+              for (const change of plan.changes) {
+                if (outcome.applied.has(change)) {
+                  done += 1;
+                  if (change.op === 'add') report.applied.adds += 1;
+                  else if (change.op === 'remove') report.applied.removes += 1;
+                } else if (outcome.failed.has(change)) {
+                  done += 1;
+                  report.failed += 1;
+                }
+              }
+            }
+            await progress.applied(report, done);
+          },
+        },
       );
+      report.applied = { adds: 0, removes: 0, forgets: 0 };
+      report.failed = 0;
       if (stopped !== null) report.errors.push(stopped);
       for (const { plan } of pending) {
         const outcome = results.get(plan);
@@ -203,7 +257,7 @@ export function createFullSync(deps: FullSyncDeps) {
           logger.error({ err: error, guildId }, 'full sync: the adopted roles could not be recorded');
         }
       }
-      report.changes = changeLines(pending, report.held !== null, results, adopted);
+      report.changes = changeLines(pending, report.held !== null, results, adopted, LISTED_CHANGES);
       try {
         await deps.graceChecks.schedule(graceEnds);
       } catch (error) {
@@ -223,6 +277,7 @@ export function createFullSync(deps: FullSyncDeps) {
     }
 
     report.status = report.errors.length > 0 ? 'failed' : report.held ? 'held' : 'ok';
+    progress.done();
     const finishedAt = clock.now();
     report.finishedAt = finishedAt.toISOString();
     report.apiCalls = callsBetween(before, deps.meter?.read() ?? null);
@@ -267,6 +322,49 @@ export function createFullSync(deps: FullSyncDeps) {
     return report;
   }
 
+  /** Writes the guild's `sync_runs` row (taking over a run a stopped process left, if any). */
+  async function openRun(
+    guildId: string,
+    campaignIds: string[],
+    campaigns: Map<string, CampaignOutcome>,
+    options: FullSyncOptions,
+    pendingLinks: Map<string, string>,
+  ): Promise<GuildRun> {
+    const startedAt = clock.now();
+    const resumed =
+      options.dryRun === true ? null : ([...(options.resumes ?? [])].reverse().find((r) => r.guildId === guildId && !r.dryRun) ?? null);
+    let runId: number | null = null;
+    let startError: string | null = null;
+    try {
+      runId = await deps.syncRuns.start({
+        trigger: options.trigger,
+        guildId,
+        campaignId: options.campaignId ?? null,
+        dryRun: options.dryRun === true,
+        forced: options.force === true,
+        startedAt,
+        resumedFrom: resumed?.id ?? null,
+        attempt: resumed ? resumed.attempt + 1 : 1,
+      });
+    } catch (error) {
+      startError = `recording this run failed: ${describeError(error)}`;
+      logger.error({ err: error, guildId }, 'full sync: the run could not be recorded');
+    }
+    if (resumed) logger.info({ guildId, runId, resumedFrom: resumed.id }, 'full sync: takes over a run a stopped process left');
+    return {
+      guildId,
+      campaignIds,
+      campaigns,
+      options,
+      pendingLinks,
+      runId,
+      startedAt,
+      startError,
+      resumed,
+      progress: createRunProgress({ syncRuns: deps.syncRuns, metrics, clock, logger }, runId, guildId),
+    };
+  }
+
   async function auditHeld(guildId: string, pending: PlannedMember[], reason: string, trigger: Trigger): Promise<void> {
     const at = clock.now();
     const entries: AuditEntry[] = [];
@@ -285,9 +383,9 @@ export function createFullSync(deps: FullSyncDeps) {
      * planned and applied exactly as that run would have, from the campaigns' outcomes it handed
      * over. Not locked by itself.
      */
-    runGuild(guildId: string, campaigns: readonly CampaignOutcome[], options: FullSyncOptions): Promise<GuildSyncReport> {
+    async runGuild(guildId: string, campaigns: readonly CampaignOutcome[], options: FullSyncOptions): Promise<GuildSyncReport> {
       const byId = new Map(campaigns.map((c) => [c.report.campaignId, c]));
-      return syncGuild({ guildId, campaignIds: [...byId.keys()], campaigns: byId, options, pendingLinks: new Map() });
+      return syncGuild(await openRun(guildId, [...byId.keys()], byId, options, new Map()));
     },
 
     /**
@@ -329,25 +427,44 @@ export function createFullSync(deps: FullSyncDeps) {
 
       const pendingLinks = new Map<string, string>();
       const campaigns = new Map<string, CampaignOutcome>();
+      // Each guild's row is written first, so the run shows (and its progress counts) from the start;
+      // a run that may hand its guilds to other instances leaves that to the instance that takes each.
+      const mayHand = deps.spread !== undefined && campaignsByGuild.size > 1;
+      const runs: GuildRun[] = [];
+      const openAll = async () => {
+        for (const [guildId, campaignIds] of campaignsByGuild)
+          runs.push(await openRun(guildId, campaignIds, campaigns, options, pendingLinks));
+      };
+      if (!mayHand) await openAll();
+      const read = new Map<string, { members: number; links: number }>();
+      const onCampaignPage = async (campaignId: string, r: { members: number; linksMade: number }) => {
+        read.set(campaignId, { members: r.members, links: r.linksMade });
+        for (const run of runs) {
+          if (!run.campaignIds.includes(campaignId)) continue;
+          const sum = (k: 'members' | 'links') => run.campaignIds.reduce((n, id) => n + (read.get(id)?.[k] ?? 0), 0);
+          await run.progress.campaigns(sum('members'), sum('links'));
+        }
+      };
       for (const campaignId of [...new Set(bindings.map((b) => b.campaignId))].sort()) {
         campaigns.set(
           campaignId,
           options.refreshMembers === false
             ? deps.campaignPass.stored(campaignId)
-            : await deps.campaignPass.read(campaignId, dryRun, pendingLinks),
+            : await deps.campaignPass.read(campaignId, dryRun, pendingLinks, onCampaignPage),
         );
       }
 
       const guilds: GuildSyncReport[] = [];
-      const handed = [...campaignsByGuild].map(([guildId, ids]) => ({
-        guildId,
-        campaigns: ids.flatMap((id) => campaigns.get(id) ?? []),
-      }));
-      const spread = deps.spread !== undefined && handed.length > 0 && (await deps.spread(handed, options));
-      if (spread) logger.info({ guilds: handed.length }, 'full sync: the servers are handed to every instance, one job each');
-      for (const [guildId, campaignIds] of spread ? [] : campaignsByGuild) {
-        guilds.push(await syncGuild({ guildId, campaignIds, campaigns, options, pendingLinks }));
+      if (mayHand) {
+        const handed = [...campaignsByGuild].map(([guildId, ids]) => ({
+          guildId,
+          campaigns: ids.flatMap((id) => campaigns.get(id) ?? []),
+        }));
+        if (await deps.spread!(handed, options))
+          logger.info({ guilds: handed.length }, 'full sync: the servers are handed to every instance, one job each');
+        else await openAll();
       }
+      for (const run of runs) guilds.push(await syncGuild(run));
 
       const meterEnd = deps.meter?.read() ?? null;
       const wallMs = performance.now() - wallStart;

@@ -2,8 +2,9 @@ import { adoptions, managedRoleIds, planUser } from '../../core/planner';
 import type { GuildContext, LedgerEntry } from '../../core/planner/types';
 import type { GuildSyncReport, PlannedMember } from '../../core/sync-report';
 import type { GuildDirectory, GuildMemberInfo } from '../../edges/discord/guild-directory';
+import type { LedgerRepository } from '../../edges/store/repositories/ledger-repository';
 import type { LinkRepository } from '../../edges/store/repositories/link-repository';
-import { type SnapshotRepository, type SnapshotRow, toMemberState } from '../../edges/store/repositories/snapshot-repository';
+import { type PlannerSnapshot, type SnapshotRepository, toMemberState } from '../../edges/store/repositories/snapshot-repository';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import { type CampaignOutcome, describeError } from './campaign-pass';
@@ -12,7 +13,8 @@ import { type GraceEnd, graceEndOf } from './grace-checks';
 const NOT_LINKED = 'no linked membership';
 
 export interface GuildPassDeps {
-  links: Pick<LinkRepository, 'byDiscordUsers'>;
+  links: Pick<LinkRepository, 'patreonUsersOf'>;
+  ledger: Pick<LedgerRepository, 'forUsers'>;
   snapshots: Pick<SnapshotRepository, 'forPatreonUsers'>;
   directory: Pick<GuildDirectory, 'listMembers'>;
   clock: Clock;
@@ -23,8 +25,6 @@ export interface GuildPassDeps {
 
 export interface GuildPassInput {
   guild: GuildContext;
-  /** The guild's ledger, by user. */
-  ledger: ReadonlyMap<string, readonly LedgerEntry[]>;
   /** What the campaign pass read of each campaign the guild serves. */
   campaigns: ReadonlyMap<string, CampaignOutcome>;
   /** Links a dry run would make (Discord user → service user). */
@@ -33,34 +33,35 @@ export interface GuildPassInput {
   graceEnds: GraceEnd[];
   /** Also plan the roles linked members already hold that Tierlink would grant ({@link adoptions}). */
   adopt?: boolean;
+  /** After each page, with the members read so far. */
+  onPage?: (report: GuildSyncReport) => Promise<void>;
 }
 
 /**
- * The guild pass of the full sync: one page of Discord members at a time; links and snapshots
- * batch-loaded per page; a member is planned when linked, when we granted them a role, or (strict)
- * when they hold a managed role. Anyone else has nothing Tierlink would change. Only members with
- * something to do are kept, so memory grows with the changes, not with the guild. A read error is
- * pushed to the report's errors (which hold every removal).
+ * The guild pass of the full sync: one page of Discord members at a time; links, the ledger and
+ * snapshots batch-loaded per page (three statements); a member is planned when linked, when we
+ * granted them a role, or (strict) when they hold a managed role. Anyone else has nothing Tierlink
+ * would change. Only members with something to do are kept, so memory grows with one page and with
+ * the changes, not with the guild. A read error is pushed to the report's errors (which hold every
+ * removal).
  */
 export function createGuildPass(deps: GuildPassDeps) {
   return {
     async plan(input: GuildPassInput, report: GuildSyncReport): Promise<PlannedMember[]> {
-      const { guild, ledger, campaigns, pendingLinks } = input;
+      const { guild, campaigns, pendingLinks } = input;
       const pending: PlannedMember[] = [];
       const managed = managedRoleIds(guild);
       const strict = guild.settings.strict;
       const now = deps.clock.now();
-      const stale = (row: SnapshotRow): boolean => {
-        const campaign = campaigns.get(row.campaignId);
-        return campaign !== undefined && campaign.report.complete && row.fetchedAt < campaign.staleBefore;
-      };
+      const stale = (row: PlannerSnapshot): boolean => campaigns.get(row.campaignId)?.departed(row.memberId, row.fetchedAt) ?? false;
       try {
         const listing = deps.directory.listMembers(guild.guildId, deps.pageSize !== undefined ? { pageSize: deps.pageSize } : {});
         for await (const page of listing) {
           report.discord.pages += 1;
           report.discord.members += page.length;
           const linkOf = new Map<string, string>();
-          for (const link of await deps.links.byDiscordUsers(page.map((m) => m.userId))) linkOf.set(link.discordUserId, link.patreonUserId);
+          for (const [discordUserId, patreonUserId] of await deps.links.patreonUsersOf(page.map((m) => m.userId)))
+            linkOf.set(discordUserId, patreonUserId);
           if (pendingLinks.size > 0) {
             for (const m of page) {
               const p = pendingLinks.get(m.userId);
@@ -68,6 +69,10 @@ export function createGuildPass(deps: GuildPassDeps) {
             }
           }
           report.linkedMembers += linkOf.size;
+          const ledger: ReadonlyMap<string, readonly LedgerEntry[]> = await deps.ledger.forUsers(
+            guild.guildId,
+            page.map((m) => m.userId),
+          );
           const todo = page.filter(
             (m: GuildMemberInfo) => linkOf.has(m.userId) || ledger.has(m.userId) || (strict && m.roleIds.some((r) => managed.has(r))),
           );
@@ -99,6 +104,7 @@ export function createGuildPass(deps: GuildPassDeps) {
               });
             }
           }
+          await input.onPage?.(report);
         }
       } catch (error) {
         const pages = report.discord.pages;

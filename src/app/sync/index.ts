@@ -97,7 +97,7 @@ export function createSync(deps: SyncSubsystemDeps) {
     logger,
     ...(deps.meter ? { meter: deps.meter } : {}),
   });
-  const strict = createStrictPreview({ contexts, ledger: repos.ledger, guildPass, clock });
+  const strict = createStrictPreview({ contexts, guildPass, clock });
   const liveInstances = deps.liveInstances;
   const spreader = liveInstances
     ? createGuildSpread({ database: deps.database, jobs: deps.jobs, fullSync, liveInstances, clock, logger })

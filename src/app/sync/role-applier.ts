@@ -300,13 +300,14 @@ export function createRoleApplier(deps: RoleApplierDeps) {
     /**
      * Applies the plans of many members of one guild, {@link LEDGER_BATCH} members at a time, with
      * removals only when `removals`. Failures are values: the outcome says what was applied, and
-     * why it stopped if it did.
+     * why it stopped if it did. `onBatch` hears each batch once its ledger and audit rows are
+     * written (the full sync's progress).
      */
     async applyMany(
       guildId: string,
       plans: readonly UserPlan[],
       trigger: Trigger,
-      options: { removals: boolean; plannedAt: Date },
+      options: { removals: boolean; plannedAt: Date; onBatch?: (batch: ReadonlyMap<UserPlan, MemberOutcome>) => Promise<void> },
     ): Promise<BulkOutcome> {
       const plannedAt = options.plannedAt.getTime();
       bulkPlannedAt.add(plannedAt);
@@ -318,6 +319,7 @@ export function createRoleApplier(deps: RoleApplierDeps) {
         for (let i = 0; i < work.length; i += LEDGER_BATCH) {
           const batch = await applyWork(guildId, work.slice(i, i + LEDGER_BATCH), trigger, { lock: true, plannedAt, rethrow: false });
           for (const [plan, outcome] of batch.results) results.set(plan, outcome);
+          await options.onBatch?.(batch.results);
           if (batch.stopped !== null) return { results, stopped: batch.stopped };
         }
         return { results, stopped: null };

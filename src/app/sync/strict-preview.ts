@@ -1,7 +1,6 @@
 import { managedRoleIds } from '../../core/planner';
 import type { GuildContext, RoleChange } from '../../core/planner/types';
 import type { GuildSyncReport } from '../../core/sync-report';
-import type { LedgerRepository } from '../../edges/store/repositories/ledger-repository';
 import type { Clock } from '../../shared/clock';
 import type { GuildContextLoader } from './guild-context';
 import type { GuildPass } from './guild-pass';
@@ -33,12 +32,7 @@ const EXAMPLES = 5;
  * keeps only strict mode's own removals (roles held by hand that the ledger does not explain).
  * Reads the stored member snapshots, not the service, and writes nothing.
  */
-export function createStrictPreview(deps: {
-  contexts: GuildContextLoader;
-  ledger: Pick<LedgerRepository, 'forGuild'>;
-  guildPass: GuildPass;
-  clock: Clock;
-}) {
+export function createStrictPreview(deps: { contexts: GuildContextLoader; guildPass: GuildPass; clock: Clock }) {
   function scopeOf(guild: GuildContext): StrictScope {
     const scope: StrictScope = { enforced: [], spared: [] };
     for (const id of managedRoleIds(guild)) {
@@ -56,7 +50,6 @@ export function createStrictPreview(deps: {
   async function preview(guildId: string): Promise<StrictPreview> {
     const context = await deps.contexts.load(guildId);
     const guild = { ...context, settings: { ...context.settings, strict: true } };
-    const ledger = await deps.ledger.forGuild(guildId);
     const at = deps.clock.now().toISOString();
     const report: GuildSyncReport = {
       runId: null,
@@ -78,9 +71,11 @@ export function createStrictPreview(deps: {
       apiCalls: {},
       changes: [],
       adoptions: null,
+      resumed: null,
+      changeCount: 0,
     };
     // Grace ends found here are not scheduled: nothing of this plan is applied.
-    const pending = await deps.guildPass.plan({ guild, ledger, campaigns: new Map(), pendingLinks: new Map(), graceEnds: [] }, report);
+    const pending = await deps.guildPass.plan({ guild, campaigns: new Map(), pendingLinks: new Map(), graceEnds: [] }, report);
     const byRole = new Map<string, { roleId: string; roleName: string; members: number }>();
     const examples: string[] = [];
     let members = 0;

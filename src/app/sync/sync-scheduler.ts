@@ -1,10 +1,10 @@
 import { type ScheduledTask, createTask } from 'node-cron';
 import type { Database } from '../../edges/store/database';
-import type { SyncRunRepository } from '../../edges/store/repositories/sync-run-repository';
+import type { SyncRunRepository, SyncRunRow } from '../../edges/store/repositories/sync-run-repository';
 import { type Clock, systemClock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { FullSync, FullSyncOptions } from './full-sync';
-import type { SkippedSync, SyncReport } from '../../core/sync-report';
+import type { SkippedSync, SyncProgress, SyncReport } from '../../core/sync-report';
 
 /** The lock every full sync takes, whoever starts it. */
 export const FULL_SYNC_LOCK = 'full-sync';
@@ -16,7 +16,7 @@ export interface SyncSchedulerDeps {
   fullSync: Pick<FullSync, 'run'>;
   logger: Logger;
   /** When given: runs left `running` by a dead process are closed, and skipped runs are recorded. */
-  runs?: Pick<SyncRunRepository, 'closeAbandoned' | 'recordSkipped'>;
+  runs?: Pick<SyncRunRepository, 'closeAbandoned' | 'recordSkipped' | 'running' | 'abandoned'>;
   clock?: Clock;
   /** IANA time zone of the schedule; the process's when absent. */
   timezone?: string;
@@ -26,6 +26,25 @@ export type SyncOutcome = SyncReport | SkippedSync;
 
 export function isSkipped(outcome: SyncOutcome): outcome is SkippedSync {
   return 'skipped' in outcome;
+}
+
+/** A stopped run is resumed by a restart at most this many attempts deep (a run that kills its process is not retried forever). */
+export const MAX_RESUME_ATTEMPTS = 3;
+
+/** A `sync_runs` row of a running sync as the progress `/sync`, `/doctor` and the CLI show. */
+export function progressOf(row: SyncRunRow): SyncProgress {
+  return {
+    runId: row.id,
+    guildId: row.guildId,
+    startedAt: row.startedAt.toISOString(),
+    phase: row.phase,
+    campaignMembersRead: row.membersSeen,
+    serverMembersRead: row.membersRead,
+    changesPlanned: row.plannedAdds + row.plannedRemoves,
+    changesDone: row.appliedAdds + row.appliedRemoves + row.failedChanges,
+    estimatedEndAt: row.estimatedEndAt?.toISOString() ?? null,
+    updatedAt: row.progressAt?.toISOString() ?? null,
+  };
 }
 
 /**
@@ -42,15 +61,26 @@ export function createSyncScheduler(deps: SyncSchedulerDeps) {
 
   async function runNow(options: FullSyncOptions): Promise<SyncOutcome> {
     const outcome = await deps.database.tryWithLock(FULL_SYNC_LOCK, async () => {
+      let resumes: SyncRunRow[] = [];
       if (deps.runs) {
         // Under the lock no other run is in progress anywhere: a `running` row is a dead process's.
-        const abandoned = await deps.runs.closeAbandoned(now());
-        if (abandoned > 0) logger.warn({ abandoned }, 'full sync: closed runs that a stopped process left running');
+        resumes = await deps.runs.closeAbandoned(now());
+        if (resumes.length > 0)
+          logger.warn(
+            { abandoned: resumes.map((r) => r.id) },
+            'full sync: closed runs that a stopped process left running; this run takes them over',
+          );
       }
-      return deps.fullSync.run(options);
+      return deps.fullSync.run(resumes.length > 0 ? { ...options, resumes } : options);
     });
     if (outcome.acquired) return outcome.value;
     const reason = 'another full sync is running (on this or another instance); this one was skipped';
+    let running: SyncProgress[] = [];
+    try {
+      running = (await deps.runs?.running(options.guildId))?.map(progressOf) ?? [];
+    } catch (error) {
+      logger.warn({ err: error }, 'full sync: the running sync could not be read');
+    }
     logger.warn({ trigger: options.trigger, guildId: options.guildId, dryRun: options.dryRun === true }, `full sync skipped: ${reason}`);
     if (deps.runs) {
       try {
@@ -69,7 +99,27 @@ export function createSyncScheduler(deps: SyncSchedulerDeps) {
         logger.error({ err: error }, 'full sync: the skipped run could not be recorded');
       }
     }
-    return { skipped: true, reason };
+    return { skipped: true, reason, ...(running.length > 0 ? { running } : {}) };
+  }
+
+  /**
+   * At start: a sync that a stopped process left running (killed, or the machine went down) is
+   * resumed now rather than at the next night. What it applied is not sent again: the plan is made
+   * from the server as it is, where those changes show. Up to {@link MAX_RESUME_ATTEMPTS} attempts
+   * deep. Never throws; answers the outcome, or null when there was nothing to resume.
+   */
+  async function resumeAbandoned(): Promise<SyncOutcome | null> {
+    try {
+      const stopped = (await deps.runs?.abandoned()) ?? [];
+      const resumable = stopped.filter((r) => !r.dryRun && r.guildId !== null && r.attempt < MAX_RESUME_ATTEMPTS);
+      if (resumable.length === 0) return null;
+      logger.info({ runs: resumable.map((r) => r.id) }, 'full sync: resuming the run a stopped process left');
+      // Every binding: the stopped run may have been any of them, and a run over all is what the night would do.
+      return await runNow({ trigger: 'resume' });
+    } catch (error) {
+      logger.error({ err: error }, 'full sync: resuming the stopped run failed');
+      return null;
+    }
   }
 
   /** What the cron job runs: a scheduled run that never throws (a failure is logged and recorded). */
@@ -85,6 +135,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps) {
   return {
     runNow,
     runScheduled,
+    resumeAbandoned,
 
     /** Starts the cron job (idempotent). */
     start(): void {

@@ -57,6 +57,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800],
       registers,
     }),
+    syncProgress: new Gauge({
+      name: 'tierlink_sync_progress',
+      help: 'The running full sync of each server: members_read (of the server), changes_planned, changes_applied (failed included), estimated_end_seconds (Unix time; 0 until known); all 0 when no sync runs',
+      labelNames: ['guild', 'what'] as const,
+      registers,
+    }),
     discordRateLimited: new Counter({
       name: 'tierlink_discord_rate_limited_total',
       help: 'Discord requests that waited on a rate limit (429 or an exhausted bucket)',

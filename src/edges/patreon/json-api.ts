@@ -57,8 +57,48 @@ const documentSchema = z.looseObject({
   links: z.record(z.string(), z.unknown()).optional(),
 });
 
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isIdentifier = (v: unknown): boolean => isPlainObject(v) && typeof v.type === 'string' && typeof v.id === 'string';
+
+function isResource(v: unknown): v is Resource {
+  if (!isIdentifier(v)) return false;
+  const r = v as Record<string, unknown>;
+  if (r.attributes !== undefined && !isPlainObject(r.attributes)) return false;
+  if (r.relationships === undefined) return true;
+  if (!isPlainObject(r.relationships)) return false;
+  for (const rel of Object.values(r.relationships)) {
+    if (!isPlainObject(rel)) return false;
+    const data = rel.data;
+    if (data === undefined || data === null || isIdentifier(data)) continue;
+    if (!Array.isArray(data) || !data.every(isIdentifier)) return false;
+  }
+  return true;
+}
+
+/**
+ * The envelope checked by hand, exactly what {@link documentSchema} accepts or stricter: a page of
+ * 1,000 members and their includes is checked in a millisecond instead of some ten (the schema
+ * then only explains a body this refuses).
+ */
+function plainDocument(body: unknown): JsonApiDocument | null {
+  if (!isPlainObject(body)) return null;
+  const { data, included, meta, links } = body;
+  if (!(data === null || (Array.isArray(data) ? data.every(isResource) : isResource(data)))) return null;
+  if (included !== undefined && !(Array.isArray(included) && included.every(isResource))) return null;
+  if (meta !== undefined && !isPlainObject(meta)) return null;
+  if (links !== undefined && !isPlainObject(links)) return null;
+  return {
+    data: data as Resource | Resource[] | null,
+    included: (included as Resource[] | undefined) ?? [],
+    meta: (meta as Record<string, unknown> | undefined) ?? {},
+    links: (links as Record<string, unknown> | undefined) ?? {},
+  };
+}
+
 /** Checks the envelope; a body that is not a JSON:API document is an `invalid_response`. */
 export function parseDocument(body: unknown, request: { method: string; path: string }): JsonApiDocument {
+  const plain = plainDocument(body);
+  if (plain) return plain;
   const parsed = documentSchema.safeParse(body);
   if (!parsed.success) {
     throw new PatreonApiError({

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
@@ -26,9 +27,11 @@ export interface Database {
   /**
    * Runs `fn` while holding a lock named `name` across every process on this database, or returns
    * `{ acquired: false }` at once when someone else holds it. PostgreSQL: a session advisory lock on
-   * one checked-out connection (a lock taken through the pool could land on another connection
-   * and leak). PGlite: one process by construction, so an in-process set suffices. With `shared`,
-   * any number of shared holders at once, none while an exclusive one holds it (and the reverse).
+   * a connection of its own, outside the pool (a lock taken through the pool could land on another
+   * connection and leak; one held for a whole sync would take a pool connection from the work).
+   * PGlite: one process by construction, so an in-process set suffices.
+   * With `shared`, any number of shared holders at once, none while an exclusive one holds it (and
+   * the reverse).
    */
   tryWithLock<T>(
     name: string,
@@ -38,6 +41,13 @@ export interface Database {
   migrate(): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * Called after each statement the database answered (or refused), with its text and the wall time
+ * it took: the round-trip counter of the tests and the benchmark (a sync must send a statement per
+ * page, never one per member).
+ */
+export type QueryObserver = (statement: string, ms: number) => void;
 
 /**
  * PostgreSQL's bounds on one connection: a database that stops answering fails a call in seconds
@@ -56,11 +66,12 @@ export interface PostgresTimeouts {
 
 export const POSTGRES_TIMEOUTS: PostgresTimeouts = { connectMs: 10_000, statementMs: 30_000, queryMs: 45_000, idleInTransactionMs: 60_000 };
 
-export type DatabaseOptions =
+export type DatabaseOptions = (
   | { engine: 'postgres'; url: string; logger: Logger; poolSize?: number; timeouts?: Partial<PostgresTimeouts> }
   | { engine: 'pglite'; dataDir: string; logger: Logger }
   /** In-memory PGlite: tests and the demo's throwaway databases. */
-  | { engine: 'pglite-memory'; logger: Logger };
+  | { engine: 'pglite-memory'; logger: Logger }
+) & { onQuery?: QueryObserver };
 
 /**
  * PGlite's defaults size its buffer cache for a server (128 MB of shared_buffers inside the WASM
@@ -78,14 +89,47 @@ export function advisoryKey(name: string): bigint {
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const { onQuery } = options;
   if (options.engine === 'postgres') {
-    return openPostgres(options.url, options.logger, options.poolSize ?? 10, { ...POSTGRES_TIMEOUTS, ...options.timeouts });
+    return openPostgres(options.url, options.logger, options.poolSize ?? 10, { ...POSTGRES_TIMEOUTS, ...options.timeouts }, onQuery);
   }
-  if (options.engine === 'pglite') return openPglite(options.dataDir, options.logger);
-  return openPglite(undefined, options.logger);
+  if (options.engine === 'pglite') return openPglite(options.dataDir, options.logger, onQuery);
+  return openPglite(undefined, options.logger, onQuery);
 }
 
-async function openPostgres(url: string, logger: Logger, poolSize: number, timeouts: PostgresTimeouts): Promise<Database> {
+type Callback = (...args: unknown[]) => void;
+
+/** Wraps `query` of a node-postgres client or a PGlite handle so that each statement reaches `onQuery`. */
+function observeQueries<T extends { query: (...args: never[]) => unknown }>(target: T, onQuery: QueryObserver): T {
+  const query = target.query.bind(target) as (...args: unknown[]) => unknown;
+  (target as { query: unknown }).query = (...args: unknown[]) => {
+    const first = args[0] as string | { text?: string } | undefined;
+    const text = typeof first === 'string' ? first : (first?.text ?? '');
+    const started = performance.now();
+    const done = () => onQuery(text, performance.now() - started);
+    const last = args.at(-1);
+    if (typeof last === 'function') {
+      // node-postgres' pool calls its client with a callback.
+      args[args.length - 1] = (...results: unknown[]) => {
+        done();
+        (last as Callback)(...results);
+      };
+      return query(...args);
+    }
+    const result = query(...args);
+    if (result instanceof Promise) result.then(done, done);
+    return result;
+  };
+  return target;
+}
+
+async function openPostgres(
+  url: string,
+  logger: Logger,
+  poolSize: number,
+  timeouts: PostgresTimeouts,
+  onQuery?: QueryObserver,
+): Promise<Database> {
   const pool = new Pool({
     connectionString: url,
     max: poolSize,
@@ -96,10 +140,18 @@ async function openPostgres(url: string, logger: Logger, poolSize: number, timeo
     keepAlive: true,
   });
   pool.on('error', (error) => logger.error({ err: error }, 'idle PostgreSQL connection failed'));
+  if (onQuery) pool.on('connect', (client) => void observeQueries(client, onQuery));
   const db = drizzleNodePg({ client: pool, schema }) as unknown as Db;
 
+  /**
+   * The lock's session is a connection of its own, outside the pool: a full sync holds its lock for
+   * hours, and the pool's connections stay for the work (a `/link` never waits for one the sync
+   * only holds a lock on).
+   */
   async function withSessionLock<T>(name: string, shared: boolean, fn: () => Promise<T>) {
-    const client = await pool.connect();
+    const client = new Client({ connectionString: url, connectionTimeoutMillis: timeouts.connectMs, keepAlive: true });
+    client.on('error', (error) => logger.error({ err: error, lock: name }, 'the PostgreSQL connection holding a lock failed'));
+    await client.connect();
     const key = advisoryKey(name).toString();
     const mode = shared ? '_shared' : '';
     try {
@@ -111,7 +163,7 @@ async function openPostgres(url: string, logger: Logger, poolSize: number, timeo
         await client.query(`select pg_advisory_unlock${mode}($1::bigint)`, [key]);
       }
     } finally {
-      client.release();
+      await client.end();
     }
   }
 
@@ -145,7 +197,7 @@ async function openPostgres(url: string, logger: Logger, poolSize: number, timeo
   };
 }
 
-async function openPglite(dataDir: string | undefined, logger: Logger): Promise<Database> {
+async function openPglite(dataDir: string | undefined, logger: Logger, onQuery?: QueryObserver): Promise<Database> {
   let lock: DataDirLock | undefined;
   if (dataDir) lock = acquireDataDirLock(dataDir);
   let client: PGlite;
@@ -155,6 +207,11 @@ async function openPglite(dataDir: string | undefined, logger: Logger): Promise<
   } catch (error) {
     lock?.release();
     throw error;
+  }
+  if (onQuery) {
+    observeQueries(client, onQuery);
+    const transaction = client.transaction.bind(client);
+    client.transaction = (fn) => transaction((tx) => fn(observeQueries(tx, onQuery)));
   }
   const db = drizzlePglite({ client, schema });
   /** Lock name → how many hold it shared, or -1 while one holds it exclusively. */
@@ -194,4 +251,12 @@ async function openPglite(dataDir: string | undefined, logger: Logger): Promise<
 export async function queryRows<T>(db: Db, query: ReturnType<typeof sql>): Promise<T[]> {
   const result = (await db.execute(query)) as unknown as { rows: T[] };
   return result.rows;
+}
+
+/**
+ * A PostgreSQL array literal of text (`{"a","b"}`) for one `$1::text[]` parameter: a page of ids as
+ * a single parameter, which PGlite binds far cheaper than a thousand (`= any($1::text[])`).
+ */
+export function textArray(values: readonly string[]): string {
+  return `{${values.map((v) => `"${v.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
 }

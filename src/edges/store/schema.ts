@@ -173,6 +173,12 @@ export const memberSnapshots = pgTable(
     fullName: text('full_name'),
     source: text('source').$type<'link' | 'webhook' | 'webhook-payload' | 'sync'>().notNull(),
     fetchedAt: ts('fetched_at').notNull().defaultNow(),
+    /**
+     * A digest of the read the planner sees (`readDigest`, src/edges/store/repositories/snapshot-digest.ts):
+     * a full sync that reads the same again writes nothing. Null: write at the next read (rows of an
+     * earlier release, and members marked unreadable, whose mark the next readable read clears).
+     */
+    readHash: text('read_hash'),
   },
   (t) => [
     primaryKey({ columns: [t.campaignId, t.memberId] }),
@@ -351,8 +357,23 @@ export const syncRuns = pgTable(
       .notNull()
       .default(sql`'{}'::jsonb`),
     heldReason: text('held_reason'),
+    /**
+     * Where a running sync is (`campaigns`: reading the service's members, `members`: reading and
+     * planning the server's, `applying`, `finishing`); kept with the counts above as the run goes,
+     * so `/sync` and `/doctor` on any instance show its progress and a restart knows what stopped.
+     */
+    phase: text('phase').$type<'campaigns' | 'members' | 'applying' | 'finishing'>(),
+    /** Members of the server listed so far (`members_seen` counts the service's). */
+    membersRead: integer('members_read').notNull().default(0),
+    progressAt: ts('progress_at'),
+    /** When the applying is expected to end, from the pace so far (or the member-role bucket's floor before any). */
+    estimatedEndAt: ts('estimated_end_at'),
+    /** The run a stopped process left `running` that this one took over. */
+    resumedFrom: integer('resumed_from'),
+    /** 1 for a fresh run; a run resuming attempt n is attempt n + 1 (a restart resumes at most up to 3). */
+    attempt: integer('attempt').notNull().default(1),
   },
-  (t) => [index('sync_runs_guild_idx').on(t.guildId, t.startedAt)],
+  (t) => [index('sync_runs_guild_idx').on(t.guildId, t.startedAt), index('sync_runs_running_idx').on(t.status)],
 );
 
 /**

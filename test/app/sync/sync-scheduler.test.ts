@@ -124,3 +124,40 @@ test('runNow closes the run a stopped process left running, and /sync and the CL
   expect(await a.runs.get(abandoned)).toMatchObject({ status: 'failed', errors: [expect.stringMatching(/stopped before it finished/)] });
   expect(await a.runs.lastFinished(world.guildId)).toMatchObject({ id: abandoned });
 });
+
+test('at start, a run a stopped process left running is resumed at once: closed, and a new run takes it over (once per attempt, at most 3 deep)', async () => {
+  const a = instance(world, world.db.database);
+  const patron = world.addPatron({ tier: 'gold', socialDiscord: true });
+  // What a process killed mid-apply leaves: its row, still running.
+  const stopped = await a.runs.start({
+    trigger: 'schedule',
+    guildId: world.guildId,
+    campaignId: null,
+    dryRun: false,
+    forced: false,
+    startedAt: world.clock.now(),
+  });
+  const outcome = await a.scheduler().resumeAbandoned();
+  expect(outcome && !isSkipped(outcome) ? outcome.trigger : null).toBe('resume');
+  expect(outcome && !isSkipped(outcome) ? outcome.guilds[0]?.resumed : null).toMatchObject({ runId: stopped });
+  expect(world.discord.sandbox.memberRoles(world.guildId, patron.discordUserId)).toContain(world.roles.gold);
+  const rows = await a.runs.all();
+  expect(rows.find((r) => r.id === stopped)).toMatchObject({
+    status: 'failed',
+    errors: [expect.stringMatching(/stopped before it finished/)],
+  });
+  expect(rows.find((r) => r.resumedFrom === stopped)).toMatchObject({ status: 'ok', trigger: 'resume', attempt: 2 });
+  // Nothing left running: nothing to resume.
+  expect(await a.scheduler().resumeAbandoned()).toBeNull();
+  // A run that stopped its process three times is left to the next night.
+  await a.runs.start({
+    trigger: 'resume',
+    guildId: world.guildId,
+    campaignId: null,
+    dryRun: false,
+    forced: false,
+    startedAt: world.clock.now(),
+    attempt: 3,
+  });
+  expect(await a.scheduler().resumeAbandoned()).toBeNull();
+});

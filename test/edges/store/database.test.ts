@@ -100,6 +100,22 @@ test('a lock held shared admits other shared holders and no exclusive one; an ex
   expect(await database.tryWithLock('shared-test', async () => 'free again')).toEqual({ acquired: true, value: 'free again' });
 });
 
+// PGlite has no pool: its lock is in-process.
+(onPostgres() ? test : test.skip)(
+  'a held lock takes no connection from the pool: a pool of one still answers while a lock is held',
+  async () => {
+    const small = await openDatabase({ engine: 'postgres', url: t.url!, logger: silentLogger, poolSize: 1 });
+    let release!: () => void;
+    const holding = new Promise<void>((resolve) => (release = resolve));
+    const held = small.tryWithLock('long-sync', () => holding.then(() => 'held'));
+    await new Promise((r) => setTimeout(r, 100));
+    await expect(queryRows<{ one: number }>(small.db, sql`select 1 as one`)).resolves.toEqual([{ one: 1 }]);
+    release();
+    await expect(held).resolves.toEqual({ acquired: true, value: 'held' });
+    await small.close();
+  },
+);
+
 test('PostgreSQL that accepts the connection and never answers fails the first query after the connect timeout, not never', async () => {
   const sockets: net.Socket[] = [];
   const silent = net.createServer((socket) => void sockets.push(socket));

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { GrantKind, LedgerEntry } from '../../../core/planner/types';
-import type { Db } from '../database';
+import { type Db, queryRows, textArray } from '../database';
 import { auditLog, roleGrants } from '../schema';
 
 export type LedgerRepository = ReturnType<typeof createLedgerRepository>;
@@ -51,6 +51,25 @@ export function createLedgerRepository(db: Db) {
         .where(eq(roleGrants.guildId, guildId));
       const out = new Map<string, LedgerEntry[]>();
       for (const { userId, ...entry } of rows) {
+        const list = out.get(userId);
+        if (list) list.push(entry);
+        else out.set(userId, [entry]);
+      }
+      return out;
+    },
+
+    /** The grants of these members of a guild (a page of the full sync), grouped by user. */
+    async forUsers(guildId: string, discordUserIds: readonly string[]): Promise<Map<string, LedgerEntry[]>> {
+      const out = new Map<string, LedgerEntry[]>();
+      if (discordUserIds.length === 0) return out;
+      const [row] = await queryRows<{ j: string }>(
+        db,
+        sql`select coalesce(json_agg(json_build_array(discord_user_id, role_id, campaign_id, tier_id, kind, granted_at)), '[]')::text as j
+            from role_grants where guild_id = ${guildId} and discord_user_id = any(${textArray(discordUserIds)}::text[])`,
+      );
+      type Raw = [string, string, string | null, string | null, LedgerEntry['kind'], string];
+      for (const [userId, roleId, campaignId, tierId, kind, at] of JSON.parse(row?.j ?? '[]') as Raw[]) {
+        const entry: LedgerEntry = { roleId, campaignId, tierId, kind, recordedAt: new Date(at) };
         const list = out.get(userId);
         if (list) list.push(entry);
         else out.set(userId, [entry]);

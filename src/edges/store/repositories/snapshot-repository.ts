@@ -1,5 +1,6 @@
 import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
-import { queryRows } from '../database';
+import { queryRows, textArray } from '../database';
+import { hash52Hex } from '../../../core/hash52';
 import { CHARGE_STATUSES } from '../../../core/planner/entitlement';
 import { type KeptDecline, firstDeclineOf, isDeclinedRead } from '../../../core/planner/grace';
 import type { ChargeStatus, MemberState, PatronStatus } from '../../../core/planner/types';
@@ -49,7 +50,26 @@ export interface UnreadableSnapshot {
 
 const KNOWN_CHARGE_STATUSES = new Set<string>(CHARGE_STATUSES);
 
-export function toMemberState(row: SnapshotRow): MemberState {
+/** What the planner reads of a stored snapshot (and the guild pass needs to tell a departed member). */
+export type PlannerSnapshot = Pick<
+  SnapshotRow,
+  | 'campaignId'
+  | 'memberId'
+  | 'patronStatus'
+  | 'lastChargeDate'
+  | 'lastChargeStatus'
+  | 'isFollower'
+  | 'isFreeTrial'
+  | 'isGifted'
+  | 'entitledTierIds'
+  | 'lastActiveTierIds'
+  | 'firstDeclinedAt'
+  | 'unreadable'
+  | 'fetchedAt'
+  | 'source'
+>;
+
+export function toMemberState(row: PlannerSnapshot): MemberState {
   const unreadable = row.unreadable ? { attribute: row.unreadable.attribute, reason: row.unreadable.reason } : null;
   return {
     campaignId: row.campaignId,
@@ -71,6 +91,29 @@ export function toMemberState(row: SnapshotRow): MemberState {
 }
 
 const key = (campaignId: string, memberId: string): string => `${campaignId}\u0000${memberId}`;
+
+/**
+ * The digest of a read, over every value the planner and the store take from it (not its source
+ * or time): equal digests mean writing the read again would change nothing the planner sees.
+ */
+export function readDigest(s: SnapshotInput): string {
+  return hash52Hex(
+    [
+      s.memberId,
+      s.patreonUserId ?? '',
+      s.patronStatus ?? '',
+      s.isFollower ? 1 : 0,
+      s.isFreeTrial ? 1 : 0,
+      s.isGifted ? 1 : 0,
+      s.lastChargeDate?.getTime() ?? '',
+      s.lastChargeStatus ?? '',
+      s.entitledTierIds.join(','),
+      s.pledgeRelationshipStart?.getTime() ?? '',
+      s.entitledAmountCents ?? '',
+      s.fullName ?? '',
+    ].join('\u0001'),
+  );
+}
 
 /**
  * Member snapshots. Three values are ours, not the service's, and merge across reads:
@@ -110,25 +153,26 @@ export function createSnapshotRepository(db: Db) {
   }
 
   /**
-   * One statement for one member or a page of 1,000, sent as a single JSON parameter: a page as
-   * 14,000 bind parameters cost about 50 ms of CPU to build and as much to bind on PGlite (10 s over
-   * a campaign of 100,000, measured with `npm run bench`). The first decline is decided here with
-   * `firstDeclineOf` against what was kept (read first, for the declined members only); the merge
-   * keeps the last active tiers, clears an unreadable mark, and a read taken before the stored one
-   * does not overwrite it (two instances may finish out of order).
+   * One statement for one member or a page of 1,000, sent as a single JSON parameter of arrays
+   * (one per row, no keys): PGlite spends about 25 ns per byte it is sent, and a page as 14,000 bind
+   * parameters cost some 50 ms of CPU to build and as much to bind. The first decline is decided here
+   * with `firstDeclineOf` against what was kept (read first, for the declined members that may be
+   * stored); the merge keeps the last active tiers, clears an unreadable mark, stores the read's
+   * digest, and a read taken before the stored one does not overwrite it (two instances may finish
+   * out of order). Nothing is returned: a row per member back costs PGlite as much again.
    */
-  async function write(snapshots: readonly SnapshotInput[], now: Date): Promise<SnapshotRow[]> {
-    if (snapshots.length === 0) return [];
-    const kept = await keptDeclines(snapshots);
-    const rows = snapshots.map((s) => ({
-      c: s.campaignId,
-      m: s.memberId,
-      u: s.patreonUserId,
-      st: s.patronStatus,
-      f: s.isFollower,
-      ft: s.isFreeTrial ?? false,
-      g: s.isGifted ?? false,
-      fd:
+  async function write(snapshots: readonly SnapshotInput[], now: Date, stored?: (s: SnapshotInput) => boolean): Promise<void> {
+    if (snapshots.length === 0) return;
+    const kept = await keptDeclines(stored ? snapshots.filter(stored) : snapshots);
+    const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+    const rows = snapshots.map((s) => [
+      s.memberId,
+      s.patreonUserId,
+      s.patronStatus,
+      s.isFollower,
+      s.isFreeTrial ?? false,
+      s.isGifted ?? false,
+      iso(
         firstDeclineOf(
           kept.get(key(s.campaignId, s.memberId)) ?? null,
           {
@@ -138,30 +182,29 @@ export function createSnapshotRepository(db: Db) {
             pledgeRelationshipStart: s.pledgeRelationshipStart,
           },
           now,
-        )?.toISOString() ?? null,
-      lcd: s.lastChargeDate?.toISOString() ?? null,
-      lcs: s.lastChargeStatus,
-      t: s.entitledTierIds,
-      ps: s.pledgeRelationshipStart?.toISOString() ?? null,
-      a: s.entitledAmountCents,
-      n: s.fullName ?? null,
-      src: s.source,
-    }));
+        ),
+      ),
+      iso(s.lastChargeDate),
+      s.lastChargeStatus,
+      s.entitledTierIds,
+      iso(s.pledgeRelationshipStart),
+      s.entitledAmountCents,
+      s.source,
+      s.campaignId,
+      s.source === 'webhook-payload' ? null : readDigest(s),
+      s.fullName ?? null,
+    ]);
     const at = now.toISOString();
-    const written = await queryRows<{ campaign_id: string; member_id: string }>(
-      db,
-      sql`
+    await db.execute(sql`
       insert into member_snapshots as s (
         campaign_id, member_id, patreon_user_id, patron_status, is_follower, is_free_trial, is_gifted, last_charge_date,
         last_charge_status, entitled_tier_ids, last_active_tier_ids, first_declined_at, pledge_relationship_start,
-        entitled_amount_cents, full_name, unreadable, source, fetched_at
+        entitled_amount_cents, full_name, unreadable, source, fetched_at, read_hash
       )
-      select r.c, r.m, r.u, r.st, r.f, r.ft, r.g, r.lcd, r.lcs, r.t,
-        case when r.st in ('active_patron', 'declined_patron') and r.src <> 'webhook-payload' then r.t else '[]'::jsonb end,
-        r.fd, r.ps, r.a, r.n, null, r.src, ${at}::timestamptz
-      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-        as r(c text, m text, u text, st text, f boolean, ft boolean, g boolean, fd timestamptz, lcd timestamptz, lcs text, t jsonb,
-             ps timestamptz, a integer, n text, src text)
+      select r->>13, r->>0, r->>1, r->>2, (r->>3)::boolean, (r->>4)::boolean, (r->>5)::boolean, (r->>7)::timestamptz, r->>8, r->9,
+        case when r->>2 in ('active_patron', 'declined_patron') and r->>12 <> 'webhook-payload' then r->9 else '[]'::jsonb end,
+        (r->>6)::timestamptz, (r->>10)::timestamptz, (r->>11)::integer, r->>15, null, r->>12, ${at}::timestamptz, r->>14
+      from jsonb_array_elements(${JSON.stringify(rows)}::jsonb) as r
       on conflict (campaign_id, member_id) do update set
         patreon_user_id = excluded.patreon_user_id,
         patron_status = excluded.patron_status,
@@ -179,11 +222,9 @@ export function createSnapshotRepository(db: Db) {
         full_name = coalesce(excluded.full_name, s.full_name),
         unreadable = null,
         source = excluded.source,
-        fetched_at = excluded.fetched_at
-      where excluded.fetched_at >= s.fetched_at
-      returning campaign_id, member_id`,
-    );
-    return written as unknown as SnapshotRow[];
+        fetched_at = excluded.fetched_at,
+        read_hash = excluded.read_hash
+      where excluded.fetched_at >= s.fetched_at`);
   }
 
   return {
@@ -193,9 +234,49 @@ export function createSnapshotRepository(db: Db) {
       return (await this.get(snapshot.campaignId, snapshot.memberId))!;
     },
 
-    /** A page of members in one statement (the full sync). */
-    async upsertMany(snapshots: readonly SnapshotInput[], now: Date): Promise<void> {
-      await write(snapshots, now);
+    /**
+     * A page of members in one statement (the full sync). `stored`: whether a member may already
+     * be stored (the full sync knows from its digest); the kept decline is read only for those.
+     */
+    async upsertMany(snapshots: readonly SnapshotInput[], now: Date, stored?: (s: SnapshotInput) => boolean): Promise<void> {
+      await write(snapshots, now, stored);
+    },
+
+    /**
+     * The digest of every stored member of a campaign, `chunk` members per statement (in member id
+     * order), each chunk as one string: PGlite answers a row per member some 8 µs each, one string
+     * of 20,000 in a few milliseconds. Null digests (rows to write again) come as empty strings.
+     */
+    async *digests(campaignId: string, chunk = 20_000): AsyncGenerator<Array<[memberId: string, readHash: string]>> {
+      let after = '';
+      for (;;) {
+        const [row] = await queryRows<{ list: string | null; last: string | null }>(
+          db,
+          sql`select string_agg(member_id || ' ' || coalesce(read_hash, ''), ' ' order by member_id) as list, max(member_id) as last
+              from (select member_id, read_hash from member_snapshots
+                    where campaign_id = ${campaignId} and member_id > ${after} order by member_id limit ${chunk}) as page`,
+        );
+        if (!row?.list || row.last === null) return;
+        const words = row.list.split(' ');
+        const out: Array<[string, string]> = [];
+        for (let i = 0; i + 1 < words.length; i += 2) out.push([words[i]!, words[i + 1]!]);
+        yield out;
+        if (out.length < chunk) return;
+        after = row.last;
+      }
+    },
+
+    /** Deletes these members of a campaign, if not written since `before` (a webhook's newer read stays). */
+    async deleteMembers(campaignId: string, memberIds: readonly string[], before: Date): Promise<number> {
+      if (memberIds.length === 0) return 0;
+      const rows = await queryRows<{ n: number }>(
+        db,
+        sql`with gone as (delete from member_snapshots
+              where campaign_id = ${campaignId} and member_id = any(${textArray(memberIds)}::text[]) and fetched_at < ${before.toISOString()}::timestamptz
+              returning 1)
+            select count(*)::int as n from gone`,
+      );
+      return rows[0]?.n ?? 0;
     },
 
     /**
@@ -226,6 +307,7 @@ export function createSnapshotRepository(db: Db) {
         from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(c text, m text, u text, k jsonb, src text)
         on conflict (campaign_id, member_id) do update set
           patreon_user_id = coalesce(excluded.patreon_user_id, s.patreon_user_id),
+          read_hash = null,
           unreadable = case
             when s.unreadable is not null and s.unreadable->>'attribute' = excluded.unreadable->>'attribute'
               and s.unreadable->>'reason' = excluded.unreadable->>'reason'
@@ -282,18 +364,59 @@ export function createSnapshotRepository(db: Db) {
       return newestPerCampaign(rows);
     },
 
-    async forPatreonUsers(patreonUserIds: readonly string[]): Promise<Map<string, SnapshotRow[]>> {
-      const out = new Map<string, SnapshotRow[]>();
+    /**
+     * The newest snapshot per campaign of each of these service users (a page of the full sync),
+     * what the planner reads only, in one statement answering one JSON value: PGlite answers a row
+     * of twenty columns some 10 µs each, a JSON text of a thousand in about a millisecond.
+     */
+    async forPatreonUsers(patreonUserIds: readonly string[]): Promise<Map<string, PlannerSnapshot[]>> {
+      const out = new Map<string, PlannerSnapshot[]>();
       if (patreonUserIds.length === 0) return out;
-      const rows = await db
-        .select()
-        .from(memberSnapshots)
-        .where(inArray(memberSnapshots.patreonUserId, [...patreonUserIds]))
-        .orderBy(desc(memberSnapshots.fetchedAt));
-      for (const row of rows) {
-        const list = out.get(row.patreonUserId!) ?? [];
-        if (!list.some((r) => r.campaignId === row.campaignId)) list.push(row);
-        out.set(row.patreonUserId!, list);
+      const [row] = await queryRows<{ j: string }>(
+        db,
+        sql`select coalesce(json_agg(json_build_array(patreon_user_id, campaign_id, member_id, patron_status, last_charge_date,
+                last_charge_status, is_follower, is_free_trial, is_gifted, entitled_tier_ids, last_active_tier_ids, first_declined_at,
+                unreadable, fetched_at, source) order by fetched_at desc), '[]')::text as j
+            from member_snapshots where patreon_user_id = any(${textArray(patreonUserIds)}::text[])`,
+      );
+      const date = (v: string | null) => (v === null ? null : new Date(v));
+      type Raw = [
+        string,
+        string,
+        string,
+        SnapshotRow['patronStatus'],
+        string | null,
+        string | null,
+        boolean,
+        boolean,
+        boolean,
+        string[],
+        string[],
+        string | null,
+        UnreadableMark | null,
+        string,
+        SnapshotRow['source'],
+      ];
+      for (const r of JSON.parse(row?.j ?? '[]') as Raw[]) {
+        const list = out.get(r[0]) ?? [];
+        if (list.some((x) => x.campaignId === r[1])) continue;
+        list.push({
+          campaignId: r[1],
+          memberId: r[2],
+          patronStatus: r[3],
+          lastChargeDate: date(r[4]),
+          lastChargeStatus: r[5],
+          isFollower: r[6],
+          isFreeTrial: r[7],
+          isGifted: r[8],
+          entitledTierIds: r[9],
+          lastActiveTierIds: r[10],
+          firstDeclinedAt: date(r[11]),
+          unreadable: r[12],
+          fetchedAt: new Date(r[13]),
+          source: r[14],
+        });
+        out.set(r[0], list);
       }
       return out;
     },

@@ -1,6 +1,6 @@
-import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../database';
-import { memberSnapshots, syncRuns } from '../schema';
+import { syncRuns } from '../schema';
 
 export type SyncRunRepository = ReturnType<typeof createSyncRunRepository>;
 export type SyncRunRow = typeof syncRuns.$inferSelect;
@@ -14,6 +14,23 @@ export interface SyncRunStart {
   dryRun: boolean;
   forced: boolean;
   startedAt: Date;
+  /** The run a stopped process left running that this one takes over, and this run's attempt. */
+  resumedFrom?: number | null;
+  attempt?: number;
+}
+
+/** Where a running sync of a guild is; only the values given are written. */
+export interface SyncRunProgress {
+  phase?: NonNullable<SyncRunRow['phase']>;
+  membersSeen?: number;
+  membersRead?: number;
+  links?: number;
+  plannedAdds?: number;
+  plannedRemoves?: number;
+  appliedAdds?: number;
+  appliedRemoves?: number;
+  failedChanges?: number;
+  estimatedEndAt?: Date | null;
 }
 
 /** What a run writes when it ends. */
@@ -40,23 +57,41 @@ export interface SyncRunOutcome {
  */
 
 /**
- * The full sync's own rows (`sync_runs`) and the bulk writes only the full sync makes: a page of
- * snapshots, tiers seen on member pages, social links for a page at once, the ledger and audit rows
- * of many changes, and the removal of snapshots a complete listing no longer contains. Bulk rows
- * travel as one JSON parameter (`jsonb_to_recordset`): cheap to build, cheap for PGlite to bind.
+ * The full sync's own rows (`sync_runs`): one per guild and run, written when it starts, as it goes
+ * (its progress, which `/sync` and `/doctor` show and a restart reads) and when it ends.
  */
 export function createSyncRunRepository(db: Db) {
   return {
     async start(run: SyncRunStart): Promise<number> {
       const [row] = await db
         .insert(syncRuns)
-        .values({ ...run, status: 'running' })
+        .values({ ...run, status: 'running', phase: 'campaigns', progressAt: run.startedAt })
         .returning({ id: syncRuns.id });
       return row!.id;
     },
 
+    /** Records how far a running sync is (one statement; the counts are absolute, not increments). */
+    async progress(id: number, progress: SyncRunProgress, now: Date): Promise<void> {
+      await db
+        .update(syncRuns)
+        .set({ ...progress, progressAt: now })
+        .where(and(eq(syncRuns.id, id), eq(syncRuns.status, 'running')));
+    },
+
+    /** Runs in progress (on any instance), oldest first; of one guild when given. */
+    async running(guildId?: string): Promise<SyncRunRow[]> {
+      return db
+        .select()
+        .from(syncRuns)
+        .where(guildId === undefined ? eq(syncRuns.status, 'running') : and(eq(syncRuns.status, 'running'), eq(syncRuns.guildId, guildId)))
+        .orderBy(syncRuns.startedAt, syncRuns.id);
+    },
+
     async finish(id: number, outcome: SyncRunOutcome): Promise<void> {
-      await db.update(syncRuns).set(outcome).where(eq(syncRuns.id, id));
+      await db
+        .update(syncRuns)
+        .set({ ...outcome, phase: null, estimatedEndAt: null, progressAt: outcome.finishedAt })
+        .where(eq(syncRuns.id, id));
     },
 
     /** A run that did not start because another held the lock (logged as well). */
@@ -100,33 +135,27 @@ export function createSyncRunRepository(db: Db) {
     },
 
     /**
-     * Deletes the campaign's snapshots not written since `before`: after a listing that finished
-     * without error, those members are gone from the campaign (a deletion the webhook missed).
-     * Snapshots a webhook wrote while the listing ran are newer and stay.
+     * Runs left `running` by a process that died, closed as failed (with how far they got, which
+     * their progress kept), and answered so that the next run can say it takes them over. Call it
+     * only while holding the full-sync lock: then no other run is in progress anywhere.
      */
-    async deleteStaleSnapshots(campaignId: string, before: Date): Promise<number> {
-      const deleted = await db
-        .delete(memberSnapshots)
-        .where(and(eq(memberSnapshots.campaignId, campaignId), lt(memberSnapshots.fetchedAt, before)))
-        .returning({ memberId: memberSnapshots.memberId });
-      return deleted.length;
-    },
-
-    /**
-     * Runs left `running` by a process that died, closed as failed. Call it only while holding the
-     * full-sync lock: then no other run is in progress anywhere.
-     */
-    async closeAbandoned(now: Date): Promise<number> {
-      const rows = await db
+    async closeAbandoned(now: Date): Promise<SyncRunRow[]> {
+      return db
         .update(syncRuns)
         .set({
           status: 'failed',
           finishedAt: now,
+          phase: null,
+          estimatedEndAt: null,
           errors: sql`${syncRuns.errors} || '["the process running this sync stopped before it finished"]'::jsonb`,
         })
         .where(eq(syncRuns.status, 'running'))
-        .returning({ id: syncRuns.id });
-      return rows.length;
+        .returning();
+    },
+
+    /** Runs a stopped process left `running`, without closing them (whether a restart has a run to resume). */
+    async abandoned(): Promise<SyncRunRow[]> {
+      return db.select().from(syncRuns).where(eq(syncRuns.status, 'running')).orderBy(syncRuns.id);
     },
   };
 }

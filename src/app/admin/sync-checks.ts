@@ -1,0 +1,63 @@
+import { type SyncProgress, progressLine } from '../../core/sync-report';
+import type { Clock } from '../../shared/clock';
+import { DAY } from '../../shared/clock';
+import type { DoctorCheck } from './doctor';
+
+export interface LastSync {
+  startedAt: Date;
+  finishedAt: Date | null;
+  status: string;
+  heldRemovals: number;
+  heldReason: string | null;
+  errors: string[];
+}
+
+const day = (d: Date) => d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+
+/**
+ * `/doctor`'s lines about the full sync: the one in progress (a sync of a large server takes hours
+ * under Discord's member-role limit: where it is, and when it should end), and the last one that
+ * finished (held removals, errors, or none for two days).
+ */
+export async function syncChecks(
+  deps: {
+    clock: Clock;
+    lastSync(guildId: string): Promise<LastSync | null>;
+    runningSync(guildId: string): Promise<SyncProgress | null>;
+  },
+  guildId: string,
+): Promise<DoctorCheck[]> {
+  const checks: DoctorCheck[] = [];
+  const running = await deps.runningSync(guildId);
+  if (running) checks.push({ name: 'Sync in progress', ok: true, detail: progressLine(running), fix: null });
+  const last = await deps.lastSync(guildId);
+  if (!last) {
+    if (!running) checks.push({ name: 'Last sync', ok: true, detail: 'no full sync has run yet', fix: null });
+    return checks;
+  }
+  const when = day(last.startedAt);
+  if (last.heldRemovals > 0) {
+    checks.push({
+      name: 'Last sync',
+      ok: false,
+      detail: `${when}: ${last.heldRemovals} role removal${last.heldRemovals === 1 ? ' was' : 's were'} held back by the mass-removal guard — ${last.heldReason ?? 'more than this server’s threshold'}`,
+      fix: 'Check them with /sync dry_run:true, then apply them with /sync force:true (or raise the guard with /settings removal_threshold_percent).',
+    });
+  } else if (last.errors.length > 0 || last.status === 'failed') {
+    checks.push({
+      name: 'Last sync',
+      ok: false,
+      detail: `${when}: ${last.errors[0] ?? last.status}`,
+      fix: running ? 'The sync in progress takes over; check again when it ends.' : 'Fix the problems above and run /sync.',
+    });
+  } else {
+    const stale = !running && deps.clock.now().getTime() - last.startedAt.getTime() > 2 * DAY;
+    checks.push({
+      name: 'Last sync',
+      ok: !stale,
+      detail: `${when}: ${last.status}`,
+      fix: stale ? 'The nightly sync has not run for two days: check that Tierlink is running and SYNC_SCHEDULE.' : null,
+    });
+  }
+  return checks;
+}
