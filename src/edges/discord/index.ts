@@ -5,6 +5,7 @@ import { type CreateRestOptions, createRest } from './create-rest';
 import { createGuildDirectory } from './guild-directory';
 import { createGuildSnapshotCache } from './guild-snapshot-cache';
 import { createRoleWriter } from './role-writer';
+import { createChannelMessages } from './channel-messages';
 
 export { createRest } from './create-rest';
 export type { CreateRestOptions, RestCallEvent, RestHandle, RestRateLimitEvent, RestStats } from './create-rest';
@@ -18,6 +19,8 @@ export { createGuildSnapshotCache } from './guild-snapshot-cache';
 export { createDiscordUserOAuth } from './user-oauth';
 export type { DiscordUser, DiscordUserOAuth, DiscordUserOAuthOptions, UserGuild, UserOAuthError, UserTokens } from './user-oauth';
 export type { GuildSnapshot, GuildSnapshotCache } from './guild-snapshot-cache';
+export { createChannelMessages } from './channel-messages';
+export type { ChannelMessages, GuildChannel, OutgoingMessage, PostFailure, PostedMessage } from './channel-messages';
 
 export interface DiscordAccessOptions {
   /** DISCORD_API_BASE_URL. */
@@ -56,7 +59,9 @@ export function createDiscordAccess(options: DiscordAccessOptions) {
     ...(options.snapshotTtlMs !== undefined ? { ttlMs: options.snapshotTtlMs } : {}),
   });
   const writer = createRoleWriter({ rest: rest.rest, directory, clock, cache: snapshots, ...(logger ? { logger } : {}) });
-  return { rest, directory, snapshots, writer };
+  // The mod-log and the announcements (src/app/channels) post through the same client.
+  const channels = createChannelMessages({ rest: rest.rest });
+  return { rest, directory, snapshots, writer, channels };
 }
 
 export type DiscordAccess = ReturnType<typeof createDiscordAccess>;
