@@ -100,6 +100,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       }
       webhooks.registration.start();
       sync.scheduler.start();
+      services.channels.start();
       housekeeping = setInterval(() => {
         const before = new Date(services.clock.now().getTime() - DAY);
         repos.linkTokens.prune(before).catch((error: unknown) => logger.warn({ err: error }, 'pruning link tokens failed'));
@@ -115,6 +116,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       clearInterval(housekeeping);
       const closing = server?.close(5000);
       await sync.scheduler.stop();
+      await services.channels.stop();
       const grace = options.shutdownGraceMs ?? 10_000;
       const done = await Promise.all([webhooks.stop(grace), services.jobQueue.worker.stop(grace)]);
       if (done.includes(false)) logger.warn('stopped with work in flight; its leases expire and another start picks it up');

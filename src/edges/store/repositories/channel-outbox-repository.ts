@@ -27,6 +27,11 @@ export interface RecentPledge {
   entitledTierIds: string[];
 }
 
+/** The subject of a welcome: once per member and pledge (its start). */
+export function welcomeSubject(memberId: string, pledgeStart: Date): string {
+  return `member:${memberId}:${pledgeStart.getTime()}`;
+}
+
 /**
  * The durable side of the channels Tierlink posts in: where each guild's mod-log stands, when each
  * channel may next be posted in, the announcements outbox (one row per guild, kind and subject, for
@@ -154,8 +159,12 @@ export function createChannelOutboxRepository(db: Db) {
       return db.select().from(announcements).where(eq(announcements.guildId, guildId)).orderBy(asc(announcements.id));
     },
 
-    /** Entitled members of `campaignIds` whose current pledge began at or after `since` (at most `limit`, oldest first). */
-    async recentPledges(campaignIds: readonly string[], since: Date, limit: number): Promise<RecentPledge[]> {
+    /**
+     * Entitled members of `campaignIds` whose current pledge began at or after `since` and whom
+     * `guildId` has not welcomed yet (at most `limit`, oldest first). The subject of a welcome is
+     * {@link welcomeSubject}; the query builds the same text to leave those out.
+     */
+    async recentPledges(guildId: string, campaignIds: readonly string[], since: Date, limit: number): Promise<RecentPledge[]> {
       if (campaignIds.length === 0) return [];
       const rows = await db
         .select({
@@ -174,6 +183,9 @@ export function createChannelOutboxRepository(db: Db) {
             eq(memberSnapshots.patronStatus, 'active_patron'),
             sql`jsonb_array_length(${memberSnapshots.entitledTierIds}) > 0`,
             sql`${memberSnapshots.unreadable} is null`,
+            sql`not exists (select 1 from announcements a where a.guild_id = ${guildId} and a.kind = 'patron'
+              and a.subject = 'member:' || ${memberSnapshots.memberId} || ':'
+                || floor(extract(epoch from ${memberSnapshots.pledgeRelationshipStart}) * 1000)::bigint)`,
           ),
         )
         .orderBy(asc(memberSnapshots.pledgeRelationshipStart), asc(memberSnapshots.memberId))
