@@ -135,7 +135,11 @@ export function composeModLog(changes: readonly ModLogChange[]): ComposedMessage
 }
 
 /** A welcome for a new patron: the Discord member when linked (shown, never pinged), else the Patreon name. */
-export function composeWelcome(input: { discordUserId: string | null; fullName: string | null; tierTitles: readonly string[] }): ComposedMessage {
+export function composeWelcome(input: {
+  discordUserId: string | null;
+  fullName: string | null;
+  tierTitles: readonly string[];
+}): ComposedMessage {
   const who = input.discordUserId ? `<@${input.discordUserId}>` : `**${plainText(input.fullName ?? 'a new patron', 64)}**`;
   const tiers = input.tierTitles.length > 0 ? ` (${plainText(input.tierTitles.join(', '), 200)})` : '';
   return { content: `🎉 Welcome ${who}, our newest patron${tiers}! Thank you for your support.` };

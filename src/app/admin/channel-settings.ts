@@ -67,21 +67,29 @@ export function createChannelSettings(deps: ChannelSettingsDeps) {
         );
         continue;
       }
-      const verdict = checkCanPost(channel, {
-        guildId,
-        ownerId: guild.ownerId,
-        roles: view.snapshot.roles,
-        memberId: botId,
-        memberRoleIds: view.snapshot.botRoleIds,
-        overwrites: channel.overwrites,
-      }, { embeds });
+      const verdict = checkCanPost(
+        channel,
+        {
+          guildId,
+          ownerId: guild.ownerId,
+          roles: view.snapshot.roles,
+          memberId: botId,
+          memberRoleIds: view.snapshot.botRoleIds,
+          overwrites: channel.overwrites,
+        },
+        { embeds },
+      );
       if (!verdict.ok) out.invalid.push(`The ${label} cannot be used: ${verdict.error.message} **Fix:** ${verdict.error.fix}`);
     }
     return out;
   }
 
   /** Saves the change; answers the channels now and a note per announcement channel on where its news comes from. */
-  async function save(guildId: string, before: GuildChannels, change: ChannelChange): Promise<{ channels: GuildChannels; notes: string[] }> {
+  async function save(
+    guildId: string,
+    before: GuildChannels,
+    change: ChannelChange,
+  ): Promise<{ channels: GuildChannels; notes: string[] }> {
     const next = applyChannelChange(before, change, deps.clock.now());
     await deps.guilds.saveChannels(guildId, next);
     if (!before.modLogChannelId && next.modLogChannelId) await deps.startModLog(guildId);

@@ -164,7 +164,8 @@ export function createSettingsService(deps: SettingsServiceDeps) {
       }
       const saved = strictOn ? { ...next.value, strict: before.strict } : next.value;
       const others = (Object.keys(saved) as Array<keyof GuildSettings>).some((k) => saved[k] !== before[k]);
-      if (strict && !others && channelChanges.length === 0) return { kind: 'strict_pending', settings: before, channels: channelsBefore, strict };
+      if (strict && !others && channelChanges.length === 0)
+        return { kind: 'strict_pending', settings: before, channels: channelsBefore, strict };
       if (others) await deps.guilds.saveSettings(guildId, saved);
       const { channels, notes } =
         channelChanges.length > 0

@@ -26,9 +26,7 @@ const POSTS_SCOPE = 'campaigns.posts';
 
 /** Where a campaign's new posts come from, and why: what `/settings` and the poll go by. */
 export type PostSource =
-  | { kind: 'webhook'; detail: string }
-  | { kind: 'poll'; detail: string }
-  | { kind: 'none'; detail: string; fix: string };
+  { kind: 'webhook'; detail: string } | { kind: 'poll'; detail: string } | { kind: 'none'; detail: string; fix: string };
 
 export interface AnnouncementsDeps {
   guilds: Pick<GuildRepository, 'campaignsOf' | 'guildsOf' | 'channels'>;

@@ -74,12 +74,7 @@ export function createChannelOutboxRepository(db: Db) {
         })
         .from(auditLog)
         .where(
-          and(
-            eq(auditLog.guildId, guildId),
-            gt(auditLog.id, afterId),
-            lte(auditLog.id, toId),
-            inArray(auditLog.action, ['add', 'remove']),
-          ),
+          and(eq(auditLog.guildId, guildId), gt(auditLog.id, afterId), lte(auditLog.id, toId), inArray(auditLog.action, ['add', 'remove'])),
         )
         .orderBy(asc(auditLog.id))
         .limit(limit);
@@ -142,10 +137,7 @@ export function createChannelOutboxRepository(db: Db) {
     },
 
     async announced(id: number, messageId: string, now: Date): Promise<void> {
-      await db
-        .update(announcements)
-        .set({ status: 'posted', messageId, postedAt: now, lastError: null })
-        .where(eq(announcements.id, id));
+      await db.update(announcements).set({ status: 'posted', messageId, postedAt: now, lastError: null }).where(eq(announcements.id, id));
     },
 
     async announcementFailed(id: number, error: string, next: { runAt: Date; dead: boolean }): Promise<void> {
