@@ -2,6 +2,7 @@ import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { Metrics } from '../observability/metrics';
 import { type CreateRestOptions, createRest } from './create-rest';
+import { createApplicationInfo } from './application-info';
 import { createGuildDirectory } from './guild-directory';
 import { createGuildSnapshotCache } from './guild-snapshot-cache';
 import { createRoleWriter } from './role-writer';
@@ -18,6 +19,7 @@ export type { DiscordProblem, DiscordProblemCode } from './discord-problem';
 export { createGuildSnapshotCache } from './guild-snapshot-cache';
 export { createDiscordUserOAuth } from './user-oauth';
 export type { DiscordUser, DiscordUserOAuth, DiscordUserOAuthOptions, UserGuild, UserOAuthError, UserTokens } from './user-oauth';
+export type { ApplicationInfo } from './application-info';
 export type { GuildSnapshot, GuildSnapshotCache } from './guild-snapshot-cache';
 export { createChannelMessages } from './channel-messages';
 export type { ChannelMessages, GuildChannel, OutgoingMessage, PostFailure, PostedMessage } from './channel-messages';
@@ -61,7 +63,8 @@ export function createDiscordAccess(options: DiscordAccessOptions) {
   const writer = createRoleWriter({ rest: rest.rest, directory, clock, cache: snapshots, ...(logger ? { logger } : {}) });
   // The mod-log and the announcements (src/app/channels) post through the same client.
   const channels = createChannelMessages({ rest: rest.rest });
-  return { rest, directory, snapshots, writer, channels };
+  const application = createApplicationInfo({ rest: rest.rest, clock });
+  return { rest, directory, snapshots, writer, channels, application };
 }
 
 export type DiscordAccess = ReturnType<typeof createDiscordAccess>;
