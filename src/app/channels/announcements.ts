@@ -173,6 +173,8 @@ export function createAnnouncements(deps: AnnouncementsDeps) {
       await outbox.notePostPoll(campaignId, now, null);
       for (const post of posts) {
         if (post.campaignId !== null && post.campaignId !== campaignId) continue;
+        // A post without a publication date is not published (a draft, or taken down): nothing to announce.
+        if (post.publishedAt === null) continue;
         await announcePost(campaignId, post, now);
       }
     } catch (error) {

@@ -334,7 +334,7 @@ export function createPatreonClient(options: PatreonClientOptions): PatreonClien
       const path = `${V2}/posts/${encodeURIComponent(postId)}`;
       try {
         const doc = await asCreator(path, () => buildQuery({ fields: { post: POST_FIELDS } }));
-        return parsePost(primaryOne(doc, { method: 'GET', path }), path);
+        return parsePost(primaryOne(doc, { method: 'GET', path }), path, options.baseUrl);
       } catch (e) {
         if (e instanceof PatreonApiError && (e.kind === 'not_found' || e.kind === 'gone')) return null;
         throw e;
@@ -348,7 +348,7 @@ export function createPatreonClient(options: PatreonClientOptions): PatreonClien
       let cursor: string | null = null;
       for (let page = 0; page < MAX_POST_PAGES; page += 1) {
         const doc = await asCreator(path, () => buildQuery({ fields: { post: POST_FIELDS }, cursor }));
-        for (const resource of primaryList(doc, { method: 'GET', path })) posts.push(parsePost(resource, path));
+        for (const resource of primaryList(doc, { method: 'GET', path })) posts.push(parsePost(resource, path, options.baseUrl));
         const next = nextCursor(doc);
         if (next === null || seen.has(next)) break;
         seen.add(next);

@@ -24,11 +24,15 @@ export const POST_FIELDS = ['title', 'url', 'is_public', 'tiers', 'published_at'
 /** The most pages of a campaign's posts one poll reads (the docs state no page size or order: §2.6). */
 export const MAX_POST_PAGES = 10;
 
-/** Only a web address is linked: anything else in `url` is left out of the announcement. */
-function webUrl(value: string | null): string | null {
+/**
+ * Only a web address is linked: anything else in `url` is left out of the announcement. Patreon's
+ * posts may carry a path (`/posts/…`) rather than a full address (its documentation says only "a
+ * URL to access this post"), so a path is resolved against the service's address when there is one.
+ */
+export function webUrl(value: string | null, base?: string): string | null {
   if (value === null) return null;
   try {
-    const url = new URL(value);
+    const url = base ? new URL(value, base) : new URL(value);
     return url.protocol === 'https:' || url.protocol === 'http:' ? url.toString() : null;
   } catch {
     return null;
@@ -36,10 +40,10 @@ function webUrl(value: string | null): string | null {
 }
 
 /**
- * Reads a post resource. Strict like every reader: a missing attribute is an `invalid_response`;
+ * Reads a post resource (`base`: the service's address, for a `url` that is a path). Strict like every reader: a missing attribute is an `invalid_response`;
  * a title longer than Discord could show is clipped later, not here.
  */
-export function parsePost(resource: Resource, where = 'post'): Post {
+export function parsePost(resource: Resource, where = 'post', base?: string): Post {
   try {
     const r: AttributeReader = new AttributeReader(resource);
     const tiers = r.raw('tiers');
@@ -52,7 +56,7 @@ export function parsePost(resource: Resource, where = 'post'): Post {
       id: resource.id,
       campaignId: relatedId(resource, 'campaign') ?? null,
       title: r.nullableString('title'),
-      url: webUrl(r.nullableString('url')),
+      url: webUrl(r.nullableString('url'), base),
       isPublic,
       tierIds: tiers === null ? [] : tiers.map(String),
       publishedAt: r.nullableDate('published_at'),
