@@ -127,11 +127,19 @@ export function createChannelOutboxRepository(db: Db) {
       return rows.length > 0;
     },
 
+    /** Pending announcements due at `now`, oldest first, leaving out channels whose window is spent (they cannot hold up the others). */
     async dueAnnouncements(now: Date, limit: number): Promise<AnnouncementRow[]> {
       return db
         .select()
         .from(announcements)
-        .where(and(eq(announcements.status, 'pending'), lte(announcements.runAt, now)))
+        .where(
+          and(
+            eq(announcements.status, 'pending'),
+            lte(announcements.runAt, now),
+            sql`not exists (select 1 from channel_pacing p where p.channel_id = announcements.channel_id
+              and p.paced_until > ${now.toISOString()}::timestamptz)`,
+          ),
+        )
         .orderBy(asc(announcements.id))
         .limit(limit);
     },
