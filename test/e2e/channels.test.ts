@@ -1,3 +1,5 @@
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/edges/store/database';
 import { type E2E, startE2E } from '../support/e2e';
 import { MANAGE_ROLES, activePatron, runCommand } from '../support/e2e-admin';
 import { WEBHOOK_TRIGGERS } from '../../src/app/webhooks/registration';
@@ -88,9 +90,21 @@ test('a posts:publish delivery posts one message; a replay of it and the poll po
   expect(embed.fields).toEqual([{ name: 'Who can see it', value: 'Gold, Silver' }]);
   expect(message.allowedMentions).toEqual({ parse: [] });
 
-  // The same delivery again, byte for byte.
+  const reads = () => e.patreon.requests().filter((r) => r.path === `/api/oauth2/v2/posts/${postId}`).length;
+  const stored = async () =>
+    (
+      await queryRows<{ n: number }>(e.db.database.db, sql`select count(*)::int as n from webhook_inbox where trigger = 'posts:publish'`)
+    )[0]!.n;
+  expect(reads()).toBe(1);
+  expect(await stored()).toBe(1);
+
+  // The same delivery again, byte for byte: a replay, acknowledged and dropped (no row stored, no read).
   const delivered = e.patreon.deliveries().find((d) => d.trigger === 'posts:publish')!;
-  expect((await e.patreon.redeliver(delivered.id)).ok).toBe(true);
+  const replay = await e.patreon.redeliver(delivered.id);
+  expect(replay).toMatchObject({ ok: true, status: 200 });
+  expect(await stored()).toBe(1);
+  await e.tierlink.services.channels.round();
+  expect(reads()).toBe(1);
   // The webhook stops carrying posts (a hand change on the service): the poll takes over and sees the post again.
   await patchTriggers(e, webhookIdOf(e), ['members:create', 'members:update', 'members:delete']);
   await e.tierlink.services.repos.webhooks.upsert(
