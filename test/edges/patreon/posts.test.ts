@@ -1,6 +1,7 @@
 import { PatreonApiError } from '../../../src/edges/patreon/errors';
 import type { Resource } from '../../../src/edges/patreon/json-api';
 import { parsePost, webUrl } from '../../../src/edges/patreon/posts';
+import { type Harness, startHarness } from './harness';
 
 /** A post as both dialects document it (the same attribute names in Patreon's and the spec's). */
 const post = (attributes: Record<string, unknown>): Resource => ({
@@ -60,4 +61,32 @@ test('a missing attribute or a wrong type is an invalid response, not a guess', 
     expect(thrown).toBeInstanceOf(PatreonApiError);
     expect(thrown).toMatchObject({ kind: 'invalid_response' });
   }
+});
+
+describe.each(['spec', 'patreon'] as const)('the posts endpoints in the %s dialect (against the stand-in)', (dialect) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ sandbox: { dialect, rateLimits: 'none' } });
+  });
+  afterAll(() => h.close());
+
+  test('a campaign’s posts and one post read with their title, address, audience and date; an unknown post is null', async () => {
+    const tier = h.sb.createTier(h.sb.campaignId, { title: 'Gold', amountCents: 500 }).id;
+    const locked = h.sb.publishPost(h.sb.campaignId, { title: 'For Gold', tierIds: [tier] }, { deliver: false }).id;
+    const open = h.sb.publishPost(h.sb.campaignId, { title: 'For everyone', isPublic: true }, { deliver: false }).id;
+    const posts = await h.client.listPosts(h.sb.campaignId);
+    expect(posts.map((p) => p.id).sort()).toEqual([locked, open].sort());
+    // The campaign relationship comes only with include=campaign, which Tierlink does not ask for:
+    // the campaign is the one whose webhook or listing named the post.
+    expect(await h.client.getPost(locked)).toMatchObject({
+      id: locked,
+      title: 'For Gold',
+      url: `${h.sb.url}/posts/${locked}`,
+      isPublic: false,
+      tierIds: [tier],
+      publishedAt: expect.any(String),
+    });
+    expect(posts.find((p) => p.id === open)).toMatchObject({ isPublic: true, tierIds: [] });
+    expect(await h.client.getPost('999999')).toBeNull();
+  });
 });
