@@ -1,4 +1,5 @@
 import { createCreatorAdmin } from './app/admin';
+import { createChannels } from './app/channels';
 import { createDashboard } from './app/dashboard';
 import { createAuditBrowser } from './app/dashboard/audit';
 import { createGuildPermissions } from './app/guild-permissions';
@@ -110,8 +111,19 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     metrics,
     logger,
   });
+  // The mod-log and the announcements: posted after the fact from what the rest stored.
+  const channels = createChannels({
+    repos,
+    channels: discord.channels,
+    accounts,
+    withLock: (name, fn) => database.tryWithLock(name, fn),
+    clock,
+    logger,
+    ...(pollMs !== undefined ? { pollMs } : {}),
+  });
   const webhooks = createWebhooks({
     ...repos,
+    posts: channels,
     inbox: createInboxQueue(db),
     jobs: { queue: jobQueue, store: jobStore },
     accounts,
@@ -141,6 +153,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     repos,
     accounts,
     discord,
+    channels,
     sync,
     linking,
     registration: webhooks.registration,
@@ -189,7 +202,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   return {
     ...{ clock, metrics, database, box, repos, discord, rest: discord.rest, accounts, jobQueue, sync, webhooks, linking, admin, publicUrl },
     instances,
-    ...{ permissions, audit, dashboard, retention },
+    ...{ permissions, audit, dashboard, channels, retention },
     reconciler: sync.reconciler,
     scheduler: sync.scheduler,
     runSync: sync.runSync,

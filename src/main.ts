@@ -167,6 +167,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       sync.scheduler.start();
       // A sync a stopped process left running goes on now, not at the next night.
       void sync.scheduler.resumeAbandoned();
+      services.channels.start();
       services.retention.start();
       housekeeping = setInterval(() => {
         const before = new Date(services.clock.now().getTime() - DAY);
@@ -185,6 +186,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       // First, so the other instances take the gateway shards over at once (they answer from then on).
       await bot.stop();
       await sync.scheduler.stop();
+      await services.channels.stop();
       await services.retention.stop();
       const grace = options.shutdownGraceMs ?? 10_000;
       const done = await Promise.all([webhooks.stop(grace), services.jobQueue.worker.stop(grace)]);

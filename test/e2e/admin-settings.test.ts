@@ -67,6 +67,9 @@ test('/settings without options shows the server’s settings', async () => {
       '• **Follower role**: none',
       '• **Strict**: off (only roles Tierlink granted are ever removed)',
       '• **Mass-removal guard**: a sync holds removals above 10% of Tierlink’s grants when they are at least 25',
+      '• **Mod-log channel** (Tierlink’s role changes, batched): off',
+      '• **New-patrons channel** (a welcome when a pledge begins): off',
+      '• **New-posts channel** (each new post of the campaign): off',
     ].join('\n'),
   );
   expect(roles(ada)).toEqual([e.roles.silver, e.roles.gold].sort());

@@ -15,6 +15,13 @@ import type { BoundFlow, BrowserBinding, OneTimeLinks, ReadNonce } from '../link
 export const CREATOR_SCOPES = ['identity', 'campaigns', 'campaigns.members', 'w:campaigns.webhook'] as const;
 
 /**
+ * Asked for too, but not needed for roles: `campaigns.posts` lets Tierlink read the campaign's posts
+ * for the new-posts announcements (the service sends post events and answers post reads only within
+ * the scopes granted). A creator connected without it is told so when a posts channel is set.
+ */
+export const OPTIONAL_CREATOR_SCOPES = ['campaigns.posts'] as const;
+
+/**
  * The expiry stored for the environment's tokens: the registration page does not say when they
  * expire, so they are trusted until a 401 says otherwise. The latest date both PostgreSQL and
  * PGlite parse: JavaScript's own maximum (year 275760) serialises as `+275760-…`, which they refuse.
@@ -120,7 +127,7 @@ export function createConnectService(deps: ConnectServiceDeps) {
       if (!followed) return null;
       const url = deps.accounts.oauth.authorizeUrl({
         redirectUri: deps.redirectUri(),
-        scopes: [...CREATOR_SCOPES],
+        scopes: [...CREATOR_SCOPES, ...OPTIONAL_CREATOR_SCOPES],
         state: followed.state,
         codeChallenge: followed.codeChallenge,
       });

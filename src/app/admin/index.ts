@@ -16,13 +16,18 @@ import type { EnvironmentBinding } from './deployment-checks';
 import type { ApplicationInfo } from '../../edges/discord/application-info';
 import { createMappingService } from './mapping-service';
 import { createSettingsService } from './settings-service';
+import { createChannelSettings } from './channel-settings';
+import type { ChannelMessages } from '../../edges/discord/channel-messages';
+import type { Channels } from '../channels';
 import { createTiersService } from './tiers-service';
 import { progressOf } from '../sync/sync-scheduler';
 
 export interface CreatorAdminDeps {
-  repos: Pick<Repositories, 'guilds' | 'campaigns' | 'credentials' | 'mappings' | 'appState' | 'syncRuns' | 'snapshots'>;
+  repos: Pick<Repositories, 'guilds' | 'campaigns' | 'credentials' | 'mappings' | 'appState' | 'syncRuns' | 'snapshots' | 'channelOutbox'>;
   accounts: CreatorAccounts;
-  discord: { snapshots: GuildSnapshotCache; directory: GuildDirectory; application?: ApplicationInfo };
+  discord: { snapshots: GuildSnapshotCache; directory: GuildDirectory; channels: ChannelMessages; application?: ApplicationInfo };
+  /** The mod-log and announcements (`createChannels`). */
+  channels: Pick<Channels, 'modLog' | 'announcements'>;
   sync: Pick<SyncSubsystem, 'contexts' | 'applyGuild' | 'strict'>;
   linking: Pick<Linking, 'oneTimeLinks' | 'redirectUri'>;
   registration: Pick<WebhookRegistration, 'ensure' | 'health'>;
@@ -63,8 +68,17 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
   const tiers = createTiersService({ ...repos, accounts, contexts: sync.contexts, clock, logger });
   const authority = createActorAuthority({ directory: discord.directory, snapshots: discord.snapshots });
   const mapping = createMappingService({ mappings: repos.mappings, guilds: repos.guilds, tiers, authority, reconcileGuild, logger });
+  const channelSettings = createChannelSettings({
+    guilds: repos.guilds,
+    channels: discord.channels,
+    directory: discord.directory,
+    startModLog: async (guildId) => deps.channels.modLog.start(guildId, await repos.channelOutbox.auditHorizon()),
+    postSource: (campaignId) => deps.channels.announcements.postSource(campaignId),
+    clock,
+  });
   const settings = createSettingsService({
     guilds: repos.guilds,
+    channels: channelSettings,
     authority,
     strict: sync.strict,
     box: deps.box,
@@ -112,6 +126,7 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
     tiers,
     mapping,
     settings,
+    channelSettings,
     doctor,
 
     /**

@@ -7,6 +7,8 @@ import type { GuildSettings } from '../../core/planner/types';
 import type { Clock } from '../../shared/clock';
 import { MINUTE } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
+import type { ChannelChange, GuildChannels } from '../../core/guild-channels';
+import { type ChannelSettings, channelKeys } from './channel-settings';
 import { type Actor, type ActorAuthority, type ActorView, NOT_A_MEMBER } from './actor-authority';
 import type { ReconcileGuild } from './mapping-service';
 
@@ -21,17 +23,20 @@ export interface StrictRequest {
 }
 
 export type SettingsOutcome =
-  | { kind: 'shown'; settings: GuildSettings }
+  | { kind: 'shown'; settings: GuildSettings; channels: GuildChannels }
   | {
       kind: 'changed';
       before: GuildSettings;
       settings: GuildSettings;
+      channels: GuildChannels;
+      /** Where an announcement channel's news comes from, or what keeps it from working. */
+      notes: string[];
       followUp: Promise<GuildApplyOutcome> | null;
       /** Strict mode was asked for too: saved only once confirmed. */
       strict: StrictRequest | null;
     }
   /** Only strict mode was asked for: nothing is saved until it is confirmed. */
-  | { kind: 'strict_pending'; settings: GuildSettings; strict: StrictRequest }
+  | { kind: 'strict_pending'; settings: GuildSettings; channels: GuildChannels; strict: StrictRequest }
   | { kind: 'invalid'; problems: string[] }
   /** The person asking may not manage a role the change concerns; nothing was saved. */
   | { kind: 'not_allowed'; problems: string[] };
@@ -67,6 +72,8 @@ export interface SettingsServiceDeps {
   box: Pick<SecretBox, 'sign' | 'verify'>;
   clock: Clock;
   reconcileGuild: ReconcileGuild;
+  /** The channels Tierlink posts in (the mod-log, announcements): checked and saved with the rest. */
+  channels: ChannelSettings;
   logger: Logger;
 }
 
@@ -108,11 +115,13 @@ export function createSettingsService(deps: SettingsServiceDeps) {
   }
 
   return {
-    async apply(actor: Actor, change: SettingsChange): Promise<SettingsOutcome> {
+    async apply(actor: Actor, change: SettingsChange, channelChange: ChannelChange = {}): Promise<SettingsOutcome> {
       const { guildId } = actor;
       const before = await deps.guilds.settings(guildId);
+      const channelsBefore = await deps.channels.current(guildId);
       const keys = (Object.keys(change) as Array<keyof GuildSettings>).filter((k) => change[k] !== undefined);
-      if (keys.length === 0) return { kind: 'shown', settings: before };
+      const channelChanges = channelKeys(channelChange);
+      if (keys.length === 0 && channelChanges.length === 0) return { kind: 'shown', settings: before, channels: channelsBefore };
       const next = applySettingsChange(before, change);
       if (!next.ok) return { kind: 'invalid', problems: next.error.map(inOptionNames) };
 
@@ -142,6 +151,9 @@ export function createSettingsService(deps: SettingsServiceDeps) {
       }
       const strictOn = change.strict === true && !before.strict;
       if (strictOn) notAllowed.push(...(await strictProblems(view)));
+      const channelCheck = await deps.channels.check(view, channelChange);
+      notAllowed.push(...channelCheck.notAllowed);
+      invalid.push(...channelCheck.invalid);
       if (notAllowed.length > 0) return { kind: 'not_allowed', problems: notAllowed };
       if (invalid.length > 0) return { kind: 'invalid', problems: invalid };
 
@@ -152,10 +164,15 @@ export function createSettingsService(deps: SettingsServiceDeps) {
       }
       const saved = strictOn ? { ...next.value, strict: before.strict } : next.value;
       const others = (Object.keys(saved) as Array<keyof GuildSettings>).some((k) => saved[k] !== before[k]);
-      if (strict && !others) return { kind: 'strict_pending', settings: before, strict };
-      await deps.guilds.saveSettings(guildId, saved);
-      logger.info({ guildId, userId: actor.userId, keys }, 'settings changed');
-      return { kind: 'changed', before, settings: saved, followUp: save(actor, before, saved), strict };
+      if (strict && !others && channelChanges.length === 0)
+        return { kind: 'strict_pending', settings: before, channels: channelsBefore, strict };
+      if (others) await deps.guilds.saveSettings(guildId, saved);
+      const { channels, notes } =
+        channelChanges.length > 0
+          ? await deps.channels.save(guildId, channelsBefore, channelChange)
+          : { channels: channelsBefore, notes: [] };
+      logger.info({ guildId, userId: actor.userId, keys: [...keys, ...channelChanges] }, 'settings changed');
+      return { kind: 'changed', before, settings: saved, channels, notes, followUp: save(actor, before, saved), strict };
     },
 
     /** The actor confirms turning strict mode on, with the token {@link apply} handed them. */

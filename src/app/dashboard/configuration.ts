@@ -7,6 +7,8 @@ import type { GuildApplyOutcome } from '../sync';
 import type { MapOutcome, MappingService } from '../admin/mapping-service';
 import type { SettingsOutcome, SettingsService, StrictConfirmOutcome } from '../admin/settings-service';
 import { type TierLine, type TiersService, tierRef } from '../admin/tiers-service';
+import type { ChannelSettings } from '../admin/channel-settings';
+import { type ChannelChange, type ChannelSetting, type GuildChannels, channelOf } from '../../core/guild-channels';
 
 /** How long a page waits for the roles update after a change before it says "in the background". */
 export const FOLLOW_UP_WAIT_MS = 5_000;
@@ -21,6 +23,9 @@ export interface RoleChoice {
 export interface ConfigurationView {
   tiers: Array<TierLine & { ref: string }>;
   settings: GuildSettings;
+  /** The channels Tierlink posts in, and the server's text channels to choose from. */
+  channels: GuildChannels;
+  channelChoices: Array<{ id: string; name: string }>;
   /** The server's roles a tier or setting may name, highest first (not @everyone, not integration roles). */
   roles: RoleChoice[];
 }
@@ -34,6 +39,7 @@ export interface ConfigurationDeps {
   snapshots: Pick<GuildSnapshotCache, 'get'>;
   mapping: Pick<MappingService, 'map' | 'unmap'>;
   settings: Pick<SettingsService, 'apply' | 'confirmStrict'>;
+  channelSettings: Pick<ChannelSettings, 'current' | 'postable'>;
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -67,8 +73,15 @@ export function createConfiguration(deps: ConfigurationDeps) {
     roleChoices,
 
     async view(guildId: string): Promise<ConfigurationView> {
-      const [tiers, settings, roles] = await Promise.all([deps.tiers.list(guildId), deps.guilds.settings(guildId), roleChoices(guildId)]);
-      return { tiers: tiers.map((t) => ({ ...t, ref: tierRef(t.campaignId, t.tierId) })), settings, roles };
+      const [tiers, settings, roles, channels, postable] = await Promise.all([
+        deps.tiers.list(guildId),
+        deps.guilds.settings(guildId),
+        roleChoices(guildId),
+        deps.channelSettings.current(guildId),
+        deps.channelSettings.postable(guildId),
+      ]);
+      const channelChoices = postable.map((c) => ({ id: c.id, name: c.name }));
+      return { tiers: tiers.map((t) => ({ ...t, ref: tierRef(t.campaignId, t.tierId) })), settings, roles, channels, channelChoices };
     },
 
     async map(guildId: string, actorId: string, tier: string, roleId: string): Promise<{ outcome: MapOutcome; followUp: FollowUp | null }> {
@@ -103,6 +116,14 @@ export function createConfiguration(deps: ConfigurationDeps) {
     ): Promise<{ outcome: StrictConfirmOutcome; followUp: FollowUp | null }> {
       const outcome = await deps.settings.confirmStrict({ guildId, userId: actorId }, confirmation);
       return { outcome, followUp: outcome.kind === 'changed' ? await wait(outcome.followUp) : null };
+    },
+
+    /** The channels form: only the channels that differ from what is set are changed (and checked). */
+    async saveChannels(guildId: string, actorId: string, wanted: Record<ChannelSetting, string | null>): Promise<SettingsOutcome> {
+      const current = await deps.channelSettings.current(guildId);
+      const change: ChannelChange = {};
+      for (const key of Object.keys(wanted) as ChannelSetting[]) if (wanted[key] !== channelOf(current, key)) change[key] = wanted[key];
+      return deps.settings.apply({ guildId, userId: actorId }, {}, change);
     },
   };
 }

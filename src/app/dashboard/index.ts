@@ -18,6 +18,7 @@ import { createConfiguration } from './configuration';
 import { createMemberLookup } from './members';
 import { createOverview } from './overview';
 import { createSignIn } from './sign-in';
+import type { ChannelSettings } from '../admin/channel-settings';
 import { type RunSync, createSyncDesk } from './syncs';
 
 export interface DashboardDeps {
@@ -26,7 +27,14 @@ export interface DashboardDeps {
   permissions: GuildPermissions;
   /** The audit log's reader (also `/audit`'s). */
   audit: AuditBrowser;
-  admin: { tiers: TiersService; mapping: MappingService; settings: SettingsService; doctor: Pick<Doctor, 'run'> };
+  admin: {
+    tiers: TiersService;
+    mapping: MappingService;
+    settings: SettingsService;
+    doctor: Pick<Doctor, 'run'>;
+    /** The channels Tierlink posts in: what is set, and which channels may be chosen. */
+    channelSettings: Pick<ChannelSettings, 'current' | 'postable'>;
+  };
   status: StatusService;
   registration: Pick<WebhookRegistration, 'health'>;
   runSync: RunSync;

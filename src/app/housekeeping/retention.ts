@@ -16,6 +16,12 @@ export interface RetentionPolicy {
   linkEventDays: number;
   /** Creator tokens of a creator who serves no campaign. */
   orphanCredentialDays: number;
+  /**
+   * Announcements (the outbox of welcomes and new posts). Longer than the announcement window
+   * (src/app/channels/announcements.ts, 7 days): a pledge or post is only announced within it, so
+   * a pruned row's subject never comes round again.
+   */
+  announcementDays: number;
 }
 
 export const DEFAULT_RETENTION: RetentionPolicy = {
@@ -26,6 +32,7 @@ export const DEFAULT_RETENTION: RetentionPolicy = {
   seenDeliveryDays: 7,
   linkEventDays: 90,
   orphanCredentialDays: 30,
+  announcementDays: 30,
 };
 
 export const RETENTION_LOCK = 'retention';
@@ -47,7 +54,8 @@ export type RetentionOutcome = { kind: 'pruned'; counts: PruneCounts } | { kind:
 
 /**
  * Everything that grows is pruned once a day: audit rows, sync runs, dead letters, finished jobs,
- * replay hashes, link events, and the tokens of creators who serve no campaign. Every instance looks
+ * replay hashes, link events, the tokens of creators who serve no campaign, announcements, ended
+ * channel windows and the post polls of campaigns no longer served. Every instance looks
  * each hour; the one that takes the lock and finds the last prune a day old does it, and records
  * when, so several instances prune once a day between them.
  */
@@ -70,6 +78,8 @@ export function createRetention(deps: RetentionDeps) {
         seenDeliveries: ago(policy.seenDeliveryDays),
         linkEvents: ago(policy.linkEventDays),
         orphanCredentials: ago(policy.orphanCredentialDays),
+        announcements: ago(policy.announcementDays),
+        channelPacing: ago(1),
       });
       await deps.appState.set(LAST_RUN_KEY, { at: new Date(now).toISOString(), counts });
       deps.logger.info({ ...counts }, 'pruned rows past their retention');

@@ -455,14 +455,16 @@ export function createFullSync(deps: FullSyncDeps) {
       }
 
       const guilds: GuildSyncReport[] = [];
+      let spreadGuilds = 0;
       if (mayHand) {
         const handed = [...campaignsByGuild].map(([guildId, ids]) => ({
           guildId,
           campaigns: ids.flatMap((id) => campaigns.get(id) ?? []),
         }));
-        if (await deps.spread!(handed, options))
+        if (await deps.spread!(handed, options)) {
+          spreadGuilds = handed.length;
           logger.info({ guilds: handed.length }, 'full sync: the servers are handed to every instance, one job each');
-        else await openAll();
+        } else await openAll();
       }
       for (const run of runs) guilds.push(await syncGuild(run));
 
@@ -489,7 +491,7 @@ export function createFullSync(deps: FullSyncDeps) {
         },
         campaigns: [...campaigns.values()].map((c) => c.report),
         guilds,
-        ...(spread ? { spreadGuilds: handed.length } : {}),
+        ...(spreadGuilds > 0 ? { spreadGuilds } : {}),
         apiCalls: callsBetween(meterStart, meterEnd),
         errors,
       };

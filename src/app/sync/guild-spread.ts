@@ -44,6 +44,9 @@ export function createGuildSpread(deps: GuildSpreadDeps) {
     const campaigns = ((payload.campaigns as HandedCampaign[] | undefined) ?? []).map((c): CampaignOutcome => ({
       report: c.report,
       staleBefore: new Date(c.staleBefore),
+      // Only nightly, applying runs are handed over, and their campaign pass has already deleted the
+      // snapshots of departed members: none left in the store counts as departed.
+      departed: () => false,
     }));
     const options: FullSyncOptions = { trigger: 'schedule' };
     const outer = await deps.database.tryWithLock(

@@ -10,7 +10,7 @@ import type { Logger } from '../../shared/logger';
 import type { Reconciler } from '../sync/reconciler';
 import { type InboxWriter, createInboxWriter } from './inbox-writer';
 import { type MemberReader, createMemberRefresh } from './member-refresh';
-import { type WebhookProcessor, createWebhookProcessor } from './processor';
+import { type PostDeliveryHandler, type WebhookProcessor, createWebhookProcessor } from './processor';
 import { type WebhookRegistration, type WebhookRegistrationDeps, createWebhookRegistration } from './registration';
 import { type WebhookSecretProvider, type WebhookSecrets, createWebhookSecrets } from './webhook-secrets';
 
@@ -30,6 +30,8 @@ export interface WebhooksDeps {
   snapshots: Pick<SnapshotRepository, 'upsert' | 'delete' | 'get' | 'markUnreadable'>;
   links: Pick<LinkRepository, 'linkSocial'>;
   reconciler: Pick<Reconciler, 'reconcilePatreonUser'>;
+  /** Post deliveries go to the announcements (src/app/channels). */
+  posts?: PostDeliveryHandler;
   publicUrl: WebhookRegistrationDeps['publicUrl'];
   /** PATREON_WEBHOOK_SECRET, when set. */
   staticSecret?: string | undefined;
@@ -119,6 +121,7 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
     queue: deps.inbox,
     inbox: deps.webhooks,
     members,
+    ...(deps.posts ? { posts: deps.posts } : {}),
     metrics,
     logger,
     clock,

@@ -1,4 +1,5 @@
 import { relatedId } from '../../edges/patreon';
+import { type Post, parsePost } from '../../edges/patreon/posts';
 import type { Resource } from '../../edges/patreon/json-api';
 import type { ClaimedRow, DurableQueue } from '../../edges/store/durable-queue';
 import type { JobHandler } from '../../edges/store/job-queue';
@@ -17,6 +18,8 @@ export interface WebhookProcessorDeps {
   inbox: { pruneDone(before: Date): Promise<number> };
   /** What a member delivery or a re-check does. */
   members: MemberRefresh;
+  /** What a `posts:publish` delivery does (the announcements, src/app/channels); without it posts are only acknowledged. */
+  posts?: PostDeliveryHandler;
   metrics: Pick<Metrics, 'webhookProcessingSeconds' | 'webhookRetries' | 'webhookDeadLetters' | 'queueDepth'>;
   logger: Logger;
   clock: Clock;
@@ -93,6 +96,20 @@ function kindOf(trigger: string | null, dataType: string | null): DeliveryKind {
   return 'other';
 }
 
+/** The announcements' side of a post delivery (src/app/channels/announcements.ts). */
+export interface PostDeliveryHandler {
+  onPostDelivery(input: { campaignId: string; postId: string; payload: Post | null; receivedAt: Date }): Promise<void>;
+}
+
+/** The post a delivery carries, or null when it carries none that reads (the handler then reads it, or skips it). */
+function payloadPost(data: Record<string, unknown>): Post | null {
+  try {
+    return parsePost(data as unknown as Resource, 'post delivery');
+  } catch {
+    return null;
+  }
+}
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
@@ -117,10 +134,12 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
     const kind = kindOf(delivery.trigger, dataType);
     let outcome: DeliveryOutcome;
     if (kind === 'post') {
-      logger.info(
-        { id: delivery.id, trigger: delivery.trigger, postId: data?.id ?? null },
-        'post event acknowledged; posts have no role effect',
-      );
+      logger.info({ id: delivery.id, trigger: delivery.trigger, postId: data?.id ?? null }, 'post event; posts have no role effect');
+      const campaignId = delivery.campaignId ?? payloadCampaignId(doc);
+      const published = delivery.trigger === null || delivery.trigger === 'posts:publish';
+      if (deps.posts && published && campaignId !== null && typeof data?.id === 'string') {
+        await deps.posts.onPostDelivery({ campaignId, postId: data.id, payload: payloadPost(data), receivedAt: delivery.receivedAt });
+      }
       outcome = 'post';
     } else if (kind === 'other' || dataType !== 'member' || typeof data?.id !== 'string') {
       logger.warn(

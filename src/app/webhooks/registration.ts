@@ -74,13 +74,22 @@ export interface WebhookRegistration {
 
 export const REGISTRATION_INTERVAL_MS = 15 * MINUTE;
 
+/**
+ * What the campaign's webhook subscribes to: every member trigger, and `posts:publish` for the
+ * new-posts announcements (src/app/channels). A webhook registered before that trigger was added is
+ * PATCHed at the next check; until then, and where the service does not deliver post events, the
+ * announcements poll the posts endpoint instead.
+ */
+export const WEBHOOK_TRIGGERS: readonly string[] = [...MEMBER_TRIGGERS, 'posts:publish'];
+
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && new Set(a).size === new Set([...a, ...b]).size;
 
 const publicView = ({ secret: _secret, ...rest }: Webhook): Omit<Webhook, 'secret'> => rest;
 
 /**
  * Keeps each campaign's webhook in place (spec: v2 webhook endpoints; Webhook transitions): with
- * the creator's token, the campaign has a webhook of this client with every member trigger at
+ * the creator's token, the campaign has a webhook of this client with every member trigger (and
+ * `posts:publish`) at
  * `$PUBLIC_URL/webhooks/patreon`. GET lists only this client's webhooks; a missing one is
  * POSTed (its secret stored sealed), a wrong uri or trigger set PATCHed. A webhook found paused or
  * failing (`num_consecutive_times_failed > 0`) is logged, counted, and PATCHed `paused: false`, the
@@ -139,7 +148,7 @@ export function createWebhookRegistration(deps: WebhookRegistrationDeps): Webhoo
           detail: 'no webhook of this client; deliveries are verified with PATREON_WEBHOOK_SECRET',
         };
       }
-      const created = await client.createWebhook({ campaignId, uri, triggers: MEMBER_TRIGGERS });
+      const created = await client.createWebhook({ campaignId, uri, triggers: WEBHOOK_TRIGGERS });
       await store(campaignId, created);
       deps.onSecretsChanged?.();
       logger.info({ campaignId, webhookId: created.id, uri }, 'registered the campaign webhook');
@@ -155,7 +164,7 @@ export function createWebhookRegistration(deps: WebhookRegistrationDeps): Webhoo
     const unhealthy = current.paused || current.numConsecutiveTimesFailed > 0;
     const patch: { uri?: string; triggers?: readonly string[]; paused?: boolean } = {};
     if (!manual && current.uri !== uri) patch.uri = uri;
-    if (!manual && !sameSet(current.triggers, MEMBER_TRIGGERS)) patch.triggers = MEMBER_TRIGGERS;
+    if (!manual && !sameSet(current.triggers, WEBHOOK_TRIGGERS)) patch.triggers = WEBHOOK_TRIGGERS;
     const repointed = patch.uri !== undefined || patch.triggers !== undefined;
     if (unhealthy) {
       const state = current.paused ? 'paused' : 'failing';

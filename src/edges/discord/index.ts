@@ -6,6 +6,7 @@ import { createApplicationInfo } from './application-info';
 import { createGuildDirectory } from './guild-directory';
 import { createGuildSnapshotCache } from './guild-snapshot-cache';
 import { createRoleWriter } from './role-writer';
+import { createChannelMessages } from './channel-messages';
 
 export { createRest } from './create-rest';
 export type { CreateRestOptions, RestCallEvent, RestHandle, RestRateLimitEvent, RestStats } from './create-rest';
@@ -20,6 +21,8 @@ export { createDiscordUserOAuth } from './user-oauth';
 export type { DiscordUser, DiscordUserOAuth, DiscordUserOAuthOptions, UserGuild, UserOAuthError, UserTokens } from './user-oauth';
 export type { ApplicationInfo } from './application-info';
 export type { GuildSnapshot, GuildSnapshotCache } from './guild-snapshot-cache';
+export { createChannelMessages } from './channel-messages';
+export type { ChannelMessages, GuildChannel, OutgoingMessage, PostFailure, PostedMessage } from './channel-messages';
 
 export interface DiscordAccessOptions {
   /** DISCORD_API_BASE_URL. */
@@ -58,8 +61,10 @@ export function createDiscordAccess(options: DiscordAccessOptions) {
     ...(options.snapshotTtlMs !== undefined ? { ttlMs: options.snapshotTtlMs } : {}),
   });
   const writer = createRoleWriter({ rest: rest.rest, directory, clock, cache: snapshots, ...(logger ? { logger } : {}) });
+  // The mod-log and the announcements (src/app/channels) post through the same client.
+  const channels = createChannelMessages({ rest: rest.rest });
   const application = createApplicationInfo({ rest: rest.rest, clock });
-  return { rest, directory, snapshots, writer, application };
+  return { rest, directory, snapshots, writer, channels, application };
 }
 
 export type DiscordAccess = ReturnType<typeof createDiscordAccess>;

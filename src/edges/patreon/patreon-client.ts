@@ -14,6 +14,7 @@ import type { OAuthClient } from './oauth';
 import { createOAuthClient } from './oauth';
 import type { RequestBudget, RequestPriority } from './request-budget';
 import { createRequestBudget } from './request-budget';
+import { MAX_POST_PAGES, POST_FIELDS, type Post, parsePost } from './posts';
 import type { Campaign, Member, Tier, UnreadableMember, User, Webhook } from './resources';
 import {
   CAMPAIGN_CREATOR_FIELDS,
@@ -121,6 +122,10 @@ export interface PatreonClient {
   listWebhooks(): Promise<Webhook[]>;
   createWebhook(input: { campaignId: string; uri: string; triggers: readonly string[] }): Promise<Webhook>;
   updateWebhook(webhookId: string, patch: { uri?: string; triggers?: readonly string[]; paused?: boolean }): Promise<Webhook>;
+  /** One post (scope `campaigns.posts`), or null when the service no longer knows it. */
+  getPost(postId: string): Promise<Post | null>;
+  /** A campaign's posts (scope `campaigns.posts`), following cursors for at most {@link MAX_POST_PAGES} pages. */
+  listPosts(campaignId: string): Promise<Post[]>;
 }
 
 const V2 = '/api/oauth2/v2';
@@ -323,6 +328,33 @@ export function createPatreonClient(options: PatreonClientOptions): PatreonClien
       });
       const doc = parseDocument(res.body, { method: 'POST', path });
       return parseWebhook(primaryOne(doc, { method: 'POST', path }), { campaignId: input.campaignId, where: path });
+    },
+
+    async getPost(postId) {
+      const path = `${V2}/posts/${encodeURIComponent(postId)}`;
+      try {
+        const doc = await asCreator(path, () => buildQuery({ fields: { post: POST_FIELDS } }));
+        return parsePost(primaryOne(doc, { method: 'GET', path }), path, options.baseUrl);
+      } catch (e) {
+        if (e instanceof PatreonApiError && (e.kind === 'not_found' || e.kind === 'gone')) return null;
+        throw e;
+      }
+    },
+
+    async listPosts(campaignId) {
+      const path = `${V2}/campaigns/${encodeURIComponent(campaignId)}/posts`;
+      const posts: Post[] = [];
+      const seen = new Set<string>();
+      let cursor: string | null = null;
+      for (let page = 0; page < MAX_POST_PAGES; page += 1) {
+        const doc = await asCreator(path, () => buildQuery({ fields: { post: POST_FIELDS }, cursor }));
+        for (const resource of primaryList(doc, { method: 'GET', path })) posts.push(parsePost(resource, path, options.baseUrl));
+        const next = nextCursor(doc);
+        if (next === null || seen.has(next)) break;
+        seen.add(next);
+        cursor = next;
+      }
+      return posts;
     },
 
     async updateWebhook(webhookId, patch) {

@@ -6,7 +6,17 @@ export const PRUNE_BATCH = 5_000;
 
 /** What each prune deleted. */
 export type PruneCounts = Record<
-  'auditLog' | 'syncRuns' | 'deadDeliveries' | 'deadJobs' | 'doneJobs' | 'seenDeliveries' | 'linkEvents' | 'orphanCredentials',
+  | 'auditLog'
+  | 'syncRuns'
+  | 'deadDeliveries'
+  | 'deadJobs'
+  | 'doneJobs'
+  | 'seenDeliveries'
+  | 'linkEvents'
+  | 'orphanCredentials'
+  | 'announcements'
+  | 'channelPacing'
+  | 'postPolls',
   number
 >;
 
@@ -19,6 +29,10 @@ export interface PruneBefore {
   linkEvents: Date;
   /** Credentials of creators who serve no campaign, unchanged since. */
   orphanCredentials: Date;
+  /** Announcements written before this (posted, given up, or too stale to post). */
+  announcements: Date;
+  /** Channel windows that ended before this. */
+  channelPacing: Date;
 }
 
 /**
@@ -51,6 +65,14 @@ export function createRetentionStore(db: Db) {
         seenDeliveries: await inBatches('webhook_seen', 'body_hash', sql`seen_at < ${before.seenDeliveries}`),
         linkEvents: await inBatches('link_events', 'id', sql`at < ${before.linkEvents}`),
         orphanCredentials: 0,
+        announcements: await inBatches('announcements', 'id', sql`created_at < ${before.announcements}`),
+        channelPacing: await inBatches('channel_pacing', 'channel_id', sql`paced_until < ${before.channelPacing}`),
+        // A campaign no longer served has nothing to poll.
+        postPolls: await inBatches(
+          'post_polls',
+          'campaign_id',
+          sql`not exists (select 1 from campaigns where campaigns.id = post_polls.campaign_id)`,
+        ),
       };
       const orphans = await queryRows<{ creator_user_id: string }>(
         db,

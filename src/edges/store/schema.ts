@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /**
  * The whole schema. Secrets (creator tokens, webhook secrets) are stored only encrypted
@@ -69,6 +69,14 @@ export const guilds = pgTable('guilds', {
   strict: boolean('strict').notNull().default(false),
   removalThresholdPercent: integer('removal_threshold_percent').notNull().default(10),
   removalThresholdMin: integer('removal_threshold_min').notNull().default(25),
+  // Channels Tierlink posts in (src/app/channels): none unless a manager sets them with /settings.
+  modLogChannelId: text('mod_log_channel_id'),
+  announcePatronsChannelId: text('announce_patrons_channel_id'),
+  /** When the patrons channel was set: only pledges that began after it are welcomed. */
+  announcePatronsSince: ts('announce_patrons_since'),
+  announcePostsChannelId: text('announce_posts_channel_id'),
+  /** When the posts channel was set: only posts published after it are announced. */
+  announcePostsSince: ts('announce_posts_since'),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
@@ -184,6 +192,8 @@ export const memberSnapshots = pgTable(
     primaryKey({ columns: [t.campaignId, t.memberId] }),
     index('member_snapshots_user_idx').on(t.campaignId, t.patreonUserId),
     index('member_snapshots_patreon_user_idx').on(t.patreonUserId),
+    // New pledges to welcome (src/app/channels/patron-welcomes.ts): recent starts of a campaign.
+    index('member_snapshots_pledge_start_idx').on(t.campaignId, t.pledgeRelationshipStart),
   ],
 );
 
@@ -437,4 +447,57 @@ export const shardLeases = pgTable('shard_leases', {
 export const identifySlots = pgTable('identify_slots', {
   rateLimitKey: integer('rate_limit_key').primaryKey(),
   identifiedAt: ts('identified_at').notNull(),
+});
+
+/**
+ * Where the mod-log of a guild stands (src/app/channels/mod-log.ts): every audit row up to
+ * `cursorId` is posted; a batch `(cursorId, batchToId]` in progress has its first `batchPosted`
+ * messages posted (a restart recomposes the same batch and goes on from there).
+ */
+export const modLogState = pgTable('mod_log_state', {
+  guildId: text('guild_id').primaryKey(),
+  cursorId: bigint('cursor_id', { mode: 'number' }).notNull(),
+  batchToId: bigint('batch_to_id', { mode: 'number' }),
+  batchPosted: integer('batch_posted').notNull().default(0),
+  lastError: text('last_error'),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+/** When Tierlink may next post in a channel, from Discord's rate-limit headers (shared by every instance). */
+export const channelPacing = pgTable('channel_pacing', {
+  channelId: text('channel_id').primaryKey(),
+  pacedUntil: ts('paced_until').notNull(),
+});
+
+/**
+ * Announcements (a new patron, a new post), one row per guild, kind and subject for ever: the
+ * unique key is what makes the webhook, the poll and several instances announce a thing once.
+ * The message is composed when the row is written and posted from here (an outbox).
+ */
+export const announcements = pgTable(
+  'announcements',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    guildId: text('guild_id').notNull(),
+    kind: text('kind').$type<'patron' | 'post'>().notNull(),
+    /** `post:<id>` or `member:<id>:<pledge start>`. */
+    subject: text('subject').notNull(),
+    channelId: text('channel_id').notNull(),
+    message: jsonb('message').$type<Record<string, unknown>>().notNull(),
+    status: text('status').$type<'pending' | 'posted' | 'dead'>().notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    runAt: ts('run_at').notNull().defaultNow(),
+    lastError: text('last_error'),
+    messageId: text('message_id'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    postedAt: ts('posted_at'),
+  },
+  (t) => [uniqueIndex('announcements_subject_idx').on(t.guildId, t.kind, t.subject), index('announcements_due_idx').on(t.status, t.runAt)],
+);
+
+/** The last poll of a campaign's posts endpoint (the fallback where its webhook carries no posts). */
+export const postPolls = pgTable('post_polls', {
+  campaignId: text('campaign_id').primaryKey(),
+  polledAt: ts('polled_at').notNull(),
+  lastError: text('last_error'),
 });

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { createManualClock } from '@tierlink/sandbox';
 import { DEFAULT_RETENTION, RETENTION_LOCK, createRetention } from '../../../src/app/housekeeping/retention';
+import { ANNOUNCE_WINDOW_MS } from '../../../src/app/channels';
 import { queryRows } from '../../../src/edges/store/database';
 import { createAppStateRepository } from '../../../src/edges/store/repositories/app-state-repository';
 import { PRUNE_BATCH, createRetentionStore } from '../../../src/edges/store/retention-store';
@@ -102,6 +103,9 @@ test('each kind of row goes after its own retention; newer rows, pending work an
       seenDeliveries: 1,
       linkEvents: 1,
       orphanCredentials: 1,
+      announcements: 0,
+      channelPacing: 0,
+      postPolls: 0,
     },
   });
   expect(await queryRows(t.database.db, sql`select reason from audit_log`)).toEqual([{ reason: 'kept' }]);
@@ -151,4 +155,25 @@ test('a table grown far past its retention is pruned in batches', async () => {
   const { retention: r } = retention();
   expect(await r.runOnce()).toMatchObject({ counts: { auditLog: n } });
   expect(await count('audit_log')).toBe(0);
+});
+
+test('announcements go after 30 days (past the 7-day window they are written in), ended channel windows after a day, polls of campaigns no longer served', async () => {
+  const { db } = t.database;
+  for (const [subject, days, status] of [
+    ['post:old', 31, 'posted'],
+    ['post:stale', 40, 'pending'],
+    ['post:recent', 29, 'posted'],
+  ] as const) {
+    await db.execute(sql`insert into announcements (guild_id, kind, subject, channel_id, message, status, created_at)
+      values ('g', 'post', ${subject}, 'c', '{}'::jsonb, ${status}, ${ago(days)})`);
+  }
+  await db.execute(sql`insert into channel_pacing (channel_id, paced_until) values ('ended', ${ago(2)}), ('current', ${ago(0.5)})`);
+  await db.execute(sql`insert into campaigns (id, creator_user_id, name) values ('served', 'u', 'C')`);
+  await db.execute(sql`insert into post_polls (campaign_id, polled_at) values ('served', ${ago(1)}), ('gone', ${ago(1)})`);
+  const { retention: r } = retention();
+  expect(await r.runOnce()).toMatchObject({ counts: { announcements: 2, channelPacing: 1, postPolls: 1 } });
+  expect(await queryRows(t.database.db, sql`select subject from announcements`)).toEqual([{ subject: 'post:recent' }]);
+  expect(await queryRows(t.database.db, sql`select channel_id from channel_pacing`)).toEqual([{ channel_id: 'current' }]);
+  expect(await queryRows(t.database.db, sql`select campaign_id from post_polls`)).toEqual([{ campaign_id: 'served' }]);
+  expect(DEFAULT_RETENTION.announcementDays * DAY).toBeGreaterThan(ANNOUNCE_WINDOW_MS);
 });

@@ -1,4 +1,4 @@
-import { MEMBER_TRIGGERS } from '../../../src/edges/patreon';
+import { WEBHOOK_TRIGGERS } from '../../../src/app/webhooks/registration';
 import { createSecretBox } from '../../../src/edges/store/secret-box';
 import { webhookSecretSeal } from '../../../src/edges/store/repositories/webhook-repository';
 import { SECRET_KEY, type World, createWorld } from '../../support/world';
@@ -39,7 +39,7 @@ test('a campaign without a webhook gets one with every member trigger at $PUBLIC
   expect(result).toMatchObject({ state: 'registered', healed: false, webhook: { uri: `${instance.url}/webhooks/patreon`, paused: false } });
   expect(result.webhook).not.toHaveProperty('secret');
   const [webhook] = webhooksOf(campaignId);
-  expect(webhook).toMatchObject({ uri: instance.webhookUrl, triggers: [...MEMBER_TRIGGERS] });
+  expect(webhook).toMatchObject({ uri: instance.webhookUrl, triggers: [...WEBHOOK_TRIGGERS] });
   expect(webhookCalls().map((r) => r.method)).toEqual(['GET', 'POST']);
   const rows = await world.db.database.db.query.webhooks.findMany();
   expect(rows).toHaveLength(1);
@@ -86,7 +86,7 @@ test('a webhook with other triggers is PATCHed to every member trigger', async (
   world.patreon.resetRequests();
   expect(await instance.registration.ensure(campaignId)).toMatchObject({ state: 'updated', healed: false });
   expect(webhookCalls().map((r) => r.method)).toEqual(['GET', 'PATCH']);
-  expect(webhooksOf(campaignId)[0]!.triggers.sort()).toEqual([...MEMBER_TRIGGERS].sort());
+  expect(webhooksOf(campaignId)[0]!.triggers.sort()).toEqual([...WEBHOOK_TRIGGERS].sort());
 });
 
 test('a paused webhook is un-paused, warned about, counted and a sync queued; the events the service held are processed', async () => {

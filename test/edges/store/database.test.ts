@@ -19,9 +19,11 @@ test('migrations create every table and a second run changes nothing', async () 
     sql`select table_name from information_schema.tables where table_schema = 'public' order by table_name`,
   );
   expect(tables.map((r) => r.table_name)).toEqual([
+    'announcements',
     'app_state',
     'audit_log',
     'campaigns',
+    'channel_pacing',
     'creator_credentials',
     'dashboard_sessions',
     'guild_campaigns',
@@ -33,6 +35,8 @@ test('migrations create every table and a second run changes nothing', async () 
     'link_tokens',
     'links',
     'member_snapshots',
+    'mod_log_state',
+    'post_polls',
     'role_grants',
     'role_mappings',
     'shard_leases',

@@ -102,6 +102,19 @@ inChromium('the dashboard in headless Chromium', () => {
     );
     await e.tierlink.services.runSync({ guildId, dryRun: false, force: false, trigger: 'manual' });
 
+    // The channels Tierlink posts in, set by the owner as /settings or the Channels panel would.
+    const botRoleId = e.discord.guild(guildId).botRoleId;
+    const allow = Permission.ViewChannel | Permission.SendMessages | Permission.EmbedLinks;
+    const channel = (name: string) => e.discord.createChannel(guildId, { name, overwrites: [{ id: botRoleId, type: 'role', allow }] }).id;
+    const modLog = channel('mod-log');
+    e.discord.createChannel(guildId, { name: 'general' });
+    const channelsSet = await e.tierlink.services.admin.settings.apply(
+      { guildId, userId: e.ownerId },
+      {},
+      { modLog, announcePatrons: channel('welcome'), announcePosts: channel('new-posts') },
+    );
+    if (channelsSet.kind !== 'changed') throw new Error(`setting the channels: ${JSON.stringify(channelsSet)}`);
+
     const plainUser = e.discord.addMember(guildId, { username: 'just_a_fan' }).userId;
     e.discord.createRole(guildId, { name: 'Helpers', permissions: Permission.ViewChannel });
     session = {
@@ -245,6 +258,38 @@ inChromium('the dashboard in headless Chromium', () => {
         await context.close();
       }
     });
+  });
+
+  test.each(VIEWPORTS)('the Channels panel on a $label: the three channels chosen, each with what it posts', async (viewport) => {
+    const context = await contextFor('owner', viewport, 'light');
+    try {
+      const { page } = await open(context, `${g()}/tiers`);
+      const panel = page.locator('section[aria-labelledby="channels"]');
+      const chosen = await panel.evaluate((root) => {
+        const r = root as unknown as {
+          querySelectorAll(s: string): ArrayLike<{
+            id: string;
+            labels: ArrayLike<{ textContent: string | null }>;
+            selectedOptions: ArrayLike<{ textContent: string | null }>;
+          }>;
+        };
+        return Array.from(r.querySelectorAll('select')).map((el) => [
+          el.labels[0]?.textContent ?? null,
+          el.selectedOptions[0]?.textContent ?? null,
+        ]);
+      });
+      expect(chosen).toEqual([
+        ['Mod-log channel', '#mod-log'],
+        ['New-patrons channel', '#welcome'],
+        ['New-posts channel', '#new-posts'],
+      ]);
+      expect(pageText(await panel.innerHTML())).toContain('Tierlink needs View Channel, Send Messages and Embed Links in the channel');
+      const box = (await panel.boundingBox())!;
+      expect(box.x + box.width).toBeLessThanOrEqual(viewport.width);
+      await panel.screenshot({ path: path.join(SCREENSHOTS, `dashboard-channels-${viewport.label}.docs.tmp.png`), timeout: 10_000 });
+    } finally {
+      await context.close();
+    }
   });
 
   test('the keyboard reaches everything in order: skip link, top bar, tabs, then the page; focus is always visible', async () => {

@@ -4,7 +4,7 @@ import type { RouteContext, RouteDefinition, RouteResult } from './http-router';
 import { decodeSegment } from './http-router';
 import type { InteractionsEndpoint } from './http-interactions';
 import type { CoreContext } from './rest-routes';
-import { memberJson, roleJson, userJson } from './serialize';
+import { channelJson, memberJson, roleJson, userJson } from './serialize';
 import type { ChannelRecord, GuildRecord } from './state';
 import { SandboxUsageError } from './state';
 import type { SnowflakeFactory } from './snowflakes';
@@ -170,7 +170,7 @@ export class InteractionStore {
       focused.focused = true;
     }
     const topOptions = options.subcommand ? [{ name: options.subcommand, type: 1, options: leafOptions }] : leafOptions;
-    const resolved = { ...this.resolveOptions(guild, leafOptions), ...(options.resolved ?? {}) };
+    const resolved = { ...this.resolveOptions(guild, leafOptions, options.userId), ...(options.resolved ?? {}) };
 
     const id = this.nextId();
     const token = `sandbox.${id}.${randomBytes(24).toString('base64url')}`;
@@ -393,13 +393,27 @@ export class InteractionStore {
     }
   }
 
-  private resolveOptions(guild: GuildRecord, options: Array<Record<string, unknown>>): Record<string, unknown> {
+  private resolveOptions(guild: GuildRecord, options: Array<Record<string, unknown>>, invokerId: string): Record<string, unknown> {
     const roles: Record<string, unknown> = {};
     const users: Record<string, unknown> = {};
     const members: Record<string, unknown> = {};
+    const channels: Record<string, unknown> = {};
     for (const option of options) {
       const value = typeof option.value === 'string' ? option.value : undefined;
       if (value === undefined || option.focused) continue;
+      if (option.type === 7) {
+        // A channel option resolves to a partial channel with the invoker's permissions in it (Discord's docs, Interactions, resolved data).
+        const channel = guild.channels.get(value);
+        if (!channel) throw new SandboxUsageError(`channel option ${String(option.name)} names no channel of the guild`);
+        const { id, name, type, parent_id: parentId } = channelJson(channel) as Record<string, unknown>;
+        channels[value] = {
+          id,
+          name,
+          type,
+          parent_id: parentId ?? null,
+          permissions: this.core.state.channelPermissions(guild, channel, invokerId).toString(),
+        };
+      }
       if (option.type === 8 || option.type === 9) {
         const role = guild.roles.get(value);
         if (role) roles[value] = roleJson(role);
@@ -420,6 +434,7 @@ export class InteractionStore {
     if (Object.keys(roles).length > 0) resolved.roles = roles;
     if (Object.keys(users).length > 0) resolved.users = users;
     if (Object.keys(members).length > 0) resolved.members = members;
+    if (Object.keys(channels).length > 0) resolved.channels = channels;
     return resolved;
   }
 

@@ -384,6 +384,18 @@ export function createStore(clock: Clock, options: { accessTokenLifetimeSeconds?
       return client;
     },
 
+    /**
+     * The scopes of a user's current grant to a client: those of the access token issued last and not
+     * revoked (an authorization, or the refresh that carried it on), or none.
+     */
+    grantedScopes(clientId: string, userId: string): ReadonlySet<string> {
+      let scopes: string[] | null = null;
+      for (const token of tokens.values()) {
+        if (token.kind === 'access' && !token.revoked && token.clientId === clientId && token.userId === userId) scopes = token.scopes;
+      }
+      return new Set(scopes ?? []);
+    },
+
     /** Issues an access + refresh token pair; `expires_in` is in seconds (spec leaves the unit open, §10). */
     issueTokens(clientId: string, userId: string, scopes: readonly string[]): TokenPair {
       const access = secret(32);

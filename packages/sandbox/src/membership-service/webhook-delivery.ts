@@ -147,12 +147,20 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions) {
   }
 
   return {
-    /** Queues an event for every webhook of the campaign subscribed to `trigger`; sends at once. */
+    /**
+     * Queues an event for every webhook of the campaign subscribed to `trigger`; sends at once. Data
+     * beyond the scopes the creator granted the webhook's client is not sent (spec: Delivery §3;
+     * docs/patreon-api-notes.md §5.3): a post event goes only to clients holding `campaigns.posts`.
+     */
     emit(campaignId: string, trigger: string, body: () => string): number {
       let text: string | null = null;
       let count = 0;
+      const creatorId = store.campaigns.get(campaignId)?.creatorId;
       for (const webhook of store.webhooks.values()) {
         if (webhook.campaignId !== campaignId || !webhook.triggers.includes(trigger)) continue;
+        if (trigger.startsWith('posts:') && (!creatorId || !store.grantedScopes(webhook.clientId, creatorId).has('campaigns.posts'))) {
+          continue;
+        }
         text ??= body();
         webhook.queue.push({ trigger, body: text, createdAt: store.clock.now() });
         count += 1;

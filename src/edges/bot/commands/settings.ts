@@ -1,4 +1,5 @@
-import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import { ChannelType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import { CHANNEL_SETTINGS, type ChannelChange, type ChannelSetting, type GuildChannels, channelOf } from '../../../core/guild-channels';
 import { SETTING_BOUNDS } from '../../../core/planner/settings';
 import type { SettingsChange } from '../../../core/planner/settings';
 import type { GuildSettings, Mode } from '../../../core/planner/types';
@@ -6,7 +7,22 @@ import type { Command } from '../command';
 import { NO_PINGS, fitMessage, roleMention } from '../format';
 import { STRICT_BUTTON_PREFIX, pressStrictButton, reportApply, strictButton, strictPreviewLines } from './strict-confirmation';
 
-export function renderSettings(s: GuildSettings): string {
+/** What each channel setting posts, for the reply and the README. */
+const CHANNEL_PURPOSE: Record<ChannelSetting, string> = {
+  modLog: 'Tierlink’s role changes, batched',
+  announcePatrons: 'a welcome when a pledge begins',
+  announcePosts: 'each new post of the campaign',
+};
+
+export function renderChannels(c: GuildChannels): string[] {
+  return (Object.keys(CHANNEL_SETTINGS) as ChannelSetting[]).map((key) => {
+    const id = channelOf(c, key);
+    const name = CHANNEL_SETTINGS[key].label;
+    return `• **${name[0]!.toUpperCase()}${name.slice(1)}** (${CHANNEL_PURPOSE[key]}): ${id ? `<#${id}>` : 'off'}`;
+  });
+}
+
+export function renderSettings(s: GuildSettings, channels?: GuildChannels): string {
   return [
     `• **Grace period** after a declined payment: ${s.graceDays} day${s.graceDays === 1 ? '' : 's'}`,
     `• **Mode**: ${s.mode === 'stack' ? 'stack (every entitled tier’s roles)' : 'highest (only the highest tier’s roles)'}`,
@@ -14,6 +30,7 @@ export function renderSettings(s: GuildSettings): string {
     `• **Follower role**: ${s.followerRoleId ? roleMention(s.followerRoleId) : 'none'}`,
     `• **Strict**: ${s.strict ? 'on (mapped roles are removed from anyone not entitled, even if given by hand)' : 'off (only roles Tierlink granted are ever removed)'}`,
     `• **Mass-removal guard**: a sync holds removals above ${s.removalThresholdPercent}% of Tierlink’s grants when they are at least ${s.removalThresholdMin}`,
+    ...(channels ? renderChannels(channels) : []),
   ].join('\n');
 }
 
@@ -60,6 +77,35 @@ export const settingsCommand: Command = {
         .setMinValue(SETTING_BOUNDS.removalThresholdMin.min)
         .setMaxValue(SETTING_BOUNDS.removalThresholdMin.max),
     )
+    // The channels Tierlink posts in (src/app/channels).
+    .addChannelOption((o) =>
+      o
+        .setName('mod_log_channel')
+        .setDescription('Post Tierlink’s role changes here')
+        .addChannelTypes(ChannelType.GuildText, ChannelType.GuildAnnouncement),
+    )
+    .addChannelOption((o) =>
+      o
+        .setName('announce_patrons_channel')
+        .setDescription('Welcome new patrons here')
+        .addChannelTypes(ChannelType.GuildText, ChannelType.GuildAnnouncement),
+    )
+    .addChannelOption((o) =>
+      o
+        .setName('announce_posts_channel')
+        .setDescription('Announce new posts here')
+        .addChannelTypes(ChannelType.GuildText, ChannelType.GuildAnnouncement),
+    )
+    .addStringOption((o) =>
+      o
+        .setName('clear_channel')
+        .setDescription('Stop posting in one of the channels')
+        .addChoices(
+          { name: 'mod-log', value: 'modLog' },
+          { name: 'new patrons', value: 'announcePatrons' },
+          { name: 'new posts', value: 'announcePosts' },
+        ),
+    )
     .toJSON(),
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
   button: { prefix: STRICT_BUTTON_PREFIX, press: pressStrictButton },
@@ -82,8 +128,15 @@ export const settingsCommand: Command = {
     if (percent !== null) change.removalThresholdPercent = percent;
     const min = o.getInteger('removal_threshold_min');
     if (min !== null) change.removalThresholdMin = min;
+    const channels: ChannelChange = {};
+    for (const key of Object.keys(CHANNEL_SETTINGS) as ChannelSetting[]) {
+      const channel = o.getChannel(CHANNEL_SETTINGS[key].option);
+      if (channel) channels[key] = channel.id;
+    }
+    const clear = o.getString('clear_channel');
+    if (clear === 'modLog' || clear === 'announcePatrons' || clear === 'announcePosts') channels[clear] = null;
 
-    const outcome = await services.settings.apply({ guildId: interaction.guildId!, userId: interaction.user.id }, change);
+    const outcome = await services.settings.apply({ guildId: interaction.guildId!, userId: interaction.user.id }, change, channels);
     switch (outcome.kind) {
       case 'invalid':
       case 'not_allowed':
@@ -94,20 +147,30 @@ export const settingsCommand: Command = {
         return;
       case 'shown':
         await interaction.editReply({
-          content: `**Settings of this server**\n${renderSettings(outcome.settings)}`,
+          content: `**Settings of this server**\n${renderSettings(outcome.settings, outcome.channels)}`,
           allowedMentions: NO_PINGS,
         });
         return;
       case 'strict_pending':
         await interaction.editReply({
-          content: fitMessage([`**Settings of this server**`, renderSettings(outcome.settings), '', ...strictPreviewLines(outcome.strict)]),
+          content: fitMessage([
+            `**Settings of this server**`,
+            renderSettings(outcome.settings, outcome.channels),
+            '',
+            ...strictPreviewLines(outcome.strict),
+          ]),
           components: [strictButton(outcome.strict)],
           allowedMentions: NO_PINGS,
         });
         return;
       case 'changed': {
         const { strict: request } = outcome;
-        const head = [`**Settings saved**`, renderSettings(outcome.settings), ...(request ? ['', ...strictPreviewLines(request)] : [])];
+        const head = [
+          `**Settings saved**`,
+          renderSettings(outcome.settings, outcome.channels),
+          ...outcome.notes.map((n) => `• ${n}`),
+          ...(request ? ['', ...strictPreviewLines(request)] : []),
+        ];
         const components = request ? [strictButton(request)] : [];
         const edit = (content: string) => interaction.editReply({ content, components, allowedMentions: NO_PINGS });
         await reportApply(edit, fitMessage(head, 1800), outcome.followUp, logger);

@@ -1,6 +1,7 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, or } from 'drizzle-orm';
 import type { GuildSettings } from '../../../core/planner/types';
 import { DEFAULT_SETTINGS } from '../../../core/planner/settings';
+import { type GuildChannels, NO_CHANNELS } from '../../../core/guild-channels';
 import type { Db } from '../database';
 import { guildCampaigns, guilds } from '../schema';
 
@@ -53,6 +54,45 @@ export function createGuildRepository(db: Db) {
         .insert(guilds)
         .values({ id: guildId, ...values })
         .onConflictDoUpdate({ target: guilds.id, set: values });
+    },
+
+    // The channels Tierlink posts in (src/app/channels).
+    async channels(guildId: string): Promise<GuildChannels> {
+      const [row] = await db
+        .select({
+          modLogChannelId: guilds.modLogChannelId,
+          announcePatronsChannelId: guilds.announcePatronsChannelId,
+          announcePatronsSince: guilds.announcePatronsSince,
+          announcePostsChannelId: guilds.announcePostsChannelId,
+          announcePostsSince: guilds.announcePostsSince,
+        })
+        .from(guilds)
+        .where(eq(guilds.id, guildId));
+      return row ?? { ...NO_CHANNELS };
+    },
+
+    async saveChannels(guildId: string, channels: GuildChannels): Promise<void> {
+      const values = { ...channels, updatedAt: new Date() };
+      await db
+        .insert(guilds)
+        .values({ id: guildId, ...values })
+        .onConflictDoUpdate({ target: guilds.id, set: values });
+    },
+
+    /** Every guild with at least one channel set, with its channels. */
+    async withChannels(): Promise<Array<{ guildId: string } & GuildChannels>> {
+      return db
+        .select({
+          guildId: guilds.id,
+          modLogChannelId: guilds.modLogChannelId,
+          announcePatronsChannelId: guilds.announcePatronsChannelId,
+          announcePatronsSince: guilds.announcePatronsSince,
+          announcePostsChannelId: guilds.announcePostsChannelId,
+          announcePostsSince: guilds.announcePostsSince,
+        })
+        .from(guilds)
+        .where(or(isNotNull(guilds.modLogChannelId), isNotNull(guilds.announcePatronsChannelId), isNotNull(guilds.announcePostsChannelId)))
+        .orderBy(guilds.id);
     },
 
     async campaignsOf(guildId: string): Promise<string[]> {

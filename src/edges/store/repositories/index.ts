@@ -14,6 +14,7 @@ import { createMappingRepository } from './mapping-repository';
 import { createSnapshotRepository } from './snapshot-repository';
 import { createSyncRunRepository } from './sync-run-repository';
 import { createWebhookRepository } from './webhook-repository';
+import { createChannelOutboxRepository } from './channel-outbox-repository';
 
 /** Every repository over one database; the secret box seals credentials and webhook secrets. */
 export function createRepositories(db: Db, box: SecretBox) {
@@ -33,6 +34,8 @@ export function createRepositories(db: Db, box: SecretBox) {
     auditLog: createAuditLogRepository(db),
     patronDirectory: createPatronDirectoryRepository(db),
     dashboardSessions: createDashboardSessionRepository(db),
+    // The mod-log and the announcements (src/app/channels).
+    channelOutbox: createChannelOutboxRepository(db),
   };
 }
 

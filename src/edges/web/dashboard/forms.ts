@@ -2,6 +2,7 @@ import type { AuditQuery } from '../../../app/dashboard/audit';
 import type { FollowUp } from '../../../app/dashboard/configuration';
 import { ACTIONS, OUTCOMES, TRIGGER_LABELS } from '../../../app/dashboard/views';
 import type { SettingsChange } from '../../../core/planner/settings';
+import { CHANNEL_SETTINGS, type ChannelSetting } from '../../../core/guild-channels';
 import { DAY } from '../../../shared/clock';
 import type { AuditFilterForm } from './render-audit';
 
@@ -103,6 +104,20 @@ export function parseSettingsForm(body: Record<string, unknown>): { change: Sett
   }
   change.strict = body.strict === 'on';
   return { change, problems };
+}
+
+/** The channels form: each of the three is a channel of the server or none (off). */
+export function parseChannelsForm(body: Record<string, unknown>): { wanted: Record<ChannelSetting, string | null>; problems: string[] } {
+  const wanted: Record<ChannelSetting, string | null> = { modLog: null, announcePatrons: null, announcePosts: null };
+  const problems: string[] = [];
+  for (const key of Object.keys(CHANNEL_SETTINGS) as ChannelSetting[]) {
+    const { option, label } = CHANNEL_SETTINGS[key];
+    const value = text(body[option], 30);
+    if (value === '') wanted[key] = null;
+    else if (SNOWFLAKE.test(value)) wanted[key] = value;
+    else problems.push(`The ${label} must be one of the server’s channels.`);
+  }
+  return { wanted, problems };
 }
 
 /** What the roles update after a change did, in one sentence (empty when nothing was to update). */

@@ -7,7 +7,7 @@ import { renderStrictConfirm } from './render-strict';
 import type { ApplyOutcome } from '../../../app/dashboard/syncs';
 import type { Logger } from '../../../shared/logger';
 import { csvRow } from './csv';
-import { SNOWFLAKE, describeFollowUp, parseAuditFilter, parseSettingsForm, text } from './forms';
+import { SNOWFLAKE, describeFollowUp, parseAuditFilter, parseChannelsForm, parseSettingsForm, text } from './forms';
 import { seeOther, sendDashboardPage } from './http';
 import { renderAudit } from './render-audit';
 import { renderMember, renderMemberSearch } from './render-members';
@@ -59,7 +59,10 @@ export function settingsFlash(outcome: SettingsOutcome, followUp: string): Dashb
     case 'shown':
       return { tone: 'info', text: 'Nothing to save: the settings are as they were.' };
     case 'changed':
-      return { tone: 'success', text: ['Settings saved.', followUp].filter(Boolean).join('\n') };
+      return {
+        tone: 'success',
+        text: ['Settings saved.', followUp, ...outcome.notes.map((n) => n.replace(/\*\*/g, ''))].filter(Boolean).join('\n'),
+      };
     default: {
       // A refusal the service may add (its authority rules) with its own words, or a change that
       // needs a confirmation the page does not offer: nothing was saved either way.
@@ -202,6 +205,19 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
       flash = strictFlash(outcome, describeFollowUp(followUp));
       dashboard.overview.invalidate(access.guildId);
     }
+    await dashboard.signIn.setFlash(session, flash);
+    seeOther(res, back);
+  });
+
+  router.post('/:guildId/channels', async (req, res) => {
+    const { access, session } = locals(res);
+    const back = guildPath(access.guildId, '/tiers');
+    if (!(await mayChange(res, back))) return;
+    const { wanted, problems } = parseChannelsForm(req.body as Record<string, unknown>);
+    const flash: DashboardFlash =
+      problems.length > 0
+        ? { tone: 'error', text: ['Nothing was changed:', ...problems].join('\n') }
+        : settingsFlash(await dashboard.configuration.saveChannels(access.guildId, access.userId, wanted), '');
     await dashboard.signIn.setFlash(session, flash);
     seeOther(res, back);
   });

@@ -1,6 +1,7 @@
 import type { GuildAccess } from '../../../app/dashboard/access';
 import type { ConfigurationView, RoleChoice } from '../../../app/dashboard/configuration';
 import { SETTING_BOUNDS } from '../../../core/planner/settings';
+import { CHANNEL_SETTINGS, type ChannelSetting, channelOf } from '../../../core/guild-channels';
 import { type SafeHtml, html, plural, prose, trustedHtml } from '../pages/html';
 import { mention } from '../pages/layout';
 import { type Viewer, csrfField, guildPath, panel, renderDashboard } from './shell';
@@ -83,6 +84,24 @@ ${numberField({ name: 'removal_threshold_min', label: '…when they are at least
 <div class="actions"><button class="btn" type="submit"${disabled(locked)}>Save settings</button></div>
 </form>`;
 
+  const channelSelect = (key: ChannelSetting, hint: string) => {
+    const { option, label } = CHANNEL_SETTINGS[key];
+    const current = channelOf(view.channels, key);
+    const known = view.channelChoices.some((c) => c.id === current);
+    return html`<div class="field"><label for="${option}">${label[0]!.toUpperCase()}${label.slice(1)}</label><select id="${option}" name="${option}" aria-describedby="${option}-hint"${disabled(locked)}><option value="">Off</option>${
+      current && !known ? html`<option value="${current}" selected>channel ${current} (not found)</option>` : null
+    }${view.channelChoices.map((c) => html`<option value="${c.id}"${selected(c.id === current)}>#${c.name}</option>`)}</select><p class="hint" id="${option}-hint">${hint}</p></div>`;
+  };
+  const channelsForm = html`<form class="fields" method="post" action="${action('/channels')}">${csrfField(viewer.csrfToken)}
+<div class="cols two">
+${channelSelect('modLog', 'Tierlink’s role changes, a few seconds after they happen, grouped per member. Pings no one.')}
+${channelSelect('announcePatrons', 'A welcome when someone’s pledge begins (once per pledge).')}
+${channelSelect('announcePosts', 'Each new post: its title, its link and which tiers can see it.')}
+</div>
+<p class="hint">Tierlink needs View Channel, Send Messages and Embed Links in the channel; it says what to allow when it lacks one.</p>
+<div class="actions"><button class="btn" type="submit"${disabled(locked)}>Save channels</button></div>
+</form>`;
+
   return renderDashboard({
     title: 'Tiers and roles',
     viewer,
@@ -95,6 +114,7 @@ ${numberField({ name: 'removal_threshold_min', label: '…when they are at least
 ${panel({ id: 'tiers', title: 'What each tier gives', body: tiers })}
 ${panel({ id: 'map', title: 'Give a role with a tier', hint: 'On top of the tier’s own Discord role on Patreon.', body: mapForm })}
 ${panel({ id: 'settings', title: 'Settings', body: settingsForm })}
+${panel({ id: 'channels', title: 'Channels', hint: 'Where Tierlink posts in this server; each is off until you choose one.', body: channelsForm })}
 </div>`,
   });
 }

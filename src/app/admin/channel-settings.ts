@@ -1,0 +1,118 @@
+import { Permission, hasPermission } from '../../core/authority';
+import { checkCanPost } from '../../core/channel-access';
+import {
+  CHANNEL_SETTINGS,
+  type ChannelChange,
+  type ChannelSetting,
+  type GuildChannels,
+  applyChannelChange,
+} from '../../core/guild-channels';
+import type { ChannelMessages, GuildChannel } from '../../edges/discord/channel-messages';
+import type { GuildDirectory } from '../../edges/discord/guild-directory';
+import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
+import type { Clock } from '../../shared/clock';
+import type { PostSource } from '../channels';
+import type { ActorView } from './actor-authority';
+
+export interface ChannelSettingsDeps {
+  guilds: Pick<GuildRepository, 'channels' | 'saveChannels' | 'campaignsOf'>;
+  channels: Pick<ChannelMessages, 'getChannel' | 'listChannels'>;
+  directory: Pick<GuildDirectory, 'getGuild' | 'botUserId'>;
+  /** Starts a guild's mod-log from now (`ModLog.start` with the current audit horizon). */
+  startModLog(guildId: string): Promise<void>;
+  /** Where a campaign's posts come from (`Announcements.postSource`). */
+  postSource(campaignId: string): Promise<PostSource>;
+  clock: Clock;
+}
+
+export interface ChannelCheck {
+  /** The person may not choose Tierlink's channels. */
+  notAllowed: string[];
+  /** A channel Tierlink cannot post in, with what to change. */
+  invalid: string[];
+}
+
+const SETTINGS = Object.keys(CHANNEL_SETTINGS) as ChannelSetting[];
+
+export const channelKeys = (change: ChannelChange): ChannelSetting[] => SETTINGS.filter((k) => change[k] !== undefined);
+
+/**
+ * The channels of `/settings` (the mod-log, new patrons, new posts). Choosing one needs Manage
+ * Roles at guild level, as every setting does, read from Discord through the actor's view (never
+ * the channel-level bits an interaction carries); and the bot must be able to post there: View
+ * Channel, Send Messages and, for messages with embeds, Embed Links, computed from the channel's
+ * permission overwrites (src/core/channel-access.ts).
+ */
+export function createChannelSettings(deps: ChannelSettingsDeps) {
+  async function check(view: ActorView, change: ChannelChange): Promise<ChannelCheck> {
+    const keys = channelKeys(change);
+    const out: ChannelCheck = { notAllowed: [], invalid: [] };
+    if (keys.length === 0) return out;
+    if (!hasPermission(view.authority, Permission.ManageRoles)) {
+      out.notAllowed.push(
+        'You need the Manage Roles permission in this server to choose the channels Tierlink posts in. **Fix:** Ask the server owner or an administrator, or for a role with Manage Roles.',
+      );
+      return out;
+    }
+    const { guildId } = view.actor;
+    const setTo = keys.filter((k) => change[k] !== null);
+    if (setTo.length === 0) return out;
+    const [guild, botId] = await Promise.all([deps.directory.getGuild(guildId), deps.directory.botUserId()]);
+    for (const key of setTo) {
+      const { label, embeds } = CHANNEL_SETTINGS[key];
+      const channel: GuildChannel | null = await deps.channels.getChannel(change[key]!);
+      if (!channel) {
+        out.invalid.push(
+          `The ${label} cannot be used: Tierlink cannot see that channel. **Fix:** Allow View Channel for the Tierlink role in it, or pick another channel.`,
+        );
+        continue;
+      }
+      const verdict = checkCanPost(
+        channel,
+        {
+          guildId,
+          ownerId: guild.ownerId,
+          roles: view.snapshot.roles,
+          memberId: botId,
+          memberRoleIds: view.snapshot.botRoleIds,
+          overwrites: channel.overwrites,
+        },
+        { embeds },
+      );
+      if (!verdict.ok) out.invalid.push(`The ${label} cannot be used: ${verdict.error.message} **Fix:** ${verdict.error.fix}`);
+    }
+    return out;
+  }
+
+  /** Saves the change; answers the channels now and a note per announcement channel on where its news comes from. */
+  async function save(
+    guildId: string,
+    before: GuildChannels,
+    change: ChannelChange,
+  ): Promise<{ channels: GuildChannels; notes: string[] }> {
+    const next = applyChannelChange(before, change, deps.clock.now());
+    await deps.guilds.saveChannels(guildId, next);
+    if (!before.modLogChannelId && next.modLogChannelId) await deps.startModLog(guildId);
+    const notes: string[] = [];
+    if (change.announcePosts) {
+      for (const campaignId of await deps.guilds.campaignsOf(guildId)) {
+        const source = await deps.postSource(campaignId);
+        if (source.kind === 'none') notes.push(`New posts cannot be announced yet: ${source.detail}. **Fix:** ${source.fix}`);
+        else notes.push(`New posts: ${source.detail}.`);
+      }
+    }
+    return { channels: next, notes };
+  }
+
+  return {
+    check,
+    save,
+    current: (guildId: string) => deps.guilds.channels(guildId),
+    /** The guild's text and announcement channels, for the dashboard's choices. */
+    async postable(guildId: string): Promise<GuildChannel[]> {
+      return (await deps.channels.listChannels(guildId)).filter((c) => c.type === 0 || c.type === 5);
+    },
+  };
+}
+
+export type ChannelSettings = ReturnType<typeof createChannelSettings>;

@@ -1,0 +1,246 @@
+import { type ComposedMessage, composePostAnnouncement, composeWelcome } from '../../core/channel-posts';
+import type { Post } from '../../edges/patreon/posts';
+import type { PatreonClient } from '../../edges/patreon';
+import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
+import type { ChannelOutboxRepository } from '../../edges/store/repositories/channel-outbox-repository';
+import { welcomeSubject } from '../../edges/store/repositories/channel-outbox-repository';
+import type { CredentialRepository } from '../../edges/store/repositories/credential-repository';
+import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
+import type { LinkRepository } from '../../edges/store/repositories/link-repository';
+import type { WebhookRepository } from '../../edges/store/repositories/webhook-repository';
+import type { Clock } from '../../shared/clock';
+import { DAY, MINUTE } from '../../shared/clock';
+import type { Logger } from '../../shared/logger';
+import type { ChannelPoster } from './channel-poster';
+import { nonceOf } from './channel-poster';
+
+/** Nothing older than this is announced, whenever Tierlink learns of it. */
+export const ANNOUNCE_WINDOW_MS = 7 * DAY;
+/** How often a campaign whose webhook carries no posts has its posts endpoint read. */
+export const POST_POLL_INTERVAL_MS = 5 * MINUTE;
+/** Welcomes one round writes per guild at most; the rest wait for the next round. */
+const WELCOMES_PER_ROUND = 50;
+const SENDS_PER_ROUND = 20;
+const MAX_ATTEMPTS = 8;
+const POSTS_SCOPE = 'campaigns.posts';
+
+/** Where a campaign's new posts come from, and why: what `/settings` and the poll go by. */
+export type PostSource =
+  { kind: 'webhook'; detail: string } | { kind: 'poll'; detail: string } | { kind: 'none'; detail: string; fix: string };
+
+export interface AnnouncementsDeps {
+  guilds: Pick<GuildRepository, 'campaignsOf' | 'guildsOf' | 'channels'>;
+  campaigns: Pick<CampaignRepository, 'get' | 'tiersOf'>;
+  links: Pick<LinkRepository, 'byPatreonUser'>;
+  credentials: Pick<CredentialRepository, 'status'>;
+  webhooks: Pick<WebhookRepository, 'forCampaign'>;
+  outbox: Pick<
+    ChannelOutboxRepository,
+    'recentPledges' | 'addAnnouncement' | 'dueAnnouncements' | 'announced' | 'announcementFailed' | 'lastPostPoll' | 'notePostPoll'
+  >;
+  accounts: { clientForCampaign(campaignId: string): Promise<Pick<PatreonClient, 'getPost' | 'listPosts'> | null> };
+  poster: ChannelPoster;
+  clock: Clock;
+  logger: Logger;
+}
+
+const latest = (a: Date, b: Date) => (a.getTime() > b.getTime() ? a : b);
+
+/**
+ * Announcements, opt-in per guild: a welcome when a pledge begins and a message for each new
+ * post. Each is written once per guild, kind and subject (a unique key in the database, so the
+ * webhook, the poll and several instances never announce a thing twice), with its message
+ * composed then; rounds post what is due, within the channel's rate limit.
+ *
+ * New patrons come from the stored member state, whatever wrote it (a `members:pledge:create`
+ * webhook and its re-read, a link, the nightly sync): an entitled member whose current pledge began
+ * after the channel was set, and at most {@link ANNOUNCE_WINDOW_MS} ago, is welcomed once per pledge.
+ */
+export function createAnnouncements(deps: AnnouncementsDeps) {
+  const { outbox, clock, logger } = deps;
+
+  async function tierTitles(campaignIds: readonly string[], tierIds: readonly string[]): Promise<string[]> {
+    if (tierIds.length === 0) return [];
+    const titles = new Map((await deps.campaigns.tiersOf(campaignIds)).map((t) => [t.id, t.title]));
+    return tierIds.flatMap((id) => {
+      const title = titles.get(id);
+      return title ? [title] : [];
+    });
+  }
+
+  async function welcomeNewPatrons(guildId: string, channelId: string, since: Date): Promise<number> {
+    const campaignIds = await deps.guilds.campaignsOf(guildId);
+    const from = latest(since, new Date(clock.now().getTime() - ANNOUNCE_WINDOW_MS));
+    const pledges = await outbox.recentPledges(guildId, campaignIds, from, WELCOMES_PER_ROUND);
+    let written = 0;
+    for (const p of pledges) {
+      const link = p.patreonUserId ? await deps.links.byPatreonUser(p.patreonUserId) : null;
+      const message = composeWelcome({
+        discordUserId: link?.discordUserId ?? null,
+        fullName: p.fullName,
+        tierTitles: await tierTitles([p.campaignId], p.entitledTierIds),
+      });
+      const added = await outbox.addAnnouncement({
+        guildId,
+        kind: 'patron',
+        subject: welcomeSubject(p.memberId, p.pledgeStart),
+        channelId,
+        message: message as Record<string, unknown>,
+        now: clock.now(),
+      });
+      if (added) written += 1;
+    }
+    if (written > 0) logger.info({ guildId, welcomes: written }, 'new patrons to welcome');
+    return written;
+  }
+
+  /** Writes the announcement of `post` for every guild of its campaign that announces posts and has not yet. */
+  async function announcePost(campaignId: string, post: Post, seenAt: Date): Promise<number> {
+    const published = post.publishedAt ? new Date(post.publishedAt) : seenAt;
+    const campaign = await deps.campaigns.get(campaignId);
+    let written = 0;
+    for (const guildId of await deps.guilds.guildsOf(campaignId)) {
+      const channels = await deps.guilds.channels(guildId);
+      if (!channels.announcePostsChannelId || !channels.announcePostsSince) continue;
+      const from = latest(channels.announcePostsSince, new Date(clock.now().getTime() - ANNOUNCE_WINDOW_MS));
+      if (published.getTime() < from.getTime()) continue;
+      const message: ComposedMessage = composePostAnnouncement({
+        title: post.title,
+        url: post.url,
+        isPublic: post.isPublic,
+        tierTitles: await tierTitles([campaignId], post.tierIds),
+        campaignName: campaign?.name ?? null,
+      });
+      const added = await outbox.addAnnouncement({
+        guildId,
+        kind: 'post',
+        subject: `post:${post.id}`,
+        channelId: channels.announcePostsChannelId,
+        message: message as Record<string, unknown>,
+        now: clock.now(),
+      });
+      if (added) {
+        written += 1;
+        logger.info({ guildId, campaignId, postId: post.id }, 'new post to announce');
+      }
+    }
+    return written;
+  }
+
+  async function grantedPosts(campaignId: string): Promise<boolean> {
+    const campaign = await deps.campaigns.get(campaignId);
+    if (!campaign) return false;
+    const status = await deps.credentials.status(campaign.creatorUserId);
+    return (status?.scopes ?? '').split(' ').includes(POSTS_SCOPE);
+  }
+
+  /**
+   * How Tierlink learns of the campaign's new posts. The stored webhook (as the service last
+   * listed it) says whether deliveries carry `posts:publish`; the creator's stored scopes say
+   * whether posts can be read at all (`campaigns.posts`: the service sends no post data, and
+   * answers no posts request, beyond the scopes granted).
+   */
+  async function postSource(campaignId: string): Promise<PostSource> {
+    if (!(await grantedPosts(campaignId))) {
+      return {
+        kind: 'none',
+        detail: 'the creator’s Patreon connection does not allow reading posts (campaigns.posts)',
+        fix: 'The creator runs /connect again and allows Tierlink to read the campaign’s posts.',
+      };
+    }
+    const [webhook] = await deps.webhooks.forCampaign(campaignId);
+    if (webhook && webhook.triggers.includes('posts:publish') && !webhook.paused && webhook.numConsecutiveTimesFailed === 0) {
+      return { kind: 'webhook', detail: 'new posts arrive with the campaign’s webhook' };
+    }
+    const why = !webhook
+      ? 'the campaign has no webhook of Tierlink'
+      : !webhook.triggers.includes('posts:publish')
+        ? 'the campaign’s webhook does not carry posts yet'
+        : 'the campaign’s webhook is paused or failing';
+    return { kind: 'poll', detail: `${why}, so Tierlink reads the campaign’s posts every ${POST_POLL_INTERVAL_MS / MINUTE} minutes` };
+  }
+
+  async function pollPosts(campaignId: string): Promise<void> {
+    const source = await postSource(campaignId);
+    if (source.kind !== 'poll') return;
+    const last = await outbox.lastPostPoll(campaignId);
+    const now = clock.now();
+    if (last && now.getTime() - last.getTime() < POST_POLL_INTERVAL_MS) return;
+    const client = await deps.accounts.clientForCampaign(campaignId);
+    if (!client) return;
+    try {
+      const posts = await client.listPosts(campaignId);
+      await outbox.notePostPoll(campaignId, now, null);
+      for (const post of posts) {
+        if (post.campaignId !== null && post.campaignId !== campaignId) continue;
+        // A post without a publication date is not published (a draft, or taken down): nothing to announce.
+        if (post.publishedAt === null) continue;
+        await announcePost(campaignId, post, now);
+      }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      await outbox.notePostPoll(campaignId, now, message.slice(0, 500));
+      logger.warn({ campaignId, err: error }, 'reading the campaign’s posts failed; tried again at the next poll');
+    }
+  }
+
+  async function sendDue(): Promise<number> {
+    const due = await outbox.dueAnnouncements(clock.now(), SENDS_PER_ROUND);
+    let sent = 0;
+    const pacedChannels = new Set<string>();
+    for (const row of due) {
+      if (pacedChannels.has(row.channelId)) continue;
+      const outcome = await deps.poster.post(row.channelId, row.message as ComposedMessage, nonceOf('announce', row.id, row.subject));
+      if (outcome.kind === 'posted') {
+        await outbox.announced(row.id, outcome.messageId, clock.now());
+        sent += 1;
+      } else if (outcome.kind === 'paced') {
+        pacedChannels.add(row.channelId);
+      } else {
+        const { failure } = outcome;
+        const dead = failure.kind !== 'unavailable' || row.attempts + 1 >= MAX_ATTEMPTS;
+        const backoff = Math.min(30 * MINUTE, 2 ** row.attempts * 5_000);
+        await outbox.announcementFailed(row.id, `${failure.kind}: ${failure.message}`.slice(0, 500), {
+          runAt: new Date(clock.now().getTime() + backoff),
+          dead,
+        });
+        logger.warn(
+          { guildId: row.guildId, channelId: row.channelId, kind: failure.kind, discordCode: failure.discordCode, dead },
+          'an announcement could not be posted',
+        );
+      }
+    }
+    return sent;
+  }
+
+  /**
+   * A post delivery (`posts:publish`, or a delivery of a post without a trigger). The post is read
+   * again when the creator allowed it (nothing in the payload is trusted that a read can confirm);
+   * otherwise the signed payload is what there is. A post the service no longer knows is not announced.
+   */
+  async function onPostDelivery(input: { campaignId: string; postId: string; payload: Post | null; receivedAt: Date }): Promise<void> {
+    const guildIds = await deps.guilds.guildsOf(input.campaignId);
+    let wanted = false;
+    for (const guildId of guildIds) if ((await deps.guilds.channels(guildId)).announcePostsChannelId) wanted = true;
+    if (!wanted) return;
+    let post = input.payload;
+    if (await grantedPosts(input.campaignId)) {
+      const client = await deps.accounts.clientForCampaign(input.campaignId);
+      post = client ? await client.getPost(input.postId) : post;
+      if (post === null) {
+        logger.info({ campaignId: input.campaignId, postId: input.postId }, 'the service no longer knows the post; not announced');
+        return;
+      }
+    }
+    if (!post) return;
+    if (post.campaignId !== null && post.campaignId !== input.campaignId) {
+      logger.warn({ campaignId: input.campaignId, postId: post.id }, 'a post delivery names another campaign; ignored');
+      return;
+    }
+    await announcePost(input.campaignId, post, input.receivedAt);
+  }
+
+  return { welcomeNewPatrons, announcePost, pollPosts, postSource, sendDue, onPostDelivery };
+}
+
+export type Announcements = ReturnType<typeof createAnnouncements>;

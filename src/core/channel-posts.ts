@@ -1,0 +1,175 @@
+/**
+ * The messages Tierlink posts in a guild's channels, composed from stored facts only (ids, titles,
+ * reasons), so composing the same batch again after a restart gives the same messages. Limits are
+ * Discord's (docs/discord-api-notes.md §9): content 2,000 characters, an embed description 4,096,
+ * a title 256, a field value 1,024, 6,000 characters for all of a message's embeds.
+ */
+
+/** One audited role change, as the mod-log reads it. */
+export interface ModLogChange {
+  userId: string;
+  roleId: string;
+  action: 'add' | 'remove';
+  outcome: 'applied' | 'failed' | 'held' | 'blocked';
+  trigger: string;
+  reason: string;
+  error: string | null;
+}
+
+export interface ComposedMessage {
+  content?: string;
+  embeds?: Array<Record<string, unknown>>;
+}
+
+/** Member lines one batch lists; the rest are counted in a closing line. */
+export const MOD_LOG_MAX_LINES = 40;
+/** Under the 4,096 of an embed description, with room for the closing line. */
+const DESCRIPTION_BUDGET = 3_600;
+const LINE_MAX = 600;
+const REASON_MAX = 120;
+
+const chars = (text: string) => [...text].length;
+
+export function clip(text: string, max: number): string {
+  const all = [...text];
+  return all.length <= max ? text : `${all.slice(0, max - 1).join('')}…`;
+}
+
+/** Outside text (a name, a title) shown as plain text: Markdown and mentions neutralised, one line. */
+export function plainText(text: string, max: number): string {
+  const oneLine = text.replace(/[\r\n\t]+/g, ' ').trim();
+  const escaped = oneLine.replace(/([\\*_~`|>#[\]()<:-])/g, '\\$1').replace(/@/g, '@\u200b');
+  return clip(escaped, max);
+}
+
+function changeMark(change: ModLogChange): string {
+  const sign = change.action === 'add' ? '+' : '−';
+  const role = `${sign}<@&${change.roleId}>`;
+  switch (change.outcome) {
+    case 'applied':
+      return role;
+    case 'held':
+      return `${role} (held by the mass-removal guard)`;
+    case 'blocked':
+      return `${role} (not allowed)`;
+    case 'failed': {
+      const code = change.error ? change.error.split(':')[0] : 'failed';
+      return `${role} (failed: ${clip(code ?? 'failed', 40)})`;
+    }
+  }
+}
+
+interface Group {
+  userId: string;
+  trigger: string;
+  changes: ModLogChange[];
+}
+
+/** Changes grouped per member and trigger, in the order each group first appears. */
+export function groupChanges(changes: readonly ModLogChange[]): Group[] {
+  const groups = new Map<string, Group>();
+  for (const change of changes) {
+    const key = `${change.userId}\u0000${change.trigger}`;
+    const group = groups.get(key);
+    if (group) group.changes.push(change);
+    else groups.set(key, { userId: change.userId, trigger: change.trigger, changes: [change] });
+  }
+  return [...groups.values()];
+}
+
+function groupLine(group: Group): string {
+  const reasons = [...new Set(group.changes.map((c) => c.reason))];
+  const why = clip(reasons.join('; '), REASON_MAX);
+  return clip(`<@${group.userId}> · ${group.trigger}: ${group.changes.map(changeMark).join(' ')} · ${why}`, LINE_MAX);
+}
+
+function summaryLine(rest: Group[]): string {
+  const byTrigger = new Map<string, { adds: number; removes: number }>();
+  for (const group of rest) {
+    const count = byTrigger.get(group.trigger) ?? { adds: 0, removes: 0 };
+    for (const c of group.changes) {
+      if (c.action === 'add') count.adds += 1;
+      else count.removes += 1;
+    }
+    byTrigger.set(group.trigger, count);
+  }
+  const parts = [...byTrigger].map(([trigger, n]) => `${trigger}: ${n.adds} added, ${n.removes} removed`);
+  return `…and ${rest.length} more member${rest.length === 1 ? '' : 's'} (${parts.join('; ')}). Every change is in \`/audit\` and the dashboard's audit log.`;
+}
+
+/**
+ * One batch of role changes as mod-log messages: a line per member and trigger (the roles added
+ * and removed, what became of each, why), at most {@link MOD_LOG_MAX_LINES} lines and a count of
+ * the rest, split into messages of one embed each. Mentions render as names and ping no one (the
+ * messages are sent with `allowed_mentions` empty).
+ */
+export function composeModLog(changes: readonly ModLogChange[]): ComposedMessage[] {
+  const groups = groupChanges(changes);
+  if (groups.length === 0) return [];
+  const listed = groups.slice(0, MOD_LOG_MAX_LINES).map(groupLine);
+  const rest = groups.slice(MOD_LOG_MAX_LINES);
+  if (rest.length > 0) listed.push(summaryLine(rest));
+  const descriptions: string[] = [];
+  let current: string[] = [];
+  let size = 0;
+  for (const line of listed) {
+    if (current.length > 0 && size + chars(line) + 1 > DESCRIPTION_BUDGET) {
+      descriptions.push(current.join('\n'));
+      current = [];
+      size = 0;
+    }
+    current.push(line);
+    size += chars(line) + 1;
+  }
+  if (current.length > 0) descriptions.push(current.join('\n'));
+  const total = changes.length;
+  return descriptions.map((description, i) => ({
+    embeds: [
+      {
+        title: descriptions.length > 1 ? `Role changes (${i + 1}/${descriptions.length})` : 'Role changes',
+        description,
+        footer: { text: `Tierlink · ${total} change${total === 1 ? '' : 's'}` },
+      },
+    ],
+  }));
+}
+
+/** A welcome for a new patron: the Discord member when linked (shown, never pinged), else the Patreon name. */
+export function composeWelcome(input: {
+  discordUserId: string | null;
+  fullName: string | null;
+  tierTitles: readonly string[];
+}): ComposedMessage {
+  const who = input.discordUserId ? `<@${input.discordUserId}>` : `**${plainText(input.fullName ?? 'a new patron', 64)}**`;
+  const tiers = input.tierTitles.length > 0 ? ` (${plainText(input.tierTitles.join(', '), 200)})` : '';
+  return { content: `🎉 Welcome ${who}, our newest patron${tiers}! Thank you for your support.` };
+}
+
+export interface PostFacts {
+  title: string | null;
+  url: string | null;
+  isPublic: boolean | null;
+  /** Titles of the tiers the post is for, as far as Tierlink knows them. */
+  tierTitles: readonly string[];
+  campaignName: string | null;
+}
+
+/** Who can see a post, in words: everyone, the named tiers, or every patron. */
+export function audienceOf(post: Pick<PostFacts, 'isPublic' | 'tierTitles'>): string {
+  if (post.isPublic === true) return 'Everyone (public post)';
+  if (post.tierTitles.length > 0) return post.tierTitles.join(', ');
+  return 'Patrons only';
+}
+
+/** A new post: its title linking to it, and which tiers can see it. */
+export function composePostAnnouncement(post: PostFacts): ComposedMessage {
+  const title = clip((post.title ?? '').replace(/[\r\n]+/g, ' ').trim() || 'A new post', 256);
+  const where = post.campaignName ? ` on ${plainText(post.campaignName, 100)}` : '';
+  const embed: Record<string, unknown> = {
+    title,
+    description: `A new post was published${where}.`,
+    fields: [{ name: 'Who can see it', value: clip(audienceOf(post), 1024) }],
+  };
+  if (post.url) embed.url = post.url;
+  return { content: '📣 New post', embeds: [embed] };
+}

@@ -1,0 +1,111 @@
+import {
+  MOD_LOG_MAX_LINES,
+  type ModLogChange,
+  audienceOf,
+  composeModLog,
+  composePostAnnouncement,
+  composeWelcome,
+  plainText,
+} from '../../src/core/channel-posts';
+import { NO_CHANNELS, applyChannelChange } from '../../src/core/guild-channels';
+
+const change = (userId: string, over: Partial<ModLogChange> = {}): ModLogChange => ({
+  userId,
+  roleId: '200000000000000001',
+  action: 'add',
+  outcome: 'applied',
+  trigger: 'sync',
+  reason: 'Gold tier (active patron)',
+  error: null,
+  ...over,
+});
+
+describe('composeModLog', () => {
+  test('one line per member and trigger, with what became of each change', () => {
+    const [message, ...rest] = composeModLog([
+      change('1001'),
+      change('1002', { action: 'remove', outcome: 'held', reason: 'no longer entitled' }),
+      change('1001', { roleId: '200000000000000002' }),
+      change('1001', { trigger: 'webhook', outcome: 'failed', error: 'missing_permissions: Discord refused' }),
+    ]);
+    expect(rest).toEqual([]);
+    const embed = message!.embeds![0] as { title: string; description: string; footer: { text: string } };
+    expect(embed.description.split('\n')).toEqual([
+      '<@1001> · sync: +<@&200000000000000001> +<@&200000000000000002> · Gold tier (active patron)',
+      '<@1002> · sync: −<@&200000000000000001> (held by the mass-removal guard) · no longer entitled',
+      '<@1001> · webhook: +<@&200000000000000001> (failed: missing_permissions) · Gold tier (active patron)',
+    ]);
+    expect(embed.footer.text).toBe('Tierlink · 4 changes');
+    expect(message!.content).toBeUndefined();
+  });
+
+  test('a large batch lists the first members and counts the rest; every message stays within Discord’s limits', () => {
+    // i % 3 === 0 removes: 100 of 300, 14 of them among the first 40 (0, 3, …, 39).
+    const changes = Array.from({ length: 300 }, (_, i) =>
+      change(String(10_000 + i), { action: i % 3 === 0 ? 'remove' : 'add', reason: 'x'.repeat(200) }),
+    );
+    const messages = composeModLog(changes);
+    const lines = messages.flatMap((m) => String((m.embeds![0] as { description: string }).description).split('\n'));
+    expect(lines).toHaveLength(MOD_LOG_MAX_LINES + 1);
+    expect(lines.at(-1)).toBe(
+      `…and ${300 - MOD_LOG_MAX_LINES} more members (sync: ${200 - 26} added, ${100 - 14} removed). Every change is in \`/audit\` and the dashboard's audit log.`,
+    );
+    for (const m of messages) {
+      const embed = m.embeds![0] as { title: string; description: string; footer: { text: string } };
+      expect([...embed.description].length).toBeLessThanOrEqual(4096);
+      expect([...embed.title].length + [...embed.description].length + [...embed.footer.text].length).toBeLessThanOrEqual(6000);
+    }
+  });
+
+  test('composing the same rows twice gives the same messages (a restart resumes the same batch)', () => {
+    const rows = Array.from({ length: 90 }, (_, i) => change(String(20_000 + i)));
+    expect(composeModLog(rows)).toEqual(composeModLog(rows));
+    expect(composeModLog([])).toEqual([]);
+  });
+});
+
+describe('announcements', () => {
+  test('a welcome names the linked member (a mention, pinging no one by allowed_mentions) or the Patreon name, escaped', () => {
+    expect(composeWelcome({ discordUserId: '1234', fullName: 'Nia', tierTitles: ['Gold'] }).content).toBe(
+      '🎉 Welcome <@1234>, our newest patron (Gold)! Thank you for your support.',
+    );
+    expect(composeWelcome({ discordUserId: null, fullName: '@everyone **hi**\n<@1>', tierTitles: [] }).content).toBe(
+      '🎉 Welcome **@\u200beveryone \\*\\*hi\\*\\* \\<@\u200b1\\>**, our newest patron! Thank you for your support.',
+    );
+  });
+
+  test('a post: its title linking to it and who can see it', () => {
+    expect(audienceOf({ isPublic: true, tierTitles: ['Gold'] })).toBe('Everyone (public post)');
+    expect(audienceOf({ isPublic: false, tierTitles: ['Gold', 'Silver'] })).toBe('Gold, Silver');
+    expect(audienceOf({ isPublic: null, tierTitles: [] })).toBe('Patrons only');
+    const message = composePostAnnouncement({
+      title: 'T'.repeat(300),
+      url: 'https://www.patreon.com/posts/1',
+      isPublic: false,
+      tierTitles: ['Gold'],
+      campaignName: 'Fan *Club*',
+    });
+    const embed = message.embeds![0] as { title: string; url: string; description: string };
+    expect([...embed.title]).toHaveLength(256);
+    expect(embed.url).toBe('https://www.patreon.com/posts/1');
+    expect(embed.description).toBe('A new post was published on Fan \\*Club\\*.');
+    expect(composePostAnnouncement({ title: null, url: null, isPublic: true, tierTitles: [], campaignName: null }).embeds![0]).toEqual({
+      title: 'A new post',
+      description: 'A new post was published.',
+      fields: [{ name: 'Who can see it', value: 'Everyone (public post)' }],
+    });
+    expect(plainText('a'.repeat(100), 10)).toBe(`${'a'.repeat(9)}…`);
+  });
+});
+
+describe('applyChannelChange', () => {
+  const t0 = new Date('2026-11-01T00:00:00Z');
+  const t1 = new Date('2026-11-02T00:00:00Z');
+  test('an announcement channel counts from when it was first set; moving it keeps that; turning it off clears it', () => {
+    const set = applyChannelChange(NO_CHANNELS, { announcePosts: '1', modLog: '2' }, t0);
+    expect(set).toEqual({ ...NO_CHANNELS, modLogChannelId: '2', announcePostsChannelId: '1', announcePostsSince: t0 });
+    expect(applyChannelChange(set, { announcePosts: '3' }, t1)).toMatchObject({ announcePostsChannelId: '3', announcePostsSince: t0 });
+    expect(applyChannelChange(set, { announcePosts: null }, t1)).toMatchObject({ announcePostsChannelId: null, announcePostsSince: null });
+    expect(applyChannelChange(set, {}, t1)).toEqual(set);
+  });
+});
