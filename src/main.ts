@@ -54,6 +54,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     members: sync.reconciler,
     guilds: repos.guilds,
     roleSnapshots: services.discord.snapshots,
+    memberRoles: services.discord.memberRoles,
     registeredCommands: repos.appState,
     ...(options.discordWaitGuildTimeoutMs !== undefined ? { waitGuildTimeoutMs: options.discordWaitGuildTimeoutMs } : {}),
   });

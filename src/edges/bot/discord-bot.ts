@@ -10,6 +10,7 @@ import {
   type PartialGuildMember,
   type Role,
 } from 'discord.js';
+import type { GatewaySessionFeed } from '../discord/member-roles';
 import type { Logger } from '../../shared/logger';
 
 export interface DiscordBotDeps {
@@ -28,6 +29,8 @@ export interface DiscordBotDeps {
   onRoleDeleted(guildId: string, roleId: string): Promise<void>;
   /** Shorter in tests: how long to wait for guilds listed in READY. */
   waitGuildTimeoutMs?: number;
+  /** The member-role cache's feed for this session (src/edges/discord/member-roles.ts). */
+  memberFeed?: GatewaySessionFeed;
 }
 
 export interface DiscordBot {
@@ -81,6 +84,13 @@ export function createDiscordBot(deps: DiscordBotDeps): DiscordBot {
   client.on(Events.GuildMemberUpdate, (_old: GuildMember | PartialGuildMember, member: GuildMember) => {
     if (member.id === client.user?.id) deps.onRolesChanged(member.guild.id);
   });
+  // The member-role cache learns from the raw dispatches; a dropped session stops trusting it.
+  const feed = deps.memberFeed;
+  if (feed) {
+    client.on(Events.Raw, (packet: unknown) => feed.dispatch(packet));
+    client.on(Events.ShardReconnecting, () => feed.lost());
+    client.on(Events.ShardDisconnect, () => feed.lost());
+  }
   client.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));
   client.on(Events.ShardDisconnect, (event, shard) => logger.warn({ code: event.code, shard }, 'gateway disconnected'));
 
@@ -93,6 +103,7 @@ export function createDiscordBot(deps: DiscordBotDeps): DiscordBot {
       for (const guild of client.guilds.cache.values()) background('guild available', deps.onGuildAvailable(guild.id, guild.name));
     },
     async stop() {
+      deps.memberFeed?.lost();
       await client.destroy();
     },
     isReady: () => client.isReady(),

@@ -5,6 +5,7 @@ import { formatSyncReport } from '../../core/sync-report';
 import type { Logger } from '../../shared/logger';
 import type { BotServices } from './bot-services';
 import { COMMANDS } from './commands';
+import type { GatewaySessionFeed } from '../discord/member-roles';
 import { type DiscordBot, createDiscordBot } from './discord-bot';
 import { createInteractionRouter } from './interaction-router';
 import { type RegisteredCommandsMemo, registerCommands } from './register-commands';
@@ -28,6 +29,11 @@ export interface RoleSnapshotCache {
   invalidate(guildId: string): void;
 }
 
+/** Each member's roles, kept by the gateway sessions (src/edges/discord/member-roles.ts). */
+export interface MemberRoleFeeds {
+  session(): GatewaySessionFeed;
+}
+
 export interface BotDeps extends Omit<BotServices, 'sync' | 'doctor'> {
   token: string;
   applicationId: string;
@@ -41,6 +47,7 @@ export interface BotDeps extends Omit<BotServices, 'sync' | 'doctor'> {
   members: MemberReconciler;
   guilds: KnownGuilds;
   roleSnapshots: RoleSnapshotCache;
+  memberRoles?: MemberRoleFeeds;
   registeredCommands: RegisteredCommandsMemo;
   /** Shorter in tests: how long to wait for guilds listed in READY. */
   waitGuildTimeoutMs?: number;
@@ -86,6 +93,7 @@ export function createBot(deps: BotDeps): DiscordBot {
         onGuildAvailable: (guildId, name) => deps.guilds.ensure(guildId, name),
         onRolesChanged: (guildId) => deps.roleSnapshots.invalidate(guildId),
         onRoleDeleted: (guildId, roleId) => deps.mapping.forgetDeletedRole(guildId, roleId),
+        ...(deps.memberRoles ? { memberFeed: deps.memberRoles.session() } : {}),
         ...(deps.waitGuildTimeoutMs !== undefined ? { waitGuildTimeoutMs: deps.waitGuildTimeoutMs } : {}),
       });
       await client.start();
