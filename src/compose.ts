@@ -11,6 +11,7 @@ import { keyValueDialectStore } from './edges/patreon/dialect';
 import type { RetryPolicy } from './edges/patreon/http';
 import type { Database } from './edges/store/database';
 import { createInboxQueue } from './edges/store/durable-queue';
+import { createPostgresBudgetStore } from './edges/store/discord-budget-store';
 import { createJobQueue, createJobStore } from './edges/store/job-queue';
 import { createRepositories } from './edges/store/repositories';
 import { createSecretBox } from './edges/store/secret-box';
@@ -58,7 +59,15 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   const publicUrl = () => config.publicUrl ?? listeningUrl ?? `http://localhost:${config.port}`;
 
   const repos = createRepositories(db, box);
-  const discord = createDiscordAccess({ apiBaseUrl: config.discord.apiBaseUrl, token: config.discord.token, clock, logger, metrics });
+  const discord = createDiscordAccess({
+    apiBaseUrl: config.discord.apiBaseUrl,
+    token: config.discord.token,
+    clock,
+    logger,
+    metrics,
+    // Every instance on one PostgreSQL shares Discord's budget; the embedded database has one process.
+    ...(database.engine === 'postgres' ? { budget: createPostgresBudgetStore(db) } : {}),
+  });
   const accounts = createCreatorAccounts({
     service: {
       baseUrl: config.patreon.baseUrl,

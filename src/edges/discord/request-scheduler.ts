@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../../shared/logger';
-import { type BudgetStore, GLOBAL_KEY, type KnownLimit, type Lane, type SeenLimit, budgetKeyOf } from './request-budget';
+import { type BudgetStore, GLOBAL_KEY, type KnownLimit, type Lane, type SeenLimit, type TakeResult, budgetKeyOf } from './request-budget';
 
 /** What a request carries down to the HTTP layer: its lane, and the bucket it already paid for. */
 interface RequestContext {
@@ -62,6 +62,7 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
   const queues = new Map<string, LaneQueue>();
   const leases = new Map<string, Lease>();
   const learning = new Map<string, Promise<void>>();
+  const taking = new Map<string, { lane: Lane; result: Promise<TakeResult> }>();
   const wakers = new Map<string, Set<() => void>>();
   let lastPrune = now();
 
@@ -95,24 +96,50 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
     });
   }
 
-  /** 0 when one request of `key` may go now (it is counted), else how long to wait before asking again. */
+  function fromLease(key: string, lane: Lane, t: number): boolean {
+    const lease = leases.get(key);
+    if (!lease || lease.tokens <= 0 || t >= lease.until || (lane === 'bulk' && lease.lane !== 'bulk')) return false;
+    lease.tokens -= 1;
+    return true;
+  }
+
+  /**
+   * 0 when one request of `key` may go now (it is counted), else how long to wait before asking
+   * again. One take per key is out at a time: callers arriving meanwhile share its answer (the
+   * requests it granted beyond the first, or its refusal), so a burst costs the store one round trip.
+   */
   async function acquire(key: string, lane: Lane, known?: KnownLimit): Promise<number> {
     const t = now();
     if (t - lastPrune > PRUNE_EVERY_MS) {
       lastPrune = t;
       store.prune().catch((error: unknown) => options.logger?.warn({ err: error }, 'pruning the Discord request budget failed'));
     }
-    const lease = leases.get(key);
-    if (lease && lease.tokens > 0 && t < lease.until && (lane === 'interactive' || lease.lane === 'bulk')) {
-      lease.tokens -= 1;
-      return 0;
+    for (;;) {
+      if (fromLease(key, lane, now())) return 0;
+      const pending = taking.get(key);
+      if (pending) {
+        const shared = await pending.result;
+        // A refusal holds for the same lane, and for the bulk lane whatever lane asked.
+        if (shared.granted === 0 && (pending.lane === lane || lane === 'bulk')) return shared.waitMs;
+        continue;
+      }
+      const result = (async () => {
+        await learning.get(key);
+        const answer = await store.take(key, lane, store.shared ? 100 : 1, known);
+        if (answer.granted > 1) leases.set(key, { tokens: answer.granted - 1, until: now() + answer.windowLeftMs, lane });
+        return answer;
+      })();
+      const entry = { lane, result };
+      taking.set(key, entry);
+      try {
+        const answer = await result;
+        if (answer.granted > 0) return 0;
+        options.onWait?.(lane, answer.waitMs);
+        return answer.waitMs;
+      } finally {
+        if (taking.get(key) === entry) taking.delete(key);
+      }
     }
-    await learning.get(key);
-    const result = await store.take(key, lane, store.shared ? 100 : 1, known);
-    if (result.granted > 1) leases.set(key, { tokens: result.granted - 1, until: now() + result.windowLeftMs, lane });
-    if (result.granted > 0) return 0;
-    options.onWait?.(lane, result.waitMs);
-    return result.waitMs;
   }
 
   async function pace(key: string, lane: Lane, signal?: AbortSignal, known?: KnownLimit): Promise<void> {
