@@ -117,7 +117,12 @@ export async function runLinkLatencyBenchmark(options: LinkBenchOptions = {}): P
       const role = discord
         .waitForMemberRole(guildId, member.userId, goldRole, { present: true, timeoutMs: 30_000 })
         .then(() => performance.now());
-      const res = await fetch(callback, { redirect: 'manual' });
+      // The patron's browser comes back with the flow's cookie the link set.
+      const cookie = follow.headers
+        .getSetCookie()
+        .map((line) => line.split(';')[0])
+        .join('; ');
+      const res = await fetch(callback, { redirect: 'manual', headers: { cookie } });
       await res.arrayBuffer();
       const pageAt = performance.now();
       if (res.status !== 200) throw new Error(`the callback answered ${res.status}`);

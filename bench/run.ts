@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { runAuditLogBenchmark } from './audit-log';
 import { runFullSyncBenchmark } from './full-sync';
 import { runLinkLatencyBenchmark } from './link-latency';
 import { runWebhookBenchmarks } from './webhooks';
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
     { title: 'Full sync', run: () => runFullSyncBenchmark() },
     // Patreon's dialect: page[count], its names, and its published limits paced by the request budget.
     { title: "Full sync in Patreon's dialect", run: () => runFullSyncBenchmark({ dialect: 'patreon', secondRun: false }) },
+    { title: 'Audit log', run: () => runAuditLogBenchmark() },
   ];
   const rows: Array<Row & { section: string }> = [];
   console.log(`Tierlink benchmarks on ${machine()}`);

@@ -1,4 +1,7 @@
 import { createCreatorAdmin } from './app/admin';
+import { createDashboard } from './app/dashboard';
+import { createAuditBrowser } from './app/dashboard/audit';
+import { createGuildPermissions } from './app/guild-permissions';
 import { createLinking } from './app/linking';
 import { createSync } from './app/sync';
 import { createApiMeter } from './app/sync/api-meter';
@@ -117,7 +120,17 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     random,
     pollMs,
   });
-  const linking = createLinking({ repos, accounts, reconciler: sync.reconciler, box, clock, logger, metrics, publicUrl });
+  const linking = createLinking({
+    repos,
+    accounts,
+    reconciler: sync.reconciler,
+    discordUsers: discord.directory,
+    box,
+    clock,
+    logger,
+    metrics,
+    publicUrl,
+  });
   const admin = createCreatorAdmin({
     repos,
     accounts,
@@ -132,8 +145,35 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     preferredCampaignId: config.patreon.campaignId,
   });
 
+  // Staff tools: who may look at other members (/status member, /audit) and enter the dashboard.
+  const permissions = createGuildPermissions({ directory: discord.directory, snapshots: discord.snapshots, clock });
+  const audit = createAuditBrowser({ ...repos, snapshots: discord.snapshots, logger });
+  const dashboard = config.dashboard.clientSecret
+    ? createDashboard({
+        repos,
+        discord,
+        permissions,
+        audit,
+        admin,
+        status: linking.status,
+        registration: webhooks.registration,
+        runSync: (options) => sync.runSync(options),
+        oauth: {
+          clientId: config.discord.applicationId,
+          clientSecret: config.dashboard.clientSecret,
+          webBaseUrl: config.dashboard.webBaseUrl,
+          apiBaseUrl: config.discord.apiBaseUrl,
+        },
+        box,
+        clock,
+        logger,
+        publicUrl,
+      })
+    : null;
+
   return {
     ...{ clock, metrics, database, box, repos, discord, rest: discord.rest, accounts, jobQueue, sync, webhooks, linking, admin, publicUrl },
+    ...{ permissions, audit, dashboard },
     reconciler: sync.reconciler,
     scheduler: sync.scheduler,
     runSync: sync.runSync,

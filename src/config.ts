@@ -99,6 +99,12 @@ const schema = z
       (value) => (typeof value === 'string' ? blankToUndefined(value.toLowerCase()) : value),
       z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
     ),
+    // The dashboard (docs/contract.md, second round): on only with the application's OAuth2 secret.
+    DISCORD_CLIENT_SECRET: optional(),
+    DISCORD_WEB_BASE_URL: z.preprocess(
+      blankToUndefined,
+      httpUrl("where Discord's OAuth2 authorize page lives").default('https://discord.com'),
+    ),
   })
   .superRefine((env, ctx) => {
     if (env.DATABASE_URL && !env.SECRET_KEY) {
@@ -141,6 +147,13 @@ export interface Config {
   secretKey: string | undefined;
   syncSchedule: string;
   logLevel: (typeof LOG_LEVELS)[number];
+  /** Sign-in with Discord for the dashboard; `clientSecret` undefined turns the dashboard off. */
+  dashboard: {
+    /** DISCORD_CLIENT_SECRET: the application's OAuth2 secret (the client id is DISCORD_APPLICATION_ID). */
+    clientSecret: string | undefined;
+    /** DISCORD_WEB_BASE_URL: the authorize page is `{webBaseUrl}/oauth2/authorize`. */
+    webBaseUrl: string;
+  };
 }
 
 export interface ConfigProblem {
@@ -219,6 +232,7 @@ export function parseConfig(env: Record<string, string | undefined>, needs: Conf
       secretKey: e.SECRET_KEY,
       syncSchedule: e.SYNC_SCHEDULE,
       logLevel: e.LOG_LEVEL,
+      dashboard: { clientSecret: e.DISCORD_CLIENT_SECRET, webBaseUrl: e.DISCORD_WEB_BASE_URL },
     }),
   );
 }

@@ -42,12 +42,15 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     rest: services.rest.rest,
     logger,
     ...{
+      authority: admin.authority,
       link: linking.link,
       connect: admin.connect,
       status: linking.status,
       tiers: admin.tiers,
       mapping: admin.mapping,
       settings: admin.settings,
+      staff: services.permissions,
+      audit: services.audit,
     },
     runSync: sync.runSync,
     doctor: admin.doctor,
@@ -70,9 +73,11 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     registration: webhooks.registration,
     runSync: sync.runSync,
     webhookRouter: createWebhookEndpoint(webhooks.intake),
+    dashboard: services.dashboard,
     health: () =>
       checkHealth(healthChecks({ database, gateway: bot, ...repos, accounts: services.accounts, registration: webhooks.registration })),
     isShuttingDown: () => shuttingDown,
+    publicUrl: services.publicUrl,
   });
 
   return {
@@ -83,6 +88,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       server = await listen(app, config.port);
       services.setListeningUrl(`http://localhost:${server.port}`);
       logger.info({ port: server.port, publicUrl: services.publicUrl() }, 'web server listening');
+      if (services.dashboard) logger.info({ url: services.dashboard.url() }, 'dashboard on (sign in with Discord)');
       webhooks.start();
       services.jobQueue.worker.start();
       await bot.start();
@@ -98,6 +104,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       housekeeping = setInterval(() => {
         const before = new Date(services.clock.now().getTime() - DAY);
         repos.linkTokens.prune(before).catch((error: unknown) => logger.warn({ err: error }, 'pruning link tokens failed'));
+        services.dashboard?.prune().catch((error: unknown) => logger.warn({ err: error }, 'pruning dashboard sessions failed'));
       }, 60 * 60_000);
       housekeeping.unref();
       return { url: services.publicUrl(), port: server.port };

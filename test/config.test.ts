@@ -70,6 +70,16 @@ test('defaults follow the contract', () => {
   expect(result.ok && resolvePublicUrl(result.value, 3000)).toBe('http://localhost:3000');
 });
 
+test('the dashboard is off without DISCORD_CLIENT_SECRET; DISCORD_WEB_BASE_URL defaults to discord.com and must be http(s)', () => {
+  const off = parseConfig(minimal);
+  expect(off.ok && off.value.dashboard).toEqual({ clientSecret: undefined, webBaseUrl: 'https://discord.com' });
+  const on = parseConfig({ ...minimal, DISCORD_CLIENT_SECRET: ' s3cret ', DISCORD_WEB_BASE_URL: 'http://127.0.0.1:9000/' });
+  expect(on.ok && on.value.dashboard).toEqual({ clientSecret: 's3cret', webBaseUrl: 'http://127.0.0.1:9000' });
+  expect(problems({ ...minimal, DISCORD_WEB_BASE_URL: 'discord.com' }).problems).toEqual([
+    { variable: 'DISCORD_WEB_BASE_URL', message: expect.stringContaining('http(s) URL') },
+  ]);
+});
+
 test('blank values count as unset and URLs lose their trailing slash', () => {
   const result = parseConfig({ ...minimal, PORT: '', PUBLIC_URL: 'https://tierlink.example.com/', LOG_LEVEL: 'DEBUG' });
   expect(result.ok && [result.value.port, result.value.publicUrl, result.value.logLevel]).toEqual([

@@ -19,6 +19,7 @@ export function snapshotFromMember(member: Member, source: SnapshotRow['source']
     entitledTierIds: [...member.entitledTierIds],
     pledgeRelationshipStart: member.pledgeRelationshipStart ? new Date(member.pledgeRelationshipStart) : null,
     entitledAmountCents: member.currentlyEntitledAmountCents,
+    fullName: member.fullName.trim() === '' ? null : member.fullName.slice(0, 200),
     source,
   };
 }

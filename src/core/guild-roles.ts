@@ -1,3 +1,4 @@
+import { dangerousPermissionsOf } from './authority';
 import type { GuildRoleInfo } from './planner/types';
 import { type HierarchyRole, checkRoleAssignable } from './role-hierarchy';
 
@@ -14,6 +15,7 @@ export function guildRoles(
       id: role.id,
       name: role.name,
       problem: check.ok ? null : { message: check.error.message, fix: check.error.fix },
+      dangerous: dangerousPermissionsOf(role.permissions).length > 0,
     });
   }
   return roles;

@@ -81,3 +81,10 @@ test('a dry run then a sync over 5,000 generated members, with their summaries; 
   expect(output).toMatch(/✓ Sam keeps the Gold a moderator gave him: Tierlink never granted it/);
   expect(output).toMatch(/Tierlink’s grants to Sam: Former Patron; his roles: Gold, Former Patron/);
 });
+
+test('the owner signs in to the dashboard with Discord and sees the server; a member without the permissions is refused', () => {
+  expect(output).toMatch(/✓ Casey signs in to the dashboard with Discord and opens the server/);
+  expect(output).toMatch(/Overview: (Everything Tierlink needs is in place|\d+ problems? to fix); [\d,]+ roles held by Tierlink/);
+  expect(output).toMatch(/Audit log, filtered to Ada/);
+  expect(output).toMatch(/✓ Sam, a member without Manage Server or Manage Roles, is refused/);
+});

@@ -12,11 +12,12 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => e?.stop());
 
-const ADMIN_COMMANDS = ['tiers', 'map', 'unmap', 'settings', 'sync', 'doctor'];
+const ADMIN_COMMANDS = ['tiers', 'map', 'unmap', 'settings', 'sync', 'doctor', 'audit'];
 
 test('commands are registered on DISCORD_GUILD_ID at start, each admin command with the permission it needs', () => {
   const registered = e.discord.commands(e.guildId);
   expect(registered.map((c) => c.name).sort()).toEqual([
+    'audit',
     'connect',
     'doctor',
     'link',
@@ -49,31 +50,32 @@ test('a member without Manage Roles is refused every admin command at run time, 
     // Server admins can open a command to everyone in Integrations settings, overriding
     // default_member_permissions: the run-time check is what stops them then.
     const reply = await runCommand(e, { userId: member.userId, name, options: options[name] ?? [], memberPermissions: EVERYONE }).reply();
-    expect(reply.content).toBe(`You need the **Manage Roles** permission to use /${name}.`);
+    expect(reply.content).toMatch(
+      new RegExp(`^You need the \\*\\*Manage Roles\\*\\* permission to use /${name}\\. Tierlink reads it from your roles in this server`),
+    );
     expect(reply.ephemeral).toBe(true);
   }
   expect(await e.tierlink.services.repos.mappings.of(e.guildId)).toEqual([]);
   expect((await e.tierlink.services.repos.guilds.settings(e.guildId)).graceDays).toBe(7);
 
   const connect = await runCommand(e, { userId: member.userId, name: 'connect', memberPermissions: MANAGE_ROLES }).reply();
-  expect(connect.content).toBe('You need the **Manage Server** permission to use /connect.');
+  expect(connect.content).toMatch(/^You need the \*\*Manage Server\*\* permission to use \/connect\./);
   expect(connect.urls).toEqual([]);
 
   // Nor does autocomplete hand out the campaign's tiers.
   expect(await e.autocomplete(member.userId, 'map', [tierOption('')], 'tier', EVERYONE)).toEqual([]);
 });
 
-test('Manage Roles, Manage Server and Administrator are enough for the commands that ask for them', async () => {
-  const moderator = e.discord.addMember(e.guildId, { username: 'mod' });
-  const tiers = await runCommand(e, { userId: moderator.userId, name: 'tiers', memberPermissions: MANAGE_ROLES }).reply();
+test('Manage Roles, Manage Server and Administrator from the member’s roles are enough for the commands that ask for them', async () => {
+  const role = (name: string, permissions: bigint) => e.discord.createRole(e.guildId, { name, permissions }).id;
+  const moderator = e.discord.addMember(e.guildId, { username: 'mod', roleIds: [role('Moderators', MANAGE_ROLES)] });
+  const tiers = await runCommand(e, { userId: moderator.userId, name: 'tiers', memberPermissions: EVERYONE }).reply();
   expect(tiers.content).toContain('**Gold** — $10');
-  const connect = await runCommand(e, { userId: moderator.userId, name: 'connect', memberPermissions: MANAGE_GUILD }).reply();
+  const manager = e.discord.addMember(e.guildId, { username: 'manager', roleIds: [role('Managers', MANAGE_GUILD)] });
+  const connect = await runCommand(e, { userId: manager.userId, name: 'connect', memberPermissions: EVERYONE }).reply();
   expect(connect.urls).toHaveLength(1);
-  const asAdmin = await runCommand(e, {
-    userId: moderator.userId,
-    name: 'doctor',
-    memberPermissions: PermissionFlagsBits.Administrator,
-  }).reply();
+  const admin = e.discord.addMember(e.guildId, { username: 'admin', roleIds: [role('Admins', PermissionFlagsBits.Administrator)] });
+  const asAdmin = await runCommand(e, { userId: admin.userId, name: 'doctor', memberPermissions: EVERYONE }).reply();
   expect(asAdmin.content).not.toContain('You need');
   expect(asAdmin.content).toContain('Manage Roles permission');
   expect((await e.autocomplete(moderator.userId, 'unmap', [tierOption('sil')], 'tier', MANAGE_ROLES)).map((c) => c.name)).toEqual([

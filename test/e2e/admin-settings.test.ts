@@ -1,5 +1,5 @@
 import { type E2E, startE2E } from '../support/e2e';
-import { MANAGE_ROLES, activePatron, boolOption, intOption, roleOption, runCommand, stringOption } from '../support/e2e-admin';
+import { MANAGE_ROLES, activePatron, boolOption, intOption, pressButton, roleOption, runCommand, stringOption } from '../support/e2e-admin';
 
 let e: E2E;
 /** Gus: Bronze, linked; his payment was declined 10 days ago. */
@@ -135,10 +135,24 @@ test('the follower role goes to followers who never pledged, and must differ fro
   expect(roles(finn)).toEqual([]);
 });
 
-test('strict removes mapped roles from members who are not entitled, even roles given by hand', async () => {
+test('strict removes mapped roles from members who are not entitled, even roles given by hand, once confirmed', async () => {
   expect(roles(hal)).toEqual([e.roles.gold]);
-  const strict = await settings([boolOption('strict', true)]).until(/Updated|failed/);
-  expect(strict.content).toContain('• **Strict**: on (mapped roles are removed from anyone not entitled, even if given by hand)');
+  const asked = settings([boolOption('strict', true)]);
+  const preview = await asked.reply();
+  // Nothing yet: what strict mode would remove, and a button to confirm it.
+  expect(preview.content).toContain('• **Strict**: off');
+  expect(preview.content).toContain('**Strict mode is not on yet.**');
+  expect(preview.content).toContain('Right now it would remove, from 1 member:\n• **Gold** from 1 member\nFor example: hal.');
+  expect(preview.buttons.map((b) => b.label)).toEqual(['Turn strict mode on']);
+  expect((await e.tierlink.services.repos.guilds.settings(e.guildId)).strict).toBe(false);
+  expect(roles(hal)).toEqual([e.roles.gold]);
+
+  const strict = await (await pressButton(e, asked, 'Turn strict mode on')).until(/Updated|failed/);
+  expect(strict.content).toMatch(/^\*\*Strict mode is on\.\*\*\nUpdated: 1 role change/);
+  expect(strict.buttons).toEqual([]);
+  expect((await settings().reply()).content).toContain(
+    '• **Strict**: on (mapped roles are removed from anyone not entitled, even if given by hand)',
+  );
   expect(roles(hal)).toEqual([]);
   expect(roles(ada)).toEqual([e.roles.silver, e.roles.gold].sort());
   await settings([boolOption('strict', false)]).until(/Updated|failed/);

@@ -1,3 +1,4 @@
+import { Browser } from '../support/browser';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/edges/store/database';
 import { MINUTE } from '../../src/shared/clock';
@@ -26,8 +27,11 @@ function activeGoldPatron(fullName: string) {
   return user;
 }
 
+/** One patron's browser for the whole file: it holds the cookie of every flow it started. */
+const browser = new Browser();
+
 async function get(url: string) {
-  const res = await fetch(url, { redirect: 'manual' });
+  const res = await browser.get(url);
   const html = await res.text();
   return { status: res.status, location: res.headers.get('location'), text: pageText(html) };
 }
@@ -111,7 +115,7 @@ test('a /connect link cannot be used as a /link', async () => {
   const page = await get(`${e.url}/link/${token}`);
   expect(page.status).toBe(410);
   // Opened at the wrong address, the link is not spent: it still works where it belongs.
-  const right = await fetch(`${e.url}/connect/${token}`, { redirect: 'manual' });
+  const right = await browser.get(`${e.url}/connect/${token}`);
   expect(right.status).toBe(302);
 });
 
@@ -210,16 +214,19 @@ test('a missing or forged state gets the 400 page, and the code is never exchang
   const follow = await get(reply.urls[0]!);
   const callback = new URL(await e.patreon.approveAuthorization(follow.location!, user.id));
   const state = callback.searchParams.get('state')!;
-  const [hash, nonce, signature] = state.split('.');
+  const [hash, nonce, binding, signature] = state.split('.');
   const exchanges = tokenExchanges();
 
   const variants: Array<string | null> = [
     null,
     '',
     'garbage',
-    `${hash}.${nonce}.${'A'.repeat(signature!.length)}`,
-    `${hash}.${'B'.repeat(nonce!.length)}.${signature}`,
-    `${'0'.repeat(hash!.length)}.${nonce}.${signature}`,
+    `${hash}.${nonce}.${binding}.${'A'.repeat(signature!.length)}`,
+    `${hash}.${'B'.repeat(nonce!.length)}.${binding}.${signature}`,
+    `${'0'.repeat(hash!.length)}.${nonce}.${binding}.${signature}`,
+    // Another browser's binding: the signature covers it.
+    `${hash}.${nonce}.${'C'.repeat(binding!.length)}.${signature}`,
+    `${hash}.${nonce}.${signature}`,
     `${hash}.${nonce}`,
   ];
   for (const variant of variants) {

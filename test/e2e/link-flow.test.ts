@@ -1,3 +1,4 @@
+import { Browser } from '../support/browser';
 import { getTableName, sql } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
 import { queryRows } from '../../src/edges/store/database';
@@ -46,11 +47,12 @@ function patron(fullName: string, pledge?: Pledge) {
 async function linkStepByStep(discordUserId: string, patreonUserId: string) {
   const reply = await e.command(discordUserId, 'link');
   const button = reply.urls[0]!;
-  const follow = await fetch(button, { redirect: 'manual' });
+  const browser = new Browser();
+  const follow = await browser.get(button);
   const authorizeUrl = follow.headers.get('location')!;
   const callbackUrl = await e.patreon.approveAuthorization(authorizeUrl, patreonUserId);
   const rolesWhenCallbackSent = e.discord.memberRoles(e.guildId, discordUserId);
-  const res = await fetch(callbackUrl, { redirect: 'manual' });
+  const res = await browser.get(callbackUrl);
   // Read the roles the moment the response head arrives, before the body is even read.
   const rolesWhenPageReturned = e.discord.memberRoles(e.guildId, discordUserId);
   const html = await res.text();
@@ -339,11 +341,12 @@ test('a patron who left the server while on the consent page is linked, and the 
   const user = patron('Out Side', { status: 'active_patron', tiers: [e.tiers.bronze], chargedDaysAgo: 1 });
   const member = e.discord.addMember(e.guildId, { username: 'outside' });
   const reply = await e.command(member.userId, 'link');
-  const follow = await fetch(reply.urls[0]!, { redirect: 'manual' });
+  const browser = new Browser();
+  const follow = await browser.get(reply.urls[0]!);
   e.discord.removeMember(e.guildId, member.userId);
 
   const callback = await e.patreon.approveAuthorization(follow.headers.get('location')!, user.id);
-  const res = await fetch(callback, { redirect: 'manual' });
+  const res = await browser.get(callback);
   const text = pageText(await res.text());
 
   expect(res.status).toBe(200);

@@ -1,3 +1,4 @@
+import { Browser } from '../support/browser';
 import { createTierlink } from '../../src/main';
 import { createLogger } from '../../src/edges/observability/logger';
 import { type E2E, E2E_SECRET_KEY, MemoryLog, startE2E } from '../support/e2e';
@@ -84,10 +85,12 @@ test('the logs of a whole run hold no token, secret, code, link token or signatu
   const p = patron('Secret Sam');
   const reply = await e.command(p.discordUserId, 'link');
   const linkToken = new URL(reply.urls[0]!).pathname.split('/').pop()!;
-  const follow = await fetch(reply.urls[0]!, { redirect: 'manual' });
+  const browser = new Browser();
+  const follow = await browser.get(reply.urls[0]!);
+  const [flowCookie] = [...browser.cookies(e.url).values()];
   const callback = await e.patreon.approveAuthorization(follow.headers.get('location')!, p.patreonUserId);
   const code = new URL(callback).searchParams.get('code')!;
-  await fetch(callback);
+  await browser.get(callback);
   // A forged delivery and a real one, so signatures pass through the receiver both ways.
   e.patreon.setMembership(p.patreonUserId, e.patreon.campaignId, {
     patronStatus: 'former_patron',
@@ -110,6 +113,7 @@ test('the logs of a whole run hold no token, secret, code, link token or signatu
     'webhook secret': webhook!.secret,
     'link token': linkToken,
     'OAuth code': code,
+    'flow cookie': flowCookie!,
   };
   for (const [i, pair] of [...e.patreon.tokensIssuedTo(e.patreon.creatorUserId), ...e.patreon.tokensIssuedTo(p.patreonUserId)].entries()) {
     secrets[`access token ${i}`] = pair.accessToken;

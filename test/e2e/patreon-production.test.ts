@@ -192,7 +192,7 @@ describe('moving in: /sync adopt:true', () => {
       options: [boolOption('adopt', true)],
       memberPermissions: EVERYONE,
     }).reply();
-    expect(refused.content).toBe('You need the **Manage Roles** permission to use /sync.');
+    expect(refused.content).toMatch(/^You need the \*\*Manage Roles\*\* permission to use \/sync\./);
 
     const dry = await command('sync', [boolOption('dry_run', true), boolOption('adopt', true)]);
     expect(dry.content).toContain('Would adopt: 100 roles entitled patrons already hold');

@@ -1,5 +1,6 @@
 import { PermissionFlagsBits } from 'discord.js';
-import type { CommandReply, E2E } from './e2e';
+import { Browser } from './browser';
+import { type CommandReply, type E2E, readReply } from './e2e';
 
 /** Permission sets a member may hold when running a command. */
 export const MANAGE_ROLES = PermissionFlagsBits.ManageRoles;
@@ -23,15 +24,8 @@ export interface RunningCommand {
   contents(): string[];
 }
 
-function toReply(record: { data: Record<string, unknown> | null; ephemeral: boolean } | undefined, ephemeral: boolean): CommandReply {
-  const data = record?.data ?? null;
-  const rows = (data?.components as Array<{ components?: Array<{ url?: string }> }> | undefined) ?? [];
-  return {
-    content: typeof data?.content === 'string' ? data.content : '',
-    urls: rows.flatMap((r) => (r.components ?? []).flatMap((c) => (c.url ? [c.url] : []))),
-    ephemeral,
-    raw: data,
-  };
+function toReply(record: { data: Record<string, unknown> | null } | undefined, ephemeral: boolean): CommandReply {
+  return { ...readReply(record?.data ?? null), ephemeral };
 }
 
 /**
@@ -41,7 +35,16 @@ function toReply(record: { data: Record<string, unknown> | null; ephemeral: bool
  */
 export function runCommand(
   e: E2E,
-  options: { guildId?: string; userId: string; name: string; options?: Array<Record<string, unknown>>; memberPermissions?: bigint },
+  options: {
+    guildId?: string;
+    userId: string;
+    name: string;
+    options?: Array<Record<string, unknown>>;
+    /** The channel-level permissions the interaction carries (never what Tierlink decides on); null: as Discord computes them. */
+    memberPermissions?: bigint | null;
+    /** Where the command is used; the guild's first channel when absent. */
+    channelId?: string;
+  },
 ): RunningCommand {
   const guildId = options.guildId ?? e.guildId;
   const registered = [...e.discord.commands(guildId), ...e.discord.commands()].some((c) => c.name === options.name);
@@ -51,8 +54,15 @@ export function runCommand(
     userId: options.userId,
     name: options.name,
     options: options.options ?? [],
-    memberPermissions: options.memberPermissions ?? 0n,
+    // null: the stand-in computes them as Discord does (roles, then the channel's overwrites).
+    ...(options.memberPermissions === null ? {} : { memberPermissions: options.memberPermissions ?? 0n }),
+    ...(options.channelId ? { channelId: options.channelId } : {}),
   });
+  return following(e, interactionId);
+}
+
+/** Reading the replies of one interaction (a command or a button press) as they come. */
+function following(e: E2E, interactionId: string): RunningCommand {
   const latest = (): CommandReply => {
     const all = e.discord.interactionResponses(interactionId);
     const shown = all.filter((r) => !r.deferred);
@@ -85,6 +95,22 @@ export function runCommand(
   };
 }
 
+/**
+ * Presses the button labelled `label` on the latest reply of `on` (as `userId`, the command's user
+ * when absent), through the sandbox as Discord delivers it; the press's own replies edit that message.
+ */
+export async function pressButton(e: E2E, on: RunningCommand, label: string, userId?: string): Promise<RunningCommand> {
+  const reply = await on.reply();
+  const button = reply.buttons.find((b) => b.label === label);
+  if (!button) throw new Error(`no button "${label}" on the reply: ${reply.content}`);
+  const { interactionId } = e.discord.pressButton({
+    interactionId: on.interactionId,
+    customId: button.customId,
+    ...(userId ? { userId } : {}),
+  });
+  return following(e, interactionId);
+}
+
 /** Autocomplete in any guild: the choices offered while `focused` is typed. */
 export async function autocompleteIn(
   e: E2E,
@@ -110,10 +136,11 @@ export async function connectIn(e: E2E, guildId: string, userId: string): Promis
   const reply = await runCommand(e, { guildId, userId, name: 'connect', memberPermissions: MANAGE_GUILD }).reply();
   const button = reply.urls[0];
   if (!button) throw new Error(`no link button in the /connect reply: ${reply.content}`);
-  const follow = await fetch(button, { redirect: 'manual' });
+  const browser = new Browser();
+  const follow = await browser.get(button);
   if (follow.status !== 302) throw new Error(`the /connect link answered ${follow.status}`);
   const callback = await e.patreon.approveAuthorization(follow.headers.get('location')!, e.patreon.creatorUserId);
-  const page = await fetch(callback, { redirect: 'manual' });
+  const page = await browser.get(callback);
   return { status: page.status, html: await page.text() };
 }
 

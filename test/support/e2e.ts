@@ -7,6 +7,7 @@ import { type Tierlink, createTierlink } from '../../src/main';
 import { createLogger } from '../../src/edges/observability/logger';
 import { type DiscordSandbox, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import { type MembershipServiceSandbox, createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
+import { Browser } from './browser';
 import { type TestDatabase, createTestDatabase } from './test-database';
 import { standInEnvironment, type ManualClock, createManualClock } from '@tierlink/sandbox';
 import { pageText } from '@tierlink/sandbox/demo';
@@ -29,6 +30,8 @@ export interface CommandReply {
   content: string;
   /** Link buttons in the reply. */
   urls: string[];
+  /** Other buttons in the reply (their `custom_id` and label), pressed with `pressButton` (test/support/e2e-admin.ts). */
+  buttons: Array<{ customId: string; label: string }>;
   ephemeral: boolean;
   raw: Record<string, unknown> | null;
 }
@@ -98,6 +101,18 @@ export interface E2EOptions {
 
 const ADMIN = 1n << 3n;
 
+/** The content and buttons of a message as an interaction response, edit or follow-up carries it. */
+export function readReply(data: Record<string, unknown> | null): Omit<CommandReply, 'ephemeral'> {
+  const rows = (data?.components as Array<{ components?: Array<{ url?: string; custom_id?: string; label?: string }> }> | undefined) ?? [];
+  const parts = rows.flatMap((r) => r.components ?? []);
+  return {
+    content: typeof data?.content === 'string' ? data.content : '',
+    urls: parts.flatMap((c) => (c.url ? [c.url] : [])),
+    buttons: parts.flatMap((c) => (c.custom_id ? [{ customId: c.custom_id, label: c.label ?? '' }] : [])),
+    raw: data,
+  };
+}
+
 export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
   const clock = createManualClock(new Date('2026-11-20T12:00:00Z'));
   const patreon = await createMembershipServiceSandbox({ clock, dialect: options.dialect ?? 'spec' });
@@ -153,13 +168,7 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
 
   const replyOf = (record: { data: Record<string, unknown> | null; ephemeral: boolean } | undefined): CommandReply => {
     const data = record?.data ?? null;
-    const rows = (data?.components as Array<{ components?: Array<{ url?: string }> }> | undefined) ?? [];
-    return {
-      content: typeof data?.content === 'string' ? data.content : '',
-      urls: rows.flatMap((r) => (r.components ?? []).flatMap((c) => (c.url ? [c.url] : []))),
-      ephemeral: record?.ephemeral ?? false,
-      raw: data,
-    };
+    return { ...readReply(data), ephemeral: record?.ephemeral ?? false };
   };
 
   const e2e: E2E = {
@@ -200,22 +209,25 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
       const reply = await e2e.command(discordUserId, 'link');
       const button = reply.urls[0];
       if (!button) throw new Error(`no link button in the /link reply: ${reply.content}`);
-      const follow = await fetch(button, { redirect: 'manual' });
+      // One browser follows the button and comes back to the callback (it holds the flow's cookie).
+      const browser = new Browser();
+      const follow = await browser.get(button);
       if (follow.status !== 302) return { status: follow.status, html: await follow.text() };
       const authorizeUrl = follow.headers.get('location')!;
       const callback =
         decision === 'allow'
           ? await patreon.approveAuthorization(authorizeUrl, patreonUserId)
           : await patreon.denyAuthorization(authorizeUrl);
-      const page = await fetch(callback, { redirect: 'manual' });
+      const page = await browser.get(callback);
       return { status: page.status, html: await page.text() };
     },
 
     async connect() {
       const reply = await e2e.command(ownerId, 'connect', [], ADMIN);
-      const follow = await fetch(reply.urls[0]!, { redirect: 'manual' });
+      const browser = new Browser();
+      const follow = await browser.get(reply.urls[0]!);
       const callback = await patreon.approveAuthorization(follow.headers.get('location')!, patreon.creatorUserId);
-      const page = await fetch(callback, { redirect: 'manual' });
+      const page = await browser.get(callback);
       return { status: page.status, html: await page.text() };
     },
 

@@ -4,14 +4,12 @@ import { createHash } from 'node:crypto';
 import type { AppStateRepository } from '../../edges/store/repositories/app-state-repository';
 import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
 import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
-import type { LinkTokenRow } from '../../edges/store/repositories/link-token-repository';
 import type { CampaignDetails, PatreonClient } from '../../edges/patreon';
 import { PatreonApiError } from '../../edges/patreon';
 import type { Clock } from '../../shared/clock';
-import { MINUTE } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
-import type { SecretBox } from '../../edges/store/secret-box';
-import type { OneTimeLinks } from '../linking/one-time-links';
+import type { BoundState } from '../linking/link-service';
+import type { BoundFlow, BrowserBinding, OneTimeLinks, ReadNonce } from '../linking/one-time-links';
 
 /** What Tierlink needs from a creator: who they are, their campaigns and members, and webhooks. */
 export const CREATOR_SCOPES = ['identity', 'campaigns', 'campaigns.members', 'w:campaigns.webhook'] as const;
@@ -23,9 +21,6 @@ export const CREATOR_SCOPES = ['identity', 'campaigns', 'campaigns.members', 'w:
  */
 const UNKNOWN_EXPIRY = new Date('9999-12-31T00:00:00Z');
 
-/** How long the campaign chooser's links stay valid. */
-const CHOICE_LIFETIME_MS = 30 * MINUTE;
-
 export interface BoundCampaign {
   guildId: string;
   campaignId: string;
@@ -35,9 +30,23 @@ export interface BoundCampaign {
 
 export type ConnectCompletion =
   | { kind: 'bound'; bound: BoundCampaign; details: CampaignDetails }
-  | { kind: 'choose'; creatorName: string; guildId: string; choices: Array<{ details: CampaignDetails; chooseUrl: string }> }
+  /**
+   * The creator has several campaigns: the page offers each as a form posting its single-use
+   * `ticket` with the flow's `csrf` token; both need the browser's flow cookie (`flowId`).
+   */
+  | {
+      kind: 'choose';
+      creatorName: string;
+      guildId: string;
+      flowId: string;
+      csrf: string;
+      choices: Array<{ details: CampaignDetails; ticket: string }>;
+    }
   | { kind: 'no_campaign'; creatorName: string }
   | { kind: 'service_error'; message: string };
+
+/** Why a chooser's ticket did nothing: used already, past its time, or not this browser's. */
+export type ChoiceRefusal = { kind: 'choice_refused'; reason: 'used' | 'expired' | 'invalid' };
 
 export interface ConnectServiceDeps {
   guilds: GuildRepository;
@@ -45,7 +54,6 @@ export interface ConnectServiceDeps {
   appState: AppStateRepository;
   oneTimeLinks: OneTimeLinks;
   accounts: CreatorAccounts;
-  box: SecretBox;
   clock: Clock;
   logger: Logger;
   redirectUri: () => string;
@@ -63,7 +71,7 @@ export interface ConnectServiceDeps {
  * The environment's creator tokens take the same path at start-up, without a click.
  */
 export function createConnectService(deps: ConnectServiceDeps) {
-  const { clock, logger, box } = deps;
+  const { clock, logger } = deps;
 
   async function bind(guildId: string, creatorUserId: string, details: CampaignDetails): Promise<BoundCampaign> {
     await storeCampaign({ campaigns: deps.campaigns, clock }, creatorUserId, details);
@@ -74,14 +82,13 @@ export function createConnectService(deps: ConnectServiceDeps) {
     return bound;
   }
 
-  /** Signed, expiring choice ticket: `<guild>.<creator>.<campaign>.<expiry>.<signature>`. */
-  function choiceUrl(guildId: string, creatorUserId: string, campaignId: string): string {
-    const expiry = clock.now().getTime() + CHOICE_LIFETIME_MS;
-    const unsigned = `${guildId}.${creatorUserId}.${campaignId}.${expiry}`;
-    return `${deps.publicUrl()}/connect/choose?ticket=${encodeURIComponent(`${unsigned}.${box.sign(`choose:${unsigned}`)}`)}`;
-  }
-
-  async function pick(guildId: string, creatorUserId: string, client: PatreonClient, creatorName: string): Promise<ConnectCompletion> {
+  async function pick(
+    flow: BoundFlow,
+    guildId: string,
+    creatorUserId: string,
+    client: PatreonClient,
+    creatorName: string,
+  ): Promise<ConnectCompletion> {
     const all = await client.getCampaigns();
     const preferred = deps.preferredCampaignId ? all.find((c) => c.campaign.id === deps.preferredCampaignId) : undefined;
     if (deps.preferredCampaignId && !preferred) {
@@ -94,7 +101,9 @@ export function createConnectService(deps: ConnectServiceDeps) {
       kind: 'choose',
       creatorName,
       guildId,
-      choices: all.map((details) => ({ details, chooseUrl: choiceUrl(guildId, creatorUserId, details.campaign.id) })),
+      flowId: flow.flowId,
+      csrf: deps.oneTimeLinks.choiceCsrf(flow),
+      choices: all.map((details) => ({ details, ticket: deps.oneTimeLinks.choiceTicket(flow, creatorUserId, details.campaign.id) })),
     };
   }
 
@@ -105,32 +114,46 @@ export function createConnectService(deps: ConnectServiceDeps) {
       return deps.oneTimeLinks.create('connect', discordUserId, guild.id);
     },
 
-    async follow(token: string): Promise<string | null> {
+    /** `GET /connect/:token`: the authorize URL and the browser binding to set as a cookie; null for a dead link. */
+    async follow(token: string): Promise<{ url: string; browser: BrowserBinding } | null> {
       const followed = await deps.oneTimeLinks.follow('connect', token);
       if (!followed) return null;
-      return deps.accounts.oauth.authorizeUrl({ redirectUri: deps.redirectUri(), scopes: [...CREATOR_SCOPES], state: followed.state });
+      const url = deps.accounts.oauth.authorizeUrl({
+        redirectUri: deps.redirectUri(),
+        scopes: [...CREATOR_SCOPES],
+        state: followed.state,
+        codeChallenge: followed.codeChallenge,
+      });
+      return { url, browser: followed.browser };
     },
 
-    async complete(code: string, link: LinkTokenRow): Promise<ConnectCompletion> {
+    /** The callback of a `/connect` authorization, after its state was consumed in the browser that started it. */
+    async complete(code: string, consumed: BoundState): Promise<ConnectCompletion> {
+      const link = consumed.row;
       try {
-        const tokens = await deps.accounts.oauth.exchangeCode({ code, redirectUri: deps.redirectUri() });
+        const tokens = await deps.accounts.oauth.exchangeCode({
+          code,
+          redirectUri: deps.redirectUri(),
+          codeVerifier: consumed.codeVerifier,
+        });
         const missing = CREATOR_SCOPES.filter((s) => !tokens.scopes.includes(s));
         if (missing.length > 0) logger.warn({ missing }, 'the creator granted fewer scopes than Tierlink asked for');
         const { creatorUserId, fullName, client } = await deps.accounts.connect(tokens);
-        return await pick(link.guildId, creatorUserId, client, fullName);
+        return await pick(consumed.flow, link.guildId, creatorUserId, client, fullName);
       } catch (error) {
         logger.warn({ err: error, guildId: link.guildId }, 'connect failed');
         return { kind: 'service_error', message: error instanceof PatreonApiError ? error.kind : 'unexpected' };
       }
     },
 
-    /** `GET /connect/choose?ticket=…`: binds the campaign the creator chose on the result page. */
-    async choose(ticket: string | undefined): Promise<ConnectCompletion | null> {
-      const parts = (ticket ?? '').split('.');
-      if (parts.length !== 5) return null;
-      const [guildId, creatorUserId, campaignId, expiry, signature] = parts as [string, string, string, string, string];
-      if (!box.verify(`choose:${guildId}.${creatorUserId}.${campaignId}.${expiry}`, signature)) return null;
-      if (Number(expiry) < clock.now().getTime()) return null;
+    /**
+     * `POST /connect/choose`: binds the campaign the creator chose on the chooser, once, from the
+     * browser of the flow (its cookie), with the page's form token.
+     */
+    async choose(ticket: string | undefined, csrf: string | undefined, readNonce: ReadNonce): Promise<ConnectCompletion | ChoiceRefusal> {
+      const redeemed = await deps.oneTimeLinks.redeemChoice(ticket, csrf, readNonce);
+      if (redeemed.kind !== 'chosen') return { kind: 'choice_refused', reason: redeemed.kind };
+      const { guildId, creatorUserId, campaignId } = redeemed;
       try {
         const client = deps.accounts.clientForCreator(creatorUserId);
         const details = await client.getCampaign(campaignId);

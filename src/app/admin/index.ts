@@ -8,6 +8,7 @@ import type { Logger } from '../../shared/logger';
 import type { Linking } from '../linking';
 import type { SyncSubsystem } from '../sync';
 import type { WebhookRegistration } from '../webhooks/registration';
+import { createActorAuthority } from './actor-authority';
 import { createConnectService } from './connect-service';
 import { createDoctor } from './doctor';
 import { createMappingService } from './mapping-service';
@@ -18,7 +19,7 @@ export interface CreatorAdminDeps {
   repos: Pick<Repositories, 'guilds' | 'campaigns' | 'credentials' | 'mappings' | 'appState' | 'syncRuns' | 'snapshots'>;
   accounts: CreatorAccounts;
   discord: { snapshots: GuildSnapshotCache; directory: GuildDirectory };
-  sync: Pick<SyncSubsystem, 'contexts' | 'applyGuild'>;
+  sync: Pick<SyncSubsystem, 'contexts' | 'applyGuild' | 'strict'>;
   linking: Pick<Linking, 'oneTimeLinks' | 'redirectUri'>;
   registration: Pick<WebhookRegistration, 'ensure' | 'health'>;
   box: SecretBox;
@@ -32,7 +33,8 @@ export interface CreatorAdminDeps {
 /**
  * The creator side: `/connect` (and connecting from the environment's tokens), `/tiers`, `/map`,
  * `/unmap`, `/settings` and `/doctor`. A connected campaign gets its webhook registered at once;
- * a change of mapping or settings is applied guild-wide under the full-sync lock.
+ * a change of mapping or settings is applied guild-wide under the full-sync lock. Every change that
+ * concerns a role is checked against the asking member's authority, read from Discord.
  */
 export function createCreatorAdmin(deps: CreatorAdminDeps) {
   const { repos, accounts, discord, sync, clock, logger } = deps;
@@ -41,7 +43,6 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
     ...repos,
     oneTimeLinks: deps.linking.oneTimeLinks,
     accounts,
-    box: deps.box,
     clock,
     logger,
     redirectUri: deps.linking.redirectUri,
@@ -54,15 +55,17 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
     },
   });
   const tiers = createTiersService({ ...repos, accounts, contexts: sync.contexts, clock, logger });
-  const mapping = createMappingService({
-    mappings: repos.mappings,
+  const authority = createActorAuthority({ directory: discord.directory, snapshots: discord.snapshots });
+  const mapping = createMappingService({ mappings: repos.mappings, guilds: repos.guilds, tiers, authority, reconcileGuild, logger });
+  const settings = createSettingsService({
     guilds: repos.guilds,
-    tiers,
-    snapshots: discord.snapshots,
+    authority,
+    strict: sync.strict,
+    box: deps.box,
+    clock,
     reconcileGuild,
     logger,
   });
-  const settings = createSettingsService({ guilds: repos.guilds, snapshots: discord.snapshots, reconcileGuild, logger });
   const doctor = createDoctor({
     ...repos,
     accounts,
@@ -91,6 +94,7 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
   });
 
   return {
+    authority,
     connect,
     tiers,
     mapping,

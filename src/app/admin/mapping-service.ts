@@ -1,10 +1,9 @@
 import type { GuildApplyOutcome } from '../sync';
 import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
 import type { MappingRepository } from '../../edges/store/repositories/mapping-repository';
-import type { GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
 import type { Logger } from '../../shared/logger';
 import { roleIdsForGuild } from '../../core/tier-roles';
-import { checkRole } from './guild-role-check';
+import { type Actor, type ActorAuthority, NOT_A_MEMBER } from './actor-authority';
 import type { TiersService } from './tiers-service';
 
 /** Reconciles every member of a guild whose roles may be affected, and says how many changed. */
@@ -13,20 +12,24 @@ export type ReconcileGuild = (guildId: string, trigger: 'map' | 'settings') => P
 export type MapOutcome =
   | { kind: 'done'; tierTitle: string; roleName: string; changed: boolean; followUp: Promise<GuildApplyOutcome> }
   | { kind: 'unknown_tier' }
+  /** The bot cannot manage the role (above it, managed, @everyone, deleted). */
   | { kind: 'role_refused'; message: string; fix: string }
+  /** The person asking may not manage the role (at or above their highest role, a dangerous permission). */
+  | { kind: 'not_allowed'; message: string; fix: string }
   /** `viaTier`: the role is the tier's own Discord role on the service (`chat_role_ids`), which only the service changes. */
   | { kind: 'not_mapped'; tierTitle: string; roleName: string; viaTier: boolean };
 
 /**
- * `/map` and `/unmap`. A role the bot cannot manage is refused up front with the fix (the bot
- * would only ever fail to grant it); a change reconciles the guild in the background, and
- * `followUp` resolves with how many role changes it made.
+ * `/map` and `/unmap`. The actor's authority over the role is read from Discord (src/core/authority.ts:
+ * nobody makes the bot grant a role they could not grant themselves); a role the bot cannot manage is
+ * refused up front with the fix (the bot would only ever fail to grant it); a change reconciles the
+ * guild in the background, and `followUp` resolves with how many role changes it made.
  */
 export function createMappingService(deps: {
   mappings: MappingRepository;
   guilds: Pick<GuildRepository, 'settings' | 'saveSettings'>;
   tiers: TiersService;
-  snapshots: GuildSnapshotCache;
+  authority: ActorAuthority;
   reconcileGuild: ReconcileGuild;
   logger: Logger;
 }) {
@@ -38,11 +41,10 @@ export function createMappingService(deps: {
 
   /**
    * Forgets `/map` rows whose role was deleted from the server: Discord's role picker cannot name a
-   * deleted role, so `/unmap` could never remove them. Runs on the fresh snapshot `checkRole` read.
+   * deleted role, so `/unmap` could never remove them. Runs on the fresh roles the actor was read with.
    */
-  async function forgetDeletedRoles(guildId: string): Promise<void> {
-    const snapshot = await deps.snapshots.get(guildId);
-    const existing = new Set(snapshot.roles.map((r) => r.id));
+  async function forgetDeletedRoles(guildId: string, roles: ReadonlyArray<{ id: string }>): Promise<void> {
+    const existing = new Set(roles.map((r) => r.id));
     for (const row of await deps.mappings.of(guildId)) {
       if (existing.has(row.roleId)) continue;
       await deps.mappings.remove(guildId, row);
@@ -71,29 +73,38 @@ export function createMappingService(deps: {
       }
     },
 
-    async map(guildId: string, tierValue: string, roleId: string, actorId: string): Promise<MapOutcome> {
+    async map(actor: Actor, tierValue: string, roleId: string): Promise<MapOutcome> {
+      const { guildId } = actor;
       const tier = await deps.tiers.resolve(guildId, tierValue);
       if (!tier) return { kind: 'unknown_tier' };
-      const role = await checkRole(deps.snapshots, guildId, roleId);
-      if (!role.ok) return { kind: 'role_refused', message: role.message, fix: role.fix };
-      await forgetDeletedRoles(guildId);
-      const changed = await deps.mappings.add(guildId, { campaignId: tier.campaignId, tierId: tier.id, roleId }, actorId);
+      const view = await deps.authority.read(actor, { fresh: true });
+      if (!view) return { ...NOT_A_MEMBER };
+      const decision = deps.authority.decide(view, roleId, { botMustManage: true });
+      if (!decision.ok)
+        return { kind: decision.kind === 'not_allowed' ? 'not_allowed' : 'role_refused', message: decision.message, fix: decision.fix };
+      await forgetDeletedRoles(guildId, view.snapshot.roles);
+      const changed = await deps.mappings.add(guildId, { campaignId: tier.campaignId, tierId: tier.id, roleId }, actor.userId);
+      if (changed) deps.logger.info({ guildId, userId: actor.userId, roleId, tierId: tier.id }, 'tier mapped to a role');
       return {
         kind: 'done',
         tierTitle: tier.title,
-        roleName: role.name,
+        roleName: decision.role?.name ?? roleId,
         changed,
         followUp: changed ? inBackground(guildId) : Promise.resolve({ kind: 'applied' as const, members: 0, changes: 0 }),
       };
     },
 
-    async unmap(guildId: string, tierValue: string, roleId: string): Promise<MapOutcome> {
+    /** Unmapping takes the role away from the tier's patrons: the same authority over it as mapping. */
+    async unmap(actor: Actor, tierValue: string, roleId: string): Promise<MapOutcome> {
+      const { guildId } = actor;
       const tier = await deps.tiers.resolve(guildId, tierValue);
       if (!tier) return { kind: 'unknown_tier' };
-      deps.snapshots.invalidate(guildId);
-      const snapshot = await deps.snapshots.get(guildId);
-      const roleName = snapshot.roles.find((r) => r.id === roleId)?.name ?? roleId;
-      await forgetDeletedRoles(guildId);
+      const view = await deps.authority.read(actor, { fresh: true });
+      if (!view) return { ...NOT_A_MEMBER };
+      const decision = deps.authority.decide(view, roleId, { botMustManage: false });
+      if (!decision.ok) return { kind: 'not_allowed', message: decision.message, fix: decision.fix };
+      const roleName = decision.role?.name ?? roleId;
+      await forgetDeletedRoles(guildId, view.snapshot.roles);
       const removed = await deps.mappings.remove(guildId, { campaignId: tier.campaignId, tierId: tier.id, roleId });
       if (!removed)
         return {
@@ -102,6 +113,7 @@ export function createMappingService(deps: {
           roleName,
           viaTier: roleIdsForGuild(tier.roleIds, guildId).includes(roleId),
         };
+      deps.logger.info({ guildId, userId: actor.userId, roleId, tierId: tier.id }, 'tier unmapped from a role');
       return { kind: 'done', tierTitle: tier.title, roleName, changed: true, followUp: inBackground(guildId) };
     },
   };

@@ -1,16 +1,49 @@
 import type { GuildApplyOutcome } from '../sync';
+import type { StrictPreview, StrictPreviewer } from '../sync/strict-preview';
 import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
-import type { GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
+import type { SecretBox } from '../../edges/store/secret-box';
 import { type SettingsChange, applySettingsChange } from '../../core/planner/settings';
 import type { GuildSettings } from '../../core/planner/types';
+import type { Clock } from '../../shared/clock';
+import { MINUTE } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
-import { checkRole } from './guild-role-check';
+import { type Actor, type ActorAuthority, type ActorView, NOT_A_MEMBER } from './actor-authority';
 import type { ReconcileGuild } from './mapping-service';
+
+/** Turning strict mode on waits for this confirmation, bound to the person who asked, for this long. */
+export const STRICT_CONFIRMATION_MS = 5 * MINUTE;
+
+/** Strict mode asked for and not yet on: what it would remove, and the token that confirms it. */
+export interface StrictRequest {
+  preview: StrictPreview;
+  confirmation: string;
+  expiresAt: Date;
+}
 
 export type SettingsOutcome =
   | { kind: 'shown'; settings: GuildSettings }
+  | {
+      kind: 'changed';
+      before: GuildSettings;
+      settings: GuildSettings;
+      followUp: Promise<GuildApplyOutcome> | null;
+      /** Strict mode was asked for too: saved only once confirmed. */
+      strict: StrictRequest | null;
+    }
+  /** Only strict mode was asked for: nothing is saved until it is confirmed. */
+  | { kind: 'strict_pending'; settings: GuildSettings; strict: StrictRequest }
+  | { kind: 'invalid'; problems: string[] }
+  /** The person asking may not manage a role the change concerns; nothing was saved. */
+  | { kind: 'not_allowed'; problems: string[] };
+
+export type StrictConfirmOutcome =
   | { kind: 'changed'; before: GuildSettings; settings: GuildSettings; followUp: Promise<GuildApplyOutcome> | null }
-  | { kind: 'invalid'; problems: string[] };
+  | { kind: 'already_on'; settings: GuildSettings }
+  /** The confirmation is past its time. */
+  | { kind: 'expired' }
+  /** The confirmation was made for someone else (or in another server), or altered. */
+  | { kind: 'not_yours' }
+  | { kind: 'not_allowed'; problems: string[] };
 
 /** Settings that change who gets which role: changing one reconciles the guild. */
 const ROLE_AFFECTING: ReadonlyArray<keyof GuildSettings> = ['graceDays', 'mode', 'formerPatronRoleId', 'followerRoleId', 'strict'];
@@ -27,39 +60,121 @@ function inOptionNames(problem: string): string {
   return problem.replace(/^(graceDays|removalThresholdPercent|removalThresholdMin)\b/, (key) => OPTION_NAMES[key] ?? key);
 }
 
-/** `/settings`: shows the guild's settings, or validates, saves and echoes a change. */
-export function createSettingsService(deps: {
+export interface SettingsServiceDeps {
   guilds: GuildRepository;
-  snapshots: GuildSnapshotCache;
+  authority: ActorAuthority;
+  strict: StrictPreviewer;
+  box: Pick<SecretBox, 'sign' | 'verify'>;
+  clock: Clock;
   reconcileGuild: ReconcileGuild;
   logger: Logger;
-}) {
+}
+
+/**
+ * `/settings`: shows the guild's settings, or validates, saves and echoes a change. A change that
+ * concerns a role (the former-patron and follower roles, strict mode) is checked against the
+ * actor's authority, read from Discord (src/core/authority.ts). Turning strict mode on is never
+ * immediate: the outcome carries what it would remove and a confirmation token, bound to the actor
+ * and expiring after {@link STRICT_CONFIRMATION_MS}, that {@link confirmStrict} takes.
+ */
+export function createSettingsService(deps: SettingsServiceDeps) {
+  const { box, clock, logger } = deps;
+
+  const signed = (actor: Actor, expiresAt: number) => `strict-on:${actor.guildId}:${actor.userId}:${expiresAt}`;
+
+  function confirmationFor(actor: Actor): { token: string; expiresAt: Date } {
+    const expiresAt = clock.now().getTime() + STRICT_CONFIRMATION_MS;
+    return { token: `${expiresAt.toString(36)}.${box.sign(signed(actor, expiresAt))}`, expiresAt: new Date(expiresAt) };
+  }
+
+  /** Strict mode removes every role it enforces from anyone not entitled: the actor needs authority over each. */
+  async function strictProblems(view: ActorView): Promise<string[]> {
+    const scope = await deps.strict.scope(view.actor.guildId);
+    const problems: string[] = [];
+    for (const role of scope.enforced) {
+      const decision = deps.authority.decide(view, role.roleId, { botMustManage: false });
+      if (!decision.ok)
+        problems.push(`Strict mode would remove ${role.roleName} from members: ${decision.message} **Fix:** ${decision.fix}`);
+    }
+    return problems;
+  }
+
+  function save(actor: Actor, before: GuildSettings, next: GuildSettings): Promise<GuildApplyOutcome> | null {
+    const affects = ROLE_AFFECTING.some((k) => next[k] !== before[k]);
+    if (!affects) return null;
+    const followUp = deps.reconcileGuild(actor.guildId, 'settings');
+    followUp.catch((error) => logger.error({ err: error, guildId: actor.guildId }, 'reconcile after a settings change failed'));
+    return followUp;
+  }
+
   return {
-    async apply(guildId: string, change: SettingsChange): Promise<SettingsOutcome> {
+    async apply(actor: Actor, change: SettingsChange): Promise<SettingsOutcome> {
+      const { guildId } = actor;
       const before = await deps.guilds.settings(guildId);
       const keys = (Object.keys(change) as Array<keyof GuildSettings>).filter((k) => change[k] !== undefined);
       if (keys.length === 0) return { kind: 'shown', settings: before };
       const next = applySettingsChange(before, change);
       if (!next.ok) return { kind: 'invalid', problems: next.error.map(inOptionNames) };
-      const problems: string[] = [];
+
+      const view = await deps.authority.read(actor, { fresh: true });
+      if (!view) return { kind: 'not_allowed', problems: [`${NOT_A_MEMBER.message} **Fix:** ${NOT_A_MEMBER.fix}`] };
+      const notAllowed: string[] = [];
+      const invalid: string[] = [];
       for (const [key, label] of [
         ['formerPatronRoleId', 'former-patron role'],
         ['followerRoleId', 'follower role'],
       ] as const) {
         const roleId = change[key];
-        if (!roleId) continue;
-        const check = await checkRole(deps.snapshots, guildId, roleId);
-        if (!check.ok) problems.push(`The ${label} cannot be used: ${check.message} **Fix:** ${check.fix}`);
+        if (roleId === undefined || roleId === before[key]) continue;
+        // The role given up is taken away from those who got it: the same authority over it.
+        const old = before[key];
+        if (old) {
+          const decision = deps.authority.decide(view, old, { botMustManage: false });
+          if (!decision.ok) notAllowed.push(`The current ${label} cannot be changed: ${decision.message} **Fix:** ${decision.fix}`);
+        }
+        if (roleId) {
+          const decision = deps.authority.decide(view, roleId, { botMustManage: true });
+          if (!decision.ok) {
+            const line = `The ${label} cannot be used: ${decision.message} **Fix:** ${decision.fix}`;
+            (decision.kind === 'not_allowed' ? notAllowed : invalid).push(line);
+          }
+        }
       }
-      if (problems.length > 0) return { kind: 'invalid', problems };
-      await deps.guilds.saveSettings(guildId, next.value);
-      const affects = ROLE_AFFECTING.some((k) => next.value[k] !== before[k]);
-      let followUp: Promise<GuildApplyOutcome> | null = null;
-      if (affects) {
-        followUp = deps.reconcileGuild(guildId, 'settings');
-        followUp.catch((error) => deps.logger.error({ err: error, guildId }, 'reconcile after a settings change failed'));
+      const strictOn = change.strict === true && !before.strict;
+      if (strictOn) notAllowed.push(...(await strictProblems(view)));
+      if (notAllowed.length > 0) return { kind: 'not_allowed', problems: notAllowed };
+      if (invalid.length > 0) return { kind: 'invalid', problems: invalid };
+
+      let strict: StrictRequest | null = null;
+      if (strictOn) {
+        const { token, expiresAt } = confirmationFor(actor);
+        strict = { preview: await deps.strict.preview(guildId), confirmation: token, expiresAt };
       }
-      return { kind: 'changed', before, settings: next.value, followUp };
+      const saved = strictOn ? { ...next.value, strict: before.strict } : next.value;
+      const others = (Object.keys(saved) as Array<keyof GuildSettings>).some((k) => saved[k] !== before[k]);
+      if (strict && !others) return { kind: 'strict_pending', settings: before, strict };
+      await deps.guilds.saveSettings(guildId, saved);
+      logger.info({ guildId, userId: actor.userId, keys }, 'settings changed');
+      return { kind: 'changed', before, settings: saved, followUp: save(actor, before, saved), strict };
+    },
+
+    /** The actor confirms turning strict mode on, with the token {@link apply} handed them. */
+    async confirmStrict(actor: Actor, confirmation: string): Promise<StrictConfirmOutcome> {
+      const [expiry = '', signature = ''] = confirmation.split('.');
+      const expiresAt = parseInt(expiry, 36);
+      if (!Number.isSafeInteger(expiresAt) || !box.verify(signed(actor, expiresAt), signature)) return { kind: 'not_yours' };
+      if (clock.now().getTime() > expiresAt) return { kind: 'expired' };
+      const before = await deps.guilds.settings(actor.guildId);
+      if (before.strict) return { kind: 'already_on', settings: before };
+      // Read again: the person's roles or the mapped roles may have changed since the preview.
+      const view = await deps.authority.read(actor, { fresh: true });
+      if (!view) return { kind: 'not_allowed', problems: [`${NOT_A_MEMBER.message} **Fix:** ${NOT_A_MEMBER.fix}`] };
+      const problems = await strictProblems(view);
+      if (problems.length > 0) return { kind: 'not_allowed', problems };
+      const next = { ...before, strict: true };
+      await deps.guilds.saveSettings(actor.guildId, next);
+      logger.info({ guildId: actor.guildId, userId: actor.userId }, 'strict mode turned on');
+      return { kind: 'changed', before, settings: next, followUp: save(actor, before, next) };
     },
   };
 }

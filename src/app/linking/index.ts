@@ -1,3 +1,4 @@
+import type { GuildDirectory } from '../../edges/discord/guild-directory';
 import type { Metrics } from '../../edges/observability/metrics';
 import type { CreatorAccounts } from '../../edges/patreon/creator-accounts';
 import type { Repositories } from '../../edges/store/repositories';
@@ -13,6 +14,8 @@ export interface LinkingDeps {
   repos: Pick<Repositories, 'links' | 'snapshots' | 'guilds' | 'campaigns' | 'ledger' | 'linkTokens'>;
   accounts: CreatorAccounts;
   reconciler: Reconciler;
+  /** Reads the Discord account a membership is linked to (its names, for the result page). */
+  discordUsers: Pick<GuildDirectory, 'getUser'>;
   box: SecretBox;
   clock: Clock;
   logger: Logger;
@@ -34,6 +37,7 @@ export function createLinking(deps: LinkingDeps) {
     oneTimeLinks,
     accounts: deps.accounts,
     reconciler: deps.reconciler,
+    discordUsers: deps.discordUsers,
     clock,
     logger,
     metrics: deps.metrics,

@@ -3,14 +3,25 @@ import type { CreatorAccounts } from '../../edges/patreon/creator-accounts';
 import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
 import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
 import type { LinkRepository } from '../../edges/store/repositories/link-repository';
-import type { LinkTokenRow } from '../../edges/store/repositories/link-token-repository';
 import type { SnapshotRepository } from '../../edges/store/repositories/snapshot-repository';
 import type { Metrics } from '../../edges/observability/metrics';
 import { type Member, PatreonApiError } from '../../edges/patreon';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { MemberOutcome, Reconciler } from '../sync/reconciler';
-import type { OneTimeLinks } from './one-time-links';
+import type { GuildDirectory } from '../../edges/discord/guild-directory';
+import type { BrowserBinding, ConsumedState, OneTimeLinks } from './one-time-links';
+
+/** A state consumed in the browser that started the flow. */
+export type BoundState = Extract<ConsumedState, { kind: 'consumed' }>;
+
+/** The Discord account a membership was linked to, as Discord shows it (for the result page). */
+export interface DiscordAccount {
+  userId: string;
+  /** null when Discord could not be asked. */
+  username: string | null;
+  globalName: string | null;
+}
 
 /** What `/link` needs from the service: only who the patron is. */
 export const PATRON_SCOPES = ['identity'] as const;
@@ -21,6 +32,8 @@ export type LinkCompletion =
       patronName: string;
       patreonUserId: string;
       guildId: string;
+      /** Who got the roles: named on the page, so a patron who was sent someone else's link sees it. */
+      discordAccount: DiscordAccount;
       /** The outcome in the guild where `/link` was run. */
       outcome: MemberOutcome;
       /** Campaigns the guild serves (names for the page). */
@@ -40,6 +53,7 @@ export interface LinkServiceDeps {
   oneTimeLinks: OneTimeLinks;
   accounts: CreatorAccounts;
   reconciler: Reconciler;
+  discordUsers: Pick<GuildDirectory, 'getUser'>;
   clock: Clock;
   logger: Logger;
   metrics: Metrics;
@@ -70,6 +84,16 @@ export function createLinkService(deps: LinkServiceDeps) {
     }
   }
 
+  async function discordAccount(userId: string): Promise<DiscordAccount> {
+    try {
+      const user = await deps.discordUsers.getUser(userId);
+      return { userId, username: user?.username ?? null, globalName: user?.globalName ?? null };
+    } catch (error) {
+      logger.warn({ err: error }, 'link: the Discord account could not be read for the result page');
+      return { userId, username: null, globalName: null };
+    }
+  }
+
   return {
     /**
      * `/link`: a one-time link for this user in this guild, or `not_connected` when the guild serves
@@ -80,19 +104,32 @@ export function createLinkService(deps: LinkServiceDeps) {
       return { kind: 'link', ...(await deps.oneTimeLinks.create('link', discordUserId, guildId)) };
     },
 
-    /** `GET /link/:token`: the authorize URL to redirect to, or null when the link is unknown, used or expired. */
-    async follow(token: string): Promise<string | null> {
+    /**
+     * `GET /link/:token`: the authorize URL to redirect to and the browser binding to set as a
+     * cookie, or null when the link is unknown, used or expired.
+     */
+    async follow(token: string): Promise<{ url: string; browser: BrowserBinding } | null> {
       const followed = await deps.oneTimeLinks.follow('link', token);
       if (!followed) return null;
-      return deps.accounts.oauth.authorizeUrl({ redirectUri: deps.redirectUri(), scopes: [...PATRON_SCOPES], state: followed.state });
+      const url = deps.accounts.oauth.authorizeUrl({
+        redirectUri: deps.redirectUri(),
+        scopes: [...PATRON_SCOPES],
+        state: followed.state,
+        codeChallenge: followed.codeChallenge,
+      });
+      return { url, browser: followed.browser };
     },
 
-    /** The callback of a `/link` authorization, after its state was consumed. */
-    async complete(code: string, link: LinkTokenRow): Promise<LinkCompletion> {
-      const { discordUserId, guildId } = link;
+    /** The callback of a `/link` authorization, after its state was consumed in the browser that started it. */
+    async complete(code: string, consumed: BoundState): Promise<LinkCompletion> {
+      const { discordUserId, guildId } = consumed.row;
       let identity;
       try {
-        const tokens = await deps.accounts.oauth.exchangeCode({ code, redirectUri: deps.redirectUri() });
+        const tokens = await deps.accounts.oauth.exchangeCode({
+          code,
+          redirectUri: deps.redirectUri(),
+          codeVerifier: consumed.codeVerifier,
+        });
         identity = await deps.accounts.patronClient.getIdentity(tokens.accessToken, { includeMemberships: true });
       } catch (error) {
         deps.metrics.links.inc({ outcome: 'service_error' });
@@ -136,6 +173,7 @@ export function createLinkService(deps: LinkServiceDeps) {
         patronName: identity.user.fullName,
         patreonUserId,
         guildId,
+        discordAccount: await discordAccount(discordUserId),
         outcome,
         campaignNames: campaigns.map((c) => c.name),
         pledgeUrl: campaigns[0]?.url ?? null,

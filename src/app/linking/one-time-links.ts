@@ -1,5 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { LinkTokenRepository, LinkTokenRow } from '../../edges/store/repositories/link-token-repository';
+import { pkcePair } from '../../edges/patreon/oauth';
 import type { Clock } from '../../shared/clock';
 import { MINUTE } from '../../shared/clock';
 import type { SecretBox } from '../../edges/store/secret-box';
@@ -7,19 +8,70 @@ import type { SecretBox } from '../../edges/store/secret-box';
 export const LINK_LIFETIME_MS = 15 * MINUTE;
 /** How long the service's consent page may take once the link was followed. */
 export const STATE_LIFETIME_MS = 15 * MINUTE;
+/** How long the campaign chooser of `/connect` can be acted on once the callback showed it. */
+export const CHOICE_LIFETIME_MS = 30 * MINUTE;
 
 export type LinkPurpose = 'link' | 'connect';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+const digest = (value: string) => createHash('sha256').update(value).digest('base64url');
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * The browser half of a flow: a random nonce the web edge keeps in a short-lived cookie named after
+ * `flowId`. The state carries only the nonce's hash, so a state (or a consent page) sent to someone
+ * else is worthless in their browser.
+ */
+export interface BrowserBinding {
+  /** Names the flow's cookie: a prefix of the link's token hash (several flows may run at once). */
+  flowId: string;
+  nonce: string;
+}
+
+/** A flow whose state was consumed in the browser that started it. */
+export interface BoundFlow {
+  tokenHash: string;
+  flowId: string;
+  /** The hash of the browser's nonce. */
+  binding: string;
+}
+
+/** Reads the nonce of a flow from the request's cookies. */
+export type ReadNonce = (flowId: string) => string | undefined;
+
+export type ConsumedState =
+  | { kind: 'consumed'; row: LinkTokenRow; codeVerifier: string; flow: BoundFlow }
+  /** A valid state in a browser that did not start the flow: refused, and the state is spent. */
+  | { kind: 'unbound'; purpose: LinkPurpose; flowId: string }
+  /** Missing, forged, replayed or stale. */
+  | { kind: 'invalid' };
+
+export type RedeemedChoice =
+  | { kind: 'chosen'; guildId: string; creatorUserId: string; campaignId: string; flowId: string }
+  /** The ticket was already acted on once. */
+  | { kind: 'used' }
+  | { kind: 'expired' }
+  /** Not a ticket of ours, or not for this browser. */
+  | { kind: 'invalid' };
+
+const flowIdOf = (tokenHash: string) => tokenHash.slice(0, 16);
 
 /**
  * The one-time links of `/link` and `/connect`, and the OAuth `state` that carries them through the
  * service's consent page.
  *
  * A link token is 128 random bits, stored only as its SHA-256, bound to a Discord user and guild,
- * valid 15 minutes, single use. Following it mints a state `<token hash>.<nonce>.<signature>`: the
- * signature (HMAC keyed from SECRET_KEY) rejects a forged state before any database read, and the
- * nonce, stored hashed on the token's row, is consumed once, so a replayed callback finds nothing.
+ * valid 15 minutes, single use. Following it mints a state `<token hash>.<nonce>.<browser hash>.<signature>`:
+ * the signature (HMAC keyed from SECRET_KEY) rejects a forged state before any database read; the
+ * nonce, stored hashed on the token's row, is consumed once, so a replayed callback finds nothing;
+ * the browser hash binds the state to the browser that followed the link (its nonce cookie), so a
+ * consent page forwarded to someone else links nothing (login CSRF). A PKCE verifier is kept,
+ * sealed, on the row; only its challenge travels.
  */
 export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: SecretBox; clock: Clock; publicUrl: () => string }) {
   const { repo, box, clock } = deps;
@@ -33,25 +85,90 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
       return { url: `${deps.publicUrl()}/${purpose}/${token}`, expiresAt };
     },
 
-    /** Uses a link: returns the row and the OAuth state to send, or null when unknown, used or expired. */
-    async follow(purpose: LinkPurpose, token: string): Promise<{ row: LinkTokenRow; state: string } | null> {
+    /**
+     * Uses a link: the row, the OAuth state and PKCE challenge to send, and the browser binding the
+     * web edge must set as a cookie; null when the link is unknown, used or expired.
+     */
+    async follow(
+      purpose: LinkPurpose,
+      token: string,
+    ): Promise<{ row: LinkTokenRow; state: string; codeChallenge: string; browser: BrowserBinding } | null> {
       if (!/^[A-Za-z0-9_-]{10,64}$/.test(token)) return null;
       const tokenHash = sha256(token);
       const nonce = randomBytes(16).toString('base64url');
+      const browserNonce = randomBytes(32).toString('base64url');
+      const pkce = pkcePair();
       // A /connect link opened at /link/… (or the reverse) is refused and stays usable.
-      const row = await repo.use(purpose, tokenHash, sha256(nonce), clock.now());
+      const row = await repo.use(
+        purpose,
+        tokenHash,
+        { stateNonceHash: sha256(nonce), codeVerifier: box.encrypt(pkce.verifier) },
+        clock.now(),
+      );
       if (!row) return null;
-      const unsigned = `${tokenHash}.${nonce}`;
-      return { row, state: `${unsigned}.${box.sign(`state:${unsigned}`)}` };
+      const unsigned = `${tokenHash}.${nonce}.${digest(browserNonce)}`;
+      return {
+        row,
+        state: `${unsigned}.${box.sign(`state:${unsigned}`)}`,
+        codeChallenge: pkce.challenge,
+        browser: { flowId: flowIdOf(tokenHash), nonce: browserNonce },
+      };
     },
 
-    /** Consumes a state from the callback: the link's row, or null when forged, replayed or stale. */
-    async consumeState(state: string | undefined): Promise<LinkTokenRow | null> {
-      if (!state) return null;
-      const [tokenHash, nonce, signature] = state.split('.');
-      if (!tokenHash || !nonce || !signature || !box.verify(`state:${tokenHash}.${nonce}`, signature)) return null;
+    /**
+     * Consumes a state from the callback, in the browser whose cookies `readNonce` reads. A valid
+     * state from another browser is spent all the same: the flow must start again from Discord.
+     */
+    async consumeState(state: string | undefined, readNonce: ReadNonce): Promise<ConsumedState> {
+      const [tokenHash, nonce, binding, signature, ...rest] = (state ?? '').split('.');
+      if (!tokenHash || !nonce || !binding || !signature || rest.length > 0) return { kind: 'invalid' };
+      if (!box.verify(`state:${tokenHash}.${nonce}.${binding}`, signature)) return { kind: 'invalid' };
       const now = clock.now();
-      return repo.consumeState(tokenHash, sha256(nonce), new Date(now.getTime() - STATE_LIFETIME_MS), now);
+      const row = await repo.consumeState(tokenHash, sha256(nonce), new Date(now.getTime() - STATE_LIFETIME_MS), now);
+      if (!row) return { kind: 'invalid' };
+      const flowId = flowIdOf(tokenHash);
+      const browserNonce = readNonce(flowId);
+      if (browserNonce === undefined || !sameText(digest(browserNonce), binding)) return { kind: 'unbound', purpose: row.purpose, flowId };
+      if (!row.codeVerifier) return { kind: 'invalid' };
+      return { kind: 'consumed', row, codeVerifier: box.decrypt(row.codeVerifier), flow: { tokenHash, flowId, binding } };
+    },
+
+    /** The flow a state or a chooser ticket belongs to (names its cookie); null for anything else. */
+    flowOf(stateOrTicket: string | undefined): string | null {
+      const tokenHash = (stateOrTicket ?? '').split('.')[0] ?? '';
+      return /^[0-9a-f]{64}$/.test(tokenHash) ? flowIdOf(tokenHash) : null;
+    },
+
+    /**
+     * A ticket for one campaign of the `/connect` chooser: `<token hash>.<creator>.<campaign>.<expiry>.<signature>`,
+     * the signature covering the browser's binding too, so only the browser of the flow can use it.
+     */
+    choiceTicket(flow: BoundFlow, creatorUserId: string, campaignId: string): string {
+      const expiry = clock.now().getTime() + CHOICE_LIFETIME_MS;
+      const unsigned = `${flow.tokenHash}.${creatorUserId}.${campaignId}.${expiry}`;
+      return `${unsigned}.${box.sign(`choose:${unsigned}.${flow.binding}`)}`;
+    },
+
+    /** The chooser's form token: tied to the flow and to the browser's cookie (CSRF). */
+    choiceCsrf(flow: BoundFlow): string {
+      return box.sign(`choose-csrf:${flow.tokenHash}.${flow.binding}`);
+    },
+
+    /** Acts on a chooser's ticket once, from the browser of the flow, with the form's token. */
+    async redeemChoice(ticket: string | undefined, csrf: string | undefined, readNonce: ReadNonce): Promise<RedeemedChoice> {
+      const parts = (ticket ?? '').split('.');
+      if (parts.length !== 5 || !csrf) return { kind: 'invalid' };
+      const [tokenHash, creatorUserId, campaignId, expiry, signature] = parts as [string, string, string, string, string];
+      const flowId = flowIdOf(tokenHash);
+      const browserNonce = readNonce(flowId);
+      if (browserNonce === undefined) return { kind: 'invalid' };
+      const binding = digest(browserNonce);
+      if (!box.verify(`choose-csrf:${tokenHash}.${binding}`, csrf)) return { kind: 'invalid' };
+      if (!box.verify(`choose:${tokenHash}.${creatorUserId}.${campaignId}.${expiry}.${binding}`, signature)) return { kind: 'invalid' };
+      if (Number(expiry) < clock.now().getTime()) return { kind: 'expired' };
+      const row = await repo.useChoice(tokenHash, clock.now());
+      if (!row) return { kind: 'used' };
+      return { kind: 'chosen', guildId: row.guildId, creatorUserId, campaignId, flowId };
     },
   };
 }

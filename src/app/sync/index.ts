@@ -17,6 +17,7 @@ import { createGuildPass } from './guild-pass';
 import { GRACE_END_JOB, createGraceChecks } from './grace-checks';
 import { createReconciler } from './reconciler';
 import { createRoleApplier } from './role-applier';
+import { createStrictPreview } from './strict-preview';
 import { createSyncScheduler, isSkipped } from './sync-scheduler';
 
 /** The job that applies a guild-wide change once the full sync running when it was asked for has finished. */
@@ -91,6 +92,7 @@ export function createSync(deps: SyncSubsystemDeps) {
     logger,
     ...(deps.meter ? { meter: deps.meter } : {}),
   });
+  const strict = createStrictPreview({ contexts, ledger: repos.ledger, guildPass, clock });
   const scheduler = createSyncScheduler({
     schedule: deps.schedule,
     database: deps.database,
@@ -139,6 +141,8 @@ export function createSync(deps: SyncSubsystemDeps) {
     fullSync,
     scheduler,
     applyGuild,
+    /** The roles strict mode acts on in a guild, and what turning it on would remove now (nothing is applied). */
+    strict,
 
     /** Queues a sync of one campaign (deduplicated while one is pending). */
     async requestCampaignSync(campaignId: string, reason: string): Promise<void> {

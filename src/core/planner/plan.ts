@@ -32,7 +32,8 @@ export const GRANT_IN_FLIGHT_MS = 10 * 60_000;
  *
  * - A desired role the member lacks is added (again, if a hand removed one we granted).
  * - A role the member holds that we did not grant is never removed, unless the guild is `strict`
- *   and the role is one Tierlink manages.
+ *   and the role is one Tierlink manages; strict mode never removes a role that carries a dangerous
+ *   permission (Administrator, Manage Roles, Ban Members…): taking staff powers away is for people.
  * - A role we granted that is no longer desired is removed; if the member already lost it, only
  *   the ledger row goes (`forget`), with no call to Discord; unless the grant was recorded so
  *   recently that its request may still be in flight (then nothing is planned for it yet).
@@ -97,7 +98,7 @@ export function plan(input: PlanInput): UserPlan {
     for (const roleId of currentRoleIds) {
       if (handled.has(roleId) || desired.grants.has(roleId) || !managed.has(roleId) || kept.has(roleId)) continue;
       const role = guild.roles.get(roleId);
-      if (!role) continue;
+      if (!role || role.dangerous) continue;
       push({
         op: 'remove',
         roleId,

@@ -146,6 +146,11 @@ export interface GuildRoleInfo {
   name: string;
   /** `null` when the bot can add and remove it. */
   problem: RoleProblem | null;
+  /**
+   * The role carries a dangerous permission (Administrator, Manage Roles, Ban Members…;
+   * `DANGEROUS_PERMISSIONS` in src/core/authority.ts): strict mode never removes it.
+   */
+  dangerous: boolean;
 }
 
 export interface GuildContext {

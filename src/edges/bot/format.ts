@@ -26,6 +26,10 @@ export function money(cents: number): string {
   return `$${(cents / 100).toFixed(cents % 100 === 0 ? 0 : 2)}`;
 }
 
+/** The refusal of a staff command to a member without Manage Roles in the server. */
+export const STAFF_ONLY = (command: string) =>
+  `You need the **Manage Roles** permission in this server to use ${command}. Run /status to see your own.`;
+
 /** Replies mention roles by id; this keeps Discord from pinging anyone. */
 export const NO_PINGS = { parse: [] as never[] };
 

@@ -65,12 +65,15 @@ const SYNC_REPORT = { limit: 20, maxLength: 1900 } as const;
 export function createBot(deps: BotDeps): DiscordBot {
   const { logger } = deps;
   const services: BotServices = {
+    authority: deps.authority,
     link: deps.link,
     connect: deps.connect,
     status: deps.status,
     tiers: deps.tiers,
     mapping: deps.mapping,
     settings: deps.settings,
+    staff: deps.staff,
+    audit: deps.audit,
     sync: {
       runForGuild: async (guildId, opts) => formatSyncReport(await deps.runSync({ ...opts, guildId, trigger: 'manual' }), SYNC_REPORT),
     },

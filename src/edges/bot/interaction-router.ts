@@ -1,21 +1,42 @@
-import { type Interaction, MessageFlags } from 'discord.js';
+import { type Interaction, GuildMember, MessageFlags } from 'discord.js';
 import type { Command, CommandContext } from './command';
 
 /** "Something went wrong" without a stack trace; the details go to the log. */
 const FAILURE = 'Something went wrong on Tierlink’s side. The problem was logged; please try again in a minute.';
 
+/** The refusal of an admin command, saying where the permission must come from. */
+export function missingPermission(command: Command): string {
+  const { name } = command.permission!;
+  return (
+    `You need the **${name}** permission to use /${command.data.name}. Tierlink reads it from your roles in this server ` +
+    `(or server ownership, or Administrator); a permission given on one channel does not count.`
+  );
+}
+
 /**
- * Dispatches interactions to commands. Every command is guild-only; admin commands check the
- * member's permissions again at run time.
+ * Dispatches interactions to commands. Every command is guild-only; admin commands are deferred,
+ * then the member's permission is checked at guild level, read from Discord (the channel-level
+ * `member.permissions` an interaction carries is never read: a "Manage Permissions" overwrite on one
+ * channel sets the Manage Roles bit there).
  */
 export function createInteractionRouter(commands: readonly Command[], ctx: CommandContext) {
   const byName = new Map(commands.map((c) => [c.data.name, c]));
+  const withButtons = commands.filter((c) => c.button);
+
+  /** Guild-level permission of the actor, read through the services (fresh member, cached roles). */
+  const holds = (guildId: string, userId: string, command: Command) =>
+    !command.permission || ctx.services.authority.holds({ guildId, userId }, command.permission.bit);
+
   return async function onInteraction(interaction: Interaction): Promise<void> {
     if (interaction.isAutocomplete()) {
       const command = byName.get(interaction.commandName);
       try {
-        // Suggestions are part of the command: a member who may not run it gets none.
-        if (command?.permission && !interaction.memberPermissions?.has(command.permission.bit)) {
+        // Suggestions are part of the command: a member who may not run it gets none. Autocomplete
+        // must answer within 3 s on every keystroke, so it reads guild-level permissions from the
+        // gateway's cache of the guild (roles, owner) rather than from Discord's API; the command
+        // itself checks again from a fresh read.
+        const member = interaction.member;
+        if (command?.permission && !(member instanceof GuildMember && member.permissions.has(command.permission.bit))) {
           await interaction.respond([]);
           return;
         }
@@ -26,6 +47,22 @@ export function createInteractionRouter(commands: readonly Command[], ctx: Comma
       }
       return;
     }
+    if (interaction.isButton()) {
+      const command = withButtons.find((c) => interaction.customId.startsWith(c.button!.prefix));
+      if (!command || !interaction.inGuild()) return;
+      try {
+        await interaction.deferUpdate();
+        if (!(await holds(interaction.guildId, interaction.user.id, command))) {
+          await interaction.editReply({ content: missingPermission(command), components: [] });
+          return;
+        }
+        await command.button!.press(interaction, ctx);
+      } catch (error) {
+        ctx.logger.error({ err: error, button: command.button!.prefix, guildId: interaction.guildId }, 'button failed');
+        await interaction.editReply({ content: FAILURE, components: [] }).catch(() => undefined);
+      }
+      return;
+    }
     if (!interaction.isChatInputCommand()) return;
     const command = byName.get(interaction.commandName);
     if (!command) return;
@@ -33,14 +70,14 @@ export function createInteractionRouter(commands: readonly Command[], ctx: Comma
       await interaction.reply({ content: 'Tierlink commands work inside a server.', flags: MessageFlags.Ephemeral });
       return;
     }
-    if (command.permission && !interaction.memberPermissions.has(command.permission.bit)) {
-      await interaction.reply({
-        content: `You need the **${command.permission.name}** permission to use /${command.data.name}.`,
-        flags: MessageFlags.Ephemeral,
-      });
-      return;
-    }
     try {
+      if (command.permission) {
+        await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+        if (!(await holds(interaction.guildId, interaction.user.id, command))) {
+          await interaction.editReply({ content: missingPermission(command) });
+          return;
+        }
+      }
       await command.execute(interaction, ctx);
     } catch (error) {
       ctx.logger.error({ err: error, command: interaction.commandName, guildId: interaction.guildId }, 'command failed');

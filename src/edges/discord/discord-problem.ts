@@ -4,6 +4,7 @@ import { DiscordAPIError } from '@discordjs/rest';
 export const DiscordErrorCode = {
   UnknownGuild: 10004,
   UnknownMember: 10007,
+  UnknownUser: 10013,
   UnknownRole: 10011,
   MissingAccess: 50001,
   MissingPermissions: 50013,

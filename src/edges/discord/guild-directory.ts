@@ -16,9 +16,25 @@ export interface GuildMemberInfo {
   userId: string;
   username: string;
   globalName: string | null;
+  /** The member's nickname in this guild, when set. */
+  nick?: string | null;
   bot: boolean;
   roleIds: string[];
   joinedAt: string | null;
+}
+
+/** A guild as Tierlink reads it from `GET /guilds/{g}`: who owns it decides who may do anything. */
+export interface GuildInfo {
+  id: string;
+  name: string;
+  ownerId: string;
+}
+
+/** A Discord account as `GET /users/{u}` shows it. */
+export interface DiscordUserInfo {
+  userId: string;
+  username: string;
+  globalName: string | null;
 }
 
 export interface ListMembersOptions {
@@ -32,10 +48,16 @@ export interface ListMembersOptions {
 export interface GuildDirectory {
   botUserId(): Promise<string>;
   listRoles(guildId: string): Promise<GuildRole[]>;
+  /** The guild's name and owner; a DiscordProblemError `missing_access` when the bot is not in it. */
+  getGuild(guildId: string): Promise<GuildInfo>;
+  /** null when Discord knows no such user (10013). */
+  getUser(userId: string): Promise<DiscordUserInfo | null>;
   /** The bot's own member; a DiscordProblemError `missing_access` when the bot is not in the guild. */
   getBotMember(guildId: string): Promise<GuildMemberInfo>;
   /** null when the user is not a member (10007). */
   getMember(guildId: string, userId: string): Promise<GuildMemberInfo | null>;
+  /** Up to `limit` (1..1000) members whose username or server nickname starts with `query`. */
+  searchMembers(guildId: string, query: string, limit: number): Promise<GuildMemberInfo[]>;
   /** Pages of members in ascending user-id order; needs the Server Members Intent. */
   listMembers(guildId: string, options?: ListMembersOptions): AsyncIterable<GuildMemberInfo[]>;
 }
@@ -52,8 +74,21 @@ interface RawRole {
   tags?: { bot_id?: string };
 }
 
+interface RawGuild {
+  id: string;
+  name: string;
+  owner_id: string;
+}
+
+interface RawUser {
+  id: string;
+  username: string;
+  global_name?: string | null;
+}
+
 interface RawMember {
   user?: { id: string; username: string; global_name?: string | null; bot?: boolean };
+  nick?: string | null;
   roles: string[];
   joined_at?: string | null;
 }
@@ -80,6 +115,7 @@ function toMember(raw: RawMember): GuildMemberInfo {
     userId: raw.user.id,
     username: raw.user.username,
     globalName: raw.user.global_name ?? null,
+    nick: raw.nick ?? null,
     bot: raw.user.bot ?? false,
     roleIds: [...raw.roles],
     joinedAt: raw.joined_at ?? null,
@@ -121,6 +157,25 @@ export function createGuildDirectory(options: GuildDirectoryOptions): GuildDirec
       }
     },
 
+    async getGuild(guildId) {
+      try {
+        const raw = (await rest.get(`/guilds/${guildId}`)) as RawGuild;
+        return { id: raw.id, name: raw.name, ownerId: raw.owner_id };
+      } catch (error) {
+        return rethrow(error);
+      }
+    },
+
+    async getUser(userId) {
+      try {
+        const raw = (await rest.get(`/users/${userId}`)) as RawUser;
+        return { userId: raw.id, username: raw.username, globalName: raw.global_name ?? null };
+      } catch (error) {
+        if (discordErrorCode(error) === DiscordErrorCode.UnknownUser) return null;
+        return rethrow(error);
+      }
+    },
+
     async getBotMember(guildId) {
       const userId = await directory.botUserId();
       try {
@@ -144,6 +199,21 @@ export function createGuildDirectory(options: GuildDirectoryOptions): GuildDirec
         return toMember((await rest.get(`/guilds/${guildId}/members/${userId}`)) as RawMember);
       } catch (error) {
         if (discordErrorCode(error) === DiscordErrorCode.UnknownMember) return null;
+        return rethrow(error);
+      }
+    },
+
+    /** `GET /guilds/{g}/members/search?query=&limit=` (Discord's docs, Search Guild Members). */
+    async searchMembers(guildId, query, limit) {
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_MEMBER_PAGE) {
+        throw new RangeError(`limit must be an integer in 1..${MAX_MEMBER_PAGE}`);
+      }
+      try {
+        const raw = (await rest.get(`/guilds/${guildId}/members/search`, {
+          query: new URLSearchParams({ query, limit: String(limit) }),
+        })) as RawMember[];
+        return raw.map(toMember);
+      } catch (error) {
         return rethrow(error);
       }
     },

@@ -2,7 +2,7 @@
  * Discord's request budget: for each rate-limit bucket (and the global limit), how many requests
  * the current window has left, learned from the response headers and spent before each request
  * is sent, so that no request is sent into an exhausted bucket (docs/tech-facts.md §1–2,
- * docs/discord-api-notes.md §6, docs/decisions.md §15).
+ * docs/discord-api-notes.md §6, docs/decisions.md §17).
  *
  * The rule is here, once, as pure functions over a {@link BudgetRow}; a {@link BudgetStore} keeps
  * the rows: in memory for one process (PGlite), in PostgreSQL for every instance of an

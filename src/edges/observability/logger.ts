@@ -16,6 +16,10 @@ export const REDACT_PATHS = [
   'signature',
   'clientSecret',
   'client_secret',
+  'ticket',
+  'csrf',
+  'codeVerifier',
+  'code_verifier',
   '*.token',
   '*.accessToken',
   '*.refreshToken',
@@ -26,6 +30,9 @@ export const REDACT_PATHS = [
   '*.signature',
   '*.clientSecret',
   '*.client_secret',
+  '*.ticket',
+  '*.codeVerifier',
+  '*.code_verifier',
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["x-patreon-signature"]',
@@ -35,14 +42,16 @@ export const REDACT_PATHS = [
 
 /**
  * Secrets that travel in URLs: the one-time link tokens in `/link/:token` and `/connect/:token`,
- * and the OAuth `code` and `state` on the callback. Any URL we log goes through this first.
+ * the OAuth `code` and `state` on the callback, and a campaign chooser's `ticket` (it is posted, but
+ * an old link or a hand-made GET may carry one). Any URL we log goes through this first.
  */
 export function redactUrl(url: string): string {
   const [path = '', query] = url.split('?', 2);
-  const safePath = path.replace(/^\/(link|connect)\/[^/]+/, '/$1/[redacted]');
+  // `/connect/choose` names a route, not a token.
+  const safePath = path.replace(/^\/(link|connect)\/(?!choose(?:$|\/))[^/]+/, '/$1/[redacted]');
   if (query === undefined) return safePath;
   const params = new URLSearchParams(query);
-  for (const key of ['code', 'state', 'token', 'access_token', 'refresh_token']) {
+  for (const key of ['code', 'state', 'token', 'access_token', 'refresh_token', 'ticket', 'csrf', 'code_verifier']) {
     if (params.has(key)) params.set(key, '[redacted]');
   }
   return `${safePath}?${params.toString()}`;

@@ -35,7 +35,7 @@ export {
   membersQuery,
 } from './members-iterator';
 export type { AuthorizeUrlInput, OAuthClient, OAuthClientOptions, OAuthTokens, TokenEndpointDeps } from './oauth';
-export { AUTHORIZE_PATH, TOKEN_PATH, authorizeUrl, createOAuthClient, exchangeCode, refreshToken } from './oauth';
+export { AUTHORIZE_PATH, TOKEN_PATH, authorizeUrl, createOAuthClient, exchangeCode, pkceChallenge, pkcePair, refreshToken } from './oauth';
 export type {
   Campaign,
   ChargeStatus,

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Clock } from '../../shared/clock';
 import { PatreonApiError } from './errors';
@@ -23,9 +24,24 @@ export interface AuthorizeUrlInput {
   scopes: readonly string[];
   /** Echoed back unchanged on the redirect (Authentication §4.2): our CSRF / session token. */
   state: string;
+  /** PKCE (RFC 7636): BASE64URL(SHA-256(code_verifier)), sent with `code_challenge_method=S256`. */
+  codeChallenge: string;
 }
 
-/** Spec: "OAuth endpoints", GET /oauth2/authorize; scopes are space-separated. */
+/** A PKCE pair: the verifier stays on our server; only its S256 challenge goes into the URL. */
+export function pkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: pkceChallenge(verifier) };
+}
+
+export function pkceChallenge(verifier: string): string {
+  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+}
+
+/**
+ * Spec: "OAuth endpoints", GET /oauth2/authorize; scopes are space-separated. PKCE rides along:
+ * Patreon does not document it, clients that send it work (docs/patreon-api-notes.md §7).
+ */
 export function authorizeUrl(input: AuthorizeUrlInput): string {
   const params = new URLSearchParams({
     response_type: 'code',
@@ -33,6 +49,8 @@ export function authorizeUrl(input: AuthorizeUrlInput): string {
     redirect_uri: input.redirectUri,
     scope: input.scopes.join(' '),
     state: input.state,
+    code_challenge: input.codeChallenge,
+    code_challenge_method: 'S256',
   });
   return `${input.baseUrl.replace(/\/+$/, '')}${AUTHORIZE_PATH}?${params.toString()}`;
 }
@@ -80,9 +98,21 @@ async function postToken(deps: TokenEndpointDeps, form: Record<string, string>):
   };
 }
 
-/** Authentication §4.3: trades an authorization code for tokens. */
-export function exchangeCode(deps: TokenEndpointDeps, input: { code: string; redirectUri: string }): Promise<OAuthTokens> {
-  return postToken(deps, { grant_type: 'authorization_code', code: input.code, redirect_uri: input.redirectUri });
+/** Authentication §4.3: trades an authorization code for tokens, proving the PKCE challenge with its verifier. */
+export function exchangeCode(deps: TokenEndpointDeps, input: ExchangeCodeInput): Promise<OAuthTokens> {
+  return postToken(deps, {
+    grant_type: 'authorization_code',
+    code: input.code,
+    redirect_uri: input.redirectUri,
+    code_verifier: input.codeVerifier,
+  });
+}
+
+export interface ExchangeCodeInput {
+  code: string;
+  redirectUri: string;
+  /** The PKCE verifier of the authorization request's `code_challenge`. */
+  codeVerifier: string;
 }
 
 /** Authentication §4.5: a new pair for a refresh token. The old refresh token may stop working (rotation). */
@@ -91,8 +121,8 @@ export function refreshToken(deps: TokenEndpointDeps, token: string): Promise<OA
 }
 
 export interface OAuthClient {
-  authorizeUrl(input: { redirectUri: string; scopes: readonly string[]; state: string }): string;
-  exchangeCode(input: { code: string; redirectUri: string }): Promise<OAuthTokens>;
+  authorizeUrl(input: { redirectUri: string; scopes: readonly string[]; state: string; codeChallenge: string }): string;
+  exchangeCode(input: ExchangeCodeInput): Promise<OAuthTokens>;
   refreshToken(token: string): Promise<OAuthTokens>;
 }
 

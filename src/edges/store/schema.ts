@@ -169,6 +169,8 @@ export const memberSnapshots = pgTable(
     unreadable: jsonb('unreadable').$type<UnreadableMark>(),
     pledgeRelationshipStart: ts('pledge_relationship_start'),
     entitledAmountCents: integer('entitled_amount_cents'),
+    /** The member's `full_name` as last read: the dashboard searches members by it. */
+    fullName: text('full_name'),
     source: text('source').$type<'link' | 'webhook' | 'webhook-payload' | 'sync'>().notNull(),
     fetchedAt: ts('fetched_at').notNull().defaultNow(),
   },
@@ -272,7 +274,15 @@ export const auditLog = pgTable(
     reason: text('reason').notNull(),
     error: text('error'),
   },
-  (t) => [index('audit_log_user_idx').on(t.guildId, t.discordUserId, t.at)],
+  (t) => [
+    index('audit_log_user_idx').on(t.guildId, t.discordUserId, t.at),
+    // The dashboard's keyset pages (newest first by at, id) with one filter each: every page is one
+    // index range however many rows the guild has (bench/run.ts, "audit log").
+    index('audit_log_guild_at_idx').on(t.guildId, t.at, t.id),
+    index('audit_log_role_idx').on(t.guildId, t.roleId, t.at, t.id),
+    index('audit_log_outcome_idx').on(t.guildId, t.outcome, t.at, t.id),
+    index('audit_log_trigger_idx').on(t.guildId, t.trigger, t.at, t.id),
+  ],
 );
 
 /**
@@ -289,6 +299,10 @@ export const linkTokens = pgTable('link_tokens', {
   usedAt: ts('used_at'),
   stateNonceHash: text('state_nonce_hash'),
   stateUsedAt: ts('state_used_at'),
+  /** The PKCE code verifier of the authorization request, sealed (secret-box); sent only at the code exchange. */
+  codeVerifier: text('code_verifier'),
+  /** When the campaign chooser of a `/connect` flow was acted on: its tickets work once. */
+  choiceUsedAt: ts('choice_used_at'),
 });
 
 /** One row per full sync of a guild (or dry run), with what it read, planned, did and held. */
@@ -326,6 +340,27 @@ export const syncRuns = pgTable(
   (t) => [index('sync_runs_guild_idx').on(t.guildId, t.startedAt)],
 );
 
+/**
+ * Dashboard sign-ins. The browser holds the session id sealed with SECRET_KEY; the row holds only
+ * its SHA-256, so a copy of the database signs nobody in, and deleting the row signs out. No
+ * Discord token is kept: it is used once at sign-in to learn who the user is, then revoked.
+ */
+export const dashboardSessions = pgTable(
+  'dashboard_sessions',
+  {
+    idHash: text('id_hash').primaryKey(),
+    discordUserId: text('discord_user_id').notNull(),
+    userName: text('user_name').notNull(),
+    /** The servers Discord listed for the user at sign-in (at most 200): a menu, never an authority. */
+    guildIds: jsonb('guild_ids').$type<string[]>().notNull(),
+    /** One message for the next page after a change (post, redirect, get). */
+    flash: jsonb('flash').$type<{ tone: 'success' | 'warning' | 'error' | 'info'; text: string } | null>(),
+    createdAt: ts('created_at').notNull(),
+    expiresAt: ts('expires_at').notNull(),
+  },
+  (t) => [index('dashboard_sessions_user_idx').on(t.discordUserId), index('dashboard_sessions_expires_idx').on(t.expiresAt)],
+);
+
 /** Small named values that must survive restarts (e.g. the hash of the registered slash commands). */
 export const appState = pgTable('app_state', {
   key: text('key').primaryKey(),
@@ -334,7 +369,7 @@ export const appState = pgTable('app_state', {
 });
 
 /**
- * Discord's request budget shared by every instance on this database (docs/decisions.md §15): one
+ * Discord's request budget shared by every instance on this database (docs/decisions.md §17): one
  * row per rate-limit bucket (`member-role:<guild>`, `GET /guilds/<guild>/members/:id`, …) and one
  * for the global limit (`global`), updated by compare-and-swap on `version` through the rule in
  * src/edges/discord/request-budget.ts. Rows idle for an hour are deleted.

@@ -9,19 +9,10 @@ import { WEBHOOK_PATH } from '../../app/webhooks/delivery';
 import { redactUrl } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { Logger } from '../../shared/logger';
-import { linkResultView } from './link-result-view';
+import { createFlowCookies } from './flow-cookies';
+import { createFlowRoutes } from './flow-routes';
 import type { GuildNames, TierTitles } from './page-sources';
-import {
-  PAGE_CONTENT_SECURITY_POLICY,
-  badStateMessage,
-  consentDeniedMessage,
-  linkExpiredMessage,
-  renderChooseCampaign,
-  renderConnectResult,
-  renderLinkResult,
-  renderMessage,
-  serviceDownMessage,
-} from './pages';
+import { PAGE_CONTENT_SECURITY_POLICY, renderMessage } from './pages';
 import type { ConnectResultView, MessageView } from './pages/views';
 
 export interface WebAppDeps {
@@ -34,11 +25,15 @@ export interface WebAppDeps {
   tierTitles: TierTitles;
   /** `POST /webhooks/patreon`. */
   webhookRouter: Router;
+  /** `/dashboard` and below (src/edges/web/dashboard). */
+  dashboardRouter: Router;
   /** The connect result page of a bound campaign (tiers, webhook, dry run, problems). */
   connectView(completion: Extract<ConnectCompletion, { kind: 'bound' }>): Promise<ConnectResultView>;
   health(): Promise<HealthReport>;
   /** Answers 503 to new page requests while shutting down. */
   isShuttingDown(): boolean;
+  /** PUBLIC_URL: flow cookies are `Secure` (and `__Host-`) when it is https. */
+  publicUrl(): string;
 }
 
 /** Pages with one message that only this module uses; the flow messages live with the renderers. */
@@ -129,6 +124,8 @@ export function createWebApp(deps: WebAppDeps): express.Express {
 
   app.use((_req, res, next) => (deps.isShuttingDown() ? message(res, messages.unavailable) : next()));
 
+  app.use('/dashboard', deps.dashboardRouter);
+
   app.get('/', (_req, res) => {
     message(res, {
       status: 200,
@@ -139,90 +136,14 @@ export function createWebApp(deps: WebAppDeps): express.Express {
     });
   });
 
-  app.get('/link/:token', async (req, res) => {
-    const url = await deps.linkService.follow(req.params.token);
-    if (!url) return message(res, linkExpiredMessage('/link'));
-    res.redirect(302, url);
-  });
-
-  app.get('/connect/choose', async (req, res) => {
-    const completion = await deps.connectService.choose(typeof req.query.ticket === 'string' ? req.query.ticket : undefined);
-    if (!completion) return message(res, linkExpiredMessage('/connect'));
-    await renderConnect(res, completion);
-  });
-
-  app.get('/connect/:token', async (req, res) => {
-    const url = await deps.connectService.follow(req.params.token);
-    if (!url) return message(res, linkExpiredMessage('/connect'));
-    res.redirect(302, url);
-  });
-
-  app.get('/oauth/callback', async (req, res) => {
-    const q = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : undefined);
-    const link = await deps.oneTimeLinks.consumeState(q('state'));
-    const flow = link?.purpose === 'connect' ? '/connect' : '/link';
-    if (q('error')) {
-      // The state is consumed all the same: a denied authorization cannot be replayed with a code.
-      deps.metrics.links.inc({ outcome: 'denied' });
-      if (q('error') === 'access_denied') return message(res, consentDeniedMessage(flow));
-      logger.warn({ error: q('error') }, 'the service answered the authorization with an error');
-      return message(res, serviceDownMessage(flow));
-    }
-    if (!link || !q('code')) {
-      logger.warn(
-        { hasState: Boolean(q('state')), hasCode: Boolean(q('code')) },
-        'oauth callback rejected: missing, forged or replayed state',
-      );
-      return message(res, badStateMessage(flow));
-    }
-    if (link.purpose === 'connect') return renderConnect(res, await deps.connectService.complete(q('code')!, link));
-
-    const done = await deps.linkService.complete(q('code')!, link);
-    if (done.kind === 'service_error') return message(res, serviceDownMessage('/link'));
-    const [guildName, tiers] = await Promise.all([
-      deps.guilds.name(done.guildId),
-      deps.tierTitles.tiersOf(done.outcome.entitlements.map((e) => e.campaignId)),
-    ]);
-    const title = (campaignId: string, tierId: string) =>
-      tiers.find((t) => t.campaignId === campaignId && t.id === tierId)?.title ?? tierId;
-    sendPage(res, 200, renderLinkResult(linkResultView(done, guildName, title)));
-  });
-
-  async function renderConnect(res: Response, completion: ConnectCompletion): Promise<void> {
-    switch (completion.kind) {
-      case 'bound':
-        return sendPage(res, 200, renderConnectResult(await deps.connectView(completion)));
-      case 'choose':
-        return sendPage(
-          res,
-          200,
-          renderChooseCampaign({
-            creatorName: completion.creatorName,
-            guildName: await deps.guilds.name(completion.guildId),
-            choices: completion.choices.map(({ details, chooseUrl }) => ({
-              // A creator's campaigns share the creator's name: the vanity tells them apart.
-              name:
-                details.campaign.creatorName && details.campaign.vanity
-                  ? `${details.campaign.creatorName} (${details.campaign.vanity})`
-                  : (details.campaign.vanity ?? details.campaign.creatorName ?? `Campaign ${details.campaign.id}`),
-              url: details.campaign.url,
-              patronCount: details.campaign.patronCount,
-              chooseUrl,
-            })),
-          }),
-        );
-      case 'no_campaign':
-        return message(res, {
-          status: 200,
-          tone: 'warning',
-          title: 'No campaign to connect',
-          message: `${completion.creatorName} has no campaign on Patreon yet, so there are no tiers to sync.`,
-          next: 'Create a campaign with tiers on Patreon, then run /connect again.',
-        });
-      case 'service_error':
-        return message(res, serviceDownMessage('/connect'));
-    }
-  }
+  app.use(
+    createFlowRoutes({
+      ...deps,
+      cookies: createFlowCookies({ secure: () => deps.publicUrl().startsWith('https:') }),
+      sendPage,
+      message,
+    }),
+  );
 
   app.use((_req, res) => message(res, messages.notFound));
 

@@ -1,8 +1,14 @@
 import type express from 'express';
+import type { Dashboard } from '../../app/dashboard';
 import { type WebAppDeps, createWebApp } from './app';
 import { type ConnectViewDeps, connectResultView } from './connect-result-view';
+import { createDashboardRouter, dashboardOffRouter } from './dashboard';
 
-export type WebDeps = Omit<WebAppDeps, 'connectView'> & ConnectViewDeps;
+export type WebDeps = Omit<WebAppDeps, 'connectView' | 'dashboardRouter'> &
+  ConnectViewDeps & {
+    /** The dashboard's services; null when DISCORD_CLIENT_SECRET is not set (the dashboard is off). */
+    dashboard: Dashboard | null;
+  };
 
 /**
  * The web side of Tierlink: the express app with the pages of `/link` and `/connect`, the OAuth
@@ -10,5 +16,9 @@ export type WebDeps = Omit<WebAppDeps, 'connectView'> & ConnectViewDeps;
  * caller serves it.
  */
 export function createWeb(deps: WebDeps): express.Express {
-  return createWebApp({ ...deps, connectView: (completion) => connectResultView(deps, completion) });
+  return createWebApp({
+    ...deps,
+    connectView: (completion) => connectResultView(deps, completion),
+    dashboardRouter: deps.dashboard ? createDashboardRouter({ dashboard: deps.dashboard, logger: deps.logger }) : dashboardOffRouter(),
+  });
 }

@@ -60,6 +60,10 @@ export function linkResultView(
     campaignName: done.campaignNames.join(' & ') || 'this creator',
     guildName,
     patronName: done.patronName,
+    discordAccount: {
+      name: done.discordAccount.globalName ?? done.discordAccount.username ?? `Discord user ${done.discordAccount.userId}`,
+      username: done.discordAccount.username,
+    },
     standing,
     standingText,
     tiers,

@@ -85,7 +85,9 @@ export function guild(overrides: { settings?: Partial<GuildSettings> } & Partial
     [ROLE.staff]: 'Staff',
     [ROLE.free]: 'Free',
   };
-  const roles = new Map(Object.entries(names).map(([id, name]) => [id, { id, name, problem: id === ROLE.aboveBot ? ABOVE_BOT : null }]));
+  const roles = new Map(
+    Object.entries(names).map(([id, name]) => [id, { id, name, problem: id === ROLE.aboveBot ? ABOVE_BOT : null, dangerous: false }]),
+  );
   const { settings, ...rest } = overrides;
   return {
     guildId: GUILD,

@@ -139,6 +139,33 @@ describe('plan: strict mode', () => {
   test('GIVEN strict THEN a mapped role of another tier held by hand is removed from a Gold patron', () => {
     expect(ops(run({ guild: strict, current: [ROLE.gold, ROLE.silver] }))).toEqual(['remove Silver']);
   });
+
+  /** The guild of `strict` where `roleIds` carry a dangerous permission (Administrator, Ban Members…). */
+  const withDangerous = (...roleIds: string[]) => {
+    const roles = new Map([...strict.roles].map(([id, role]) => [id, { ...role, dangerous: roleIds.includes(id) }]));
+    return { ...strict, roles };
+  };
+
+  test('GIVEN strict and a mapped role with a dangerous permission held by hand THEN strict never removes it', () => {
+    const g = withDangerous(ROLE.gold);
+    expect(run({ guild: g, members: former, current: [ROLE.gold, ROLE.silver] }).plan.changes).toMatchObject([
+      { op: 'remove', roleId: ROLE.silver, basis: 'strict' },
+    ]);
+    expect(run({ guild: g, current: [ROLE.gold, ROLE.silver] }).plan.changes).toMatchObject([{ op: 'remove', roleId: ROLE.silver }]);
+  });
+
+  test('GIVEN strict and a dangerous former-patron role held by hand THEN it stays; one we granted still goes by the ledger', () => {
+    const g = { ...withDangerous(ROLE.former), settings: { ...strict.settings, formerPatronRoleId: ROLE.former } };
+    const paying = [member({ entitledTierIds: [TIER.gold] })];
+    expect(ops(run({ guild: g, members: paying, current: [ROLE.gold, ROLE.former] }))).toEqual([]);
+    const granted = run({
+      guild: g,
+      members: paying,
+      current: [ROLE.gold, ROLE.former],
+      ledger: ledger([ROLE.former, CAMPAIGN, null, 'former']),
+    });
+    expect(granted.plan.changes).toMatchObject([{ op: 'remove', roleId: ROLE.former, basis: 'ledger' }]);
+  });
 });
 
 describe('plan: stack and highest', () => {

@@ -91,4 +91,27 @@ describe('guild directory against the Discord sandbox', () => {
     expect(await dir.getMember(guildId, '100000000000000001')).toBeNull();
     await expect(dir.listRoles('100000000000000001')).rejects.toMatchObject({ code: 'unknown_guild' });
   });
+
+  it('reads the guild’s owner, and a user by id (null for an unknown user)', async () => {
+    const { guildId } = sandbox.createGuild({ name: 'Owned', ownerId: '100000000000000777' });
+    const user = sandbox.createUser({ username: 'ada', globalName: 'Ada L.' });
+    const { directory: dir } = directory();
+    expect(await dir.getGuild(guildId)).toEqual({ id: guildId, name: 'Owned', ownerId: '100000000000000777' });
+    expect(await dir.getUser(user.id)).toEqual({ userId: user.id, username: 'ada', globalName: 'Ada L.' });
+    expect(await dir.getUser('100000000000000002')).toBeNull();
+    await expect(dir.getGuild('100000000000000001')).rejects.toMatchObject({ code: 'unknown_guild' });
+  });
+
+  it('reads the guild owner and searches members by username or nickname', async () => {
+    const owner = sandbox.createUser({ username: 'owner' }).id;
+    const { guildId } = sandbox.createGuild({ name: 'Search Club', ownerId: owner });
+    const mira = sandbox.addMember(guildId, { username: 'mira', nick: 'Captain' }).userId;
+    sandbox.addMember(guildId, { username: 'miles' });
+    const { directory: dir } = directory();
+    expect(await dir.getGuild(guildId)).toEqual({ id: guildId, name: 'Search Club', ownerId: owner });
+    expect((await dir.searchMembers(guildId, 'mi', 10)).map((m) => m.username).sort()).toEqual(['miles', 'mira']);
+    expect(await dir.searchMembers(guildId, 'capt', 10)).toEqual([expect.objectContaining({ userId: mira, nick: 'Captain' })]);
+    await expect(dir.searchMembers(guildId, 'mi', 0)).rejects.toThrow(RangeError);
+    await expect(dir.getGuild('100000000000000001')).rejects.toMatchObject({ code: 'unknown_guild' });
+  });
 });

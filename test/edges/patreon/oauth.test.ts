@@ -1,4 +1,4 @@
-import { authorizeUrl } from '../../../src/edges/patreon';
+import { authorizeUrl, pkceChallenge, pkcePair } from '../../../src/edges/patreon';
 import type { Harness } from './harness';
 import { startHarness } from './harness';
 
@@ -20,6 +20,7 @@ describe('oauth (client) against the sandbox', () => {
         redirectUri: REDIRECT,
         scopes: ['identity', 'identity.memberships'],
         state: 'st',
+        codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
       }),
     );
     expect(`${url.origin}${url.pathname}`).toBe('https://www.patreon.com/oauth2/authorize');
@@ -29,21 +30,35 @@ describe('oauth (client) against the sandbox', () => {
       redirect_uri: REDIRECT,
       scope: 'identity identity.memberships',
       state: 'st',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
     });
+  });
+
+  it('makes PKCE pairs as RFC 7636 does: a 43-character verifier, its S256 challenge', () => {
+    // RFC 7636 Appendix B.
+    expect(pkceChallenge('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk')).toBe('E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM');
+    const a = pkcePair();
+    const b = pkcePair();
+    expect(a.verifier).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(a.challenge).toBe(pkceChallenge(a.verifier));
+    expect(a.verifier).not.toBe(b.verifier);
   });
 
   it('links a patron: authorize, exchange the code, read the identity with memberships', async () => {
     const tier = h.sb.createTier(h.sb.campaignId, { title: 'Gold', amountCents: 500 });
     const patron = h.sb.createUser({ fullName: 'Pat Ron', discordUserId: '323456789012345678' });
     const member = h.sb.setMembership(patron.id, h.sb.campaignId, { tierIds: [tier.id] }, { deliver: false });
+    const pkce = pkcePair();
     const location = new URL(
       await h.sb.approveAuthorization(
-        h.client.oauth.authorizeUrl({ redirectUri: REDIRECT, scopes: ['identity'], state: 'csrf-1' }),
+        h.client.oauth.authorizeUrl({ redirectUri: REDIRECT, scopes: ['identity'], state: 'csrf-1', codeChallenge: pkce.challenge }),
         patron.id,
       ),
     );
     expect(location.searchParams.get('state')).toBe('csrf-1');
-    const tokens = await h.client.oauth.exchangeCode({ code: location.searchParams.get('code') ?? '', redirectUri: REDIRECT });
+    const code = location.searchParams.get('code') ?? '';
+    const tokens = await h.client.oauth.exchangeCode({ code, redirectUri: REDIRECT, codeVerifier: pkce.verifier });
     expect(tokens.scopes).toEqual(['identity']);
     expect(tokens.expiresAt.getTime()).toBeGreaterThan(h.clock.now().getTime());
 
@@ -72,17 +87,27 @@ describe('oauth (client) against the sandbox', () => {
     expect(plain.user.memberships).toEqual([]);
   });
 
-  it('surfaces a used code as a typed 400 invalid_grant', async () => {
+  it('surfaces a used code, or a wrong PKCE verifier, as a typed 400 invalid_grant', async () => {
     const patron = h.sb.createUser({ fullName: 'Pat' });
-    const code =
+    const pkce = pkcePair();
+    const codeOf = async () =>
       new URL(
         await h.sb.approveAuthorization(
-          h.client.oauth.authorizeUrl({ redirectUri: REDIRECT, scopes: ['identity'], state: 's' }),
+          h.client.oauth.authorizeUrl({ redirectUri: REDIRECT, scopes: ['identity'], state: 's', codeChallenge: pkce.challenge }),
           patron.id,
         ),
       ).searchParams.get('code') ?? '';
-    await h.client.oauth.exchangeCode({ code, redirectUri: REDIRECT });
-    await expect(h.client.oauth.exchangeCode({ code, redirectUri: REDIRECT })).rejects.toMatchObject({
+    const code = await codeOf();
+    await h.client.oauth.exchangeCode({ code, redirectUri: REDIRECT, codeVerifier: pkce.verifier });
+    await expect(h.client.oauth.exchangeCode({ code, redirectUri: REDIRECT, codeVerifier: pkce.verifier })).rejects.toMatchObject({
+      kind: 'bad_request',
+      status: 400,
+      oauthError: 'invalid_grant',
+    });
+    const other = await codeOf();
+    await expect(
+      h.client.oauth.exchangeCode({ code: other, redirectUri: REDIRECT, codeVerifier: pkcePair().verifier }),
+    ).rejects.toMatchObject({
       kind: 'bad_request',
       status: 400,
       oauthError: 'invalid_grant',

@@ -22,6 +22,7 @@ test('migrations create every table and a second run changes nothing', async () 
     'audit_log',
     'campaigns',
     'creator_credentials',
+    'dashboard_sessions',
     'guild_campaigns',
     'guilds',
     'jobs',

@@ -10,6 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { type Inspection, inspectPage } from '../../support/page-inspection';
 import {
   PAGE_CONTENT_SECURITY_POLICY,
   badStateMessage,
@@ -36,6 +37,7 @@ function patron(overrides: Partial<LinkResultView>): LinkResultView {
     campaignName: CAMPAIGN,
     guildName: GUILD,
     patronName: 'Mira Okonkwo-Haddad',
+    discordAccount: { name: 'Mira', username: 'mira.oh' },
     standing: 'active',
     standingText: 'Active patron since 2026-03-14',
     tiers: [],
@@ -208,15 +210,17 @@ const SAMPLES: Sample[] = [
     html: renderChooseCampaign({
       creatorName: 'Ada Lindqvist',
       guildName: GUILD,
+      action: '/connect/choose',
+      csrf: 'csrf-token',
       choices: [
-        { name: CAMPAIGN, url: PLEDGE_URL, patronCount: 1843, chooseUrl: '/connect/choose?campaign=1' },
+        { name: CAMPAIGN, url: PLEDGE_URL, patronCount: 1843, ticket: 'ticket-1' },
         {
           name: 'Ada Draws Dragons',
           url: 'https://www.patreon.com/adadrawsdragons',
           patronCount: 212,
-          chooseUrl: '/connect/choose?campaign=2',
+          ticket: 'ticket-2',
         },
-        { name: 'Night Owl Sketchbook 🦉', url: null, patronCount: null, chooseUrl: '/connect/choose?campaign=3' },
+        { name: 'Night Owl Sketchbook 🦉', url: null, patronCount: null, ticket: 'ticket-3' },
       ],
     }),
   },
@@ -241,144 +245,6 @@ const VIEWPORTS = [
   { label: 'phone', width: 390, height: 844, mobile: true },
   { label: 'desktop', width: 1280, height: 800, mobile: false },
 ] as const;
-
-/** What the page looks like to a person, measured in the browser. */
-interface Inspection {
-  /** The viewport the test asked for (a mobile browser widens `innerWidth` to fit what overflows). */
-  width: number;
-  height: number;
-  scrollWidth: number;
-  styled: boolean;
-  bodyLuminance: number;
-  overflowing: string[];
-  headline: { top: number; bottom: number; text: string } | null;
-  nextStep: { top: number; bottom: number; text: string } | null;
-  lowContrast: string[];
-}
-
-/** The little of the DOM that {@link inspectPage} uses (the project compiles without the DOM lib). */
-interface DomRect {
-  left: number;
-  right: number;
-  top: number;
-  bottom: number;
-  width: number;
-}
-interface DomElement {
-  tagName: string;
-  textContent: string | null;
-  parentElement: DomElement | null;
-  childNodes: ArrayLike<{ nodeType: number; textContent: string | null }>;
-  scrollWidth: number;
-  clientWidth: number;
-  closest(selector: string): DomElement | null;
-  getAttribute(name: string): string | null;
-  getBoundingClientRect(): DomRect;
-  querySelector(selector: string): DomElement | null;
-  querySelectorAll(selector: string): ArrayLike<DomElement>;
-}
-interface DomStyle {
-  color: string;
-  backgroundColor: string;
-  overflowX: string;
-  visibility: string;
-  fontSize: string;
-  fontWeight: string;
-  borderTopLeftRadius: string;
-}
-interface PageGlobals {
-  document: { body: DomElement; documentElement: DomElement; querySelector(selector: string): DomElement | null };
-  innerWidth: number;
-  innerHeight: number;
-  getComputedStyle(el: DomElement): DomStyle;
-}
-
-/**
- * Runs in the page (keep it self-contained: it is sent as source). Contrast follows WCAG 2.x:
- * 4.5:1 for body text, 3:1 for large text, against the composited background behind the text.
- */
-function inspectPage(viewport: { width: number; height: number }): Inspection {
-  const { document, getComputedStyle } = globalThis as unknown as PageGlobals;
-  const TEXT_NODE = 3;
-  const parse = (c: string): number[] => {
-    const m = c.match(/rgba?\(([^)]+)\)/);
-    if (!m || !m[1]) return [0, 0, 0, 0];
-    const parts = m[1]
-      .split(/[\s,/]+/)
-      .filter(Boolean)
-      .map(Number);
-    return [parts[0] ?? 0, parts[1] ?? 0, parts[2] ?? 0, parts.length > 3 ? (parts[3] ?? 1) : 1];
-  };
-  const over = (top: number[], bottom: number[]): number[] => {
-    const a = top[3] ?? 1;
-    return [0, 1, 2].map((i) => (top[i] ?? 0) * a + (bottom[i] ?? 0) * (1 - a)).concat(1);
-  };
-  const luminance = (c: number[]): number => {
-    const lin = (v: number): number => {
-      const s = v / 255;
-      return s <= 0.04045 ? s / 12.92 : Math.pow((s + 0.055) / 1.055, 2.4);
-    };
-    return 0.2126 * lin(c[0] ?? 0) + 0.7152 * lin(c[1] ?? 0) + 0.0722 * lin(c[2] ?? 0);
-  };
-  const backgroundOf = (el: DomElement | null): number[] => {
-    const layers: number[][] = [];
-    for (let e = el; e; e = e.parentElement) {
-      const bg = parse(getComputedStyle(e).backgroundColor);
-      if ((bg[3] ?? 0) > 0) layers.push(bg);
-      if ((bg[3] ?? 0) >= 1) break;
-    }
-    let color = [255, 255, 255, 1];
-    for (let i = layers.length - 1; i >= 0; i--) color = over(layers[i] ?? color, color);
-    return color;
-  };
-  const describe = (el: DomElement): string => {
-    const cls = el.getAttribute('class');
-    return `${el.tagName.toLowerCase()}${cls ? '.' + cls.split(' ').join('.') : ''} "${(el.textContent ?? '').trim().slice(0, 40)}"`;
-  };
-  const hidden = (el: DomElement): boolean => el.closest('.visually-hidden') !== null;
-  const rectOf = (el: DomElement | null) => {
-    if (!el) return null;
-    const r = el.getBoundingClientRect();
-    return { top: r.top, bottom: r.bottom, text: (el.textContent ?? '').trim().slice(0, 80) };
-  };
-
-  const overflowing: string[] = [];
-  const lowContrast: string[] = [];
-  for (const el of Array.from(document.body.querySelectorAll('*'))) {
-    if (hidden(el) || el.closest('svg')) continue;
-    const style = getComputedStyle(el);
-    const r = el.getBoundingClientRect();
-    if (r.width > 0 && (r.right > viewport.width + 0.5 || r.left < -0.5)) overflowing.push(`${describe(el)} spans ${r.left}..${r.right}`);
-    // Inline boxes report a clientWidth of 0; block boxes whose content is wider than they are either
-    // clip it or let it spill over the next box.
-    if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1) {
-      overflowing.push(`${describe(el)} ${style.overflowX === 'visible' ? 'overflows its box' : 'clips its content'}`);
-    }
-    const ownText = Array.from(el.childNodes).some((n) => n.nodeType === TEXT_NODE && (n.textContent ?? '').trim() !== '');
-    if (!ownText || r.width === 0 || style.visibility === 'hidden') continue;
-    const fg = parse(style.color);
-    const bg = backgroundOf(el);
-    const text = over(fg, bg);
-    const [hi, lo] = [luminance(text), luminance(bg)].sort((a, b) => b - a);
-    const ratio = ((hi ?? 0) + 0.05) / ((lo ?? 0) + 0.05);
-    const size = parseFloat(style.fontSize);
-    const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
-    if (ratio < (large ? 3 : 4.5))
-      lowContrast.push(`${describe(el)} ${ratio.toFixed(2)}:1 (${style.color} on rgb(${bg.slice(0, 3).map(Math.round).join(',')}))`);
-  }
-  const card = document.querySelector('.card');
-  return {
-    width: viewport.width,
-    height: viewport.height,
-    scrollWidth: document.documentElement.scrollWidth,
-    styled: card !== null && getComputedStyle(card).borderTopLeftRadius !== '0px',
-    bodyLuminance: luminance(backgroundOf(document.body)),
-    overflowing,
-    headline: rectOf(document.querySelector('h1')),
-    nextStep: rectOf(document.querySelector('[data-next-step] li')),
-    lowContrast,
-  };
-}
 
 /**
  * The page checks need Debian's Chromium. CI installs it and runs them (a missing browser fails CI

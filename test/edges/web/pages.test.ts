@@ -3,7 +3,10 @@ import { escapeHtml, html, prose, safeHref } from '../../../src/edges/web/pages/
 import {
   PAGE_CONTENT_SECURITY_POLICY,
   badStateMessage,
+  choiceRefusedMessage,
+  chooseByFormMessage,
   consentDeniedMessage,
+  otherBrowserMessage,
   linkExpiredMessage,
   renderChooseCampaign,
   renderConnectResult,
@@ -23,6 +26,7 @@ function linkView(overrides: Partial<LinkResultView> = {}): LinkResultView {
     campaignName: 'Lumen & Lantern',
     guildName: 'The Lantern Lounge',
     patronName: 'Mira Okonkwo',
+    discordAccount: { name: 'Mira', username: 'mira.ok' },
     standing: 'active',
     standingText: 'Active patron since 2026-03-14',
     tiers: ['Gold Lantern'],
@@ -57,9 +61,11 @@ function chooseView(overrides: Partial<ChooseCampaignView> = {}): ChooseCampaign
   return {
     creatorName: 'Ada Lindqvist',
     guildName: 'The Lantern Lounge',
+    action: '/connect/choose',
+    csrf: 'csrf-token',
     choices: [
-      { name: 'Lumen & Lantern', url: PLEDGE_URL, patronCount: 1843, chooseUrl: '/connect/choose?c=1' },
-      { name: 'Ada Draws Dragons', url: null, patronCount: null, chooseUrl: '/connect/choose?c=2' },
+      { name: 'Lumen & Lantern', url: PLEDGE_URL, patronCount: 1843, ticket: 'ticket-1' },
+      { name: 'Ada Draws Dragons', url: null, patronCount: null, ticket: 'ticket-2' },
     ],
     ...overrides,
   };
@@ -217,7 +223,7 @@ describe('hostile names from users never become markup', () => {
         chooseView({
           creatorName: HOSTILE,
           guildName: HOSTILE,
-          choices: [{ name: HOSTILE, url: PLEDGE_URL, patronCount: 3, chooseUrl: '/c?x=1' }],
+          choices: [{ name: HOSTILE, url: PLEDGE_URL, patronCount: 3, ticket: 't' }],
         }),
       ),
     ],
@@ -246,11 +252,40 @@ describe('hostile names from users never become markup', () => {
 
   test('choices with unsafe URLs keep their name but lose the link', () => {
     const page = renderChooseCampaign(
-      chooseView({ choices: [{ name: 'Sneaky', url: 'javascript:alert(1)', patronCount: 1, chooseUrl: 'javascript:alert(2)' }] }),
+      chooseView({ choices: [{ name: 'Sneaky', url: 'javascript:alert(1)', patronCount: 1, ticket: 't' }] }),
     );
     expect(page).not.toContain('javascript:');
     expect(text(page)).toContain('Sneaky');
-    expect(page).not.toContain('class="choice-link" href=');
+  });
+
+  test('each choice is a form posting its ticket and the page’s token, never a link (a choice acts once, by POST)', () => {
+    const page = renderChooseCampaign(chooseView());
+    const forms = [...page.matchAll(/<form method="post" action="([^"]+)">(.*?)<\/form>/g)].map((m) => ({
+      action: m[1],
+      fields: [...m[2]!.matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)].map((f) => [f[1], f[2]]),
+      button: /<button type="submit" class="choice-link">/.test(m[2]!),
+    }));
+    expect(forms).toEqual([
+      {
+        action: '/connect/choose',
+        fields: [
+          ['ticket', 'ticket-1'],
+          ['csrf', 'csrf-token'],
+        ],
+        button: true,
+      },
+      {
+        action: '/connect/choose',
+        fields: [
+          ['ticket', 'ticket-2'],
+          ['csrf', 'csrf-token'],
+        ],
+        button: true,
+      },
+    ]);
+    expect(page).not.toContain('ticket-1"><a');
+    expect(page).not.toMatch(/href="[^"]*ticket/);
+    expect(PAGE_CONTENT_SECURITY_POLICY).toContain("form-action 'self'");
   });
 });
 
@@ -484,11 +519,10 @@ describe('connect result', () => {
 });
 
 describe('campaign chooser', () => {
-  test('one link per campaign, with its patron count and its page', () => {
+  test('one button per campaign, with its patron count and its page', () => {
     const page = renderChooseCampaign(chooseView());
     expect(headline(page)).toBe('Which campaign should this server follow?');
-    expect(page).toContain('<a class="choice-link" href="/connect/choose?c=1">');
-    expect(page).toContain('<a class="choice-link" href="/connect/choose?c=2">');
+    expect(page.match(/<button type="submit" class="choice-link">/g)).toHaveLength(2);
     expect(text(page)).toContain('Lumen & Lantern 1,843 patrons View on Patreon');
     expect(text(page)).toContain('Ada Draws Dragons Patron count not shared');
     expect(text(page)).toContain('Ada Lindqvist, your Patreon account runs 2 campaigns.');
@@ -517,6 +551,27 @@ describe('messages', () => {
       'Security check',
       "This link can't be used",
       'Run /connect again in Discord to get a fresh link.',
+    ],
+    [
+      'another browser (403)',
+      otherBrowserMessage('/link'),
+      'Not allowed',
+      'Start again from Discord',
+      'Run /link yourself in Discord and follow the button it gives you, in this browser.',
+    ],
+    [
+      'a used campaign choice (409)',
+      choiceRefusedMessage('used'),
+      '',
+      'Choose again from Discord',
+      'Run /connect again in Discord to choose a campaign.',
+    ],
+    [
+      'a campaign chosen by a link (405)',
+      chooseByFormMessage(),
+      '',
+      'Choose on the page',
+      'Run /connect again in Discord to get that page.',
     ],
     [
       'service down (502)',

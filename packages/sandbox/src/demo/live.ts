@@ -54,6 +54,11 @@ export async function startLive(options: LiveOptions): Promise<Live> {
   say(`    On the consent page, log in as ${world.bea.name} (${world.bea.patreonUserId}), a Gold patron who has not linked yet.`);
   if (options.input?.isTTY) say('    Press Enter for a fresh link page.');
   say();
+  if (service.dashboardUrl) {
+    say(`  Dashboard: ${bold(service.dashboardUrl)}`);
+    say(`    Sign in with Discord; on the consent page, log in as ${world.owner.name} (${world.owner.discordId}), the server’s owner.`);
+    say();
+  }
   say('  Try it:');
   say(`    • Move ${world.bea.name} to Platinum (after linking) and watch the role follow:`);
   say(

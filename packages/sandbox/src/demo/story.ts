@@ -57,7 +57,8 @@ function reportOf(outcome: DemoSyncOutcome, what: string): { report: DemoSyncRep
  * The whole story, step by step, each step checking its outcome (a wrong one stops the demo with
  * a non-zero exit): stand-ins and service start, the creator connects, a patron links, upgrades,
  * is declined, lapses after the grace period, then a dry run and a full sync over
- * {@link GENERATED_MEMBERS} members, and a role given by hand survives.
+ * {@link GENERATED_MEMBERS} members, and a role given by hand survives; last, when the service runs
+ * its dashboard, the owner signs in with Discord and a member without the permissions is refused.
  */
 export async function playStory(timeline: Timeline, env: StoryEnvironment, resources: StoryResources): Promise<void> {
   const { clock } = env;
@@ -263,4 +264,26 @@ export async function playStory(timeline: Timeline, env: StoryEnvironment, resou
       `Tierlink’s grants to Sam: ${granted.map(nameOf).join(', ') || 'none'}; his roles: ${rolesOf(sam.discordId).map(nameOf).join(', ')}`,
     );
   });
+
+  // ── The dashboard ──────────────────────────────────────────────────────────────────────────
+  if (service.dashboardUrl) {
+    timeline.section('The dashboard');
+    await timeline.step('Casey signs in to the dashboard with Discord and opens the server', async (s) => {
+      const overview = await service.dashboardPage(world.owner.discordId, `/dashboard/${guildId}`);
+      expectThat(overview.status === 200, `the overview answered ${overview.status}: ${overview.text.slice(0, 200)}`);
+      expectThat(overview.text.includes('Role changes per day'), 'the overview shows no chart of role changes');
+      const held = /(?:Tierlink|It) holds ([\d,]+) roles? in this server/.exec(overview.text)?.[1];
+      s.detail(
+        `Overview: ${/(Everything Tierlink needs is in place|[\d,]+ problems? to fix)/.exec(overview.text)?.[1] ?? 'checks shown'}; ${held ?? '?'} roles held by Tierlink`,
+      );
+      const audit = await service.dashboardPage(world.owner.discordId, `/dashboard/${guildId}/audit?member=${world.ada.discordId}`);
+      expectThat(audit.status === 200 && audit.text.includes('took away @Platinum'), 'the audit log does not show Ada’s Platinum going');
+      s.detail('Audit log, filtered to Ada: her Gold, Platinum and Former Patron, each with its reason');
+    });
+    await timeline.step('Sam, a member without Manage Server or Manage Roles, is refused', async (s) => {
+      const page = await service.dashboardPage(sam.discordId, `/dashboard/${guildId}`);
+      expectThat(page.status === 403, `the dashboard let Sam in (${page.status})`);
+      s.detail('403: managing the server needs Manage Server or Manage Roles there, read from Discord on every page');
+    });
+  }
 }

@@ -143,6 +143,8 @@ export type DemoSyncOutcome = { report: DemoSyncReport; text: string } | { skipp
 export interface ServiceUnderDemo {
   /** Where the web server answers: `http://localhost:PORT`. */
   url: string;
+  /** Where the dashboard answers (sign-in with Discord), null when the service runs without it. */
+  dashboardUrl: string | null;
   /** Campaigns the service binds to a server. */
   campaignsOf(guildId: string): Promise<string[]>;
   /** A full sync now: `dry-run` is `npm run sync -- --dry-run`, `nightly` what SYNC_SCHEDULE runs. */
@@ -165,6 +167,11 @@ export interface DemoService extends ServiceUnderDemo {
   followLink(buttonUrl: string, patreonUserId: string): Promise<{ status: number; text: string }>;
   /** Resolves when every webhook delivery the service received is processed (or dead-lettered). */
   waitForInbox(timeoutMs?: number): Promise<void>;
+  /**
+   * Signs `userId` in to the dashboard as a browser does (the service's login redirect, Discord's
+   * consent page, the callback with the sign-in cookie) and loads `path` with the session: its text.
+   */
+  dashboardPage(userId: string, path: string): Promise<{ status: number; text: string }>;
 }
 
 /** The service started by `start`, with what people do through the stand-ins: commands and link pages. */
@@ -176,8 +183,9 @@ export async function startService(
   const { patreon, discord } = world;
   fs.mkdirSync(options.dataDir, { recursive: true });
   const service = await start(world, options);
-  // The OAuth client's registered redirect URI: the port is only known now.
+  // The OAuth clients' registered redirect URIs: the port is only known now.
   patreon.registerRedirectUri(`${service.url}/oauth/callback`);
+  if (service.dashboardUrl) discord.registerRedirectUri(`${service.dashboardUrl}/callback`);
 
   return {
     ...service,
@@ -210,7 +218,36 @@ export async function startService(
       if (follow.status !== 302 || !authorize)
         throw new DemoStepError(`the link ${buttonUrl} answered ${follow.status}, not a redirect to the consent page`);
       const callback = await patreon.approveAuthorization(authorize, patreonUserId);
-      const page = await fetch(callback, { redirect: 'manual' });
+      // The same browser comes back: it carries the flow's cookie the link set.
+      const cookie = follow.headers
+        .getSetCookie()
+        .map((line) => line.split(';')[0])
+        .join('; ');
+      const page = await fetch(callback, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+      return { status: page.status, text: pageText(await page.text()) };
+    },
+
+    async dashboardPage(userId, pagePath) {
+      if (!service.dashboardUrl) throw new DemoStepError('the service runs without its dashboard');
+      const cookies = new Map<string, string>();
+      const keep = (response: Response) => {
+        for (const line of response.headers.getSetCookie()) {
+          const [pair = ''] = line.split(';');
+          const eq = pair.indexOf('=');
+          cookies.set(pair.slice(0, eq), pair.slice(eq + 1));
+        }
+      };
+      const cookie = () => [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+      const login = await fetch(`${service.dashboardUrl}/login`, { redirect: 'manual' });
+      keep(login);
+      const authorize = login.headers.get('location');
+      if (login.status !== 302 || !authorize) throw new DemoStepError(`the dashboard's sign-in answered ${login.status}`);
+      const callback = await discord.approveAuthorization(authorize, userId);
+      const signedIn = await fetch(callback, { redirect: 'manual', headers: { cookie: cookie() } });
+      keep(signedIn);
+      if (signedIn.status !== 303)
+        throw new DemoStepError(`the dashboard's callback answered ${signedIn.status}: ${pageText(await signedIn.text())}`);
+      const page = await fetch(`${service.url}${pagePath}`, { redirect: 'manual', headers: { cookie: cookie() } });
       return { status: page.status, text: pageText(await page.text()) };
     },
 

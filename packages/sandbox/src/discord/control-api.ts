@@ -219,6 +219,17 @@ export function controlRoutes(sandbox: DiscordSandbox): ControlRoute[] {
           channelId: optionalString(b.channelId, 'channelId'),
         }),
     },
+    {
+      method: 'POST',
+      template: '/interactions/:i/buttons',
+      handle: (p, _q, b) =>
+        sandbox.pressButton({
+          interactionId: p.i ?? '',
+          customId: required(optionalString(b.customId, 'customId'), 'customId'),
+          userId: optionalString(b.userId, 'userId'),
+          messageId: optionalString(b.messageId, 'messageId'),
+        }),
+    },
     { method: 'GET', template: '/interactions/:i/responses', handle: (p) => sandbox.interactionResponses(p.i ?? '') },
     { method: 'GET', template: '/interactions/:i/delivery', handle: (p) => sandbox.interactionDelivery(p.i ?? '') },
     {

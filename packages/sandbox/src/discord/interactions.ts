@@ -5,12 +5,13 @@ import { decodeSegment } from './http-router';
 import type { InteractionsEndpoint } from './http-interactions';
 import type { CoreContext } from './rest-routes';
 import { memberJson, roleJson, userJson } from './serialize';
-import type { GuildRecord } from './state';
+import type { ChannelRecord, GuildRecord } from './state';
 import { SandboxUsageError } from './state';
 import type { SnowflakeFactory } from './snowflakes';
 import type {
   InjectCommandOptions,
   InjectedInteraction,
+  PressButtonOptions,
   InteractionDelivery,
   InteractionResponseKind,
   InteractionResponseRecord,
@@ -40,7 +41,8 @@ interface MessageRecord {
 interface InteractionRecord {
   id: string;
   token: string;
-  type: 2 | 4;
+  /** 2 application command, 3 message component, 4 autocomplete. */
+  type: 2 | 3 | 4;
   guildId: string;
   channelId: string;
   userId: string;
@@ -51,6 +53,8 @@ interface InteractionRecord {
   followups: Map<string, MessageRecord>;
   responses: InteractionResponseRecord[];
   delivery: InteractionDelivery;
+  /** For a component interaction: the message the component is on (its `@original` after a type 6 or 7 answer). */
+  componentMessage?: MessageRecord;
 }
 
 interface Listener {
@@ -199,36 +203,104 @@ export class InteractionStore {
       delivery: { mode: this.endpoint.url === null ? 'gateway' : 'http', state: this.endpoint.url === null ? 'dispatched' : 'pending' },
     };
 
-    const payload = {
+    const payload = this.payload(record, guild, channel, permissions);
+    if (options.locale) payload.locale = options.locale;
+    payload.member = { ...memberJson(member, user), permissions: String(permissions) };
+    payload.data = data;
+    this.deliver(record, payload);
+    return { interactionId: id, token };
+  }
+
+  /**
+   * A member presses a button (a message component interaction, type 3): Discord delivers it only
+   * for a button that is on the message, and an ephemeral message is seen, so pressed, only by the
+   * user it was sent to. The answer may update that message (6 deferred, 7 at once) or reply anew.
+   */
+  pressButton(options: PressButtonOptions): InjectedInteraction {
+    const source = this.byId.get(options.interactionId);
+    if (!source) throw new SandboxUsageError(`no interaction ${options.interactionId}`);
+    const message = options.messageId ? source.followups.get(options.messageId) : source.original;
+    if (!message) throw new SandboxUsageError(`interaction ${source.id} has no such message to press a button on`);
+    const buttons = (message.components as Array<{ components?: Array<Record<string, unknown>> }>).flatMap((row) => row.components ?? []);
+    const button = buttons.find((c) => c.type === 2 && c.custom_id === options.customId);
+    if (!button) throw new SandboxUsageError(`no button ${options.customId} on message ${message.id}`);
+    if (button.disabled === true) throw new SandboxUsageError(`button ${options.customId} is disabled`);
+    const userId = options.userId ?? source.userId;
+    if ((message.flags & EPHEMERAL) !== 0 && userId !== source.userId) {
+      throw new SandboxUsageError('an ephemeral message is seen only by the user it was sent to; nobody else can press its buttons');
+    }
+    const { state } = this.core;
+    const guild = state.requireGuild(source.guildId);
+    const member = guild.members.get(userId);
+    const user = state.users.get(userId);
+    if (!member || !user) throw new SandboxUsageError(`user ${userId} is not a member of ${guild.id}`);
+    const channel = guild.channels.get(source.channelId);
+    if (!channel) throw new SandboxUsageError(`the channel of interaction ${source.id} is gone`);
+    const permissions = state.channelPermissions(guild, channel, user.id);
+    const id = this.nextId();
+    const record: InteractionRecord = {
       id,
+      token: `sandbox.${id}.${randomBytes(24).toString('base64url')}`,
+      type: 3,
+      guildId: guild.id,
+      channelId: channel.id,
+      userId: user.id,
+      commandName: source.commandName,
+      createdAt: this.core.clock.now(),
+      callbackType: null,
+      original: null,
+      followups: new Map(),
+      responses: [],
+      delivery: { mode: this.endpoint.url === null ? 'gateway' : 'http', state: this.endpoint.url === null ? 'dispatched' : 'pending' },
+      componentMessage: message,
+    };
+    const payload = this.payload(record, guild, channel, permissions);
+    payload.member = { ...memberJson(member, user), permissions: String(permissions) };
+    payload.data = { custom_id: options.customId, component_type: 2 };
+    payload.message = this.messageJson(source, message);
+    this.deliver(record, payload);
+    return { interactionId: id, token: record.token };
+  }
+
+  /** What every interaction payload carries besides `data`, `member` and (components) `message`. */
+  private payload(
+    record: InteractionRecord,
+    guild: GuildRecord,
+    channel: ChannelRecord,
+    permissions: bigint | string,
+  ): Record<string, unknown> {
+    const { state } = this.core;
+    return {
+      id: record.id,
       application_id: this.core.applicationId,
-      type,
-      token,
+      type: record.type,
+      token: record.token,
       version: 1,
       guild_id: guild.id,
       guild: { id: guild.id, locale: 'en-US', features: [] },
       guild_locale: 'en-US',
       channel_id: channel.id,
       channel: { id: channel.id, type: channel.type, guild_id: guild.id, name: channel.name, permissions: String(permissions), flags: 0 },
-      locale: options.locale ?? 'en-US',
+      locale: 'en-US',
       entitlements: [],
       context: 0,
       authorizing_integration_owners: { 0: guild.id },
       app_permissions: state.channelPermissions(guild, channel, state.botUser.id).toString(),
       attachment_size_limit: 10_485_760,
-      member: { ...memberJson(member, user), permissions: String(permissions) },
-      data,
     };
+  }
+
+  /** Over the gateway, or by a signed POST when an Interactions Endpoint URL is set. */
+  private deliver(record: InteractionRecord, payload: Record<string, unknown>): void {
     if (record.delivery.mode === 'http') {
       this.remember(record);
       this.deliverOverHttp(record, payload);
     } else {
-      if (this.dispatch('INTERACTION_CREATE', payload, guild.id) === 0) {
+      if (this.dispatch('INTERACTION_CREATE', payload, record.guildId) === 0) {
         throw new SandboxUsageError("no identified gateway connection (on the guild's shard) to receive the interaction");
       }
       this.remember(record);
     }
-    return { interactionId: id, token };
   }
 
   private remember(record: InteractionRecord): void {
@@ -503,7 +575,8 @@ export class InteractionStore {
     if (record.callbackType !== null) throw ApiErrors.alreadyAcknowledged();
     if (this.core.clock.now().getTime() - record.createdAt.getTime() > INITIAL_RESPONSE_MS) throw ApiErrors.unknownInteraction();
     const type = body.type;
-    const allowed = record.type === 4 ? [8] : [4, 5, 9];
+    // Components may also update their own message: 6 (deferred) and 7 (at once).
+    const allowed = record.type === 4 ? [8] : record.type === 3 ? [4, 5, 6, 7, 9] : [4, 5, 9];
     if (typeof type !== 'number' || !allowed.includes(type)) {
       throw ApiErrors.invalidFormBody(
         'type',
@@ -521,6 +594,17 @@ export class InteractionStore {
       validateMessage(data, 'data.', false);
       record.original = this.newMessage(20, { flags: typeof data.flags === 'number' ? data.flags : 0 }, LOADING);
       ephemeral = (record.original.flags & EPHEMERAL) !== 0;
+    } else if (type === 6 || type === 7) {
+      const message = record.componentMessage!;
+      if (type === 7) {
+        validateMessage(data, 'data.', false);
+        if (typeof data.content === 'string' || data.content === null) message.content = data.content ?? '';
+        if (Array.isArray(data.embeds)) message.embeds = data.embeds;
+        if (Array.isArray(data.components)) message.components = data.components;
+        message.editedAt = this.core.clock.now();
+      }
+      record.original = message;
+      ephemeral = (message.flags & EPHEMERAL) !== 0;
     } else if (type === 8) {
       validateChoices(data);
     } else if (typeof data.custom_id !== 'string' || typeof data.title !== 'string' || !Array.isArray(data.components)) {
@@ -532,7 +616,7 @@ export class InteractionStore {
       kind: 'callback',
       type,
       data: body.data === undefined || body.data === null ? null : data,
-      deferred: type === 5,
+      deferred: type === 5 || type === 6,
       ephemeral,
     });
     if (!withResponse) return { status: 204 };

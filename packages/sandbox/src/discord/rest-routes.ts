@@ -191,6 +191,29 @@ export function restRoutes(core: CoreContext): RouteDefinition[] {
     {
       ...authed,
       method: 'GET',
+      template: '/guilds/:g/members/search',
+      bucket: 'members-search',
+      major: ['g'],
+      handle: (ctx) => {
+        const guild = accessGuild(core, requireParam(ctx, 'g'));
+        const query = ctx.query.get('query');
+        if (query === null) throw ApiErrors.invalidFormBody('query', 'BASE_TYPE_REQUIRED', 'This field is required');
+        const limit = parseLimit(ctx.query.get('limit'));
+        // "whose username or nickname starts with a provided string" (Discord's docs, Search Guild Members).
+        const needle = query.toLowerCase();
+        const found = state
+          .sortedMemberIds(guild)
+          .map((id) => requireMember(guild, id))
+          .filter((member) => {
+            const username = state.users.get(member.userId)?.username ?? '';
+            return username.toLowerCase().startsWith(needle) || (member.nick ?? '').toLowerCase().startsWith(needle);
+          });
+        return json(found.slice(0, limit).map((member) => memberResponse(core, member)));
+      },
+    },
+    {
+      ...authed,
+      method: 'GET',
       template: '/guilds/:g/members/:u',
       bucket: 'member',
       major: ['g'],

@@ -49,6 +49,7 @@ import type {
   FaultSpec,
   GuildSnapshot,
   InjectCommandOptions,
+  PressButtonOptions,
   InjectedInteraction,
   InteractionDelivery,
   InteractionResponseRecord,
@@ -170,6 +171,12 @@ export interface DiscordSandbox {
    * with {@link waitForInteractionResponse} and {@link interactionDelivery}.
    */
   injectCommand(options: InjectCommandOptions): InjectedInteraction;
+  /**
+   * A member presses a button on a message an interaction put up (a message component interaction),
+   * delivered as {@link injectCommand} delivers commands. Only a button that is on the message, and,
+   * on an ephemeral message, only by the user it was sent to, as in Discord.
+   */
+  pressButton(options: PressButtonOptions): InjectedInteraction;
   /** How the interaction was delivered and whether it was answered in time (HTTP mode: why it failed). */
   interactionDelivery(interactionId: string): InteractionDelivery;
   /**
@@ -445,6 +452,7 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
     clearFaults: () => faults.clear(),
 
     injectCommand: (o) => interactions.inject(o),
+    pressButton: (o) => interactions.pressButton(o),
     interactionDelivery: (id) => interactions.delivery(id),
     setInteractionsEndpoint: (url) => endpoint.set(url),
     interactionsEndpointUrl: () => endpoint.url,

@@ -147,6 +147,8 @@ export interface AddMemberOptions {
   roleIds?: string[];
   joinedAt?: Date;
   bot?: boolean;
+  /** The member's nickname in this guild. */
+  nick?: string | null;
 }
 
 /** Thrown by control methods used wrongly (unknown guild in a test, …): a test bug, not a Discord answer. */
@@ -435,7 +437,7 @@ export class DiscordState {
       if (roleId === guildId) throw new SandboxUsageError('@everyone is implicit and never listed in a member');
       this.requireRole(guild, roleId);
     }
-    const member: MemberRecord = { userId: user.id, roleIds, joinedAt: options.joinedAt ?? this.clock.now(), nick: null };
+    const member: MemberRecord = { userId: user.id, roleIds, joinedAt: options.joinedAt ?? this.clock.now(), nick: options.nick ?? null };
     guild.members.set(user.id, member);
     guild.sortedIds = null;
     if (!silent) this.emit({ type: 'member-add', guildId, userId: user.id });

@@ -90,6 +90,7 @@ export type RateLimitRoute =
   | 'roles'
   | 'member'
   | 'members-list'
+  | 'members-search'
   | 'member-role'
   | 'commands'
   | 'interaction-callback'
@@ -174,6 +175,18 @@ export interface InjectCommandOptions {
   locale?: string;
   /** Where the command is used; the guild's `#general` when absent. */
   channelId?: string;
+}
+
+/** A member presses a button on a message an interaction's response put up. */
+export interface PressButtonOptions {
+  /** The interaction whose original response (or follow-up `messageId`) carries the button. */
+  interactionId: string;
+  /** The button's `custom_id`. */
+  customId: string;
+  /** Who presses it; the user of `interactionId` when absent. Nobody else can see an ephemeral message. */
+  userId?: string;
+  /** A follow-up message of that interaction instead of its original response. */
+  messageId?: string;
 }
 
 export interface InjectedInteraction {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { CONSENT_DECISION_PATH, consentPage, errorPage } from './consent-page';
 import type { Route, SandboxResponse } from './http-kit';
 import { html, mediaType, parseForm, plainJson, redirect, route } from './http-kit';
@@ -15,6 +15,22 @@ function addParams(uri: string, params: Record<string, string | null>): string {
   const url = new URL(uri);
   for (const [key, value] of Object.entries(params)) if (value !== null) url.searchParams.set(key, value);
   return url.toString();
+}
+
+/** RFC 7636 §4.1: a code verifier (and a plain challenge) is 43 to 128 unreserved characters. */
+const PKCE_VALUE = /^[A-Za-z0-9._~-]{43,128}$/;
+
+/**
+ * PKCE as RFC 7636 has the server check it. Patreon's documentation does not mention PKCE
+ * (docs/patreon-api-notes.md §7); clients that always send it work against Patreon. The stand-in
+ * is strict: a challenge given at authorize must be proven at the token exchange (else
+ * `invalid_grant`), and a verifier without a challenge is refused too (no downgrade either way).
+ */
+function verifierMatches(challenge: { value: string; method: 'S256' | 'plain' }, verifier: string): boolean {
+  const derived = challenge.method === 'S256' ? createHash('sha256').update(verifier, 'ascii').digest('base64url') : verifier;
+  const a = Buffer.from(derived);
+  const b = Buffer.from(challenge.value);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** The default scope when none is asked for (Authentication §11), as v2 scopes. */
@@ -48,6 +64,13 @@ export function oauthRoutes(store: Store): Route[] {
       // A client created for v2 may request only v2 scopes (Authentication §3).
       if (unknown.length > 0) return badAuthorize(`Unknown or non-v2 scope(s): ${unknown.join(', ')}.`);
     }
+    const challenge = q.get('code_challenge');
+    const method = q.get('code_challenge_method') ?? 'plain';
+    if (challenge === null && q.get('code_challenge_method') !== null) return badAuthorize('code_challenge_method without code_challenge.');
+    if (challenge !== null) {
+      if (method !== 'S256' && method !== 'plain') return badAuthorize('code_challenge_method must be S256 or plain.');
+      if (!PKCE_VALUE.test(challenge)) return badAuthorize('code_challenge must be 43 to 128 characters of [A-Za-z0-9-._~].');
+    }
     const id = randomBytes(18).toString('base64url');
     store.pendingAuthorizations.set(id, {
       id,
@@ -57,6 +80,7 @@ export function oauthRoutes(store: Store): Route[] {
       state: q.get('state'),
       expiresAt: new Date(store.clock.now().getTime() + CODE_LIFETIME_MS),
       used: false,
+      codeChallenge: challenge === null ? null : { value: challenge, method: method as 'S256' | 'plain' },
     });
     const users = [...store.users.values()].slice(0, SUGGESTED_USERS).map((u) => ({ id: u.id, fullName: u.fullName }));
     return html(200, consentPage({ requestId: id, clientName: client.name, scopes, redirectUri, users }));
@@ -87,6 +111,7 @@ export function oauthRoutes(store: Store): Route[] {
       userId,
       expiresAt: new Date(store.clock.now().getTime() + CODE_LIFETIME_MS),
       used: false,
+      codeChallenge: pending.codeChallenge,
     });
     return redirect(addParams(pending.redirectUri, { code, state: pending.state }));
   });
@@ -116,6 +141,22 @@ export function oauthRoutes(store: Store): Route[] {
       }
       if (code.redirectUri !== form.get('redirect_uri'))
         return oauthError(400, 'invalid_grant', 'redirect_uri does not match the authorization request.');
+      const verifier = form.get('code_verifier');
+      if (
+        code.codeChallenge === null
+          ? verifier !== null
+          : verifier === null || !PKCE_VALUE.test(verifier) || !verifierMatches(code.codeChallenge, verifier)
+      ) {
+        // A failed proof spends the code: it cannot be tried again with another verifier.
+        code.used = true;
+        return oauthError(
+          400,
+          'invalid_grant',
+          code.codeChallenge === null
+            ? 'code_verifier was sent, but the authorization request had no code_challenge.'
+            : 'code_verifier is missing or does not match the code_challenge of the authorization request.',
+        );
+      }
       code.used = true;
       issued = store.issueTokens(client.id, code.userId, code.scopes);
     } else {

@@ -148,6 +148,8 @@ export interface AuthorizationCodeRecord {
   userId: string;
   expiresAt: Date;
   used: boolean;
+  /** PKCE (RFC 7636): the challenge the authorization request carried; the exchange must prove it. */
+  codeChallenge: { value: string; method: 'S256' | 'plain' } | null;
 }
 
 export interface PendingAuthorization {
@@ -158,6 +160,7 @@ export interface PendingAuthorization {
   state: string | null;
   expiresAt: Date;
   used: boolean;
+  codeChallenge: { value: string; method: 'S256' | 'plain' } | null;
 }
 
 export interface QueuedEvent {

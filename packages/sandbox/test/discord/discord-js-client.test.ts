@@ -1,4 +1,4 @@
-import { Client, Events, GatewayIntentBits, MessageFlags } from 'discord.js';
+import { ActionRowBuilder, ButtonBuilder, ButtonStyle, Client, Events, GatewayIntentBits, MessageFlags } from 'discord.js';
 import type { ChatInputCommandInteraction, GuildMember } from 'discord.js';
 import { createDiscordSandbox } from '@tierlink/sandbox/discord';
 import type { DiscordSandbox } from '@tierlink/sandbox/discord';
@@ -10,6 +10,7 @@ describe('discord.js Client against the Discord sandbox', () => {
   let guildId: string;
   let aliceId: string;
   let goldRoleId: string;
+  const pressed: Array<{ customId: string; userId: string; messageId: string }> = [];
 
   beforeAll(async () => {
     sandbox = await createDiscordSandbox();
@@ -25,6 +26,22 @@ describe('discord.js Client against the Discord sandbox', () => {
     client.on(Events.InteractionCreate, (interaction) => {
       if (interaction.isChatInputCommand() && interaction.commandName === 'status') {
         void replyStatus(interaction);
+      } else if (interaction.isChatInputCommand() && interaction.commandName === 'confirm') {
+        void interaction.reply({
+          content: 'Sure?',
+          flags: MessageFlags.Ephemeral,
+          components: [
+            new ActionRowBuilder<ButtonBuilder>().addComponents(
+              new ButtonBuilder().setCustomId('yes:later').setLabel('Yes (deferred)').setStyle(ButtonStyle.Danger),
+              new ButtonBuilder().setCustomId('yes:now').setLabel('Yes').setStyle(ButtonStyle.Primary),
+            ),
+          ],
+        });
+      } else if (interaction.isButton()) {
+        pressed.push({ customId: interaction.customId, userId: interaction.user.id, messageId: interaction.message.id });
+        void (interaction.customId === 'yes:later'
+          ? interaction.deferUpdate().then(() => interaction.editReply({ content: 'Done later.', components: [] }))
+          : interaction.update({ content: 'Done now.', components: [] }));
       } else if (interaction.isAutocomplete()) {
         const typed = String(interaction.options.getFocused());
         void interaction.respond(['gold', 'silver', 'bronze'].filter((t) => t.startsWith(typed)).map((t) => ({ name: t, value: t })));
@@ -95,5 +112,42 @@ describe('discord.js Client against the Discord sandbox', () => {
     const member = await joined;
     expect(member.id).toBe(userId);
     expect(member.roles.cache.has(goldRoleId)).toBe(true);
+  });
+
+  it('delivers a button press on an ephemeral reply (type 3) and lets the answer update that message (6 then edit, or 7)', async () => {
+    const confirm = () => sandbox.injectCommand({ guildId, userId: aliceId, name: 'confirm' });
+    const asked = confirm();
+    const question = await sandbox.waitForInteractionResponse(asked.interactionId, { final: true, timeoutMs: 5_000 });
+    expect(question).toMatchObject({ type: 4, ephemeral: true, data: { content: 'Sure?' } });
+
+    const later = sandbox.pressButton({ interactionId: asked.interactionId, customId: 'yes:later' });
+    const edit = await sandbox.waitForInteractionResponse(later.interactionId, { kind: 'edit', timeoutMs: 5_000 });
+    expect(sandbox.interactionResponses(later.interactionId).map((r) => [r.kind, r.type ?? null, r.deferred])).toEqual([
+      ['callback', 6, true],
+      ['edit', null, false],
+    ]);
+    expect(edit).toMatchObject({ messageId: '@original', ephemeral: true, data: { content: 'Done later.', components: [] } });
+    const message = (await (
+      await fetch(`${sandbox.apiBaseUrl}/v10/webhooks/${sandbox.applicationId}/${asked.token}/messages/@original`)
+    ).json()) as { id: string; content: string; components: unknown[] };
+    // The press edited the message the button was on, not a new one.
+    expect(message).toMatchObject({ content: 'Done later.', components: [] });
+    expect(pressed.at(-1)).toEqual({ customId: 'yes:later', userId: aliceId, messageId: message.id });
+    // The button is gone from the message: it cannot be pressed again.
+    expect(() => sandbox.pressButton({ interactionId: asked.interactionId, customId: 'yes:later' })).toThrow(/no button/);
+
+    const again = confirm();
+    await sandbox.waitForInteractionResponse(again.interactionId, { final: true, timeoutMs: 5_000 });
+    const now = sandbox.pressButton({ interactionId: again.interactionId, customId: 'yes:now' });
+    const update = await sandbox.waitForInteractionResponse(now.interactionId, { timeoutMs: 5_000 });
+    expect(update).toMatchObject({ kind: 'callback', type: 7, deferred: false, ephemeral: true, data: { content: 'Done now.' } });
+  });
+
+  it('refuses a press nobody could make: another user on an ephemeral message, a button that is not there', async () => {
+    const { interactionId } = sandbox.injectCommand({ guildId, userId: aliceId, name: 'confirm' });
+    await sandbox.waitForInteractionResponse(interactionId, { final: true, timeoutMs: 5_000 });
+    const carol = sandbox.addMember(guildId, { username: 'carol' }).userId;
+    expect(() => sandbox.pressButton({ interactionId, customId: 'yes:now', userId: carol })).toThrow(/ephemeral/);
+    expect(() => sandbox.pressButton({ interactionId, customId: 'no' })).toThrow(/no button no/);
   });
 });

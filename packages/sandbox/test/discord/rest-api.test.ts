@@ -143,6 +143,35 @@ describe('Discord sandbox REST', () => {
     }
   });
 
+  it('searches members whose username or nickname starts with the query, case-insensitively, limit 1 by default', async () => {
+    const alina = sandbox.addMember(guildId, { username: 'alina', globalName: 'Zed' }).userId;
+    const nicked = sandbox.addMember(guildId, { username: 'zz_top', nick: 'Alfred' }).userId;
+    sandbox.addMember(guildId, { username: 'bob', globalName: 'Alvin' });
+    const search = async (query: string) => {
+      const answer = await call(sandbox, 'GET', `/guilds/${guildId}/members/search?${query}`);
+      return {
+        status: answer.status,
+        ids: Array.isArray(answer.body) ? (answer.body as Array<{ user: { id: string } }>).map((m) => m.user.id) : answer.body,
+      };
+    };
+    const all = await search('query=AL&limit=10');
+    expect(all.status).toBe(200);
+    // The display name (global_name) is not searched: "Alvin" is bob's.
+    expect([...(all.ids as string[])].sort()).toEqual([aliceId, alina, nicked].sort());
+    expect((await search('query=al')).ids).toHaveLength(1);
+    expect((await search('query=nobody&limit=5')).ids).toEqual([]);
+    const missing = await call(sandbox, 'GET', `/guilds/${guildId}/members/search?limit=5`);
+    expect([missing.status, missing.body]).toEqual([
+      400,
+      {
+        message: 'Invalid Form Body',
+        code: 50035,
+        errors: { query: { _errors: [{ code: 'BASE_TYPE_REQUIRED', message: 'This field is required' }] } },
+      },
+    ]);
+    expect((await search('query=a&limit=1001')).status).toBe(400);
+  });
+
   it('answers 403 / 50001 on the member list when the members intent is disabled', async () => {
     sandbox.setMembersIntentEnabled(false);
     const answer = await call(sandbox, 'GET', `/guilds/${guildId}/members?limit=1000`);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { MINUTE, createManualClock } from '@tierlink/sandbox';
 import type { MembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
@@ -20,13 +21,14 @@ describe('membership-service sandbox: OAuth (spec: OAuth endpoints, Authenticati
   const authorize = (extra: Record<string, string> = {}): string =>
     `${sb.url}/oauth2/authorize?${new URLSearchParams({ response_type: 'code', client_id: sb.clientId, redirect_uri: REDIRECT, scope: 'identity', state: 's t/ä', ...extra })}`;
 
-  const exchange = (code: string, redirectUri = REDIRECT) =>
+  const exchange = (code: string, redirectUri = REDIRECT, extra: Record<string, string> = {}) =>
     postForm(sb.url, '/api/oauth2/token', {
       grant_type: 'authorization_code',
       code,
       client_id: sb.clientId,
       client_secret: sb.clientSecret,
       redirect_uri: redirectUri,
+      ...extra,
     });
 
   const codeOf = (location: string): string => new URL(location).searchParams.get('code') ?? '';
@@ -60,6 +62,50 @@ describe('membership-service sandbox: OAuth (spec: OAuth endpoints, Authenticati
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
     expect(res.headers.get('content-type')).toContain('text/html');
+  });
+
+  it.each([
+    ['a method it does not know', { code_challenge: 'a'.repeat(43), code_challenge_method: 'S512' }],
+    ['a challenge shorter than 43 characters', { code_challenge: 'a'.repeat(42), code_challenge_method: 'S256' }],
+    ['a challenge with characters outside [A-Za-z0-9-._~]', { code_challenge: `${'a'.repeat(42)}+`, code_challenge_method: 'S256' }],
+    ['a method without a challenge', { code_challenge_method: 'S256' }],
+  ])('refuses a PKCE request with %s', async (_label, extra) => {
+    const res = await fetch(authorize(extra), { redirect: 'manual' });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+  });
+
+  describe('PKCE (RFC 7636)', () => {
+    const verifier = 'v'.repeat(20) + '-._~' + 'Z9'.repeat(12);
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const pkce = { code_challenge: challenge, code_challenge_method: 'S256' };
+
+    it('exchanges an S256 code only with the matching code_verifier', async () => {
+      const code = codeOf(await sb.approveAuthorization(authorize(pkce), patronId));
+      expect((await exchange(code, REDIRECT, { code_verifier: verifier })).status).toBe(200);
+    });
+
+    it.each([
+      ['no code_verifier', {}],
+      ['another code_verifier', { code_verifier: `${verifier.slice(1)}x` }],
+      ['the challenge itself as verifier', { code_verifier: challenge }],
+    ])('refuses %s with invalid_grant, and the code is spent', async (_label, extra: Record<string, string>) => {
+      const code = codeOf(await sb.approveAuthorization(authorize(pkce), patronId));
+      const refused = await exchange(code, REDIRECT, extra);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toBe('invalid_grant');
+      expect((await exchange(code, REDIRECT, { code_verifier: verifier })).body.error).toBe('invalid_grant');
+    });
+
+    it('refuses a code_verifier for a code asked for without a challenge', async () => {
+      const code = codeOf(await sb.approveAuthorization(authorize(), patronId));
+      expect((await exchange(code, REDIRECT, { code_verifier: verifier })).body.error).toBe('invalid_grant');
+    });
+
+    it('takes a plain challenge as the verifier itself (the RFC default method)', async () => {
+      const code = codeOf(await sb.approveAuthorization(authorize({ code_challenge: verifier }), patronId));
+      expect((await exchange(code, REDIRECT, { code_verifier: verifier })).status).toBe(200);
+    });
   });
 
   it('redirects with error=access_denied on Deny', async () => {

@@ -1,12 +1,4 @@
-import {
-  ActionRowBuilder,
-  ButtonBuilder,
-  ButtonStyle,
-  InteractionContextType,
-  MessageFlags,
-  PermissionFlagsBits,
-  SlashCommandBuilder,
-} from 'discord.js';
+import { ActionRowBuilder, ButtonBuilder, ButtonStyle, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import { LINK_LIFETIME_MS } from '../../../app/linking/one-time-links';
 import type { Command } from '../command';
 
@@ -21,7 +13,7 @@ export const connectCommand: Command = {
   permission: { bit: PermissionFlagsBits.ManageGuild, name: 'Manage Server' },
   async execute(interaction, { services }) {
     const { url } = await services.connect.start(interaction.user.id, { id: interaction.guildId!, name: interaction.guild?.name ?? null });
-    await interaction.reply({
+    await interaction.editReply({
       content:
         'Sign in with the Patreon account that owns the campaign. Tierlink asks to read your campaign, its tiers and members, and to manage its webhooks.\n' +
         `The link is just for you: it works once, for ${LINK_LIFETIME_MS / 60_000} minutes.`,
@@ -30,7 +22,6 @@ export const connectCommand: Command = {
           new ButtonBuilder().setStyle(ButtonStyle.Link).setURL(url).setLabel('Connect Patreon'),
         ),
       ],
-      flags: MessageFlags.Ephemeral,
     });
   },
 };

@@ -1,4 +1,4 @@
-import { InteractionContextType, MessageFlags, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import type { Command } from '../command';
 import { NO_PINGS } from '../format';
 
@@ -12,7 +12,6 @@ export const doctorCommand: Command = {
     .toJSON(),
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
   async execute(interaction, { services }) {
-    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
     await interaction.editReply({ content: await services.doctor.report(interaction.guildId!), allowedMentions: NO_PINGS });
   },
 };

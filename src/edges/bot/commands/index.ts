@@ -1,4 +1,5 @@
 import type { Command } from '../command';
+import { auditCommand } from './audit';
 import { connectCommand } from './connect';
 import { doctorCommand } from './doctor';
 import { linkCommand } from './link';
@@ -21,4 +22,5 @@ export const COMMANDS: readonly Command[] = [
   settingsCommand,
   syncCommand,
   doctorCommand,
+  auditCommand,
 ];

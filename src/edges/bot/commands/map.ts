@@ -1,10 +1,4 @@
-import {
-  type ChatInputCommandInteraction,
-  InteractionContextType,
-  MessageFlags,
-  PermissionFlagsBits,
-  SlashCommandBuilder,
-} from 'discord.js';
+import { type ChatInputCommandInteraction, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import type { MapOutcome } from '../../../app/admin/mapping-service';
 import type { Command, CommandContext } from '../command';
 import { NO_PINGS, describeGuildApply } from '../format';
@@ -26,7 +20,12 @@ async function answer(interaction: ChatInputCommandInteraction, verb: 'map' | 'u
       return interaction.editReply('That tier is not one of this server’s campaigns. Pick one from the list (run /tiers to see them).');
     case 'role_refused':
       return interaction.editReply({
-        content: `Nothing was mapped: I can’t manage that role. ${outcome.message}\n**Fix:** ${outcome.fix}`,
+        content: `Nothing was ${verb === 'map' ? 'mapped' : 'unmapped'}: I can’t manage that role. ${outcome.message}\n**Fix:** ${outcome.fix}`,
+        allowedMentions: NO_PINGS,
+      });
+    case 'not_allowed':
+      return interaction.editReply({
+        content: `Nothing was ${verb === 'map' ? 'mapped' : 'unmapped'}: ${outcome.message}\n**What to do:** ${outcome.fix}`,
         allowedMentions: NO_PINGS,
       });
     case 'not_mapped':
@@ -55,17 +54,18 @@ async function answer(interaction: ChatInputCommandInteraction, verb: 'map' | 'u
   }
 }
 
-/** `/map tier role` (Manage Roles): a tier grants a role, on top of its own `chat_role_ids`. */
+/**
+ * `/map tier role` (Manage Roles): a tier grants a role, on top of its own `chat_role_ids`; only a
+ * role the member could grant themselves (src/core/authority.ts).
+ */
 export const mapCommand: Command = {
   data: build('map', 'Make a tier grant a Discord role'),
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
   async execute(interaction, ctx) {
-    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
     const outcome = await ctx.services.mapping.map(
-      interaction.guildId!,
+      { guildId: interaction.guildId!, userId: interaction.user.id },
       interaction.options.getString('tier', true),
       interaction.options.getRole('role', true).id,
-      interaction.user.id,
     );
     await answer(interaction, 'map', outcome, ctx);
   },
@@ -79,9 +79,8 @@ export const unmapCommand: Command = {
   data: build('unmap', 'Stop a tier from granting a Discord role (mappings made with /map)'),
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
   async execute(interaction, ctx) {
-    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
     const outcome = await ctx.services.mapping.unmap(
-      interaction.guildId!,
+      { guildId: interaction.guildId!, userId: interaction.user.id },
       interaction.options.getString('tier', true),
       interaction.options.getRole('role', true).id,
     );

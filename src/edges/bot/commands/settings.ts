@@ -1,9 +1,10 @@
-import { InteractionContextType, MessageFlags, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import { SETTING_BOUNDS } from '../../../core/planner/settings';
 import type { SettingsChange } from '../../../core/planner/settings';
 import type { GuildSettings, Mode } from '../../../core/planner/types';
 import type { Command } from '../command';
-import { NO_PINGS, roleMention, describeGuildApply } from '../format';
+import { NO_PINGS, fitMessage, roleMention } from '../format';
+import { STRICT_BUTTON_PREFIX, pressStrictButton, reportApply, strictButton, strictPreviewLines } from './strict-confirmation';
 
 export function renderSettings(s: GuildSettings): string {
   return [
@@ -16,7 +17,11 @@ export function renderSettings(s: GuildSettings): string {
   ].join('\n');
 }
 
-/** `/settings` (Manage Roles): shows the guild's sync settings; options change them. */
+/**
+ * `/settings` (Manage Roles): shows the guild's sync settings; options change them. Roles are checked
+ * against the member's authority by the service; turning strict mode on shows what it would remove
+ * and waits for the member to press the confirmation button.
+ */
 export const settingsCommand: Command = {
   data: new SlashCommandBuilder()
     .setName('settings')
@@ -57,8 +62,8 @@ export const settingsCommand: Command = {
     )
     .toJSON(),
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
+  button: { prefix: STRICT_BUTTON_PREFIX, press: pressStrictButton },
   async execute(interaction, { services, logger }) {
-    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
     const o = interaction.options;
     const change: SettingsChange = {};
     const grace = o.getInteger('grace_days');
@@ -78,38 +83,35 @@ export const settingsCommand: Command = {
     const min = o.getInteger('removal_threshold_min');
     if (min !== null) change.removalThresholdMin = min;
 
-    const outcome = await services.settings.apply(interaction.guildId!, change);
-    if (outcome.kind === 'invalid') {
-      await interaction.editReply({
-        content: `Nothing was changed:\n${outcome.problems.map((p) => `• ${p}`).join('\n')}`,
-        allowedMentions: NO_PINGS,
-      });
-      return;
-    }
-    if (outcome.kind === 'shown') {
-      await interaction.editReply({
-        content: `**Settings of this server**\n${renderSettings(outcome.settings)}`,
-        allowedMentions: NO_PINGS,
-      });
-      return;
-    }
-    const head = `**Settings saved**\n${renderSettings(outcome.settings)}`;
-    if (!outcome.followUp) {
-      await interaction.editReply({ content: head, allowedMentions: NO_PINGS });
-      return;
-    }
-    await interaction.editReply({ content: `${head}\nUpdating members’ roles…`, allowedMentions: NO_PINGS });
-    try {
-      await interaction.editReply({
-        content: `${head}\n${describeGuildApply(await outcome.followUp)}`,
-        allowedMentions: NO_PINGS,
-      });
-    } catch (error) {
-      logger.error({ err: error }, 'roles update after /settings failed');
-      await interaction.editReply({
-        content: `${head}\nUpdating roles failed; the nightly sync will catch up.`,
-        allowedMentions: NO_PINGS,
-      });
+    const outcome = await services.settings.apply({ guildId: interaction.guildId!, userId: interaction.user.id }, change);
+    switch (outcome.kind) {
+      case 'invalid':
+      case 'not_allowed':
+        await interaction.editReply({
+          content: fitMessage(['Nothing was changed:', ...outcome.problems.map((p) => `• ${p}`)]),
+          allowedMentions: NO_PINGS,
+        });
+        return;
+      case 'shown':
+        await interaction.editReply({
+          content: `**Settings of this server**\n${renderSettings(outcome.settings)}`,
+          allowedMentions: NO_PINGS,
+        });
+        return;
+      case 'strict_pending':
+        await interaction.editReply({
+          content: fitMessage([`**Settings of this server**`, renderSettings(outcome.settings), '', ...strictPreviewLines(outcome.strict)]),
+          components: [strictButton(outcome.strict)],
+          allowedMentions: NO_PINGS,
+        });
+        return;
+      case 'changed': {
+        const { strict: request } = outcome;
+        const head = [`**Settings saved**`, renderSettings(outcome.settings), ...(request ? ['', ...strictPreviewLines(request)] : [])];
+        const components = request ? [strictButton(request)] : [];
+        const edit = (content: string) => interaction.editReply({ content, components, allowedMentions: NO_PINGS });
+        await reportApply(edit, fitMessage(head, 1800), outcome.followUp, logger);
+      }
     }
   },
 };

@@ -1,4 +1,4 @@
-import { InteractionContextType, MessageFlags, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import type { Command } from '../command';
 import { NO_PINGS } from '../format';
 
@@ -20,7 +20,6 @@ export const syncCommand: Command = {
     .toJSON(),
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
   async execute(interaction, { services, logger }) {
-    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
     const run = services.sync.runForGuild(interaction.guildId!, {
       dryRun: interaction.options.getBoolean('dry_run') ?? false,
       force: interaction.options.getBoolean('force') ?? false,

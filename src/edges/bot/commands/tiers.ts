@@ -1,4 +1,4 @@
-import { InteractionContextType, MessageFlags, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import type { TierLine } from '../../../app/admin/tiers-service';
 import type { Command } from '../command';
 import { NO_PINGS, fitMessage, money, roleMention } from '../format';
@@ -38,7 +38,6 @@ export const tiersCommand: Command = {
     .toJSON(),
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
   async execute(interaction, { services }) {
-    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
     const tiers = await services.tiers.list(interaction.guildId!);
     await interaction.editReply({ content: renderTiers(tiers), allowedMentions: NO_PINGS });
   },

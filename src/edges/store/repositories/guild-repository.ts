@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { GuildSettings } from '../../../core/planner/types';
 import { DEFAULT_SETTINGS } from '../../../core/planner/settings';
 import type { Db } from '../database';
@@ -21,6 +21,16 @@ export function createGuildRepository(db: Db) {
     async name(guildId: string): Promise<string | null> {
       const [row] = await db.select({ name: guilds.name }).from(guilds).where(eq(guilds.id, guildId));
       return row?.name ?? null;
+    },
+
+    /** The guilds among `guildIds` that Tierlink knows (the bot was there), with their names. */
+    async namesOf(guildIds: readonly string[]): Promise<Map<string, string | null>> {
+      if (guildIds.length === 0) return new Map();
+      const rows = await db
+        .select({ id: guilds.id, name: guilds.name })
+        .from(guilds)
+        .where(inArray(guilds.id, [...guildIds]));
+      return new Map(rows.map((r) => [r.id, r.name]));
     },
 
     async settings(guildId: string): Promise<GuildSettings> {

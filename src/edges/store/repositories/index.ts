@@ -1,6 +1,9 @@
 import type { SecretBox } from '../secret-box';
 import type { Db } from '../database';
 import { createAppStateRepository } from './app-state-repository';
+import { createAuditLogRepository } from './audit-log-repository';
+import { createDashboardSessionRepository } from './dashboard-session-repository';
+import { createPatronDirectoryRepository } from './patron-directory-repository';
 import { createCampaignRepository } from './campaign-repository';
 import { createCredentialRepository } from './credential-repository';
 import { createGuildRepository } from './guild-repository';
@@ -26,6 +29,10 @@ export function createRepositories(db: Db, box: SecretBox) {
     appState: createAppStateRepository(db),
     syncRuns: createSyncRunRepository(db),
     webhooks: createWebhookRepository(db, box),
+    // The dashboard's reads and sessions.
+    auditLog: createAuditLogRepository(db),
+    patronDirectory: createPatronDirectoryRepository(db),
+    dashboardSessions: createDashboardSessionRepository(db),
   };
 }
 

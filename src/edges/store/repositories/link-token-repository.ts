@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, lt } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, isNull, lt } from 'drizzle-orm';
 import type { Db } from '../database';
 import { linkTokens } from '../schema';
 
@@ -11,15 +11,23 @@ export type LinkTokenRow = typeof linkTokens.$inferSelect;
  */
 export function createLinkTokenRepository(db: Db) {
   return {
-    async create(row: Omit<LinkTokenRow, 'usedAt' | 'stateNonceHash' | 'stateUsedAt'>): Promise<void> {
+    async create(row: Omit<LinkTokenRow, 'usedAt' | 'stateNonceHash' | 'stateUsedAt' | 'codeVerifier' | 'choiceUsedAt'>): Promise<void> {
       await db.insert(linkTokens).values(row);
     },
 
-    /** Marks an unused, unexpired token of this purpose used and binds the OAuth state nonce to it. */
-    async use(purpose: LinkTokenRow['purpose'], tokenHash: string, stateNonceHash: string, now: Date): Promise<LinkTokenRow | null> {
+    /**
+     * Marks an unused, unexpired token of this purpose used and binds the OAuth state nonce and the
+     * (sealed) PKCE verifier to it.
+     */
+    async use(
+      purpose: LinkTokenRow['purpose'],
+      tokenHash: string,
+      flow: { stateNonceHash: string; codeVerifier: string },
+      now: Date,
+    ): Promise<LinkTokenRow | null> {
       const [row] = await db
         .update(linkTokens)
-        .set({ usedAt: now, stateNonceHash })
+        .set({ usedAt: now, stateNonceHash: flow.stateNonceHash, codeVerifier: flow.codeVerifier })
         .where(
           and(
             eq(linkTokens.tokenHash, tokenHash),
@@ -43,6 +51,23 @@ export function createLinkTokenRepository(db: Db) {
             eq(linkTokens.stateNonceHash, stateNonceHash),
             isNull(linkTokens.stateUsedAt),
             gt(linkTokens.usedAt, usedAfter),
+          ),
+        )
+        .returning();
+      return row ?? null;
+    },
+
+    /** The campaign chooser of a consumed `/connect` state, acted on once: true for the one caller that wins. */
+    async useChoice(tokenHash: string, now: Date): Promise<LinkTokenRow | null> {
+      const [row] = await db
+        .update(linkTokens)
+        .set({ choiceUsedAt: now })
+        .where(
+          and(
+            eq(linkTokens.tokenHash, tokenHash),
+            eq(linkTokens.purpose, 'connect'),
+            isNotNull(linkTokens.stateUsedAt),
+            isNull(linkTokens.choiceUsedAt),
           ),
         )
         .returning();

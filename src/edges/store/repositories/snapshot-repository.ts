@@ -24,6 +24,8 @@ export interface SnapshotInput {
   entitledTierIds: string[];
   pledgeRelationshipStart: Date | null;
   entitledAmountCents: number | null;
+  /** The member's name on the service; absent or null keeps the stored one. */
+  fullName?: string | null;
   source: SnapshotRow['source'];
 }
 
@@ -140,6 +142,7 @@ export function createSnapshotRepository(db: Db) {
       t: s.entitledTierIds,
       ps: s.pledgeRelationshipStart?.toISOString() ?? null,
       a: s.entitledAmountCents,
+      n: s.fullName ?? null,
       src: s.source,
     }));
     const at = now.toISOString();
@@ -149,14 +152,14 @@ export function createSnapshotRepository(db: Db) {
       insert into member_snapshots as s (
         campaign_id, member_id, patreon_user_id, patron_status, is_follower, is_free_trial, is_gifted, last_charge_date,
         last_charge_status, entitled_tier_ids, last_active_tier_ids, first_declined_at, pledge_relationship_start,
-        entitled_amount_cents, unreadable, source, fetched_at
+        entitled_amount_cents, full_name, unreadable, source, fetched_at
       )
       select r.c, r.m, r.u, r.st, r.f, r.ft, r.g, r.lcd, r.lcs, r.t,
         case when r.st in ('active_patron', 'declined_patron') then r.t else '[]'::jsonb end,
-        r.fd, r.ps, r.a, null, r.src, ${at}::timestamptz
+        r.fd, r.ps, r.a, r.n, null, r.src, ${at}::timestamptz
       from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
         as r(c text, m text, u text, st text, f boolean, ft boolean, g boolean, fd timestamptz, lcd timestamptz, lcs text, t jsonb,
-             ps timestamptz, a integer, src text)
+             ps timestamptz, a integer, n text, src text)
       on conflict (campaign_id, member_id) do update set
         patreon_user_id = excluded.patreon_user_id,
         patron_status = excluded.patron_status,
@@ -170,6 +173,7 @@ export function createSnapshotRepository(db: Db) {
         first_declined_at = excluded.first_declined_at,
         pledge_relationship_start = excluded.pledge_relationship_start,
         entitled_amount_cents = excluded.entitled_amount_cents,
+        full_name = coalesce(excluded.full_name, s.full_name),
         unreadable = null,
         source = excluded.source,
         fetched_at = excluded.fetched_at

@@ -7,6 +7,9 @@ export {
   consentDeniedMessage,
   badStateMessage,
   serviceDownMessage,
+  otherBrowserMessage,
+  choiceRefusedMessage,
+  chooseByFormMessage,
   type FlowCommand,
 } from './render-message';
 export { PAGE_CONTENT_SECURITY_POLICY } from './layout';

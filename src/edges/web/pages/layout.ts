@@ -102,7 +102,7 @@ code,kbd{font:600 .92em/1.3 ui-monospace,"SFMono-Regular",Menlo,Consolas,"Libera
 .status-line .badge svg{width:1.125rem;height:1.125rem}
 .choices{display:grid;gap:.625rem}
 .choice{border-radius:.875rem;background:var(--surface-2);border:1px solid var(--border)}
-.choice-link{display:flex;align-items:center;gap:.75rem;padding:.875rem 1rem;color:var(--text);text-decoration:none;border-radius:.875rem}
+.choice-link{display:flex;align-items:center;gap:.75rem;padding:.875rem 1rem;color:var(--text);text-decoration:none;border-radius:.875rem;width:100%;border:0;background:none;font:inherit;text-align:left;cursor:pointer}
 .choice-link:hover{background:var(--info-bg)}
 .choice-link>svg{width:1.25rem;height:1.25rem;color:var(--link);margin-left:auto}
 .choice-mark{flex:none;display:grid;place-items:center;width:2.5rem;height:2.5rem;border-radius:.75rem;background:var(--accent);color:var(--on-accent);font-weight:750;font-size:1.0625rem}
@@ -136,13 +136,17 @@ code,kbd{font:600 .92em/1.3 ui-monospace,"SFMono-Regular",Menlo,Consolas,"Libera
 @media print{body{background:none}.card{box-shadow:none}}
 `;
 
+/** The shared stylesheet and mark, for pages with a shell of their own (the dashboard). */
+export { STYLES as PAGE_STYLES, LOGO_SVG };
+
 /** The policy the pages need: nothing but their own stylesheet and inline data images. */
 export const PAGE_CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   `style-src 'sha256-${createHash('sha256').update(STYLES).digest('base64')}'`,
   'img-src data:',
   "base-uri 'none'",
-  "form-action 'none'",
+  // The campaign chooser posts to us; nothing else has a form.
+  "form-action 'self'",
 ].join('; ');
 
 const svg = (body: string, viewBox = '0 0 24 24'): SafeHtml =>

@@ -46,7 +46,7 @@ export function renderChooseCampaign(view: ChooseCampaignView): string {
       id: 'choices',
       title: 'Your campaigns',
       intro: html`To serve another campaign here as well, run ${command('/connect')} again and choose it.`,
-      body: html`<ul class="choices" data-next-step>${view.choices.map(choiceItem)}</ul>`,
+      body: html`<ul class="choices" data-next-step>${view.choices.map((c) => choiceItem(view, c))}</ul>`,
     }),
   ];
 
@@ -58,13 +58,13 @@ export function renderChooseCampaign(view: ChooseCampaignView): string {
   });
 }
 
-function choiceItem(choice: Choice): SafeHtml {
-  const choose = safeHref(choice.chooseUrl);
+/** One campaign: a form posting its ticket (with the page's token) to the chooser; a choice acts once. */
+function choiceItem(view: ChooseCampaignView, choice: Choice): SafeHtml {
   const page = safeHref(choice.url);
   const initial = Array.from(choice.name.trim())[0]?.toUpperCase() ?? '?';
   const meta = choice.patronCount === null ? 'Patron count not shared' : plural(choice.patronCount, 'patron');
   const body = html`<span class="choice-mark" aria-hidden="true">${initial}</span> <span class="choice-body"><span class="choice-name">${choice.name}</span> <span class="choice-meta">${meta}</span></span>${icons.chevronRight}`;
-  return html`<li class="choice">${
-    choose ? html`<a class="choice-link" href="${choose}">${body}</a>` : html`<div class="choice-link">${body}</div>`
-  }${page ? html`<p class="choice-extra"><a href="${page}" rel="noopener noreferrer">View on Patreon</a></p>` : null}</li>`;
+  return html`<li class="choice"><form method="post" action="${view.action}"><input type="hidden" name="ticket" value="${choice.ticket}"><input type="hidden" name="csrf" value="${view.csrf}"><button type="submit" class="choice-link">${body}</button></form>${
+    page ? html`<p class="choice-extra"><a href="${page}" rel="noopener noreferrer">View on Patreon</a></p>` : null
+  }</li>`;
 }

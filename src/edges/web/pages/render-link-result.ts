@@ -23,6 +23,7 @@ export function renderLinkResult(view: LinkResultView): string {
       context: context([
         { icon: icons.star, label: 'Campaign', name: view.campaignName },
         { icon: icons.server, label: 'Discord server', name: view.guildName },
+        { icon: icons.user, label: 'Discord account', name: accountName(view) },
       ]),
       headline: copy.headline,
       lead: copy.lead,
@@ -30,6 +31,9 @@ export function renderLinkResult(view: LinkResultView): string {
     }),
     nextSteps(copy.steps),
     copy.aside && notice(copy.aside),
+    notice(
+      html`Your Patreon membership is linked to the Discord account <strong>${accountName(view)}</strong>. Not you? Run ${command('/link')} yourself in Discord: the membership moves to your account.`,
+    ),
     view.movedFromAnotherAccount &&
       notice(
         'This Patreon account was linked to another Discord account before. It is linked to this one now, and its roles moved here with it.',
@@ -67,6 +71,12 @@ export function renderLinkResult(view: LinkResultView): string {
       html`To disconnect, run ${command('/unlink')} in Discord.`,
     ],
   });
+}
+
+/** "Ada L. (@ada)", or the username alone when it is the only name. */
+function accountName(view: LinkResultView): string {
+  const { name, username } = view.discordAccount;
+  return username && username !== name ? `${name} (@${username})` : name;
 }
 
 interface LinkCopy {

@@ -83,3 +83,46 @@ export function serviceDownMessage(command: FlowCommand): MessageView {
     next: `Wait a minute, then run ${command} again in Discord.`,
   };
 }
+
+/**
+ * 403: a valid state arrived in a browser that did not start the flow (no flow cookie, or another
+ * one). That is what a forwarded consent page looks like (login CSRF): nothing is linked.
+ */
+export function otherBrowserMessage(command: FlowCommand): MessageView {
+  return {
+    status: 403,
+    tone: 'error',
+    title: 'Start again from Discord',
+    message:
+      `This page was opened in a different browser from the one that followed the ${command} link, the link was passed ` +
+      'on by someone else, or this browser did not keep Tierlink’s cookie. To keep your account safe, nothing was linked or changed.',
+    next: `Run ${command} yourself in Discord and follow the button it gives you, in this browser.`,
+  };
+}
+
+/** The campaign chooser's ticket was already used, expired, or is not for this browser. */
+export function choiceRefusedMessage(reason: 'used' | 'expired' | 'invalid'): MessageView {
+  const message = {
+    used: 'A campaign was already chosen from this page, and a choice works once.',
+    expired: 'The choice of campaign is open for 30 minutes after signing in, and that time is over.',
+    invalid: 'This choice did not come from the page Tierlink showed in this browser, so nothing was connected.',
+  }[reason];
+  return {
+    status: reason === 'used' ? 409 : reason === 'expired' ? 410 : 403,
+    tone: 'warning',
+    title: 'Choose again from Discord',
+    message,
+    next: 'Run /connect again in Discord to choose a campaign.',
+  };
+}
+
+/** 405: the chooser acts only on the page's form (a POST), never on a link that can be followed or leaked. */
+export function chooseByFormMessage(): MessageView {
+  return {
+    status: 405,
+    tone: 'warning',
+    title: 'Choose on the page',
+    message: 'A campaign is chosen with the buttons of the page Tierlink showed after you signed in, not with a link.',
+    next: 'Run /connect again in Discord to get that page.',
+  };
+}

@@ -24,6 +24,11 @@ export interface LinkResultView {
   guildName: string | null;
   /** The patron's name on the membership service. */
   patronName: string;
+  /**
+   * The Discord account that now holds the membership, as Discord shows it: `name` is the display
+   * name (or the username, or the id when Discord could not be asked), `username` the @handle.
+   */
+  discordAccount: { name: string; username: string | null };
   standing: Standing;
   /** One sentence: "Active patron", "Payment declined on 2026-11-02; roles kept until 2026-11-09". */
   standingText: string;
@@ -70,7 +75,12 @@ export interface ConnectResultView {
 export interface ChooseCampaignView {
   creatorName: string;
   guildName: string | null;
-  choices: Array<{ name: string; url: string | null; patronCount: number | null; chooseUrl: string }>;
+  /** Where each choice is posted (a form, never a link: a choice acts once, from this page). */
+  action: string;
+  /** The form token tied to this browser's flow cookie. */
+  csrf: string;
+  /** `ticket`: what the choice's form posts; it works once. */
+  choices: Array<{ name: string; url: string | null; patronCount: number | null; ticket: string }>;
 }
 
 /** A page with one message: an expired link, denied consent, a bad state, an outage. */

@@ -1,0 +1,100 @@
+import type { GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
+import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
+import { guildRoles } from '../../core/guild-roles';
+import type { SettingsChange } from '../../core/planner/settings';
+import type { GuildSettings } from '../../core/planner/types';
+import type { GuildApplyOutcome } from '../sync';
+import type { MapOutcome, MappingService } from '../admin/mapping-service';
+import type { SettingsOutcome, SettingsService } from '../admin/settings-service';
+import { type TierLine, type TiersService, tierRef } from '../admin/tiers-service';
+
+/** How long a page waits for the roles update after a change before it says "in the background". */
+export const FOLLOW_UP_WAIT_MS = 5_000;
+
+export interface RoleChoice {
+  id: string;
+  name: string;
+  /** Why Tierlink cannot grant it, when it cannot (above its role, …). */
+  problem: string | null;
+}
+
+export interface ConfigurationView {
+  tiers: Array<TierLine & { ref: string }>;
+  settings: GuildSettings;
+  /** The server's roles a tier or setting may name, highest first (not @everyone, not integration roles). */
+  roles: RoleChoice[];
+}
+
+/** A change and what the roles update after it did, as far as the page waited for it. */
+export type FollowUp = GuildApplyOutcome | { kind: 'running' } | { kind: 'failed' };
+
+export interface ConfigurationDeps {
+  tiers: Pick<TiersService, 'list'>;
+  guilds: Pick<GuildRepository, 'settings'>;
+  snapshots: Pick<GuildSnapshotCache, 'get'>;
+  mapping: Pick<MappingService, 'map' | 'unmap'>;
+  settings: Pick<SettingsService, 'apply'>;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * The Tiers and roles page: the same services `/tiers`, `/map`, `/unmap` and `/settings` use, so a
+ * change made on the page is checked, refused and applied exactly as the command's. The signed-in
+ * user's Discord id is the actor the services check.
+ */
+export function createConfiguration(deps: ConfigurationDeps) {
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref()));
+
+  async function wait(followUp: Promise<GuildApplyOutcome> | null): Promise<FollowUp | null> {
+    if (!followUp) return null;
+    const settled = followUp.then(
+      (outcome): FollowUp => outcome,
+      (): FollowUp => ({ kind: 'failed' }),
+    );
+    return Promise.race([settled, sleep(FOLLOW_UP_WAIT_MS).then((): FollowUp => ({ kind: 'running' }))]);
+  }
+
+  async function roleChoices(guildId: string): Promise<RoleChoice[]> {
+    const snapshot = await deps.snapshots.get(guildId);
+    const judged = guildRoles(guildId, snapshot);
+    return [...snapshot.roles]
+      .filter((r) => r.id !== guildId && !r.managed)
+      .sort((a, b) => b.position - a.position || (BigInt(a.id) < BigInt(b.id) ? -1 : 1))
+      .map((r) => ({ id: r.id, name: r.name, problem: judged.get(r.id)?.problem?.message ?? null }));
+  }
+
+  return {
+    roleChoices,
+
+    async view(guildId: string): Promise<ConfigurationView> {
+      const [tiers, settings, roles] = await Promise.all([deps.tiers.list(guildId), deps.guilds.settings(guildId), roleChoices(guildId)]);
+      return { tiers: tiers.map((t) => ({ ...t, ref: tierRef(t.campaignId, t.tierId) })), settings, roles };
+    },
+
+    async map(guildId: string, actorId: string, tier: string, roleId: string): Promise<{ outcome: MapOutcome; followUp: FollowUp | null }> {
+      const outcome = await deps.mapping.map({ guildId, userId: actorId }, tier, roleId);
+      return { outcome, followUp: outcome.kind === 'done' && outcome.changed ? await wait(outcome.followUp) : null };
+    },
+
+    async unmap(
+      guildId: string,
+      actorId: string,
+      tier: string,
+      roleId: string,
+    ): Promise<{ outcome: MapOutcome; followUp: FollowUp | null }> {
+      const outcome = await deps.mapping.unmap({ guildId, userId: actorId }, tier, roleId);
+      return { outcome, followUp: outcome.kind === 'done' ? await wait(outcome.followUp) : null };
+    },
+
+    async saveSettings(
+      guildId: string,
+      actorId: string,
+      change: SettingsChange,
+    ): Promise<{ outcome: SettingsOutcome; followUp: FollowUp | null }> {
+      const outcome = await deps.settings.apply({ guildId, userId: actorId }, change);
+      return { outcome, followUp: outcome.kind === 'changed' ? await wait(outcome.followUp) : null };
+    },
+  };
+}
+
+export type Configuration = ReturnType<typeof createConfiguration>;

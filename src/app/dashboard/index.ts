@@ -1,0 +1,84 @@
+import type { Doctor } from '../admin/doctor';
+import type { MappingService } from '../admin/mapping-service';
+import type { SettingsService } from '../admin/settings-service';
+import type { TiersService } from '../admin/tiers-service';
+import type { GuildPermissions } from '../guild-permissions';
+import type { StatusService } from '../linking/status-service';
+import type { WebhookRegistration } from '../webhooks/registration';
+import { createDiscordUserOAuth } from '../../edges/discord/user-oauth';
+import type { GuildDirectory } from '../../edges/discord/guild-directory';
+import type { GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
+import type { Repositories } from '../../edges/store/repositories';
+import type { SecretBox } from '../../edges/store/secret-box';
+import type { Clock } from '../../shared/clock';
+import type { Logger } from '../../shared/logger';
+import { createDashboardAccess } from './access';
+import type { AuditBrowser } from './audit';
+import { createConfiguration } from './configuration';
+import { createMemberLookup } from './members';
+import { createOverview } from './overview';
+import { createSignIn } from './sign-in';
+import { type RunSync, createSyncDesk } from './syncs';
+
+export interface DashboardDeps {
+  repos: Pick<Repositories, 'guilds' | 'campaigns' | 'syncRuns' | 'auditLog' | 'ledger' | 'patronDirectory' | 'dashboardSessions'>;
+  discord: { directory: GuildDirectory; snapshots: GuildSnapshotCache };
+  permissions: GuildPermissions;
+  /** The audit log's reader (also `/audit`'s). */
+  audit: AuditBrowser;
+  admin: { tiers: TiersService; mapping: MappingService; settings: SettingsService; doctor: Pick<Doctor, 'run'> };
+  status: StatusService;
+  registration: Pick<WebhookRegistration, 'health'>;
+  runSync: RunSync;
+  oauth: { clientId: string; clientSecret: string; webBaseUrl: string; apiBaseUrl: string };
+  box: SecretBox;
+  clock: Clock;
+  logger: Logger;
+  publicUrl: () => string;
+}
+
+/**
+ * The creator dashboard's services (issue 15): sign-in with Discord and sessions, who may enter a
+ * server, and the queries and changes behind each page. The pages (src/edges/web/dashboard) call
+ * only these.
+ */
+export function createDashboard(deps: DashboardDeps) {
+  const { repos, discord, clock, logger } = deps;
+  const signIn = createSignIn({
+    oauth: createDiscordUserOAuth(deps.oauth),
+    sessions: repos.dashboardSessions,
+    box: deps.box,
+    clock,
+    logger,
+    redirectUri: () => `${deps.publicUrl()}/dashboard/callback`,
+  });
+  const access = createDashboardAccess({ guilds: repos.guilds, permissions: deps.permissions });
+  const { audit } = deps;
+  const overview = createOverview({
+    ...repos,
+    doctor: deps.admin.doctor,
+    webhookHealth: (campaignId) => deps.registration.health(campaignId),
+    clock,
+    logger,
+  });
+  const members = createMemberLookup({ ...repos, ...discord, status: deps.status, audit });
+  const syncs = createSyncDesk({ ...repos, audit, runSync: deps.runSync, logger });
+  const configuration = createConfiguration({ ...deps.admin, guilds: repos.guilds, snapshots: discord.snapshots });
+  return {
+    signIn,
+    access,
+    overview,
+    audit,
+    members,
+    syncs,
+    configuration,
+    /** Where people reach the dashboard, for the demo and the logs. */
+    url: () => `${deps.publicUrl()}/dashboard`,
+    /** Whether sessions must be sent over HTTPS only (PUBLIC_URL is https). */
+    secureCookies: () => deps.publicUrl().startsWith('https:'),
+    /** Drops expired sessions (run from the hourly housekeeping). */
+    prune: () => repos.dashboardSessions.prune(clock.now()),
+  };
+}
+
+export type Dashboard = ReturnType<typeof createDashboard>;

@@ -1,0 +1,152 @@
+import type { Result } from './result';
+import { err, ok } from './result';
+import { ADMINISTRATOR, type HierarchyRole, MANAGE_ROLES, compareRolePositions } from './role-hierarchy';
+
+/** Discord permission bits (Discord's docs, Permissions; docs/discord-api-notes.md §7) that Tierlink's authority rules name. */
+export const Permission = {
+  KickMembers: 1n << 1n,
+  BanMembers: 1n << 2n,
+  Administrator: ADMINISTRATOR,
+  ManageChannels: 1n << 4n,
+  ManageGuild: 1n << 5n,
+  MentionEveryone: 1n << 17n,
+  ManageRoles: MANAGE_ROLES,
+  ManageWebhooks: 1n << 29n,
+  ModerateMembers: 1n << 40n,
+} as const;
+
+/**
+ * Permissions that give power over other members or the server. A role carrying one of them is
+ * handed out (or taken away, or made a former-patron or follower role) through Tierlink only by the
+ * server's owner or an Administrator: every patron of a tier would get that power, including the
+ * person who mapped it. Strict mode never removes such a role (docs/decisions.md §2).
+ */
+export const DANGEROUS_PERMISSIONS: ReadonlyArray<{ bit: bigint; name: string }> = [
+  { bit: Permission.Administrator, name: 'Administrator' },
+  { bit: Permission.ManageGuild, name: 'Manage Server' },
+  { bit: Permission.ManageRoles, name: 'Manage Roles' },
+  { bit: Permission.ManageChannels, name: 'Manage Channels' },
+  { bit: Permission.KickMembers, name: 'Kick Members' },
+  { bit: Permission.BanMembers, name: 'Ban Members' },
+  { bit: Permission.ManageWebhooks, name: 'Manage Webhooks' },
+  { bit: Permission.ModerateMembers, name: 'Moderate Members' },
+  { bit: Permission.MentionEveryone, name: 'Mention @everyone, @here, and All Roles' },
+];
+
+/** Every permission bit, as Discord grants them to an owner or an Administrator. */
+const ALL = (1n << 64n) - 1n;
+
+/** The names of the dangerous permissions a role carries (its own bits, as Discord serialises them). */
+export function dangerousPermissionsOf(permissions: string): string[] {
+  const bits = BigInt(permissions);
+  return DANGEROUS_PERMISSIONS.filter((p) => (bits & p.bit) !== 0n).map((p) => p.name);
+}
+
+/** What the rules read about the person asking: the guild's roles and owner, and the member's roles. */
+export interface ActorFacts {
+  guildId: string;
+  userId: string;
+  ownerId: string;
+  /** The member's role ids (without @everyone), as Discord lists them for the member. */
+  memberRoleIds: readonly string[];
+  /** Every role of the guild, @everyone included (its id is the guild id). */
+  roles: readonly HierarchyRole[];
+}
+
+/** The invoker's standing in the guild, from guild-level permissions only. */
+export interface Authority {
+  guildId: string;
+  userId: string;
+  isOwner: boolean;
+  isAdministrator: boolean;
+  /** Guild-level permissions: @everyone and the member's roles; every bit for the owner or an Administrator. */
+  permissions: bigint;
+  /** The member's highest role, or @everyone when they have none. */
+  highest: HierarchyRole | null;
+}
+
+/**
+ * Guild-level permissions as Discord computes them before channel overwrites (Discord's docs,
+ * Permissions, "Permission Hierarchy"; docs/discord-api-notes.md §7): the owner has everything; otherwise @everyone's
+ * bits OR the member's roles' bits, and Administrator means everything. Channel overwrites (what an
+ * interaction's `member.permissions` and `app_permissions` carry) are never read: a "Manage
+ * Permissions" overwrite on one channel sets the Manage Roles bit there and grants nothing here.
+ */
+export function authorityOf(facts: ActorFacts): Authority {
+  const mine = new Set([...facts.memberRoleIds, facts.guildId]);
+  let bits = 0n;
+  let highest: HierarchyRole | null = null;
+  for (const role of facts.roles) {
+    if (!mine.has(role.id)) continue;
+    bits |= BigInt(role.permissions);
+    if (!highest || compareRolePositions(role, highest) > 0) highest = role;
+  }
+  const isOwner = facts.userId === facts.ownerId;
+  const isAdministrator = (bits & ADMINISTRATOR) !== 0n;
+  return {
+    guildId: facts.guildId,
+    userId: facts.userId,
+    isOwner,
+    isAdministrator,
+    permissions: isOwner || isAdministrator ? ALL : bits,
+    highest,
+  };
+}
+
+export function hasPermission(authority: Authority, bit: bigint): boolean {
+  return (authority.permissions & bit) === bit;
+}
+
+export type AuthorityRefusalCode = 'missing_permission' | 'at_or_above' | 'dangerous';
+
+/** Why a person may not have Tierlink manage a role for them, in words for that person. */
+export interface AuthorityRefusal {
+  code: AuthorityRefusalCode;
+  roleId: string;
+  roleName: string;
+  message: string;
+  fix: string;
+}
+
+/**
+ * Whether `authority` may make Tierlink grant and remove `role` (map it, unmap it, make it the
+ * former-patron or follower role, let strict mode remove it). Discord lets a member with Manage
+ * Roles manage only roles below their own highest role; Tierlink keeps that rule, so the bot is
+ * never a way round it. The owner and Administrators pass the hierarchy; roles with dangerous
+ * permissions need one of them.
+ */
+export function checkRoleAuthority(authority: Authority, role: HierarchyRole): Result<HierarchyRole, AuthorityRefusal> {
+  const refuse = (code: AuthorityRefusalCode, message: string, fix: string) =>
+    err<AuthorityRefusal>({ code, roleId: role.id, roleName: role.name, message, fix });
+  if (!hasPermission(authority, Permission.ManageRoles)) {
+    return refuse(
+      'missing_permission',
+      `You need the Manage Roles permission in this server to have Tierlink manage ${role.name}.`,
+      'Ask the server owner or an administrator, or for a role with Manage Roles.',
+    );
+  }
+  if (authority.isOwner || authority.isAdministrator) return ok(role);
+  if (!authority.highest || compareRolePositions(authority.highest, role) <= 0) {
+    const where =
+      authority.highest && authority.highest.id !== authority.guildId
+        ? `at or above your highest role, ${authority.highest.name}`
+        : 'above you: you have no role in this server';
+    return refuse(
+      'at_or_above',
+      `${role.name} is ${where}. Discord lets you give or take away only roles below your own highest role, and Tierlink ` +
+        `keeps the same rule.`,
+      `Ask someone whose highest role is above ${role.name} (or the server owner, or an administrator) to do this.`,
+    );
+  }
+  const dangerous = dangerousPermissionsOf(role.permissions);
+  if (dangerous.length > 0) {
+    const those = dangerous.length === 1 ? 'that permission' : 'those permissions';
+    return refuse(
+      'dangerous',
+      `${role.name} has the ${dangerous.join(', ')} permission${dangerous.length === 1 ? '' : 's'}. Only the server owner or an administrator can have Tierlink give or take ` +
+        `away a role with that kind of power: everyone Tierlink gives it to would have it.`,
+      `Ask the server owner or someone with Administrator to do this, or remove ${those} from ${role.name} first.`,
+    );
+  }
+  return ok(role);
+}

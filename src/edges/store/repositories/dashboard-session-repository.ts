@@ -1,0 +1,59 @@
+import { and, asc, eq, gt, inArray, lte } from 'drizzle-orm';
+import type { Db } from '../database';
+import { dashboardSessions } from '../schema';
+
+export type DashboardSessionRepository = ReturnType<typeof createDashboardSessionRepository>;
+export type DashboardSessionRow = typeof dashboardSessions.$inferSelect;
+export type SessionFlash = NonNullable<DashboardSessionRow['flash']>;
+
+/** Sign-ins kept per user: a new one beyond this ends the oldest. */
+export const MAX_SESSIONS_PER_USER = 10;
+
+/** Dashboard sessions, found by the SHA-256 of their id (the id itself is only in the browser). */
+export function createDashboardSessionRepository(db: Db) {
+  return {
+    async create(row: Omit<DashboardSessionRow, 'flash'>): Promise<void> {
+      await db.insert(dashboardSessions).values({ ...row, flash: null });
+      const mine = await db
+        .select({ idHash: dashboardSessions.idHash })
+        .from(dashboardSessions)
+        .where(eq(dashboardSessions.discordUserId, row.discordUserId))
+        .orderBy(asc(dashboardSessions.createdAt), asc(dashboardSessions.idHash));
+      const extra = mine.length - MAX_SESSIONS_PER_USER;
+      if (extra > 0) {
+        await db.delete(dashboardSessions).where(
+          inArray(
+            dashboardSessions.idHash,
+            mine.slice(0, extra).map((r) => r.idHash),
+          ),
+        );
+      }
+    },
+
+    /** The live session with this hash, or null (unknown, signed out or expired). */
+    async find(idHash: string, now: Date): Promise<DashboardSessionRow | null> {
+      const [row] = await db
+        .select()
+        .from(dashboardSessions)
+        .where(and(eq(dashboardSessions.idHash, idHash), gt(dashboardSessions.expiresAt, now)));
+      return row ?? null;
+    },
+
+    async delete(idHash: string): Promise<void> {
+      await db.delete(dashboardSessions).where(eq(dashboardSessions.idHash, idHash));
+    },
+
+    async setFlash(idHash: string, flash: SessionFlash | null): Promise<void> {
+      await db.update(dashboardSessions).set({ flash }).where(eq(dashboardSessions.idHash, idHash));
+    },
+
+    /** Drops expired sessions, so the table does not grow with every sign-in. */
+    async prune(now: Date): Promise<number> {
+      const rows = await db
+        .delete(dashboardSessions)
+        .where(lte(dashboardSessions.expiresAt, now))
+        .returning({ h: dashboardSessions.idHash });
+      return rows.length;
+    },
+  };
+}

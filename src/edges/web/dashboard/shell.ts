@@ -1,0 +1,113 @@
+import { type HtmlValue, type SafeHtml, html, trustedHtml } from '../pages/html';
+import { LOGO_SVG, icons, type Tone } from '../pages/layout';
+import type { DashboardFlash } from './views';
+import { DASHBOARD_CONTENT_SECURITY_POLICY, DASHBOARD_STYLESHEET } from './styles';
+
+/** The tabs of a server's dashboard, in order: their path below `/dashboard/<guild id>`. */
+export const TABS = [
+  { id: 'overview', label: 'Overview', path: '' },
+  { id: 'tiers', label: 'Tiers and roles', path: '/tiers' },
+  { id: 'members', label: 'Members', path: '/members' },
+  { id: 'audit', label: 'Audit log', path: '/audit' },
+  { id: 'syncs', label: 'Syncs', path: '/syncs' },
+] as const;
+
+export type TabId = (typeof TABS)[number]['id'];
+
+/** Who is signed in, for the top bar (and the sign-out form's token). */
+export interface Viewer {
+  name: string;
+  csrfToken: string;
+}
+
+export interface ShellOptions {
+  title: string;
+  viewer: Viewer | null;
+  /** The server being managed, with the current tab; null on the pages outside a server. */
+  server: { id: string; name: string; tab: TabId } | null;
+  /** One line under the headline. */
+  intro?: HtmlValue;
+  flash?: DashboardFlash | null;
+  main: HtmlValue;
+}
+
+const LOGO = trustedHtml(LOGO_SVG);
+const FAVICON = `data:image/svg+xml,${encodeURIComponent(LOGO_SVG)}`;
+
+const FLASH_ICON: Record<Tone, SafeHtml> = { success: icons.check, warning: icons.alert, error: icons.cross, info: icons.info };
+
+export const guildPath = (guildId: string, path = '') => `/dashboard/${guildId}${path}`;
+
+/** The hidden field every form of the dashboard carries. */
+export function csrfField(token: string): SafeHtml {
+  return html`<input type="hidden" name="_csrf" value="${token}">`;
+}
+
+export function flashBox(flash: DashboardFlash): SafeHtml {
+  const lines = flash.text.split('\n').filter((l) => l.trim() !== '');
+  return html`<div class="flash tone-${flash.tone}" role="${flash.tone === 'error' ? 'alert' : 'status'}">${FLASH_ICON[flash.tone]}<div>${lines.map((l) => html`<p>${l}</p>`)}</div></div>`;
+}
+
+/** A titled panel; `id` names its heading for the landmark. */
+export function panel(o: { id: string; title: string; hint?: HtmlValue; body: HtmlValue }): SafeHtml {
+  return html`<section class="panel" aria-labelledby="${o.id}"><h2 id="${o.id}">${o.title}</h2>${o.hint ? html`<p class="hint">${o.hint}</p>` : null}${o.body}</section>`;
+}
+
+/** A complete dashboard document: skip link, top bar, tabs, the page's one `h1`, the content. */
+export function renderDashboard(o: ShellOptions): string {
+  const tabs = o.server
+    ? html`<nav class="tabs" aria-label="${o.server.name}">${TABS.map(
+        (t) =>
+          html`<a href="${guildPath(o.server!.id, t.path)}"${t.id === o.server!.tab ? trustedHtml(' aria-current="page"') : null}>${t.label}</a>`,
+      )}</nav>`
+    : null;
+  const user = o.viewer
+    ? html`<div class="topbar-user"><span>Signed in as <strong>${o.viewer.name}</strong></span>${
+        o.server ? html`<a href="/dashboard">All servers</a>` : null
+      }<form method="post" action="/dashboard/logout">${csrfField(o.viewer.csrfToken)}<button class="link-button" type="submit">Sign out</button></form></div>`
+    : null;
+  const page = html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="${DASHBOARD_CONTENT_SECURITY_POLICY}">
+<meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex, nofollow">
+<meta name="color-scheme" content="light dark">
+<title>${o.title}${o.server ? ` · ${o.server.name}` : ''} · Tierlink</title>
+<link rel="icon" href="${FAVICON}">
+<style>${trustedHtml(DASHBOARD_STYLESHEET)}</style>
+</head>
+<body>
+<a class="skip-link" href="#main">Skip to content</a>
+<div class="dash-shell">
+<header class="topbar">
+<a class="brand" href="/dashboard">${LOGO}<span>Tierlink</span></a>
+${o.server ? html`<span class="topbar-server">${icons.server}<span><span class="visually-hidden">Server: </span>${o.server.name}</span></span>` : null}
+${user}
+</header>
+${tabs}
+<main id="main" tabindex="-1"${o.server ? null : trustedHtml(' class="narrow standalone"')}>
+<div class="page-head"><h1>${o.title}</h1>${o.intro ? html`<p>${o.intro}</p>` : null}</div>
+${o.flash ? flashBox(o.flash) : null}
+${o.main}
+</main>
+<footer class="foot"><p>Tierlink keeps Discord roles in step with Patreon tiers.</p></footer>
+</div>
+</body>
+</html>
+`;
+  return page.toString();
+}
+
+/** A short date and time in UTC, the same for every reader: "2026-11-20 14:03 UTC". */
+export function when(date: Date | null): string {
+  return date ? `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '—';
+}
+
+/** The labelled cell of a table that stacks on a phone. */
+export function cell(label: string, content: HtmlValue, className?: string): SafeHtml {
+  // One element inside: on a phone the cell is a grid of its label and this.
+  return html`<td data-label="${label}"${className ? trustedHtml(` class="${className}"`) : null}><div>${content}</div></td>`;
+}

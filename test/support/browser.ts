@@ -1,0 +1,60 @@
+/**
+ * A browser's cookie jar over plain `fetch`: what one person's browser sends and keeps, per host.
+ * Two `Browser`s are two people (the attacker's and the patron's); cookies never cross between them.
+ * Redirects are not followed: each step is a request the test makes and reads.
+ */
+export class Browser {
+  private readonly jars = new Map<string, Map<string, string>>();
+
+  private jar(url: string): Map<string, string> {
+    const host = new URL(url).host;
+    let jar = this.jars.get(host);
+    if (!jar) {
+      jar = new Map();
+      this.jars.set(host, jar);
+    }
+    return jar;
+  }
+
+  private keep(url: string, res: Response): void {
+    const jar = this.jar(url);
+    for (const line of res.headers.getSetCookie()) {
+      const [pair = '', ...attributes] = line.split(';').map((p) => p.trim());
+      const at = pair.indexOf('=');
+      if (at <= 0) continue;
+      const name = pair.slice(0, at);
+      const gone = attributes.some((a) => /^max-age=0$/i.test(a) || /^max-age=-/i.test(a));
+      if (gone) jar.delete(name);
+      else jar.set(name, pair.slice(at + 1));
+    }
+  }
+
+  private headers(url: string, extra: Record<string, string> = {}): Record<string, string> {
+    const jar = this.jar(url);
+    const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+    return cookie ? { ...extra, cookie } : extra;
+  }
+
+  async get(url: string): Promise<Response> {
+    const res = await fetch(url, { redirect: 'manual', headers: this.headers(url) });
+    this.keep(url, res);
+    return res;
+  }
+
+  /** A form post, as a page's `<form method="post">` sends it. */
+  async post(url: string, form: Record<string, string>): Promise<Response> {
+    const res = await fetch(url, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: this.headers(url, { 'content-type': 'application/x-www-form-urlencoded' }),
+      body: new URLSearchParams(form).toString(),
+    });
+    this.keep(url, res);
+    return res;
+  }
+
+  /** The cookies this browser holds for a URL's host. */
+  cookies(url: string): Map<string, string> {
+    return new Map(this.jar(url));
+  }
+}
