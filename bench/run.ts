@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { runAuditLogBenchmark } from './audit-log';
+import { runDiscordTrafficBenchmarks } from './discord-traffic';
 import { runFullSyncBenchmark } from './full-sync';
 import { runLinkLatencyBenchmark } from './link-latency';
 import { runWebhookBenchmarks } from './webhooks';
@@ -43,6 +44,8 @@ async function main(): Promise<void> {
       run: async () => [...(await runLinkLatencyBenchmark()), ...(postgresUrl ? await runLinkLatencyBenchmark({ postgresUrl }) : [])],
     },
     { title: 'Webhooks', run: () => runWebhookBenchmarks(postgresUrl ? { postgresUrl } : {}) },
+    // Issue 14: member roles from the gateway, interactive before bulk under Discord's member-role bucket.
+    { title: 'Discord traffic', run: () => runDiscordTrafficBenchmarks(postgresUrl ? { postgresUrl } : {}) },
     { title: 'Full sync', run: () => runFullSyncBenchmark() },
     // Patreon's dialect: page[count], its names, and its published limits paced by the request budget.
     { title: "Full sync in Patreon's dialect", run: () => runFullSyncBenchmark({ dialect: 'patreon', secondRun: false }) },

@@ -138,7 +138,7 @@ describe("Discord's member-role bucket", () => {
       expect(linkAt).toBeGreaterThanOrEqual(1);
       expect(linkAt).toBeLessThan(10);
 
-      expect((await sync).status).toBe('ok');
+      expect(await sync).toMatchObject({ status: 'ok' });
       for (const userId of bulk) expect(e.discord.memberRoles(e.guildId, userId)).toEqual([e.roles.bronze]);
       expect(e.discord.rateLimitHits()).toEqual([]);
     } finally {

@@ -6,7 +6,7 @@ import { type CreateRestOptions, createRest } from './create-rest';
 import { createGuildDirectory } from './guild-directory';
 import { createGuildSnapshotCache } from './guild-snapshot-cache';
 import { createMemberRoleCache, listingThroughCache } from './member-roles';
-import { type BudgetStore, createMemoryBudgetStore } from './request-budget';
+import { type BudgetStore, GLOBAL_WINDOW_MS, createMemoryBudgetStore } from './request-budget';
 import { createRequestScheduler } from './request-scheduler';
 import { createRoleWriter } from './role-writer';
 
@@ -59,7 +59,7 @@ export function createDiscordAccess(options: DiscordAccessOptions) {
   const { clock, logger, metrics } = options;
   const scheduler = createRequestScheduler({
     store: options.budget ?? createMemoryBudgetStore(options.monotonicNow ?? (() => performance.now())),
-    global: { limit: options.rest?.globalRequestsPerSecond ?? 50, windowMs: 1_000 },
+    global: { limit: options.rest?.globalRequestsPerSecond ?? 50, windowMs: GLOBAL_WINDOW_MS },
     ...(options.monotonicNow ? { now: options.monotonicNow } : {}),
     ...(logger ? { logger } : {}),
     ...(metrics ? { onWait: (lane) => metrics.discordPacedWaits.inc({ lane }) } : {}),

@@ -53,6 +53,15 @@ export interface TakeResult {
  * window Discord counts ends before ours (as @discordjs/rest's own `offset`; docs/tech-facts.md §2).
  */
 export const WINDOW_MARGIN_MS = 50;
+/**
+ * The global limit's window as Tierlink counts it: 50 requests per 1.15 s (plus the margin: 1.2 s,
+ * about 42 a second). Discord sends no headers for the global limit, so its windows cannot be
+ * learned, only estimated: a window opens with a take, and its first request reaches Discord a
+ * little later (a database round trip, a busy event loop, the network). Counting 200 ms longer
+ * than Discord keeps two windows' requests apart even when one request is that much later than
+ * another (docs/decisions.md §17).
+ */
+export const GLOBAL_WINDOW_MS = 1_150;
 /** An unknown bucket: its probe's answer is awaited this long at most before another probe. */
 export const PROBE_MS = 5_000;
 /** How often a caller looks again while another process's probe is out. */

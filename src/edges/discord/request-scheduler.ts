@@ -125,8 +125,10 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
       }
       const result = (async () => {
         await learning.get(key);
+        // The window's rest is counted from before the question: the answer comes later than the store's now.
+        const asked = now();
         const answer = await store.take(key, lane, store.shared ? 100 : 1, known);
-        if (answer.granted > 1) leases.set(key, { tokens: answer.granted - 1, until: now() + answer.windowLeftMs, lane });
+        if (answer.granted > 1) leases.set(key, { tokens: answer.granted - 1, until: asked + answer.windowLeftMs, lane });
         return answer;
       })();
       const entry = { lane, result };
