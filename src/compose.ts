@@ -6,6 +6,7 @@ import { createLinking } from './app/linking';
 import { createSync } from './app/sync';
 import { createApiMeter } from './app/sync/api-meter';
 import { createWebhooks } from './app/webhooks';
+import { createRetention } from './app/housekeeping/retention';
 import type { Config } from './config';
 import { createDiscordAccess } from './edges/discord';
 import { type Metrics, createMetrics } from './edges/observability/metrics';
@@ -17,6 +18,7 @@ import { createInboxQueue } from './edges/store/durable-queue';
 import { createPostgresBudgetStore } from './edges/store/discord-budget-store';
 import { createJobQueue, createJobStore } from './edges/store/job-queue';
 import { createRepositories } from './edges/store/repositories';
+import { createRetentionStore } from './edges/store/retention-store';
 import { createSecretBox } from './edges/store/secret-box';
 import { loadOrCreateSecretKey } from './edges/store/secret-key';
 import { type Clock, type Random, type Sleep, realSleep, systemClock } from './shared/clock';
@@ -57,7 +59,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   const metrics = options.metrics ?? createMetrics();
   const pollMs = options.pollMs;
   const { db } = database;
-  const box = createSecretBox(loadOrCreateSecretKey(config.secretKey, config.dataDir));
+  const box = createSecretBox(loadOrCreateSecretKey(config.secretKey, config.dataDir), config.secretKeyPrevious);
   let listeningUrl: string | null = null;
   const publicUrl = () => config.publicUrl ?? listeningUrl ?? `http://localhost:${config.port}`;
 
@@ -143,6 +145,15 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     logger,
     publicUrl,
     preferredCampaignId: config.patreon.campaignId,
+    environmentBinding: { tokens: Boolean(config.patreon.creatorAccessToken), guildIds: config.discord.bindGuildIds },
+  });
+
+  const retention = createRetention({
+    store: createRetentionStore(db),
+    appState: repos.appState,
+    withLock: (name, fn) => database.tryWithLock(name, fn),
+    clock,
+    logger,
   });
 
   // Staff tools: who may look at other members (/status member, /audit) and enter the dashboard.
@@ -173,7 +184,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
 
   return {
     ...{ clock, metrics, database, box, repos, discord, rest: discord.rest, accounts, jobQueue, sync, webhooks, linking, admin, publicUrl },
-    ...{ permissions, audit, dashboard },
+    ...{ permissions, audit, dashboard, retention },
     reconciler: sync.reconciler,
     scheduler: sync.scheduler,
     runSync: sync.runSync,

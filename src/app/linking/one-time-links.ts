@@ -60,6 +60,8 @@ export type RedeemedChoice =
   | { kind: 'invalid' };
 
 const flowIdOf = (tokenHash: string) => tokenHash.slice(0, 16);
+/** The PKCE verifier is sealed to its own link_tokens row. */
+const verifierSeal = (tokenHash: string) => ({ table: 'link_tokens', column: 'code_verifier', row: tokenHash });
 
 /**
  * The one-time links of `/link` and `/connect`, and the OAuth `state` that carries them through the
@@ -102,7 +104,7 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
       const row = await repo.use(
         purpose,
         tokenHash,
-        { stateNonceHash: sha256(nonce), codeVerifier: box.encrypt(pkce.verifier) },
+        { stateNonceHash: sha256(nonce), codeVerifier: box.encrypt(pkce.verifier, verifierSeal(tokenHash)) },
         clock.now(),
       );
       if (!row) return null;
@@ -130,7 +132,12 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
       const browserNonce = readNonce(flowId);
       if (browserNonce === undefined || !sameText(digest(browserNonce), binding)) return { kind: 'unbound', purpose: row.purpose, flowId };
       if (!row.codeVerifier) return { kind: 'invalid' };
-      return { kind: 'consumed', row, codeVerifier: box.decrypt(row.codeVerifier), flow: { tokenHash, flowId, binding } };
+      return {
+        kind: 'consumed',
+        row,
+        codeVerifier: box.decrypt(row.codeVerifier, verifierSeal(tokenHash)),
+        flow: { tokenHash, flowId, binding },
+      };
     },
 
     /** The flow a state or a chooser ticket belongs to (names its cookie); null for anything else. */

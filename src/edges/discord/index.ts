@@ -3,6 +3,7 @@ import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { Metrics } from '../observability/metrics';
 import { type CreateRestOptions, createRest } from './create-rest';
+import { createApplicationInfo } from './application-info';
 import { createGuildDirectory } from './guild-directory';
 import { createGuildSnapshotCache } from './guild-snapshot-cache';
 import { createMemberRoleCache, listingThroughCache } from './member-roles';
@@ -21,6 +22,7 @@ export type { DiscordProblem, DiscordProblemCode } from './discord-problem';
 export { createGuildSnapshotCache } from './guild-snapshot-cache';
 export { createDiscordUserOAuth } from './user-oauth';
 export type { DiscordUser, DiscordUserOAuth, DiscordUserOAuthOptions, UserGuild, UserOAuthError, UserTokens } from './user-oauth';
+export type { ApplicationInfo } from './application-info';
 export type { GuildSnapshot, GuildSnapshotCache } from './guild-snapshot-cache';
 export { createMemberRoleCache, listingThroughCache } from './member-roles';
 export type { GatewaySessionFeed, MemberRoleCache, MemberRoles, MemberRoleStats } from './member-roles';
@@ -94,7 +96,8 @@ export function createDiscordAccess(options: DiscordAccessOptions) {
     memberRoles,
     ...(logger ? { logger } : {}),
   });
-  return { rest, directory, snapshots, memberRoles, scheduler, writer };
+  const application = createApplicationInfo({ rest: rest.rest, clock });
+  return { rest, directory, snapshots, memberRoles, scheduler, writer, application };
 }
 
 export type DiscordAccess = ReturnType<typeof createDiscordAccess>;

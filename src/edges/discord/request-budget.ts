@@ -2,7 +2,7 @@
  * Discord's request budget: for each rate-limit bucket (and the global limit), how many requests
  * the current window has left, learned from the response headers and spent before each request
  * is sent, so that no request is sent into an exhausted bucket (docs/tech-facts.md §1–2,
- * docs/discord-api-notes.md §6, docs/decisions.md §17).
+ * docs/discord-api-notes.md §6, docs/decisions.md §18).
  *
  * The rule is here, once, as pure functions over a {@link BudgetRow}; a {@link BudgetStore} keeps
  * the rows: in memory for one process (PGlite), in PostgreSQL for every instance of an
@@ -59,7 +59,7 @@ export const WINDOW_MARGIN_MS = 50;
  * learned, only estimated: a window opens with a take, and its first request reaches Discord a
  * little later (a database round trip, a busy event loop, the network). Counting 200 ms longer
  * than Discord keeps two windows' requests apart even when one request is that much later than
- * another (docs/decisions.md §17).
+ * another (docs/decisions.md §18).
  */
 export const GLOBAL_WINDOW_MS = 1_150;
 /** An unknown bucket: its probe's answer is awaited this long at most before another probe. */
