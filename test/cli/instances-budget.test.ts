@@ -93,6 +93,13 @@ async function loadBalancer(targets: () => number[]) {
   };
 }
 
+/** The role grants an instance counted (`/metrics`, served to this machine). */
+async function grantsCounted(port: number): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const match = /^tierlink_role_changes_total\{kind="add",outcome="applied"\} (\d+)$/m.exec(text);
+  return match ? Number(match[1]) : 0;
+}
+
 let patreon: MembershipServiceSandbox;
 let discord: DiscordSandbox;
 let db: TestDatabase;
@@ -171,8 +178,11 @@ afterAll(async () => {
       expect(discord.rateLimitHits()).toEqual([]);
       const roleRequests = discord.requests().filter((r) => r.route === 'PUT /guilds/:g/members/:u/roles/:r');
       expect(roleRequests).toHaveLength(GUILDS * PATRONS);
-      // Each instance did its share of the work.
+      // Each instance did its share of the work: it was given deliveries, and sent role requests of its own.
       expect(balancer.served.filter((n) => n > 0)).toHaveLength(3);
+      const granteds = await Promise.all(instances.map((i) => grantsCounted(i.port)));
+      expect(granteds.every((n) => n > 0)).toBe(true);
+      expect(granteds.reduce((a, b) => a + b, 0)).toBe(GUILDS * PATRONS);
     } finally {
       await balancer.close();
     }
