@@ -129,10 +129,11 @@ afterAll(async () => {
 
     const ports: number[] = [];
     const balancer = await loadBalancer(() => ports);
-    // No DISCORD_GUILD_ID: the creator's campaign is bound to every server the bot is in.
+    // The creator's campaign bound to all thirty servers by the environment.
     const { DISCORD_GUILD_ID: _one, ...stands } = standInEnvironment(patreon, discord);
     const env = {
       ...stands,
+      DISCORD_GUILD_IDS: guilds.map((g) => g.guildId).join(','),
       DATABASE_URL: db.url!,
       SECRET_KEY,
       PUBLIC_URL: balancer.url,

@@ -133,7 +133,8 @@ export function takeFrom(
 /**
  * What a response says, merged into the row. `seen` null: the response carried no rate-limit
  * headers, so an unknown bucket is limited by the global limit only. An answer from an earlier
- * window (its end well before the current one's) changes nothing.
+ * window (its end well before the current one's) changes nothing, unless it says the bucket is
+ * smaller than the row thought: then it replaces the row.
  */
 export function learnInto(current: BudgetRow | undefined, seen: SeenLimit | null, now: number): BudgetRow | undefined {
   if (!seen) {
@@ -142,8 +143,10 @@ export function learnInto(current: BudgetRow | undefined, seen: SeenLimit | null
   }
   const end = now + seen.resetAfterMs + WINDOW_MARGIN_MS;
   const usedSeen = Math.max(0, seen.limit - seen.remaining);
-  const windowMs = Math.max(current?.learned ? current.windowMs : 0, Math.ceil(seen.resetAfterMs), 1);
-  if (!current || !current.learned || now >= current.windowEnd) {
+  // A bucket that shrank: what we counted was of the larger one; Discord's answer is the state now.
+  const shrank = current?.learned === true && seen.limit < current.limit;
+  const windowMs = Math.max(current?.learned && !shrank ? current.windowMs : 0, Math.ceil(seen.resetAfterMs), 1);
+  if (!current || !current.learned || shrank || now >= current.windowEnd) {
     return { limit: seen.limit, windowMs, windowEnd: end, used: usedSeen, learned: true };
   }
   const tolerance = Math.min(1_000, windowMs / 4);

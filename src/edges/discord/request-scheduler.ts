@@ -242,6 +242,10 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
       const retryAfter = number('retry-after');
       const seen: SeenLimit | null =
         limit !== null && remaining !== null && resetAfter !== null ? { limit, remaining, resetAfterMs: resetAfter * 1000 } : null;
+      // A lease is given up when Discord says less remains than it holds (the bucket shrank, or
+      // another program spent it): the next take asks the store, which applies the reserve to what it learned.
+      const lease = leases.get(key);
+      if (lease && (seen ? lease.tokens > seen.remaining : status === 429)) leases.delete(key);
       const global = status === 429 && headers.get('x-ratelimit-global') !== null;
       if (status === 429) options.logger?.warn({ key, global, retryAfterS: retryAfter }, 'discord answered 429');
       const write = (async () => {

@@ -88,6 +88,17 @@ test('what Discord counted wins when it is more than ours (another process spent
   expect(learnInto(fresh, { limit: 10, remaining: 0, resetAfterMs: 20 }, 10_000)).toBe(fresh);
 });
 
+test('an answer saying the bucket is smaller than the row thought replaces the row, window and count', () => {
+  const large = bucket({ limit: 10_000, windowMs: 60_000, windowEnd: 50_000, used: 100 });
+  expect(learnInto(large, { limit: 10, remaining: 9, resetAfterMs: 2_000 }, 1_000)).toEqual({
+    limit: 10,
+    windowMs: 2_000,
+    windowEnd: 3_000 + WINDOW_MARGIN_MS,
+    used: 1,
+    learned: true,
+  });
+});
+
 test('a 429 spends the bucket until its Retry-After', () => {
   expect(blockedInto(bucket({ used: 3 }), 4_000, 8_000)).toMatchObject({ used: 10, windowEnd: 12_000 + WINDOW_MARGIN_MS });
 });

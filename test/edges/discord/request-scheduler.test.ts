@@ -1,6 +1,6 @@
 import { createManualClock } from '@tierlink/sandbox';
 import { type DiscordSandbox, createDiscordSandbox } from '@tierlink/sandbox/discord';
-import { createDiscordAccess } from '../../../src/edges/discord';
+import { createDiscordAccess, createMemoryBudgetStore } from '../../../src/edges/discord';
 
 /**
  * Pacing and lanes against the Discord stand-in's own rate limits: its member-role bucket (10 per
@@ -80,6 +80,36 @@ test('a bucket of another size is learned from its headers, not assumed: 4 per s
     expect(results.every((r) => r.ok)).toBe(true);
     expect(sandbox.rateLimitHits()).toEqual([]);
     expect(grantsIn(guildId)).toHaveLength(13);
+  } finally {
+    sandbox.setRateLimit({ route: 'member-role', limit: 10, windowMs: 2_000 });
+  }
+});
+
+test('a bucket that shrank: the requests held from a larger window are cut to what Discord says remains, and the reserve is kept', async () => {
+  // A store shared by several processes grants a tenth of a large bucket at once (here 100 of 10,000).
+  const shared = { ...createMemoryBudgetStore(() => performance.now()), shared: true };
+  const { guildId, gold, ids } = setup(21);
+  const access = createDiscordAccess({
+    apiBaseUrl: sandbox.apiBaseUrl,
+    token: sandbox.botToken,
+    botUserId: sandbox.botUserId,
+    clock: createManualClock(),
+    budget: shared,
+  });
+  const [first, patron, ...bulkMembers] = ids;
+  sandbox.setRateLimit({ route: 'member-role', limit: 10_000, windowMs: 60_000 });
+  try {
+    expect((await access.writer.addRole(guildId, first!, gold, 'large')).ok).toBe(true);
+    sandbox.setRateLimit({ route: 'member-role', limit: 10, windowMs: 2_000 });
+    sandbox.clearRoleEvents();
+    const bulk = Promise.all(bulkMembers.map((u) => access.writer.addRole(guildId, u, gold, 'bulk', { lane: 'bulk' })));
+    // The first answer says 9 remain of 10: the bulk sends 7 of them (no more on the old lease) and leaves the reserve.
+    await until(() => grantsIn(guildId).length >= 7, 'the bulk share of the first window');
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await access.writer.addRole(guildId, patron!, gold, 'link')).ok).toBe(true);
+    expect(grantsIn(guildId).map((e) => e.reason)).toEqual([...Array(7).fill('bulk'), 'link']);
+    expect((await bulk).every((r) => r.ok)).toBe(true);
+    expect(sandbox.rateLimitHits()).toEqual([]);
   } finally {
     sandbox.setRateLimit({ route: 'member-role', limit: 10, windowMs: 2_000 });
   }
