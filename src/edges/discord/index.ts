@@ -7,7 +7,7 @@ import { createApplicationInfo } from './application-info';
 import { createGuildDirectory } from './guild-directory';
 import { createGuildSnapshotCache } from './guild-snapshot-cache';
 import { createMemberRoleCache, listingThroughCache } from './member-roles';
-import { type BudgetStore, GLOBAL_WINDOW_MS, createMemoryBudgetStore } from './request-budget';
+import { type BudgetStore, createMemoryBudgetStore, globalBudgetOf } from './request-budget';
 import { createRequestScheduler } from './request-scheduler';
 import { createRoleWriter } from './role-writer';
 
@@ -61,7 +61,7 @@ export function createDiscordAccess(options: DiscordAccessOptions) {
   const { clock, logger, metrics } = options;
   const scheduler = createRequestScheduler({
     store: options.budget ?? createMemoryBudgetStore(options.monotonicNow ?? (() => performance.now())),
-    global: { limit: options.rest?.globalRequestsPerSecond ?? 50, windowMs: GLOBAL_WINDOW_MS },
+    global: globalBudgetOf(options.rest?.globalRequestsPerSecond ?? 50),
     ...(options.monotonicNow ? { now: options.monotonicNow } : {}),
     ...(logger ? { logger } : {}),
     ...(metrics ? { onWait: (lane) => metrics.discordPacedWaits.inc({ lane }) } : {}),

@@ -54,14 +54,25 @@ export interface TakeResult {
  */
 export const WINDOW_MARGIN_MS = 50;
 /**
- * The global limit's window as Tierlink counts it: 50 requests per 1.15 s (plus the margin: 1.2 s,
- * about 42 a second). Discord sends no headers for the global limit, so its windows cannot be
- * learned, only estimated: a window opens with a take, and its first request reaches Discord a
- * little later (a database round trip, a busy event loop, the network). Counting 200 ms longer
- * than Discord keeps two windows' requests apart even when one request is that much later than
- * another (docs/decisions.md §18).
+ * The global limit's window as Tierlink counts it. Discord sends no headers for the global limit,
+ * so its windows can be neither learned nor aligned with ours: requests counted at the end of one
+ * of our windows can reach Discord in the same second as the next window's. Short windows bound
+ * that: 150 ms (200 ms with the margin), and any second of Discord's, even when requests reach it up
+ * to {@link GLOBAL_JITTER_MS} after they were counted, overlaps at most 7 of them
+ * (docs/decisions.md §18).
  */
-export const GLOBAL_WINDOW_MS = 1_150;
+export const GLOBAL_WINDOW_MS = 150;
+/** How much later than its count a request may reach Discord (a database round trip, a busy event loop, the network). */
+export const GLOBAL_JITTER_MS = 200;
+
+/**
+ * Discord's global limit (`perSecond`, 50) as a window of {@link GLOBAL_WINDOW_MS}: 7 requests per
+ * 200 ms, 35 a second, so that no second of Discord's sees more than 49 of them.
+ */
+export function globalBudgetOf(perSecond: number): KnownLimit {
+  const windows = Math.ceil((1_000 + GLOBAL_JITTER_MS) / (GLOBAL_WINDOW_MS + WINDOW_MARGIN_MS)) + 1;
+  return { limit: Math.max(1, Math.floor(perSecond / windows)), windowMs: GLOBAL_WINDOW_MS };
+}
 /** An unknown bucket: its probe's answer is awaited this long at most before another probe. */
 export const PROBE_MS = 5_000;
 /** How often a caller looks again while another process's probe is out. */

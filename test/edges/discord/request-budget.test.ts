@@ -1,10 +1,12 @@
 import {
   type BudgetRow,
+  GLOBAL_JITTER_MS,
   PROBE_MS,
   UNLIMITED,
   WINDOW_MARGIN_MS,
   blockedInto,
   budgetKeyOf,
+  globalBudgetOf,
   learnInto,
   releaseOf,
   reserveOf,
@@ -97,6 +99,14 @@ test('an answer saying the bucket is smaller than the row thought replaces the r
     used: 1,
     learned: true,
   });
+});
+
+test("the global limit is counted in windows short enough that no second of Discord's sees more than 50, even 200 ms late", () => {
+  const global = globalBudgetOf(50);
+  expect(global).toEqual({ limit: 7, windowMs: 150 });
+  const window = global.windowMs + WINDOW_MARGIN_MS;
+  // A second of Discord's plus the jitter overlaps at most this many of our windows, each spent whole.
+  expect((Math.ceil((1_000 + GLOBAL_JITTER_MS) / window) + 1) * global.limit).toBeLessThanOrEqual(50);
 });
 
 test('a 429 spends the bucket until its Retry-After', () => {
