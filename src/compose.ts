@@ -16,6 +16,7 @@ import type { RetryPolicy } from './edges/patreon/http';
 import type { Database } from './edges/store/database';
 import { createInboxQueue } from './edges/store/durable-queue';
 import { createPostgresBudgetStore } from './edges/store/discord-budget-store';
+import { createInstanceRegistry } from './edges/store/instance-registry';
 import { createJobQueue, createJobStore } from './edges/store/job-queue';
 import { createRepositories } from './edges/store/repositories';
 import { createRetentionStore } from './edges/store/retention-store';
@@ -47,7 +48,16 @@ export interface TierlinkOptions {
   pollMs?: number;
   /** How long `stop()` waits for in-flight work before it closes anyway (its leases then expire and a later start takes it). Default 10 s. */
   shutdownGraceMs?: number;
+  /** Tests: a shorter instance heartbeat and shard lease than {@link INSTANCE_LEASE_MS}. */
+  instanceLeaseMs?: number;
 }
+
+/**
+ * How long an instance's heartbeat keeps it alive and its gateway shards held (docs/decisions.md
+ * §17): it renews every fifth of that, so an instance killed outright is replaced within about 15 s
+ * plus a round, and a slow moment of a few seconds never costs a shard.
+ */
+export const INSTANCE_LEASE_MS = 15_000;
 
 export type Services = ReturnType<typeof buildServices>;
 
@@ -64,6 +74,8 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   const publicUrl = () => config.publicUrl ?? listeningUrl ?? `http://localhost:${config.port}`;
 
   const repos = createRepositories(db, box);
+  // The instances of this installation and their gateway shards: also read to split shared budgets.
+  const instances = createInstanceRegistry(db, { leaseMs: options.instanceLeaseMs ?? INSTANCE_LEASE_MS });
   const discord = createDiscordAccess({
     apiBaseUrl: config.discord.apiBaseUrl,
     token: config.discord.token,
@@ -101,6 +113,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     database,
     jobs: jobQueue,
     schedule: config.syncSchedule,
+    liveInstances: async () => (await instances.live()).filter((i) => !i.stopping).length,
     meter,
     clock,
     metrics,
@@ -184,6 +197,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
 
   return {
     ...{ clock, metrics, database, box, repos, discord, rest: discord.rest, accounts, jobQueue, sync, webhooks, linking, admin, publicUrl },
+    instances,
     ...{ permissions, audit, dashboard, retention },
     reconciler: sync.reconciler,
     scheduler: sync.scheduler,

@@ -134,6 +134,27 @@ const schema = z
         .refine((value) => isValidCron(value), { error: 'must be a cron expression, e.g. "0 4 * * *"' })
         .default('0 4 * * *'),
     ),
+    // ---- several instances (docs/decisions.md §17) ----
+    DISCORD_SHARD_COUNT: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .trim()
+        .regex(/^\d+$/, { error: 'must be a whole number of gateway shards, 1 or more' })
+        .transform(Number)
+        .refine((n) => n >= 1 && n <= 100_000, { error: 'must be a whole number of gateway shards, 1 or more' })
+        .optional(),
+    ),
+    DISCORD_PUBLIC_KEY: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .trim()
+        .regex(/^[0-9a-fA-F]{64}$/, {
+          error: 'must be the application’s public key: 64 hex digits (Developer Portal → General Information)',
+        })
+        .optional(),
+    ),
     LOG_LEVEL: z.preprocess(
       (value) => (typeof value === 'string' ? blankToUndefined(value.toLowerCase()) : value),
       z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
@@ -210,6 +231,13 @@ export interface Config {
     clientSecret: string | undefined;
     /** DISCORD_WEB_BASE_URL: the authorize page is `{webBaseUrl}/oauth2/authorize`. */
     webBaseUrl: string;
+  };
+  /** Several instances (docs/decisions.md §17). */
+  instances: {
+    /** DISCORD_SHARD_COUNT: the gateway's shard count; Discord's recommendation (`GET /gateway/bot`) when absent. */
+    shardCount: number | undefined;
+    /** DISCORD_PUBLIC_KEY: `POST /interactions` takes Discord's HTTP interactions when set. */
+    publicKey: string | undefined;
   };
 }
 
@@ -294,6 +322,7 @@ export function parseConfig(env: Record<string, string | undefined>, needs: Conf
       syncSchedule: e.SYNC_SCHEDULE,
       logLevel: e.LOG_LEVEL,
       dashboard: { clientSecret: e.DISCORD_CLIENT_SECRET, webBaseUrl: e.DISCORD_WEB_BASE_URL },
+      instances: { shardCount: e.DISCORD_SHARD_COUNT, publicKey: e.DISCORD_PUBLIC_KEY?.toLowerCase() },
     }),
   );
 }

@@ -1,11 +1,16 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type Services, type TierlinkOptions, buildServices } from './compose';
 import { createBot } from './edges/bot';
 import { publicUrlWarning } from './config';
+import { listBotGuilds } from './edges/discord/bot-guilds';
 import { checkHealth, databaseAnswers, healthChecks } from './edges/observability/health';
 import { openConfiguredDatabase } from './edges/store/open-configured';
 import { resealSecrets } from './edges/store/reseal-secrets';
 import { createWeb } from './edges/web';
 import { type HttpServer, listen } from './edges/web/http-server';
+import { createInteractionsEndpoint } from './edges/web/interactions-endpoint';
 import { createWebhookEndpoint } from './edges/web/webhook-endpoint';
 import { DAY } from './shared/clock';
 
@@ -42,6 +47,9 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
   let shuttingDown = false;
   let server: HttpServer | null = null;
   let housekeeping: NodeJS.Timeout | undefined;
+  // Commands are answered only once the configured campaigns are bound (src/edges/bot/interaction-router.ts).
+  let serving = false;
+  const instance = { id: randomUUID(), host: hostname(), pid: process.pid };
 
   const bot = createBot({
     token: config.discord.token,
@@ -59,6 +67,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       settings: admin.settings,
       staff: services.permissions,
       audit: services.audit,
+      adoption: admin.adoption,
     },
     runSync: sync.runSync,
     doctor: admin.doctor,
@@ -67,6 +76,8 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     roleSnapshots: services.discord.snapshots,
     memberRoles: services.discord.memberRoles,
     registeredCommands: repos.appState,
+    gateway: { instance, leases: services.instances, fixedShardCount: config.instances.shardCount },
+    isServing: () => serving,
     ...(options.discordWaitGuildTimeoutMs !== undefined ? { waitGuildTimeoutMs: options.discordWaitGuildTimeoutMs } : {}),
   });
   const app = createWeb({
@@ -82,6 +93,16 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     runSync: sync.runSync,
     webhookRouter: createWebhookEndpoint(webhooks.intake),
     dashboard: services.dashboard,
+    ...(config.instances.publicKey
+      ? {
+          interactionsRouter: createInteractionsEndpoint({
+            publicKeyHex: config.instances.publicKey,
+            handle: (payload) => bot.handleInteraction(payload),
+            clock: services.clock,
+            logger,
+          }),
+        }
+      : {}),
     health: () =>
       checkHealth(healthChecks({ database, gateway: bot, ...repos, accounts: services.accounts, registration: webhooks.registration })),
     healthOk: () => databaseAnswers(database),
@@ -91,6 +112,38 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     isShuttingDown: () => shuttingDown,
     publicUrl: services.publicUrl,
   });
+
+  /**
+   * Binds the campaign of the creator tokens in the environment before any command is served
+   * (the guilds the bot is in are read over REST: no gateway session is open yet). Instances that
+   * start together take turns (a lock), so each finds the binding the first one made.
+   */
+  async function connectFromEnvironment(): Promise<void> {
+    const { creatorAccessToken, creatorRefreshToken } = config.patreon;
+    if (!creatorAccessToken) return;
+    const tokens = { accessToken: creatorAccessToken, refreshToken: creatorRefreshToken ?? '' };
+    const connect = async () => {
+      // Only to name the servers the bot is in that stay unbound (a warning), never to bind them.
+      const botGuildIds = await listBotGuilds(services.rest.rest).then(
+        (guilds) => guilds.map((g) => g.id),
+        (error: unknown) => {
+          logger.warn({ err: error }, 'reading the servers the bot is in failed; unbound servers are not named');
+          return [];
+        },
+      );
+      await admin.connectFromEnvironment(tokens, config.discord.bindGuildIds, botGuildIds);
+    };
+    try {
+      for (let waited = 0; ; waited += 250) {
+        const outcome = await database.tryWithLock('connect-from-environment', connect);
+        if (outcome.acquired) return;
+        if (waited >= 60_000) return await connect();
+        await sleep(250);
+      }
+    } catch (error) {
+      logger.error({ err: error }, 'connecting the creator from PATREON_CREATOR_ACCESS_TOKEN failed; /connect still works');
+    }
+  }
 
   return {
     services,
@@ -105,14 +158,12 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       if (plainHttp) logger.warn(plainHttp);
       webhooks.start();
       services.jobQueue.worker.start();
+      // The embedded database has one process by construction: rows an earlier process left are void.
+      if (database.engine === 'pglite') await services.instances.reset();
+      await connectFromEnvironment();
+      serving = true;
       await bot.start();
-      const { creatorAccessToken, creatorRefreshToken } = config.patreon;
-      if (creatorAccessToken) {
-        const tokens = { accessToken: creatorAccessToken, refreshToken: creatorRefreshToken ?? '' };
-        await admin.connectFromEnvironment(tokens, config.discord.bindGuildIds, bot.guildIds()).catch((error: unknown) => {
-          logger.error({ err: error }, 'connecting the creator from PATREON_CREATOR_ACCESS_TOKEN failed; /connect still works');
-        });
-      }
+      logger.info({ instance: instance.id, shards: bot.shards() }, 'serving commands');
       webhooks.registration.start();
       sync.scheduler.start();
       services.retention.start();
@@ -130,13 +181,14 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       shuttingDown = true;
       clearInterval(housekeeping);
       const closing = server?.close(5000);
+      // First, so the other instances take the gateway shards over at once (they answer from then on).
+      await bot.stop();
       await sync.scheduler.stop();
       await services.retention.stop();
       const grace = options.shutdownGraceMs ?? 10_000;
       const done = await Promise.all([webhooks.stop(grace), services.jobQueue.worker.stop(grace)]);
       if (done.includes(false)) logger.warn('stopped with work in flight; its leases expire and another start picks it up');
       await closing;
-      await bot.stop();
       if (ownsDatabase) await database.close();
       logger.info('stopped');
     },

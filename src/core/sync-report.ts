@@ -120,6 +120,8 @@ export interface SyncReport {
   };
   campaigns: CampaignSyncReport[];
   guilds: GuildSyncReport[];
+  /** How many guilds this run handed to the instances' job workers instead of syncing them itself (then `guilds` is empty). */
+  spreadGuilds?: number;
   /** Requests per `api METHOD route` during the run. */
   apiCalls: Record<string, number>;
   /** Problems that are not a campaign's or a guild's (e.g. nothing to sync). */

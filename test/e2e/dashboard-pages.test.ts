@@ -42,6 +42,16 @@ afterAll(() => e?.stop());
 
 const path = (p = '') => `/dashboard/${e.guildId}${p}`;
 
+/** The settings form as the page sends it, strict mode unticked. */
+const SETTINGS_FORM = {
+  grace_days: '3',
+  mode: 'stack',
+  former_role: '',
+  follower_role: '',
+  removal_threshold_percent: '10',
+  removal_threshold_min: '25',
+} as const;
+
 async function postFrom(browser: DashboardBrowser, page: string, action: string, fields: Record<string, string>) {
   const form = await browser.get(path(page));
   const answer = await browser.post(path(action), fields, { csrfFrom: form.html });
@@ -87,14 +97,7 @@ test('a role the bot cannot give is refused on the page with the same words and 
 
 test('settings are saved through the settings service, and a value out of range is refused with its reason', async () => {
   const tiers = await owner.get(path('/tiers'));
-  const base = {
-    grace_days: '3',
-    mode: 'stack',
-    former_role: '',
-    follower_role: '',
-    removal_threshold_percent: '10',
-    removal_threshold_min: '25',
-  };
+  const base = SETTINGS_FORM;
   const saved = pageText((await owner.follow(await owner.post(path('/settings'), base, { csrfFrom: tiers.html }))).html);
   expect(saved).toContain('Settings saved.');
   expect((await e.tierlink.services.repos.guilds.settings(e.guildId)).graceDays).toBe(3);
@@ -233,4 +236,41 @@ test('a member with Manage Server but not Manage Roles sees the pages but cannot
   const refused = await browser.post(path('/tiers/map'), { tier: 'Gold', role: supporters }, { csrfFrom: tiers.html });
   expect(pageText((await browser.follow(refused)).html)).toContain('Changes need the Manage Roles permission');
   expect(await e.tierlink.services.repos.mappings.of(e.guildId)).toEqual([]);
+});
+
+test('strict mode is turned on from the page only after a preview and a confirmation, as in Discord', async () => {
+  const holder = e.discord.addMember(e.guildId, { username: 'hand_gold', roleIds: [e.roles.gold] }).userId;
+  const base = SETTINGS_FORM;
+  const tiers = await owner.get(path('/tiers'));
+  const asked = await owner.post(path('/settings'), { ...base, strict: 'on' }, { csrfFrom: tiers.html });
+  expect(asked.status).toBe(200);
+  const preview = pageText(asked.html);
+  expect(preview).toContain('Turn strict mode on?');
+  expect(preview).toMatch(/@Gold from 1 member/);
+  expect(preview).toContain('hand_gold');
+  expect((await e.tierlink.services.repos.guilds.settings(e.guildId)).strict).toBe(false);
+  const confirmation = /name="confirmation" value="([^"]+)"/.exec(asked.html)![1]!;
+
+  // Not ticked, or altered: strict stays off and the role stays.
+  const unticked = await owner.post(path('/settings/strict'), { confirmation }, { csrfFrom: asked.html });
+  expect(pageText((await owner.follow(unticked)).html)).toContain('Strict mode stays off: tick the box');
+  const altered = await owner.post(
+    path('/settings/strict'),
+    { confirmation: `${confirmation}x`, confirm: 'yes' },
+    { csrfFrom: asked.html },
+  );
+  expect(pageText((await owner.follow(altered)).html)).toContain('that confirmation was not made for you here');
+  expect((await e.tierlink.services.repos.guilds.settings(e.guildId)).strict).toBe(false);
+  expect(e.discord.memberRoles(e.guildId, holder)).toContain(e.roles.gold);
+
+  const confirmed = await owner.post(path('/settings/strict'), { confirmation, confirm: 'yes' }, { csrfFrom: asked.html });
+  expect([confirmed.status, confirmed.location]).toEqual([303, path('/tiers')]);
+  expect(pageText((await owner.follow(confirmed)).html)).toContain('Strict mode is on.');
+  expect((await e.tierlink.services.repos.guilds.settings(e.guildId)).strict).toBe(true);
+  await e.discord.waitForMemberRole(e.guildId, holder, e.roles.gold, { present: false, timeoutMs: 10_000 });
+
+  // Turned off again with the form (the box left unticked), at once.
+  const off = await owner.post(path('/settings'), base, { csrfFrom: tiers.html });
+  expect(off.status).toBe(303);
+  expect((await e.tierlink.services.repos.guilds.settings(e.guildId)).strict).toBe(false);
 });

@@ -131,7 +131,7 @@ describe('/link', () => {
     expect(consent.toString()).not.toContain(nonce);
     // The PKCE verifier stays on the server, sealed.
     const [row] = await rows<{ code_verifier: string }>(sql`select code_verifier from link_tokens order by used_at desc limit 1`);
-    expect(row!.code_verifier).toMatch(/^v1\./);
+    expect(row!.code_verifier).toMatch(/^v2\./);
 
     const callback = await e.patreon.approveAuthorization(consent.toString(), dana.id);
     const res = await browser.get(callback);

@@ -9,6 +9,7 @@ import type { Linking } from '../linking';
 import type { SyncSubsystem } from '../sync';
 import type { WebhookRegistration } from '../webhooks/registration';
 import { createActorAuthority } from './actor-authority';
+import { createAdoptionCheck } from './adoption-check';
 import { createConnectService } from './connect-service';
 import { createDoctor } from './doctor';
 import type { EnvironmentBinding } from './deployment-checks';
@@ -101,6 +102,7 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
 
   return {
     authority,
+    adoption: createAdoptionCheck({ authority, contexts: sync.contexts }),
     connect,
     tiers,
     mapping,

@@ -5,7 +5,7 @@ import type { SettingsChange } from '../../core/planner/settings';
 import type { GuildSettings } from '../../core/planner/types';
 import type { GuildApplyOutcome } from '../sync';
 import type { MapOutcome, MappingService } from '../admin/mapping-service';
-import type { SettingsOutcome, SettingsService } from '../admin/settings-service';
+import type { SettingsOutcome, SettingsService, StrictConfirmOutcome } from '../admin/settings-service';
 import { type TierLine, type TiersService, tierRef } from '../admin/tiers-service';
 
 /** How long a page waits for the roles update after a change before it says "in the background". */
@@ -33,7 +33,7 @@ export interface ConfigurationDeps {
   guilds: Pick<GuildRepository, 'settings'>;
   snapshots: Pick<GuildSnapshotCache, 'get'>;
   mapping: Pick<MappingService, 'map' | 'unmap'>;
-  settings: Pick<SettingsService, 'apply'>;
+  settings: Pick<SettingsService, 'apply' | 'confirmStrict'>;
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -92,6 +92,16 @@ export function createConfiguration(deps: ConfigurationDeps) {
       change: SettingsChange,
     ): Promise<{ outcome: SettingsOutcome; followUp: FollowUp | null }> {
       const outcome = await deps.settings.apply({ guildId, userId: actorId }, change);
+      return { outcome, followUp: outcome.kind === 'changed' ? await wait(outcome.followUp) : null };
+    },
+
+    /** Confirms strict mode with the token the settings change handed out (as the button in Discord does). */
+    async confirmStrict(
+      guildId: string,
+      actorId: string,
+      confirmation: string,
+    ): Promise<{ outcome: StrictConfirmOutcome; followUp: FollowUp | null }> {
+      const outcome = await deps.settings.confirmStrict({ guildId, userId: actorId }, confirmation);
       return { outcome, followUp: outcome.kind === 'changed' ? await wait(outcome.followUp) : null };
     },
   };

@@ -55,6 +55,11 @@ export interface FullSyncDeps {
   guildPass: GuildPass;
   applier: Pick<RoleApplier, 'applyMany' | 'adopt'>;
   graceChecks: Pick<GraceChecks, 'schedule'>;
+  /**
+   * Hands the guilds of a run over to other instances once the campaign pass is done (see
+   * src/app/sync/guild-spread.ts); true when it took them, and this run then syncs none itself.
+   */
+  spread?(guilds: ReadonlyArray<{ guildId: string; campaigns: CampaignOutcome[] }>, options: FullSyncOptions): Promise<boolean>;
   meter?: ApiMeter;
   clock: Clock;
   metrics: Pick<Metrics, 'roleChanges' | 'syncRuns' | 'syncDurationSeconds'>;
@@ -276,6 +281,16 @@ export function createFullSync(deps: FullSyncDeps) {
 
   return {
     /**
+     * One guild of a run whose campaign pass another instance did (src/app/sync/guild-spread.ts):
+     * planned and applied exactly as that run would have, from the campaigns' outcomes it handed
+     * over. Not locked by itself.
+     */
+    runGuild(guildId: string, campaigns: readonly CampaignOutcome[], options: FullSyncOptions): Promise<GuildSyncReport> {
+      const byId = new Map(campaigns.map((c) => [c.report.campaignId, c]));
+      return syncGuild({ guildId, campaignIds: [...byId.keys()], campaigns: byId, options, pendingLinks: new Map() });
+    },
+
+    /**
      * One full sync of every binding, or of one guild or one campaign. Not locked by itself: go
      * through the scheduler's `runNow` (src/app/sync/sync-scheduler.ts), which holds the full-sync
      * lock, so that two runs never act at once. Read errors are values in the report; only a
@@ -324,7 +339,13 @@ export function createFullSync(deps: FullSyncDeps) {
       }
 
       const guilds: GuildSyncReport[] = [];
-      for (const [guildId, campaignIds] of campaignsByGuild) {
+      const handed = [...campaignsByGuild].map(([guildId, ids]) => ({
+        guildId,
+        campaigns: ids.flatMap((id) => campaigns.get(id) ?? []),
+      }));
+      const spread = deps.spread !== undefined && handed.length > 0 && (await deps.spread(handed, options));
+      if (spread) logger.info({ guilds: handed.length }, 'full sync: the servers are handed to every instance, one job each');
+      for (const [guildId, campaignIds] of spread ? [] : campaignsByGuild) {
         guilds.push(await syncGuild({ guildId, campaignIds, campaigns, options, pendingLinks }));
       }
 
@@ -351,6 +372,7 @@ export function createFullSync(deps: FullSyncDeps) {
         },
         campaigns: [...campaigns.values()].map((c) => c.report),
         guilds,
+        ...(spread ? { spreadGuilds: handed.length } : {}),
         apiCalls: callsBetween(meterStart, meterEnd),
         errors,
       };

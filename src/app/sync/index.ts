@@ -15,6 +15,7 @@ import { createFullSync } from './full-sync';
 import { createGuildContextLoader } from './guild-context';
 import { createGuildPass } from './guild-pass';
 import { GRACE_END_JOB, createGraceChecks } from './grace-checks';
+import { createGuildSpread } from './guild-spread';
 import { createReconciler } from './reconciler';
 import { createRoleApplier } from './role-applier';
 import { createStrictPreview } from './strict-preview';
@@ -44,6 +45,8 @@ export interface SyncSubsystemDeps {
   concurrency?: number;
   /** Discord member page size of the guild pass, 1..1000; 1000 when absent. */
   guildPageSize?: number;
+  /** Live instances (the instance table): with several, the nightly sync's guilds are spread over them. */
+  liveInstances?(): Promise<number>;
 }
 
 /**
@@ -80,8 +83,11 @@ export function createSync(deps: SyncSubsystemDeps) {
     logger,
     ...(deps.guildPageSize !== undefined ? { pageSize: deps.guildPageSize } : {}),
   });
+  const spread = (...args: Parameters<ReturnType<typeof createGuildSpread>['spread']>) =>
+    spreader?.spread(...args) ?? Promise.resolve(false);
   const fullSync = createFullSync({
     ...repos,
+    spread,
     contexts,
     campaignPass,
     guildPass,
@@ -93,6 +99,10 @@ export function createSync(deps: SyncSubsystemDeps) {
     ...(deps.meter ? { meter: deps.meter } : {}),
   });
   const strict = createStrictPreview({ contexts, ledger: repos.ledger, guildPass, clock });
+  const liveInstances = deps.liveInstances;
+  const spreader = liveInstances
+    ? createGuildSpread({ database: deps.database, jobs: deps.jobs, fullSync, liveInstances, clock, logger })
+    : null;
   const scheduler = createSyncScheduler({
     schedule: deps.schedule,
     database: deps.database,

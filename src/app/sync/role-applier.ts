@@ -97,7 +97,7 @@ interface Work {
  * - a grant is dropped only after Discord accepted its removal, or the role was already gone;
  * - every attempt is audited with its trigger, reason and outcome;
  * - a single member's changes travel in Discord's interactive lane, a bulk apply's in the bulk
- *   lane, which gives way to them in each guild's member-role bucket (docs/decisions.md §18);
+ *   lane, which gives way to them in each guild's member-role bucket (docs/decisions.md §19);
  * - one member's changes are applied by one task at a time: single-member reconciles hold the
  *   member's lock while they gather, plan and apply ({@link RoleApplier.withMember}); a bulk apply
  *   takes the same lock per member, and skips a member reconciled on their own since the bulk plan
@@ -133,7 +133,7 @@ export function createRoleApplier(deps: RoleApplierDeps) {
    * Applies `work` (plans of one guild): intents first, then each member's requests in order, then
    * the drops and the audit rows. `lock`: take each member's lock (a bulk apply; a single apply's
    * caller holds it already). `lane`: a bulk apply's requests give way to one member's
-   * (docs/decisions.md §18). Throws only when `rethrow` and Discord or the database failed.
+   * (docs/decisions.md §19). Throws only when `rethrow` and Discord or the database failed.
    */
   async function applyWork(
     guildId: string,

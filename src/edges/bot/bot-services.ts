@@ -1,4 +1,5 @@
 import type { ActorAuthority } from '../../app/admin/actor-authority';
+import type { AdoptionCheck } from '../../app/admin/adoption-check';
 import type { MappingService } from '../../app/admin/mapping-service';
 import type { SettingsService } from '../../app/admin/settings-service';
 import type { TiersService } from '../../app/admin/tiers-service';
@@ -29,6 +30,8 @@ export interface BotServices {
   mapping: MappingService;
   settings: SettingsService;
   sync: SyncPort;
+  /** Whether the member who asks may have Tierlink adopt the tier roles (`/sync adopt:true`). */
+  adoption: Pick<AdoptionCheck, 'check'>;
   doctor: DoctorPort;
   /** Guild-level permission checks of the staff commands (`/status member`, `/audit`). */
   staff: Pick<GuildPermissions, 'canManageRoles'>;

@@ -1,4 +1,4 @@
-import type { REST } from '@discordjs/rest';
+import { REST } from '@discordjs/rest';
 import {
   Client,
   Events,
@@ -13,8 +13,28 @@ import {
 import type { GatewaySessionFeed } from '../discord/member-roles';
 import type { Logger } from '../../shared/logger';
 
-export interface DiscordBotDeps {
+/**
+ * `client.destroy()` also empties the token of the client's REST and stops its sweepers: with the
+ * REST shared by every client and the role writer, closing one shard would leave the others (and
+ * every role request) without a token. The client is handed a REST of its own before it goes.
+ */
+export async function destroyKeepingSharedRest(client: Client): Promise<void> {
+  client.rest = new REST();
+  await client.destroy();
+}
+
+/** discord.js's IDENTIFY throttler (`ws.buildIdentifyThrottler`): resolves when the shard may identify. */
+export interface IdentifyThrottler {
+  waitForIdentify(shardId: number, signal: AbortSignal): Promise<void>;
+}
+
+export interface ShardClientDeps {
   token: string;
+  /** This client's shard, of `shardCount` (docs/discord-api-notes.md §4). */
+  shardId: number;
+  shardCount: number;
+  /** Paces IDENTIFY across every instance (src/edges/bot/identify-gate.ts). */
+  identifyThrottler: IdentifyThrottler;
   /** The REST instance our role port uses: one rate-limit state for the whole bot. */
   rest: REST;
   logger: Logger;
@@ -27,28 +47,40 @@ export interface DiscordBotDeps {
   onRolesChanged(guildId: string): void;
   /** A role was deleted: mappings and settings that name it go. */
   onRoleDeleted(guildId: string, roleId: string): Promise<void>;
+  /** The session closed for good (a close code Discord says not to reconnect after: 4004, 4010–4014). */
+  onFatalClose(code: number): void;
   /** Shorter in tests: how long to wait for guilds listed in READY. */
   waitGuildTimeoutMs?: number;
   /** The member-role cache's feed for this session (src/edges/discord/member-roles.ts). */
   memberFeed?: GatewaySessionFeed;
 }
 
-export interface DiscordBot {
+/** One gateway session: a discord.js client that holds exactly one shard. */
+export interface ShardClient {
+  readonly shardId: number;
   start(): Promise<void>;
   stop(): Promise<void>;
   isReady(): boolean;
   guildIds(): string[];
+  /** The discord.js client, to build interactions that arrived over HTTP with its guild cache. */
+  readonly client: Client;
 }
 
 /**
- * The discord.js gateway client: slash commands arrive here, and member joins (rejoin restore)
- * and role changes (cache invalidation). Intents: Guilds and the privileged GuildMembers, needed
- * for `guildMemberAdd` and to list members (docs/tech-facts.md §1).
+ * A discord.js gateway client for one shard (`shards: [id]`, `shardCount`): slash commands arrive
+ * here when Discord delivers them over the gateway, and member joins (rejoin restore) and role
+ * changes (cache invalidation) of the guilds on that shard. One client per shard, not one client
+ * with a list of shards, so that taking or giving up a shard never disturbs the others
+ * (docs/decisions.md §17). Intents: Guilds and the privileged GuildMembers, needed for
+ * `guildMemberAdd` and to list members (docs/tech-facts.md §1).
  */
-export function createDiscordBot(deps: DiscordBotDeps): DiscordBot {
-  const { logger } = deps;
+export function createShardClient(deps: ShardClientDeps): ShardClient {
+  const { logger, shardId } = deps;
   const client = new Client({
     intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMembers],
+    shards: [shardId],
+    shardCount: deps.shardCount,
+    ws: { buildIdentifyThrottler: () => deps.identifyThrottler },
     waitGuildTimeout: deps.waitGuildTimeoutMs ?? 15_000,
     // Every role change Tierlink makes comes back as a member update that discord.js would cache:
     // after a large sync that is thousands of members nobody reads (roles are read over REST).
@@ -71,6 +103,7 @@ export function createDiscordBot(deps: DiscordBotDeps): DiscordBot {
   client.on(Events.InteractionCreate, (interaction) => background('interaction', deps.onInteraction(interaction)));
   client.on(Events.GuildMemberAdd, (member: GuildMember) => {
     if (member.user.bot) return;
+    logger.debug({ guildId: member.guild.id, shard: shardId }, 'member joined');
     background('rejoin restore', deps.onMemberAdd(member.guild.id, member.id));
   });
   client.on(Events.GuildCreate, (guild: Guild) => background('guild available', deps.onGuildAvailable(guild.id, guild.name)));
@@ -92,19 +125,29 @@ export function createDiscordBot(deps: DiscordBotDeps): DiscordBot {
     client.on(Events.ShardDisconnect, () => feed.lost());
   }
   client.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));
-  client.on(Events.ShardDisconnect, (event, shard) => logger.warn({ code: event.code, shard }, 'gateway disconnected'));
+  let stopped = false;
+  client.on(Events.ShardDisconnect, (event) => {
+    logger.warn({ code: event.code, shard: shardId }, 'gateway disconnected');
+    if (!stopped) deps.onFatalClose(event.code);
+  });
 
   return {
+    shardId,
+    client,
     async start() {
       const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
       await client.login(deps.token);
       await ready;
-      logger.info({ guilds: client.guilds.cache.size, user: client.user?.tag }, 'discord gateway ready');
+      logger.info(
+        { shard: shardId, shardCount: deps.shardCount, guilds: client.guilds.cache.size, user: client.user?.tag },
+        'discord gateway ready',
+      );
       for (const guild of client.guilds.cache.values()) background('guild available', deps.onGuildAvailable(guild.id, guild.name));
     },
     async stop() {
+      stopped = true;
       deps.memberFeed?.lost();
-      await client.destroy();
+      await destroyKeepingSharedRest(client);
     },
     isReady: () => client.isReady(),
     guildIds: () => [...client.guilds.cache.keys()],

@@ -1,4 +1,5 @@
 import type { REST } from '@discordjs/rest';
+import { type RESTGetAPIGatewayBotResult, Routes } from 'discord.js';
 import { type DoctorCheck, renderDoctor } from '../../app/admin/doctor';
 import type { SyncOutcome } from '../../app/sync/sync-scheduler';
 import { formatSyncReport } from '../../core/sync-report';
@@ -6,9 +7,12 @@ import type { Logger } from '../../shared/logger';
 import type { BotServices } from './bot-services';
 import { COMMANDS } from './commands';
 import type { GatewaySessionFeed } from '../discord/member-roles';
-import { type DiscordBot, createDiscordBot } from './discord-bot';
+import { createShardClient } from './discord-bot';
+import { createIdentifyThrottler } from './identify-gate';
 import { createInteractionRouter } from './interaction-router';
+import { createPayloadInteractions } from './payload-interactions';
 import { type RegisteredCommandsMemo, registerCommands } from './register-commands';
+import { type GatewayLeases, type InstanceIdentity, createShardCoordinator } from './shard-coordinator';
 
 /** The rejoin restore: one member reconciled, and what was applied (null on a dry run). */
 export interface MemberReconciler {
@@ -49,8 +53,37 @@ export interface BotDeps extends Omit<BotServices, 'sync' | 'doctor'> {
   roleSnapshots: RoleSnapshotCache;
   memberRoles?: MemberRoleFeeds;
   registeredCommands: RegisteredCommandsMemo;
+  /** This instance, the shared instance table and shard leases, and DISCORD_SHARD_COUNT (docs/decisions.md §17). */
+  gateway: {
+    instance: InstanceIdentity;
+    leases: GatewayLeases;
+    fixedShardCount: number | undefined;
+    /** Tests: a shorter round than the default (a fifth of the lease). */
+    tickMs?: number;
+  };
+  /** False until the configured campaigns are bound: commands are answered "starting" until then. */
+  isServing(): boolean;
   /** Shorter in tests: how long to wait for guilds listed in READY. */
   waitGuildTimeoutMs?: number;
+}
+
+/** The Discord side as the rest of Tierlink sees it. */
+export interface DiscordBot {
+  /** Takes this instance's share of the gateway shards (ready when resolved), then registers the commands. */
+  start(): Promise<void>;
+  /** Closes the sessions and hands the shards over to the other instances at once. */
+  stop(): Promise<void>;
+  isReady(): boolean;
+  /** The shards whose sessions this instance holds, and the shard count. */
+  shards(): { held: number[]; count: number | null };
+  /** Guilds on the shards this instance holds. */
+  guildIds(): string[];
+  /**
+   * An interaction Discord delivered by HTTP (`POST /interactions`, already verified): handled by
+   * the same router and commands as one from the gateway. Returns at once; the answer goes through
+   * the interaction callback and webhook routes.
+   */
+  handleInteraction(payload: Record<string, unknown>): void;
 }
 
 /** A Discord message holds 2,000 characters: the sync report stays under it. */
@@ -74,20 +107,34 @@ export function createBot(deps: BotDeps): DiscordBot {
     settings: deps.settings,
     staff: deps.staff,
     audit: deps.audit,
+    adoption: deps.adoption,
     sync: {
       runForGuild: async (guildId, opts) => formatSyncReport(await deps.runSync({ ...opts, guildId, trigger: 'manual' }), SYNC_REPORT),
     },
     doctor: { report: async (guildId) => renderDoctor(await deps.doctor.run(guildId)) },
   };
-  let client: DiscordBot | null = null;
-
-  return {
-    async start() {
-      client = createDiscordBot({
+  const onInteraction = createInteractionRouter(COMMANDS, { services, logger }, { isServing: deps.isServing });
+  const coordinator = createShardCoordinator({
+    me: deps.gateway.instance,
+    leases: deps.gateway.leases,
+    fixedShardCount: deps.gateway.fixedShardCount,
+    logger,
+    ...(deps.gateway.tickMs !== undefined ? { tickMs: deps.gateway.tickMs } : {}),
+    async gatewayInfo() {
+      const info = (await deps.rest.get(Routes.gatewayBot())) as RESTGetAPIGatewayBotResult;
+      return { shards: info.shards, maxConcurrency: info.session_start_limit.max_concurrency };
+    },
+    createThrottler: (maxConcurrency) => createIdentifyThrottler({ slots: deps.gateway.leases, maxConcurrency, logger }),
+    openShard: (shardId, shardCount, identifyThrottler, onFatalClose) =>
+      createShardClient({
         token: deps.token,
+        shardId,
+        shardCount,
+        identifyThrottler,
+        onFatalClose,
         rest: deps.rest,
         logger,
-        onInteraction: createInteractionRouter(COMMANDS, { services, logger }),
+        onInteraction,
         onMemberAdd: async (guildId, userId) => {
           const outcome = await deps.members.reconcileMember(guildId, userId, { trigger: 'rejoin' });
           const added = outcome.result?.applied.filter((c) => c.op === 'add').length ?? 0;
@@ -98,8 +145,20 @@ export function createBot(deps: BotDeps): DiscordBot {
         onRoleDeleted: (guildId, roleId) => deps.mapping.forgetDeletedRole(guildId, roleId),
         ...(deps.memberRoles ? { memberFeed: deps.memberRoles.session() } : {}),
         ...(deps.waitGuildTimeoutMs !== undefined ? { waitGuildTimeoutMs: deps.waitGuildTimeoutMs } : {}),
-      });
-      await client.start();
+      }),
+  });
+  const payloads = createPayloadInteractions({
+    rest: deps.rest,
+    onInteraction,
+    logger,
+    // The shard's own client when this instance holds the guild: its cache (the guild, the member's
+    // roles) is what a gateway interaction would carry.
+    clientFor: (guildId) => coordinator.sessions().find((s) => s.client.guilds.cache.has(guildId))?.client ?? null,
+  });
+
+  return {
+    async start() {
+      await coordinator.start();
       await registerCommands({
         rest: deps.rest,
         applicationId: deps.applicationId,
@@ -110,9 +169,12 @@ export function createBot(deps: BotDeps): DiscordBot {
       });
     },
     async stop() {
-      await client?.stop();
+      await coordinator.stop();
+      await payloads.close();
     },
-    isReady: () => client?.isReady() ?? false,
-    guildIds: () => client?.guildIds() ?? [],
+    isReady: () => coordinator.isReady(),
+    shards: () => ({ held: coordinator.shards(), count: coordinator.shardCount() }),
+    guildIds: () => coordinator.sessions().flatMap((s) => s.guildIds()),
+    handleInteraction: (payload) => payloads.handle(payload),
   };
 }

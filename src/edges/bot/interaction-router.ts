@@ -4,6 +4,9 @@ import type { Command, CommandContext } from './command';
 /** "Something went wrong" without a stack trace; the details go to the log. */
 const FAILURE = 'Something went wrong on Tierlink’s side. The problem was logged; please try again in a minute.';
 
+/** Until the configured campaigns are bound, an answer would be wrong ("not connected"): say so instead. */
+export const STARTING = 'Tierlink is starting, try again in a few seconds.';
+
 /** The refusal of an admin command, saying where the permission must come from. */
 export function missingPermission(command: Command): string {
   const { name } = command.permission!;
@@ -17,9 +20,10 @@ export function missingPermission(command: Command): string {
  * Dispatches interactions to commands. Every command is guild-only; admin commands are deferred,
  * then the member's permission is checked at guild level, read from Discord (the channel-level
  * `member.permissions` an interaction carries is never read: a "Manage Permissions" overwrite on one
- * channel sets the Manage Roles bit there).
+ * channel sets the Manage Roles bit there). Until `isServing()` (the configured campaigns are bound),
+ * every command is answered {@link STARTING} and autocomplete offers nothing.
  */
-export function createInteractionRouter(commands: readonly Command[], ctx: CommandContext) {
+export function createInteractionRouter(commands: readonly Command[], ctx: CommandContext, gate: { isServing(): boolean }) {
   const byName = new Map(commands.map((c) => [c.data.name, c]));
   const withButtons = commands.filter((c) => c.button);
 
@@ -28,6 +32,20 @@ export function createInteractionRouter(commands: readonly Command[], ctx: Comma
     !command.permission || ctx.services.authority.holds({ guildId, userId }, command.permission.bit);
 
   return async function onInteraction(interaction: Interaction): Promise<void> {
+    ctx.logger.debug(
+      {
+        id: interaction.id,
+        guildId: interaction.guildId,
+        type: interaction.type,
+        command: 'commandName' in interaction ? interaction.commandName : null,
+      },
+      'interaction received',
+    );
+    if (!gate.isServing()) {
+      if (interaction.isAutocomplete()) await interaction.respond([]);
+      else if (interaction.isRepliable()) await interaction.reply({ content: STARTING, flags: MessageFlags.Ephemeral });
+      return;
+    }
     if (interaction.isAutocomplete()) {
       const command = byName.get(interaction.commandName);
       try {
@@ -35,8 +53,15 @@ export function createInteractionRouter(commands: readonly Command[], ctx: Comma
         // must answer within 3 s on every keystroke, so it reads guild-level permissions from the
         // gateway's cache of the guild (roles, owner) rather than from Discord's API; the command
         // itself checks again from a fresh read.
+        // An interaction that came by HTTP to an instance that does not hold the guild's shard has
+        // no cached guild: the permission is then read as the command reads it.
         const member = interaction.member;
-        if (command?.permission && !(member instanceof GuildMember && member.permissions.has(command.permission.bit))) {
+        const allowed =
+          !command?.permission ||
+          (member instanceof GuildMember
+            ? member.permissions.has(command.permission.bit)
+            : interaction.inGuild() && (await holds(interaction.guildId, interaction.user.id, command)));
+        if (!allowed) {
           await interaction.respond([]);
           return;
         }

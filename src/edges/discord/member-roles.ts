@@ -47,7 +47,7 @@ const isString = (v: unknown): v is string => typeof v === 'string';
 
 /**
  * Each member's role ids per guild, kept by the gateway, so that a reconcile costs exactly its role
- * requests instead of one `GET /guilds/{g}/members/{u}` more (docs/decisions.md §17).
+ * requests instead of one `GET /guilds/{g}/members/{u}` more (docs/decisions.md §18).
  *
  * Trust: a guild's entries are used only while this process receives that guild's gateway events:
  * from its `GUILD_CREATE` (or `RESUMED`) on a session of this process until the session drops, the
@@ -206,7 +206,7 @@ export type MemberRoleCache = ReturnType<typeof createMemberRoleCache>;
 
 /**
  * The directory with its member listings passing through the cache: the full sync's guild pass
- * reads every member page, which refreshes every member's entry (docs/decisions.md §17).
+ * reads every member page, which refreshes every member's entry (docs/decisions.md §18).
  */
 export function listingThroughCache(directory: GuildDirectory, cache: Pick<MemberRoleCache, 'observeListing'>): GuildDirectory {
   return {

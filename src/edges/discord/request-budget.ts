@@ -2,7 +2,7 @@
  * Discord's request budget: for each rate-limit bucket (and the global limit), how many requests
  * the current window has left, learned from the response headers and spent before each request
  * is sent, so that no request is sent into an exhausted bucket (docs/tech-facts.md §1–2,
- * docs/discord-api-notes.md §6, docs/decisions.md §18).
+ * docs/discord-api-notes.md §6, docs/decisions.md §19).
  *
  * The rule is here, once, as pure functions over a {@link BudgetRow}; a {@link BudgetStore} keeps
  * the rows: in memory for one process (PGlite), in PostgreSQL for every instance of an
@@ -59,7 +59,7 @@ export const WINDOW_MARGIN_MS = 50;
  * of our windows can reach Discord in the same second as the next window's. Short windows bound
  * that: 150 ms (200 ms with the margin), and any second of Discord's, even when requests reach it up
  * to {@link GLOBAL_JITTER_MS} after they were counted, overlaps at most 7 of them
- * (docs/decisions.md §18).
+ * (docs/decisions.md §19).
  */
 export const GLOBAL_WINDOW_MS = 150;
 /** How much later than its count a request may reach Discord (a database round trip, a busy event loop, the network). */

@@ -47,7 +47,7 @@ const PRUNE_EVERY_MS = 10 * 60_000;
 /**
  * Sends Discord requests only when their bucket and the global limit have room
  * (src/edges/discord/request-budget.ts), so that none is answered 429 and none waits inside
- * @discordjs/rest's own per-bucket queue, which is first come, first served (docs/decisions.md §18):
+ * @discordjs/rest's own per-bucket queue, which is first come, first served (docs/decisions.md §19):
  *
  * - {@link run}: role requests, one at a time per bucket, the interactive lane first; a bulk
  *   request waiting for its window is overtaken by an interactive one that arrives meanwhile.

@@ -30,7 +30,7 @@ export interface RoleWriteProblem {
   discordCode?: number;
 }
 
-/** How a role change is sent: `lane` says whether it is interactive (the default) or bulk work (docs/decisions.md §18). */
+/** How a role change is sent: `lane` says whether it is interactive (the default) or bulk work (docs/decisions.md §19). */
 export interface RoleWriteOptions {
   lane?: Lane;
 }

@@ -6,7 +6,7 @@ export interface HealthReport {
 
 export interface HealthChecks {
   database(): Promise<void>;
-  gateway(): { ready: boolean };
+  gateway(): { ready: boolean; shards?: { held: number[]; count: number | null } };
   creators(): Promise<Array<{ creatorUserId: string; connected: boolean; refreshFailedAt: Date | null; cooldownUntil: Date | null }>>;
   webhooks(): Promise<Array<{ campaignId: string; registered: boolean; paused: boolean; numConsecutiveTimesFailed: number }>>;
 }
@@ -16,7 +16,7 @@ type CreatorCheck = Awaited<ReturnType<HealthChecks['creators']>>[number];
 /** Where the checks read: the database, the gateway, each creator's session, each campaign's webhook. */
 export interface HealthSources {
   database: { ping(): Promise<void> };
-  gateway: { isReady(): boolean };
+  gateway: { isReady(): boolean; shards?(): { held: number[]; count: number | null } };
   credentials: { creators(): Promise<string[]> };
   accounts: { sessionForCreator(creatorUserId: string): { status(): Promise<Omit<CreatorCheck, 'creatorUserId'>> } };
   campaigns: { all(): Promise<ReadonlyArray<{ id: string }>> };
@@ -28,7 +28,7 @@ export interface HealthSources {
 export function healthChecks(sources: HealthSources): HealthChecks {
   return {
     database: () => sources.database.ping(),
-    gateway: () => ({ ready: sources.gateway.isReady() }),
+    gateway: () => ({ ready: sources.gateway.isReady(), ...(sources.gateway.shards ? { shards: sources.gateway.shards() } : {}) }),
     creators: async () =>
       Promise.all(
         (await sources.credentials.creators()).map(async (creatorUserId) => ({
@@ -72,7 +72,16 @@ export async function checkHealth(checks: HealthChecks, timeoutMs = 2000): Promi
     return report;
   }
   const gateway = checks.gateway();
-  report.checks.discordGateway = { ok: gateway.ready, detail: gateway.ready ? 'connected' : 'not connected' };
+  report.checks.discordGateway = {
+    ok: gateway.ready,
+    detail: !gateway.ready
+      ? 'not connected'
+      : gateway.shards && gateway.shards.held.length === 0
+        ? 'holds no shard: other instances hold the gateway'
+        : 'connected',
+    // Several instances share the gateway: which shards this one holds (docs/decisions.md §17).
+    ...(gateway.shards ? { shards: gateway.shards.held, shardCount: gateway.shards.count } : {}),
+  };
   try {
     const creators = await withTimeout(checks.creators());
     const failing = creators.filter((c) => !c.connected || c.cooldownUntil !== null);

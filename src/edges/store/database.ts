@@ -27,9 +27,14 @@ export interface Database {
    * Runs `fn` while holding a lock named `name` across every process on this database, or returns
    * `{ acquired: false }` at once when someone else holds it. PostgreSQL: a session advisory lock on
    * one checked-out connection (a lock taken through the pool could land on another connection
-   * and leak). PGlite: one process by construction, so an in-process set suffices.
+   * and leak). PGlite: one process by construction, so an in-process set suffices. With `shared`,
+   * any number of shared holders at once, none while an exclusive one holds it (and the reverse).
    */
-  tryWithLock<T>(name: string, fn: () => Promise<T>): Promise<{ acquired: true; value: T } | { acquired: false }>;
+  tryWithLock<T>(
+    name: string,
+    fn: () => Promise<T>,
+    options?: { shared?: boolean },
+  ): Promise<{ acquired: true; value: T } | { acquired: false }>;
   migrate(): Promise<void>;
   close(): Promise<void>;
 }
@@ -93,20 +98,17 @@ async function openPostgres(url: string, logger: Logger, poolSize: number, timeo
   pool.on('error', (error) => logger.error({ err: error }, 'idle PostgreSQL connection failed'));
   const db = drizzleNodePg({ client: pool, schema }) as unknown as Db;
 
-  async function withSessionLock<T>(name: string, wait: boolean, fn: () => Promise<T>) {
+  async function withSessionLock<T>(name: string, shared: boolean, fn: () => Promise<T>) {
     const client = await pool.connect();
     const key = advisoryKey(name).toString();
+    const mode = shared ? '_shared' : '';
     try {
-      if (wait) {
-        await client.query('select pg_advisory_lock($1::bigint)', [key]);
-      } else {
-        const res = await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1::bigint) as ok', [key]);
-        if (!res.rows[0]?.ok) return { acquired: false as const };
-      }
+      const res = await client.query<{ ok: boolean }>(`select pg_try_advisory_lock${mode}($1::bigint) as ok`, [key]);
+      if (!res.rows[0]?.ok) return { acquired: false as const };
       try {
         return { acquired: true as const, value: await fn() };
       } finally {
-        await client.query('select pg_advisory_unlock($1::bigint)', [key]);
+        await client.query(`select pg_advisory_unlock${mode}($1::bigint)`, [key]);
       }
     } finally {
       client.release();
@@ -119,7 +121,7 @@ async function openPostgres(url: string, logger: Logger, poolSize: number, timeo
     ping: async () => {
       await pool.query('select 1');
     },
-    tryWithLock: (name, fn) => withSessionLock(name, false, fn),
+    tryWithLock: (name, fn, options) => withSessionLock(name, options?.shared === true, fn),
     migrate: async () => {
       // drizzle's migrate() takes no lock (drizzle-orm#874): instances starting together would race.
       // Its own connection, without the statement and query timeouts: waiting for another
@@ -155,7 +157,8 @@ async function openPglite(dataDir: string | undefined, logger: Logger): Promise<
     throw error;
   }
   const db = drizzlePglite({ client, schema });
-  const held = new Set<string>();
+  /** Lock name → how many hold it shared, or -1 while one holds it exclusively. */
+  const held = new Map<string, number>();
   logger.debug({ dataDir: dataDir ?? 'memory' }, 'embedded database open');
   return {
     db: db as unknown as Db,
@@ -163,13 +166,17 @@ async function openPglite(dataDir: string | undefined, logger: Logger): Promise<
     ping: async () => {
       await db.execute(sql`select 1`);
     },
-    tryWithLock: async (name, fn) => {
-      if (held.has(name)) return { acquired: false };
-      held.add(name);
+    tryWithLock: async (name, fn, options) => {
+      const holders = held.get(name) ?? 0;
+      const shared = options?.shared === true;
+      if (holders === -1 || (holders > 0 && !shared)) return { acquired: false };
+      held.set(name, shared ? holders + 1 : -1);
       try {
         return { acquired: true, value: await fn() };
       } finally {
-        held.delete(name);
+        const left = shared ? (held.get(name) ?? 1) - 1 : 0;
+        if (left > 0) held.set(name, left);
+        else held.delete(name);
       }
     },
     migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),

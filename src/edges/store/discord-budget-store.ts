@@ -18,7 +18,7 @@ const same = (a: BudgetRow | undefined, b: BudgetRow | undefined) =>
 
 /**
  * Discord's request budget in PostgreSQL, shared by every instance of the installation
- * (docs/decisions.md §18). Each change reads the row with the database's clock, applies the rule of
+ * (docs/decisions.md §19). Each change reads the row with the database's clock, applies the rule of
  * src/edges/discord/request-budget.ts, and writes it back only if nobody wrote it meanwhile
  * (`version`); otherwise it reads again. A refused take writes nothing. Every time is the
  * database's, so instances whose clocks disagree still agree on when a window ends.

@@ -31,6 +31,8 @@ export interface WebAppDeps {
   webhookRouter: Router;
   /** `/dashboard` and below (src/edges/web/dashboard). */
   dashboardRouter: Router;
+  /** `POST /interactions`, with DISCORD_PUBLIC_KEY (src/edges/web/interactions-endpoint.ts). */
+  interactionsRouter?: Router;
   /** The connect result page of a bound campaign (tiers, webhook, dry run, problems). */
   connectView(completion: Extract<ConnectCompletion, { kind: 'bound' }>): Promise<ConnectResultView>;
   health(): Promise<HealthReport>;
@@ -178,6 +180,7 @@ export function createWebApp(deps: WebAppDeps): express.Express {
   });
 
   app.use(WEBHOOK_PATH, deps.webhookRouter);
+  if (deps.interactionsRouter) app.use('/interactions', deps.interactionsRouter);
 
   app.use((_req, res, next) => (deps.isShuttingDown() ? message(res, messages.unavailable) : next()));
 

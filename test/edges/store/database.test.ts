@@ -26,6 +26,8 @@ test('migrations create every table and a second run changes nothing', async () 
     'dashboard_sessions',
     'guild_campaigns',
     'guilds',
+    'identify_slots',
+    'instances',
     'jobs',
     'link_events',
     'link_tokens',
@@ -33,6 +35,7 @@ test('migrations create every table and a second run changes nothing', async () 
     'member_snapshots',
     'role_grants',
     'role_mappings',
+    'shard_leases',
     'sync_runs',
     'tiers',
     'webhook_inbox',
@@ -76,6 +79,25 @@ test('a named lock is held by one holder at a time', async () => {
   expect(rows[0]!.n).toBeGreaterThan(0);
   await b.close();
   await fresh.close();
+});
+
+test('a lock held shared admits other shared holders and no exclusive one; an exclusive holder admits nobody', async () => {
+  const { database } = t;
+  const inside = await database.tryWithLock(
+    'shared-test',
+    async () => {
+      const shared = await database.tryWithLock('shared-test', async () => 'second shared', { shared: true });
+      const exclusive = await database.tryWithLock('shared-test', async () => 'exclusive');
+      return { shared, exclusive };
+    },
+    { shared: true },
+  );
+  expect(inside).toEqual({ acquired: true, value: { shared: { acquired: true, value: 'second shared' }, exclusive: { acquired: false } } });
+  const underExclusive = await database.tryWithLock('shared-test', () =>
+    database.tryWithLock('shared-test', async () => 1, { shared: true }),
+  );
+  expect(underExclusive).toEqual({ acquired: true, value: { acquired: false } });
+  expect(await database.tryWithLock('shared-test', async () => 'free again')).toEqual({ acquired: true, value: 'free again' });
 });
 
 test('PostgreSQL that accepts the connection and never answers fails the first query after the connect timeout, not never', async () => {

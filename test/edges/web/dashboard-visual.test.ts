@@ -316,6 +316,27 @@ inChromium('the dashboard in headless Chromium', () => {
     }
   });
 
+  test.each(VIEWPORTS)('turning strict mode on shows what it would remove and asks to confirm ($label)', async (viewport) => {
+    const context = await contextFor('owner', viewport, 'light', { javaScriptEnabled: false });
+    try {
+      const { page } = await open(context, `${g()}/tiers`);
+      await page.getByRole('checkbox', { name: /^Strict:/ }).check({ timeout: 5000 });
+      await page.getByRole('button', { name: 'Save settings' }).click({ timeout: 5000 });
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Turn strict mode on?');
+      const seen = await page.evaluate(inspectPage, page.viewportSize() ?? { width: 0, height: 0 });
+      expect(seen.scrollWidth).toBeLessThanOrEqual(seen.width);
+      expect(seen.overflowing).toEqual([]);
+      expect(seen.lowContrast).toEqual([]);
+      await page.screenshot({ path: path.join(SCREENSHOTS, `dashboard-strict-${viewport.label}.docs.tmp.png`), fullPage: true });
+      // Keeping it off changes nothing.
+      await page.getByRole('link', { name: 'Keep it off' }).click();
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Tiers and roles');
+      expect((await e.tierlink.services.repos.guilds.settings(e.guildId)).strict).toBe(false);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('without JavaScript the pages read the same and their forms work', async () => {
     const context = await contextFor('owner', VIEWPORTS[0], 'light', { javaScriptEnabled: false });
     try {

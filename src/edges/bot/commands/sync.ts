@@ -20,10 +20,20 @@ export const syncCommand: Command = {
     .toJSON(),
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
   async execute(interaction, { services, logger }) {
+    const adopt = interaction.options.getBoolean('adopt') ?? false;
+    const dryRun = interaction.options.getBoolean('dry_run') ?? false;
+    if (adopt && !dryRun) {
+      // Adopting has Tierlink take those roles away later: the actor needs authority over each.
+      const allowed = await services.adoption.check({ guildId: interaction.guildId!, userId: interaction.user.id });
+      if (!allowed.ok) {
+        await interaction.editReply({ content: `${allowed.error.message}\n${allowed.error.fix}`, allowedMentions: NO_PINGS });
+        return;
+      }
+    }
     const run = services.sync.runForGuild(interaction.guildId!, {
-      dryRun: interaction.options.getBoolean('dry_run') ?? false,
+      dryRun,
       force: interaction.options.getBoolean('force') ?? false,
-      adopt: interaction.options.getBoolean('adopt') ?? false,
+      adopt,
     });
     // Discord accepts edits of this reply for 15 minutes; a sync of a large server at Discord's real
     // rate limits can take longer. Say so while the reply can still be edited, and let it finish.

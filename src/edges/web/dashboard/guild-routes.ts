@@ -2,7 +2,8 @@ import { once } from 'node:events';
 import type { Request, Response, Router } from 'express';
 import type { Dashboard } from '../../../app/dashboard';
 import type { MapOutcome } from '../../../app/admin/mapping-service';
-import type { SettingsOutcome } from '../../../app/admin/settings-service';
+import type { SettingsOutcome, StrictConfirmOutcome } from '../../../app/admin/settings-service';
+import { renderStrictConfirm } from './render-strict';
 import type { ApplyOutcome } from '../../../app/dashboard/syncs';
 import type { Logger } from '../../../shared/logger';
 import { csvRow } from './csv';
@@ -72,6 +73,24 @@ export function settingsFlash(outcome: SettingsOutcome, followUp: string): Dashb
             : 'Nothing was changed: this change needs a confirmation; make it with /settings in Discord.',
       };
     }
+  }
+}
+
+export function strictFlash(outcome: StrictConfirmOutcome, followUp: string): DashboardFlash {
+  switch (outcome.kind) {
+    case 'changed':
+      return { tone: 'success', text: ['Strict mode is on.', followUp].filter(Boolean).join('\n') };
+    case 'already_on':
+      return { tone: 'info', text: 'Strict mode was already on.' };
+    case 'expired':
+      return {
+        tone: 'error',
+        text: 'Strict mode stays off: the confirmation is more than 5 minutes old. Save the setting again to see what it would remove now.',
+      };
+    case 'not_yours':
+      return { tone: 'error', text: 'Strict mode stays off: that confirmation was not made for you here. Save the setting again.' };
+    case 'not_allowed':
+      return { tone: 'error', text: ['Strict mode stays off:', ...outcome.problems.map((p) => p.replace(/\*\*/g, ''))].join('\n') };
   }
 }
 
@@ -155,7 +174,32 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
       flash = { tone: 'error', text: ['Nothing was changed:', ...problems].join('\n') };
     } else {
       const { outcome, followUp } = await dashboard.configuration.saveSettings(access.guildId, access.userId, change);
+      dashboard.overview.invalidate(access.guildId);
+      const request = outcome.kind === 'strict_pending' || outcome.kind === 'changed' ? outcome.strict : null;
+      if (request) {
+        // Strict mode waits for a confirmation, as in Discord: the page shows what it would remove.
+        const saved = outcome.kind === 'changed' ? settingsFlash(outcome, describeFollowUp(followUp)) : null;
+        sendDashboardPage(res, 200, renderStrictConfirm({ access, viewer: locals(res).viewer, request, flash: saved }));
+        return;
+      }
       flash = settingsFlash(outcome, describeFollowUp(followUp));
+    }
+    await dashboard.signIn.setFlash(session, flash);
+    seeOther(res, back);
+  });
+
+  router.post('/:guildId/settings/strict', async (req, res) => {
+    const { access, session } = locals(res);
+    const back = guildPath(access.guildId, '/tiers');
+    if (!(await mayChange(res, back))) return;
+    const body = req.body as Record<string, unknown>;
+    const confirmation = text(body.confirmation, 200);
+    let flash: DashboardFlash;
+    if (body.confirm !== 'yes' || !confirmation) {
+      flash = { tone: 'error', text: 'Strict mode stays off: tick the box to confirm what it would take away.' };
+    } else {
+      const { outcome, followUp } = await dashboard.configuration.confirmStrict(access.guildId, access.userId, confirmation);
+      flash = strictFlash(outcome, describeFollowUp(followUp));
       dashboard.overview.invalidate(access.guildId);
     }
     await dashboard.signIn.setFlash(session, flash);
