@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { runAuditLogBenchmark } from './audit-log';
+import { runDiscordTrafficBenchmarks } from './discord-traffic';
 import { runFullSyncBenchmark } from './full-sync';
 import { runLinkLatencyBenchmark } from './link-latency';
 import { runWebhookBenchmarks } from './webhooks';
@@ -46,6 +47,8 @@ async function main(): Promise<void> {
       run: async () => [...(await runLinkLatencyBenchmark()), ...(postgresUrl ? await runLinkLatencyBenchmark({ postgresUrl }) : [])],
     },
     { title: 'Webhooks', run: () => runWebhookBenchmarks(postgresUrl ? { postgresUrl } : {}) },
+    // Issue 14: member roles from the gateway, interactive before bulk under Discord's member-role bucket.
+    { title: 'Discord traffic', run: () => runDiscordTrafficBenchmarks(postgresUrl ? { postgresUrl } : {}) },
     { title: 'Full sync', run: () => runFullSyncBenchmark() },
     ...(postgresUrl ? [{ title: 'Full sync on PostgreSQL', run: () => runFullSyncBenchmark({ postgresUrl }) }] : []),
     {

@@ -16,6 +16,7 @@ import { keyValueDialectStore } from './edges/patreon/dialect';
 import type { RetryPolicy } from './edges/patreon/http';
 import type { Database } from './edges/store/database';
 import { createInboxQueue } from './edges/store/durable-queue';
+import { createPostgresBudgetStore } from './edges/store/discord-budget-store';
 import { createInstanceRegistry } from './edges/store/instance-registry';
 import { createJobQueue, createJobStore } from './edges/store/job-queue';
 import { createRepositories } from './edges/store/repositories';
@@ -76,7 +77,15 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   const repos = createRepositories(db, box);
   // The instances of this installation and their gateway shards: also read to split shared budgets.
   const instances = createInstanceRegistry(db, { leaseMs: options.instanceLeaseMs ?? INSTANCE_LEASE_MS });
-  const discord = createDiscordAccess({ apiBaseUrl: config.discord.apiBaseUrl, token: config.discord.token, clock, logger, metrics });
+  const discord = createDiscordAccess({
+    apiBaseUrl: config.discord.apiBaseUrl,
+    token: config.discord.token,
+    clock,
+    logger,
+    metrics,
+    // Every instance on one PostgreSQL shares Discord's budget; the embedded database has one process.
+    ...(database.engine === 'postgres' ? { budget: createPostgresBudgetStore(db) } : {}),
+  });
   const accounts = createCreatorAccounts({
     service: {
       baseUrl: config.patreon.baseUrl,

@@ -74,6 +74,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     members: sync.reconciler,
     guilds: repos.guilds,
     roleSnapshots: services.discord.snapshots,
+    memberRoles: services.discord.memberRoles,
     registeredCommands: repos.appState,
     gateway: { instance, leases: services.instances, fixedShardCount: config.instances.shardCount },
     isServing: () => serving,

@@ -5,7 +5,7 @@ import { packageRoot } from '../../src/edges/store/package-root';
 import { type E2E, startE2E } from '../support/e2e';
 
 /**
- * A long sync killed mid-apply and started again (docs/decisions.md §19): `npm run sync` as a real
+ * A long sync killed mid-apply and started again (docs/decisions.md §20): `npm run sync` as a real
  * process against the stand-ins, Discord's member-role bucket made small (2 per second, the same
  * fixed window as Discord's 10 per 10 s, only shorter), SIGKILLed after some role requests, then run
  * again. The second process takes the stopped run over and sends no change the first one applied:

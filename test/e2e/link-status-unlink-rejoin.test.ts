@@ -311,15 +311,16 @@ describe('social auto-link', () => {
 });
 
 /**
- * Adds a user back to the guild and waits until Tierlink has handled the join (its reconcile reads
- * the member from Discord; nothing else asks for this member meanwhile).
+ * Adds a user back to the guild and waits until Tierlink has handled the join: its reconcile looks
+ * the member's roles up (from the gateway-kept cache, which the join itself filled; nothing else
+ * looks up a member meanwhile).
  */
 async function rejoin(userId: string, username: string): Promise<void> {
-  const reads = () => e.discord.requests({ method: 'GET' }).filter((r) => r.path.endsWith(`/guilds/${e.guildId}/members/${userId}`)).length;
-  const before = reads();
+  const lookups = async () => (await e.tierlink.services.metrics.discordMemberLookups.get()).values.reduce((sum, v) => sum + v.value, 0);
+  const before = await lookups();
   e.discord.addMember(e.guildId, { userId, username });
-  for (let i = 0; i < 200 && reads() === before; i++) await new Promise((r) => setTimeout(r, 10));
-  if (reads() === before) throw new Error(`the join of ${userId} was not handled`);
+  for (let i = 0; i < 200 && (await lookups()) === before; i++) await new Promise((r) => setTimeout(r, 10));
+  if ((await lookups()) === before) throw new Error(`the join of ${userId} was not handled`);
 }
 
 /** Waits until the webhook inbox has nothing pending (the deliveries so far were processed). */

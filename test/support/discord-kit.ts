@@ -1,6 +1,7 @@
 import { createDiscordAccess } from '../../src/edges/discord';
 import type { GuildDirectory } from '../../src/edges/discord/guild-directory';
 import type { GuildSnapshotCache } from '../../src/edges/discord/guild-snapshot-cache';
+import type { MemberRoleCache } from '../../src/edges/discord/member-roles';
 import type { RoleWriter } from '../../src/edges/discord/role-writer';
 import { type DiscordSandbox, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import type { Clock } from '../../src/shared/clock';
@@ -10,13 +11,15 @@ export interface DiscordKit {
   sandbox: DiscordSandbox;
   directory: GuildDirectory;
   snapshots: GuildSnapshotCache;
+  /** The member-role cache: trusted for no guild unless a test feeds it a gateway session. */
+  memberRoles: MemberRoleCache;
   writer: RoleWriter;
   close(): Promise<void>;
 }
 
 export async function createDiscordKit(clock: Clock): Promise<DiscordKit> {
   const sandbox = await createDiscordSandbox({ rateLimits: { global: { limit: 10_000, windowMs: 1000 } } });
-  const { directory, snapshots, writer } = createDiscordAccess({
+  const { directory, snapshots, memberRoles, writer } = createDiscordAccess({
     apiBaseUrl: sandbox.apiBaseUrl,
     token: sandbox.botToken,
     botUserId: sandbox.botUserId,
@@ -24,5 +27,5 @@ export async function createDiscordKit(clock: Clock): Promise<DiscordKit> {
     snapshotTtlMs: 0,
     clock,
   });
-  return { sandbox, directory, snapshots, writer, close: () => sandbox.close() };
+  return { sandbox, directory, snapshots, memberRoles, writer, close: () => sandbox.close() };
 }

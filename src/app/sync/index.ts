@@ -1,5 +1,6 @@
 import type { GuildDirectory } from '../../edges/discord/guild-directory';
 import type { GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
+import type { MemberRoles } from '../../edges/discord/member-roles';
 import type { RoleWriter } from '../../edges/discord/role-writer';
 import type { Metrics } from '../../edges/observability/metrics';
 import type { CreatorAccounts } from '../../edges/patreon/creator-accounts';
@@ -30,7 +31,7 @@ export type GuildApplyOutcome = { kind: 'applied'; members: number; changes: num
 
 export interface SyncSubsystemDeps {
   repos: Pick<Repositories, 'guilds' | 'campaigns' | 'mappings' | 'links' | 'snapshots' | 'ledger' | 'syncRuns'>;
-  discord: { writer: RoleWriter; directory: GuildDirectory; snapshots: GuildSnapshotCache };
+  discord: { writer: RoleWriter; directory: GuildDirectory; snapshots: GuildSnapshotCache; memberRoles: MemberRoles };
   accounts: Pick<CreatorAccounts, 'clientForCampaign'>;
   database: Pick<Database, 'tryWithLock'>;
   jobs: Pick<JobQueue, 'enqueue' | 'register' | 'store'>;
@@ -66,7 +67,7 @@ export function createSync(deps: SyncSubsystemDeps) {
   });
   const contexts = createGuildContextLoader({ ...repos, discordSnapshots: discord.snapshots });
   const graceChecks = createGraceChecks({ jobs: deps.jobs.store, logger });
-  const reconciler = createReconciler({ ...repos, contexts, directory: discord.directory, applier, graceChecks, clock, logger });
+  const reconciler = createReconciler({ ...repos, contexts, memberRoles: discord.memberRoles, applier, graceChecks, clock, logger });
   const campaignPass = createCampaignPass({
     ...repos,
     accounts: deps.accounts,

@@ -2,7 +2,7 @@ import type { GuildRepository } from '../../edges/store/repositories/guild-repos
 import type { LedgerRepository } from '../../edges/store/repositories/ledger-repository';
 import type { LinkRepository } from '../../edges/store/repositories/link-repository';
 import { type SnapshotRepository, toMemberState } from '../../edges/store/repositories/snapshot-repository';
-import type { GuildDirectory } from '../../edges/discord/guild-directory';
+import type { MemberRoles } from '../../edges/discord/member-roles';
 import { type PlannedUser, planUser } from '../../core/planner';
 import type { MemberState } from '../../core/planner/types';
 import type { ApplyResult, RoleApplier, Trigger } from './role-applier';
@@ -34,7 +34,8 @@ export interface ReconcilerDeps {
   links: LinkRepository;
   snapshots: SnapshotRepository;
   ledger: LedgerRepository;
-  directory: GuildDirectory;
+  /** The member's roles in Discord: from the gateway-kept cache, or one read when it does not know them. */
+  memberRoles: MemberRoles;
   applier: Pick<RoleApplier, 'withMember' | 'apply'>;
   graceChecks: Pick<GraceChecks, 'schedule'>;
   clock: Clock;
@@ -86,10 +87,10 @@ export function createReconciler(deps: ReconcilerDeps) {
     known?: UserState,
   ): Promise<MemberOutcome> {
     return deps.applier.withMember(guildId, discordUserId, async () => {
-      const [guild, { members, linked }, member, ledger] = await Promise.all([
+      const [guild, { members, linked }, roleIds, ledger] = await Promise.all([
         deps.contexts.load(guildId),
         options.unlinkedReason ? Promise.resolve(UNLINKED) : (known ?? userState(discordUserId)),
-        deps.directory.getMember(guildId, discordUserId),
+        deps.memberRoles.rolesOf(guildId, discordUserId),
         deps.ledger.forUser(guildId, discordUserId),
       ]);
       const unlinkedReason = options.unlinkedReason ?? (linked ? undefined : 'no linked membership');
@@ -97,14 +98,14 @@ export function createReconciler(deps: ReconcilerDeps) {
         guild,
         userId: discordUserId,
         members,
-        currentRoleIds: member ? new Set(member.roleIds) : null,
+        currentRoleIds: roleIds ? new Set(roleIds) : null,
         ledger,
         now: deps.clock.now(),
         ...(unlinkedReason !== undefined ? { unlinkedReason } : {}),
       });
       const result = options.dryRun ? null : await deps.applier.apply(planned.plan, options.trigger);
-      if (!options.dryRun && member !== null) await scheduleGraceEnd(graceEndOf(guild, discordUserId, members, deps.clock.now()));
-      return { ...planned, guildId, userId: discordUserId, inGuild: member !== null, result };
+      if (!options.dryRun && roleIds !== null) await scheduleGraceEnd(graceEndOf(guild, discordUserId, members, deps.clock.now()));
+      return { ...planned, guildId, userId: discordUserId, inGuild: roleIds !== null, result };
     });
   }
 

@@ -1,4 +1,5 @@
 import type { Adoption, BlockedChange, RoleChange, UserPlan } from '../../core/planner/types';
+import type { Lane } from '../../edges/discord/request-budget';
 import type { RoleWriter } from '../../edges/discord/role-writer';
 import type { Metrics } from '../../edges/observability/metrics';
 import type { AuditEntry, GrantRecord, LedgerRepository } from '../../edges/store/repositories/ledger-repository';
@@ -95,6 +96,8 @@ interface Work {
  *   Tierlink would then never take back);
  * - a grant is dropped only after Discord accepted its removal, or the role was already gone;
  * - every attempt is audited with its trigger, reason and outcome;
+ * - a single member's changes travel in Discord's interactive lane, a bulk apply's in the bulk
+ *   lane, which gives way to them in each guild's member-role bucket (docs/decisions.md §19);
  * - one member's changes are applied by one task at a time: single-member reconciles hold the
  *   member's lock while they gather, plan and apply ({@link RoleApplier.withMember}); a bulk apply
  *   takes the same lock per member, and skips a member reconciled on their own since the bulk plan
@@ -129,13 +132,14 @@ export function createRoleApplier(deps: RoleApplierDeps) {
   /**
    * Applies `work` (plans of one guild): intents first, then each member's requests in order, then
    * the drops and the audit rows. `lock`: take each member's lock (a bulk apply; a single apply's
-   * caller holds it already). Throws only when `rethrow` and Discord or the database failed.
+   * caller holds it already). `lane`: a bulk apply's requests give way to one member's
+   * (docs/decisions.md §19). Throws only when `rethrow` and Discord or the database failed.
    */
   async function applyWork(
     guildId: string,
     work: readonly Work[],
     trigger: Trigger,
-    options: { lock: boolean; plannedAt: number | null; rethrow: boolean },
+    options: { lock: boolean; plannedAt: number | null; rethrow: boolean; lane: Lane },
   ): Promise<BulkOutcome> {
     const results = new Map<UserPlan, MemberOutcome>();
     for (const w of work) results.set(w.plan, { applied: new Set(), failed: new Map(), superseded: false });
@@ -178,7 +182,7 @@ export function createRoleApplier(deps: RoleApplierDeps) {
           continue;
         }
         const write = change.op === 'add' ? writer.addRole : writer.removeRole;
-        const result = await write(guildId, userId, change.roleId, auditReason(trigger, change.reason));
+        const result = await write(guildId, userId, change.roleId, auditReason(trigger, change.reason), { lane: options.lane });
         if (result.ok) {
           if (change.op === 'remove') dropped.push({ discordUserId: userId, roleId: change.roleId });
           outcome.applied.add(change);
@@ -251,6 +255,7 @@ export function createRoleApplier(deps: RoleApplierDeps) {
         lock: false,
         plannedAt: null,
         rethrow: true,
+        lane: 'interactive',
       });
       const outcome = results.get(plan)!;
       if (plan.blocked.length > 0) {
@@ -317,7 +322,12 @@ export function createRoleApplier(deps: RoleApplierDeps) {
           .map((plan) => ({ plan, changes: options.removals ? plan.changes : plan.changes.filter((c) => c.op !== 'remove') }))
           .filter((w) => w.changes.length > 0);
         for (let i = 0; i < work.length; i += LEDGER_BATCH) {
-          const batch = await applyWork(guildId, work.slice(i, i + LEDGER_BATCH), trigger, { lock: true, plannedAt, rethrow: false });
+          const batch = await applyWork(guildId, work.slice(i, i + LEDGER_BATCH), trigger, {
+            lock: true,
+            plannedAt,
+            rethrow: false,
+            lane: 'bulk',
+          });
           for (const [plan, outcome] of batch.results) results.set(plan, outcome);
           await options.onBatch?.(batch.results);
           if (batch.stopped !== null) return { results, stopped: batch.stopped };

@@ -10,6 +10,7 @@ import {
   type PartialGuildMember,
   type Role,
 } from 'discord.js';
+import type { GatewaySessionFeed } from '../discord/member-roles';
 import type { Logger } from '../../shared/logger';
 
 /**
@@ -50,6 +51,8 @@ export interface ShardClientDeps {
   onFatalClose(code: number): void;
   /** Shorter in tests: how long to wait for guilds listed in READY. */
   waitGuildTimeoutMs?: number;
+  /** The member-role cache's feed for this session (src/edges/discord/member-roles.ts). */
+  memberFeed?: GatewaySessionFeed;
 }
 
 /** One gateway session: a discord.js client that holds exactly one shard. */
@@ -114,6 +117,13 @@ export function createShardClient(deps: ShardClientDeps): ShardClient {
   client.on(Events.GuildMemberUpdate, (_old: GuildMember | PartialGuildMember, member: GuildMember) => {
     if (member.id === client.user?.id) deps.onRolesChanged(member.guild.id);
   });
+  // The member-role cache learns from the raw dispatches; a dropped session stops trusting it.
+  const feed = deps.memberFeed;
+  if (feed) {
+    client.on(Events.Raw, (packet: unknown) => feed.dispatch(packet));
+    client.on(Events.ShardReconnecting, () => feed.lost());
+    client.on(Events.ShardDisconnect, () => feed.lost());
+  }
   client.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));
   let stopped = false;
   client.on(Events.ShardDisconnect, (event) => {
@@ -136,6 +146,7 @@ export function createShardClient(deps: ShardClientDeps): ShardClient {
     },
     async stop() {
       stopped = true;
+      deps.memberFeed?.lost();
       await destroyKeepingSharedRest(client);
     },
     isReady: () => client.isReady(),

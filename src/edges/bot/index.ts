@@ -6,6 +6,7 @@ import { formatSyncReport } from '../../core/sync-report';
 import type { Logger } from '../../shared/logger';
 import type { BotServices } from './bot-services';
 import { COMMANDS } from './commands';
+import type { GatewaySessionFeed } from '../discord/member-roles';
 import { createShardClient } from './discord-bot';
 import { createIdentifyThrottler } from './identify-gate';
 import { createInteractionRouter } from './interaction-router';
@@ -32,6 +33,11 @@ export interface RoleSnapshotCache {
   invalidate(guildId: string): void;
 }
 
+/** Each member's roles, kept by the gateway sessions (src/edges/discord/member-roles.ts). */
+export interface MemberRoleFeeds {
+  session(): GatewaySessionFeed;
+}
+
 export interface BotDeps extends Omit<BotServices, 'sync' | 'doctor'> {
   token: string;
   applicationId: string;
@@ -45,6 +51,7 @@ export interface BotDeps extends Omit<BotServices, 'sync' | 'doctor'> {
   members: MemberReconciler;
   guilds: KnownGuilds;
   roleSnapshots: RoleSnapshotCache;
+  memberRoles?: MemberRoleFeeds;
   registeredCommands: RegisteredCommandsMemo;
   /** This instance, the shared instance table and shard leases, and DISCORD_SHARD_COUNT (docs/decisions.md §17). */
   gateway: {
@@ -136,6 +143,7 @@ export function createBot(deps: BotDeps): DiscordBot {
         onGuildAvailable: (guildId, name) => deps.guilds.ensure(guildId, name),
         onRolesChanged: (guildId) => deps.roleSnapshots.invalidate(guildId),
         onRoleDeleted: (guildId, roleId) => deps.mapping.forgetDeletedRole(guildId, roleId),
+        ...(deps.memberRoles ? { memberFeed: deps.memberRoles.session() } : {}),
         ...(deps.waitGuildTimeoutMs !== undefined ? { waitGuildTimeoutMs: deps.waitGuildTimeoutMs } : {}),
       }),
   });

@@ -1,6 +1,7 @@
 import type { APIRequest, RateLimitData, RESTOptions, ResponseLike } from '@discordjs/rest';
-import { REST } from '@discordjs/rest';
+import { DefaultRestOptions, REST } from '@discordjs/rest';
 import type { Logger } from '../../shared/logger';
+import type { RequestScheduler } from './request-scheduler';
 
 /** One answered request, as @discordjs/rest's `response` event reports it. */
 export interface RestCallEvent {
@@ -41,6 +42,8 @@ export interface CreateRestOptions {
   onRateLimited?: (event: RestRateLimitEvent) => void;
   /** Other @discordjs/rest options (timeouts, retries, `globalRequestsPerSecond`). */
   rest?: Partial<Omit<RESTOptions, 'api'>>;
+  /** Paces every request on its way out and learns each bucket from the answers (src/edges/discord/request-scheduler.ts). */
+  scheduler?: Pick<RequestScheduler, 'makeRequest' | 'observe'>;
 }
 
 export interface RestHandle {
@@ -59,7 +62,20 @@ function emptyStats(): RestStats {
  * request waits on a bucket (docs/tech-facts.md §2 "Events"); both feed the stats and the hooks.
  */
 export function createRest(options: CreateRestOptions): RestHandle {
-  const rest = new REST({ ...options.rest, api: options.apiBaseUrl }).setToken(options.token);
+  const { scheduler } = options;
+  const version = options.rest?.version ?? DefaultRestOptions.version;
+  // `${api}/v${version}${route}` (docs/tech-facts.md §2): the route is what follows the prefix.
+  const prefix = `${new URL(options.apiBaseUrl).pathname.replace(/\/$/, '')}/v${version}`;
+  const pathOf = (url: string) => {
+    const pathname = new URL(url).pathname;
+    return pathname.startsWith(prefix) ? pathname.slice(prefix.length) : pathname;
+  };
+  const makeRequest = options.rest?.makeRequest ?? DefaultRestOptions.makeRequest;
+  const rest = new REST({
+    ...options.rest,
+    api: options.apiBaseUrl,
+    ...(scheduler ? { makeRequest: scheduler.makeRequest(makeRequest, pathOf) } : {}),
+  }).setToken(options.token);
   let stats = emptyStats();
 
   rest.on('response', (request: APIRequest, response: ResponseLike) => {
@@ -73,6 +89,7 @@ export function createRest(options: CreateRestOptions): RestHandle {
     stats.requests += 1;
     stats.byRoute[key] = (stats.byRoute[key] ?? 0) + 1;
     if (event.status === 429) stats.tooManyRequests += 1;
+    scheduler?.observe(event.method, request.path, event.status, response.headers);
     options.onResponse?.(event);
   });
 

@@ -7,6 +7,9 @@ import type { DiscordProblemCode } from './discord-problem';
 import { DiscordErrorCode, DiscordProblemError, discordErrorCode, explainDiscordError } from './discord-problem';
 import type { GuildDirectory } from './guild-directory';
 import { type GuildSnapshotCache, createGuildSnapshotCache } from './guild-snapshot-cache';
+import type { MemberRoleCache } from './member-roles';
+import { type Lane, budgetKeyOf } from './request-budget';
+import type { RequestScheduler } from './request-scheduler';
 import type { RoleProblemCode } from '../../core/role-hierarchy';
 import { checkRoleAssignable } from '../../core/role-hierarchy';
 
@@ -27,10 +30,27 @@ export interface RoleWriteProblem {
   discordCode?: number;
 }
 
+/** How a role change is sent: `lane` says whether it is interactive (the default) or bulk work (docs/decisions.md §19). */
+export interface RoleWriteOptions {
+  lane?: Lane;
+}
+
 /** Adds and removes single roles. A port: other modules' tests can substitute it. */
 export interface RoleWriter {
-  addRole(guildId: string, userId: string, roleId: string, reason: string): Promise<Result<void, RoleWriteProblem>>;
-  removeRole(guildId: string, userId: string, roleId: string, reason: string): Promise<Result<void, RoleWriteProblem>>;
+  addRole(
+    guildId: string,
+    userId: string,
+    roleId: string,
+    reason: string,
+    options?: RoleWriteOptions,
+  ): Promise<Result<void, RoleWriteProblem>>;
+  removeRole(
+    guildId: string,
+    userId: string,
+    roleId: string,
+    reason: string,
+    options?: RoleWriteOptions,
+  ): Promise<Result<void, RoleWriteProblem>>;
 }
 
 export interface RoleWriterOptions {
@@ -42,6 +62,10 @@ export interface RoleWriterOptions {
   cacheTtlMs?: number;
   /** A cache shared with the reconciler; one of its own when absent. */
   cache?: GuildSnapshotCache;
+  /** Sends each change when its guild's member-role bucket has room for its lane; at once when absent. */
+  scheduler?: Pick<RequestScheduler, 'run'>;
+  /** Told of every accepted change, and of a member Discord does not know. */
+  memberRoles?: Pick<MemberRoleCache, 'roleChanged' | 'notAMember'>;
 }
 
 /** "supports 1-512 URL-encoded UTF-8 characters" (Discord's docs, Audit Log; docs/tech-facts.md §1). */
@@ -57,7 +81,8 @@ export function truncateReason(reason: string): string {
  * a PATCH of the member's whole list, which is built from a cache and can drop roles others granted
  * (docs/tech-facts.md §1). Each change is checked against the role hierarchy first, from a
  * short-lived per-guild cache, so a change Discord would refuse costs no request: every 403 counts
- * toward Discord's invalid-request limit.
+ * toward Discord's invalid-request limit. Each request waits its turn in its guild's member-role
+ * bucket, interactive changes first (src/edges/discord/request-scheduler.ts).
  */
 export function createRoleWriter(options: RoleWriterOptions): RoleWriter & { invalidate(guildId?: string): void } {
   const { rest, directory, clock } = options;
@@ -72,6 +97,7 @@ export function createRoleWriter(options: RoleWriterOptions): RoleWriter & { inv
     userId: string,
     roleId: string,
     reason: string,
+    lane: Lane,
   ): Promise<Result<void, RoleWriteProblem>> {
     const base = { guildId, userId, roleId };
     let check: ReturnType<typeof checkRoleAssignable>;
@@ -92,15 +118,19 @@ export function createRoleWriter(options: RoleWriterOptions): RoleWriter & { inv
     }
     const roleName = check.value.name;
     const route = `/guilds/${guildId}/members/${userId}/roles/${roleId}` as const;
+    const method = op === 'add' ? 'PUT' : 'DELETE';
     try {
       const requestOptions = { reason: truncateReason(reason) };
-      if (op === 'add') await rest.put(route, requestOptions);
-      else await rest.delete(route, requestOptions);
+      const send = () => (op === 'add' ? rest.put(route, requestOptions) : rest.delete(route, requestOptions));
+      if (options.scheduler) await options.scheduler.run(budgetKeyOf(method, route)!, lane, send);
+      else await send();
+      options.memberRoles?.roleChanged(guildId, userId, roleId, op);
       return ok(undefined);
     } catch (error) {
       const problem = explainDiscordError(error);
       if (!problem || problem.code === 'members_intent_disabled') throw error;
       const code = discordErrorCode(error);
+      if (code === DiscordErrorCode.UnknownMember) options.memberRoles?.notAMember(guildId, userId);
       if (code === DiscordErrorCode.MissingPermissions || code === DiscordErrorCode.UnknownRole || code === DiscordErrorCode.UnknownGuild) {
         invalidate(guildId);
       }
@@ -118,8 +148,10 @@ export function createRoleWriter(options: RoleWriterOptions): RoleWriter & { inv
   }
 
   return {
-    addRole: (guildId, userId, roleId, reason) => change('add', guildId, userId, roleId, reason),
-    removeRole: (guildId, userId, roleId, reason) => change('remove', guildId, userId, roleId, reason),
+    addRole: (guildId, userId, roleId, reason, writeOptions) =>
+      change('add', guildId, userId, roleId, reason, writeOptions?.lane ?? 'interactive'),
+    removeRole: (guildId, userId, roleId, reason, writeOptions) =>
+      change('remove', guildId, userId, roleId, reason, writeOptions?.lane ?? 'interactive'),
     invalidate,
   };
 }

@@ -69,6 +69,18 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       labelNames: ['scope'] as const,
       registers,
     }),
+    discordPacedWaits: new Counter({
+      name: 'tierlink_discord_paced_waits_total',
+      help: 'Times a Discord request waited for room in its bucket or the global limit before being sent, by lane (interactive, bulk)',
+      labelNames: ['lane'] as const,
+      registers,
+    }),
+    discordMemberLookups: new Counter({
+      name: 'tierlink_discord_member_lookups_total',
+      help: "Lookups of a member's roles, by result: hit (from the gateway-kept cache), miss (read: member unknown), untrusted (read: this instance does not receive the guild's events)",
+      labelNames: ['result'] as const,
+      registers,
+    }),
     patreonErrors: new Counter({
       name: 'tierlink_patreon_errors_total',
       help: 'Failed requests to the membership service, by kind',

@@ -501,3 +501,19 @@ export const postPolls = pgTable('post_polls', {
   polledAt: ts('polled_at').notNull(),
   lastError: text('last_error'),
 });
+
+/**
+ * Discord's request budget shared by every instance on this database (docs/decisions.md §19): one
+ * row per rate-limit bucket (`member-role:<guild>`, `GET /guilds/<guild>/members/:id`, …) and one
+ * for the global limit (`global`), updated by compare-and-swap on `version` through the rule in
+ * src/edges/discord/request-budget.ts. Rows idle for an hour are deleted.
+ */
+export const discordBudget = pgTable('discord_budget', {
+  key: text('key').primaryKey(),
+  limitCount: integer('limit_count').notNull(),
+  windowMs: integer('window_ms').notNull(),
+  windowEnd: ts('window_end').notNull(),
+  used: integer('used').notNull(),
+  learned: boolean('learned').notNull(),
+  version: integer('version').notNull().default(1),
+});

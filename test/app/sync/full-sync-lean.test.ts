@@ -7,7 +7,7 @@ import { wireSync } from '../../support/sync-kit';
 import { type World, createWorld } from '../../support/world';
 
 /**
- * The lean full sync (docs/decisions.md §19): what it sends to the database, counted by the
+ * The lean full sync (docs/decisions.md §20): what it sends to the database, counted by the
  * database handle itself, on PGlite and on PostgreSQL alike.
  */
 let world: World;

@@ -72,7 +72,7 @@ beforeEach(async () => {
   reconciler = createReconciler({
     ...repos,
     contexts: createGuildContextLoader({ ...repos, discordSnapshots: kit.snapshots }),
-    directory: kit.directory,
+    memberRoles: kit.memberRoles,
     applier,
     graceChecks: createGraceChecks({ jobs: createJobStore(t.database.db), logger: silentLogger }),
     clock,

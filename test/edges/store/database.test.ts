@@ -26,6 +26,7 @@ test('migrations create every table and a second run changes nothing', async () 
     'channel_pacing',
     'creator_credentials',
     'dashboard_sessions',
+    'discord_budget',
     'guild_campaigns',
     'guilds',
     'identify_slots',
