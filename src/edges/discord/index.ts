@@ -4,6 +4,7 @@ import type { Metrics } from '../observability/metrics';
 import { type CreateRestOptions, createRest } from './create-rest';
 import { createGuildDirectory } from './guild-directory';
 import { createGuildSnapshotCache } from './guild-snapshot-cache';
+import { createMemberAdder } from './member-adder';
 import { createRoleWriter } from './role-writer';
 
 export { createRest } from './create-rest';
@@ -15,6 +16,8 @@ export type { RoleWriteProblem, RoleWriteProblemCode, RoleWriter, RoleWriterOpti
 export { DiscordErrorCode, DiscordProblemError, explainDiscordError } from './discord-problem';
 export type { DiscordProblem, DiscordProblemCode } from './discord-problem';
 export { createGuildSnapshotCache } from './guild-snapshot-cache';
+export { createMemberAdder } from './member-adder';
+export type { MemberAddProblem, MemberAddProblemCode, MemberAdded, MemberAdder } from './member-adder';
 export { createDiscordUserOAuth } from './user-oauth';
 export type { DiscordUser, DiscordUserOAuth, DiscordUserOAuthOptions, UserGuild, UserOAuthError, UserTokens } from './user-oauth';
 export type { GuildSnapshot, GuildSnapshotCache } from './guild-snapshot-cache';
@@ -56,7 +59,8 @@ export function createDiscordAccess(options: DiscordAccessOptions) {
     ...(options.snapshotTtlMs !== undefined ? { ttlMs: options.snapshotTtlMs } : {}),
   });
   const writer = createRoleWriter({ rest: rest.rest, directory, clock, cache: snapshots, ...(logger ? { logger } : {}) });
-  return { rest, directory, snapshots, writer };
+  const members = createMemberAdder({ rest: rest.rest, cache: snapshots, ...(logger ? { logger } : {}) });
+  return { rest, directory, snapshots, writer, members };
 }
 
 export type DiscordAccess = ReturnType<typeof createDiscordAccess>;
