@@ -73,6 +73,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     runSync: sync.runSync,
     webhookRouter: createWebhookEndpoint(webhooks.intake),
     dashboard: services.dashboard,
+    joining: services.joining,
     health: () =>
       checkHealth(healthChecks({ database, gateway: bot, ...repos, accounts: services.accounts, registration: webhooks.registration })),
     isShuttingDown: () => shuttingDown,

@@ -59,6 +59,8 @@ export interface DoctorDeps {
   clock: Clock;
   webhookHealth(campaignId: string): Promise<WebhookHealth | null>;
   lastSync(guildId: string): Promise<LastSync | null>;
+  /** The join page's address, or what keeps it from adding people (src/app/joining). */
+  joinPage?(guildId: string): Promise<DoctorCheck>;
 }
 
 const day = (d: Date) => d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
@@ -361,6 +363,7 @@ export function createDoctor(deps: DoctorDeps) {
       const unreadable = await unreadableMembersCheck(deps.members, campaignIds);
       if (unreadable) checks.push(unreadable);
       checks.push(await syncCheck(guildId));
+      if (deps.joinPage && campaignIds.length > 0) checks.push(await deps.joinPage(guildId));
       return checks;
     },
   };

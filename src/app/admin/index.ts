@@ -10,7 +10,8 @@ import type { SyncSubsystem } from '../sync';
 import type { WebhookRegistration } from '../webhooks/registration';
 import { createActorAuthority } from './actor-authority';
 import { createConnectService } from './connect-service';
-import { createDoctor } from './doctor';
+import { type DoctorCheck, createDoctor } from './doctor';
+import type { JoinLinks } from '../joining/join-links';
 import { createMappingService } from './mapping-service';
 import { createSettingsService } from './settings-service';
 import { createTiersService } from './tiers-service';
@@ -28,6 +29,8 @@ export interface CreatorAdminDeps {
   publicUrl: () => string;
   /** PATREON_CAMPAIGN_ID. */
   preferredCampaignId: string | undefined;
+  /** The join pages' addresses (`/settings join_slug:`) and `/doctor`'s line about the join page. */
+  joining: { links: JoinLinks; doctorCheck(guildId: string): Promise<DoctorCheck> };
 }
 
 /**
@@ -64,6 +67,7 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
     box: deps.box,
     clock,
     reconcileGuild,
+    joinLinks: deps.joining.links,
     logger,
   });
   const doctor = createDoctor({
@@ -85,6 +89,7 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
         manualSecret: health.manualSecret,
       };
     },
+    joinPage: (guildId) => deps.joining.doctorCheck(guildId),
     lastSync: async (guildId) => {
       const run = await repos.syncRuns.lastFinished(guildId);
       if (!run) return null;

@@ -43,7 +43,8 @@ export type LinkCompletion =
     }
   | { kind: 'service_error'; message: string };
 
-export type LinkStart = { kind: 'link'; url: string; expiresAt: Date } | { kind: 'not_connected' };
+/** `joinUrl`: the server's join page, for patrons not in the server yet (when the join page is on). */
+export type LinkStart = { kind: 'link'; url: string; expiresAt: Date; joinUrl: string | null } | { kind: 'not_connected' };
 
 /** Who the patron is, read with their consent: their memberships of the guild's campaigns are stored. */
 export type PatronRead = { kind: 'read'; patreonUserId: string; patronName: string } | { kind: 'service_error'; message: string };
@@ -62,6 +63,8 @@ export interface LinkServiceDeps {
   metrics: Metrics;
   /** `$PUBLIC_URL/oauth/callback`. */
   redirectUri: () => string;
+  /** The address of a server's join page (src/app/joining/join-links.ts), when the join page is on. */
+  joinUrl?: (guildId: string) => Promise<string>;
 }
 
 /**
@@ -177,7 +180,11 @@ export function createLinkService(deps: LinkServiceDeps) {
      */
     async start(discordUserId: string, guildId: string): Promise<LinkStart> {
       if ((await deps.guilds.campaignsOf(guildId)).length === 0) return { kind: 'not_connected' };
-      return { kind: 'link', ...(await deps.oneTimeLinks.create('link', discordUserId, guildId)) };
+      const [created, joinUrl] = await Promise.all([
+        deps.oneTimeLinks.create('link', discordUserId, guildId),
+        deps.joinUrl ? deps.joinUrl(guildId) : Promise.resolve(null),
+      ]);
+      return { kind: 'link', ...created, joinUrl };
     },
 
     /**

@@ -81,6 +81,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       labelNames: ['outcome'] as const,
       registers,
     }),
+    joins: new Counter({
+      name: 'tierlink_joins_total',
+      help: 'Join page flows that ended, by outcome (added, already_member, not_patron, banned, server_full, …)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
     queueDepth: new Gauge({
       name: 'tierlink_queue_depth',
       help: 'Durable work waiting, by queue',

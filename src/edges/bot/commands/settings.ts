@@ -1,12 +1,14 @@
 import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import { SETTING_BOUNDS } from '../../../core/planner/settings';
-import type { SettingsChange } from '../../../core/planner/settings';
+import { JOIN_SLUG_LENGTH } from '../../../core/join-slug';
+import type { JoinLink } from '../../../app/joining/join-links';
+import type { SettingsRequest } from '../../../app/admin/settings-service';
 import type { GuildSettings, Mode } from '../../../core/planner/types';
 import type { Command } from '../command';
 import { NO_PINGS, fitMessage, roleMention } from '../format';
 import { STRICT_BUTTON_PREFIX, pressStrictButton, reportApply, strictButton, strictPreviewLines } from './strict-confirmation';
 
-export function renderSettings(s: GuildSettings): string {
+export function renderSettings(s: GuildSettings, join: JoinLink): string {
   return [
     `• **Grace period** after a declined payment: ${s.graceDays} day${s.graceDays === 1 ? '' : 's'}`,
     `• **Mode**: ${s.mode === 'stack' ? 'stack (every entitled tier’s roles)' : 'highest (only the highest tier’s roles)'}`,
@@ -14,6 +16,9 @@ export function renderSettings(s: GuildSettings): string {
     `• **Follower role**: ${s.followerRoleId ? roleMention(s.followerRoleId) : 'none'}`,
     `• **Strict**: ${s.strict ? 'on (mapped roles are removed from anyone not entitled, even if given by hand)' : 'off (only roles Tierlink granted are ever removed)'}`,
     `• **Mass-removal guard**: a sync holds removals above ${s.removalThresholdPercent}% of Tierlink’s grants when they are at least ${s.removalThresholdMin}`,
+    `• **Join page**: ${join.url}${join.source === 'chosen' ? '' : ` (the default; choose one with join_slug)`}`,
+    `• **Who may join there**: ${s.joinNonPatrons ? 'anyone with a Patreon account' : 'patrons whose tier gives a role here'}`,
+    `• **Joiner role** (joined without a tier role): ${s.joinerRoleId ? roleMention(s.joinerRoleId) : 'none'}`,
   ].join('\n');
 }
 
@@ -60,12 +65,23 @@ export const settingsCommand: Command = {
         .setMinValue(SETTING_BOUNDS.removalThresholdMin.min)
         .setMaxValue(SETTING_BOUNDS.removalThresholdMin.max),
     )
+    .addStringOption((o) =>
+      o
+        .setName('join_slug')
+        .setDescription('The join page’s address: /join/<this>')
+        .setMinLength(JOIN_SLUG_LENGTH.min)
+        .setMaxLength(JOIN_SLUG_LENGTH.max),
+    )
+    .addBooleanOption((o) => o.setName('clear_join_slug').setDescription('Use the default join page address again'))
+    .addBooleanOption((o) => o.setName('join_non_patrons').setDescription('Let people whose tier gives no role join through the join page'))
+    .addRoleOption((o) => o.setName('join_role').setDescription('Role for someone who joins through the join page without a tier role'))
+    .addBooleanOption((o) => o.setName('clear_join_role').setDescription('Stop giving a joiner role'))
     .toJSON(),
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
   button: { prefix: STRICT_BUTTON_PREFIX, press: pressStrictButton },
   async execute(interaction, { services, logger }) {
     const o = interaction.options;
-    const change: SettingsChange = {};
+    const change: SettingsRequest = {};
     const grace = o.getInteger('grace_days');
     if (grace !== null) change.graceDays = grace;
     const mode = o.getString('mode');
@@ -82,6 +98,14 @@ export const settingsCommand: Command = {
     if (percent !== null) change.removalThresholdPercent = percent;
     const min = o.getInteger('removal_threshold_min');
     if (min !== null) change.removalThresholdMin = min;
+    const slug = o.getString('join_slug');
+    if (slug !== null) change.joinSlug = slug;
+    if (o.getBoolean('clear_join_slug')) change.joinSlug = null;
+    const open = o.getBoolean('join_non_patrons');
+    if (open !== null) change.joinNonPatrons = open;
+    const joiner = o.getRole('join_role');
+    if (joiner) change.joinerRoleId = joiner.id;
+    if (o.getBoolean('clear_join_role')) change.joinerRoleId = null;
 
     const outcome = await services.settings.apply({ guildId: interaction.guildId!, userId: interaction.user.id }, change);
     switch (outcome.kind) {
@@ -94,20 +118,29 @@ export const settingsCommand: Command = {
         return;
       case 'shown':
         await interaction.editReply({
-          content: `**Settings of this server**\n${renderSettings(outcome.settings)}`,
+          content: `**Settings of this server**\n${renderSettings(outcome.settings, outcome.join)}`,
           allowedMentions: NO_PINGS,
         });
         return;
       case 'strict_pending':
         await interaction.editReply({
-          content: fitMessage([`**Settings of this server**`, renderSettings(outcome.settings), '', ...strictPreviewLines(outcome.strict)]),
+          content: fitMessage([
+            `**Settings of this server**`,
+            renderSettings(outcome.settings, outcome.join),
+            '',
+            ...strictPreviewLines(outcome.strict),
+          ]),
           components: [strictButton(outcome.strict)],
           allowedMentions: NO_PINGS,
         });
         return;
       case 'changed': {
         const { strict: request } = outcome;
-        const head = [`**Settings saved**`, renderSettings(outcome.settings), ...(request ? ['', ...strictPreviewLines(request)] : [])];
+        const head = [
+          `**Settings saved**`,
+          renderSettings(outcome.settings, outcome.join),
+          ...(request ? ['', ...strictPreviewLines(request)] : []),
+        ];
         const components = request ? [strictButton(request)] : [];
         const edit = (content: string) => interaction.editReply({ content, components, allowedMentions: NO_PINGS });
         await reportApply(edit, fitMessage(head, 1800), outcome.followUp, logger);
