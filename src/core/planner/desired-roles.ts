@@ -103,11 +103,7 @@ function tierGrantReason(tier: GuildTier, ent: Entitlement): string {
  * are desired all the same; the planner blocks them with the fix, so `/status` and `/doctor` can
  * say what to change.
  */
-export function desiredRoles(
-  entitlements: readonly Entitlement[],
-  guild: GuildContext,
-  options: { joiner?: boolean } = {},
-): DesiredRoles {
+export function desiredRoles(entitlements: readonly Entitlement[], guild: GuildContext, options: { joiner?: boolean } = {}): DesiredRoles {
   const grants = new Map<string, DesiredGrant>();
   const notes: RoleNote[] = [];
   const byCampaign = new Map(entitlements.map((e) => [e.campaignId, e]));

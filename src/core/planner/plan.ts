@@ -157,7 +157,8 @@ function removalReason(entry: LedgerEntry, input: PlanInput): string {
         : (guild.settings.joinerRoleId ?? null);
   if (configured !== entry.roleId) return `this is no longer the server's ${label} role`;
   const hasTierRoles = [...desired.grants.values()].some((g) => g.kind === 'tier');
-  if (hasTierRoles) return `${entry.kind === 'joiner' ? 'a tier gives roles now' : 'pledging again'}: the ${label} role gives way to tier roles`;
+  if (hasTierRoles)
+    return `${entry.kind === 'joiner' ? 'a tier gives roles now' : 'pledging again'}: the ${label} role gives way to tier roles`;
   return `the ${label} role no longer applies${ent ? `: ${ent.reason}` : ''}`;
 }
 

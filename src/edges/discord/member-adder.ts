@@ -45,7 +45,12 @@ export interface MemberAdded {
 
 /** Adds a person to a server with their roles, using the access token they just gave (`guilds.join`). A port. */
 export interface MemberAdder {
-  addMember(guildId: string, userId: string, userAccessToken: string, roleIds: readonly string[]): Promise<Result<MemberAdded, MemberAddProblem>>;
+  addMember(
+    guildId: string,
+    userId: string,
+    userAccessToken: string,
+    roleIds: readonly string[],
+  ): Promise<Result<MemberAdded, MemberAddProblem>>;
 }
 
 const CODES: Readonly<Record<number, { code: MemberAddProblemCode; message: string }>> = {
@@ -88,7 +93,12 @@ export function createMemberAdder(options: { rest: REST; cache: GuildSnapshotCac
       }
       const bits = botGuildPermissions(guildId, snapshot.roles, snapshot.botRoleIds);
       if ((bits & CREATE_INSTANT_INVITE) === 0n) {
-        return err({ code: 'bot_lacks_permissions', message: 'the bot lacks Create Instant Invite', discordCode: null, requestSent: false });
+        return err({
+          code: 'bot_lacks_permissions',
+          message: 'the bot lacks Create Instant Invite',
+          discordCode: null,
+          requestSent: false,
+        });
       }
       const skipped: RoleWriteProblem[] = [];
       const sent: string[] = [];
@@ -128,7 +138,12 @@ function explain(error: unknown): MemberAddProblem {
   if (error instanceof DiscordAPIError && typeof error.code === 'number') {
     const known = CODES[error.code];
     if (known) return { ...known, discordCode: error.code, requestSent: true };
-    return { code: 'unavailable', message: `Discord answered ${error.status} (code ${error.code})`, discordCode: error.code, requestSent: true };
+    return {
+      code: 'unavailable',
+      message: `Discord answered ${error.status} (code ${error.code})`,
+      discordCode: error.code,
+      requestSent: true,
+    };
   }
   const status = typeof (error as { status?: unknown })?.status === 'number' ? (error as { status: number }).status : null;
   return {

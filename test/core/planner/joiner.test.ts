@@ -6,7 +6,13 @@ import { NOW, ROLE, TIER, USER, guild, ledger, member } from './fixtures';
 const JOINER = ROLE.staff;
 const withJoiner = guild({ settings: { joinerRoleId: JOINER, formerPatronRoleId: ROLE.former } });
 
-function run(opts: { members?: MemberState[]; current?: string[]; ledger?: LedgerEntry[]; joining?: boolean; g?: ReturnType<typeof guild> }) {
+function run(opts: {
+  members?: MemberState[];
+  current?: string[];
+  ledger?: LedgerEntry[];
+  joining?: boolean;
+  g?: ReturnType<typeof guild>;
+}) {
   return planUser({
     guild: opts.g ?? withJoiner,
     userId: USER,
