@@ -8,6 +8,7 @@ import { createLinking } from './app/linking';
 import { createSync } from './app/sync';
 import { createApiMeter } from './app/sync/api-meter';
 import { createWebhooks } from './app/webhooks';
+import { createRetention } from './app/housekeeping/retention';
 import type { Config } from './config';
 import { createDiscordAccess, createDiscordUserOAuth } from './edges/discord';
 import { type Metrics, createMetrics } from './edges/observability/metrics';
@@ -18,6 +19,7 @@ import type { Database } from './edges/store/database';
 import { createInboxQueue } from './edges/store/durable-queue';
 import { createJobQueue, createJobStore } from './edges/store/job-queue';
 import { createRepositories } from './edges/store/repositories';
+import { createRetentionStore } from './edges/store/retention-store';
 import { createSecretBox } from './edges/store/secret-box';
 import { loadOrCreateSecretKey } from './edges/store/secret-key';
 import { type Clock, type Random, type Sleep, realSleep, systemClock } from './shared/clock';
@@ -58,7 +60,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   const metrics = options.metrics ?? createMetrics();
   const pollMs = options.pollMs;
   const { db } = database;
-  const box = createSecretBox(loadOrCreateSecretKey(config.secretKey, config.dataDir));
+  const box = createSecretBox(loadOrCreateSecretKey(config.secretKey, config.dataDir), config.secretKeyPrevious);
   let listeningUrl: string | null = null;
   const publicUrl = () => config.publicUrl ?? listeningUrl ?? `http://localhost:${config.port}`;
 
@@ -160,6 +162,15 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     publicUrl,
     preferredCampaignId: config.patreon.campaignId,
     joining,
+    environmentBinding: { tokens: Boolean(config.patreon.creatorAccessToken), guildIds: config.discord.bindGuildIds },
+  });
+
+  const retention = createRetention({
+    store: createRetentionStore(db),
+    appState: repos.appState,
+    withLock: (name, fn) => database.tryWithLock(name, fn),
+    clock,
+    logger,
   });
 
   // Staff tools: who may look at other members (/status member, /audit) and enter the dashboard.
@@ -185,7 +196,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
 
   return {
     ...{ clock, metrics, database, box, repos, discord, rest: discord.rest, accounts, jobQueue, sync, webhooks, linking, admin, publicUrl },
-    ...{ permissions, audit, dashboard, joining },
+    ...{ permissions, audit, dashboard, retention, joining },
     reconciler: sync.reconciler,
     scheduler: sync.scheduler,
     runSync: sync.runSync,

@@ -42,6 +42,35 @@ const snowflake = (what: string) =>
     .trim()
     .regex(/^\d{17,20}$/, { error: `must be a Discord id: 17–20 digits (${what})` });
 
+/** Comma-separated Discord ids; blanks between commas are ignored, duplicates kept once. */
+const snowflakeList = (what: string) =>
+  z
+    .string()
+    .trim()
+    .transform((value) => [
+      ...new Set(
+        value
+          .split(',')
+          .map((id) => id.trim())
+          .filter(Boolean),
+      ),
+    ])
+    .refine((ids) => ids.every((id) => /^\d{17,20}$/.test(id)), {
+      error: `must be Discord ids (17–20 digits) separated by commas (${what})`,
+    });
+
+/** A bearer token someone outside sends: long enough not to be guessed. */
+const bearerToken = (what: string) =>
+  z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .trim()
+      .min(16, { error: `must be at least 16 characters (${what}; e.g. \`openssl rand -hex 24\`)` })
+      .regex(/^[\x21-\x7e]+$/, { error: `must be printable characters without spaces (${what})` })
+      .optional(),
+  );
+
 const schema = z
   .object({
     DISCORD_TOKEN: required('the bot token from the Discord Developer Portal → Bot'),
@@ -52,6 +81,10 @@ const schema = z
         .pipe(snowflake('the application id from the Developer Portal → General Information')),
     ),
     DISCORD_GUILD_ID: z.preprocess(blankToUndefined, snowflake('the server to register commands on').optional()),
+    DISCORD_GUILD_IDS: z.preprocess(
+      blankToUndefined,
+      snowflakeList('the servers creator tokens from the environment may bind').default([] as string[]),
+    ),
     DISCORD_API_BASE_URL: z.preprocess(blankToUndefined, httpUrl("base of Discord's HTTP API").default('https://discord.com/api')),
     PATREON_BASE_URL: z.preprocess(blankToUndefined, httpUrl("the membership service's base URL").default('https://www.patreon.com')),
     PATREON_CLIENT_ID: required('the OAuth client id of your registered client'),
@@ -87,6 +120,12 @@ const schema = z
       blankToUndefined,
       z.string().trim().min(32, { error: 'must be at least 32 characters (e.g. `openssl rand -base64 32`)' }).optional(),
     ),
+    SECRET_KEY_PREVIOUS: z.preprocess(
+      blankToUndefined,
+      z.string().trim().min(32, { error: 'must be at least 32 characters: the SECRET_KEY used before this one' }).optional(),
+    ),
+    HEALTH_TOKEN: bearerToken('the bearer token for the detailed /healthz'),
+    METRICS_TOKEN: bearerToken('the bearer token for /metrics'),
     SYNC_SCHEDULE: z.preprocess(
       blankToUndefined,
       z
@@ -114,6 +153,13 @@ const schema = z
         message: 'required with DATABASE_URL (every instance must share it; e.g. `openssl rand -base64 32`)',
       });
     }
+    if (env.SECRET_KEY_PREVIOUS && env.SECRET_KEY_PREVIOUS === env.SECRET_KEY) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SECRET_KEY_PREVIOUS'],
+        message: 'is the same as SECRET_KEY: during a rotation it holds the old key, afterwards remove it',
+      });
+    }
     if (env.PATREON_CREATOR_REFRESH_TOKEN && !env.PATREON_CREATOR_ACCESS_TOKEN) {
       ctx.addIssue({
         code: 'custom',
@@ -128,6 +174,11 @@ export interface Config {
     token: string;
     applicationId: string;
     guildId: string | undefined;
+    /**
+     * DISCORD_GUILD_IDS: with DISCORD_GUILD_ID, the only servers the creator tokens from the
+     * environment bind (docs/contract.md, second round).
+     */
+    bindGuildIds: string[];
     apiBaseUrl: string;
   };
   patreon: {
@@ -145,6 +196,12 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   secretKey: string | undefined;
+  /** SECRET_KEY_PREVIOUS: values sealed with it are opened and sealed again with the current key. */
+  secretKeyPrevious: string | undefined;
+  /** HEALTH_TOKEN: the bearer token for the detailed `/healthz` from outside the loopback address. */
+  healthToken: string | undefined;
+  /** METRICS_TOKEN: the bearer token for `/metrics` from outside the loopback address. */
+  metricsToken: string | undefined;
   syncSchedule: string;
   logLevel: (typeof LOG_LEVELS)[number];
   /** Sign-in with Discord for the dashboard; `clientSecret` undefined turns the dashboard off. */
@@ -214,6 +271,7 @@ export function parseConfig(env: Record<string, string | undefined>, needs: Conf
         token: e.DISCORD_TOKEN,
         applicationId: e.DISCORD_APPLICATION_ID,
         guildId: e.DISCORD_GUILD_ID,
+        bindGuildIds: [...new Set([...(e.DISCORD_GUILD_ID ? [e.DISCORD_GUILD_ID] : []), ...e.DISCORD_GUILD_IDS])],
         apiBaseUrl: e.DISCORD_API_BASE_URL,
       },
       patreon: {
@@ -230,6 +288,9 @@ export function parseConfig(env: Record<string, string | undefined>, needs: Conf
       databaseUrl: e.DATABASE_URL,
       dataDir: path.resolve(e.DATA_DIR),
       secretKey: e.SECRET_KEY,
+      secretKeyPrevious: e.SECRET_KEY_PREVIOUS,
+      healthToken: e.HEALTH_TOKEN,
+      metricsToken: e.METRICS_TOKEN,
       syncSchedule: e.SYNC_SCHEDULE,
       logLevel: e.LOG_LEVEL,
       dashboard: { clientSecret: e.DISCORD_CLIENT_SECRET, webBaseUrl: e.DISCORD_WEB_BASE_URL },
@@ -251,4 +312,20 @@ export function readEnvironment(cwd: string = process.cwd()): Record<string, str
 /** Effective public URL: PUBLIC_URL, or `http://localhost:<port>` once the port is known. */
 export function resolvePublicUrl(config: Pick<Config, 'publicUrl'>, listeningPort: number): string {
   return config.publicUrl ?? `http://localhost:${listeningPort}`;
+}
+
+/** `localhost`, `*.localhost`, 127.0.0.0/8 and `::1`: addresses only this machine reaches. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * The start-up warning for a PUBLIC_URL that people and the service reach over plain HTTP: OAuth
+ * codes, link tokens and the pages travel readable on the way. Null for https and for loopback.
+ */
+export function publicUrlWarning(publicUrl: string): string | null {
+  const url = new URL(publicUrl);
+  if (url.protocol !== 'http:' || isLoopbackHost(url.hostname)) return null;
+  return `PUBLIC_URL ${url.origin} is plain http: OAuth codes, one-time links and webhook deliveries cross the network unencrypted. Put Tierlink behind HTTPS and set PUBLIC_URL to the https address.`;
 }

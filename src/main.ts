@@ -1,7 +1,9 @@
 import { type Services, type TierlinkOptions, buildServices } from './compose';
 import { createBot } from './edges/bot';
-import { checkHealth, healthChecks } from './edges/observability/health';
+import { publicUrlWarning } from './config';
+import { checkHealth, databaseAnswers, healthChecks } from './edges/observability/health';
 import { openConfiguredDatabase } from './edges/store/open-configured';
+import { resealSecrets } from './edges/store/reseal-secrets';
 import { createWeb } from './edges/web';
 import { type HttpServer, listen } from './edges/web/http-server';
 import { createWebhookEndpoint } from './edges/web/webhook-endpoint';
@@ -30,6 +32,12 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     throw error;
   }
   const services = buildServices(options, database);
+  try {
+    await resealSecrets(database.db, services.box, logger);
+  } catch (error) {
+    if (ownsDatabase) await database.close();
+    throw error;
+  }
   const { repos, metrics, linking, admin, sync, webhooks } = services;
   let shuttingDown = false;
   let server: HttpServer | null = null;
@@ -76,6 +84,10 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     joining: services.joining,
     health: () =>
       checkHealth(healthChecks({ database, gateway: bot, ...repos, accounts: services.accounts, registration: webhooks.registration })),
+    healthOk: () => databaseAnswers(database),
+    healthToken: config.healthToken,
+    metricsToken: config.metricsToken,
+    hsts: config.publicUrl?.startsWith('https:') === true,
     isShuttingDown: () => shuttingDown,
     publicUrl: services.publicUrl,
   });
@@ -89,18 +101,21 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       services.setListeningUrl(`http://localhost:${server.port}`);
       logger.info({ port: server.port, publicUrl: services.publicUrl() }, 'web server listening');
       if (services.dashboard) logger.info({ url: services.dashboard.url() }, 'dashboard on (sign in with Discord)');
+      const plainHttp = publicUrlWarning(services.publicUrl());
+      if (plainHttp) logger.warn(plainHttp);
       webhooks.start();
       services.jobQueue.worker.start();
       await bot.start();
       const { creatorAccessToken, creatorRefreshToken } = config.patreon;
       if (creatorAccessToken) {
         const tokens = { accessToken: creatorAccessToken, refreshToken: creatorRefreshToken ?? '' };
-        await admin.connectFromEnvironment(tokens, bot.guildIds(), config.discord.guildId).catch((error: unknown) => {
+        await admin.connectFromEnvironment(tokens, config.discord.bindGuildIds, bot.guildIds()).catch((error: unknown) => {
           logger.error({ err: error }, 'connecting the creator from PATREON_CREATOR_ACCESS_TOKEN failed; /connect still works');
         });
       }
       webhooks.registration.start();
       sync.scheduler.start();
+      services.retention.start();
       housekeeping = setInterval(() => {
         const before = new Date(services.clock.now().getTime() - DAY);
         repos.linkTokens.prune(before).catch((error: unknown) => logger.warn({ err: error }, 'pruning link tokens failed'));
@@ -116,6 +131,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       clearInterval(housekeeping);
       const closing = server?.close(5000);
       await sync.scheduler.stop();
+      await services.retention.stop();
       const grace = options.shutdownGraceMs ?? 10_000;
       const done = await Promise.all([webhooks.stop(grace), services.jobQueue.worker.stop(grace)]);
       if (done.includes(false)) logger.warn('stopped with work in flight; its leases expire and another start picks it up');

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseConfig, readEnvironment, resolvePublicUrl } from '../src/config';
+import { parseConfig, publicUrlWarning, readEnvironment, resolvePublicUrl } from '../src/config';
 
 const minimal = {
   DISCORD_TOKEN: 'bot-token',
@@ -101,4 +101,60 @@ test('.env is read beneath the real environment', () => {
   expect(env.TIERLINK_TEST_ONLY_A).toBe('from-file');
   expect(env.PATH).toBe(process.env.PATH);
   fs.rmSync(dir, { recursive: true });
+});
+
+test('DISCORD_GUILD_IDS lists the servers the environment tokens may bind, with DISCORD_GUILD_ID; a bad id is named', () => {
+  const result = parseConfig({
+    ...minimal,
+    DISCORD_GUILD_ID: '111111111111111111',
+    DISCORD_GUILD_IDS: ' 222222222222222222, ,333333333333333333,222222222222222222',
+  });
+  expect(result.ok && result.value.discord.bindGuildIds).toEqual(['111111111111111111', '222222222222222222', '333333333333333333']);
+  expect(
+    parseConfig(minimal).ok && (parseConfig(minimal) as { value: { discord: { bindGuildIds: string[] } } }).value.discord.bindGuildIds,
+  ).toEqual([]);
+  expect(problems({ ...minimal, DISCORD_GUILD_IDS: '222222222222222222,my-server' }).problems).toEqual([
+    { variable: 'DISCORD_GUILD_IDS', message: expect.stringContaining('Discord ids (17–20 digits) separated by commas') },
+  ]);
+});
+
+test('HEALTH_TOKEN and METRICS_TOKEN must be long enough not to be guessed; SECRET_KEY_PREVIOUS must differ from SECRET_KEY', () => {
+  const error = problems({
+    ...minimal,
+    HEALTH_TOKEN: 'short',
+    METRICS_TOKEN: 'has a space in it somewhere',
+    SECRET_KEY: 'k'.repeat(40),
+    SECRET_KEY_PREVIOUS: 'k'.repeat(40),
+  });
+  const byName = Object.fromEntries(error.problems.map((p) => [p.variable, p.message]));
+  expect(byName.HEALTH_TOKEN).toContain('at least 16 characters');
+  expect(byName.METRICS_TOKEN).toContain('without spaces');
+  expect(byName.SECRET_KEY_PREVIOUS).toContain('the same as SECRET_KEY');
+  expect(problems({ ...minimal, SECRET_KEY_PREVIOUS: 'old' }).problems[0]).toMatchObject({ variable: 'SECRET_KEY_PREVIOUS' });
+
+  const result = parseConfig({
+    ...minimal,
+    HEALTH_TOKEN: 'h'.repeat(24),
+    METRICS_TOKEN: 'm'.repeat(24),
+    SECRET_KEY_PREVIOUS: 'p'.repeat(32),
+  });
+  expect(result.ok && [result.value.healthToken, result.value.metricsToken, result.value.secretKeyPrevious]).toEqual([
+    'h'.repeat(24),
+    'm'.repeat(24),
+    'p'.repeat(32),
+  ]);
+});
+
+test('a plain-http PUBLIC_URL that is not loopback earns a start-up warning; https and loopback do not', () => {
+  expect(publicUrlWarning('http://tierlink.example.com')).toMatch(/^PUBLIC_URL http:\/\/tierlink\.example\.com is plain http/);
+  expect(publicUrlWarning('http://203.0.113.9:3000')).not.toBeNull();
+  for (const quiet of [
+    'https://tierlink.example.com',
+    'http://localhost:3000',
+    'http://127.0.0.1:3000',
+    'http://[::1]:3000',
+    'http://app.localhost',
+  ]) {
+    expect(publicUrlWarning(quiet)).toBeNull();
+  }
 });

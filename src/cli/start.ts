@@ -1,5 +1,6 @@
 import { type Tierlink, createTierlink } from '../main';
 import { cliLogger, exitOnError, loadConfigOrExit } from './cli-support';
+import { handleUnhandledRejections } from './process-faults';
 import { handleShutdownSignals } from './shutdown-signals';
 
 /** `npm start`: configuration, then the service, until SIGTERM or SIGINT (a second one exits at once). */
@@ -7,19 +8,21 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit('service');
   const logger = cliLogger(config);
   const fail = exitOnError(logger);
-  let tierlink: Tierlink;
+  let tierlink: Tierlink | undefined;
+  handleUnhandledRejections({ process, logger, count: () => tierlink?.services.metrics.unhandledRejections.inc() });
   try {
     tierlink = await createTierlink({ config, logger });
   } catch (error) {
     return fail(error);
   }
-  handleShutdownSignals({ signals: process, stop: () => tierlink.stop(), exit: (code) => process.exit(code), logger });
+  const service = tierlink;
+  handleShutdownSignals({ signals: process, stop: () => service.stop(), exit: (code) => process.exit(code), logger });
   try {
-    const { url } = await tierlink.start();
+    const { url } = await service.start();
     logger.info({ url }, 'Tierlink is running');
   } catch (error) {
     logger.error({ err: error }, 'start-up failed');
-    await tierlink.stop().catch(() => undefined);
+    await service.stop().catch(() => undefined);
     fail(error);
   }
 }

@@ -53,10 +53,12 @@ test('a member without Manage Roles on the server is refused, even when the inte
   expect(status.content).toContain('You need the **Manage Roles** permission in this server to use /status member');
   expect(status.content).not.toContain('Linked');
   const audit = await runCommand(e, { userId: plain, name: 'audit', options: [member(mira)], memberPermissions: MANAGE_ROLES }).reply();
-  expect(audit.content).toContain('You need the **Manage Roles** permission in this server to use /audit');
-  // Without the permission in the interaction either, the command's own check answers first.
+  expect(audit.content).toContain(
+    'You need the **Manage Roles** permission to use /audit. Tierlink reads it from your roles in this server',
+  );
+  // Without the permission in the interaction either, the answer is the same guild-level refusal.
   const denied = await runCommand(e, { userId: plain, name: 'audit', options: [member(mira)], memberPermissions: EVERYONE }).reply();
-  expect(denied.content).toBe('You need the **Manage Roles** permission to use /audit.');
+  expect(denied.content).toBe(audit.content);
 });
 
 test('/audit lists the member’s last role changes, newest first, with outcome, trigger and reason', async () => {

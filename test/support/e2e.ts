@@ -51,6 +51,8 @@ export interface E2E {
   /** The environment the configuration was read from: what a CLI process of the same install is given. */
   env: Record<string, string>;
   url: string;
+  /** Where the server listens (`url` is PUBLIC_URL, which may point elsewhere). */
+  port: number;
   guildId: string;
   /** The guild's owner (has every permission). */
   ownerId: string;
@@ -116,7 +118,8 @@ export function readReply(data: Record<string, unknown> | null): Omit<CommandRep
 export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
   const clock = createManualClock(new Date('2026-11-20T12:00:00Z'));
   const patreon = await createMembershipServiceSandbox({ clock, dialect: options.dialect ?? 'spec' });
-  const discord = await createDiscordSandbox({ clock });
+  // Set up as the README says: Public Bot turned off (only the operator adds the bot to a server).
+  const discord = await createDiscordSandbox({ clock, botPublic: false });
   const db = await createTestDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tierlink-e2e-'));
 
@@ -163,7 +166,7 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
     patreonRetry: { baseDelayMs: 5, maxDelayMs: 50 },
     pollMs: 200,
   });
-  const { url } = await tierlink.start();
+  const { url, port } = await tierlink.start();
   patreon.registerRedirectUri(`${url}/oauth/callback`);
 
   const replyOf = (record: { data: Record<string, unknown> | null; ephemeral: boolean } | undefined): CommandReply => {
@@ -181,6 +184,7 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
     config,
     env,
     url,
+    port,
     guildId,
     ownerId,
     roles,

@@ -17,6 +17,8 @@ import { guildRoles } from '../../core/guild-roles';
 import { findRolesElsewhere } from './roles-elsewhere';
 import { patreonBotCheck, unreadableMembersCheck } from './membership-checks';
 import type { SnapshotRepository } from '../../edges/store/repositories/snapshot-repository';
+import type { ApplicationInfo } from '../../edges/discord/application-info';
+import { type EnvironmentBinding, botInviteCheck, unboundServerCheck } from './deployment-checks';
 
 export interface DoctorCheck {
   name: string;
@@ -61,6 +63,10 @@ export interface DoctorDeps {
   lastSync(guildId: string): Promise<LastSync | null>;
   /** The join page's address, or what keeps it from adding people (src/app/joining). */
   joinPage?(guildId: string): Promise<DoctorCheck>;
+  /** The bot's application: is it public? */
+  application?: ApplicationInfo;
+  /** The creator tokens of the environment and the servers they may bind. */
+  environmentBinding?: EnvironmentBinding;
 }
 
 const day = (d: Date) => d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
@@ -350,15 +356,9 @@ export function createDoctor(deps: DoctorDeps) {
     async run(guildId: string): Promise<DoctorCheck[]> {
       const campaignIds = await deps.guilds.campaignsOf(guildId);
       const checks: DoctorCheck[] = [];
-      if (campaignIds.length === 0) {
-        checks.push({
-          name: 'Campaign',
-          ok: false,
-          detail: 'no Patreon campaign is connected to this server',
-          fix: 'Run /connect and sign in as the creator.',
-        });
-      }
+      if (campaignIds.length === 0) checks.push(unboundServerCheck(guildId, deps.environmentBinding));
       checks.push(...(await discordChecks(guildId)));
+      if (deps.application) checks.push(...(await botInviteCheck(deps.application)));
       for (const campaignId of campaignIds) checks.push(...(await campaignChecks(campaignId)));
       const unreadable = await unreadableMembersCheck(deps.members, campaignIds);
       if (unreadable) checks.push(unreadable);

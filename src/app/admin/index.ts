@@ -12,6 +12,8 @@ import { createActorAuthority } from './actor-authority';
 import { createConnectService } from './connect-service';
 import { type DoctorCheck, createDoctor } from './doctor';
 import type { JoinLinks } from '../joining/join-links';
+import type { EnvironmentBinding } from './deployment-checks';
+import type { ApplicationInfo } from '../../edges/discord/application-info';
 import { createMappingService } from './mapping-service';
 import { createSettingsService } from './settings-service';
 import { createTiersService } from './tiers-service';
@@ -19,7 +21,7 @@ import { createTiersService } from './tiers-service';
 export interface CreatorAdminDeps {
   repos: Pick<Repositories, 'guilds' | 'campaigns' | 'credentials' | 'mappings' | 'appState' | 'syncRuns' | 'snapshots'>;
   accounts: CreatorAccounts;
-  discord: { snapshots: GuildSnapshotCache; directory: GuildDirectory };
+  discord: { snapshots: GuildSnapshotCache; directory: GuildDirectory; application?: ApplicationInfo };
   sync: Pick<SyncSubsystem, 'contexts' | 'applyGuild' | 'strict'>;
   linking: Pick<Linking, 'oneTimeLinks' | 'redirectUri'>;
   registration: Pick<WebhookRegistration, 'ensure' | 'health'>;
@@ -31,6 +33,8 @@ export interface CreatorAdminDeps {
   preferredCampaignId: string | undefined;
   /** The join pages' addresses (`/settings join_slug:`) and `/doctor`'s line about the join page. */
   joining: { links: JoinLinks; doctorCheck(guildId: string): Promise<DoctorCheck> };
+  /** PATREON_CREATOR_ACCESS_TOKEN is set, and DISCORD_GUILD_ID with DISCORD_GUILD_IDS: the servers it may bind. */
+  environmentBinding?: EnvironmentBinding;
 }
 
 /**
@@ -77,6 +81,8 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
     snapshots: discord.snapshots,
     directory: discord.directory,
     members: repos.snapshots,
+    ...(discord.application ? { application: discord.application } : {}),
+    ...(deps.environmentBinding ? { environmentBinding: deps.environmentBinding } : {}),
     clock,
     webhookHealth: async (campaignId) => {
       const health = await deps.registration.health(campaignId);
@@ -107,21 +113,36 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
     doctor,
 
     /**
-     * PATREON_CREATOR_ACCESS_TOKEN at start-up: connects the creator and binds the campaign to
-     * `targetGuildId` when set, else to every guild of `guildIds` that serves no campaign yet.
+     * PATREON_CREATOR_ACCESS_TOKEN at start-up: connects the creator and binds the campaign to the
+     * servers `bindGuildIds` names (DISCORD_GUILD_ID and DISCORD_GUILD_IDS) and to no other: a
+     * server that merely added the bot is never bound to the creator's campaign. Says in the log
+     * which servers the bot is in that stay unbound, and how to bind them.
      */
     async connectFromEnvironment(
       tokens: { accessToken: string; refreshToken: string },
-      guildIds: readonly string[],
-      targetGuildId: string | undefined,
+      bindGuildIds: readonly string[],
+      botGuildIds: readonly string[],
     ): Promise<void> {
-      const unbound = [];
-      for (const guildId of guildIds) if ((await repos.guilds.campaignsOf(guildId)).length === 0) unbound.push(guildId);
-      const bound = await connect.connectFromEnvironment(tokens, targetGuildId ? [targetGuildId] : unbound);
+      const bound = await connect.connectFromEnvironment(tokens, bindGuildIds);
       logger.info(
         { guilds: bound.map((b) => b.guildId), campaign: bound[0]?.campaignId ?? null },
         'creator connected from the environment',
       );
+      if (bindGuildIds.length === 0) {
+        logger.warn(
+          'PATREON_CREATOR_ACCESS_TOKEN is set, but neither DISCORD_GUILD_ID nor DISCORD_GUILD_IDS names a server: the creator is connected and no server is bound. Add the server ids to DISCORD_GUILD_IDS and restart, or run /connect in the server.',
+        );
+      }
+      const unbound: string[] = [];
+      for (const guildId of botGuildIds) {
+        if (!bindGuildIds.includes(guildId) && (await repos.guilds.campaignsOf(guildId)).length === 0) unbound.push(guildId);
+      }
+      if (unbound.length > 0) {
+        logger.warn(
+          { guilds: unbound.slice(0, 20), count: unbound.length },
+          'the bot is in servers the creator tokens from the environment do not bind (only DISCORD_GUILD_ID and DISCORD_GUILD_IDS are bound); run /connect there, or add them to DISCORD_GUILD_IDS',
+        );
+      }
     },
   };
 }

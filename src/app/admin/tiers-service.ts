@@ -147,7 +147,10 @@ export function createTiersService(deps: {
      */
     async autocomplete(guildId: string, typed: string): Promise<Array<{ name: string; value: string }>> {
       const campaignIds = await deps.guilds.campaignsOf(guildId);
-      for (const id of campaignIds) void refreshIfStale(id);
+      for (const id of campaignIds) {
+        // In the background: a failure (the database, the service) must not end the process.
+        refreshIfStale(id).catch((error: unknown) => deps.logger.warn({ err: error, campaignId: id }, 'tier refresh failed'));
+      }
       const rows = await storedTiers(guildId);
       const needle = typed.trim().toLowerCase();
       const several = campaignIds.length > 1;

@@ -38,6 +38,12 @@ export type SignInOutcome =
   | { kind: 'discord_error' };
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+/**
+ * Where the two cookies' sealed values belong: a state cookie does not open as a session cookie,
+ * nor the reverse (the cipher's associated data differs).
+ */
+const STATE_COOKIE_SEAL = { table: 'cookie', column: 'dashboard_state', row: '' } as const;
+const SESSION_COOKIE_SEAL = { table: 'cookie', column: 'dashboard_session', row: '' } as const;
 
 function sameText(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -83,7 +89,7 @@ export function createSignIn(deps: SignInDeps) {
     begin(next: string | undefined): { authorizeUrl: string; stateCookie: string } {
       const nonce = randomBytes(24).toString('base64url');
       const expiresAt = clock.now().getTime() + STATE_LIFETIME_MS;
-      const stateCookie = box.encrypt(JSON.stringify({ n: nonce, next: safeNext(next), exp: expiresAt }));
+      const stateCookie = box.encrypt(JSON.stringify({ n: nonce, next: safeNext(next), exp: expiresAt }), STATE_COOKIE_SEAL);
       const authorizeUrl = deps.oauth.authorizeUrl({ scopes: DASHBOARD_SCOPES, state: nonce, redirectUri: deps.redirectUri() });
       return { authorizeUrl, stateCookie };
     },
@@ -92,7 +98,9 @@ export function createSignIn(deps: SignInDeps) {
     async complete(query: { code?: string; state?: string; error?: string }, stateCookie: string | undefined): Promise<SignInOutcome> {
       let started: { n: string; next: string; exp: number } | null;
       try {
-        started = stateCookie ? (JSON.parse(box.decrypt(stateCookie)) as { n: string; next: string; exp: number }) : null;
+        started = stateCookie
+          ? (JSON.parse(box.decrypt(stateCookie, STATE_COOKIE_SEAL)) as { n: string; next: string; exp: number })
+          : null;
       } catch {
         started = null;
       }
@@ -131,7 +139,12 @@ export function createSignIn(deps: SignInDeps) {
           expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS),
         });
         logger.info({ userId: user.value.id }, 'signed in to the dashboard');
-        return { kind: 'signed_in', sessionCookie: box.encrypt(sessionId), next: started!.next, userId: user.value.id };
+        return {
+          kind: 'signed_in',
+          sessionCookie: box.encrypt(sessionId, SESSION_COOKIE_SEAL),
+          next: started!.next,
+          userId: user.value.id,
+        };
       } finally {
         // Not kept: revoking also ends the refresh token Discord issued with it.
         const revoked = await deps.oauth.revoke(accessToken);
@@ -145,7 +158,7 @@ export function createSignIn(deps: SignInDeps) {
       if (!sessionCookie) return null;
       let sessionId: string;
       try {
-        sessionId = box.decrypt(sessionCookie);
+        sessionId = box.decrypt(sessionCookie, SESSION_COOKIE_SEAL);
       } catch {
         return null;
       }

@@ -70,6 +70,8 @@ export type RedeemedChoice =
   | { kind: 'invalid' };
 
 const flowIdOf = (tokenHash: string) => tokenHash.slice(0, 16);
+/** The PKCE verifier is sealed to its own link_tokens row. */
+const verifierSeal = (tokenHash: string) => ({ table: 'link_tokens', column: 'code_verifier', row: tokenHash });
 
 /**
  * The one-time links of `/link` and `/connect`, and the OAuth `state` that carries them through the
@@ -112,7 +114,7 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
       const row = await repo.use(
         purpose,
         tokenHash,
-        { stateNonceHash: sha256(nonce), codeVerifier: box.encrypt(pkce.verifier) },
+        { stateNonceHash: sha256(nonce), codeVerifier: box.encrypt(pkce.verifier, verifierSeal(tokenHash)) },
         clock.now(),
       );
       if (!row) return null;
@@ -165,7 +167,12 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
         return { kind: 'unbound', purpose: row.purpose, flowId, guildId: row.guildId };
       }
       if (!row.codeVerifier) return { kind: 'invalid' };
-      return { kind: 'consumed', row, codeVerifier: box.decrypt(row.codeVerifier), flow: { tokenHash, flowId, binding } };
+      return {
+        kind: 'consumed',
+        row,
+        codeVerifier: box.decrypt(row.codeVerifier, verifierSeal(tokenHash)),
+        flow: { tokenHash, flowId, binding },
+      };
     },
 
     /**

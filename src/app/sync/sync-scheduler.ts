@@ -93,7 +93,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps) {
         name: 'tierlink-full-sync',
         ...(deps.timezone !== undefined ? { timezone: deps.timezone } : {}),
       });
-      void task.start();
+      Promise.resolve(task.start()).catch((error: unknown) => logger.error({ err: error }, 'the full-sync schedule did not start'));
       logger.info({ schedule: deps.schedule, next: task.getNextRun()?.toISOString() ?? null }, 'full sync scheduled');
     },
 

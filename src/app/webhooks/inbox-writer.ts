@@ -1,7 +1,8 @@
 import type { InboxDelivery } from '../../edges/store/repositories/webhook-repository';
 
 export interface InboxWriter {
-  insertDelivery(delivery: InboxDelivery): Promise<number>;
+  /** The delivery's inbox id once it is committed, or null when it is a replay (acknowledged, not stored). */
+  insertDelivery(delivery: InboxDelivery): Promise<number | null>;
 }
 
 export interface InboxWriterOptions {
@@ -20,19 +21,19 @@ export interface InboxWriterOptions {
  * measured: one row per INSERT about 1,000/s, eight about 5,000/s (npm run bench has the figures).
  */
 export function createInboxWriter(
-  store: { insertDeliveries(deliveries: readonly InboxDelivery[]): Promise<number[]> },
+  store: { insertDeliveries(deliveries: readonly InboxDelivery[]): Promise<Array<number | null>> },
   options: InboxWriterOptions = {},
 ): InboxWriter {
   const maxBatch = options.maxBatch ?? 64;
   const maxInFlight = options.maxInFlight ?? 2;
-  const waiting: Array<{ delivery: InboxDelivery; resolve(id: number): void; reject(error: unknown): void }> = [];
+  const waiting: Array<{ delivery: InboxDelivery; resolve(id: number | null): void; reject(error: unknown): void }> = [];
   let inFlight = 0;
 
   async function write(batch: typeof waiting): Promise<void> {
     try {
       const ids = await store.insertDeliveries(batch.map((w) => w.delivery));
       if (ids.length !== batch.length) throw new Error(`the inbox INSERT returned ${ids.length} ids for ${batch.length} rows`);
-      batch.forEach((w, i) => w.resolve(ids[i]!));
+      batch.forEach((w, i) => w.resolve(ids[i] ?? null));
     } catch (error) {
       if (batch.length === 1) {
         batch[0]!.reject(error);
@@ -41,7 +42,7 @@ export function createInboxWriter(
       for (const w of batch) {
         try {
           const [id] = await store.insertDeliveries([w.delivery]);
-          w.resolve(id!);
+          w.resolve(id ?? null);
         } catch (single) {
           w.reject(single);
         }
@@ -77,7 +78,7 @@ export function createInboxWriter(
 
   return {
     insertDelivery(delivery) {
-      return new Promise<number>((resolve, reject) => {
+      return new Promise<number | null>((resolve, reject) => {
         waiting.push({ delivery, resolve, reject });
         schedule();
       });

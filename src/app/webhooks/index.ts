@@ -55,6 +55,9 @@ export interface WebhooksDeps {
   recheckDelayMs?: number;
   /** See `WebhookProcessorDeps.immediateConcurrency`. */
   immediateConcurrency?: number;
+  /** See `WebhookProcessorDeps.lockMs` and `renewEveryMs`. */
+  lockMs?: number;
+  renewEveryMs?: number;
 }
 
 /** What the HTTP endpoint (src/edges/web/webhook-endpoint.ts) hands a delivery to. */
@@ -122,6 +125,8 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
     random,
     pollMs: deps.pollMs,
     immediateConcurrency: deps.immediateConcurrency,
+    lockMs: deps.lockMs,
+    renewEveryMs: deps.renewEveryMs,
   });
   for (const [kind, handler] of Object.entries(processor.jobHandlers)) deps.jobs.queue.register(kind, handler);
   const registration = createWebhookRegistration({

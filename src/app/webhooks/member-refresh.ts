@@ -117,7 +117,10 @@ export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
   /**
    * The fallback when the re-read fails. A snapshot read from the service after this delivery
    * arrived is newer than anything the payload can say (a retried or backlogged delivery), so it
-   * is kept; otherwise the payload is stored and a re-check queued to replace it with a real read.
+   * is kept; otherwise the payload is stored as unconfirmed (`source: 'webhook-payload'`) and a
+   * re-check queued to replace it with a real read. An unconfirmed state may keep or remove roles,
+   * never grant one (src/core/planner/plan.ts): a payload, maybe old or replayed, never raises
+   * entitlement above the last successful read.
    */
   async function usePayload(input: RefreshInput, readError: unknown): Promise<RefreshOutcome> {
     const { campaignId, memberId } = input;

@@ -23,8 +23,10 @@ export interface WebhookProcessorDeps {
   random: Random;
   /** Inbox sweep period (work a crash or a failure left). Default 5 s. */
   pollMs?: number;
-  /** Lease on a claimed delivery. Default 2 minutes. */
+  /** Lease on a claimed delivery, renewed while it is worked (a Discord rate-limit wait included). Default 2 minutes. */
   lockMs?: number;
+  /** How often the lease is renewed while the delivery is worked. Default a third of `lockMs`. */
+  renewEveryMs?: number;
   /** Attempts before a delivery is dead-lettered. Default 8 (back-off 2 s … 30 min). */
   maxAttempts?: number;
   /** Deliveries worked at once by a sweep. Default 8. */
@@ -152,6 +154,7 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
     logger,
     pollMs,
     lockMs: deps.lockMs ?? 2 * MINUTE,
+    ...(deps.renewEveryMs !== undefined ? { renewEveryMs: deps.renewEveryMs } : {}),
     maxAttempts: deps.maxAttempts ?? 8,
     concurrency: deps.concurrency ?? 8,
     async handle(row) {

@@ -51,6 +51,7 @@ export function planUser(input: PlanUserInput): PlannedUser {
     currentRoleIds: input.currentRoleIds,
     ledger: input.ledger,
     entitlements,
+    unconfirmedCampaignIds: new Set(input.members.filter((m) => m.unconfirmed === true).map((m) => m.campaignId)),
     now: input.now,
     ...(input.unlinkedReason !== undefined ? { unlinkedReason: input.unlinkedReason } : {}),
     ...(input.managed !== undefined ? { managed: input.managed } : {}),

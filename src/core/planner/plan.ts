@@ -13,6 +13,11 @@ export interface PlanInput {
   entitlements: readonly Entitlement[];
   /** When the user has no link (any more): the reason every removal gives, e.g. "unlinked with /unlink". */
   unlinkedReason?: string;
+  /**
+   * Campaigns whose member state is unconfirmed (a webhook payload, the re-read failed): their roles
+   * may be kept or removed, never granted (see `MemberState.unconfirmed`).
+   */
+  unconfirmedCampaignIds?: ReadonlySet<string>;
   /** {@link managedRoleIds} of the guild; pass it when planning many users of one guild. */
   managed?: ReadonlySet<string>;
   /** Now: a ledger row younger than {@link GRANT_IN_FLIGHT_MS} may be a grant still on its way. */
@@ -38,6 +43,8 @@ export const GRANT_IN_FLIGHT_MS = 10 * 60_000;
  *   the ledger row goes (`forget`), with no call to Discord; unless the grant was recorded so
  *   recently that its request may still be in flight (then nothing is planned for it yet).
  * - A change on a role the bot cannot manage is `blocked` with the fix, never sent.
+ * - A campaign whose member state is unconfirmed (a webhook payload after a failed re-read) grants
+ *   nothing: its roles are kept or removed, so a replayed payload cannot raise entitlement.
  * - A campaign whose member could not be read (`unreadable`) freezes its roles: nothing we granted
  *   for it is removed or forgotten, and strict mode removes none of its tiers' roles (nor the
  *   former-patron or follower role) from this member.
@@ -64,8 +71,10 @@ export function plan(input: PlanInput): UserPlan {
     }
   };
 
+  const unconfirmed = input.unconfirmedCampaignIds;
   for (const grant of desired.grants.values()) {
     if (currentRoleIds.has(grant.roleId)) continue;
+    if (grant.campaignId !== null && unconfirmed?.has(grant.campaignId)) continue;
     push({
       op: 'add',
       roleId: grant.roleId,

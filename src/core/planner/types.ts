@@ -57,6 +57,12 @@ export interface MemberState {
   firstDeclinedAt: Date | null;
   /** Set when the last read of this member could not be understood: its roles stay exactly as they are. */
   unreadable?: UnreadableState | null;
+  /**
+   * The state comes from a webhook's payload, not from a read of the service (the re-read failed).
+   * A payload may be old or replayed, so it never raises entitlement above the last successful read:
+   * it may keep or remove this campaign's roles, never grant one. Absent: false.
+   */
+  unconfirmed?: boolean;
 }
 
 export type Mode = 'stack' | 'highest';

@@ -2,6 +2,7 @@ import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { Metrics } from '../observability/metrics';
 import { type CreateRestOptions, createRest } from './create-rest';
+import { createApplicationInfo } from './application-info';
 import { createGuildDirectory } from './guild-directory';
 import { createGuildSnapshotCache } from './guild-snapshot-cache';
 import { createMemberAdder } from './member-adder';
@@ -20,6 +21,7 @@ export { createMemberAdder } from './member-adder';
 export type { MemberAddProblem, MemberAddProblemCode, MemberAdded, MemberAdder } from './member-adder';
 export { createDiscordUserOAuth } from './user-oauth';
 export type { DiscordUser, DiscordUserOAuth, DiscordUserOAuthOptions, UserGuild, UserOAuthError, UserTokens } from './user-oauth';
+export type { ApplicationInfo } from './application-info';
 export type { GuildSnapshot, GuildSnapshotCache } from './guild-snapshot-cache';
 
 export interface DiscordAccessOptions {
@@ -60,7 +62,8 @@ export function createDiscordAccess(options: DiscordAccessOptions) {
   });
   const writer = createRoleWriter({ rest: rest.rest, directory, clock, cache: snapshots, ...(logger ? { logger } : {}) });
   const members = createMemberAdder({ rest: rest.rest, cache: snapshots, ...(logger ? { logger } : {}) });
-  return { rest, directory, snapshots, writer, members };
+  const application = createApplicationInfo({ rest: rest.rest, clock });
+  return { rest, directory, snapshots, writer, members, application };
 }
 
 export type DiscordAccess = ReturnType<typeof createDiscordAccess>;

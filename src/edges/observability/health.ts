@@ -106,3 +106,19 @@ export async function checkHealth(checks: HealthChecks, timeoutMs = 2000): Promi
   }
   return report;
 }
+
+/** The public `/healthz`: does the database answer within `timeoutMs`? Nothing else is read. */
+export async function databaseAnswers(database: { ping(): Promise<void> }, timeoutMs = 2000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([database.ping().then(() => true as const), timeout]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -18,7 +18,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     }),
     webhookDeliveries: new Counter({
       name: 'tierlink_webhook_deliveries_total',
-      help: 'Webhook deliveries received, by result (accepted, rejected_signature, rejected_body, too_large, failed: verified but not stored)',
+      help: 'Webhook deliveries received, by result (accepted, replay: acknowledged and dropped, rejected_signature, rejected_body, too_large, rate_limited: refused unread, failed: verified but not stored)',
       labelNames: ['result'] as const,
       registers,
     }),
@@ -85,6 +85,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       name: 'tierlink_joins_total',
       help: 'Join page flows that ended, by outcome (added, already_member, not_patron, banned, server_full, …)',
       labelNames: ['outcome'] as const,
+      registers,
+    }),
+    unhandledRejections: new Counter({
+      name: 'tierlink_unhandled_rejections_total',
+      help: 'Promise rejections nothing handled (logged; the process keeps serving): each one is a bug',
       registers,
     }),
     queueDepth: new Gauge({

@@ -1,3 +1,4 @@
+import { boundText } from '../../shared/bounded-text';
 import type { Clock, Random, Sleep } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { PatreonErrorKind, ServiceErrorEntry } from './errors';
@@ -103,17 +104,17 @@ function errorName(e: unknown): string {
 
 function errorMessage(e: unknown): string {
   const cause = isRecord(e) && isRecord(e.cause) && typeof e.cause.message === 'string' ? ` (${e.cause.message})` : '';
-  return isRecord(e) && typeof e.message === 'string' ? `${e.message}${cause}` : String(e);
+  return boundText(isRecord(e) && typeof e.message === 'string' ? `${e.message}${cause}` : String(e));
 }
 
 function errorEntries(body: unknown): ServiceErrorEntry[] {
   if (!isRecord(body) || !Array.isArray(body.errors)) return [];
-  return body.errors.filter(isRecord).map((e) => ({
-    code_name: typeof e.code_name === 'string' ? e.code_name : undefined,
-    detail: typeof e.detail === 'string' ? e.detail : undefined,
-    status: typeof e.status === 'string' ? e.status : undefined,
-    title: typeof e.title === 'string' ? e.title : undefined,
-  }));
+  // The service's own words: kept, but cut (they end up in messages and logs).
+  const text = (v: unknown) => (typeof v === 'string' ? boundText(v) : undefined);
+  return body.errors
+    .slice(0, 10)
+    .filter(isRecord)
+    .map((e) => ({ code_name: text(e.code_name), detail: text(e.detail), status: text(e.status), title: text(e.title) }));
 }
 
 /**
@@ -243,7 +244,7 @@ export function createHttp(options: HttpOptions): Http {
 
         const kind = kindForStatus(res.status);
         const errors = errorEntries(parsed);
-        const oauthError = isRecord(parsed) && typeof parsed.error === 'string' ? parsed.error : null;
+        const oauthError = isRecord(parsed) && typeof parsed.error === 'string' ? boundText(parsed.error) : null;
 
         if (res.status === 429) {
           const seconds = retryAfterSeconds(res.headers, parsed, clock.now());

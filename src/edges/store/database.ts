@@ -7,7 +7,7 @@ import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { Pool } from 'pg';
+import { Client, Pool } from 'pg';
 import type { Logger } from '../../shared/logger';
 import { packageRoot } from './package-root';
 import { type DataDirLock, acquireDataDirLock } from './data-dir-lock';
@@ -34,8 +34,25 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/**
+ * PostgreSQL's bounds on one connection: a database that stops answering fails a call in seconds
+ * instead of holding a delivery, a request or the sync forever (docs/decisions.md §10).
+ */
+export interface PostgresTimeouts {
+  /** Opening a connection. */
+  connectMs: number;
+  /** One statement, on the server (`statement_timeout`); migrations run without it. */
+  statementMs: number;
+  /** One query, on our side (also when the server no longer answers at all). */
+  queryMs: number;
+  /** A transaction left open and idle (`idle_in_transaction_session_timeout`). */
+  idleInTransactionMs: number;
+}
+
+export const POSTGRES_TIMEOUTS: PostgresTimeouts = { connectMs: 10_000, statementMs: 30_000, queryMs: 45_000, idleInTransactionMs: 60_000 };
+
 export type DatabaseOptions =
-  | { engine: 'postgres'; url: string; logger: Logger; poolSize?: number }
+  | { engine: 'postgres'; url: string; logger: Logger; poolSize?: number; timeouts?: Partial<PostgresTimeouts> }
   | { engine: 'pglite'; dataDir: string; logger: Logger }
   /** In-memory PGlite: tests and the demo's throwaway databases. */
   | { engine: 'pglite-memory'; logger: Logger };
@@ -56,13 +73,23 @@ export function advisoryKey(name: string): bigint {
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  if (options.engine === 'postgres') return openPostgres(options.url, options.logger, options.poolSize ?? 10);
+  if (options.engine === 'postgres') {
+    return openPostgres(options.url, options.logger, options.poolSize ?? 10, { ...POSTGRES_TIMEOUTS, ...options.timeouts });
+  }
   if (options.engine === 'pglite') return openPglite(options.dataDir, options.logger);
   return openPglite(undefined, options.logger);
 }
 
-async function openPostgres(url: string, logger: Logger, poolSize: number): Promise<Database> {
-  const pool = new Pool({ connectionString: url, max: poolSize });
+async function openPostgres(url: string, logger: Logger, poolSize: number, timeouts: PostgresTimeouts): Promise<Database> {
+  const pool = new Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: timeouts.connectMs,
+    statement_timeout: timeouts.statementMs,
+    query_timeout: timeouts.queryMs,
+    idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+    keepAlive: true,
+  });
   pool.on('error', (error) => logger.error({ err: error }, 'idle PostgreSQL connection failed'));
   const db = drizzleNodePg({ client: pool, schema }) as unknown as Db;
 
@@ -95,7 +122,11 @@ async function openPostgres(url: string, logger: Logger, poolSize: number): Prom
     tryWithLock: (name, fn) => withSessionLock(name, false, fn),
     migrate: async () => {
       // drizzle's migrate() takes no lock (drizzle-orm#874): instances starting together would race.
-      const client = await pool.connect();
+      // Its own connection, without the statement and query timeouts: waiting for another
+      // instance's migration, and a migration itself, may take longer than a statement may.
+      const client = new Client({ connectionString: url, connectionTimeoutMillis: timeouts.connectMs, keepAlive: true });
+      client.on('error', (error) => logger.error({ err: error }, 'the migration connection to PostgreSQL failed'));
+      await client.connect();
       const key = advisoryKey('migrate').toString();
       try {
         await client.query('select pg_advisory_lock($1::bigint)', [key]);
@@ -105,7 +136,7 @@ async function openPostgres(url: string, logger: Logger, poolSize: number): Prom
           await client.query('select pg_advisory_unlock($1::bigint)', [key]);
         }
       } finally {
-        client.release();
+        await client.end();
       }
     },
     close: () => pool.end(),

@@ -21,6 +21,11 @@ export interface ClaimedRow {
 export interface DurableQueue {
   /** Claims up to `limit` due rows (or the one row `id` if due and free) for `lockMs`. */
   claim(options: { limit: number; lockMs: number; now: Date; id?: number }): Promise<ClaimedRow[]>;
+  /**
+   * Extends the lease of a row this worker still holds (claimed with `attempts`) to `until`; false
+   * when the row is no longer ours (finished, or claimed again after the lease ran out).
+   */
+  renew(id: number, attempts: number, until: Date): Promise<boolean>;
   complete(id: number, now: Date): Promise<void>;
   retry(id: number, error: string, runAt: Date): Promise<void>;
   kill(id: number, error: string, now: Date): Promise<void>;
@@ -49,6 +54,13 @@ export function createDurableQueue(db: Db, table: QueueTable): DurableQueue {
       );
       // int8 comes back as a string from node-postgres.
       return rows.map((row) => ({ ...row, id: Number(row.id), attempts: Number(row.attempts) }));
+    },
+    async renew(id, attempts, until) {
+      const rows = await queryRows<{ id: number }>(
+        db,
+        sql`update ${t} set locked_until = ${until} where id = ${id} and attempts = ${attempts} and status = 'pending' returning id`,
+      );
+      return rows.length > 0;
     },
     async complete(id, now) {
       await db.execute(sql`update ${t} set status = 'done', finished_at = ${now}, locked_until = null, last_error = null where id = ${id}`);

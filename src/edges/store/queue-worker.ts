@@ -15,6 +15,12 @@ export interface QueueWorkerOptions {
   pollMs?: number;
   /** The lease on a claimed row; a worker that dies holding it frees the row when it expires. */
   lockMs?: number;
+  /**
+   * How often a row's lease is renewed while its work runs (default a third of `lockMs`): work that
+   * waits (a Discord rate limit, a slow service) keeps its row however long it waits, and only a
+   * worker that died lets its lease run out.
+   */
+  renewEveryMs?: number;
   maxAttempts?: number;
   /** Rows worked at once. */
   concurrency?: number;
@@ -47,6 +53,7 @@ export function retryDelayMs(attempts: number, random: Random): number {
 export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
   const { queue, clock, logger } = options;
   const lockMs = options.lockMs ?? 2 * MINUTE;
+  const renewEveryMs = options.renewEveryMs ?? Math.max(1, Math.floor(lockMs / 3));
   const maxAttempts = options.maxAttempts ?? 8;
   const concurrency = options.concurrency ?? 4;
   const running = new Set<Promise<void>>();
@@ -54,11 +61,44 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
   let sweeping: Promise<number> | null = null;
   let stopped = false;
 
+  /** The lease renewals running now: stop() ends them when it gives up on the work in flight. */
+  const renewals = new Set<() => void>();
+
+  /** Renews the lease of `row` every `renewEveryMs` until the returned stop is called. */
+  function holdLease(row: ClaimedRow): () => void {
+    let renewing = false;
+    const timer = setInterval(() => {
+      if (renewing) return;
+      renewing = true;
+      queue
+        .renew(row.id, row.attempts, new Date(clock.now().getTime() + lockMs))
+        .then((held) => {
+          if (!held) logger.warn({ queue: options.name, id: row.id }, 'lost the lease of a queued item while working it');
+        })
+        .catch((error: unknown) =>
+          logger.warn({ queue: options.name, id: row.id, err: error }, 'renewing the lease of a queued item failed'),
+        )
+        .finally(() => {
+          renewing = false;
+        });
+    }, renewEveryMs);
+    timer.unref();
+    const release = () => {
+      clearInterval(timer);
+      renewals.delete(release);
+    };
+    renewals.add(release);
+    return release;
+  }
+
   async function work(row: ClaimedRow): Promise<void> {
+    const release = holdLease(row);
     try {
       await options.handle(row);
+      release();
       await queue.complete(row.id, clock.now());
     } catch (error) {
+      release();
       const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       if (row.attempts >= maxAttempts) {
         logger.error({ queue: options.name, id: row.id, attempts: row.attempts, err: error }, 'giving up on a queued item');
@@ -120,7 +160,11 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
       timer = undefined;
       const all = Promise.all([...running]).then(() => true);
       const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
-      return Promise.race([all, timeout]);
+      const finished = await Promise.race([all, timeout]);
+      // Work still running is given up: its leases are no longer renewed, so they run out and
+      // another instance (or the next start) takes the rows, as after a crash.
+      if (!finished) for (const release of [...renewals]) release();
+      return finished;
     },
     get inFlight() {
       return running.size;

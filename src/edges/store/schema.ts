@@ -215,6 +215,8 @@ export const webhookInbox = pgTable(
     trigger: text('trigger'),
     campaignId: text('campaign_id'),
     body: text('body').notNull(),
+    /** SHA-256 (hex) of the body bytes as received; null for rows from before replays were refused. */
+    bodyHash: text('body_hash'),
     status: text('status').$type<'pending' | 'done' | 'dead'>().notNull().default('pending'),
     attempts: integer('attempts').notNull().default(0),
     runAt: ts('run_at').notNull().defaultNow(),
@@ -223,6 +225,19 @@ export const webhookInbox = pgTable(
     finishedAt: ts('finished_at'),
   },
   (t) => [index('webhook_inbox_due_idx').on(t.status, t.runAt)],
+);
+
+/**
+ * Body hashes of the verified deliveries of the last 7 days: a delivery whose hash is here is a
+ * replay, acknowledged and dropped without a read of the service (src/edges/store/repositories/webhook-repository.ts).
+ */
+export const webhookSeen = pgTable(
+  'webhook_seen',
+  {
+    bodyHash: text('body_hash').primaryKey(),
+    seenAt: ts('seen_at').notNull(),
+  },
+  (t) => [index('webhook_seen_at_idx').on(t.seenAt)],
 );
 
 /** Durable background work other than deliveries (member re-checks, campaign syncs, mapping reconciles). */

@@ -8,10 +8,14 @@ import type { OneTimeLinks } from '../../app/linking/one-time-links';
 import type { HealthReport } from '../observability/health';
 import { WEBHOOK_PATH } from '../../app/webhooks/delivery';
 import { redactUrl } from '../observability/logger';
+import { boundText } from '../../shared/bounded-text';
 import type { Metrics } from '../observability/metrics';
 import type { Logger } from '../../shared/logger';
 import { createFlowCookies } from './flow-cookies';
 import { createFlowRoutes } from './flow-routes';
+import { type WebLimits, limitPerAddress, webLimits } from './web-limits';
+import { isQuiet } from './rate-limit';
+import { mayRead } from './surface-access';
 import type { GuildNames, TierTitles } from './page-sources';
 import { PAGE_CONTENT_SECURITY_POLICY, renderMessage } from './pages';
 import type { ConnectResultView, MessageView } from './pages/views';
@@ -33,6 +37,18 @@ export interface WebAppDeps {
   /** The connect result page of a bound campaign (tiers, webhook, dry run, problems). */
   connectView(completion: Extract<ConnectCompletion, { kind: 'bound' }>): Promise<ConnectResultView>;
   health(): Promise<HealthReport>;
+  /** The public `/healthz` answer: whether the database answers (no detail, cheap enough for anyone). */
+  healthOk(): Promise<boolean>;
+  /** HEALTH_TOKEN: the detailed `/healthz` for a request from outside the loopback address. */
+  healthToken?: string | undefined;
+  /** METRICS_TOKEN: `/metrics` for a request from outside the loopback address. */
+  metricsToken?: string | undefined;
+  /** PUBLIC_URL is https: every answer carries Strict-Transport-Security. */
+  hsts?: boolean;
+  /** Per-address budgets of the public routes (defaults: {@link webLimits}). */
+  limits?: Partial<WebLimits>;
+  /** The clock of the budgets' windows (real time unless a test says otherwise). */
+  limiterNow?: () => number;
   /** Answers 503 to new page requests while shutting down. */
   isShuttingDown(): boolean;
   /** PUBLIC_URL: flow cookies are `Secure` (and `__Host-`) when it is https. */
@@ -48,6 +64,13 @@ const messages = {
     title: 'Restarting',
     message: 'Tierlink is restarting. Your link is still valid.',
     next: 'Reload this page in a few seconds.',
+  },
+  tooMany: {
+    status: 429,
+    tone: 'warning',
+    title: 'Too many requests',
+    message: 'This address sent more requests than Tierlink answers in a minute.',
+    next: 'Wait a minute, then try again.',
   },
   failed: {
     status: 500,
@@ -84,6 +107,28 @@ export function createWebApp(deps: WebAppDeps): express.Express {
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
 
+  if (deps.hsts) {
+    app.use((_req, res, next) => {
+      res.setHeader('Strict-Transport-Security', 'max-age=31536000');
+      next();
+    });
+  }
+  app.use((req, res, next) => {
+    res.on('finish', () => {
+      const route = (req.route?.path as string | undefined) ?? (req.baseUrl || 'unmatched');
+      metrics.httpRequests.inc({ route: `${req.method} ${route}`, status: `${Math.floor(res.statusCode / 100)}xx` });
+    });
+    next();
+  });
+  // Before the access log: a request refused for its address's budget costs no log line (the
+  // limiter logs once per address and window).
+  const limits = webLimits(deps.limits);
+  const limited = (name: string, rule: keyof WebLimits) =>
+    limitPerAddress(limits[rule], { name, logger, now: deps.limiterNow, refuse: (res) => message(res, messages.tooMany) });
+  app.use(['/link', '/connect'], limited('/link and /connect', 'links'));
+  app.use('/oauth/callback', limited('/oauth/callback', 'callback'));
+  app.use('/dashboard', limited('/dashboard', 'dashboard'));
+
   app.use(
     pinoHttp({
       logger: logger as never,
@@ -94,22 +139,26 @@ export function createWebApp(deps: WebAppDeps): express.Express {
         return id;
       },
       serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
+        req: (req: { id: string; method: string; url: string }) => ({
+          id: req.id,
+          method: boundText(req.method, 16),
+          url: boundText(redactUrl(req.url)),
+        }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
-      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+      customLogLevel: (_req, res, error) =>
+        isQuiet(res as never) ? 'silent' : error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
     }),
   );
-  app.use((req, res, next) => {
-    res.on('finish', () => {
-      const route = (req.route?.path as string | undefined) ?? (req.baseUrl || 'unmatched');
-      metrics.httpRequests.inc({ route: `${req.method} ${route}`, status: `${Math.floor(res.statusCode / 100)}xx` });
-    });
-    next();
-  });
 
-  app.get('/healthz', async (_req, res) => {
+  app.get('/healthz', async (req, res) => {
+    res.set('Cache-Control', 'no-store');
+    if (!mayRead(req, deps.healthToken)) {
+      const ok = await deps.healthOk().catch(() => false);
+      res.status(ok ? 200 : 503).json({ ok });
+      return;
+    }
     try {
       const report = await deps.health();
       res.status(report.ok ? 200 : 503).json(report);
@@ -119,7 +168,15 @@ export function createWebApp(deps: WebAppDeps): express.Express {
     }
   });
 
-  app.get('/metrics', async (_req, res) => {
+  app.get('/metrics', async (req, res) => {
+    if (!mayRead(req, deps.metricsToken)) {
+      res
+        .status(401)
+        .set({ 'WWW-Authenticate': 'Bearer realm="tierlink-metrics"', 'Cache-Control': 'no-store' })
+        .type('text/plain')
+        .send('Metrics are served to the loopback address, or with Authorization: Bearer <METRICS_TOKEN>.\n');
+      return;
+    }
     res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 
@@ -151,7 +208,7 @@ export function createWebApp(deps: WebAppDeps): express.Express {
   app.use((_req, res) => message(res, messages.notFound));
 
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    logger.error({ err: error, url: redactUrl(req.url) }, 'request failed');
+    logger.error({ err: error, url: boundText(redactUrl(req.url)) }, 'request failed');
     if (res.headersSent) return;
     message(res, messages.failed);
   });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { TextDecoder } from 'node:util';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { EVENT_HEADER, MAX_WEBHOOK_BODY_BYTES, SIGNATURE_HEADERS, payloadCampaignId } from '../../app/webhooks/delivery';
@@ -6,7 +7,9 @@ import { matchWebhookSecret } from '../../app/webhooks/verify-signature';
 import type { WebhookSecret, WebhookSecretProvider } from '../../app/webhooks/webhook-secrets';
 import type { Metrics } from '../observability/metrics';
 import type { Clock } from '../../shared/clock';
+import { boundText } from '../../shared/bounded-text';
 import type { Logger } from '../../shared/logger';
+import { type AddressLimiter, type RateLimitRule, createAddressLimiter, createLogSampler, markQuiet } from './rate-limit';
 
 export interface WebhookEndpointDeps {
   inbox: InboxWriter;
@@ -20,10 +23,36 @@ export interface WebhookEndpointDeps {
    * picks the row up anyway.
    */
   onAccepted?(id: number): void | Promise<void>;
+  /**
+   * Failed deliveries (no or a wrong signature, an unreadable or compressed body) allowed per address
+   * before its requests are refused with 429 unread. Default 30 a minute.
+   */
+  unverifiedLimit?: RateLimitRule;
+  /** The clock of the limit's windows (real time unless a test says otherwise). */
+  limiterNow?: () => number;
 }
 
+/** Failed deliveries an address may send a minute before it is refused unread. */
+export const UNVERIFIED_LIMIT: RateLimitRule = { limit: 30, windowMs: 60_000 };
+
 type Rejection =
-  'missing_signature' | 'invalid_signature' | 'campaign_mismatch' | 'not_json' | 'not_json_api' | 'too_large' | 'unreadable_body';
+  | 'missing_signature'
+  | 'invalid_signature'
+  | 'campaign_mismatch'
+  | 'not_json'
+  | 'not_json_api'
+  | 'too_large'
+  | 'unreadable_body'
+  | 'compressed_body';
+
+/** Refusals that come before a signature verified: they count against the address's budget. */
+const UNVERIFIED: ReadonlySet<Rejection> = new Set([
+  'missing_signature',
+  'invalid_signature',
+  'too_large',
+  'unreadable_body',
+  'compressed_body',
+]);
 
 const REJECTIONS: Record<Rejection, { status: number; result: string; message: string }> = {
   missing_signature: {
@@ -45,6 +74,11 @@ const REJECTIONS: Record<Rejection, { status: number; result: string; message: s
   not_json_api: { status: 400, result: 'rejected_body', message: 'The body is not a JSON:API document with a primary resource.' },
   too_large: { status: 413, result: 'too_large', message: `The body is larger than ${MAX_WEBHOOK_BODY_BYTES} bytes.` },
   unreadable_body: { status: 400, result: 'rejected_body', message: 'The body could not be read.' },
+  compressed_body: {
+    status: 415,
+    result: 'rejected_body',
+    message: 'The body is compressed (Content-Encoding); deliveries are verified over the bytes sent and must be sent uncompressed.',
+  },
 };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -61,39 +95,80 @@ function headerValues(req: Request, name: string): string[] {
 
 /**
  * `POST /webhooks/patreon` (mount the router at `WEBHOOK_PATH`, src/app/webhooks/delivery.ts). A
- * delivery is verified against the raw bytes before anything reads them, written to the inbox with
- * its trigger and receipt time, and answered 200; nothing calls Discord or the service before that
- * answer.
+ * delivery is verified against the bytes on the wire before anything reads them (a compressed body
+ * is refused, never inflated before it is trusted), written to the inbox with its trigger and
+ * receipt time, and answered 200; nothing calls Discord or the service before that answer.
  *
  * - no signature header, or none that verifies under a candidate secret: 401, nothing stored;
  * - verified, but signed with one campaign's secret while naming another campaign: 403;
  * - verified, but not UTF-8 JSON:API (an empty body included): 400;
  * - larger than 1 MiB: 413, refused on Content-Length before the body is read when it is declared;
+ * - compressed (`Content-Encoding` other than identity): 415, unread;
+ * - a replay (its body was seen within 7 days): 200, dropped without a read of the service;
+ * - an address past its budget of failed deliveries ({@link UNVERIFIED_LIMIT}): 429, unread;
  * - the inbox write failed: 503, so the service retries the delivery later.
  *
  * Every answer is JSON (`{ ok: true }` or `{ error, message }`) and counted in
- * `tierlink_webhook_deliveries_total{result}`; every refusal is logged without the signature.
+ * `tierlink_webhook_deliveries_total{result}`. Refusals are logged without the signature, outside
+ * text cut to 200 characters, at most 30 lines a minute (the next line says how many were left
+ * out), and stay out of the access log: a flood of forged deliveries costs no database write and a
+ * bounded amount of log.
  */
 export function createWebhookEndpoint(deps: WebhookEndpointDeps): Router {
   const { logger, metrics } = deps;
   const router = express.Router();
+  const limiter: AddressLimiter = createAddressLimiter(deps.unverifiedLimit ?? UNVERIFIED_LIMIT, {
+    ...(deps.limiterNow ? { now: deps.limiterNow } : {}),
+  });
+  const sampler = createLogSampler(30, 60_000, deps.limiterNow);
+  const limitedSampler = createLogSampler(10, 60_000, deps.limiterNow);
+  const addressOf = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
 
   const reject = (req: Request, res: Response, reason: Rejection, extra: Record<string, unknown> = {}): void => {
     const r = REJECTIONS[reason];
     metrics.webhookDeliveries.inc({ result: r.result });
-    logger.warn(
-      {
-        reason,
-        status: r.status,
-        bytes: Buffer.isBuffer(req.body) ? req.body.length : Number(req.headers['content-length'] ?? 0),
-        trigger: req.headers[EVENT_HEADER] ?? null,
-        remote: req.ip,
-        ...extra,
-      },
-      `webhook delivery rejected: ${r.message}`,
-    );
+    if (UNVERIFIED.has(reason)) limiter.hit(addressOf(req));
+    markQuiet(res);
+    const sample = sampler.take();
+    if (sample) {
+      logger.warn(
+        {
+          reason,
+          status: r.status,
+          bytes: Buffer.isBuffer(req.body) ? req.body.length : Number(req.headers['content-length'] ?? 0) || 0,
+          trigger: req.headers[EVENT_HEADER] === undefined ? null : boundText(req.headers[EVENT_HEADER]),
+          remote: boundText(addressOf(req)),
+          ...(sample.suppressed > 0 ? { suppressed: sample.suppressed } : {}),
+          ...extra,
+        },
+        `webhook delivery rejected: ${r.message}`,
+      );
+    }
     res.status(r.status).json({ error: reason, message: r.message });
   };
+
+  /** An address past its budget of failed deliveries is refused before its body is read. */
+  function limitUnverified(req: Request, res: Response, next: NextFunction): void {
+    const verdict = limiter.check(addressOf(req));
+    if (verdict.ok) return next();
+    metrics.webhookDeliveries.inc({ result: 'rate_limited' });
+    markQuiet(res);
+    const sample = verdict.first ? limitedSampler.take() : null;
+    if (sample) {
+      logger.warn(
+        {
+          remote: boundText(addressOf(req)),
+          retryAfterSeconds: verdict.retryAfterSeconds,
+          ...(sample.suppressed > 0 ? { suppressed: sample.suppressed } : {}),
+        },
+        'too many failed webhook deliveries from one address: its requests are refused unread until the window ends',
+      );
+    }
+    res
+      .status(429)
+      .set({ 'Retry-After': String(verdict.retryAfterSeconds), Connection: 'close' })
+      .json({ error: 'rate_limited', message: 'Too many failed deliveries from this address; retry later.' });
+  }
 
   async function verify(body: Buffer, signatures: readonly string[]): Promise<WebhookSecret | null> {
     const match = (list: readonly WebhookSecret[]): WebhookSecret | null => {
@@ -109,59 +184,87 @@ export function createWebhookEndpoint(deps: WebhookEndpointDeps): Router {
     return fresh ? match(fresh) : null;
   }
 
-  router.post('/', express.raw({ type: () => true, limit: MAX_WEBHOOK_BODY_BYTES }), async (req: Request, res: Response) => {
-    const body: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    const signatures = SIGNATURE_HEADERS.flatMap((name) => headerValues(req, name));
-    if (signatures.length === 0) return reject(req, res, 'missing_signature');
-    const secret = await verify(body, signatures);
-    if (!secret) return reject(req, res, 'invalid_signature');
+  router.post(
+    '/',
+    limitUnverified,
+    express.raw({ type: () => true, limit: MAX_WEBHOOK_BODY_BYTES, inflate: false }),
+    async (req: Request, res: Response) => {
+      const body: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const signatures = SIGNATURE_HEADERS.flatMap((name) => headerValues(req, name));
+      if (signatures.length === 0) return reject(req, res, 'missing_signature');
+      const secret = await verify(body, signatures);
+      if (!secret) return reject(req, res, 'invalid_signature');
 
-    let text: string;
-    let doc: unknown;
-    try {
-      text = utf8.decode(body);
-      doc = JSON.parse(text);
-    } catch {
-      return reject(req, res, 'not_json');
-    }
-    if (!isObject(doc) || !isObject(doc.data) || typeof doc.data.type !== 'string' || typeof doc.data.id !== 'string') {
-      return reject(req, res, 'not_json_api');
-    }
-    const named = payloadCampaignId(doc);
-    if (secret.campaignId !== null && named !== null && named !== secret.campaignId) {
-      return reject(req, res, 'campaign_mismatch', { webhookId: secret.webhookId, campaignId: secret.campaignId, namedCampaignId: named });
-    }
-    const header = headerValues(req, EVENT_HEADER)[0]?.trim() ?? '';
-    const trigger = TRIGGER_NAME.test(header) ? header : null;
+      let text: string;
+      let doc: unknown;
+      try {
+        text = utf8.decode(body);
+        doc = JSON.parse(text);
+      } catch {
+        return reject(req, res, 'not_json');
+      }
+      if (!isObject(doc) || !isObject(doc.data) || typeof doc.data.type !== 'string' || typeof doc.data.id !== 'string') {
+        return reject(req, res, 'not_json_api');
+      }
+      const named = payloadCampaignId(doc);
+      if (secret.campaignId !== null && named !== null && named !== secret.campaignId) {
+        return reject(req, res, 'campaign_mismatch', {
+          webhookId: secret.webhookId,
+          campaignId: secret.campaignId,
+          namedCampaignId: named,
+        });
+      }
+      const header = headerValues(req, EVENT_HEADER)[0]?.trim() ?? '';
+      const trigger = TRIGGER_NAME.test(header) ? header : null;
 
-    let id: number;
-    try {
-      id = await deps.inbox.insertDelivery({ receivedAt: deps.clock.now(), trigger, campaignId: secret.campaignId ?? named, body: text });
-    } catch (error) {
-      metrics.webhookDeliveries.inc({ result: 'failed' });
-      logger.error({ err: error, trigger }, 'webhook delivery verified but not stored; answering 503 so the service retries');
-      res.status(503).json({ error: 'unavailable', message: 'The delivery could not be stored; retry later.' });
-      return;
-    }
-    metrics.webhookDeliveries.inc({ result: 'accepted' });
-    logger.debug({ id, trigger, campaignId: secret.campaignId ?? named, webhookId: secret.webhookId }, 'webhook delivery accepted');
-    if (deps.onAccepted) {
-      const start = deps.onAccepted;
-      let started = false;
-      const kick = () => {
-        if (started) return;
-        started = true;
-        Promise.resolve()
-          .then(() => start(id))
-          .catch((error: unknown) =>
-            logger.error({ err: error, id }, 'webhook delivery stored but could not be started; the sweep will take it'),
-          );
-      };
-      res.once('finish', kick);
-      res.once('close', kick);
-    }
-    res.status(200).json({ ok: true });
-  });
+      let id: number | null;
+      const bodyHash = createHash('sha256').update(body).digest('hex');
+      try {
+        id = await deps.inbox.insertDelivery({
+          receivedAt: deps.clock.now(),
+          trigger,
+          campaignId: secret.campaignId ?? named,
+          body: text,
+          bodyHash,
+        });
+      } catch (error) {
+        metrics.webhookDeliveries.inc({ result: 'failed' });
+        logger.error({ err: error, trigger }, 'webhook delivery verified but not stored; answering 503 so the service retries');
+        res.status(503).json({ error: 'unavailable', message: 'The delivery could not be stored; retry later.' });
+        return;
+      }
+      if (id === null) {
+        // The same bytes were accepted within 7 days: already queued or processed. Acknowledged so the
+        // sender stops, dropped so a replay costs no read of the service (docs/decisions.md §10).
+        metrics.webhookDeliveries.inc({ result: 'replay' });
+        logger.debug({ trigger, bodyHash, webhookId: secret.webhookId }, 'webhook delivery is a replay; acknowledged and dropped');
+        res.status(200).json({ ok: true, replay: true });
+        return;
+      }
+      const accepted = id;
+      metrics.webhookDeliveries.inc({ result: 'accepted' });
+      logger.debug(
+        { id: accepted, trigger, campaignId: secret.campaignId ?? named, webhookId: secret.webhookId },
+        'webhook delivery accepted',
+      );
+      if (deps.onAccepted) {
+        const start = deps.onAccepted;
+        let started = false;
+        const kick = () => {
+          if (started) return;
+          started = true;
+          Promise.resolve()
+            .then(() => start(accepted))
+            .catch((error: unknown) =>
+              logger.error({ err: error, id: accepted }, 'webhook delivery stored but could not be started; the sweep will take it'),
+            );
+        };
+        res.once('finish', kick);
+        res.once('close', kick);
+      }
+      res.status(200).json({ ok: true });
+    },
+  );
 
   router.all('/', (_req: Request, res: Response) => {
     res.set('Allow', 'POST').status(405).json({ error: 'method_not_allowed', message: 'Deliveries are POSTed.' });
@@ -171,10 +274,12 @@ export function createWebhookEndpoint(deps: WebhookEndpointDeps): Router {
     if (res.headersSent) return next(error);
     const e = (isObject(error) ? error : {}) as { type?: unknown; status?: unknown; statusCode?: unknown };
     if (e.type === 'entity.too.large') return reject(req, res, 'too_large');
+    if (e.type === 'encoding.unsupported') return reject(req, res, 'compressed_body');
     const status = typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : 500;
     if (status >= 400 && status < 500) return reject(req, res, 'unreadable_body', { type: typeof e.type === 'string' ? e.type : null });
     metrics.webhookDeliveries.inc({ result: 'failed' });
     logger.error({ err: error }, 'webhook receiver failed');
+    markQuiet(res);
     res.status(500).json({ error: 'internal', message: 'The delivery could not be handled; retry later.' });
   });
 

@@ -133,9 +133,21 @@ test('a guild-wide apply after /map waits behind a running full sync (queued, th
   expect(queued).toEqual([{ kind: GUILD_RECONCILE_JOB, status: 'pending' }]);
   expect(world.discord.sandbox.memberRoles(world.guildId, patron.discordUserId)).not.toContain(world.roles.gold);
 
+  // The job's first attempt (started at once) finds the lock taken and is put back with a back-off;
+  // wait until it is, before the sync ends (else the attempt could find the lock free).
+  for (let i = 0; i < 200; i++) {
+    const [job] = await queryRows<{ attempts: number; locked_until: Date | null }>(
+      world.db.database.db,
+      sql`select attempts, locked_until from jobs`,
+    );
+    if (Number(job?.attempts) >= 1 && job?.locked_until === null) break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const putBack = await queryRows<{ status: string; attempts: number }>(world.db.database.db, sql`select status, attempts from jobs`);
+  expect(putBack.map((j) => ({ status: j.status, attempts: Number(j.attempts) }))).toEqual([{ status: 'pending', attempts: 1 }]);
   release();
   await running;
-  // The job queue retries the queued apply (it found the lock taken at once) after its back-off.
+  // The job queue retries the queued apply after its back-off.
   world.clock.advance(60 * 60_000);
   expect(await jobs.worker.sweep()).toBe(1);
   expect(world.discord.sandbox.memberRoles(world.guildId, patron.discordUserId)).toContain(world.roles.gold);

@@ -52,6 +52,9 @@ export interface InstanceOptions {
   immediateConcurrency?: number;
   /** Job kinds of the caller (the sync subsystem's `campaign-sync`), worked by the same durable queue. */
   jobHandlers?: Record<string, JobHandler>;
+  /** The lease on a claimed delivery, and how often it is renewed while worked. */
+  lockMs?: number;
+  renewEveryMs?: number;
   /** What registration does with a paused or failing webhook. Default: recorded in `syncRequests`. */
   requestCampaignSync?: WebhooksDeps['requestCampaignSync'];
 }
@@ -101,6 +104,8 @@ export async function startInstance(world: World, options: InstanceOptions = {})
         random: () => 0.5,
         recheckDelayMs: options.recheckDelayMs,
         immediateConcurrency: options.immediateConcurrency,
+        lockMs: options.lockMs,
+        renewEveryMs: options.renewEveryMs,
       });
     } catch (error) {
       void shut();

@@ -1,5 +1,6 @@
 import { MEMBER_TRIGGERS } from '../../../src/edges/patreon';
 import { createSecretBox } from '../../../src/edges/store/secret-box';
+import { webhookSecretSeal } from '../../../src/edges/store/repositories/webhook-repository';
 import { SECRET_KEY, type World, createWorld } from '../../support/world';
 import { type Instance, memoryLogger, metricValue, startInstance } from './harness';
 
@@ -43,7 +44,7 @@ test('a campaign without a webhook gets one with every member trigger at $PUBLIC
   const rows = await world.db.database.db.query.webhooks.findMany();
   expect(rows).toHaveLength(1);
   expect(rows[0]!.secretEnc).not.toContain(webhook!.secret);
-  expect(createSecretBox(SECRET_KEY).decrypt(rows[0]!.secretEnc)).toBe(webhook!.secret);
+  expect(createSecretBox(SECRET_KEY).decrypt(rows[0]!.secretEnc, webhookSecretSeal(rows[0]!.id))).toBe(webhook!.secret);
   expect(await instance.webhooks.secrets()).toEqual([{ webhookId: webhook!.id, campaignId, secret: webhook!.secret }]);
   expect(JSON.stringify(log.lines)).not.toContain(webhook!.secret);
 });

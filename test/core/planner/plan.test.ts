@@ -441,3 +441,42 @@ describe('a grant recorded moments ago may still be on its way to Discord', () =
     expect(r.plan.changes.map((c) => c.op)).toEqual(['forget']);
   });
 });
+
+describe('plan: unconfirmed member state (a webhook payload after a failed re-read)', () => {
+  test('GIVEN an unconfirmed active Gold state and no role THEN nothing is granted', () => {
+    expect(run({ members: [member({ unconfirmed: true })] }).plan.changes).toEqual([]);
+  });
+
+  test('GIVEN an unconfirmed active Gold state and Gold held THEN Gold is kept', () => {
+    expect(
+      run({ members: [member({ unconfirmed: true })], current: [ROLE.gold], ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold]) }).plan
+        .changes,
+    ).toEqual([]);
+  });
+
+  test('GIVEN an unconfirmed former state THEN the role we granted is removed', () => {
+    const r = run({
+      members: [member({ patronStatus: 'former_patron', entitledTierIds: [], unconfirmed: true })],
+      current: [ROLE.gold],
+      ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold]),
+    });
+    expect(ops(r)).toEqual(['remove Gold']);
+  });
+
+  test('GIVEN an unconfirmed downgrade from Gold to Silver THEN Gold goes and Silver waits for a read', () => {
+    const r = run({
+      members: [member({ entitledTierIds: [TIER.silver], unconfirmed: true })],
+      current: [ROLE.gold],
+      ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold]),
+    });
+    expect(ops(r)).toEqual(['remove Gold']);
+  });
+
+  test('GIVEN one campaign unconfirmed and another confirmed THEN the confirmed one still grants', () => {
+    const r = run({
+      guild: guild({ campaignIds: [CAMPAIGN, OTHER_CAMPAIGN] }),
+      members: [member({ unconfirmed: true }), member({ campaignId: OTHER_CAMPAIGN, entitledTierIds: [TIER.art] })],
+    });
+    expect(ops(r)).toEqual(['add Art']);
+  });
+});

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { sql } from 'drizzle-orm';
 import { openDatabase, queryRows } from '../../../src/edges/store/database';
 import { roleGrants } from '../../../src/edges/store/schema';
@@ -35,6 +36,7 @@ test('migrations create every table and a second run changes nothing', async () 
     'sync_runs',
     'tiers',
     'webhook_inbox',
+    'webhook_seen',
     'webhooks',
   ]);
   const before = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
@@ -74,4 +76,43 @@ test('a named lock is held by one holder at a time', async () => {
   expect(rows[0]!.n).toBeGreaterThan(0);
   await b.close();
   await fresh.close();
+});
+
+test('PostgreSQL that accepts the connection and never answers fails the first query after the connect timeout, not never', async () => {
+  const sockets: net.Socket[] = [];
+  const silent = net.createServer((socket) => void sockets.push(socket));
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const { port } = silent.address() as net.AddressInfo;
+  const database = await openDatabase({
+    engine: 'postgres',
+    url: `postgres://u:p@127.0.0.1:${port}/x`,
+    logger: silentLogger,
+    timeouts: { connectMs: 300 },
+  });
+  try {
+    await expect(database.ping()).rejects.toThrow(/timeout/i);
+  } finally {
+    await database.close();
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+  }
+});
+
+(onPostgres() ? test : test.skip)('a statement longer than the statement timeout is cancelled by PostgreSQL', async () => {
+  const database = await openDatabase({
+    engine: 'postgres',
+    url: t.url!,
+    logger: silentLogger,
+    poolSize: 1,
+    timeouts: { statementMs: 200 },
+  });
+  try {
+    // 57014 query_canceled: "canceling statement due to statement timeout".
+    await expect(database.db.execute(sql`select pg_sleep(2)`)).rejects.toMatchObject({
+      cause: expect.objectContaining({ code: '57014', message: expect.stringContaining('statement timeout') }),
+    });
+    await database.ping();
+  } finally {
+    await database.close();
+  }
 });

@@ -148,6 +148,22 @@ describe('member snapshots', () => {
     expect((await repo.unreadable(['c1'])).total).toBe(1);
   });
 
+  test('a webhook payload (the re-read failed) is unconfirmed and never sets the tiers a decline keeps', async () => {
+    const repo = createSnapshotRepository(t.database.db);
+    await repo.upsert({ ...base, patronStatus: 'former_patron', entitledTierIds: [], lastChargeStatus: 'Paid' }, T0);
+    const payload = await repo.upsert({ ...base, entitledTierIds: ['gold'], source: 'webhook-payload' }, later(1));
+    expect(toMemberState(payload)).toMatchObject({ unconfirmed: true, entitledTierIds: ['gold'], lastActiveTierIds: [] });
+    // A read then says declined: the grace period keeps only what a read saw while active (nothing).
+    const read = await repo.upsert(
+      { ...base, patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [] },
+      later(2),
+    );
+    expect(toMemberState(read)).toMatchObject({ lastActiveTierIds: [] });
+    expect(toMemberState(read).unconfirmed).toBeUndefined();
+    const fresh = await repo.upsert({ ...base, memberId: 'm2', source: 'webhook-payload' }, later(3));
+    expect(fresh.lastActiveTierIds).toEqual([]);
+  });
+
   test('a read taken before the stored one does not overwrite it', async () => {
     const repo = createSnapshotRepository(t.database.db);
     await repo.upsert({ ...base, entitledTierIds: ['silver'] }, later(2));

@@ -3,6 +3,7 @@ import type { Clock } from '../support/clock';
 import type { Logger } from '../support/logger';
 import { ApiErrors, DiscordApiError } from './api-error';
 import type { FaultInjector } from './faults';
+import type { HoldRegistry } from './holds';
 import type { Principal, RouteContext, RouteDefinition, RouteResult } from './http-router';
 import { matchRoute } from './http-router';
 import type { OAuth2Store } from './oauth2-store';
@@ -93,6 +94,8 @@ export interface ApiHandlerDeps {
   limiter: RateLimiter;
   log: RequestLog;
   faults: FaultInjector;
+  /** Requests held on their way (a test's network delay or lost answer); none when absent. */
+  holds?: HoldRegistry;
   clock: Clock;
   logger: Logger;
 }
@@ -187,8 +190,10 @@ export function createApiHandler(deps: ApiHandlerDeps) {
           rateHeaders = verdict.headers;
           const body = parseBody(route, req, raw);
           const ctx: RouteContext = { method, path, params, query: url.searchParams, headers: req.headers, body, reason, principal };
+          await deps.holds?.take(method, route.template, route.bucket, 'before');
           const answer = await route.handle(ctx);
           result = { ...answer, headers: { ...rateHeaders, ...(answer.headers ?? {}) } };
+          await deps.holds?.take(method, route.template, route.bucket, 'after');
         }
       }
     } catch (error) {

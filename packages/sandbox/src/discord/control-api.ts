@@ -304,6 +304,7 @@ export function controlRoutes(sandbox: DiscordSandbox): ControlRoute[] {
     },
     { method: 'DELETE', template: '/oauth2/authorizations/:u', handle: (p) => sandbox.revokeUserAuthorization(p.u ?? '') },
     { method: 'PUT', template: '/members-intent', handle: (_p, _q, b) => sandbox.setMembersIntentEnabled(b.enabled === true) },
+    { method: 'PUT', template: '/bot-public', handle: (_p, _q, b) => sandbox.setBotPublic(b.public === true) },
     { method: 'POST', template: '/rate-limits', handle: (_p, _q, b) => sandbox.setRateLimit(b as unknown as RateLimitSetting) },
     { method: 'POST', template: '/faults', handle: (_p, _q, b) => sandbox.injectFault(b as unknown as FaultSpec) },
     {

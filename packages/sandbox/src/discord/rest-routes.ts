@@ -130,7 +130,7 @@ export function restRoutes(core: CoreContext): RouteDefinition[] {
           name: core.applicationName,
           icon: null,
           description: '',
-          bot_public: false,
+          bot_public: state.botPublic,
           bot_require_code_grant: false,
           bot: userJson(state.botUser),
           verify_key: core.verifyKey,

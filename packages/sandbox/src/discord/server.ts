@@ -32,6 +32,7 @@ import { guildJoinRoutes } from './guild-join';
 import type { WaitForMessageOptions } from './messages';
 import { MessageStore } from './messages';
 import { FaultInjector } from './faults';
+import { type Hold, type HoldSpec, HoldRegistry } from './holds';
 import { Waiters } from './waiters';
 import { compareIds, createSnowflakeFactory } from './snowflakes';
 import type {
@@ -82,6 +83,8 @@ export interface DiscordSandboxOptions {
   botUsername?: string;
   /** Whether the app has the privileged Server Members Intent switched on; true when absent. */
   membersIntentEnabled?: boolean;
+  /** Whether anyone may add the bot (Developer Portal → Bot → Public Bot); true when absent, as for a new application. */
+  botPublic?: boolean;
   heartbeatIntervalMs?: number;
   /**
    * Sharding: the recommended `shards` of `GET /gateway/bot`, `max_concurrency`, the identify pacing
@@ -163,6 +166,14 @@ export interface DiscordSandbox {
   setRateLimit(setting: RateLimitSetting): void;
   injectFault(spec: FaultSpec): void;
   clearFaults(): void;
+  /**
+   * Holds matching requests on their way: `point: 'after'` (the default) applies the change and
+   * withholds the answer until released, as when the network loses Discord's answer; `before` holds
+   * the request before anything is applied. Answers already held go on when released.
+   */
+  holdRequests(spec: HoldSpec): Hold;
+  /** Whether the application is public (Developer Portal → Bot → Public Bot): `bot_public` of `GET /applications/@me`. */
+  setBotPublic(isPublic: boolean): void;
 
   /**
    * Delivers a command (or, with `focused`, an autocomplete) the way the application receives
@@ -268,6 +279,7 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
     botUserId: applicationId,
     botUsername: options.botUsername ?? 'Tierlink',
     membersIntentEnabled: options.membersIntentEnabled ?? true,
+    botPublic: options.botPublic ?? true,
   });
   let port = 0;
   const applicationName = options.botUsername ?? 'Tierlink';
@@ -287,6 +299,7 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
   const limiter = new RateLimiter(() => rateClock.now().getTime(), options.rateLimits);
   const log = new RequestLog();
   const faults = new FaultInjector();
+  const holds = new HoldRegistry();
   const gateway = new Gateway({
     core,
     botToken,
@@ -316,7 +329,7 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
     ...commandStore.routes(),
   ];
 
-  const handleApi = createApiHandler({ routes, botToken, oauth, limiter, log, faults, clock, logger });
+  const handleApi = createApiHandler({ routes, botToken, oauth, limiter, log, faults, holds, clock, logger });
   const authorize = authorizePage(oauth, state, applicationName);
 
   async function handleControlRequest(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
@@ -380,6 +393,7 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
     },
 
     async close() {
+      holds.releaseAll();
       interactions.close();
       messageStore.close();
       waiters.cancelAll();
@@ -450,6 +464,10 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
     setRateLimit: (setting) => limiter.set(setting),
     injectFault: (spec) => faults.inject(spec),
     clearFaults: () => faults.clear(),
+    holdRequests: (spec) => holds.hold(spec),
+    setBotPublic(isPublic) {
+      state.botPublic = isPublic;
+    },
 
     injectCommand: (o) => interactions.inject(o),
     pressButton: (o) => interactions.pressButton(o),

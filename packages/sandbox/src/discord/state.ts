@@ -167,6 +167,8 @@ export class DiscordState {
   private readonly channelGuilds = new Map<string, string>();
   readonly botUser: UserRecord;
   membersIntentEnabled: boolean;
+  /** Developer Portal → Bot → Public Bot: anyone may add the bot to their server (on for a new application). */
+  botPublic: boolean;
   private readonly events: RoleEvent[] = [];
   private readonly listeners = new Set<(event: StateEvent) => void>();
   private userCounter = 0;
@@ -174,11 +176,12 @@ export class DiscordState {
   constructor(
     private readonly clock: Clock,
     readonly nextId: SnowflakeFactory,
-    options: { botUserId: string; botUsername: string; membersIntentEnabled: boolean },
+    options: { botUserId: string; botUsername: string; membersIntentEnabled: boolean; botPublic?: boolean },
   ) {
     this.botUser = { id: options.botUserId, username: options.botUsername, globalName: null, bot: true };
     this.users.set(this.botUser.id, this.botUser);
     this.membersIntentEnabled = options.membersIntentEnabled;
+    this.botPublic = options.botPublic ?? true;
   }
 
   subscribe(listener: (event: StateEvent) => void): () => void {

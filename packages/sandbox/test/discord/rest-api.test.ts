@@ -221,6 +221,35 @@ describe('Discord sandbox REST', () => {
     expect((await call(sandbox, 'GET', `/guilds/${guildId}/roles`)).status).toBe(200);
   });
 
+  it('holds a request after applying it: the role is given, the answer comes only when released', async () => {
+    const hold = sandbox.holdRequests({ method: 'PUT', route: '/guilds/:g/members/:u/roles/:r' });
+    const put = call(sandbox, 'PUT', `/guilds/${guildId}/members/${aliceId}/roles/${goldId}`);
+    await hold.waitForHeld();
+    expect(sandbox.memberRoles(guildId, aliceId)).toEqual([goldId]);
+    expect(hold.waiting()).toBe(1);
+    hold.release();
+    expect((await put).status).toBe(204);
+    expect(hold.waiting()).toBe(0);
+    // Released: the next request goes through at once.
+    expect((await call(sandbox, 'DELETE', `/guilds/${guildId}/members/${aliceId}/roles/${goldId}`)).status).toBe(204);
+  });
+
+  it('holds a request before applying it when asked: nothing changes until released', async () => {
+    const hold = sandbox.holdRequests({ method: 'PUT', route: '/guilds/:g/members/:u/roles/:r', point: 'before' });
+    const put = call(sandbox, 'PUT', `/guilds/${guildId}/members/${aliceId}/roles/${goldId}`);
+    await hold.waitForHeld();
+    expect(sandbox.memberRoles(guildId, aliceId)).toEqual([]);
+    hold.release();
+    expect((await put).status).toBe(204);
+    expect(sandbox.memberRoles(guildId, aliceId)).toEqual([goldId]);
+  });
+
+  it('says whether the bot is public in GET /applications/@me, as the Developer Portal sets it (public for a new application)', async () => {
+    expect((await call(sandbox, 'GET', '/applications/@me')).body).toMatchObject({ bot_public: true });
+    sandbox.setBotPublic(false);
+    expect((await call(sandbox, 'GET', '/applications/@me')).body).toMatchObject({ bot_public: false });
+  });
+
   it('answers 404 / 405 with code 0 for unknown routes and methods', async () => {
     const unknown = await call(sandbox, 'GET', '/stage-instances/100000000000000001');
     const method = await call(sandbox, 'POST', `/guilds/${guildId}/roles`, { body: {} });

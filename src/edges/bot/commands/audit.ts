@@ -1,7 +1,7 @@
 import { InteractionContextType, MessageFlags, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import type { AuditEntry } from '../../../app/dashboard/views';
 import type { Command } from '../command';
-import { NO_PINGS, STAFF_ONLY, fitMessage, roleMention } from '../format';
+import { NO_PINGS, fitMessage, roleMention } from '../format';
 
 /** Changes listed by `/audit` (the dashboard's audit log has them all). */
 export const AUDIT_REPLY_SIZE = 15;
@@ -19,7 +19,10 @@ export function renderAudit(userId: string, entries: readonly AuditEntry[]): str
   return fitMessage(lines);
 }
 
-/** `/audit member` (Manage Roles, checked on the server): the member's last role changes and why. */
+/**
+ * `/audit member`: the member's last role changes and why. Manage Roles is checked at guild level by
+ * the interaction router before this runs (src/edges/bot/interaction-router.ts).
+ */
 export const auditCommand: Command = {
   data: new SlashCommandBuilder()
     .setName('audit')
@@ -32,10 +35,6 @@ export const auditCommand: Command = {
   async execute(interaction, { services }) {
     if (!interaction.deferred) await interaction.deferReply({ flags: MessageFlags.Ephemeral });
     const guildId = interaction.guildId!;
-    if (!(await services.staff.canManageRoles(guildId, interaction.user.id))) {
-      await interaction.editReply({ content: STAFF_ONLY('/audit'), allowedMentions: NO_PINGS });
-      return;
-    }
     const member = interaction.options.getUser('member', true);
     const page = await services.audit.page(
       guildId,

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import type { SecretBox } from '../secret-box';
+import type { SealContext, SecretBox } from '../secret-box';
 import type { Db } from '../database';
 import { creatorCredentials } from '../schema';
 
@@ -12,15 +12,22 @@ export interface CreatorTokens {
   scopes: string[];
 }
 
-/** The creator's OAuth tokens, sealed with SECRET_KEY before they reach the database. */
+/** Where a creator's token is sealed: its column of the creator's row (src/edges/store/secret-box.ts). */
+export const credentialSeal = (creatorUserId: string, column: 'access_token_enc' | 'refresh_token_enc'): SealContext => ({
+  table: 'creator_credentials',
+  column,
+  row: creatorUserId,
+});
+
+/** The creator's OAuth tokens, sealed with SECRET_KEY (bound to their row and column) before they reach the database. */
 export function createCredentialRepository(db: Db, box: SecretBox) {
   return {
     async load(creatorUserId: string): Promise<CreatorTokens | null> {
       const [row] = await db.select().from(creatorCredentials).where(eq(creatorCredentials.creatorUserId, creatorUserId));
       if (!row) return null;
       return {
-        accessToken: box.decrypt(row.accessTokenEnc),
-        refreshToken: box.decrypt(row.refreshTokenEnc),
+        accessToken: box.decrypt(row.accessTokenEnc, credentialSeal(creatorUserId, 'access_token_enc')),
+        refreshToken: box.decrypt(row.refreshTokenEnc, credentialSeal(creatorUserId, 'refresh_token_enc')),
         expiresAt: row.expiresAt,
         scopes: row.scopes.split(' ').filter(Boolean),
       };
@@ -29,8 +36,8 @@ export function createCredentialRepository(db: Db, box: SecretBox) {
     /** Saves both tokens in one statement: a rotated refresh token is never half-written. */
     async save(creatorUserId: string, tokens: CreatorTokens, now: Date): Promise<void> {
       const values = {
-        accessTokenEnc: box.encrypt(tokens.accessToken),
-        refreshTokenEnc: box.encrypt(tokens.refreshToken),
+        accessTokenEnc: box.encrypt(tokens.accessToken, credentialSeal(creatorUserId, 'access_token_enc')),
+        refreshTokenEnc: box.encrypt(tokens.refreshToken, credentialSeal(creatorUserId, 'refresh_token_enc')),
         expiresAt: tokens.expiresAt,
         scopes: tokens.scopes.join(' '),
         refreshFailedAt: null,

@@ -66,6 +66,7 @@ export function toMemberState(row: SnapshotRow): MemberState {
     lastActiveTierIds: row.lastActiveTierIds,
     firstDeclinedAt: row.firstDeclinedAt,
     ...(unreadable ? { unreadable } : {}),
+    ...(row.source === 'webhook-payload' ? { unconfirmed: true } : {}),
   };
 }
 
@@ -73,7 +74,8 @@ const key = (campaignId: string, memberId: string): string => `${campaignId}\u00
 
 /**
  * Member snapshots. Three values are ours, not the service's, and merge across reads:
- * `last_active_tier_ids` (the tiers seen while active, kept through a decline),
+ * `last_active_tier_ids` (the tiers seen while active, kept through a decline; only a read of the
+ * service sets it, never a webhook payload, which may be replayed),
  * `first_declined_at` (the first declined charge of the current pledge, by `firstDeclineOf`), and
  * `unreadable` (set by a read that could not be understood, cleared by the next one that could).
  */
@@ -155,7 +157,7 @@ export function createSnapshotRepository(db: Db) {
         entitled_amount_cents, full_name, unreadable, source, fetched_at
       )
       select r.c, r.m, r.u, r.st, r.f, r.ft, r.g, r.lcd, r.lcs, r.t,
-        case when r.st in ('active_patron', 'declined_patron') then r.t else '[]'::jsonb end,
+        case when r.st in ('active_patron', 'declined_patron') and r.src <> 'webhook-payload' then r.t else '[]'::jsonb end,
         r.fd, r.ps, r.a, r.n, null, r.src, ${at}::timestamptz
       from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
         as r(c text, m text, u text, st text, f boolean, ft boolean, g boolean, fd timestamptz, lcd timestamptz, lcs text, t jsonb,
@@ -169,7 +171,8 @@ export function createSnapshotRepository(db: Db) {
         last_charge_date = excluded.last_charge_date,
         last_charge_status = excluded.last_charge_status,
         entitled_tier_ids = excluded.entitled_tier_ids,
-        last_active_tier_ids = case when excluded.patron_status = 'active_patron' then excluded.entitled_tier_ids else s.last_active_tier_ids end,
+        last_active_tier_ids = case when excluded.patron_status = 'active_patron' and excluded.source <> 'webhook-payload'
+          then excluded.entitled_tier_ids else s.last_active_tier_ids end,
         first_declined_at = excluded.first_declined_at,
         pledge_relationship_start = excluded.pledge_relationship_start,
         entitled_amount_cents = excluded.entitled_amount_cents,

@@ -1,6 +1,6 @@
 import { and, desc, eq, lt, notInArray, sql } from 'drizzle-orm';
-import type { SecretBox } from '../secret-box';
-import type { Db } from '../database';
+import type { SealContext, SecretBox } from '../secret-box';
+import { type Db, queryRows } from '../database';
 import { webhookInbox, webhooks } from '../schema';
 
 export type WebhookRepository = ReturnType<typeof createWebhookRepository>;
@@ -26,7 +26,12 @@ export interface InboxDelivery {
   trigger: string | null;
   campaignId: string | null;
   body: string;
+  /** SHA-256 (hex) of the body bytes as received: the replay check ({@link REPLAY_WINDOW_MS}). */
+  bodyHash: string;
 }
+
+/** A delivery whose body was seen within this window is a replay (docs/decisions.md §10). */
+export const REPLAY_WINDOW_MS = 7 * 24 * 60 * 60_000;
 
 /** A stored webhook's secret, decrypted: one verification candidate of the receiver. */
 export interface StoredWebhookSecret {
@@ -34,6 +39,9 @@ export interface StoredWebhookSecret {
   campaignId: string;
   secret: string;
 }
+
+/** Where a webhook's secret is sealed: the `secret_enc` column of its row (src/edges/store/secret-box.ts). */
+export const webhookSecretSeal = (webhookId: string): SealContext => ({ table: 'webhooks', column: 'secret_enc', row: webhookId });
 
 const withoutSecret = {
   id: webhooks.id,
@@ -55,33 +63,54 @@ const withoutSecret = {
  */
 export function createWebhookRepository(db: Db, box: SecretBox) {
   /**
-   * Writes several deliveries in one INSERT (one commit), returning their ids in input order.
-   * `bigserial` draws the ids row by row in VALUES order, so the ascending ids match the input.
+   * Writes several deliveries in one statement (one commit), returning for each, in input order, its
+   * inbox id, or null when it is a replay: its body hash was seen within {@link REPLAY_WINDOW_MS}
+   * (before, or earlier in the same batch). The hash is recorded and the row inserted by the same
+   * statement, so a crash can never leave a delivery marked seen but not queued (the service's
+   * retry would then be dropped as a replay). `bigserial` draws the ids row by row in VALUES order.
    */
-  async function insertDeliveries(deliveries: readonly InboxDelivery[]): Promise<number[]> {
+  async function insertDeliveries(deliveries: readonly InboxDelivery[]): Promise<Array<number | null>> {
     if (deliveries.length === 0) return [];
-    const rows = await db
-      .insert(webhookInbox)
-      .values(
-        deliveries.map((d) => ({
-          receivedAt: d.receivedAt,
-          runAt: d.receivedAt,
-          trigger: d.trigger,
-          campaignId: d.campaignId,
-          body: d.body,
-        })),
-      )
-      .returning({ id: webhookInbox.id });
-    return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+    const first = new Map<string, number>();
+    deliveries.forEach((d, i) => {
+      if (!first.has(d.bodyHash)) first.set(d.bodyHash, i);
+    });
+    const unique = [...first.values()].map((i) => deliveries[i]!);
+    const cutoff = new Date(Math.min(...unique.map((d) => d.receivedAt.getTime())) - REPLAY_WINDOW_MS);
+    const values = sql.join(
+      unique.map(
+        (d, ord) =>
+          sql`(${ord}::int, ${d.receivedAt}::timestamptz, ${d.trigger}::text, ${d.campaignId}::text, ${d.body}::text, ${d.bodyHash}::text)`,
+      ),
+      sql`, `,
+    );
+    const rows = await queryRows<{ id: string | number; body_hash: string }>(
+      db,
+      sql`with v(ord, received_at, trigger, campaign_id, body, body_hash) as (values ${values}),
+        fresh as (
+          insert into webhook_seen (body_hash, seen_at) select body_hash, received_at from v
+          on conflict (body_hash) do update set seen_at = excluded.seen_at where webhook_seen.seen_at < ${cutoff}
+          returning body_hash)
+        insert into webhook_inbox (received_at, run_at, trigger, campaign_id, body, body_hash)
+        select v.received_at, v.received_at, v.trigger, v.campaign_id, v.body, v.body_hash
+        from v join fresh on fresh.body_hash = v.body_hash
+        order by v.ord
+        returning id, body_hash`,
+    );
+    const idOf = new Map(rows.map((r) => [r.body_hash, Number(r.id)]));
+    return deliveries.map((d, i) => (first.get(d.bodyHash) === i ? (idOf.get(d.bodyHash) ?? null) : null));
   }
 
   return {
     insertDeliveries,
 
-    /** Writes a verified delivery; due at once (`run_at` = receipt, so an injected clock governs it). */
-    async insertDelivery(delivery: InboxDelivery): Promise<number> {
+    /**
+     * Writes a verified delivery, due at once (`run_at` = receipt, so an injected clock governs it);
+     * null when it is a replay (see {@link insertDeliveries}).
+     */
+    async insertDelivery(delivery: InboxDelivery): Promise<number | null> {
       const [id] = await insertDeliveries([delivery]);
-      return id!;
+      return id ?? null;
     },
 
     async delivery(id: number): Promise<InboxRow | null> {
@@ -110,7 +139,7 @@ export function createWebhookRepository(db: Db, box: SecretBox) {
         campaignId: webhook.campaignId,
         uri: webhook.uri,
         triggers: [...webhook.triggers],
-        secretEnc: box.encrypt(webhook.secret),
+        secretEnc: box.encrypt(webhook.secret, webhookSecretSeal(webhook.id)),
         paused: webhook.paused,
         numConsecutiveTimesFailed: webhook.numConsecutiveTimesFailed,
         lastAttemptedAt: webhook.lastAttemptedAt,
@@ -148,7 +177,7 @@ export function createWebhookRepository(db: Db, box: SecretBox) {
         .orderBy(webhooks.id);
       return rows.flatMap((row) => {
         try {
-          return [{ webhookId: row.id, campaignId: row.campaignId, secret: box.decrypt(row.secretEnc) }];
+          return [{ webhookId: row.id, campaignId: row.campaignId, secret: box.decrypt(row.secretEnc, webhookSecretSeal(row.id)) }];
         } catch (error) {
           onUnreadable?.(row.id, error);
           return [];

@@ -1,0 +1,154 @@
+import { sql } from 'drizzle-orm';
+import { createManualClock } from '@tierlink/sandbox';
+import { DEFAULT_RETENTION, RETENTION_LOCK, createRetention } from '../../../src/app/housekeeping/retention';
+import { queryRows } from '../../../src/edges/store/database';
+import { createAppStateRepository } from '../../../src/edges/store/repositories/app-state-repository';
+import { PRUNE_BATCH, createRetentionStore } from '../../../src/edges/store/retention-store';
+import { DAY } from '../../../src/shared/clock';
+import { silentLogger } from '../../../src/shared/logger';
+import { type TestDatabase, createTestDatabase } from '../../support/test-database';
+
+/** Everything that grows is pruned daily, by its own age, by one instance at a time. */
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+}, 60_000);
+afterAll(() => t.close());
+beforeEach(() => t.reset());
+
+const NOW = new Date('2026-11-20T12:00:00Z');
+const ago = (days: number) => new Date(NOW.getTime() - days * DAY);
+
+function retention(clock = createManualClock(NOW)) {
+  const { database } = t;
+  return {
+    clock,
+    retention: createRetention({
+      store: createRetentionStore(database.db),
+      appState: createAppStateRepository(database.db),
+      withLock: (name, fn) => database.tryWithLock(name, fn),
+      clock,
+      logger: silentLogger,
+    }),
+  };
+}
+
+const count = async (table: string) =>
+  (await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from ${sql.identifier(table)}`))[0]!.n;
+
+async function seed(): Promise<void> {
+  const { db } = t.database;
+  for (const [days, tag] of [
+    [181, 'old'],
+    [179, 'kept'],
+  ] as const) {
+    await db.execute(sql`insert into audit_log (at, guild_id, discord_user_id, role_id, action, outcome, trigger, reason)
+      values (${ago(days)}, 'g', 'u', 'r', 'add', 'applied', 'sync', ${tag})`);
+  }
+  for (const days of [91, 89]) {
+    await db.execute(sql`insert into sync_runs (trigger, status, started_at) values ('schedule', 'ok', ${ago(days)})`);
+    await db.execute(sql`insert into link_events (discord_user_id, patreon_user_id, kind, at) values ('d', 'p', 'linked', ${ago(days)})`);
+  }
+  // A sync still running is never pruned, however old.
+  await db.execute(sql`insert into sync_runs (trigger, status, started_at) values ('schedule', 'running', ${ago(400)})`);
+  for (const [status, days] of [
+    ['dead', 31],
+    ['dead', 29],
+    ['done', 8],
+    ['pending', 60],
+  ] as const) {
+    await db.execute(
+      sql`insert into webhook_inbox (body, status, finished_at) values ('{}', ${status}, ${status === 'pending' ? null : ago(days)})`,
+    );
+  }
+  for (const [status, days] of [
+    ['dead', 31],
+    ['done', 8],
+    ['done', 6],
+    ['pending', 60],
+  ] as const) {
+    await db.execute(
+      sql`insert into jobs (kind, payload, status, finished_at) values ('k', '{}'::jsonb, ${status}, ${status === 'pending' ? null : ago(days)})`,
+    );
+  }
+  await db.execute(sql`insert into webhook_seen (body_hash, seen_at) values ('old', ${ago(8)}), ('new', ${ago(6)})`);
+  await db.execute(sql`insert into campaigns (id, creator_user_id, name) values ('c1', 'with-campaign', 'C')`);
+  for (const [creator, days] of [
+    ['with-campaign', 300],
+    ['orphan-old', 31],
+    ['orphan-recent', 29],
+  ] as const) {
+    await db.execute(
+      sql`insert into creator_credentials (creator_user_id, access_token_enc, refresh_token_enc, updated_at) values (${creator}, 'x', 'y', ${ago(days)})`,
+    );
+  }
+  await db.execute(
+    sql`insert into app_state (key, value) values ('creator-env-seed', ${JSON.stringify({ seed: 's', creatorUserId: 'orphan-old' })}::jsonb)`,
+  );
+}
+
+test('each kind of row goes after its own retention; newer rows, pending work and running syncs stay', async () => {
+  await seed();
+  const { retention: r } = retention();
+  expect(await r.runOnce()).toEqual({
+    kind: 'pruned',
+    counts: {
+      auditLog: 1,
+      syncRuns: 1,
+      deadDeliveries: 1,
+      deadJobs: 1,
+      doneJobs: 1,
+      seenDeliveries: 1,
+      linkEvents: 1,
+      orphanCredentials: 1,
+    },
+  });
+  expect(await queryRows(t.database.db, sql`select reason from audit_log`)).toEqual([{ reason: 'kept' }]);
+  expect(await queryRows(t.database.db, sql`select status from sync_runs order by id`)).toEqual([{ status: 'ok' }, { status: 'running' }]);
+  // Done deliveries are the webhook processor's to prune (after 7 days); the pending one waits.
+  expect(await queryRows(t.database.db, sql`select status from webhook_inbox order by id`)).toEqual([
+    { status: 'dead' },
+    { status: 'done' },
+    { status: 'pending' },
+  ]);
+  expect(await queryRows(t.database.db, sql`select status from jobs order by id`)).toEqual([{ status: 'done' }, { status: 'pending' }]);
+  expect(await queryRows(t.database.db, sql`select body_hash from webhook_seen`)).toEqual([{ body_hash: 'new' }]);
+  expect(await queryRows(t.database.db, sql`select creator_user_id from creator_credentials order by 1`)).toEqual([
+    { creator_user_id: 'orphan-recent' },
+    { creator_user_id: 'with-campaign' },
+  ]);
+  expect(await count('app_state')).toBe(1); // the seed naming the pruned creator is gone; the last run is recorded
+  expect(DEFAULT_RETENTION).toMatchObject({ auditDays: 180, syncRunDays: 90, deadLetterDays: 30, doneJobDays: 7, linkEventDays: 90 });
+});
+
+test('once a day: a second look the same day does nothing, the next day prunes again', async () => {
+  const { retention: r, clock } = retention();
+  expect((await r.runOnce()).kind).toBe('pruned');
+  clock.advance(6 * 60 * 60_000);
+  expect(await r.runOnce()).toEqual({ kind: 'not_due' });
+  clock.advance(DAY);
+  expect((await r.runOnce()).kind).toBe('pruned');
+});
+
+test('an instance that finds another pruning skips; the record of the last prune is shared by every instance', async () => {
+  const first = retention();
+  let release!: () => void;
+  const holding = t.database.tryWithLock(RETENTION_LOCK, () => new Promise<void>((resolve) => (release = resolve)));
+  await new Promise((r) => setTimeout(r, 20));
+  expect(await first.retention.runOnce()).toEqual({ kind: 'locked' });
+  release();
+  await holding;
+  expect((await first.retention.runOnce()).kind).toBe('pruned');
+  const second = retention(first.clock);
+  expect(await second.retention.runOnce()).toEqual({ kind: 'not_due' });
+});
+
+test('a table grown far past its retention is pruned in batches', async () => {
+  const n = PRUNE_BATCH * 2 + 17;
+  await t.database.db.execute(sql`insert into audit_log (at, guild_id, discord_user_id, role_id, action, outcome, trigger, reason)
+    select ${ago(365)}, 'g', 'u', 'r', 'add', 'applied', 'sync', 'x' from generate_series(1, ${n})`);
+  const { retention: r } = retention();
+  expect(await r.runOnce()).toMatchObject({ counts: { auditLog: n } });
+  expect(await count('audit_log')).toBe(0);
+});
