@@ -61,7 +61,7 @@ export interface JoinFlowDeps {
 }
 
 /**
- * One visit from a join page to the server (docs/decisions.md §16): the service's consent page first
+ * One visit from a join page to the server (docs/decisions.md §17): the service's consent page first
  * (`identity`, PKCE, the flow's cookie: the `/link` machinery, a `join` flow), which says whether
  * the person gets in; then Discord's (`identify guilds.join`, a second single-use state bound to the
  * same cookie); then the accounts are linked as `/link` links them and the person is added to the

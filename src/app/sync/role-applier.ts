@@ -282,7 +282,7 @@ export function createRoleApplier(deps: RoleApplierDeps) {
 
     /**
      * Applies the plan of someone not in the guild yet through one Add Guild Member request with
-     * every role the plan adds (docs/decisions.md §16), under the ledger's rule: grants recorded
+     * every role the plan adds (docs/decisions.md §17), under the ledger's rule: grants recorded
      * before the request, audited as applied when Discord adds them (201); when it refuses, or
      * answers that they are a member already (204: nothing applied), the rows this join recorded
      * go again (`recordedBefore`: roles the ledger held already stay). Roles the hierarchy check

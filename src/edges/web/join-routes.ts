@@ -28,7 +28,7 @@ export function isJoinState(consumed: ConsumedState): boolean {
 }
 
 /**
- * The join page's routes (docs/decisions.md §16): `GET /join/<slug>` shows the server and one
+ * The join page's routes (docs/decisions.md §17): `GET /join/<slug>` shows the server and one
  * button; `GET /join/<slug>/start` sets the flow's cookie and goes to the service's consent page;
  * the service's callback of a join flow (`/oauth/callback`, {@link JoinRoutes.serviceCallback}) goes
  * on to Discord's consent page; `GET /join/callback` is Discord's answer, where the person joins.
