@@ -124,7 +124,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
         apiBaseUrl: config.discord.apiBaseUrl,
       })
     : null;
-  const joinLinks = createJoinLinks({ guilds: repos.guilds, campaigns: repos.campaigns, publicUrl });
+  const joinLinks = createJoinLinks({ guilds: repos.guilds, campaigns: repos.campaigns, publicUrl, enabled: discordUserOAuth !== null });
   const linking = createLinking({
     repos,
     accounts,

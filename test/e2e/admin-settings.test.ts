@@ -67,6 +67,9 @@ test('/settings without options shows the server’s settings', async () => {
       '• **Follower role**: none',
       '• **Strict**: off (only roles Tierlink granted are ever removed)',
       '• **Mass-removal guard**: a sync holds removals above 10% of Tierlink’s grants when they are at least 25',
+      `• **Join page**: off (it needs DISCORD_CLIENT_SECRET; its address would be ${e.url}/join/casey)`,
+      '• **Who may join there**: patrons whose tier gives a role here',
+      '• **Joiner role** (joined without a tier role): none',
     ].join('\n'),
   );
   expect(roles(ada)).toEqual([e.roles.silver, e.roles.gold].sort());
