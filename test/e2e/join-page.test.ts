@@ -274,6 +274,10 @@ test('/settings: a chosen join slug opens the page; join_non_patrons lets a non-
   expect(run.done.status).toBe(200);
   expect(e.discord.memberRoles(e.guildId, person.id)).toEqual([e.roles.staff]);
   expect((await ledgerOf(person.id)).map((g) => g.roleId)).toEqual([e.roles.staff]);
+
+  // /link and /doctor show the address.
+  expect((await e.command(person.id, 'link')).content).toContain(`can join with their roles at ${e.url}/join/fanclub`);
+  expect((await e.command(e.ownerId, 'doctor', [], 1n << 3n)).content).toContain(`${e.url}/join/fanclub`);
 });
 
 test('while the bot lacks Create Invite the page says so and starts nothing', async () => {
