@@ -298,3 +298,15 @@ test('while the bot lacks Create Invite the page says so and starts nothing', as
   expect(doctor.content).toContain('Create Invite');
   e.discord.updateRole(e.guildId, botRoleId, { permissions: Permission.ManageRoles | Permission.CreateInstantInvite });
 });
+
+test('the join routes have a per-address budget: past it, a 429 page with Retry-After', async () => {
+  const browser = new DashboardBrowser(e.url);
+  let refused: PageAnswer | null = null;
+  for (let i = 0; i < 130 && !refused; i++) {
+    const page = await browser.get('/join/nothing-here');
+    if (page.status === 429) refused = page;
+    else expect(page.status).toBe(404);
+  }
+  expect(refused?.status).toBe(429);
+  expect(Number(refused!.headers.get('retry-after'))).toBeGreaterThan(0);
+});

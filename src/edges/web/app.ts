@@ -128,6 +128,7 @@ export function createWebApp(deps: WebAppDeps): express.Express {
   app.use(['/link', '/connect'], limited('/link and /connect', 'links'));
   app.use('/oauth/callback', limited('/oauth/callback', 'callback'));
   app.use('/dashboard', limited('/dashboard', 'dashboard'));
+  app.use('/join', limited('/join', 'join'));
 
   app.use(
     pinoHttp({
