@@ -3,13 +3,15 @@ import { createChannels } from './app/channels';
 import { createDashboard } from './app/dashboard';
 import { createAuditBrowser } from './app/dashboard/audit';
 import { createGuildPermissions } from './app/guild-permissions';
+import { createJoining } from './app/joining';
+import { createJoinLinks } from './app/joining/join-links';
 import { createLinking } from './app/linking';
 import { createSync } from './app/sync';
 import { createApiMeter } from './app/sync/api-meter';
 import { createWebhooks } from './app/webhooks';
 import { createRetention } from './app/housekeeping/retention';
 import type { Config } from './config';
-import { createDiscordAccess } from './edges/discord';
+import { createDiscordAccess, createDiscordUserOAuth } from './edges/discord';
 import { type Metrics, createMetrics } from './edges/observability/metrics';
 import { createCreatorAccounts } from './edges/patreon/creator-accounts';
 import { keyValueDialectStore } from './edges/patreon/dialect';
@@ -147,12 +149,35 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     random,
     pollMs,
   });
+  // Discord's OAuth2 for people (DISCORD_CLIENT_SECRET): the dashboard's sign-in and the join page's.
+  const discordUserOAuth = config.dashboard.clientSecret
+    ? createDiscordUserOAuth({
+        clientId: config.discord.applicationId,
+        clientSecret: config.dashboard.clientSecret,
+        webBaseUrl: config.dashboard.webBaseUrl,
+        apiBaseUrl: config.discord.apiBaseUrl,
+      })
+    : null;
+  const joinLinks = createJoinLinks({ guilds: repos.guilds, campaigns: repos.campaigns, publicUrl, enabled: discordUserOAuth !== null });
   const linking = createLinking({
     repos,
     accounts,
     reconciler: sync.reconciler,
     discordUsers: discord.directory,
     box,
+    clock,
+    logger,
+    metrics,
+    publicUrl,
+    ...(discordUserOAuth ? { joinUrl: async (guildId: string) => (await joinLinks.linkOf(guildId)).url } : {}),
+  });
+  const joining = createJoining({
+    repos,
+    links: joinLinks,
+    linking,
+    sync,
+    discord,
+    oauth: discordUserOAuth,
     clock,
     logger,
     metrics,
@@ -171,6 +196,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     logger,
     publicUrl,
     preferredCampaignId: config.patreon.campaignId,
+    joining,
     environmentBinding: { tokens: Boolean(config.patreon.creatorAccessToken), guildIds: config.discord.bindGuildIds },
   });
 
@@ -185,7 +211,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   // Staff tools: who may look at other members (/status member, /audit) and enter the dashboard.
   const permissions = createGuildPermissions({ directory: discord.directory, snapshots: discord.snapshots, clock });
   const audit = createAuditBrowser({ ...repos, snapshots: discord.snapshots, logger });
-  const dashboard = config.dashboard.clientSecret
+  const dashboard = discordUserOAuth
     ? createDashboard({
         repos,
         discord,
@@ -195,12 +221,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
         status: linking.status,
         registration: webhooks.registration,
         runSync: (options) => sync.runSync(options),
-        oauth: {
-          clientId: config.discord.applicationId,
-          clientSecret: config.dashboard.clientSecret,
-          webBaseUrl: config.dashboard.webBaseUrl,
-          apiBaseUrl: config.discord.apiBaseUrl,
-        },
+        oauth: discordUserOAuth,
         box,
         clock,
         logger,
@@ -211,7 +232,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   return {
     ...{ clock, metrics, database, box, repos, discord, rest: discord.rest, accounts, jobQueue, sync, webhooks, linking, admin, publicUrl },
     instances,
-    ...{ permissions, audit, dashboard, channels, retention },
+    ...{ permissions, audit, dashboard, channels, retention, joining },
     reconciler: sync.reconciler,
     scheduler: sync.scheduler,
     runSync: sync.runSync,

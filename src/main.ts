@@ -103,6 +103,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
           }),
         }
       : {}),
+    joining: services.joining,
     health: () =>
       checkHealth(healthChecks({ database, gateway: bot, ...repos, accounts: services.accounts, registration: webhooks.registration })),
     healthOk: () => databaseAnswers(database),

@@ -57,12 +57,23 @@ export function botHighestRole(guildId: string, roles: readonly HierarchyRole[],
   return best;
 }
 
-/** Manage Roles from @everyone or any of the bot's roles; Administrator implies it. */
-export function botCanManageRoles(guildId: string, roles: readonly HierarchyRole[], botRoleIds: readonly string[]): boolean {
+/** Create Instant Invite: what Add Guild Member needs of the bot (docs/discord-api-notes.md §2). */
+export const CREATE_INSTANT_INVITE = 1n << 0n;
+
+/**
+ * The bot's guild-level permissions: @everyone's bits OR its roles' bits, every bit with
+ * Administrator (Discord's docs, Permissions; docs/discord-api-notes.md §7).
+ */
+export function botGuildPermissions(guildId: string, roles: readonly HierarchyRole[], botRoleIds: readonly string[]): bigint {
   const mine = new Set([...botRoleIds, guildId]);
   let bits = 0n;
   for (const role of roles) if (mine.has(role.id)) bits |= BigInt(role.permissions);
-  return (bits & ADMINISTRATOR) !== 0n || (bits & MANAGE_ROLES) !== 0n;
+  return (bits & ADMINISTRATOR) !== 0n ? (1n << 64n) - 1n : bits;
+}
+
+/** Manage Roles from @everyone or any of the bot's roles; Administrator implies it. */
+export function botCanManageRoles(guildId: string, roles: readonly HierarchyRole[], botRoleIds: readonly string[]): boolean {
+  return (botGuildPermissions(guildId, roles, botRoleIds) & MANAGE_ROLES) !== 0n;
 }
 
 /**

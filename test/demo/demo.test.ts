@@ -88,3 +88,13 @@ test('the owner signs in to the dashboard with Discord and sees the server; a me
   expect(output).toMatch(/Audit log, filtered to Ada/);
   expect(output).toMatch(/✓ Sam, a member without Manage Server or Manage Roles, is refused/);
 });
+
+test('the join page: a Gold patron in no server joins with Gold; someone without a pledge is refused before Discord', () => {
+  expect(output).toMatch(/✓ Casey runs \/settings join_slug:caseys-fan-club/);
+  expect(output).toMatch(/Join page: http:\/\/localhost:\d+\/join\/caseys-fan-club/);
+  expect(output).toMatch(/✓ Cleo joins through http:\/\/localhost:\d+\/join\/caseys-fan-club → in the server with Gold \(\d[\d,]* ms\)/);
+  expect(output).toMatch(/result page: “You’re in Casey’s Fan Club/);
+  expect(output).toMatch(/1 Add Guild Member request carried the role/);
+  expect(output).toMatch(/✓ Dan, with no pledge, tries the join link/);
+  expect(output).toMatch(/403 before Discord is asked: “Joining is for patrons”/);
+});

@@ -22,6 +22,7 @@ export async function storeCampaign(
     creatorUserId,
     name: campaignName(details),
     url: details.campaign.url,
+    vanity: details.campaign.vanity,
     patronCount: details.campaign.patronCount,
   });
   await deps.campaigns.replaceTiers(details.campaign.id, details.tiers.map(toTierInput), deps.clock.now());

@@ -55,6 +55,8 @@ export interface DoctorDeps {
   lastSync(guildId: string): Promise<LastSync | null>;
   /** The guild's sync in progress, on any instance. */
   runningSync(guildId: string): Promise<SyncProgress | null>;
+  /** The join page's address, or what keeps it from adding people (src/app/joining). */
+  joinPage?(guildId: string): Promise<DoctorCheck>;
   /** The bot's application: is it public? */
   application?: ApplicationInfo;
   /** The creator tokens of the environment and the servers they may bind. */
@@ -326,6 +328,7 @@ export function createDoctor(deps: DoctorDeps) {
       const unreadable = await unreadableMembersCheck(deps.members, campaignIds);
       if (unreadable) checks.push(unreadable);
       checks.push(...(await syncChecks(deps, guildId)));
+      if (deps.joinPage && campaignIds.length > 0) checks.push(await deps.joinPage(guildId));
       return checks;
     },
   };

@@ -11,7 +11,8 @@ import type { WebhookRegistration } from '../webhooks/registration';
 import { createActorAuthority } from './actor-authority';
 import { createAdoptionCheck } from './adoption-check';
 import { createConnectService } from './connect-service';
-import { createDoctor } from './doctor';
+import { type DoctorCheck, createDoctor } from './doctor';
+import type { JoinLinks } from '../joining/join-links';
 import type { EnvironmentBinding } from './deployment-checks';
 import type { ApplicationInfo } from '../../edges/discord/application-info';
 import { createMappingService } from './mapping-service';
@@ -37,6 +38,8 @@ export interface CreatorAdminDeps {
   publicUrl: () => string;
   /** PATREON_CAMPAIGN_ID. */
   preferredCampaignId: string | undefined;
+  /** The join pages' addresses (`/settings join_slug:`) and `/doctor`'s line about the join page. */
+  joining: { links: JoinLinks; doctorCheck(guildId: string): Promise<DoctorCheck> };
   /** PATREON_CREATOR_ACCESS_TOKEN is set, and DISCORD_GUILD_ID with DISCORD_GUILD_IDS: the servers it may bind. */
   environmentBinding?: EnvironmentBinding;
 }
@@ -84,6 +87,7 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
     box: deps.box,
     clock,
     reconcileGuild,
+    joinLinks: deps.joining.links,
     logger,
   });
   const doctor = createDoctor({
@@ -107,6 +111,7 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
         manualSecret: health.manualSecret,
       };
     },
+    joinPage: (guildId) => deps.joining.doctorCheck(guildId),
     lastSync: async (guildId) => {
       const run = await repos.syncRuns.lastFinished(guildId);
       if (!run) return null;

@@ -11,6 +11,7 @@ import type { ChannelChange, GuildChannels } from '../../core/guild-channels';
 import { type ChannelSettings, channelKeys } from './channel-settings';
 import { type Actor, type ActorAuthority, type ActorView, NOT_A_MEMBER } from './actor-authority';
 import type { ReconcileGuild } from './mapping-service';
+import type { JoinLink, JoinLinks } from '../joining/join-links';
 
 /** Turning strict mode on waits for this confirmation, bound to the person who asked, for this long. */
 export const STRICT_CONFIRMATION_MS = 5 * MINUTE;
@@ -22,8 +23,11 @@ export interface StrictRequest {
   expiresAt: Date;
 }
 
+/** A `/settings` change: the sync settings, and the join page's address (null: back to the default). */
+export type SettingsRequest = SettingsChange & { joinSlug?: string | null };
+
 export type SettingsOutcome =
-  | { kind: 'shown'; settings: GuildSettings; channels: GuildChannels }
+  | { kind: 'shown'; settings: GuildSettings; channels: GuildChannels; join: JoinLink }
   | {
       kind: 'changed';
       before: GuildSettings;
@@ -31,12 +35,13 @@ export type SettingsOutcome =
       channels: GuildChannels;
       /** Where an announcement channel's news comes from, or what keeps it from working. */
       notes: string[];
+      join: JoinLink;
       followUp: Promise<GuildApplyOutcome> | null;
       /** Strict mode was asked for too: saved only once confirmed. */
       strict: StrictRequest | null;
     }
   /** Only strict mode was asked for: nothing is saved until it is confirmed. */
-  | { kind: 'strict_pending'; settings: GuildSettings; channels: GuildChannels; strict: StrictRequest }
+  | { kind: 'strict_pending'; settings: GuildSettings; channels: GuildChannels; join: JoinLink; strict: StrictRequest }
   | { kind: 'invalid'; problems: string[] }
   /** The person asking may not manage a role the change concerns; nothing was saved. */
   | { kind: 'not_allowed'; problems: string[] };
@@ -51,7 +56,14 @@ export type StrictConfirmOutcome =
   | { kind: 'not_allowed'; problems: string[] };
 
 /** Settings that change who gets which role: changing one reconciles the guild. */
-const ROLE_AFFECTING: ReadonlyArray<keyof GuildSettings> = ['graceDays', 'mode', 'formerPatronRoleId', 'followerRoleId', 'strict'];
+const ROLE_AFFECTING: ReadonlyArray<keyof GuildSettings> = [
+  'graceDays',
+  'mode',
+  'formerPatronRoleId',
+  'followerRoleId',
+  'strict',
+  'joinerRoleId',
+];
 
 /** The `/settings` option a creator typed, for each setting the rules name. */
 const OPTION_NAMES: Readonly<Record<string, string>> = {
@@ -74,6 +86,8 @@ export interface SettingsServiceDeps {
   reconcileGuild: ReconcileGuild;
   /** The channels Tierlink posts in (the mod-log, announcements): checked and saved with the rest. */
   channels: ChannelSettings;
+  /** The join pages' addresses: `join_slug` is checked and saved there. */
+  joinLinks: Pick<JoinLinks, 'linkOf' | 'choose'>;
   logger: Logger;
 }
 
@@ -115,13 +129,15 @@ export function createSettingsService(deps: SettingsServiceDeps) {
   }
 
   return {
-    async apply(actor: Actor, change: SettingsChange, channelChange: ChannelChange = {}): Promise<SettingsOutcome> {
+    async apply(actor: Actor, request: SettingsRequest, channelChange: ChannelChange = {}): Promise<SettingsOutcome> {
       const { guildId } = actor;
+      const { joinSlug, ...change } = request;
       const before = await deps.guilds.settings(guildId);
       const channelsBefore = await deps.channels.current(guildId);
       const keys = (Object.keys(change) as Array<keyof GuildSettings>).filter((k) => change[k] !== undefined);
       const channelChanges = channelKeys(channelChange);
-      if (keys.length === 0 && channelChanges.length === 0) return { kind: 'shown', settings: before, channels: channelsBefore };
+      if (keys.length === 0 && joinSlug === undefined && channelChanges.length === 0)
+        return { kind: 'shown', settings: before, channels: channelsBefore, join: await deps.joinLinks.linkOf(guildId) };
       const next = applySettingsChange(before, change);
       if (!next.ok) return { kind: 'invalid', problems: next.error.map(inOptionNames) };
 
@@ -132,11 +148,12 @@ export function createSettingsService(deps: SettingsServiceDeps) {
       for (const [key, label] of [
         ['formerPatronRoleId', 'former-patron role'],
         ['followerRoleId', 'follower role'],
+        ['joinerRoleId', 'joiner role'],
       ] as const) {
         const roleId = change[key];
-        if (roleId === undefined || roleId === before[key]) continue;
+        if (roleId === undefined || roleId === (before[key] ?? null)) continue;
         // The role given up is taken away from those who got it: the same authority over it.
-        const old = before[key];
+        const old = before[key] ?? null;
         if (old) {
           const decision = deps.authority.decide(view, old, { botMustManage: false });
           if (!decision.ok) notAllowed.push(`The current ${label} cannot be changed: ${decision.message} **Fix:** ${decision.fix}`);
@@ -162,17 +179,26 @@ export function createSettingsService(deps: SettingsServiceDeps) {
         const { token, expiresAt } = confirmationFor(actor);
         strict = { preview: await deps.strict.preview(guildId), confirmation: token, expiresAt };
       }
+      // The join page's address last: it is saved when it is accepted, so nothing is saved before it.
+      let join: JoinLink | null = null;
+      if (joinSlug !== undefined) {
+        const chosen = await deps.joinLinks.choose(guildId, joinSlug);
+        if (!chosen.ok) return { kind: 'invalid', problems: [chosen.error] };
+        join = chosen.value;
+      }
+      join ??= await deps.joinLinks.linkOf(guildId);
       const saved = strictOn ? { ...next.value, strict: before.strict } : next.value;
       const others = (Object.keys(saved) as Array<keyof GuildSettings>).some((k) => saved[k] !== before[k]);
-      if (strict && !others && channelChanges.length === 0)
-        return { kind: 'strict_pending', settings: before, channels: channelsBefore, strict };
+      if (strict && !others && joinSlug === undefined && channelChanges.length === 0)
+        return { kind: 'strict_pending', settings: before, channels: channelsBefore, join, strict };
       if (others) await deps.guilds.saveSettings(guildId, saved);
       const { channels, notes } =
         channelChanges.length > 0
           ? await deps.channels.save(guildId, channelsBefore, channelChange)
           : { channels: channelsBefore, notes: [] };
-      logger.info({ guildId, userId: actor.userId, keys: [...keys, ...channelChanges] }, 'settings changed');
-      return { kind: 'changed', before, settings: saved, channels, notes, followUp: save(actor, before, saved), strict };
+      const changedKeys = [...keys, ...(joinSlug === undefined ? [] : ['joinSlug']), ...channelChanges];
+      logger.info({ guildId, userId: actor.userId, keys: changedKeys }, 'settings changed');
+      return { kind: 'changed', before, settings: saved, channels, notes, join, followUp: save(actor, before, saved), strict };
     },
 
     /** The actor confirms turning strict mode on, with the token {@link apply} handed them. */

@@ -5,7 +5,7 @@ import type { TiersService } from '../admin/tiers-service';
 import type { GuildPermissions } from '../guild-permissions';
 import type { StatusService } from '../linking/status-service';
 import type { WebhookRegistration } from '../webhooks/registration';
-import { createDiscordUserOAuth } from '../../edges/discord/user-oauth';
+import type { DiscordUserOAuth } from '../../edges/discord/user-oauth';
 import type { GuildDirectory } from '../../edges/discord/guild-directory';
 import type { GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
 import type { Repositories } from '../../edges/store/repositories';
@@ -38,7 +38,8 @@ export interface DashboardDeps {
   status: StatusService;
   registration: Pick<WebhookRegistration, 'health'>;
   runSync: RunSync;
-  oauth: { clientId: string; clientSecret: string; webBaseUrl: string; apiBaseUrl: string };
+  /** Discord's OAuth2 for people (DISCORD_CLIENT_SECRET), shared with the join page. */
+  oauth: DiscordUserOAuth;
   box: SecretBox;
   clock: Clock;
   logger: Logger;
@@ -53,7 +54,7 @@ export interface DashboardDeps {
 export function createDashboard(deps: DashboardDeps) {
   const { repos, discord, clock, logger } = deps;
   const signIn = createSignIn({
-    oauth: createDiscordUserOAuth(deps.oauth),
+    oauth: deps.oauth,
     sessions: repos.dashboardSessions,
     box: deps.box,
     clock,

@@ -66,6 +66,7 @@ export const TRIGGER_LABELS: Readonly<Record<Trigger, string>> = {
   connect: '/connect',
   adopt: 'roles adopted (/sync adopt)',
   grace: 'grace period ended',
+  join: 'join page',
 };
 
 export const OUTCOMES: ReadonlyArray<AuditRow['outcome']> = ['applied', 'failed', 'held', 'blocked'];

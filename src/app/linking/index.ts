@@ -22,6 +22,8 @@ export interface LinkingDeps {
   metrics: Metrics;
   /** `$PUBLIC_URL`, known once the server listens. */
   publicUrl: () => string;
+  /** The address of a server's join page, shown by `/link`; absent when the join page is off. */
+  joinUrl?: (guildId: string) => Promise<string>;
 }
 
 /**
@@ -42,6 +44,7 @@ export function createLinking(deps: LinkingDeps) {
     logger,
     metrics: deps.metrics,
     redirectUri,
+    ...(deps.joinUrl ? { joinUrl: deps.joinUrl } : {}),
   });
   const status = createStatusService({ ...repos, reconciler: deps.reconciler });
   return { oneTimeLinks, link, status, redirectUri };

@@ -43,7 +43,11 @@ export type LinkCompletion =
     }
   | { kind: 'service_error'; message: string };
 
-export type LinkStart = { kind: 'link'; url: string; expiresAt: Date } | { kind: 'not_connected' };
+/** `joinUrl`: the server's join page, for patrons not in the server yet (when the join page is on). */
+export type LinkStart = { kind: 'link'; url: string; expiresAt: Date; joinUrl: string | null } | { kind: 'not_connected' };
+
+/** Who the patron is, read with their consent: their memberships of the guild's campaigns are stored. */
+export type PatronRead = { kind: 'read'; patreonUserId: string; patronName: string } | { kind: 'service_error'; message: string };
 
 export interface LinkServiceDeps {
   links: LinkRepository;
@@ -59,6 +63,8 @@ export interface LinkServiceDeps {
   metrics: Metrics;
   /** `$PUBLIC_URL/oauth/callback`. */
   redirectUri: () => string;
+  /** The address of a server's join page (src/app/joining/join-links.ts), when the join page is on. */
+  joinUrl?: (guildId: string) => Promise<string>;
 }
 
 /**
@@ -94,6 +100,79 @@ export function createLinkService(deps: LinkServiceDeps) {
     }
   }
 
+  /** The service's consent page with scope `identity`, this flow's state and its PKCE challenge. */
+  function authorizeUrl(flow: { state: string; codeChallenge: string }): string {
+    return deps.accounts.oauth.authorizeUrl({
+      redirectUri: deps.redirectUri(),
+      scopes: [...PATRON_SCOPES],
+      state: flow.state,
+      codeChallenge: flow.codeChallenge,
+    });
+  }
+
+  /**
+   * The service half of a link (`/link`, and the join page's service step): the code exchanged with
+   * the flow's PKCE verifier, the patron's identity read with their token (used for this request
+   * only), and their memberships of the guild's campaigns read and stored.
+   */
+  async function readPatron(code: string, consumed: BoundState): Promise<PatronRead> {
+    const { guildId } = consumed.row;
+    let identity;
+    try {
+      const tokens = await deps.accounts.oauth.exchangeCode({
+        code,
+        redirectUri: deps.redirectUri(),
+        codeVerifier: consumed.codeVerifier,
+      });
+      identity = await deps.accounts.patronClient.getIdentity(tokens.accessToken, { includeMemberships: true });
+    } catch (error) {
+      deps.metrics.links.inc({ outcome: 'service_error' });
+      logger.warn({ err: error, guildId }, 'link: code exchange or identity read failed');
+      return { kind: 'service_error', message: error instanceof PatreonApiError ? error.kind : 'unexpected' };
+    }
+    const now = clock.now();
+    const patreonUserId = identity.user.id;
+    const served = await deps.guilds.campaignsOf(guildId);
+    for (const member of identity.members) {
+      if (!served.includes(member.campaignId)) continue;
+      const current = await readMembership(member.campaignId, member);
+      await deps.snapshots.upsert(snapshotFromMember({ ...current, userId: patreonUserId }, 'link'), now);
+    }
+    // A membership the service answered with something unreadable: marked, so its roles stay as they are.
+    const odd = identity.unreadable.filter((u) => u.campaignId !== null && served.includes(u.campaignId));
+    if (odd.length > 0) {
+      deps.metrics.unreadableMembers.inc({ source: 'link' }, odd.length);
+      const fresh = await deps.snapshots.markUnreadable(
+        odd.map((u) => unreadableInput({ ...u, userId: patreonUserId }, u.campaignId!, 'link')),
+        now,
+      );
+      for (const u of fresh) logger.warn({ ...u, guildId }, 'a member could not be read; its roles stay as they are until it can');
+    }
+    return { kind: 'read', patreonUserId, patronName: identity.user.fullName };
+  }
+
+  /**
+   * Links a Discord account to a service account; the Discord account the membership leaves (if it
+   * was linked elsewhere) loses the roles Tierlink granted it.
+   */
+  async function linkAccounts(discordUserId: string, patreonUserId: string): Promise<{ movedFrom: string | null }> {
+    const { movedFrom } = await deps.links.linkOauth(discordUserId, patreonUserId, clock.now());
+    if (movedFrom) {
+      await deps.reconciler.reconcileUser(movedFrom, {
+        trigger: 'relink',
+        unlinkedReason: 'the membership was linked to another Discord account',
+      });
+    }
+    return { movedFrom };
+  }
+
+  /** The campaigns a guild serves (names for the pages) and where to pledge. */
+  async function servedCampaigns(guildId: string): Promise<{ names: string[]; pledgeUrl: string | null }> {
+    const served = await deps.guilds.campaignsOf(guildId);
+    const campaigns = (await Promise.all(served.map((id) => deps.campaigns.get(id)))).filter((c) => c !== null);
+    return { names: campaigns.map((c) => c.name), pledgeUrl: campaigns[0]?.url ?? null };
+  }
+
   return {
     /**
      * `/link`: a one-time link for this user in this guild, or `not_connected` when the guild serves
@@ -101,7 +180,11 @@ export function createLinkService(deps: LinkServiceDeps) {
      */
     async start(discordUserId: string, guildId: string): Promise<LinkStart> {
       if ((await deps.guilds.campaignsOf(guildId)).length === 0) return { kind: 'not_connected' };
-      return { kind: 'link', ...(await deps.oneTimeLinks.create('link', discordUserId, guildId)) };
+      const [created, joinUrl] = await Promise.all([
+        deps.oneTimeLinks.create('link', discordUserId, guildId),
+        deps.joinUrl ? deps.joinUrl(guildId) : Promise.resolve(null),
+      ]);
+      return { kind: 'link', ...created, joinUrl };
     },
 
     /**
@@ -110,73 +193,43 @@ export function createLinkService(deps: LinkServiceDeps) {
      */
     async follow(token: string): Promise<{ url: string; browser: BrowserBinding } | null> {
       const followed = await deps.oneTimeLinks.follow('link', token);
-      if (!followed) return null;
-      const url = deps.accounts.oauth.authorizeUrl({
-        redirectUri: deps.redirectUri(),
-        scopes: [...PATRON_SCOPES],
-        state: followed.state,
-        codeChallenge: followed.codeChallenge,
-      });
-      return { url, browser: followed.browser };
+      return followed ? { url: authorizeUrl(followed), browser: followed.browser } : null;
     },
+
+    /** A join page's service step (src/app/joining): a flow made and followed at once, toward the same consent page. */
+    async beginJoin(guildId: string): Promise<{ url: string; browser: BrowserBinding }> {
+      const begun = await deps.oneTimeLinks.begin(guildId);
+      return { url: authorizeUrl(begun), browser: begun.browser };
+    },
+
+    readPatron,
+    linkAccounts,
+    servedCampaigns,
+    discordAccount,
 
     /** The callback of a `/link` authorization, after its state was consumed in the browser that started it. */
     async complete(code: string, consumed: BoundState): Promise<LinkCompletion> {
       const { discordUserId, guildId } = consumed.row;
-      let identity;
-      try {
-        const tokens = await deps.accounts.oauth.exchangeCode({
-          code,
-          redirectUri: deps.redirectUri(),
-          codeVerifier: consumed.codeVerifier,
-        });
-        identity = await deps.accounts.patronClient.getIdentity(tokens.accessToken, { includeMemberships: true });
-      } catch (error) {
-        deps.metrics.links.inc({ outcome: 'service_error' });
-        logger.warn({ err: error, guildId }, 'link: code exchange or identity read failed');
-        return { kind: 'service_error', message: error instanceof PatreonApiError ? error.kind : 'unexpected' };
-      }
-      const now = clock.now();
-      const patreonUserId = identity.user.id;
-      const served = await deps.guilds.campaignsOf(guildId);
-      for (const member of identity.members) {
-        if (!served.includes(member.campaignId)) continue;
-        const current = await readMembership(member.campaignId, member);
-        await deps.snapshots.upsert(snapshotFromMember({ ...current, userId: patreonUserId }, 'link'), now);
-      }
-      // A membership the service answered with something unreadable: marked, so its roles stay as they are.
-      const odd = identity.unreadable.filter((u) => u.campaignId !== null && served.includes(u.campaignId));
-      if (odd.length > 0) {
-        deps.metrics.unreadableMembers.inc({ source: 'link' }, odd.length);
-        const fresh = await deps.snapshots.markUnreadable(
-          odd.map((u) => unreadableInput({ ...u, userId: patreonUserId }, u.campaignId!, 'link')),
-          now,
-        );
-        for (const u of fresh) logger.warn({ ...u, guildId }, 'a member could not be read; its roles stay as they are until it can');
-      }
-
-      const { movedFrom } = await deps.links.linkOauth(discordUserId, patreonUserId, now);
-      if (movedFrom) {
-        await deps.reconciler.reconcileUser(movedFrom, {
-          trigger: 'relink',
-          unlinkedReason: 'the membership was linked to another Discord account',
-        });
-      }
+      if (!discordUserId) throw new Error('a /link flow carries the Discord user who ran /link');
+      const read = await readPatron(code, consumed);
+      if (read.kind === 'service_error') return read;
+      const { patreonUserId } = read;
+      const { movedFrom } = await linkAccounts(discordUserId, patreonUserId);
       const outcomes = await deps.reconciler.reconcileUser(discordUserId, { trigger: 'link', alsoGuildIds: [guildId] });
       const outcome = outcomes.find((o) => o.guildId === guildId)!;
       deps.metrics.links.inc({ outcome: 'linked' });
       logger.info({ guildId, discordUserId, patreonUserId, moved: movedFrom !== null }, 'patron linked');
 
-      const campaigns = (await Promise.all(served.map((id) => deps.campaigns.get(id)))).filter((c) => c !== null);
+      const campaigns = await servedCampaigns(guildId);
       return {
         kind: 'linked',
-        patronName: identity.user.fullName,
+        patronName: read.patronName,
         patreonUserId,
         guildId,
         discordAccount: await discordAccount(discordUserId),
         outcome,
-        campaignNames: campaigns.map((c) => c.name),
-        pledgeUrl: campaigns[0]?.url ?? null,
+        campaignNames: campaigns.names,
+        pledgeUrl: campaigns.pledgeUrl,
         movedFromAnotherAccount: movedFrom !== null,
       };
     },

@@ -11,7 +11,8 @@ export const STATE_LIFETIME_MS = 15 * MINUTE;
 /** How long the campaign chooser of `/connect` can be acted on once the callback showed it. */
 export const CHOICE_LIFETIME_MS = 30 * MINUTE;
 
-export type LinkPurpose = 'link' | 'connect';
+/** `join`: a join page's flow (src/app/joining), which has no Discord user until its last step. */
+export type LinkPurpose = 'link' | 'connect' | 'join';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const digest = (value: string) => createHash('sha256').update(value).digest('base64url');
@@ -47,9 +48,18 @@ export type ReadNonce = (flowId: string) => string | undefined;
 export type ConsumedState =
   | { kind: 'consumed'; row: LinkTokenRow; codeVerifier: string; flow: BoundFlow }
   /** A valid state in a browser that did not start the flow: refused, and the state is spent. */
-  | { kind: 'unbound'; purpose: LinkPurpose; flowId: string }
-  /** Missing, forged, replayed or stale. */
-  | { kind: 'invalid' };
+  | { kind: 'unbound'; purpose: LinkPurpose; flowId: string; guildId: string }
+  /**
+   * Missing, forged, replayed or stale. `replayOf`: the state was ours (signed) and names a flow,
+   * already spent or past its time, so the page can say which flow to start again.
+   */
+  | { kind: 'invalid'; replayOf?: { purpose: LinkPurpose; guildId: string } };
+
+/** A join flow's Discord state, consumed in the browser that started the flow. */
+export type ConsumedDiscordState =
+  | { kind: 'consumed'; guildId: string; patreonUserId: string; flowId: string }
+  | { kind: 'unbound'; guildId: string; flowId: string }
+  | { kind: 'invalid'; guildId?: string };
 
 export type RedeemedChoice =
   | { kind: 'chosen'; guildId: string; creatorUserId: string; campaignId: string; flowId: string }
@@ -79,7 +89,7 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
   const { repo, box, clock } = deps;
   return {
     /** Creates a link for a Discord user in a guild; returns its URL. */
-    async create(purpose: LinkPurpose, discordUserId: string, guildId: string): Promise<{ url: string; expiresAt: Date }> {
+    async create(purpose: 'link' | 'connect', discordUserId: string, guildId: string): Promise<{ url: string; expiresAt: Date }> {
       const token = randomBytes(16).toString('base64url');
       const now = clock.now();
       const expiresAt = new Date(now.getTime() + LINK_LIFETIME_MS);
@@ -118,6 +128,26 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
     },
 
     /**
+     * A join page's flow: a link made and followed at once (nobody hands it out), for a guild and
+     * no Discord user yet. The same binding, state and PKCE as a followed `/link`.
+     */
+    async begin(guildId: string): Promise<{ state: string; codeChallenge: string; browser: BrowserBinding }> {
+      const token = randomBytes(16).toString('base64url');
+      const now = clock.now();
+      await repo.create({
+        tokenHash: sha256(token),
+        purpose: 'join',
+        discordUserId: null,
+        guildId,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + LINK_LIFETIME_MS),
+      });
+      const followed = await this.follow('join', token);
+      if (!followed) throw new Error('a join flow could not be followed right after it was made');
+      return { state: followed.state, codeChallenge: followed.codeChallenge, browser: followed.browser };
+    },
+
+    /**
      * Consumes a state from the callback, in the browser whose cookies `readNonce` reads. A valid
      * state from another browser is spent all the same: the flow must start again from Discord.
      */
@@ -127,10 +157,15 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
       if (!box.verify(`state:${tokenHash}.${nonce}.${binding}`, signature)) return { kind: 'invalid' };
       const now = clock.now();
       const row = await repo.consumeState(tokenHash, sha256(nonce), new Date(now.getTime() - STATE_LIFETIME_MS), now);
-      if (!row) return { kind: 'invalid' };
+      if (!row) {
+        const spent = await repo.find(tokenHash);
+        return spent ? { kind: 'invalid', replayOf: { purpose: spent.purpose, guildId: spent.guildId } } : { kind: 'invalid' };
+      }
       const flowId = flowIdOf(tokenHash);
       const browserNonce = readNonce(flowId);
-      if (browserNonce === undefined || !sameText(digest(browserNonce), binding)) return { kind: 'unbound', purpose: row.purpose, flowId };
+      if (browserNonce === undefined || !sameText(digest(browserNonce), binding)) {
+        return { kind: 'unbound', purpose: row.purpose, flowId, guildId: row.guildId };
+      }
       if (!row.codeVerifier) return { kind: 'invalid' };
       return {
         kind: 'consumed',
@@ -138,6 +173,40 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
         codeVerifier: box.decrypt(row.codeVerifier, verifierSeal(tokenHash)),
         flow: { tokenHash, flowId, binding },
       };
+    },
+
+    /**
+     * The second state of a join flow, toward Discord's consent page, once the service said who the
+     * patron is: `<token hash>.<nonce>.<browser hash>.<signature>` like the first (its own signing
+     * label), bound to the same browser, consumed once. Null when the flow already took this step.
+     */
+    async discordState(flow: BoundFlow, patreonUserId: string): Promise<string | null> {
+      const nonce = randomBytes(16).toString('base64url');
+      const row = await repo.startDiscordStep(flow.tokenHash, { patreonUserId, stateNonceHash: sha256(nonce) });
+      if (!row) return null;
+      const unsigned = `${flow.tokenHash}.${nonce}.${flow.binding}`;
+      return `${unsigned}.${box.sign(`discord-state:${unsigned}`)}`;
+    },
+
+    /**
+     * Consumes a join flow's Discord state in the browser whose cookies `readNonce` reads, within
+     * {@link STATE_LIFETIME_MS} of the service step. From another browser it is spent all the same.
+     */
+    async consumeDiscordState(state: string | undefined, readNonce: ReadNonce): Promise<ConsumedDiscordState> {
+      const [tokenHash, nonce, binding, signature, ...rest] = (state ?? '').split('.');
+      if (!tokenHash || !nonce || !binding || !signature || rest.length > 0) return { kind: 'invalid' };
+      if (!box.verify(`discord-state:${tokenHash}.${nonce}.${binding}`, signature)) return { kind: 'invalid' };
+      const now = clock.now();
+      const row = await repo.consumeDiscordState(tokenHash, sha256(nonce), new Date(now.getTime() - STATE_LIFETIME_MS), now);
+      if (!row) {
+        const spent = await repo.find(tokenHash);
+        return spent ? { kind: 'invalid', guildId: spent.guildId } : { kind: 'invalid' };
+      }
+      const flowId = flowIdOf(tokenHash);
+      const browserNonce = readNonce(flowId);
+      if (browserNonce === undefined || !sameText(digest(browserNonce), binding)) return { kind: 'unbound', guildId: row.guildId, flowId };
+      if (!row.patreonUserId) return { kind: 'invalid', guildId: row.guildId };
+      return { kind: 'consumed', guildId: row.guildId, patreonUserId: row.patreonUserId, flowId };
     },
 
     /** The flow a state or a chooser ticket belongs to (names its cookie); null for anything else. */

@@ -5,7 +5,8 @@ import { type SnapshotRepository, toMemberState } from '../../edges/store/reposi
 import type { MemberRoles } from '../../edges/discord/member-roles';
 import { type PlannedUser, planUser } from '../../core/planner';
 import type { MemberState } from '../../core/planner/types';
-import type { ApplyResult, RoleApplier, Trigger } from './role-applier';
+import type { MemberAddProblem } from '../../edges/discord/member-adder';
+import type { Admit, ApplyResult, RoleApplier, Trigger } from './role-applier';
 import type { Clock } from '../../shared/clock';
 import type { GuildContextLoader } from './guild-context';
 import { type GraceChecks, type GraceEnd, graceEndOf } from './grace-checks';
@@ -28,6 +29,12 @@ export interface MemberOutcome extends PlannedUser {
   result: ApplyResult | null;
 }
 
+/** A join page's last step: added with the roles, found already in the guild (reconciled as `/link` does), or refused. */
+export type JoinOutcome =
+  | { kind: 'added'; outcome: MemberOutcome }
+  | { kind: 'already_member'; outcome: MemberOutcome }
+  | { kind: 'refused'; problem: MemberAddProblem; outcome: MemberOutcome };
+
 export interface ReconcilerDeps {
   contexts: GuildContextLoader;
   guilds: GuildRepository;
@@ -36,7 +43,7 @@ export interface ReconcilerDeps {
   ledger: LedgerRepository;
   /** The member's roles in Discord: from the gateway-kept cache, or one read when it does not know them. */
   memberRoles: MemberRoles;
-  applier: Pick<RoleApplier, 'withMember' | 'apply'>;
+  applier: Pick<RoleApplier, 'withMember' | 'apply' | 'join'>;
   graceChecks: Pick<GraceChecks, 'schedule'>;
   clock: Clock;
   logger: Logger;
@@ -79,33 +86,75 @@ export function createReconciler(deps: ReconcilerDeps) {
     }
   }
 
-  /** `known`: the user's state when the caller just read it (one read for all their guilds). */
-  async function reconcileMember(
+  /** What a member's plan is made from: the guild, their link and snapshots, their roles now and our grants. */
+  async function gather(guildId: string, discordUserId: string, options: ReconcileOptions, known?: UserState) {
+    const [guild, { members, linked }, roleIds, ledger] = await Promise.all([
+      deps.contexts.load(guildId),
+      options.unlinkedReason ? Promise.resolve(UNLINKED) : (known ?? userState(discordUserId)),
+      deps.memberRoles.rolesOf(guildId, discordUserId),
+      deps.ledger.forUser(guildId, discordUserId),
+    ]);
+    const unlinkedReason = options.unlinkedReason ?? (linked ? undefined : 'no linked membership');
+    return { guild, members, roleIds, ledger, ...(unlinkedReason !== undefined ? { unlinkedReason } : {}) };
+  }
+
+  /** Gathers, plans and applies one member; the caller holds the member's lock. */
+  async function reconcileHeld(
     guildId: string,
     discordUserId: string,
     options: ReconcileOptions,
     known?: UserState,
   ): Promise<MemberOutcome> {
+    const { guild, members, roleIds, ledger, unlinkedReason } = await gather(guildId, discordUserId, options, known);
+    const planned = planUser({
+      guild,
+      userId: discordUserId,
+      members,
+      currentRoleIds: roleIds ? new Set(roleIds) : null,
+      ledger,
+      now: deps.clock.now(),
+      ...(unlinkedReason !== undefined ? { unlinkedReason } : {}),
+    });
+    const result = options.dryRun ? null : await deps.applier.apply(planned.plan, options.trigger);
+    if (!options.dryRun && roleIds !== null) await scheduleGraceEnd(graceEndOf(guild, discordUserId, members, deps.clock.now()));
+    return { ...planned, guildId, userId: discordUserId, inGuild: roleIds !== null, result };
+  }
+
+  /** `known`: the user's state when the caller just read it (one read for all their guilds). */
+  function reconcileMember(guildId: string, discordUserId: string, options: ReconcileOptions, known?: UserState): Promise<MemberOutcome> {
+    return deps.applier.withMember(guildId, discordUserId, () => reconcileHeld(guildId, discordUserId, options, known));
+  }
+
+  /**
+   * The join page's last step (src/app/joining), for a linked user: someone not in the guild is
+   * planned as holding no role (with the joiner role if no tier gives one) and added with those
+   * roles in one request ({@link RoleApplier.join}); someone already in it, or found there by
+   * Discord's 204, is reconciled as `/link` does. All under the member's lock, so the member event
+   * the join fires waits for it and then finds nothing to do.
+   */
+  async function joinMember(guildId: string, discordUserId: string, admit: Admit): Promise<JoinOutcome> {
+    const options: ReconcileOptions = { trigger: 'join' };
     return deps.applier.withMember(guildId, discordUserId, async () => {
-      const [guild, { members, linked }, roleIds, ledger] = await Promise.all([
-        deps.contexts.load(guildId),
-        options.unlinkedReason ? Promise.resolve(UNLINKED) : (known ?? userState(discordUserId)),
-        deps.memberRoles.rolesOf(guildId, discordUserId),
-        deps.ledger.forUser(guildId, discordUserId),
-      ]);
-      const unlinkedReason = options.unlinkedReason ?? (linked ? undefined : 'no linked membership');
+      const { guild, members, roleIds, ledger, unlinkedReason } = await gather(guildId, discordUserId, options);
+      if (roleIds) return { kind: 'already_member', outcome: await reconcileHeld(guildId, discordUserId, options) };
+      const now = deps.clock.now();
       const planned = planUser({
         guild,
         userId: discordUserId,
         members,
-        currentRoleIds: roleIds ? new Set(roleIds) : null,
+        currentRoleIds: new Set(),
         ledger,
-        now: deps.clock.now(),
+        now,
+        joining: true,
         ...(unlinkedReason !== undefined ? { unlinkedReason } : {}),
       });
-      const result = options.dryRun ? null : await deps.applier.apply(planned.plan, options.trigger);
-      if (!options.dryRun && roleIds !== null) await scheduleGraceEnd(graceEndOf(guild, discordUserId, members, deps.clock.now()));
-      return { ...planned, guildId, userId: discordUserId, inGuild: roleIds !== null, result };
+      const joined = await deps.applier.join(planned.plan, admit, { recordedBefore: new Set(ledger.map((e) => e.roleId)) });
+      if (joined.kind === 'already_member')
+        return { kind: 'already_member', outcome: await reconcileHeld(guildId, discordUserId, options) };
+      const outcome = { ...planned, guildId, userId: discordUserId, inGuild: joined.kind === 'added', result: joined.result };
+      if (joined.kind === 'refused') return { kind: 'refused', problem: joined.problem, outcome };
+      await scheduleGraceEnd(graceEndOf(guild, discordUserId, members, now));
+      return { kind: 'added', outcome };
     });
   }
 
@@ -121,6 +170,8 @@ export function createReconciler(deps: ReconcilerDeps) {
   return {
     reconcileMember: (guildId: string, discordUserId: string, options: ReconcileOptions) =>
       reconcileMember(guildId, discordUserId, options),
+
+    joinMember,
 
     /** Reconciles a Discord user in every guild where their roles are at stake (plus `alsoGuildIds`). */
     async reconcileUser(discordUserId: string, options: ReconcileOptions & { alsoGuildIds?: readonly string[] }): Promise<MemberOutcome[]> {

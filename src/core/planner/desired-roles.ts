@@ -103,7 +103,7 @@ function tierGrantReason(tier: GuildTier, ent: Entitlement): string {
  * are desired all the same; the planner blocks them with the fix, so `/status` and `/doctor` can
  * say what to change.
  */
-export function desiredRoles(entitlements: readonly Entitlement[], guild: GuildContext): DesiredRoles {
+export function desiredRoles(entitlements: readonly Entitlement[], guild: GuildContext, options: { joiner?: boolean } = {}): DesiredRoles {
   const grants = new Map<string, DesiredGrant>();
   const notes: RoleNote[] = [];
   const byCampaign = new Map(entitlements.map((e) => [e.campaignId, e]));
@@ -177,45 +177,54 @@ export function desiredRoles(entitlements: readonly Entitlement[], guild: GuildC
     return tier === undefined || !isFreeTier(tier);
   });
   const { formerPatronRoleId, followerRoleId } = guild.settings;
+  const hasTierRoles = [...grants.values()].some((g) => g.kind === 'tier');
   if (grants.size === 0 && formerPatronRoleId) {
     const former = served.find((e) => e.kind === 'former' || e.kind === 'lapsed');
-    if (former) addSettingRole(guild, grants, notes, formerPatronRoleId, 'former', former, `former patron (${former.reason})`);
+    if (former) addSettingRole(guild, grants, notes, formerPatronRoleId, 'former', former.campaignId, `former patron (${former.reason})`);
   }
   if (!hasPaidTierRoles && followerRoleId && !grants.has(followerRoleId)) {
     const follower = served.find((e) => isFreeMember(guild, e));
     if (follower) {
       const reason = follower.kind === 'follower' ? 'follows the campaign without pledging' : 'free member of the campaign';
-      addSettingRole(guild, grants, notes, followerRoleId, 'follower', follower, reason);
+      addSettingRole(guild, grants, notes, followerRoleId, 'follower', follower.campaignId, reason);
     }
+  }
+  // The joiner role stays with whoever joined through the join page while no tier gives them a role.
+  const joinerRoleId = guild.settings.joinerRoleId ?? null;
+  if (options.joiner && joinerRoleId && !hasTierRoles && !grants.has(joinerRoleId)) {
+    addSettingRole(guild, grants, notes, joinerRoleId, 'joiner', null, 'joined through the join page without a tier role');
   }
 
   notes.push(...notesForMappedRolesNotGranted(guild, served, grants, grantedTierKeys));
   return { grants, notes };
 }
 
+/** How people read each kind of setting role. */
+export const SETTING_ROLE_LABEL = { former: 'former-patron', follower: 'follower', joiner: 'joiner' } as const;
+
 function addSettingRole(
   guild: GuildContext,
   grants: Map<string, DesiredGrant>,
   notes: RoleNote[],
   roleId: string,
-  kind: 'former' | 'follower',
-  ent: Entitlement,
+  kind: 'former' | 'follower' | 'joiner',
+  campaignId: string | null,
   reason: string,
 ): void {
   const role = guild.roles.get(roleId);
-  const label = kind === 'former' ? 'former-patron' : 'follower';
+  const label = SETTING_ROLE_LABEL[kind];
   if (!role) {
     notes.push({
       roleId,
       roleName: null,
-      campaignId: ent.campaignId,
+      campaignId,
       tierId: null,
       reason: `the ${label} role ${roleId} does not exist in this server`,
       fix: `Choose another ${label} role with /settings`,
     });
     return;
   }
-  grants.set(roleId, { roleId, roleName: role.name, kind, campaignId: ent.campaignId, tierId: null, source: 'setting', reason });
+  grants.set(roleId, { roleId, roleName: role.name, kind, campaignId, tierId: null, source: 'setting', reason });
 }
 
 function notesForMappedRolesNotGranted(

@@ -24,6 +24,8 @@ export interface PlanUserInput {
   now: Date;
   unlinkedReason?: string;
   managed?: ReadonlySet<string>;
+  /** The user is joining the guild through the join page now: the joiner role applies if no tier gives a role. */
+  joining?: boolean;
 }
 
 export interface PlannedUser {
@@ -38,7 +40,10 @@ export function planUser(input: PlanUserInput): PlannedUser {
   const entitlements = guild.campaignIds.map((campaignId) =>
     entitlement(campaignId, input.members.find((m) => m.campaignId === campaignId) ?? null, guild.settings, input.now),
   );
-  const desired = desiredRoles(entitlements, guild);
+  // Joined through the join page now, or earlier (the ledger holds a joiner grant, maybe of a role
+  // the server has replaced since: the new joiner role takes its place).
+  const joiner = input.joining === true || input.ledger.some((e) => e.kind === 'joiner');
+  const desired = desiredRoles(entitlements, guild, { joiner });
   const userPlan = plan({
     guild,
     userId: input.userId,

@@ -1,4 +1,4 @@
-import { managedRoleIds, tierRoles } from './desired-roles';
+import { SETTING_ROLE_LABEL, managedRoleIds, tierRoles } from './desired-roles';
 import type { BlockedChange, DesiredRoles, Entitlement, GuildContext, LedgerEntry, RoleChange, UserPlan } from './types';
 
 export interface PlanInput {
@@ -157,11 +157,17 @@ function removalReason(entry: LedgerEntry, input: PlanInput): string {
     }
     return `no longer entitled to ${title}: ${ent.reason}`;
   }
-  const label = entry.kind === 'former' ? 'former-patron' : 'follower';
-  const configured = entry.kind === 'former' ? guild.settings.formerPatronRoleId : guild.settings.followerRoleId;
+  const label = SETTING_ROLE_LABEL[entry.kind];
+  const configured =
+    entry.kind === 'former'
+      ? guild.settings.formerPatronRoleId
+      : entry.kind === 'follower'
+        ? guild.settings.followerRoleId
+        : (guild.settings.joinerRoleId ?? null);
   if (configured !== entry.roleId) return `this is no longer the server's ${label} role`;
   const hasTierRoles = [...desired.grants.values()].some((g) => g.kind === 'tier');
-  if (hasTierRoles) return `pledging again: the ${label} role gives way to tier roles`;
+  if (hasTierRoles)
+    return `${entry.kind === 'joiner' ? 'a tier gives roles now' : 'pledging again'}: the ${label} role gives way to tier roles`;
   return `the ${label} role no longer applies${ent ? `: ${ent.reason}` : ''}`;
 }
 

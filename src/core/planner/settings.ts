@@ -11,6 +11,8 @@ export const DEFAULT_SETTINGS: Readonly<GuildSettings> = Object.freeze({
   freeTiersGrantRoles: true,
   removalThresholdPercent: 10,
   removalThresholdMin: 25,
+  joinNonPatrons: false,
+  joinerRoleId: null,
 });
 
 export const SETTING_BOUNDS = {
@@ -48,8 +50,14 @@ export function applySettingsChange(current: GuildSettings, change: SettingsChan
   if (change.freeTiersGrantRoles !== undefined) next.freeTiersGrantRoles = change.freeTiersGrantRoles;
   if (change.formerPatronRoleId !== undefined) next.formerPatronRoleId = change.formerPatronRoleId;
   if (change.followerRoleId !== undefined) next.followerRoleId = change.followerRoleId;
+  if (change.joinNonPatrons !== undefined) next.joinNonPatrons = change.joinNonPatrons;
+  if (change.joinerRoleId !== undefined) next.joinerRoleId = change.joinerRoleId;
   if (next.formerPatronRoleId !== null && next.formerPatronRoleId === next.followerRoleId) {
     problems.push('the former-patron role and the follower role must be different roles');
+  }
+  const joiner = next.joinerRoleId ?? null;
+  if (joiner !== null && (joiner === next.formerPatronRoleId || joiner === next.followerRoleId)) {
+    problems.push('the joiner role must be a different role from the former-patron and follower roles');
   }
   return problems.length > 0 ? { ok: false, error: problems } : { ok: true, value: next };
 }

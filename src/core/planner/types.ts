@@ -77,6 +77,16 @@ export interface GuildSettings {
   /** Remove mapped roles from anyone not entitled, even roles Tierlink did not grant. */
   strict: boolean;
   /**
+   * Whether the join page lets in people whose tiers grant no role here (followers, former patrons,
+   * anyone with a Patreon account). Absent: no, only patrons whose tier grants a role join.
+   */
+  joinNonPatrons?: boolean;
+  /**
+   * The role a person who joins through the join page without a tier role gets (docs/decisions.md
+   * §16). It stays while they have no tier role and gives way to tier roles. Absent or null: none.
+   */
+  joinerRoleId?: string | null;
+  /**
    * Whether a free tier (`amount_cents` 0, e.g. Patreon's free membership) grants its mapped roles.
    * Absent: yes (the default), as for any mapped tier.
    */
@@ -169,7 +179,8 @@ export interface GuildContext {
   roles: ReadonlyMap<string, GuildRoleInfo>;
 }
 
-export type GrantKind = 'tier' | 'former' | 'follower';
+/** `joiner`: the role of someone who joined through the join page without a tier role. */
+export type GrantKind = 'tier' | 'former' | 'follower' | 'joiner';
 export type GrantSource = 'chat_role_ids' | 'map' | 'setting';
 
 export interface DesiredGrant {

@@ -9,6 +9,7 @@ import { createGuildSnapshotCache } from './guild-snapshot-cache';
 import { createMemberRoleCache, listingThroughCache } from './member-roles';
 import { type BudgetStore, createMemoryBudgetStore, globalBudgetOf } from './request-budget';
 import { createRequestScheduler } from './request-scheduler';
+import { createMemberAdder } from './member-adder';
 import { createRoleWriter } from './role-writer';
 import { createChannelMessages } from './channel-messages';
 
@@ -21,6 +22,8 @@ export type { RoleWriteProblem, RoleWriteProblemCode, RoleWriter, RoleWriterOpti
 export { DiscordErrorCode, DiscordProblemError, explainDiscordError } from './discord-problem';
 export type { DiscordProblem, DiscordProblemCode } from './discord-problem';
 export { createGuildSnapshotCache } from './guild-snapshot-cache';
+export { createMemberAdder } from './member-adder';
+export type { MemberAddProblem, MemberAddProblemCode, MemberAdded, MemberAdder } from './member-adder';
 export { createDiscordUserOAuth } from './user-oauth';
 export type { DiscordUser, DiscordUserOAuth, DiscordUserOAuthOptions, UserGuild, UserOAuthError, UserTokens } from './user-oauth';
 export type { ApplicationInfo } from './application-info';
@@ -99,10 +102,11 @@ export function createDiscordAccess(options: DiscordAccessOptions) {
     memberRoles,
     ...(logger ? { logger } : {}),
   });
+  const members = createMemberAdder({ rest: rest.rest, cache: snapshots, ...(logger ? { logger } : {}) });
   // The mod-log and the announcements (src/app/channels) post through the same client.
   const channels = createChannelMessages({ rest: rest.rest });
   const application = createApplicationInfo({ rest: rest.rest, clock });
-  return { rest, directory, snapshots, memberRoles, scheduler, writer, channels, application };
+  return { rest, directory, snapshots, memberRoles, scheduler, writer, members, channels, application };
 }
 
 export type DiscordAccess = ReturnType<typeof createDiscordAccess>;

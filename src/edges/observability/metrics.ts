@@ -99,6 +99,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       labelNames: ['outcome'] as const,
       registers,
     }),
+    joins: new Counter({
+      name: 'tierlink_joins_total',
+      help: 'Join page flows that ended, by outcome (added, already_member, not_patron, banned, server_full, …)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
     unhandledRejections: new Counter({
       name: 'tierlink_unhandled_rejections_total',
       help: 'Promise rejections nothing handled (logged; the process keeps serving): each one is a bug',

@@ -22,6 +22,8 @@ export const campaigns = pgTable('campaigns', {
   creatorUserId: text('creator_user_id').notNull(),
   name: text('name').notNull(),
   url: text('url'),
+  /** The campaign's name in its Patreon address; the join page's default slug. */
+  vanity: text('vanity'),
   patronCount: integer('patron_count'),
   tiersRefreshedAt: ts('tiers_refreshed_at'),
   createdAt: ts('created_at').notNull().defaultNow(),
@@ -77,6 +79,12 @@ export const guilds = pgTable('guilds', {
   announcePostsChannelId: text('announce_posts_channel_id'),
   /** When the posts channel was set: only posts published after it are announced. */
   announcePostsSince: ts('announce_posts_since'),
+  /** The join page's address, `/join/<slug>` (`/settings join_slug:`), lowercase; null: the default (src/core/join-slug.ts). */
+  joinSlug: text('join_slug').unique('guilds_join_slug_unique'),
+  /** Whether the join page lets in people whose tiers grant no role here. */
+  joinNonPatrons: boolean('join_non_patrons').notNull().default(false),
+  /** The role someone who joins through the join page without a tier role gets. */
+  joinerRoleId: text('joiner_role_id'),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
@@ -282,7 +290,7 @@ export const roleGrants = pgTable(
     roleId: text('role_id').notNull(),
     campaignId: text('campaign_id'),
     tierId: text('tier_id'),
-    kind: text('kind').$type<'tier' | 'former' | 'follower'>().notNull(),
+    kind: text('kind').$type<'tier' | 'former' | 'follower' | 'joiner'>().notNull(),
     reason: text('reason').notNull(),
     grantedAt: ts('granted_at').notNull().defaultNow(),
   },
@@ -322,8 +330,9 @@ export const auditLog = pgTable(
  */
 export const linkTokens = pgTable('link_tokens', {
   tokenHash: text('token_hash').primaryKey(),
-  purpose: text('purpose').$type<'link' | 'connect'>().notNull(),
-  discordUserId: text('discord_user_id').notNull(),
+  purpose: text('purpose').$type<'link' | 'connect' | 'join'>().notNull(),
+  /** Who ran `/link` or `/connect`; null for a join page's flow, where Discord says who it is at the end. */
+  discordUserId: text('discord_user_id'),
   guildId: text('guild_id').notNull(),
   createdAt: ts('created_at').notNull(),
   expiresAt: ts('expires_at').notNull(),
@@ -334,6 +343,11 @@ export const linkTokens = pgTable('link_tokens', {
   codeVerifier: text('code_verifier'),
   /** When the campaign chooser of a `/connect` flow was acted on: its tickets work once. */
   choiceUsedAt: ts('choice_used_at'),
+  /** A join flow, once the service said who the patron is: the service user to link at the Discord step. */
+  patreonUserId: text('patreon_user_id'),
+  /** A join flow's second state (toward Discord's consent page), hashed, consumed once like the first. */
+  discordStateNonceHash: text('discord_state_nonce_hash'),
+  discordStateUsedAt: ts('discord_state_used_at'),
 });
 
 /** One row per full sync of a guild (or dry run), with what it read, planned, did and held. */

@@ -3,6 +3,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { pinoHttp } from 'pino-http';
 import type { ConnectCompletion, ConnectService } from '../../app/admin/connect-service';
 import type { LinkService } from '../../app/linking/link-service';
+import type { Joining } from '../../app/joining';
 import type { OneTimeLinks } from '../../app/linking/one-time-links';
 import type { HealthReport } from '../observability/health';
 import { WEBHOOK_PATH } from '../../app/webhooks/delivery';
@@ -33,6 +34,8 @@ export interface WebAppDeps {
   dashboardRouter: Router;
   /** `POST /interactions`, with DISCORD_PUBLIC_KEY (src/edges/web/interactions-endpoint.ts). */
   interactionsRouter?: Router;
+  /** The join pages, `/join/<slug>` and below (src/edges/web/join-routes.ts). */
+  joining: Pick<Joining, 'links' | 'places' | 'flow'>;
   /** The connect result page of a bound campaign (tiers, webhook, dry run, problems). */
   connectView(completion: Extract<ConnectCompletion, { kind: 'bound' }>): Promise<ConnectResultView>;
   health(): Promise<HealthReport>;
@@ -127,6 +130,7 @@ export function createWebApp(deps: WebAppDeps): express.Express {
   app.use(['/link', '/connect'], limited('/link and /connect', 'links'));
   app.use('/oauth/callback', limited('/oauth/callback', 'callback'));
   app.use('/dashboard', limited('/dashboard', 'dashboard'));
+  app.use('/join', limited('/join', 'join'));
 
   app.use(
     pinoHttp({

@@ -5,6 +5,7 @@ import { CHOICE_LIFETIME_MS, type OneTimeLinks, STATE_LIFETIME_MS } from '../../
 import type { Metrics } from '../observability/metrics';
 import type { Logger } from '../../shared/logger';
 import type { FlowCookies } from './flow-cookies';
+import { type JoinRoutesDeps, createJoinRoutes, isJoinState } from './join-routes';
 import { linkResultView } from './link-result-view';
 import type { GuildNames, TierTitles } from './page-sources';
 import {
@@ -34,18 +35,22 @@ export interface FlowRoutesDeps {
   tierTitles: TierTitles;
   cookies: FlowCookies;
   connectView(completion: Extract<ConnectCompletion, { kind: 'bound' }>): Promise<ConnectResultView>;
+  /** The join pages (src/app/joining); their flows share the service's callback with `/link` and `/connect`. */
+  joining: JoinRoutesDeps['joining'];
   sendPage(res: Response, status: number, html: string): void;
   message(res: Response, view: MessageView): void;
 }
 
 /**
- * The browser flows of `/link` and `/connect` (docs/contract.md, HTTP routes): following a one-time link
+ * The browser flows of `/link`, `/connect` and the join page (docs/contract.md, HTTP routes): following a one-time link
  * sets the flow's cookie and redirects to the service's consent page; the callback acts only in the
  * browser holding that cookie; the campaign chooser acts on a POST from its own page, once.
  */
 export function createFlowRoutes(deps: FlowRoutesDeps): Router {
   const { logger, cookies, sendPage, message } = deps;
   const router = express.Router();
+  const join = createJoinRoutes(deps);
+  router.use(join.router);
 
   router.get('/link/:token', async (req, res) => {
     const followed = await deps.linkService.follow(req.params.token);
@@ -80,6 +85,7 @@ export function createFlowRoutes(deps: FlowRoutesDeps): Router {
   router.get('/oauth/callback', async (req, res) => {
     const q = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : undefined);
     const consumed = await deps.oneTimeLinks.consumeState(q('state'), cookies.reader(req));
+    if (isJoinState(consumed)) return join.serviceCallback(req, res, consumed);
     if (consumed.kind === 'unbound') {
       // A valid state in a browser that did not start its flow: a forwarded consent page. The
       // state is spent; nothing is exchanged, linked or granted.

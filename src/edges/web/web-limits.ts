@@ -11,6 +11,8 @@ export interface WebLimits {
   callback: RateLimitRule;
   /** `/dashboard` and everything below it (pages and their assets). */
   dashboard: RateLimitRule;
+  /** `/join/…`: a join page, its button, Discord's answer (three per visit). */
+  join: RateLimitRule;
 }
 
 const MINUTE = 60_000;
@@ -21,6 +23,7 @@ export function webLimits(overrides: Partial<WebLimits> = {}): WebLimits {
     links: { limit: 60, windowMs: MINUTE },
     callback: { limit: 60, windowMs: MINUTE },
     dashboard: { limit: 300, windowMs: MINUTE },
+    join: { limit: 120, windowMs: MINUTE },
     ...overrides,
   };
 }

@@ -22,7 +22,15 @@ import {
   renderMessage,
   serviceDownMessage,
   type LinkResultView,
+  renderJoinPage,
+  renderJoinRefusal,
+  renderJoinResult,
 } from '../../../src/edges/web/pages';
+import type { JoinPlace } from '../../../src/app/joining/join-place';
+import type { PlannedUser } from '../../../src/core/planner';
+import type { MemberAddProblem } from '../../../src/edges/discord/member-adder';
+import { joinPageView, joinRefusalView, notPatronView } from '../../../src/edges/web/join-views';
+import type { JoinRefusalView, JoinResultView } from '../../../src/edges/web/pages/views';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = path.resolve(__dirname, '../../../screenshots');
@@ -228,7 +236,52 @@ const SAMPLES: Sample[] = [
   { name: 'message-denied', status: 200, html: renderMessage(consentDeniedMessage('/link')) },
   { name: 'message-bad-state', status: 400, html: renderMessage(badStateMessage('/link')) },
   { name: 'message-service-down', status: 502, html: renderMessage(serviceDownMessage('/connect')) },
+  ...joinSamples(),
 ];
+
+/** The join page (issue 16): the page itself, the result, and refusals a person meets. */
+function joinSamples(): Sample[] {
+  const place: JoinPlace = {
+    guildId: '100000000000000001',
+    guildName: GUILD,
+    campaignName: CAMPAIGN,
+    pledgeUrl: PLEDGE_URL,
+    tiers: [
+      { title: 'Candle', amountCents: 300, roles: ['Candle'] },
+      { title: 'Lantern', amountCents: 500, roles: ['Lantern', 'Early Access 🎧'] },
+      { title: 'Gold Lantern ✨', amountCents: 1000, roles: ['Gold Lantern', 'Early Access 🎧'] },
+    ],
+    openToEveryone: false,
+    link: { slug: 'lumenandlantern', source: 'vanity', url: 'https://tierlink.example.com/join/lumenandlantern', on: true },
+  };
+  const result: JoinResultView = {
+    outcome: 'added',
+    campaignName: CAMPAIGN,
+    guildName: GUILD,
+    discordAccount: { name: 'Mira', username: 'mira.oh' },
+    serverUrl: `https://discord.com/channels/${place.guildId}`,
+    tiers: ['Gold Lantern ✨'],
+    granted: [
+      { name: 'Gold Lantern', reason: 'Gold Lantern ✨ tier (active patron since 2026-03-14)' },
+      { name: 'Early Access 🎧', reason: 'Gold Lantern ✨ tier (active patron since 2026-03-14)' },
+    ],
+    kept: [],
+    notGranted: [],
+    problems: [],
+    joinUrl: place.link.url,
+  };
+  const banned: MemberAddProblem = { code: 'banned', message: 'banned', discordCode: 40007, requestSent: true };
+  const account = { userId: '100000000000000002', username: 'mira.oh', globalName: 'Mira' };
+  const notPatron = notPatronView(place, { planned: { entitlements: [] } as unknown as PlannedUser, admitted: false });
+  const refusal = (view: JoinRefusalView) => ({ status: view.status, html: renderJoinRefusal(view) });
+  return [
+    { name: 'join-page', status: 200, html: renderJoinPage(joinPageView(place, 'ready', '/join/lumenandlantern/start')) },
+    { name: 'join-added', status: 200, html: renderJoinResult(result) },
+    { name: 'join-not-patron', ...refusal(notPatron) },
+    { name: 'join-banned', ...refusal(joinRefusalView({ kind: 'refused', place, discordAccount: account, problem: banned })) },
+    { name: 'join-other-browser', ...refusal(joinRefusalView({ kind: 'other_browser', place })) },
+  ];
+}
 
 /** Pages that are broken on purpose, to prove the checks below can fail. */
 const CONTROLS: Record<string, string> = {

@@ -58,7 +58,8 @@ function reportOf(outcome: DemoSyncOutcome, what: string): { report: DemoSyncRep
  * a non-zero exit): stand-ins and service start, the creator connects, a patron links, upgrades,
  * is declined, lapses after the grace period, then a dry run and a full sync over
  * {@link GENERATED_MEMBERS} members, and a role given by hand survives; last, when the service runs
- * its dashboard, the owner signs in with Discord and a member without the permissions is refused.
+ * its dashboard, the owner signs in with Discord and a member without the permissions is refused,
+ * and a Gold patron in no server joins through the join page while someone without a pledge is refused.
  */
 export async function playStory(timeline: Timeline, env: StoryEnvironment, resources: StoryResources): Promise<void> {
   const { clock } = env;
@@ -284,6 +285,45 @@ export async function playStory(timeline: Timeline, env: StoryEnvironment, resou
       const page = await service.dashboardPage(sam.discordId, `/dashboard/${guildId}`);
       expectThat(page.status === 403, `the dashboard let Sam in (${page.status})`);
       s.detail('403: managing the server needs Manage Server or Manage Roles there, read from Discord on every page');
+    });
+
+    // ── The join page ────────────────────────────────────────────────────────────────────────
+    timeline.section('The join page');
+    const { cleo, dan } = world;
+    const joinUrl = await timeline.step('Casey runs /settings join_slug:caseys-fan-club', async (s) => {
+      const reply = await service.command(world.owner.discordId, 'settings', {
+        permissions: OWNER_PERMISSIONS,
+        options: [{ name: 'join_slug', type: 3, value: 'caseys-fan-club' }],
+        until: (content) => !content.includes('Updating members’ roles…'),
+      });
+      const line = plainMessage(reply.content, roleNames)
+        .split('\n')
+        .find((l) => l.includes('Join page'));
+      expectThat(line?.includes(`${service.url}/join/caseys-fan-club`) === true, `/settings answered: ${reply.content}`);
+      s.detail(`${line!.replace(/^•\s*/, '')}: the link Casey puts in the Gold tier’s welcome note`);
+      return `${service.url}/join/caseys-fan-club`;
+    });
+    await timeline.step('Cleo, a Gold patron in no server, opens the join link and signs in to both', async (s) => {
+      expectThat(!discord.members(guildId).some((m) => m.userId === cleo.discordId), 'Cleo is in the server before joining');
+      const opened = performance.now();
+      const page = await service.joinPage('caseys-fan-club', cleo.patreonUserId, cleo.discordId);
+      const ms = performance.now() - opened;
+      expectThat(page.status === 200, `the join page ended ${page.status}: ${page.text.slice(0, 200)}`);
+      expectThat(has(cleo.discordId, roles.gold), 'Cleo is not in the server with Gold after the join');
+      const granted = await service.grantedRoleIds(guildId, cleo.discordId);
+      expectThat(granted.includes(roles.gold), 'the ledger does not record Cleo’s Gold');
+      const adds = discord.requests({ route: 'PUT /guilds/:g/members/:u' }).length;
+      s.title(`Cleo joins through ${joinUrl} → in the server with Gold (${formatMs(ms)})`);
+      s.detail(`result page: “${page.text.match(/You’re in [^!.]*/)?.[0] ?? page.text.slice(0, 80)}”`);
+      s.detail(`${adds} Add Guild Member request carried the role; Discord’s token for it was revoked right after, never stored`);
+    });
+    await timeline.step('Dan, with no pledge, tries the join link', async (s) => {
+      const page = await service.joinPage('caseys-fan-club', dan.patreonUserId, dan.discordId);
+      expectThat(page.status === 403 && !page.askedDiscord, `the join page let Dan through (${page.status})`);
+      expectThat(!discord.members(guildId).some((m) => m.userId === dan.discordId), 'Dan was added to the server');
+      s.detail(
+        `403 before Discord is asked: “${page.text.match(/Joining is for patrons/)?.[0] ?? page.text.slice(0, 80)}”, with the pledge link`,
+      );
     });
   }
 }

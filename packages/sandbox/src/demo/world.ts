@@ -49,6 +49,10 @@ export interface StandIns {
   you: { name: string; discordId: string };
   /** A Gold patron who has not linked: whom to log in as on the link page in a browser. */
   bea: { name: string; patreonUserId: string };
+  /** A Gold patron in no server: she joins through the join page. */
+  cleo: DemoPerson;
+  /** Has an account on the membership service and no pledge: the join page refuses him. */
+  dan: DemoPerson;
   /** Idempotent. */
   close(): Promise<void>;
 }
@@ -68,7 +72,12 @@ export async function startStandIns(clock: ShiftableClock, logger: Logger): Prom
 
   const ownerId = '100000000000000001';
   const guildName = 'Casey’s Fan Club';
-  const { guildId } = discord.createGuild({ name: guildName, ownerId });
+  // Invited as the README says: Manage Roles, and Create Invite for the join page.
+  const { guildId } = discord.createGuild({
+    name: guildName,
+    ownerId,
+    botPermissions: Permission.ManageRoles | Permission.CreateInstantInvite,
+  });
   // Below the bot's role (inserted at position 1, the bot's role moves up): the bot can manage them.
   const role = (name: string) => discord.createRole(guildId, { name, position: 1 }).id;
   const roles = { gold: role('Gold'), platinum: role('Platinum'), formerPatron: role('Former Patron') };
@@ -79,9 +88,11 @@ export async function startStandIns(clock: ShiftableClock, logger: Logger): Prom
 
   const adaPatreon = patreon.createUser({ fullName: 'Ada Lovelace' });
   const beaPatreon = patreon.createUser({ fullName: 'Bea Trial' });
+  const cleoPatreon = patreon.createUser({ fullName: 'Cleo Okafor' });
+  const danPatreon = patreon.createUser({ fullName: 'Dan Browser' });
   const now = clock.now();
   const since = new Date(now.getTime() - 90 * 24 * 3600 * 1000);
-  for (const userId of [adaPatreon.id, beaPatreon.id]) {
+  for (const userId of [adaPatreon.id, beaPatreon.id, cleoPatreon.id]) {
     // Pledged before Tierlink was installed: no webhook is registered yet, so none is sent.
     patreon.setMembership(
       userId,
@@ -98,6 +109,9 @@ export async function startStandIns(clock: ShiftableClock, logger: Logger): Prom
   }
   const ada = discord.addMember(guildId, { username: 'ada' });
   const you = discord.addMember(guildId, { username: 'you' });
+  // Not in the server: they arrive through the join page.
+  const cleo = discord.createUser({ username: 'cleo', globalName: 'Cleo' });
+  const dan = discord.createUser({ username: 'dan' });
 
   let closing: Promise<void> | null = null;
   return {
@@ -112,6 +126,8 @@ export async function startStandIns(clock: ShiftableClock, logger: Logger): Prom
     ada: { name: 'ada', discordId: ada.userId, patreonUserId: adaPatreon.id },
     you: { name: 'you', discordId: you.userId },
     bea: { name: beaPatreon.fullName, patreonUserId: beaPatreon.id },
+    cleo: { name: 'cleo', discordId: cleo.id, patreonUserId: cleoPatreon.id },
+    dan: { name: 'dan', discordId: dan.id, patreonUserId: danPatreon.id },
     close() {
       closing ??= (async () => {
         await discord.close();
@@ -172,6 +188,12 @@ export interface DemoService extends ServiceUnderDemo {
    * consent page, the callback with the sign-in cookie) and loads `path` with the session: its text.
    */
   dashboardPage(userId: string, path: string): Promise<{ status: number; text: string }>;
+  /**
+   * A visit to the join page `/join/<slug>` as a browser makes it: the button, the service's consent
+   * page (allowed as `patreonUserId`), Discord's (`identify guilds.join`, allowed as `discordUserId`),
+   * the result page: its status and text. Stops at the service step when the page refuses there.
+   */
+  joinPage(slug: string, patreonUserId: string, discordUserId: string): Promise<{ status: number; text: string; askedDiscord: boolean }>;
 }
 
 /** The service started by `start`, with what people do through the stand-ins: commands and link pages. */
@@ -185,7 +207,10 @@ export async function startService(
   const service = await start(world, options);
   // The OAuth clients' registered redirect URIs: the port is only known now.
   patreon.registerRedirectUri(`${service.url}/oauth/callback`);
-  if (service.dashboardUrl) discord.registerRedirectUri(`${service.dashboardUrl}/callback`);
+  if (service.dashboardUrl) {
+    discord.registerRedirectUri(`${service.dashboardUrl}/callback`);
+    discord.registerRedirectUri(`${service.url}/join/callback`);
+  }
 
   return {
     ...service,
@@ -249,6 +274,32 @@ export async function startService(
         throw new DemoStepError(`the dashboard's callback answered ${signedIn.status}: ${pageText(await signedIn.text())}`);
       const page = await fetch(`${service.url}${pagePath}`, { redirect: 'manual', headers: { cookie: cookie() } });
       return { status: page.status, text: pageText(await page.text()) };
+    },
+
+    async joinPage(slug, patreonUserId, discordUserId) {
+      const cookies = new Map<string, string>();
+      const get = async (url: string) => {
+        const cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+        const response = await fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+        for (const line of response.headers.getSetCookie()) {
+          const [pair = ''] = line.split(';');
+          const eq = pair.indexOf('=');
+          cookies.set(pair.slice(0, eq), pair.slice(eq + 1));
+        }
+        return response;
+      };
+      const landing = await get(`${service.url}/join/${slug}`);
+      if (landing.status !== 200) throw new DemoStepError(`the join page answered ${landing.status}: ${pageText(await landing.text())}`);
+      const start = await get(`${service.url}/join/${slug}/start`);
+      const toService = start.headers.get('location');
+      if (start.status !== 302 || !toService) throw new DemoStepError(`the join button answered ${start.status}`);
+      const afterService = await get(await patreon.approveAuthorization(toService, patreonUserId));
+      const toDiscord = afterService.headers.get('location');
+      if (afterService.status !== 302 || !toDiscord) {
+        return { status: afterService.status, text: pageText(await afterService.text()), askedDiscord: false };
+      }
+      const done = await get(await discord.approveAuthorization(toDiscord, discordUserId));
+      return { status: done.status, text: pageText(await done.text()), askedDiscord: true };
     },
 
     async waitForInbox(timeoutMs = 10_000) {

@@ -31,6 +31,8 @@ export const ApiErrors = {
   unknownWebhook: () => new DiscordApiError(404, 10015, 'Unknown Webhook'),
   unknownBan: () => new DiscordApiError(404, 10026, 'Unknown Ban'),
   unknownInteraction: () => new DiscordApiError(404, 10062, 'Unknown interaction'),
+  /** The user joining is in as many servers as Discord allows (100, 200 with Nitro). */
+  maxGuildsReached: (limit: number) => new DiscordApiError(400, 30001, `Maximum number of guilds reached (${limit})`),
   maxMembersReached: () => new DiscordApiError(400, 30019, 'Maximum number of server members reached'),
   userBanned: () => new DiscordApiError(403, 40007, 'The user is banned from this guild.'),
   alreadyAcknowledged: () => new DiscordApiError(400, 40060, 'Interaction has already been acknowledged.'),

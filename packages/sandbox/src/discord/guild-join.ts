@@ -5,7 +5,7 @@ import { Permission, hasPermission } from './permissions';
 import type { CoreContext } from './rest-routes';
 import { accessGuild } from './rest-routes';
 import { memberJson, userJson } from './serialize';
-import type { GuildRecord } from './state';
+import { type GuildRecord, USER_GUILD_LIMIT } from './state';
 
 interface JoinBody {
   accessToken: string;
@@ -72,7 +72,8 @@ function assertBotMayApply(core: CoreContext, guild: GuildRecord, body: JoinBody
  * in order: the guild (10004, or 50001 without the bot), the body (50035), the user's token (50025:
  * bad, expired, revoked, without `guilds.join`, of another user or another application, as Discord
  * staff list the causes), the bot's CREATE_INSTANT_INVITE (50013), membership (204, nothing applied),
- * a ban (40007), the member cap (30019), then what the optional fields need (50013). 201 with the
+ * a ban (40007), the member cap (30019), the user's own server limit (30001: 100 servers, 200 with
+ * Nitro), then what the optional fields need (50013). 201 with the
  * member when added. GUILD_MEMBER_ADD is dispatched on both answers: the docs say the call fires it,
  * and that the event "may also be sent for users who are already members".
  */
@@ -96,6 +97,9 @@ export function guildJoinRoutes(core: CoreContext, oauth: OAuth2Store): RouteDef
     }
     if (guild.bans.has(userId)) throw ApiErrors.userBanned();
     if (guild.members.size >= guild.maxMembers) throw ApiErrors.maxMembersReached();
+    const joiner = state.users.get(userId);
+    const limit = joiner?.nitro ? USER_GUILD_LIMIT.nitro : USER_GUILD_LIMIT.standard;
+    if (state.guildCountOf(userId) >= limit) throw ApiErrors.maxGuildsReached(limit);
     assertBotMayApply(core, guild, body);
     const member = state.joinMember(guild.id, userId, body.roles ?? [], body.nick, ctx.reason);
     const user = state.users.get(userId);

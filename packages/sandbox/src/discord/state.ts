@@ -10,7 +10,12 @@ export interface UserRecord {
   username: string;
   globalName: string | null;
   bot: boolean;
+  /** Nitro raises how many servers the user may be in from 100 to 200 (Add Guild Member's 30001). */
+  nitro: boolean;
 }
+
+/** How many servers a user may be in: 100, or 200 with Nitro (docs/discord-api-notes.md §2). */
+export const USER_GUILD_LIMIT = { standard: 100, nitro: 200 } as const;
 
 export interface RoleRecord {
   id: string;
@@ -178,7 +183,7 @@ export class DiscordState {
     readonly nextId: SnowflakeFactory,
     options: { botUserId: string; botUsername: string; membersIntentEnabled: boolean; botPublic?: boolean },
   ) {
-    this.botUser = { id: options.botUserId, username: options.botUsername, globalName: null, bot: true };
+    this.botUser = { id: options.botUserId, username: options.botUsername, globalName: null, bot: true, nitro: false };
     this.users.set(this.botUser.id, this.botUser);
     this.membersIntentEnabled = options.membersIntentEnabled;
     this.botPublic = options.botPublic ?? true;
@@ -417,7 +422,14 @@ export class DiscordState {
 
   // ---- users and members --------------------------------------------------------------------
 
-  ensureUser(options: { userId?: string; username?: string; globalName?: string | null; bot?: boolean }): UserRecord {
+  /** How many servers a user is in (the limit Add Guild Member enforces with 30001). */
+  guildCountOf(userId: string): number {
+    let count = 0;
+    for (const guild of this.guilds.values()) if (guild.members.has(userId)) count += 1;
+    return count;
+  }
+
+  ensureUser(options: { userId?: string; username?: string; globalName?: string | null; bot?: boolean; nitro?: boolean }): UserRecord {
     const existing = options.userId ? this.users.get(options.userId) : undefined;
     if (existing) return existing;
     this.userCounter += 1;
@@ -426,6 +438,7 @@ export class DiscordState {
       username: options.username ?? `user${this.userCounter}`,
       globalName: options.globalName ?? null,
       bot: options.bot ?? false,
+      nitro: options.nitro ?? false,
     };
     this.users.set(user.id, user);
     return user;
@@ -451,7 +464,7 @@ export class DiscordState {
     const guild = this.requireGuild(guildId);
     if (!guild.members.delete(userId)) throw new SandboxUsageError(`user ${userId} is not a member of ${guildId}`);
     guild.sortedIds = null;
-    const user = this.users.get(userId) ?? { id: userId, username: 'unknown', globalName: null, bot: false };
+    const user = this.users.get(userId) ?? { id: userId, username: 'unknown', globalName: null, bot: false, nitro: false };
     this.emit({ type: 'member-remove', guildId, user });
   }
 

@@ -113,6 +113,25 @@ describe('Add Guild Member refusals', () => {
     expect((await join(eveId, { access_token: token })).status).toBe(201);
   });
 
+  it('refuses a user already in 100 servers with 30001, and a Nitro user only past 200', async () => {
+    for (let i = 0; i < 100; i++) sandbox.addMember(sandbox.createGuild({ name: `Other ${i}` }).guildId, { userId: eveId });
+    const limited = await join(eveId, { access_token: token, roles: [goldId] });
+    expect([limited.status, limited.body]).toEqual([400, { message: 'Maximum number of guilds reached (100)', code: 30001 }]);
+    expect(sandbox.members(guildId).some((m) => m.userId === eveId)).toBe(false);
+    // Leaving one server makes room.
+    sandbox.removeMember(sandbox.guilds().find((g) => g.name === 'Other 0')!.id, eveId);
+    expect((await join(eveId, { access_token: token })).status).toBe(201);
+
+    const nitro = sandbox.createUser({ username: 'nitro', nitro: true }).id;
+    const nitroToken = sandbox.issueUserTokens(nitro, ['guilds.join']).accessToken;
+    const others = sandbox.guilds().filter((g) => g.name.startsWith('Other '));
+    for (const g of others) sandbox.addMember(g.id, { userId: nitro });
+    for (let i = 0; i < 200 - others.length; i++) sandbox.addMember(sandbox.createGuild({ name: `More ${i}` }).guildId, { userId: nitro });
+    expect(codeOf(await join(nitro, { access_token: nitroToken }))).toBe(30001);
+    sandbox.removeMember(others[0]!.id, nitro);
+    expect((await join(nitro, { access_token: nitroToken })).status).toBe(201);
+  });
+
   it("needs Create Instant Invite, and for roles Manage Roles with every role below the bot's highest and not managed", async () => {
     const above = sandbox.createRole(guildId, { name: 'Staff', position: 10 }).id;
     const managed = sandbox.createRole(guildId, { name: 'Booster', managed: true }).id;

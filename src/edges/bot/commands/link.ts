@@ -21,11 +21,12 @@ export const linkCommand: Command = {
       });
       return;
     }
-    const { url } = started;
+    const { url, joinUrl } = started;
     await interaction.reply({
       content:
         `Link your Patreon membership to get your tier roles here.\n` +
-        `This button is just for you: it works once, for ${LINK_LIFETIME_MS / 60_000} minutes.`,
+        `This button is just for you: it works once, for ${LINK_LIFETIME_MS / 60_000} minutes.` +
+        (joinUrl ? `\nPatrons who are not in this server yet can join with their roles at ${joinUrl}` : ''),
       components: [
         new ActionRowBuilder<ButtonBuilder>().addComponents(
           new ButtonBuilder().setStyle(ButtonStyle.Link).setURL(url).setLabel('Link Patreon'),

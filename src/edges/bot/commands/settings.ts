@@ -1,7 +1,9 @@
 import { ChannelType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import { CHANNEL_SETTINGS, type ChannelChange, type ChannelSetting, type GuildChannels, channelOf } from '../../../core/guild-channels';
 import { SETTING_BOUNDS } from '../../../core/planner/settings';
-import type { SettingsChange } from '../../../core/planner/settings';
+import { JOIN_SLUG_LENGTH } from '../../../core/join-slug';
+import type { JoinLink } from '../../../app/joining/join-links';
+import type { SettingsRequest } from '../../../app/admin/settings-service';
 import type { GuildSettings, Mode } from '../../../core/planner/types';
 import type { Command } from '../command';
 import { NO_PINGS, fitMessage, roleMention } from '../format';
@@ -22,7 +24,7 @@ export function renderChannels(c: GuildChannels): string[] {
   });
 }
 
-export function renderSettings(s: GuildSettings, channels?: GuildChannels): string {
+export function renderSettings(s: GuildSettings, join: JoinLink, channels?: GuildChannels): string {
   return [
     `• **Grace period** after a declined payment: ${s.graceDays} day${s.graceDays === 1 ? '' : 's'}`,
     `• **Mode**: ${s.mode === 'stack' ? 'stack (every entitled tier’s roles)' : 'highest (only the highest tier’s roles)'}`,
@@ -30,6 +32,11 @@ export function renderSettings(s: GuildSettings, channels?: GuildChannels): stri
     `• **Follower role**: ${s.followerRoleId ? roleMention(s.followerRoleId) : 'none'}`,
     `• **Strict**: ${s.strict ? 'on (mapped roles are removed from anyone not entitled, even if given by hand)' : 'off (only roles Tierlink granted are ever removed)'}`,
     `• **Mass-removal guard**: a sync holds removals above ${s.removalThresholdPercent}% of Tierlink’s grants when they are at least ${s.removalThresholdMin}`,
+    join.on
+      ? `• **Join page**: ${join.url}${join.source === 'chosen' ? '' : ` (the default; choose one with join_slug)`}`
+      : `• **Join page**: off (it needs DISCORD_CLIENT_SECRET; its address would be ${join.url})`,
+    `• **Who may join there**: ${s.joinNonPatrons ? 'anyone with a Patreon account' : 'patrons whose tier gives a role here'}`,
+    `• **Joiner role** (joined without a tier role): ${s.joinerRoleId ? roleMention(s.joinerRoleId) : 'none'}`,
     ...(channels ? renderChannels(channels) : []),
   ].join('\n');
 }
@@ -106,12 +113,23 @@ export const settingsCommand: Command = {
           { name: 'new posts', value: 'announcePosts' },
         ),
     )
+    .addStringOption((o) =>
+      o
+        .setName('join_slug')
+        .setDescription('The join page’s address: /join/<this>')
+        .setMinLength(JOIN_SLUG_LENGTH.min)
+        .setMaxLength(JOIN_SLUG_LENGTH.max),
+    )
+    .addBooleanOption((o) => o.setName('clear_join_slug').setDescription('Use the default join page address again'))
+    .addBooleanOption((o) => o.setName('join_non_patrons').setDescription('Let people whose tier gives no role join through the join page'))
+    .addRoleOption((o) => o.setName('join_role').setDescription('Role for someone who joins through the join page without a tier role'))
+    .addBooleanOption((o) => o.setName('clear_join_role').setDescription('Stop giving a joiner role'))
     .toJSON(),
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
   button: { prefix: STRICT_BUTTON_PREFIX, press: pressStrictButton },
   async execute(interaction, { services, logger }) {
     const o = interaction.options;
-    const change: SettingsChange = {};
+    const change: SettingsRequest = {};
     const grace = o.getInteger('grace_days');
     if (grace !== null) change.graceDays = grace;
     const mode = o.getString('mode');
@@ -135,6 +153,14 @@ export const settingsCommand: Command = {
     }
     const clear = o.getString('clear_channel');
     if (clear === 'modLog' || clear === 'announcePatrons' || clear === 'announcePosts') channels[clear] = null;
+    const slug = o.getString('join_slug');
+    if (slug !== null) change.joinSlug = slug;
+    if (o.getBoolean('clear_join_slug')) change.joinSlug = null;
+    const open = o.getBoolean('join_non_patrons');
+    if (open !== null) change.joinNonPatrons = open;
+    const joiner = o.getRole('join_role');
+    if (joiner) change.joinerRoleId = joiner.id;
+    if (o.getBoolean('clear_join_role')) change.joinerRoleId = null;
 
     const outcome = await services.settings.apply({ guildId: interaction.guildId!, userId: interaction.user.id }, change, channels);
     switch (outcome.kind) {
@@ -147,7 +173,7 @@ export const settingsCommand: Command = {
         return;
       case 'shown':
         await interaction.editReply({
-          content: `**Settings of this server**\n${renderSettings(outcome.settings, outcome.channels)}`,
+          content: `**Settings of this server**\n${renderSettings(outcome.settings, outcome.join, outcome.channels)}`,
           allowedMentions: NO_PINGS,
         });
         return;
@@ -155,7 +181,7 @@ export const settingsCommand: Command = {
         await interaction.editReply({
           content: fitMessage([
             `**Settings of this server**`,
-            renderSettings(outcome.settings, outcome.channels),
+            renderSettings(outcome.settings, outcome.join, outcome.channels),
             '',
             ...strictPreviewLines(outcome.strict),
           ]),
@@ -167,7 +193,7 @@ export const settingsCommand: Command = {
         const { strict: request } = outcome;
         const head = [
           `**Settings saved**`,
-          renderSettings(outcome.settings, outcome.channels),
+          renderSettings(outcome.settings, outcome.join, outcome.channels),
           ...outcome.notes.map((n) => `• ${n}`),
           ...(request ? ['', ...strictPreviewLines(request)] : []),
         ];

@@ -18,7 +18,14 @@ export interface TierInput {
 /** Campaigns we serve and their tiers as last read from the service. */
 export function createCampaignRepository(db: Db) {
   return {
-    async upsert(campaign: { id: string; creatorUserId: string; name: string; url: string | null; patronCount: number | null }) {
+    async upsert(campaign: {
+      id: string;
+      creatorUserId: string;
+      name: string;
+      url: string | null;
+      vanity?: string | null;
+      patronCount: number | null;
+    }) {
       const values = { ...campaign, updatedAt: new Date() };
       await db.insert(campaigns).values(values).onConflictDoUpdate({ target: campaigns.id, set: values });
     },
@@ -26,6 +33,15 @@ export function createCampaignRepository(db: Db) {
     async get(id: string): Promise<CampaignRow | null> {
       const [row] = await db.select().from(campaigns).where(eq(campaigns.id, id));
       return row ?? null;
+    },
+
+    /** Campaigns whose vanity is `vanity`, whatever its case (the join page's default address). */
+    async byVanity(vanity: string): Promise<CampaignRow[]> {
+      return db
+        .select()
+        .from(campaigns)
+        .where(sql`lower(${campaigns.vanity}) = ${vanity.toLowerCase()}`)
+        .orderBy(campaigns.id);
     },
 
     async all(): Promise<CampaignRow[]> {

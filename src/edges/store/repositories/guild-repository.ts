@@ -45,7 +45,40 @@ export function createGuildRepository(db: Db) {
         strict: row.strict,
         removalThresholdPercent: row.removalThresholdPercent,
         removalThresholdMin: row.removalThresholdMin,
+        joinNonPatrons: row.joinNonPatrons,
+        joinerRoleId: row.joinerRoleId,
       };
+    },
+
+    /** The slug chosen with `/settings join_slug:`, or null. */
+    async joinSlug(guildId: string): Promise<string | null> {
+      const [row] = await db.select({ slug: guilds.joinSlug }).from(guilds).where(eq(guilds.id, guildId));
+      return row?.slug ?? null;
+    },
+
+    /** The guild whose chosen slug is `slug` (lowercase), or null. */
+    async byJoinSlug(slug: string): Promise<string | null> {
+      const [row] = await db.select({ id: guilds.id }).from(guilds).where(eq(guilds.joinSlug, slug));
+      return row?.id ?? null;
+    },
+
+    /** Sets (or with null, clears) the guild's slug; `taken` when another guild has it (a unique index decides). */
+    async setJoinSlug(guildId: string, slug: string | null): Promise<'saved' | 'taken'> {
+      if (slug !== null) {
+        const holder = await this.byJoinSlug(slug);
+        if (holder !== null && holder !== guildId) return 'taken';
+      }
+      try {
+        await db
+          .insert(guilds)
+          .values({ id: guildId, joinSlug: slug })
+          .onConflictDoUpdate({ target: guilds.id, set: { joinSlug: slug, updatedAt: new Date() } });
+        return 'saved';
+      } catch (error) {
+        // Two servers claiming one slug at once: the unique index lets one win.
+        if (slug !== null && (await this.byJoinSlug(slug)) !== guildId) return 'taken';
+        throw error;
+      }
     },
 
     async saveSettings(guildId: string, settings: GuildSettings): Promise<void> {

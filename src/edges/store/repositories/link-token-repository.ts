@@ -11,7 +11,9 @@ export type LinkTokenRow = typeof linkTokens.$inferSelect;
  */
 export function createLinkTokenRepository(db: Db) {
   return {
-    async create(row: Omit<LinkTokenRow, 'usedAt' | 'stateNonceHash' | 'stateUsedAt' | 'codeVerifier' | 'choiceUsedAt'>): Promise<void> {
+    async create(
+      row: Pick<LinkTokenRow, 'tokenHash' | 'purpose' | 'discordUserId' | 'guildId' | 'createdAt' | 'expiresAt'>,
+    ): Promise<void> {
       await db.insert(linkTokens).values(row);
     },
 
@@ -68,6 +70,44 @@ export function createLinkTokenRepository(db: Db) {
             eq(linkTokens.purpose, 'connect'),
             isNotNull(linkTokens.stateUsedAt),
             isNull(linkTokens.choiceUsedAt),
+          ),
+        )
+        .returning();
+      return row ?? null;
+    },
+
+    /**
+     * A join flow whose service state was consumed moves to its Discord step, once: the service user
+     * the step will link, and the hash of the Discord state's nonce.
+     */
+    async startDiscordStep(tokenHash: string, step: { patreonUserId: string; stateNonceHash: string }): Promise<LinkTokenRow | null> {
+      const [row] = await db
+        .update(linkTokens)
+        .set({ patreonUserId: step.patreonUserId, discordStateNonceHash: step.stateNonceHash })
+        .where(
+          and(
+            eq(linkTokens.tokenHash, tokenHash),
+            eq(linkTokens.purpose, 'join'),
+            isNotNull(linkTokens.stateUsedAt),
+            isNull(linkTokens.discordStateNonceHash),
+          ),
+        )
+        .returning();
+      return row ?? null;
+    },
+
+    /** Consumes a join flow's Discord state once, if the service step ended after `stepAfter`. */
+    async consumeDiscordState(tokenHash: string, stateNonceHash: string, stepAfter: Date, now: Date): Promise<LinkTokenRow | null> {
+      const [row] = await db
+        .update(linkTokens)
+        .set({ discordStateUsedAt: now })
+        .where(
+          and(
+            eq(linkTokens.tokenHash, tokenHash),
+            eq(linkTokens.purpose, 'join'),
+            eq(linkTokens.discordStateNonceHash, stateNonceHash),
+            isNull(linkTokens.discordStateUsedAt),
+            gt(linkTokens.stateUsedAt, stepAfter),
           ),
         )
         .returning();

@@ -1,6 +1,7 @@
 export { renderLinkResult } from './render-link-result';
 export { renderConnectResult } from './render-connect-result';
 export { renderChooseCampaign } from './render-choose-campaign';
+export { renderJoinPage, renderJoinRefusal, renderJoinResult } from './render-join';
 export {
   renderMessage,
   linkExpiredMessage,

@@ -92,3 +92,53 @@ export interface MessageView {
   /** What to do next, e.g. "Run /link again in Discord." */
   next: string | null;
 }
+
+/** A tier that lets a patron in through the join page, with the roles it gives. */
+export interface JoinTierLine {
+  title: string;
+  /** "$10 a month". */
+  price: string;
+  roles: string[];
+}
+
+/** The public join page of a server (`GET /join/<slug>`). */
+export interface JoinPageView {
+  campaignName: string;
+  guildName: string | null;
+  tiers: JoinTierLine[];
+  /** Anyone with a Patreon account may join (`/settings join_non_patrons:true`). */
+  openToEveryone: boolean;
+  /** Where the one button goes; null when the page cannot add anyone now (`notReady` says why). */
+  startHref: string | null;
+  notReady: { title: string; message: string; next: string } | null;
+  pledgeUrl: string | null;
+}
+
+/** The page after joining: the Discord account, the roles, the way into the server. */
+export interface JoinResultView {
+  outcome: 'added' | 'already_member';
+  campaignName: string;
+  guildName: string | null;
+  discordAccount: { name: string; username: string | null };
+  /** `https://discord.com/channels/<guild id>`. */
+  serverUrl: string;
+  tiers: string[];
+  granted: RoleLine[];
+  kept: RoleLine[];
+  notGranted: RoleLine[];
+  problems: ProblemLine[];
+  /** The server's join page, to start again as someone else. */
+  joinUrl: string;
+}
+
+/** A join page flow that ends without joining: why, what to do, and (for non-patrons) which tiers let people in. */
+export interface JoinRefusalView extends MessageView {
+  campaignName: string | null;
+  guildName: string | null;
+  /** A button for the next step (the pledge page, the join page again). */
+  action: { label: string; href: string } | null;
+  /** Shown to someone who is not a patron: the tiers that let people in. */
+  tiers: JoinTierLine[];
+  /** Where to start again. */
+  joinUrl: string | null;
+}

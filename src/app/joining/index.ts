@@ -1,0 +1,95 @@
+import type { DiscordUserOAuth } from '../../edges/discord/user-oauth';
+import type { GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
+import type { MemberAdder } from '../../edges/discord/member-adder';
+import type { Metrics } from '../../edges/observability/metrics';
+import type { Repositories } from '../../edges/store/repositories';
+import type { Clock } from '../../shared/clock';
+import type { Logger } from '../../shared/logger';
+import type { Linking } from '../linking';
+import type { SyncSubsystem } from '../sync';
+import { createJoinFlow } from './join-flow';
+import type { JoinLinks } from './join-links';
+import { type JoinReadiness, createJoinPlaces } from './join-place';
+
+export interface JoiningDeps {
+  repos: Pick<Repositories, 'guilds' | 'campaigns' | 'snapshots'>;
+  links: JoinLinks;
+  linking: Pick<Linking, 'link' | 'oneTimeLinks'>;
+  sync: Pick<SyncSubsystem, 'contexts' | 'reconciler'>;
+  discord: { snapshots: GuildSnapshotCache; members: MemberAdder };
+  /** The Discord user OAuth client the dashboard signs in with; null without DISCORD_CLIENT_SECRET (the join page is off). */
+  oauth: DiscordUserOAuth | null;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  publicUrl: () => string;
+}
+
+/** What `/doctor` says about the join page, per readiness. */
+const READINESS_CHECK: Record<JoinReadiness, { ok: boolean; detail: string; fix: string | null }> = {
+  ready: { ok: true, detail: 'patrons join at', fix: null },
+  off: {
+    ok: true,
+    detail: 'off: DISCORD_CLIENT_SECRET is not set, so Tierlink cannot ask Discord who is joining',
+    fix: null,
+  },
+  not_connected: { ok: true, detail: 'waits for a connected campaign (/connect)', fix: null },
+  bot_not_in_server: { ok: false, detail: 'Tierlink cannot read this server', fix: 'Invite the bot to the server again.' },
+  bot_lacks_invite: {
+    ok: false,
+    detail: 'Tierlink’s role lacks Create Instant Invite, which Discord requires to add people to the server',
+    fix: 'Server Settings → Roles → the Tierlink role → turn on Create Invite.',
+  },
+  bot_lacks_manage_roles: {
+    ok: false,
+    detail: 'Tierlink’s role lacks Manage Roles, so people would join without their roles',
+    fix: 'Server Settings → Roles → the Tierlink role → turn on Manage Roles.',
+  },
+};
+
+/**
+ * The join page (issue 16): a public page per server from which a patron who is not in the server
+ * yet signs in with the service and with Discord and arrives in the server with their tier roles.
+ */
+export function createJoining(deps: JoiningDeps) {
+  const { repos, clock, logger } = deps;
+  const places = createJoinPlaces({
+    ...repos,
+    contexts: deps.sync.contexts,
+    discordSnapshots: deps.discord.snapshots,
+    links: deps.links,
+    served: deps.linking.link.servedCampaigns,
+    clock,
+    enabled: deps.oauth !== null,
+  });
+  const flow = deps.oauth
+    ? createJoinFlow({
+        places,
+        links: deps.links,
+        oneTimeLinks: deps.linking.oneTimeLinks,
+        link: deps.linking.link,
+        oauth: deps.oauth,
+        members: deps.discord.members,
+        reconciler: deps.sync.reconciler,
+        metrics: deps.metrics,
+        logger,
+        redirectUri: () => `${deps.publicUrl()}/join/callback`,
+      })
+    : null;
+
+  return {
+    links: deps.links,
+    places,
+    /** Null when the join page is off (no DISCORD_CLIENT_SECRET). */
+    flow,
+
+    /** `/doctor`'s line about the join page: its address, or what keeps it from adding people. */
+    async doctorCheck(guildId: string): Promise<{ name: string; ok: boolean; detail: string; fix: string | null }> {
+      const [readiness, link] = await Promise.all([places.readiness(guildId), deps.links.linkOf(guildId)]);
+      const check = READINESS_CHECK[readiness];
+      return { name: 'Join page', ...check, detail: readiness === 'ready' ? `${check.detail} ${link.url}` : check.detail };
+    },
+  };
+}
+
+export type Joining = ReturnType<typeof createJoining>;
