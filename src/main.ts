@@ -149,7 +149,6 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
   return {
     services,
     publicUrl: services.publicUrl,
-
     async start() {
       server = await listen(app, config.port);
       services.setListeningUrl(`http://localhost:${server.port}`);

@@ -48,7 +48,9 @@ test('the creator connects: campaign bound, webhook registered, former-patron ro
   expect(output).toMatch(/✓ Stand-ins started/);
   expect(output).toMatch(/✓ Tierlink started/);
   expect(output).toMatch(/✓ Casey runs \/connect/);
-  expect(output).toMatch(/webhook \d+ registered for 6 member triggers at http:\/\/localhost:\d+\/webhooks\/patreon/);
+  expect(output).toMatch(
+    /webhook \d+ registered for 7 triggers \(member changes, new posts\) at http:\/\/localhost:\d+\/webhooks\/patreon/,
+  );
   expect(output).toMatch(/✓ Casey runs \/settings former_role:@Former Patron/);
   expect(output).toMatch(/Former-patron role: @Former Patron/);
 });

@@ -55,6 +55,7 @@ test('/connect answers only the creator, with a one-time link that asks for the 
   expect(authorize.searchParams.get('scope')!.split(' ').sort()).toEqual([
     'campaigns',
     'campaigns.members',
+    'campaigns.posts',
     'identity',
     'w:campaigns.webhook',
   ]);
@@ -93,7 +94,7 @@ test('a creator with several campaigns picks one on the result page; only that o
   expect(await repos.guilds.campaignsOf(e.guildId)).toEqual([]);
   expect(e.patreon.webhooks()).toEqual([]);
   const tokens = await repos.credentials.load(e.patreon.creatorUserId);
-  expect(tokens?.scopes.sort()).toEqual(['campaigns', 'campaigns.members', 'identity', 'w:campaigns.webhook']);
+  expect(tokens?.scopes.sort()).toEqual(['campaigns', 'campaigns.members', 'campaigns.posts', 'identity', 'w:campaigns.webhook']);
   const raw = await e.db.database.db.execute(sql`select access_token_enc, refresh_token_enc from creator_credentials`);
   const row = ((raw as { rows?: unknown[] }).rows ?? (raw as unknown as unknown[]))[0] as {
     access_token_enc: string;

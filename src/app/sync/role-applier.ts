@@ -1,42 +1,16 @@
-import type { Adoption, BlockedChange, RoleChange, UserPlan } from '../../core/planner/types';
+import type { Adoption, RoleChange, UserPlan } from '../../core/planner/types';
 import type { Lane } from '../../edges/discord/request-budget';
-import type { Result } from '../../core/result';
-import type { MemberAddProblem, MemberAdded } from '../../edges/discord/member-adder';
 import type { RoleWriter } from '../../edges/discord/role-writer';
 import type { Metrics } from '../../edges/observability/metrics';
 import type { AuditEntry, GrantRecord, LedgerRepository } from '../../edges/store/repositories/ledger-repository';
 import type { Clock } from '../../shared/clock';
 import { createKeyedMutex, mapWithConcurrency } from '../../shared/keyed-mutex';
+import { type ApplyResult, type FailedChange, type Trigger, auditEntry, auditReason } from './applied-changes';
+import { createJoinApply } from './join-apply';
+export { auditEntry, auditReason } from './applied-changes';
+export type { ApplyResult, FailedChange, Trigger } from './applied-changes';
+export type { Admit, JoinApplyResult } from './join-apply';
 import type { Logger } from '../../shared/logger';
-
-/** What set a change in motion; recorded in the audit log and in Discord's audit-log reason. */
-export type Trigger = PersonTrigger | 'webhook' | 'sync' | 'rejoin' | 'map' | 'settings' | 'recheck' | 'connect' | 'grace' | 'adopt';
-/** A person's own doing: `/link`, `/unlink`, a membership linked to another account, the join page. */
-type PersonTrigger = 'link' | 'unlink' | 'relink' | 'join';
-
-/**
- * A join's one request: Add Guild Member with these roles, bound by the caller to the access token
- * the person just gave (src/edges/discord/member-adder.ts). The applier never sees the token.
- */
-export type Admit = (roleIds: readonly string[]) => Promise<Result<MemberAdded, MemberAddProblem>>;
-
-/** What a join's request did: added with the roles, found the person already in (nothing applied), or refused. */
-export type JoinApplyResult =
-  { kind: 'added'; result: ApplyResult } | { kind: 'already_member' } | { kind: 'refused'; problem: MemberAddProblem; result: ApplyResult };
-
-export interface FailedChange {
-  change: RoleChange;
-  code: string;
-  message: string;
-  fix: string | null;
-}
-
-/** One member's plan, applied. */
-export interface ApplyResult {
-  applied: RoleChange[];
-  failed: FailedChange[];
-  blocked: BlockedChange[];
-}
 
 /** What became of one member's changes in a bulk apply; a change in neither set was not attempted. */
 export interface MemberOutcome {
@@ -64,31 +38,6 @@ export interface RoleApplierDeps {
 
 /** Members whose ledger and audit rows a bulk apply writes together (bounds what a crash mid-run can leave). */
 export const LEDGER_BATCH = 100;
-
-/** "Tierlink (webhook): Gold tier (active patron)": what a moderator reads in Discord's audit log. */
-export function auditReason(trigger: Trigger, reason: string): string {
-  return `Tierlink (${trigger}): ${reason}`;
-}
-
-/** The audit row of one change (or attempt) on one member's role. */
-export function auditEntry(
-  who: { guildId: string; userId: string; trigger: Trigger; at: Date },
-  change: { op: RoleChange['op'] | 'adopt'; roleId: string; reason: string },
-  outcome: AuditEntry['outcome'],
-  error: string | null = null,
-): AuditEntry {
-  return {
-    at: who.at,
-    guildId: who.guildId,
-    discordUserId: who.userId,
-    roleId: change.roleId,
-    action: change.op,
-    outcome,
-    trigger: who.trigger,
-    reason: change.reason,
-    error,
-  };
-}
 
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
@@ -285,61 +234,8 @@ export function createRoleApplier(deps: RoleApplierDeps) {
       return { applied: plan.changes.filter((c) => outcome.applied.has(c)), failed: [...outcome.failed.values()], blocked: plan.blocked };
     },
 
-    /**
-     * Applies the plan of someone not in the guild yet through one Add Guild Member request with
-     * every role the plan adds (docs/decisions.md §21), under the ledger's rule: grants recorded
-     * before the request, audited as applied when Discord adds them (201); when it refuses, or
-     * answers that they are a member already (204: nothing applied), the rows this join recorded
-     * go again (`recordedBefore`: roles the ledger held already stay). Roles the hierarchy check
-     * left out fail as a refused grant does. Call it inside {@link withMember}.
-     */
-    async join(plan: UserPlan, admit: Admit, options: { recordedBefore: ReadonlySet<string> }): Promise<JoinApplyResult> {
-      const { guildId, userId } = plan;
-      const adds = plan.changes.filter((c): c is Extract<RoleChange, { op: 'add' }> => c.op === 'add');
-      const intents: GrantRecord[] = adds.map((c) => ({ discordUserId: userId, roleId: c.roleId, ...c.grant, reason: c.reason }));
-      if (intents.length > 0) await ledger.write(guildId, intents, [], clock.now());
-      const fresh = adds.filter((c) => !options.recordedBefore.has(c.roleId)).map((c) => ({ discordUserId: userId, roleId: c.roleId }));
-      const answer = await admit(adds.map((c) => c.roleId));
-      const at = clock.now();
-      const entry = (change: RoleChange | BlockedChange, outcome: AuditEntry['outcome'], error: string | null = null) =>
-        auditEntry({ guildId, userId, trigger: 'join', at }, change, outcome, error);
-      if (!answer.ok || answer.value.status === 'already_member') {
-        await ledger.write(guildId, [], fresh, at);
-        if (answer.ok) return { kind: 'already_member' };
-        const problem = answer.error;
-        const failed: FailedChange[] = adds.map((change) => ({ change, code: problem.code, message: problem.message, fix: null }));
-        await ledger.audit(adds.map((c) => entry(c, 'failed', `${problem.code}: ${problem.message}`)));
-        if (adds.length > 0) metrics.roleChanges.inc({ kind: 'add', outcome: 'failed' }, adds.length);
-        return { kind: 'refused', problem, result: { applied: [], failed, blocked: plan.blocked } };
-      }
-
-      const skipped = new Map(answer.value.skipped.map((p) => [p.roleId, p]));
-      const applied: RoleChange[] = [];
-      const failed: FailedChange[] = [];
-      const dropped: Array<{ discordUserId: string; roleId: string }> = [];
-      const audit: AuditEntry[] = [];
-      for (const change of plan.changes) {
-        const problem = skipped.get(change.roleId);
-        if (change.op === 'add' && problem) {
-          dropped.push({ discordUserId: userId, roleId: change.roleId });
-          failed.push({ change, code: problem.code, message: problem.message, fix: problem.fix });
-          audit.push(entry(change, 'failed', `${problem.code}: ${problem.message}`));
-          metrics.roleChanges.inc({ kind: 'add', outcome: 'failed' });
-          continue;
-        }
-        // Nothing else reaches Discord: the person held no role, so the plan only adds and forgets.
-        if (change.op === 'forget') dropped.push({ discordUserId: userId, roleId: change.roleId });
-        applied.push(change);
-        audit.push(entry(change, 'applied'));
-        metrics.roleChanges.inc({ kind: change.op, outcome: 'applied' });
-      }
-      audit.push(...plan.blocked.map((b) => entry(b, 'blocked', b.problem.message)));
-      for (const b of plan.blocked) metrics.roleChanges.inc({ kind: b.op, outcome: 'blocked' });
-      await ledger.write(guildId, [], dropped, at);
-      await ledger.audit(audit);
-      logger.info({ guildId, userId, roles: applied.filter((c) => c.op === 'add').length }, 'member added with their roles');
-      return { kind: 'added', result: { applied, failed, blocked: plan.blocked } };
-    },
+    /** Adds someone to the guild with the plan's roles in one request (src/app/sync/join-apply.ts). */
+    join: createJoinApply({ ledger, clock, metrics, logger }),
 
     /**
      * Records roles members already hold as Tierlink's grants ({@link adoptions} of the planner):

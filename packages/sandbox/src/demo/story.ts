@@ -102,7 +102,7 @@ export async function playStory(timeline: Timeline, env: StoryEnvironment, resou
     const bound = await service.campaignsOf(guildId);
     expectThat(bound.includes(patreon.campaignId), `the campaign was not bound to the server (bound: ${bound.join(', ') || 'none'})`);
     s.detail(`campaign ${patreon.campaignId} now serves “${world.guildName}”; tiers read: Gold → @Gold, Platinum → @Platinum`);
-    s.detail(`webhook ${webhook.id} registered for ${webhook.triggers.length} member triggers at ${webhook.uri}`);
+    s.detail(`webhook ${webhook.id} registered for ${webhook.triggers.length} triggers (member changes, new posts) at ${webhook.uri}`);
   });
   await timeline.step('Casey runs /settings former_role:@Former Patron', async (s) => {
     const reply = await service.command(world.owner.discordId, 'settings', {
