@@ -36,7 +36,7 @@ export interface PruneBefore {
 }
 
 /**
- * The deletes of the retention job (src/app/retention.ts): each table by its own age column, in
+ * The deletes of the retention job (src/app/housekeeping/retention.ts): each table by its own age column, in
  * batches of {@link PRUNE_BATCH}. Nothing here decides how long anything is kept.
  */
 export function createRetentionStore(db: Db) {

@@ -190,7 +190,7 @@ export const memberSnapshots = pgTable(
     source: text('source').$type<'link' | 'webhook' | 'webhook-payload' | 'sync'>().notNull(),
     fetchedAt: ts('fetched_at').notNull().defaultNow(),
     /**
-     * A digest of the read the planner sees (`readDigest`, src/edges/store/repositories/snapshot-digest.ts):
+     * A digest of the read the planner sees (`readDigest`, src/edges/store/repositories/snapshot-repository.ts):
      * a full sync that reads the same again writes nothing. Null: write at the next read (rows of an
      * earlier release, and members marked unreadable, whose mark the next readable read clears).
      */
@@ -200,7 +200,7 @@ export const memberSnapshots = pgTable(
     primaryKey({ columns: [t.campaignId, t.memberId] }),
     index('member_snapshots_user_idx').on(t.campaignId, t.patreonUserId),
     index('member_snapshots_patreon_user_idx').on(t.patreonUserId),
-    // New pledges to welcome (src/app/channels/patron-welcomes.ts): recent starts of a campaign.
+    // New pledges to welcome (src/app/channels/announcements.ts): recent starts of a campaign.
     index('member_snapshots_pledge_start_idx').on(t.campaignId, t.pledgeRelationshipStart),
   ],
 );

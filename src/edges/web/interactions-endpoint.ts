@@ -9,8 +9,8 @@ import { type RateLimitRule, createAddressLimiter, createLogSampler, markQuiet }
 export const MAX_INTERACTION_BODY_BYTES = 256 * 1024;
 
 /**
- * How far the signed timestamp may be from our clock. Discord documents no window (docs/discord-
- * api-notes.md §3); five minutes rejects a replay of an old signed request while tolerating clock drift.
+ * How far the signed timestamp may be from our clock. Discord documents no window
+ * (docs/discord-api-notes.md §3); five minutes rejects a replay of an old signed request while tolerating clock drift.
  */
 export const SIGNATURE_MAX_AGE_SECONDS = 300;
 

@@ -5,7 +5,7 @@ import { createDiscordAccess, createMemberRoleCache } from '../../../src/edges/d
 /**
  * The member-role cache over the real directory against the Discord stand-in; the gateway's
  * dispatches are given as discord.js's `raw` event gives them (the real client feeding it is
- * covered end to end in test/e2e/member-cache.test.ts).
+ * covered end to end in test/e2e/discord-traffic.test.ts).
  */
 let sandbox: DiscordSandbox;
 beforeAll(async () => {

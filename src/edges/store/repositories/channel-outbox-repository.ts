@@ -17,7 +17,7 @@ export interface ModLogRow {
   error: string | null;
 }
 
-/** A member whose current pledge began recently and who is entitled now (src/app/channels/patron-welcomes.ts). */
+/** A member whose current pledge began recently and who is entitled now (src/app/channels/announcements.ts). */
 export interface RecentPledge {
   campaignId: string;
   memberId: string;
