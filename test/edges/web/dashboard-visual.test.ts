@@ -283,7 +283,9 @@ inChromium('the dashboard in headless Chromium', () => {
         ['New-patrons channel', '#welcome'],
         ['New-posts channel', '#new-posts'],
       ]);
-      expect(pageText(await panel.innerHTML())).toContain('Tierlink needs View Channel, Send Messages and Embed Links in the channel');
+      expect(pageText(await panel.innerHTML())).toContain(
+        'Tierlink needs View Channel and Send Messages in each channel, and Embed Links for the mod-log and new posts',
+      );
       const box = (await panel.boundingBox())!;
       expect(box.x + box.width).toBeLessThanOrEqual(viewport.width);
       await panel.screenshot({ path: path.join(SCREENSHOTS, `dashboard-channels-${viewport.label}.docs.tmp.png`), timeout: 10_000 });

@@ -98,7 +98,7 @@ ${channelSelect('modLog', 'Tierlink’s role changes, a few seconds after they h
 ${channelSelect('announcePatrons', 'A welcome when someone’s pledge begins (once per pledge).')}
 ${channelSelect('announcePosts', 'Each new post: its title, its link and which tiers can see it.')}
 </div>
-<p class="hint">Tierlink needs View Channel, Send Messages and Embed Links in the channel; it says what to allow when it lacks one.</p>
+<p class="hint">Tierlink needs View Channel and Send Messages in each channel, and Embed Links for the mod-log and new posts; it says what to allow when it lacks one.</p>
 <div class="actions"><button class="btn" type="submit"${disabled(locked)}>Save channels</button></div>
 </form>`;
 
