@@ -1,3 +1,4 @@
+import { sendHtml } from './html-response';
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { pinoHttp } from 'pino-http';
@@ -84,17 +85,7 @@ const messages = {
 } satisfies Record<string, MessageView>;
 
 function sendPage(res: Response, status: number, html: string): void {
-  res
-    .status(status)
-    .set({
-      'Content-Type': 'text/html; charset=utf-8',
-      'Cache-Control': 'no-store',
-      'Referrer-Policy': 'no-referrer',
-      'X-Content-Type-Options': 'nosniff',
-      'X-Frame-Options': 'DENY',
-      'Content-Security-Policy': `${PAGE_CONTENT_SECURITY_POLICY}; frame-ancestors 'none'`,
-    })
-    .send(html);
+  sendHtml(res, status, html, PAGE_CONTENT_SECURITY_POLICY);
 }
 
 const message = (res: Response, view: MessageView) => sendPage(res, view.status, renderMessage(view));

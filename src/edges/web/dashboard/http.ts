@@ -1,3 +1,4 @@
+import { sendHtml } from '../html-response';
 import type { Request, Response } from 'express';
 import { DASHBOARD_CONTENT_SECURITY_POLICY } from './styles';
 
@@ -34,17 +35,7 @@ export function clearCookie(res: Response, name: string, secure: boolean): void 
 }
 
 export function sendDashboardPage(res: Response, status: number, page: string): void {
-  res
-    .status(status)
-    .set({
-      'Content-Type': 'text/html; charset=utf-8',
-      'Cache-Control': 'no-store',
-      'Referrer-Policy': 'no-referrer',
-      'X-Content-Type-Options': 'nosniff',
-      'X-Frame-Options': 'DENY',
-      'Content-Security-Policy': `${DASHBOARD_CONTENT_SECURITY_POLICY}; frame-ancestors 'none'`,
-    })
-    .send(page);
+  sendHtml(res, status, page, DASHBOARD_CONTENT_SECURITY_POLICY);
 }
 
 /** Post, redirect, get: a change answers with a redirect, so a reload never repeats it. */
