@@ -123,8 +123,12 @@ test('10,000 forged deliveries from one address, then from 10,000 addresses: not
   const oneMs = Date.now() - started;
   const rss1 = service.rss();
   const log1 = service.outputBytes();
-  // 30 refused after verification, then refused unread.
-  expect(Object.fromEntries(one)).toEqual({ 401: 30, 429: TOTAL - 30 });
+  // 30 refused after verification, then refused unread. Requests already past the budget check when
+  // the 30th failure is counted (at most CONCURRENCY - 1 of them) are still verified and refused.
+  const verified = one.get(401) ?? 0;
+  expect(verified).toBeGreaterThanOrEqual(30);
+  expect(verified).toBeLessThan(30 + CONCURRENCY);
+  expect(Object.fromEntries(one)).toEqual({ 401: verified, 429: TOTAL - verified });
 
   const startedMany = Date.now();
   const many = await flood(url, (i) => ({

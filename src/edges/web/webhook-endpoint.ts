@@ -32,7 +32,12 @@ export interface WebhookEndpointDeps {
   limiterNow?: () => number;
 }
 
-/** Failed deliveries an address may send a minute before it is refused unread. */
+/**
+ * Failed deliveries an address may send a minute before it is refused unread. The budget is checked
+ * before the body is read and counted once the signature has failed, so requests from that address
+ * already being read when the budget runs out still finish: at most `limit` plus the address's
+ * requests in flight at that moment are verified.
+ */
 export const UNVERIFIED_LIMIT: RateLimitRule = { limit: 30, windowMs: 60_000 };
 
 type Rejection =
