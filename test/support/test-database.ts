@@ -1,7 +1,12 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Blob } from 'node:buffer';
 import { getTableName, sql } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
 import { createScratchPostgres } from '../../bench/scratch-database';
-import { type Database, openDatabase } from '../../src/edges/store/database';
+import { type Database, MIGRATIONS_FOLDER, PGLITE_CONF, dumpEmbeddedDatabase, openDatabase } from '../../src/edges/store/database';
 import * as schema from '../../src/edges/store/schema';
 import { silentLogger } from '../../src/shared/logger';
 
@@ -27,6 +32,35 @@ const TABLES = Object.values(schema)
   .filter((t: unknown): t is PgTable => t instanceof PgTable)
   .map((t) => `"${getTableName(t)}"`);
 
+/**
+ * A migrated embedded database, dumped once per set of migrations and shared by every test file
+ * (a file in the system's temporary folder, named by a hash of the migrations): an initdb and the
+ * migrations cost seconds, loading the dump under one. The file is written under another name
+ * and renamed, so workers that build it at the same time never read half of it.
+ */
+async function migratedTemplate(): Promise<Blob> {
+  const hash = createHash('sha256');
+  hash.update(JSON.stringify(PGLITE_CONF));
+  for (const name of fs.readdirSync(MIGRATIONS_FOLDER, { recursive: true }).map(String).sort()) {
+    const file = path.join(MIGRATIONS_FOLDER, name);
+    if (fs.statSync(file).isFile()) hash.update(name).update(fs.readFileSync(file));
+  }
+  const file = path.join(os.tmpdir(), `tierlink-test-template-${hash.digest('hex').slice(0, 16)}.tar`);
+  if (!fs.existsSync(file)) {
+    const fresh = await openDatabase({ engine: 'pglite-memory', logger: silentLogger });
+    try {
+      await fresh.migrate();
+      const dump = await dumpEmbeddedDatabase(fresh);
+      const partial = `${file}.${process.pid}.partial`;
+      fs.writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
+      fs.renameSync(partial, file);
+    } finally {
+      await fresh.close();
+    }
+  }
+  return new Blob([fs.readFileSync(file)]);
+}
+
 export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
   const adminUrl = process.env.DATABASE_URL;
   const listeners = new Set<(statement: string) => void>();
@@ -42,7 +76,8 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
     database = await openDatabase({ engine: 'postgres', url, logger: silentLogger, poolSize: 5, onQuery });
     dropDatabase = scratch.drop;
   } else {
-    database = await openDatabase({ engine: 'pglite-memory', logger: silentLogger, onQuery });
+    const from = options.migrate === false ? undefined : await migratedTemplate();
+    database = await openDatabase({ engine: 'pglite-memory', logger: silentLogger, onQuery, ...(from ? { from } : {}) });
   }
   if (options.migrate !== false) await database.migrate();
   return {

@@ -69,8 +69,11 @@ export const POSTGRES_TIMEOUTS: PostgresTimeouts = { connectMs: 10_000, statemen
 export type DatabaseOptions = (
   | { engine: 'postgres'; url: string; logger: Logger; poolSize?: number; timeouts?: Partial<PostgresTimeouts> }
   | { engine: 'pglite'; dataDir: string; logger: Logger }
-  /** In-memory PGlite: tests and the demo's throwaway databases. */
-  | { engine: 'pglite-memory'; logger: Logger }
+  /**
+   * In-memory PGlite: tests and throwaway databases. `from`: a data directory written by
+   * {@link dumpEmbeddedDatabase} to start from (an initdb costs seconds; loading one, under one).
+   */
+  | { engine: 'pglite-memory'; logger: Logger; from?: Blob }
 ) & { onQuery?: QueryObserver };
 
 /**
@@ -94,8 +97,17 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     return openPostgres(options.url, options.logger, options.poolSize ?? 10, { ...POSTGRES_TIMEOUTS, ...options.timeouts }, onQuery);
   }
   if (options.engine === 'pglite') return openPglite(options.dataDir, options.logger, onQuery);
-  return openPglite(undefined, options.logger, onQuery);
+  return openPglite(undefined, options.logger, onQuery, options.from);
 }
+
+/** The data directory of an embedded database, uncompressed, to open copies of it with `from`. */
+export async function dumpEmbeddedDatabase(database: Database): Promise<Blob> {
+  const client = pgliteClients.get(database);
+  if (!client) throw new Error('dumpEmbeddedDatabase: not an embedded (PGlite) database');
+  return client.dumpDataDir('none');
+}
+
+const pgliteClients = new WeakMap<Database, PGlite>();
 
 type Callback = (...args: unknown[]) => void;
 
@@ -197,12 +209,18 @@ async function openPostgres(
   };
 }
 
-async function openPglite(dataDir: string | undefined, logger: Logger, onQuery?: QueryObserver): Promise<Database> {
+async function openPglite(dataDir: string | undefined, logger: Logger, onQuery?: QueryObserver, from?: Blob): Promise<Database> {
   let lock: DataDirLock | undefined;
   if (dataDir) lock = acquireDataDirLock(dataDir);
   let client: PGlite;
   try {
-    client = new PGlite(dataDir ? path.join(dataDir, 'pglite') : undefined, { postgresqlconf: PGLITE_CONF });
+    // One options object: PGlite reads its second argument only when the first is a path, so an
+    // in-memory database given (undefined, options) would silently drop them.
+    client = new PGlite({
+      ...(dataDir ? { dataDir: path.join(dataDir, 'pglite') } : {}),
+      postgresqlconf: PGLITE_CONF,
+      ...(from ? { loadDataDir: from } : {}),
+    });
     await client.waitReady;
   } catch (error) {
     lock?.release();
@@ -217,7 +235,7 @@ async function openPglite(dataDir: string | undefined, logger: Logger, onQuery?:
   /** Lock name → how many hold it shared, or -1 while one holds it exclusively. */
   const held = new Map<string, number>();
   logger.debug({ dataDir: dataDir ?? 'memory' }, 'embedded database open');
-  return {
+  const database: Database = {
     db: db as unknown as Db,
     engine: 'pglite',
     ping: async () => {
@@ -245,6 +263,8 @@ async function openPglite(dataDir: string | undefined, logger: Logger, onQuery?:
       }
     },
   };
+  pgliteClients.set(database, client);
+  return database;
 }
 
 /** Rows of a raw `db.execute(sql…)`: node-postgres and PGlite both answer `{ rows }`. */

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { sql } from 'drizzle-orm';
-import { openDatabase, queryRows } from '../../../src/edges/store/database';
+import { dumpEmbeddedDatabase, openDatabase, queryRows } from '../../../src/edges/store/database';
 import { roleGrants } from '../../../src/edges/store/schema';
 import { silentLogger } from '../../../src/shared/logger';
 import { type TestDatabase, createTestDatabase, onPostgres } from '../../support/test-database';
@@ -158,4 +158,24 @@ test('PostgreSQL that accepts the connection and never answers fails the first q
   } finally {
     await database.close();
   }
+});
+
+test('an embedded database opened from a dump has its rows and its own life; a PostgreSQL database cannot be dumped', async () => {
+  const original = await openDatabase({ engine: 'pglite-memory', logger: silentLogger });
+  try {
+    await original.db.execute(sql`create table notes (body text)`);
+    await original.db.execute(sql`insert into notes values ('kept')`);
+    const dump = await dumpEmbeddedDatabase(original);
+    const copy = await openDatabase({ engine: 'pglite-memory', logger: silentLogger, from: dump });
+    try {
+      await copy.db.execute(sql`insert into notes values ('only in the copy')`);
+      expect(await queryRows(copy.db, sql`select body from notes order by body`)).toEqual([{ body: 'kept' }, { body: 'only in the copy' }]);
+      expect(await queryRows(original.db, sql`select body from notes`)).toEqual([{ body: 'kept' }]);
+    } finally {
+      await copy.close();
+    }
+  } finally {
+    await original.close();
+  }
+  if (onPostgres()) await expect(dumpEmbeddedDatabase(t.database)).rejects.toThrow(/not an embedded/);
 });
