@@ -1,23 +1,14 @@
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { parseConfig } from '../src/config';
-import { createTierlink } from '../src/main';
 import { createMemberRoleCache } from '../src/edges/discord/member-roles';
-import { createLogger } from '../src/edges/observability/logger';
-import { type DiscordSandbox, createDiscordSandbox } from '@tierlink/sandbox/discord';
-import { type MembershipServiceSandbox, createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
-import { standInEnvironment } from '@tierlink/sandbox';
-import { openScratchDatabase } from './scratch-database';
+import { type PreparedLink, linkUpToCallback, sendCallback } from './link-flow';
+import { type TierlinkStack, startTierlinkStack } from './tierlink-stack';
 
 /**
- * Discord traffic figures for `npm run bench` (issue 14, points 1–2): the whole service started as
- * `npm start` starts it, the real discord.js client on the Discord stand-in's gateway (which feeds
- * the member-role cache), both stand-ins over HTTP, the real clock.
+ * Discord traffic figures for `npm run bench` (issue 14, points 1–2): the whole service and both
+ * stand-ins (bench/tierlink-stack.ts), the real discord.js client on the Discord stand-in's gateway
+ * feeding the member-role cache, the real clock.
  *
  * - Interactive latency at 16 changes per second, Discord's limits raised in the stand-in so what
  *   remains is Tierlink's: webhook change → role (a tier upgrade delivered by the membership
@@ -35,7 +26,6 @@ export interface BenchRow {
   goal?: string;
 }
 
-const SECRET_KEY = randomBytes(32).toString('base64url');
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
 function percentile(sorted: readonly number[], p: number): number {
@@ -45,67 +35,17 @@ function percentile(sorted: readonly number[], p: number): number {
 
 const sleep = (msToWait: number) => new Promise((r) => setTimeout(r, msToWait));
 
-interface Stack {
-  patreon: MembershipServiceSandbox;
-  discord: DiscordSandbox;
-  guildId: string;
-  roles: { silver: string; gold: string };
-  tiers: { silver: string; gold: string };
-  tierlink: Awaited<ReturnType<typeof createTierlink>>;
-  label: string;
-  close(): Promise<void>;
-}
+type Stack = TierlinkStack<'silver' | 'gold'>;
 
-export async function startStack(options: {
+export function startStack(options: {
   postgresUrl?: string;
-  discordRateLimits?: Parameters<typeof createDiscordSandbox>[0];
+  discordRateLimits?: Parameters<typeof startTierlinkStack>[0]['discordOptions'];
 }): Promise<Stack> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tierlink-bench-traffic-'));
-  const patreon = await createMembershipServiceSandbox();
-  const discord = await createDiscordSandbox(options.discordRateLimits);
-  const db = await openScratchDatabase(options.postgresUrl);
-  const { guildId } = discord.createGuild({ name: 'Bench Club' });
-  const roles = {
-    silver: discord.createRole(guildId, { name: 'Silver', position: 1 }).id,
-    gold: discord.createRole(guildId, { name: 'Gold', position: 1 }).id,
-  };
-  const tiers = {
-    silver: patreon.createTier(patreon.campaignId, { title: 'Silver', amountCents: 500, chatRoleIds: [roles.silver] }).id,
-    gold: patreon.createTier(patreon.campaignId, { title: 'Gold', amountCents: 1000, chatRoleIds: [roles.gold] }).id,
-  };
-  const parsed = parseConfig({
-    ...standInEnvironment(patreon, discord, guildId),
-    PATREON_CREATOR_ACCESS_TOKEN: patreon.creatorTokens.accessToken,
-    PATREON_CREATOR_REFRESH_TOKEN: patreon.creatorTokens.refreshToken,
-    DATA_DIR: dataDir,
-    SECRET_KEY,
-    LOG_LEVEL: 'warn',
+  return startTierlinkStack({
+    tiers: { silver: { title: 'Silver', amountCents: 500 }, gold: { title: 'Gold', amountCents: 1000 } },
+    postgresUrl: options.postgresUrl,
+    discordOptions: options.discordRateLimits,
   });
-  if (!parsed.ok) throw parsed.error;
-  const tierlink = await createTierlink({
-    config: parsed.value,
-    logger: createLogger({ level: (process.env.BENCH_LOG_LEVEL as 'warn' | undefined) ?? 'warn', stderr: true }),
-    database: db.database,
-    discordWaitGuildTimeoutMs: 500,
-  });
-  const { url } = await tierlink.start();
-  patreon.registerRedirectUri(`${url}/oauth/callback`);
-  return {
-    patreon,
-    discord,
-    guildId,
-    roles,
-    tiers,
-    tierlink,
-    label: db.label,
-    async close() {
-      await tierlink.stop();
-      await discord.close();
-      await patreon.close();
-      await db.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
 }
 
 function pledge(stack: Stack, userId: string, tier: 'silver' | 'gold', deliver: boolean): void {
@@ -119,40 +59,16 @@ function pledge(stack: Stack, userId: string, tier: 'silver' | 'gold', deliver: 
 
 /** A member who joined while Tierlink watched, a patron of `tier`, and a `/link` taken up to the callback (not sent yet). */
 async function prepareLink(stack: Stack, n: number, tier: 'silver' | 'gold') {
-  const { patreon, discord, guildId } = stack;
-  const user = patreon.createUser({ fullName: `Bench Linker ${n}` });
+  const user = stack.patreon.createUser({ fullName: `Bench Linker ${n}` });
   pledge(stack, user.id, tier, false);
-  const member = discord.addMember(guildId, { username: `linker${n}` });
-  const { interactionId } = discord.injectCommand({ guildId, userId: member.userId, name: 'link', memberPermissions: 0n });
-  const reply = await discord.waitForInteractionResponse(interactionId, { final: true, timeoutMs: 10_000 });
-  const rows = (reply.data?.components as Array<{ components?: Array<{ url?: string }> }> | undefined) ?? [];
-  const button = rows.flatMap((r) => r.components ?? []).find((c) => c.url)?.url;
-  if (!button) throw new Error('no button in the /link reply');
-  // Each patron from an address of their own, as through a proxy (Tierlink trusts a loopback proxy's
-  // X-Forwarded-For): the per-address limits of /link and /oauth/callback are for one person, not for a bench.
-  const address = { 'x-forwarded-for': `198.18.${Math.floor(n / 250) + 1}.${(n % 250) + 1}` };
-  const follow = await fetch(button, { redirect: 'manual', headers: address });
-  await follow.arrayBuffer();
-  const authorizeUrl = follow.headers.get('location');
-  if (follow.status !== 302 || !authorizeUrl) throw new Error(`following the link answered ${follow.status}`);
-  const callback = await patreon.approveAuthorization(authorizeUrl, user.id);
-  const cookie = follow.headers
-    .getSetCookie()
-    .map((line) => line.split(';')[0])
-    .join('; ');
-  return { userId: member.userId, callback, cookie, address, roleId: stack.roles[tier] };
+  const member = stack.discord.addMember(stack.guildId, { username: `linker${n}` });
+  const link = await linkUpToCallback(stack, { n, discordUserId: member.userId, patreonUserId: user.id });
+  return { ...link, roleId: stack.roles[tier] };
 }
 
 /** Sends a prepared callback; resolves with callback → role in ms. */
-async function sendLink(stack: Stack, link: Awaited<ReturnType<typeof prepareLink>>): Promise<number> {
-  const sent = performance.now();
-  const role = stack.discord
-    .waitForMemberRole(stack.guildId, link.userId, link.roleId, { present: true, timeoutMs: 60_000 })
-    .then(() => performance.now());
-  const res = await fetch(link.callback, { redirect: 'manual', headers: { cookie: link.cookie, ...link.address } });
-  await res.arrayBuffer();
-  if (res.status !== 200) throw new Error(`the callback answered ${res.status}`);
-  return (await role) - sent;
+async function sendLink(stack: Stack, link: PreparedLink & { roleId: string }): Promise<number> {
+  return (await sendCallback(stack, link, link.roleId, 60_000)).roleMs;
 }
 
 /** A linked patron holding Silver (granted through a webhook), ready to be upgraded. */
@@ -220,7 +136,7 @@ export async function measureInteractive(postgresUrl: string | undefined, change
     const linked = (await atRate(changes, 16, (i) => sendLink(stack, links[i]!))).sort((a, b) => a - b);
     const linkCalls = memberRequests(
       stack,
-      links.map((l) => l.userId),
+      links.map((l) => l.discordUserId),
     );
 
     return [

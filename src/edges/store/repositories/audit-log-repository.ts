@@ -36,7 +36,7 @@ export interface AuditPageQuery {
 
 /**
  * The read side of the audit log for the dashboard: keyset pages newest first, one index range per
- * page (`audit_log_*_idx` in schema.ts), so page 1,000 costs what page 1 costs.
+ * page (`audit_log_*_idx` in src/edges/store/schema/ledger.ts), so page 1,000 costs what page 1 costs.
  *
  * `at` is written with millisecond precision by its one writer (`ledger.audit`, from a JS `Date`),
  * which is what a cursor carries back, so `(at, id)` compares exactly.

@@ -1,5 +1,6 @@
 import { type HtmlValue, type SafeHtml, html, trustedHtml } from '../pages/html';
-import { LOGO_SVG, icons, type Tone } from '../pages/layout';
+import { LOGO_SVG, renderHtmlDocument } from '../pages/document';
+import { icons, type Tone } from '../pages/layout';
 import type { DashboardFlash } from './views';
 import { DASHBOARD_CONTENT_SECURITY_POLICY, DASHBOARD_STYLESHEET } from './styles';
 
@@ -32,7 +33,6 @@ export interface ShellOptions {
 }
 
 const LOGO = trustedHtml(LOGO_SVG);
-const FAVICON = `data:image/svg+xml,${encodeURIComponent(LOGO_SVG)}`;
 
 const FLASH_ICON: Record<Tone, SafeHtml> = { success: icons.check, warning: icons.alert, error: icons.cross, info: icons.info };
 
@@ -66,21 +66,12 @@ export function renderDashboard(o: ShellOptions): string {
         o.server ? html`<a href="/dashboard">All servers</a>` : null
       }<form method="post" action="/dashboard/logout">${csrfField(o.viewer.csrfToken)}<button class="link-button" type="submit">Sign out</button></form></div>`
     : null;
-  const page = html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="${DASHBOARD_CONTENT_SECURITY_POLICY}">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex, nofollow">
-<meta name="color-scheme" content="light dark">
-<title>${o.title}${o.server ? ` · ${o.server.name}` : ''} · Tierlink</title>
-<link rel="icon" href="${FAVICON}">
-<style>${trustedHtml(DASHBOARD_STYLESHEET)}</style>
-</head>
-<body>
-<a class="skip-link" href="#main">Skip to content</a>
+  return renderHtmlDocument({
+    title: `${o.title}${o.server ? ` · ${o.server.name}` : ''}`,
+    stylesheet: DASHBOARD_STYLESHEET,
+    contentSecurityPolicy: DASHBOARD_CONTENT_SECURITY_POLICY,
+    bodyClass: null,
+    body: html`<a class="skip-link" href="#main">Skip to content</a>
 <div class="dash-shell">
 <header class="topbar">
 <a class="brand" href="/dashboard">${LOGO}<span>Tierlink</span></a>
@@ -94,11 +85,8 @@ ${o.flash ? flashBox(o.flash) : null}
 ${o.main}
 </main>
 <footer class="foot"><p>Tierlink keeps Discord roles in step with Patreon tiers.</p></footer>
-</div>
-</body>
-</html>
-`;
-  return page.toString();
+</div>`,
+  });
 }
 
 /** A short date and time in UTC, the same for every reader: "2026-11-20 14:03 UTC". */

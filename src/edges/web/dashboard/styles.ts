@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { stylesheetOnlyPolicy } from '../pages/document';
 import { PAGE_STYLES } from '../pages/layout';
 
 /**
@@ -125,10 +125,4 @@ table.data.compact td::before{content:none}
 export const DASHBOARD_STYLESHEET = PAGE_STYLES + DASHBOARD_STYLES;
 
 /** Nothing but this stylesheet; forms post only to this site (the header adds: no framing). */
-export const DASHBOARD_CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  `style-src 'sha256-${createHash('sha256').update(DASHBOARD_STYLESHEET).digest('base64')}'`,
-  'img-src data:',
-  "base-uri 'none'",
-  "form-action 'self'",
-].join('; ');
+export const DASHBOARD_CONTENT_SECURITY_POLICY = stylesheetOnlyPolicy(DASHBOARD_STYLESHEET);

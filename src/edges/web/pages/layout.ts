@@ -1,8 +1,9 @@
-import { createHash } from 'node:crypto';
+import { LOGO_SVG, renderHtmlDocument, stylesheetOnlyPolicy } from './document';
 import { html, safeHref, trustedHtml, prose, type HtmlValue, type SafeHtml } from './html';
 
 /**
- * The document shell and the parts every page is made of. One inline stylesheet, inline SVG
+ * The pages' card layout (inside the document of src/edges/web/pages/document.ts) and the parts
+ * every page is made of. One inline stylesheet, inline SVG
  * icons, no script, no web font and nothing fetched from the network: the pages work offline and
  * under a Content-Security-Policy that allows nothing but this stylesheet (by hash).
  */
@@ -136,18 +137,11 @@ code,kbd{font:600 .92em/1.3 ui-monospace,"SFMono-Regular",Menlo,Consolas,"Libera
 @media print{body{background:none}.card{box-shadow:none}}
 `;
 
-/** The shared stylesheet and mark, for pages with a shell of their own (the dashboard). */
-export { STYLES as PAGE_STYLES, LOGO_SVG };
+/** The shared stylesheet, for pages with a shell of their own (the dashboard). */
+export { STYLES as PAGE_STYLES };
 
 /** The policy the pages need: nothing but their own stylesheet and inline data images. */
-export const PAGE_CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  `style-src 'sha256-${createHash('sha256').update(STYLES).digest('base64')}'`,
-  'img-src data:',
-  "base-uri 'none'",
-  // The campaign chooser posts to us; nothing else has a form.
-  "form-action 'self'",
-].join('; ');
+export const PAGE_CONTENT_SECURITY_POLICY = stylesheetOnlyPolicy(STYLES);
 
 const svg = (body: string, viewBox = '0 0 24 24'): SafeHtml =>
   trustedHtml(
@@ -175,13 +169,7 @@ export const icons = {
   bolt: svg('<path d="M13 3 5 14h6l-1 7 8-11h-6z"/>'),
 } as const;
 
-/** The mark: three bars of falling length, tiers on a violet tile. */
-const LOGO_SVG =
-  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32" aria-hidden="true" focusable="false"><rect width="32" height="32" rx="9" fill="#4b40d6"/>' +
-  '<rect x="8" y="9" width="16" height="3.2" rx="1.6" fill="#fff"/><rect x="8" y="14.4" width="12" height="3.2" rx="1.6" fill="#fff" opacity=".85"/>' +
-  '<rect x="8" y="19.8" width="8" height="3.2" rx="1.6" fill="#fff" opacity=".7"/></svg>';
 const LOGO = trustedHtml(LOGO_SVG);
-const FAVICON = `data:image/svg+xml,${encodeURIComponent(LOGO_SVG)}`;
 
 const TONE_ICON: Record<Tone, SafeHtml> = {
   success: icons.check,
@@ -200,33 +188,21 @@ export interface DocumentOptions {
   footer: readonly HtmlValue[];
 }
 
-/** A complete HTML document. */
+/** A complete HTML document: the mark, the card, the lines under it. */
 export function renderDocument(options: DocumentOptions): string {
-  const page = html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="${PAGE_CONTENT_SECURITY_POLICY}">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex, nofollow">
-<meta name="color-scheme" content="light dark">
-<title>${options.title} · Tierlink</title>
-<link rel="icon" href="${FAVICON}">
-<style>${trustedHtml(STYLES)}</style>
-</head>
-<body class="tone-${options.tone}">
-<div class="shell">
+  return renderHtmlDocument({
+    title: options.title,
+    stylesheet: STYLES,
+    contentSecurityPolicy: PAGE_CONTENT_SECURITY_POLICY,
+    bodyClass: `tone-${options.tone}`,
+    body: html`<div class="shell">
 <header class="brand">${LOGO}<span>Tierlink</span></header>
 <main class="card">
 ${options.main}
 </main>
 <footer class="foot">${options.footer.map((line) => html`<p>${line}</p>`)}</footer>
-</div>
-</body>
-</html>
-`;
-  return page.toString();
+</div>`,
+  });
 }
 
 export interface HeroOptions {

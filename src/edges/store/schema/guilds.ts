@@ -1,0 +1,58 @@
+import { boolean, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { ts } from './columns';
+
+// Discord servers and their settings, the campaigns each serves, and the `/map` rows.
+
+/** A Discord server and its sync settings (see src/core/planner/settings.ts for meanings and bounds). */
+export const guilds = pgTable('guilds', {
+  id: text('id').primaryKey(),
+  name: text('name'),
+  graceDays: integer('grace_days').notNull().default(7),
+  mode: text('mode').$type<'stack' | 'highest'>().notNull().default('stack'),
+  formerPatronRoleId: text('former_patron_role_id'),
+  followerRoleId: text('follower_role_id'),
+  strict: boolean('strict').notNull().default(false),
+  removalThresholdPercent: integer('removal_threshold_percent').notNull().default(10),
+  removalThresholdMin: integer('removal_threshold_min').notNull().default(25),
+  // Channels Tierlink posts in (src/app/channels): none unless a manager sets them with /settings.
+  modLogChannelId: text('mod_log_channel_id'),
+  announcePatronsChannelId: text('announce_patrons_channel_id'),
+  /** When the patrons channel was set: only pledges that began after it are welcomed. */
+  announcePatronsSince: ts('announce_patrons_since'),
+  announcePostsChannelId: text('announce_posts_channel_id'),
+  /** When the posts channel was set: only posts published after it are announced. */
+  announcePostsSince: ts('announce_posts_since'),
+  /** The join page's address, `/join/<slug>` (`/settings join_slug:`), lowercase; null: the default (src/core/join-slug.ts). */
+  joinSlug: text('join_slug').unique('guilds_join_slug_unique'),
+  /** Whether the join page lets in people whose tiers grant no role here. */
+  joinNonPatrons: boolean('join_non_patrons').notNull().default(false),
+  /** The role someone who joins through the join page without a tier role gets. */
+  joinerRoleId: text('joiner_role_id'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+/** Which campaigns a guild serves. One campaign may serve several guilds and a guild several campaigns. */
+export const guildCampaigns = pgTable(
+  'guild_campaigns',
+  {
+    guildId: text('guild_id').notNull(),
+    campaignId: text('campaign_id').notNull(),
+    boundAt: ts('bound_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.guildId, t.campaignId] }), index('guild_campaigns_campaign_idx').on(t.campaignId)],
+);
+
+/** `/map` rows: a tier grants a role in a guild, on top of the tier's own role ids. */
+export const roleMappings = pgTable(
+  'role_mappings',
+  {
+    guildId: text('guild_id').notNull(),
+    campaignId: text('campaign_id').notNull(),
+    tierId: text('tier_id').notNull(),
+    roleId: text('role_id').notNull(),
+    createdBy: text('created_by'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.guildId, t.campaignId, t.tierId, t.roleId] })],
+);
