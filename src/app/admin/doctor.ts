@@ -14,6 +14,7 @@ import type { Clock } from '../../shared/clock';
 import type { GuildContextLoader } from '../sync/guild-context';
 import { guildRoles } from '../../core/guild-roles';
 import { findRolesElsewhere } from './roles-elsewhere';
+import { campaignWebhooks } from '../webhooks/campaign-webhooks';
 import { patreonBotCheck, unreadableMembersCheck } from './membership-checks';
 import { type LastSync, syncChecks } from './sync-checks';
 import type { SyncProgress } from '../../core/sync-report';
@@ -33,6 +34,8 @@ export interface DoctorCheck {
 export interface WebhookHealth {
   /** The webhook Tierlink registered, when known: the one whose live state counts. */
   webhookId?: string | null;
+  /** Where that webhook points (Tierlink's own address): a listed webhook without its campaign is matched by it. */
+  uri?: string | null;
   registered: boolean;
   paused: boolean;
   numConsecutiveTimesFailed: number;
@@ -276,7 +279,10 @@ export function createDoctor(deps: DoctorDeps) {
     let live = false;
     if (client) {
       try {
-        const listed = (await client.listWebhooks()).filter((w) => w.campaignId === campaignId);
+        const listed = campaignWebhooks(await client.listWebhooks(), campaignId, {
+          knownIds: new Set(stored?.webhookId ? [stored.webhookId] : []),
+          uri: stored?.uri ?? null,
+        });
         state =
           listed.find((w) => w.id === stored?.webhookId) ??
           listed.find((w) => w.paused) ??

@@ -104,6 +104,7 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
       const health = await deps.registration.health(campaignId);
       return {
         webhookId: health.webhookId,
+        uri: health.uri,
         registered: health.exists,
         paused: health.paused ?? false,
         numConsecutiveTimesFailed: health.numConsecutiveTimesFailed ?? 0,

@@ -6,6 +6,7 @@ import type { Clock } from '../../shared/clock';
 import { MINUTE } from '../../shared/clock';
 import { createKeyedMutex } from '../../shared/keyed-mutex';
 import type { Logger } from '../../shared/logger';
+import { campaignWebhooks } from './campaign-webhooks';
 import { WEBHOOK_PATH } from './delivery';
 
 export type EnsureState = 'registered' | 'already-registered' | 'updated' | 'manual-secret' | 'failed';
@@ -133,8 +134,8 @@ export function createWebhookRegistration(deps: WebhookRegistrationDeps): Webhoo
     if (!client) {
       return { campaignId, state: 'failed', webhook: null, healed: false, detail: `campaign ${campaignId} has no connected creator` };
     }
-    const listed = (await client.listWebhooks()).filter((w) => w.campaignId === campaignId);
     const stored = await deps.webhooks.forCampaign(campaignId);
+    const listed = campaignWebhooks(await client.listWebhooks(), campaignId, { knownIds: new Set(stored.map((s) => s.id)), uri });
     let current = choose(listed, stored, uri);
 
     if (!current) {

@@ -72,7 +72,10 @@ export interface MembershipServiceSandboxOptions {
   defaultPageSize?: number;
   /** Members per page at most, whatever `page[count]` asks: a service that answers smaller pages. Default: the Limits (1000). */
   maxPageSize?: number;
-  /** `omitted`: the webhook list never carries the campaign relationship (Patreon's sample has none). Default `included`. */
+  /**
+   * `omitted`: the webhook list never carries the campaign relationship, as Patreon's documented
+   * sample shows none. Default: `omitted` in Patreon's dialect, `included` in the spec's.
+   */
   webhookListCampaign?: 'included' | 'omitted';
   /** Consecutive failed deliveries after which a webhook pauses (spec leaves it open). Default 3. */
   pauseAfterFailures?: number;
@@ -480,7 +483,14 @@ export async function createMembershipServiceSandbox(options: MembershipServiceS
       defaultPageSize: options.defaultPageSize ?? PATREON_DEFAULT_PAGE_SIZE,
       ...(options.maxPageSize !== undefined ? { maxPageSize: options.maxPageSize } : {}),
     }),
-    ...webhookRoutes({ store, types, delivery, baseUrl: getBaseUrl, dialect, listCampaign: options.webhookListCampaign ?? 'included' }),
+    ...webhookRoutes({
+      store,
+      types,
+      delivery,
+      baseUrl: getBaseUrl,
+      dialect,
+      listCampaign: options.webhookListCampaign ?? (dialect === 'patreon' ? 'omitted' : 'included'),
+    }),
   ];
   const routes: Route[] = [...serviceRoutes, ...controlRoutes(sandbox, faults)];
 

@@ -22,7 +22,7 @@ export interface WebhookRouteDeps {
   dialect?: ServiceDialect;
   /**
    * `omitted`: the list never carries the campaign relationship, even with `include=campaign`, as
-   * Patreon's documented sample shows none (docs/patreon-api-notes.md §2.5). Default `included`.
+   * Patreon's documented sample shows none (docs/patreon-api-notes.md §2.5).
    */
   listCampaign?: 'included' | 'omitted';
 }
