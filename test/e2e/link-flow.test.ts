@@ -355,3 +355,19 @@ test('a patron who left the server while on the consent page is linked, and the 
   e.discord.addMember(e.guildId, { userId: member.userId, username: 'outside' });
   await e.discord.waitForMemberRole(e.guildId, member.userId, e.roles.bronze, { present: true, timeoutMs: 5_000 });
 });
+
+test('a tier created after the campaign was connected grants its Discord role at the first /link, without a catalog refresh', async () => {
+  const roleId = e.discord.createRole(e.guildId, { name: 'Platinum', position: 1 }).id;
+  const tierId = e.patreon.createTier(e.patreon.campaignId, { title: 'Platinum', amountCents: 5000, chatRoleIds: [roleId] }).id;
+  const { campaigns } = e.tierlink.services.repos;
+  expect((await campaigns.tiersOf([e.patreon.campaignId])).map((t) => t.id)).not.toContain(tierId);
+  const user = patron('Pat Platinum', { status: 'active_patron', tiers: [tierId], chargedDaysAgo: 1 });
+  const member = e.discord.addMember(e.guildId, { username: 'pat' });
+
+  const run = await linkStepByStep(member.userId, user.id);
+
+  expect(run.rolesWhenPageReturned).toContain(roleId);
+  expect(run.page.text).toMatch(/Your tier Platinum/);
+  const stored = (await campaigns.tiersOf([e.patreon.campaignId])).find((t) => t.id === tierId);
+  expect(stored?.roleIds.everywhere).toEqual([roleId]);
+});

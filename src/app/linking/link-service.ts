@@ -1,4 +1,4 @@
-import { snapshotFromMember, unreadableInput } from '../service-records';
+import { snapshotFromMember, toTierInput, unreadableInput } from '../service-records';
 import type { CreatorAccounts } from '../../edges/patreon/creator-accounts';
 import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
 import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
@@ -76,18 +76,27 @@ export interface LinkServiceDeps {
 export function createLinkService(deps: LinkServiceDeps) {
   const { clock, logger } = deps;
 
+  /**
+   * The member as the creator's token reads it (the authority), and the tiers it names stored with
+   * their role ids: a tier created since the catalog was last read grants its roles at this link,
+   * not after the next refresh (as a webhook's re-read does). Tiers are taken from the creator's
+   * read only, never from the patron's own view.
+   */
   async function readMembership(campaignId: string, fromIdentity: Member): Promise<Member> {
     const client = await deps.accounts.clientForCampaign(campaignId);
     if (!client) return fromIdentity;
+    let details;
     try {
-      const details = await client.getMember(fromIdentity.id);
-      return details?.member ?? { ...fromIdentity, patronStatus: null, entitledTierIds: [] };
+      details = await client.getMember(fromIdentity.id);
     } catch (error) {
       // The creator token is the authority, but the patron's own view of their membership is
       // current too: an outage of the creator side must not block the link.
       logger.warn({ err: error, campaignId }, 'creator read of a linking member failed; using the identity view');
       return fromIdentity;
     }
+    if (!details) return { ...fromIdentity, patronStatus: null, entitledTierIds: [] };
+    await deps.campaigns.upsertTiers(campaignId, details.tiers.map(toTierInput), clock.now());
+    return details.member;
   }
 
   async function discordAccount(userId: string): Promise<DiscordAccount> {
