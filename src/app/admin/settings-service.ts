@@ -137,9 +137,7 @@ export function createSettingsService(deps: SettingsServiceDeps) {
       const decision = deps.authority.decide(view, roleId, { botMustManage: false });
       if (decision.ok) continue;
       const name = guild.roles.get(roleId)?.name ?? roleId;
-      problems.push(
-        `Free tiers cannot ${on ? 'grant' : 'stop granting'} ${name}: ${decision.message} **Fix:** ${decision.fix}`,
-      );
+      problems.push(`Free tiers cannot ${on ? 'grant' : 'stop granting'} ${name}: ${decision.message} **Fix:** ${decision.fix}`);
     }
     return problems;
   }
