@@ -65,6 +65,7 @@ test('/settings without options shows the server’s settings', async () => {
       '• **Mode**: stack (every entitled tier’s roles)',
       '• **Former-patron role**: none',
       '• **Follower role**: none',
+      '• **Free tiers grant their roles**: yes (a free tier’s mapped roles go to its free members)',
       '• **Strict**: off (only roles Tierlink granted are ever removed)',
       '• **Mass-removal guard**: a sync holds removals above 10% of Tierlink’s grants when they are at least 25',
       `• **Join page**: off (it needs DISCORD_CLIENT_SECRET; its address would be ${e.url}/join/casey)`,

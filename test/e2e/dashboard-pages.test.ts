@@ -42,12 +42,13 @@ afterAll(() => e?.stop());
 
 const path = (p = '') => `/dashboard/${e.guildId}${p}`;
 
-/** The settings form as the page sends it, strict mode unticked. */
+/** The settings form as the page sends it, strict mode unticked (free tiers' roles ticked, as by default). */
 const SETTINGS_FORM = {
   grace_days: '3',
   mode: 'stack',
   former_role: '',
   follower_role: '',
+  free_tiers_grant_roles: 'on',
   removal_threshold_percent: '10',
   removal_threshold_min: '25',
 } as const;

@@ -84,6 +84,7 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
     channels: channelSettings,
     authority,
     strict: sync.strict,
+    contexts: sync.contexts,
     box: deps.box,
     clock,
     reconcileGuild,

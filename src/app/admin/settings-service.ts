@@ -1,5 +1,7 @@
 import type { GuildApplyOutcome } from '../sync';
 import type { StrictPreview, StrictPreviewer } from '../sync/strict-preview';
+import type { GuildContextLoader } from '../sync/guild-context';
+import { freeTierRoleIds } from '../../core/planner';
 import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
 import type { SecretBox } from '../../edges/store/secret-box';
 import { type SettingsChange, applySettingsChange } from '../../core/planner/settings';
@@ -63,6 +65,7 @@ const ROLE_AFFECTING: ReadonlyArray<keyof GuildSettings> = [
   'followerRoleId',
   'strict',
   'joinerRoleId',
+  'freeTiersGrantRoles',
 ];
 
 /** The `/settings` option a creator typed, for each setting the rules name. */
@@ -81,6 +84,8 @@ export interface SettingsServiceDeps {
   guilds: GuildRepository;
   authority: ActorAuthority;
   strict: StrictPreviewer;
+  /** The guild's tiers and roles, for the roles free tiers grant (`freeTiersGrantRoles`). */
+  contexts: GuildContextLoader;
   box: Pick<SecretBox, 'sign' | 'verify'>;
   clock: Clock;
   reconcileGuild: ReconcileGuild;
@@ -93,7 +98,8 @@ export interface SettingsServiceDeps {
 
 /**
  * `/settings`: shows the guild's settings, or validates, saves and echoes a change. A change that
- * concerns a role (the former-patron and follower roles, strict mode) is checked against the
+ * concerns a role (the former-patron and follower roles, strict mode, whether free tiers grant
+ * their roles) is checked against the
  * actor's authority, read from Discord (src/core/authority.ts). Turning strict mode on is never
  * immediate: the outcome carries what it would remove and a confirmation token, bound to the actor
  * and expiring after {@link STRICT_CONFIRMATION_MS}, that {@link confirmStrict} takes.
@@ -116,6 +122,22 @@ export function createSettingsService(deps: SettingsServiceDeps) {
       const decision = deps.authority.decide(view, role.roleId, { botMustManage: false });
       if (!decision.ok)
         problems.push(`Strict mode would remove ${role.roleName} from members: ${decision.message} **Fix:** ${decision.fix}`);
+    }
+    return problems;
+  }
+
+  /**
+   * Turning free tiers' roles off takes them from every free member, turning them on gives them:
+   * either way the actor needs authority over each role a free tier grants, as `/map` asks.
+   */
+  async function freeTierProblems(view: ActorView, on: boolean): Promise<string[]> {
+    const guild = await deps.contexts.load(view.actor.guildId);
+    const problems: string[] = [];
+    for (const roleId of freeTierRoleIds(guild)) {
+      const decision = deps.authority.decide(view, roleId, { botMustManage: false });
+      if (decision.ok) continue;
+      const name = guild.roles.get(roleId)?.name ?? roleId;
+      problems.push(`Free tiers cannot ${on ? 'grant' : 'stop granting'} ${name}: ${decision.message} **Fix:** ${decision.fix}`);
     }
     return problems;
   }
@@ -168,6 +190,9 @@ export function createSettingsService(deps: SettingsServiceDeps) {
       }
       const strictOn = change.strict === true && !before.strict;
       if (strictOn) notAllowed.push(...(await strictProblems(view)));
+      const freeTiers = change.freeTiersGrantRoles;
+      if (freeTiers !== undefined && freeTiers !== (before.freeTiersGrantRoles ?? true))
+        notAllowed.push(...(await freeTierProblems(view, freeTiers)));
       const channelCheck = await deps.channels.check(view, channelChange);
       notAllowed.push(...channelCheck.notAllowed);
       invalid.push(...channelCheck.invalid);

@@ -41,6 +41,19 @@ export function isFreeTier(tier: Pick<GuildTier, 'amountCents'>): boolean {
 }
 
 /**
+ * The roles free tiers grant in this guild (removed tiers left out): what `freeTiersGrantRoles`
+ * decides, so turning it off or on takes away or gives exactly these.
+ */
+export function freeTierRoleIds(guild: GuildContext): Set<string> {
+  const ids = new Set<string>();
+  for (const tier of guild.tiers) {
+    if (tier.removed || !isFreeTier(tier)) continue;
+    for (const { roleId } of tierRoles(guild, tier)) ids.add(roleId);
+  }
+  return ids;
+}
+
+/**
  * A free member of the campaign: one who follows it (the spec's `is_follower`), or one whose only
  * entitled tiers are free ones (Patreon replaced following with free membership, and its
  * `is_follower` is always false). The follower role is theirs.

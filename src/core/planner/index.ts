@@ -7,7 +7,7 @@ export * from './types';
 export { CHARGE_RULES, CHARGE_STATUSES, PATRON_STATUSES, chargeRule, entitlement, graceAnchor } from './entitlement';
 export type { ChargeRule } from './entitlement';
 export { adoptions } from './adopt';
-export { desiredRoles, isFreeTier, managedRoleIds, tierRoles } from './desired-roles';
+export { desiredRoles, freeTierRoleIds, isFreeTier, managedRoleIds, tierRoles } from './desired-roles';
 export { firstDeclineOf, isDeclinedRead, nextGraceDeadline } from './grace';
 export type { ChargeRead, KeptDecline } from './grace';
 export { GRANT_IN_FLIGHT_MS, plan, shouldHoldRemovals } from './plan';

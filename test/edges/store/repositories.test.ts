@@ -1,4 +1,6 @@
 import { createDurableQueue } from '../../../src/edges/store/durable-queue';
+import { createGuildRepository } from '../../../src/edges/store/repositories/guild-repository';
+import { DEFAULT_SETTINGS } from '../../../src/core/planner/settings';
 import { createLinkRepository } from '../../../src/edges/store/repositories/link-repository';
 import { type SnapshotInput, createSnapshotRepository, toMemberState } from '../../../src/edges/store/repositories/snapshot-repository';
 import { webhookInbox } from '../../../src/edges/store/schema';
@@ -272,5 +274,20 @@ describe('durable queue', () => {
     expect((await q.claim({ limit: 10, lockMs: 1000, now: later(1) })).map((r) => r.id)).toEqual([a!.id]);
     expect(await q.depth()).toBe(1);
     expect(await q.prune(later(2))).toBe(1);
+  });
+});
+
+describe('guild settings', () => {
+  test('whether free tiers grant their roles: yes for a new guild, and a saved no reads back as no, then yes again', async () => {
+    const repo = createGuildRepository(t.database.db);
+    expect((await repo.settings('g1')).freeTiersGrantRoles).toBe(true);
+    await repo.ensure('g1', 'Fan Club');
+    // The column's default, not only the repository's: a row written without the setting says yes.
+    expect(await repo.settings('g1')).toEqual({ ...DEFAULT_SETTINGS });
+    await repo.saveSettings('g1', { ...(await repo.settings('g1')), freeTiersGrantRoles: false, graceDays: 3 });
+    expect(await repo.settings('g1')).toEqual({ ...DEFAULT_SETTINGS, freeTiersGrantRoles: false, graceDays: 3 });
+    expect((await repo.settings('g2')).freeTiersGrantRoles).toBe(true);
+    await repo.saveSettings('g1', { ...(await repo.settings('g1')), freeTiersGrantRoles: true });
+    expect((await repo.settings('g1')).freeTiersGrantRoles).toBe(true);
   });
 });

@@ -52,6 +52,7 @@ test('the settings form is read whole; what cannot be read is named', () => {
     former_role: '',
     follower_role: '323456789012345678',
     strict: 'on',
+    free_tiers_grant_roles: 'on',
     removal_threshold_percent: '20',
     removal_threshold_min: '0',
   };
@@ -62,6 +63,7 @@ test('the settings form is read whole; what cannot be read is named', () => {
       formerPatronRoleId: null,
       followerRoleId: '323456789012345678',
       strict: true,
+      freeTiersGrantRoles: true,
       removalThresholdPercent: 20,
       removalThresholdMin: 0,
     },
@@ -74,6 +76,8 @@ test('the settings form is read whole; what cannot be read is named', () => {
     'The former-patron role must be one of the server’s roles.',
   ]);
   expect(change.strict).toBe(false);
+  // A checkbox left unticked is not sent: free tiers then grant no role.
+  expect(parseSettingsForm({ ...full, free_tiers_grant_roles: undefined }).change.freeTiersGrantRoles).toBe(false);
 });
 
 test('a sign-in returns only to a dashboard path; cursors round-trip and reject anything else', () => {

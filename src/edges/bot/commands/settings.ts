@@ -30,6 +30,7 @@ export function renderSettings(s: GuildSettings, join: JoinLink, channels?: Guil
     `• **Mode**: ${s.mode === 'stack' ? 'stack (every entitled tier’s roles)' : 'highest (only the highest tier’s roles)'}`,
     `• **Former-patron role**: ${s.formerPatronRoleId ? roleMention(s.formerPatronRoleId) : 'none'}`,
     `• **Follower role**: ${s.followerRoleId ? roleMention(s.followerRoleId) : 'none'}`,
+    `• **Free tiers grant their roles**: ${s.freeTiersGrantRoles === false ? 'no (free members get no tier role; the follower role still applies)' : 'yes (a free tier’s mapped roles go to its free members)'}`,
     `• **Strict**: ${s.strict ? 'on (mapped roles are removed from anyone not entitled, even if given by hand)' : 'off (only roles Tierlink granted are ever removed)'}`,
     `• **Mass-removal guard**: a sync holds removals above ${s.removalThresholdPercent}% of Tierlink’s grants when they are at least ${s.removalThresholdMin}`,
     join.on
@@ -69,6 +70,7 @@ export const settingsCommand: Command = {
     .addBooleanOption((o) => o.setName('clear_former_role').setDescription('Stop giving a former-patron role'))
     .addRoleOption((o) => o.setName('follower_role').setDescription('Role for followers who never pledged'))
     .addBooleanOption((o) => o.setName('clear_follower_role').setDescription('Stop giving a follower role'))
+    .addBooleanOption((o) => o.setName('free_tiers_grant_roles').setDescription('Whether a free tier (free membership) grants its roles'))
     .addBooleanOption((o) => o.setName('strict').setDescription('Remove mapped roles from anyone not entitled, even if given by hand'))
     .addIntegerOption((o) =>
       o
@@ -140,6 +142,8 @@ export const settingsCommand: Command = {
     const follower = o.getRole('follower_role');
     if (follower) change.followerRoleId = follower.id;
     if (o.getBoolean('clear_follower_role')) change.followerRoleId = null;
+    const freeTiers = o.getBoolean('free_tiers_grant_roles');
+    if (freeTiers !== null) change.freeTiersGrantRoles = freeTiers;
     const strict = o.getBoolean('strict');
     if (strict !== null) change.strict = strict;
     const percent = o.getInteger('removal_threshold_percent');

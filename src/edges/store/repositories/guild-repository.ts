@@ -43,6 +43,7 @@ export function createGuildRepository(db: Db) {
         formerPatronRoleId: row.formerPatronRoleId,
         followerRoleId: row.followerRoleId,
         strict: row.strict,
+        freeTiersGrantRoles: row.freeTiersGrantRoles,
         removalThresholdPercent: row.removalThresholdPercent,
         removalThresholdMin: row.removalThresholdMin,
         joinNonPatrons: row.joinNonPatrons,

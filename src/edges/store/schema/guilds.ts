@@ -12,6 +12,8 @@ export const guilds = pgTable('guilds', {
   formerPatronRoleId: text('former_patron_role_id'),
   followerRoleId: text('follower_role_id'),
   strict: boolean('strict').notNull().default(false),
+  /** Whether a free tier (`amount_cents` 0, Patreon's free membership) grants its roles here (`/settings free_tiers_grant_roles:`). */
+  freeTiersGrantRoles: boolean('free_tiers_grant_roles').notNull().default(true),
   removalThresholdPercent: integer('removal_threshold_percent').notNull().default(10),
   removalThresholdMin: integer('removal_threshold_min').notNull().default(25),
   // Channels Tierlink posts in (src/app/channels): none unless a manager sets them with /settings.

@@ -103,6 +103,7 @@ export function parseSettingsForm(body: Record<string, unknown>): { change: Sett
     else problems.push(`The ${label} must be one of the server’s roles.`);
   }
   change.strict = body.strict === 'on';
+  change.freeTiersGrantRoles = body.free_tiers_grant_roles === 'on';
   return { change, problems };
 }
 

@@ -80,6 +80,7 @@ ${numberField({ name: 'grace_days', label: 'Grace period (days)', value: s.grace
 ${numberField({ name: 'removal_threshold_percent', label: 'Hold a sync’s removals above (% of grants)', value: s.removalThresholdPercent, ...SETTING_BOUNDS.removalThresholdPercent, hint: 'The mass-removal guard: a sync that would take away more holds them for you to confirm.', locked })}
 ${numberField({ name: 'removal_threshold_min', label: '…when they are at least', value: s.removalThresholdMin, ...SETTING_BOUNDS.removalThresholdMin, hint: 'Small servers: fewer removals than this are never held.', locked })}
 </div>
+<label class="check"><input type="checkbox" name="free_tiers_grant_roles" value="on"${checked(s.freeTiersGrantRoles !== false)}${disabled(locked)}> Free tiers grant their roles: free members get a free tier’s roles (off: only the follower role)</label>
 <label class="check"><input type="checkbox" name="strict" value="on"${checked(s.strict)}${disabled(locked)}> Strict: remove mapped roles from anyone not entitled, even if given by hand</label>
 <div class="actions"><button class="btn" type="submit"${disabled(locked)}>Save settings</button></div>
 </form>`;

@@ -1,0 +1,1 @@
+ALTER TABLE "guilds" ADD COLUMN "free_tiers_grant_roles" boolean DEFAULT true NOT NULL;
