@@ -1,6 +1,7 @@
 import { createDurableQueue } from '../../../src/edges/store/durable-queue';
 import { createLinkRepository } from '../../../src/edges/store/repositories/link-repository';
-import { type SnapshotInput, createSnapshotRepository, toMemberState } from '../../../src/edges/store/repositories/snapshot-repository';
+import { toMemberState } from '../../../src/edges/store/repositories/planner-snapshots';
+import { type SnapshotInput, createSnapshotRepository } from '../../../src/edges/store/repositories/snapshot-repository';
 import { webhookInbox } from '../../../src/edges/store/schema';
 import { type TestDatabase, createTestDatabase } from '../../support/test-database';
 
