@@ -108,7 +108,7 @@ export interface GuildSyncReport {
   apiCalls: Record<string, number>;
   /** How many changes were planned (added, removed, ledger fixes, blocked). */
   changeCount: number;
-  /** The first changes (at most `LISTED_CHANGES` of the full sync; the audit log keeps all), in member order. */
+  /** The first changes (at most `LISTED_CHANGES` of the full sync, src/app/sync/guild-sync.ts; the audit log keeps all), in member order. */
   changes: SyncChange[];
 }
 

@@ -1,27 +1,19 @@
 import { performance } from 'node:perf_hooks';
-import { shouldHoldRemovals } from '../../core/planner';
-import type { GuildContext } from '../../core/planner/types';
-import {
-  type GuildSyncReport,
-  type PlannedMember,
-  type SyncReport,
-  type SyncStatus,
-  type SyncTrigger,
-  changeLines,
-} from '../../core/sync-report';
+import type { GuildSyncReport, SyncReport, SyncStatus, SyncTrigger } from '../../core/sync-report';
 import type { Metrics } from '../../edges/observability/metrics';
 import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
-import type { AuditEntry, LedgerRepository } from '../../edges/store/repositories/ledger-repository';
+import type { LedgerRepository } from '../../edges/store/repositories/ledger-repository';
 import type { SyncRunRepository, SyncRunRow } from '../../edges/store/repositories/sync-run-repository';
-import { type RunProgress, createRunProgress } from './sync-progress';
+import { createRunProgress } from './sync-progress';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
-import { type ApiMeter, addCalls, callsBetween } from './api-meter';
+import { type ApiMeter, callsBetween } from './api-meter';
 import { type CampaignOutcome, type CampaignPass, describeError } from './campaign-pass';
 import type { GuildContextLoader } from './guild-context';
 import type { GuildPass } from './guild-pass';
-import type { GraceChecks, GraceEnd } from './grace-checks';
-import { type RoleApplier, type Trigger, auditEntry } from './role-applier';
+import type { GraceChecks } from './grace-checks';
+import type { RoleApplier } from './role-applier';
+import { type GuildRun, createGuildSync } from './guild-sync';
 
 export interface FullSyncOptions {
   trigger: SyncTrigger;
@@ -53,9 +45,6 @@ export interface FullSyncOptions {
   resumes?: readonly SyncRunRow[];
 }
 
-/** Changes a guild's report lists (all are counted); the audit log keeps every one. */
-export const LISTED_CHANGES = 1000;
-
 export interface FullSyncDeps {
   guilds: Pick<GuildRepository, 'bindings' | 'campaignsOf' | 'name'>;
   ledger: Pick<LedgerRepository, 'countInGuild' | 'audit'>;
@@ -76,251 +65,18 @@ export interface FullSyncDeps {
   logger: Logger;
 }
 
-/** The label a run's role changes carry in the audit log and in Discord's audit-log reason. */
-function auditTrigger(trigger: SyncTrigger): Trigger {
-  return trigger === 'map' || trigger === 'settings' ? trigger : 'sync';
-}
-
-interface GuildRun {
-  guildId: string;
-  campaignIds: string[];
-  campaigns: Map<string, CampaignOutcome>;
-  options: FullSyncOptions;
-  pendingLinks: Map<string, string>;
-  runId: number | null;
-  startedAt: Date;
-  /** Why the run's row could not be written, if it could not. */
-  startError: string | null;
-  resumed: SyncRunRow | null;
-  progress: RunProgress;
-}
-
 /**
  * The nightly safety net, also what `/sync`, `npm run sync`, the heal after a paused webhook and
  * the guild-wide apply after `/map` or `/settings` run: the campaign pass reads every member of
  * each campaign once, page by page; the guild pass reads every member of each guild once, page by
  * page, and plans each member that matters with the pure planner; the role applier applies the
- * changes. Cost grows with pages and changes, never members × calls: no member is fetched on its
+ * changes (each guild: src/app/sync/guild-sync.ts). Cost grows with pages and changes, never members × calls: no member is fetched on its
  * own. A read error on any page keeps every removal of the guilds it concerns, and a mass removal
  * above the guild's threshold is held until forced.
  */
 export function createFullSync(deps: FullSyncDeps) {
   const { clock, logger, metrics } = deps;
-
-  async function syncGuild(run: GuildRun): Promise<GuildSyncReport> {
-    const { guildId, options, progress } = run;
-    const dryRun = options.dryRun === true;
-    const startedAt = run.startedAt;
-    const before = deps.meter?.read() ?? null;
-    const served = run.campaignIds.map((id) => run.campaigns.get(id)).filter((c): c is CampaignOutcome => c !== undefined);
-    const report: GuildSyncReport = {
-      runId: run.runId,
-      guildId,
-      guildName: null,
-      campaignIds: run.campaignIds,
-      status: 'ok',
-      startedAt: startedAt.toISOString(),
-      finishedAt: startedAt.toISOString(),
-      discord: { pages: 0, members: 0 },
-      linkedMembers: 0,
-      usersPlanned: 0,
-      ourGrants: 0,
-      planned: { adds: 0, removes: 0, forgets: 0, blocked: 0 },
-      applied: { adds: 0, removes: 0, forgets: 0 },
-      failed: 0,
-      held: null,
-      adoptions: options.adopt === true ? { planned: 0, recorded: 0 } : null,
-      resumed: run.resumed
-        ? {
-            runId: run.resumed.id,
-            appliedBefore: run.resumed.appliedAdds + run.resumed.appliedRemoves,
-            plannedBefore: run.resumed.plannedAdds + run.resumed.plannedRemoves,
-          }
-        : null,
-      errors: [...(run.startError ? [run.startError] : []), ...served.flatMap((c) => (c.report.error ? [c.report.error] : []))],
-      apiCalls: {},
-      changeCount: 0,
-      changes: [],
-    };
-    let pending: PlannedMember[] = [];
-    const graceEnds: GraceEnd[] = [];
-    const plannedAt = clock.now();
-    let context: GuildContext | null = null;
-    try {
-      report.guildName = await deps.guilds.name(guildId);
-      context = await deps.contexts.load(guildId);
-      report.ourGrants = await deps.ledger.countInGuild(guildId);
-      pending = await deps.guildPass.plan(
-        {
-          guild: context,
-          campaigns: run.campaigns,
-          pendingLinks: run.pendingLinks,
-          graceEnds,
-          adopt: options.adopt === true,
-          onPage: (r) =>
-            progress.members(
-              r,
-              served.reduce((sum, c) => sum + c.report.members, 0),
-            ),
-        },
-        report,
-      );
-    } catch (error) {
-      report.errors.push(`syncing this server failed: ${describeError(error)}`);
-      logger.error({ err: error, guildId }, 'full sync: the server could not be synced');
-    }
-
-    const all = pending.flatMap((p) => p.plan.changes);
-    report.planned.adds = all.filter((c) => c.op === 'add').length;
-    report.planned.removes = all.filter((c) => c.op === 'remove').length;
-    report.planned.forgets = all.filter((c) => c.op === 'forget').length;
-    report.planned.blocked = pending.reduce((sum, p) => sum + p.plan.blocked.length, 0);
-    if (report.adoptions) report.adoptions.planned = pending.reduce((sum, p) => sum + (p.adoptions?.length ?? 0), 0);
-
-    if (report.planned.removes > 0) {
-      if (report.errors.length > 0) {
-        report.held = {
-          removals: report.planned.removes,
-          reason: 'a page could not be read in this run, so no role was removed; the next complete run removes them',
-        };
-      } else if (options.force !== true && context !== null) {
-        const verdict = shouldHoldRemovals(report.planned.removes, report.ourGrants, context.settings);
-        if (verdict.hold)
-          report.held = {
-            removals: report.planned.removes,
-            reason: `${verdict.reason ?? 'above the threshold'} (or npm run sync -- --force)`,
-          };
-      }
-    }
-
-    report.changeCount = report.planned.adds + report.planned.removes + report.planned.forgets + report.planned.blocked;
-    if (dryRun) {
-      report.changes = changeLines(pending, report.held !== null, null, 'planned', LISTED_CHANGES);
-    } else {
-      const toApply = report.planned.adds + report.planned.forgets + (report.held === null ? report.planned.removes : 0);
-      await progress.applying(
-        report,
-        toApply,
-        served.reduce((sum, c) => sum + c.report.members, 0),
-      );
-      let done = 0;
-      const { results, stopped } = await deps.applier.applyMany(
-        guildId,
-        pending.map((p) => p.plan),
-        auditTrigger(options.trigger),
-        {
-          removals: report.held === null,
-          plannedAt,
-          onBatch: async (batch) => {
-            for (const [plan, outcome] of batch) {
-              for (const change of plan.changes) {
-                if (outcome.applied.has(change)) {
-                  done += 1;
-                  if (change.op === 'add') report.applied.adds += 1;
-                  else if (change.op === 'remove') report.applied.removes += 1;
-                } else if (outcome.failed.has(change)) {
-                  done += 1;
-                  report.failed += 1;
-                }
-              }
-            }
-            await progress.applied(report, done);
-          },
-        },
-      );
-      report.applied = { adds: 0, removes: 0, forgets: 0 };
-      report.failed = 0;
-      if (stopped !== null) report.errors.push(stopped);
-      for (const { plan } of pending) {
-        const outcome = results.get(plan);
-        for (const change of plan.changes) {
-          if (change.op === 'remove' && report.held !== null) continue;
-          if (outcome?.applied.has(change)) {
-            if (change.op === 'add') report.applied.adds += 1;
-            else if (change.op === 'remove') report.applied.removes += 1;
-            else report.applied.forgets += 1;
-          } else if (!outcome?.superseded) {
-            report.failed += 1;
-          }
-        }
-      }
-      let adopted: 'applied' | 'failed' = 'applied';
-      if (report.adoptions && report.adoptions.planned > 0) {
-        try {
-          report.adoptions.recorded = await deps.applier.adopt(
-            guildId,
-            pending.flatMap((p) => (p.adoptions ? [{ userId: p.plan.userId, adoptions: p.adoptions }] : [])),
-          );
-        } catch (error) {
-          adopted = 'failed';
-          report.errors.push(`recording the adopted roles failed: ${describeError(error)}`);
-          logger.error({ err: error, guildId }, 'full sync: the adopted roles could not be recorded');
-        }
-      }
-      report.changes = changeLines(pending, report.held !== null, results, adopted, LISTED_CHANGES);
-      try {
-        await deps.graceChecks.schedule(graceEnds);
-      } catch (error) {
-        logger.error({ err: error, guildId }, 'full sync: the checks at the end of grace periods could not be scheduled');
-      }
-      if (report.held) {
-        try {
-          await auditHeld(guildId, pending, report.held.reason, auditTrigger(options.trigger));
-        } catch (error) {
-          logger.error({ err: error, guildId }, 'full sync: the held removals could not be audited');
-        }
-      }
-    }
-    if (report.held) {
-      if (!dryRun) metrics.roleChanges.inc({ kind: 'remove', outcome: 'held' }, report.held.removals);
-      logger.warn({ guildId, removals: report.held.removals, reason: report.held.reason, dryRun }, 'full sync: removals held');
-    }
-
-    report.status = report.errors.length > 0 ? 'failed' : report.held ? 'held' : 'ok';
-    progress.done();
-    const finishedAt = clock.now();
-    report.finishedAt = finishedAt.toISOString();
-    report.apiCalls = callsBetween(before, deps.meter?.read() ?? null);
-    for (const c of served) addCalls(report.apiCalls, c.report.apiCalls);
-    if (report.runId !== null) {
-      try {
-        await deps.syncRuns.finish(report.runId, {
-          status: report.status,
-          finishedAt,
-          pagesRead: served.reduce((sum, c) => sum + c.report.pages, 0) + report.discord.pages,
-          membersSeen: served.reduce((sum, c) => sum + c.report.members, 0),
-          links: report.linkedMembers,
-          plannedAdds: report.planned.adds,
-          plannedRemoves: report.planned.removes,
-          appliedAdds: report.applied.adds,
-          appliedRemoves: report.applied.removes,
-          heldRemovals: report.held?.removals ?? 0,
-          failedChanges: report.failed,
-          errors: report.errors,
-          apiCalls: report.apiCalls,
-          heldReason: report.held?.reason ?? null,
-        });
-      } catch (error) {
-        logger.error({ err: error, guildId, runId: report.runId }, 'full sync: the run record could not be written');
-      }
-    }
-    logger.info(
-      {
-        guildId,
-        status: report.status,
-        dryRun,
-        discordPages: report.discord.pages,
-        members: report.discord.members,
-        linked: report.linkedMembers,
-        planned: report.planned,
-        applied: report.applied,
-        failed: report.failed,
-        held: report.held?.removals ?? 0,
-      },
-      'full sync: server done',
-    );
-    return report;
-  }
+  const guildSync = createGuildSync(deps);
 
   /** Writes the guild's `sync_runs` row (taking over a run a stopped process left, if any). */
   async function openRun(
@@ -365,18 +121,6 @@ export function createFullSync(deps: FullSyncDeps) {
     };
   }
 
-  async function auditHeld(guildId: string, pending: PlannedMember[], reason: string, trigger: Trigger): Promise<void> {
-    const at = clock.now();
-    const entries: AuditEntry[] = [];
-    for (const { plan } of pending) {
-      for (const change of plan.changes) {
-        if (change.op !== 'remove') continue;
-        entries.push(auditEntry({ guildId, userId: plan.userId, trigger, at }, change, 'held', reason));
-      }
-    }
-    await deps.ledger.audit(entries);
-  }
-
   return {
     /**
      * One guild of a run whose campaign pass another instance did (src/app/sync/guild-spread.ts):
@@ -385,7 +129,7 @@ export function createFullSync(deps: FullSyncDeps) {
      */
     async runGuild(guildId: string, campaigns: readonly CampaignOutcome[], options: FullSyncOptions): Promise<GuildSyncReport> {
       const byId = new Map(campaigns.map((c) => [c.report.campaignId, c]));
-      return syncGuild(await openRun(guildId, [...byId.keys()], byId, options, new Map()));
+      return guildSync.sync(await openRun(guildId, [...byId.keys()], byId, options, new Map()));
     },
 
     /**
@@ -466,7 +210,7 @@ export function createFullSync(deps: FullSyncDeps) {
           logger.info({ guilds: handed.length }, 'full sync: the servers are handed to every instance, one job each');
         } else await openAll();
       }
-      for (const run of runs) guilds.push(await syncGuild(run));
+      for (const run of runs) guilds.push(await guildSync.sync(run));
 
       const meterEnd = deps.meter?.read() ?? null;
       const wallMs = performance.now() - wallStart;

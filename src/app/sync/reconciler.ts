@@ -1,7 +1,8 @@
 import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
 import type { LedgerRepository } from '../../edges/store/repositories/ledger-repository';
 import type { LinkRepository } from '../../edges/store/repositories/link-repository';
-import { type SnapshotRepository, toMemberState } from '../../edges/store/repositories/snapshot-repository';
+import { toMemberState } from '../../edges/store/repositories/planner-snapshots';
+import type { SnapshotRepository } from '../../edges/store/repositories/snapshot-repository';
 import type { MemberRoles } from '../../edges/discord/member-roles';
 import { type PlannedUser, planUser } from '../../core/planner';
 import type { MemberState } from '../../core/planner/types';

@@ -2,7 +2,8 @@ import { createDurableQueue } from '../../../src/edges/store/durable-queue';
 import { createGuildRepository } from '../../../src/edges/store/repositories/guild-repository';
 import { DEFAULT_SETTINGS } from '../../../src/core/planner/settings';
 import { createLinkRepository } from '../../../src/edges/store/repositories/link-repository';
-import { type SnapshotInput, createSnapshotRepository, toMemberState } from '../../../src/edges/store/repositories/snapshot-repository';
+import { toMemberState } from '../../../src/edges/store/repositories/planner-snapshots';
+import { type SnapshotInput, createSnapshotRepository } from '../../../src/edges/store/repositories/snapshot-repository';
 import { webhookInbox } from '../../../src/edges/store/schema';
 import { type TestDatabase, createTestDatabase } from '../../support/test-database';
 
