@@ -1,3 +1,4 @@
+import { memberPageSize } from '../../../src/edges/patreon/members-iterator';
 import { PatreonApiError } from '../../../src/edges/patreon';
 import { realSleep } from '../../../src/shared/clock';
 import type { Harness } from './harness';
@@ -201,4 +202,10 @@ describe('listing members (members-iterator against the sandbox)', () => {
     const error = await listAll(h.client, h.sb.campaignId).catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: 'unauthorized', status: 401, name: 'PatreonApiError[401]' });
   });
+});
+
+test('the page size asked for: 1,000 members in Patreon’s dialect, 500 when pledge history is included, none in the spec’s', () => {
+  expect(memberPageSize('patreon', ['currently_entitled_tiers', 'user'])).toEqual({ 'page[count]': '1000' });
+  expect(memberPageSize('patreon', ['currently_entitled_tiers', 'pledge_history'])).toEqual({ 'page[count]': '500' });
+  expect(memberPageSize('spec', ['pledge_history'])).toEqual({});
 });
