@@ -160,6 +160,34 @@ test('a healthy server’s overview, seen by a moderator: the webhook delivering
   expect(text).toMatch(/Casey Creator: webhook ok registered and delivering/);
 });
 
+test('a webhook Patreon paused that Tierlink could not re-enable shows as paused on the overview, with the fix', async () => {
+  const [hook] = e.patreon.webhooks();
+  e.patreon.pauseWebhook(hook!.id);
+  // Tierlink's 15-minute check finds it paused, and the service refuses to re-enable it.
+  const refuse = e.patreon.injectFault({ method: 'PATCH', path: `/api/oauth2/v2/webhooks/${hook!.id}`, status: 500, times: Infinity });
+  try {
+    expect((await e.tierlink.services.registration.ensure(e.patreon.campaignId)).state).toBe('failed');
+    expect(e.patreon.webhooks()[0]!.paused).toBe(true);
+    e.clock.advance(61_000); // past the overview's cached checks
+    const { browser } = await signIn(e, e.ownerId);
+    const overview = await browser.get(`/dashboard/${e.guildId}`);
+    const text = pageText(overview.html);
+    expect(overview.html).toContain('<span class="pill removed">webhook paused</span>');
+    expect(overview.html).not.toContain('webhook delivering');
+    expect(text).toContain('Casey Creator: webhook problem Patreon paused the webhook');
+    expect(text).toContain('Fix: Make sure PUBLIC_URL/webhooks/patreon is reachable from the internet');
+  } finally {
+    e.patreon.removeFault(refuse);
+  }
+  // The next check re-enables it: delivering again.
+  await e.tierlink.services.registration.ensure(e.patreon.campaignId);
+  e.clock.advance(61_000);
+  const { browser } = await signIn(e, e.ownerId);
+  const healed = await browser.get(`/dashboard/${e.guildId}`);
+  expect(healed.html).toContain('<span class="pill added">webhook delivering</span>');
+  expect(pageText(healed.html)).toContain('Everything Tierlink needs is in place.');
+});
+
 describe('a server with problems (the webhook could not be registered, a mapped role above the bot)', () => {
   let broken: E2E;
   beforeAll(async () => {
