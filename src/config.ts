@@ -140,9 +140,9 @@ const schema = z
       z
         .string()
         .trim()
-        .regex(/^\d+$/, { error: 'must be a whole number of gateway shards, 1 or more' })
+        .regex(/^\d+$/, { error: 'must be a whole number of gateway shards, from 1 to 100000' })
         .transform(Number)
-        .refine((n) => n >= 1 && n <= 100_000, { error: 'must be a whole number of gateway shards, 1 or more' })
+        .refine((n) => n >= 1 && n <= 100_000, { error: 'must be a whole number of gateway shards, from 1 to 100000' })
         .optional(),
     ),
     DISCORD_PUBLIC_KEY: z.preprocess(

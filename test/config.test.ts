@@ -158,3 +158,36 @@ test('a plain-http PUBLIC_URL that is not loopback earns a start-up warning; htt
     expect(publicUrlWarning(quiet)).toBeNull();
   }
 });
+
+describe('DISCORD_SHARD_COUNT', () => {
+  const shardCount = (value: string | undefined) => {
+    const result = parseConfig({ ...minimal, DISCORD_SHARD_COUNT: value });
+    if (!result.ok) throw result.error;
+    return result.value.instances.shardCount;
+  };
+
+  test('a whole number of shards is used as the fixed count', () => {
+    expect(shardCount('4')).toBe(4);
+    expect(shardCount(' 16 ')).toBe(16);
+    expect(shardCount('1')).toBe(1);
+  });
+
+  test('absent or blank, no count is fixed: the gateway then takes Discord’s recommendation from GET /gateway/bot', () => {
+    expect(shardCount(undefined)).toBeUndefined();
+    expect(shardCount('')).toBeUndefined();
+    expect(shardCount('   ')).toBeUndefined();
+    const result = parseConfig(minimal);
+    expect(result.ok && result.value.instances.shardCount).toBeUndefined();
+  });
+
+  test.each(['0', '-1', '-4', '1.5', '2.0', 'four', '1e3', '0x10', '4 shards', '100001'])(
+    '%j is refused with a message naming the variable',
+    (value) => {
+      const error = problems({ ...minimal, DISCORD_SHARD_COUNT: value });
+      expect(error.problems).toEqual([
+        { variable: 'DISCORD_SHARD_COUNT', message: 'must be a whole number of gateway shards, from 1 to 100000' },
+      ]);
+      expect(error.message).toContain('DISCORD_SHARD_COUNT');
+    },
+  );
+});

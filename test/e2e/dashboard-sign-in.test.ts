@@ -1,19 +1,21 @@
 import net from 'node:net';
 import { discordOAuthEnvironment } from '@tierlink/sandbox';
 import { Permission } from '@tierlink/sandbox/discord';
-import { DashboardBrowser, signIn, withDashboard } from '../support/dashboard-client';
+import { DashboardBrowser, signIn, withJoinPermissions } from '../support/dashboard-client';
 import { type E2E, pageText, startE2E } from '../support/e2e';
 
 /**
  * Signing in to the dashboard with Discord, through the Discord stand-in's consent page over real
  * HTTP: who gets in (Manage Server or Manage Roles in the server, read from Discord on every request),
- * who does not, and the sign-in's state bound to the browser that started it.
+ * who does not, and the sign-in's state bound to the browser that started it; and the overview a
+ * moderator then sees: the webhook's health and `/doctor`'s problems with their fixes.
  */
 
 let e: E2E;
 let staffRole: string;
 beforeAll(async () => {
-  e = await startE2E({ connected: true, ...withDashboard });
+  // Invited as the README says (Manage Roles and Create Invite), so /doctor finds nothing in this server.
+  e = await startE2E({ connected: true, ...withJoinPermissions });
   staffRole = e.discord.createRole(e.guildId, { name: 'Moderators', permissions: Permission.ManageRoles }).id;
 }, 60_000);
 afterAll(() => e?.stop());
@@ -141,6 +143,92 @@ test('an open redirect through ?next= is not possible', async () => {
   expect(pageText(landing.html)).toContain('Choose a server');
   const { landing: slashes } = await signIn(e, e.ownerId, '//evil.example/dashboard');
   expect(pageText(slashes.html)).toContain('Choose a server');
+});
+
+test('a healthy server’s overview, seen by a moderator: the webhook delivering, every check ok, no problems section', async () => {
+  const moderator = e.discord.addMember(e.guildId, { username: 'healthy_mod', roleIds: [staffRole] }).userId;
+  const { browser } = await signIn(e, moderator);
+  const overview = await browser.get(`/dashboard/${e.guildId}`);
+  expect(overview.status).toBe(200);
+  const text = pageText(overview.html);
+  expect(text).toContain('Everything Tierlink needs is in place.');
+  expect(overview.html).toContain('<span class="pill added">webhook delivering</span>');
+  expect(text).not.toContain('Problems and their fixes');
+  expect(text).not.toContain('Fix:');
+  expect(overview.html).not.toContain('>problem</span>');
+  expect(text).toMatch(/Role positions ok all 3 mapped roles are below Tierlink’s role/);
+  expect(text).toMatch(/Casey Creator: webhook ok registered and delivering/);
+});
+
+test('a webhook Patreon paused that Tierlink could not re-enable shows as paused on the overview, with the fix', async () => {
+  const [hook] = e.patreon.webhooks();
+  e.patreon.pauseWebhook(hook!.id);
+  // Tierlink's 15-minute check finds it paused, and the service refuses to re-enable it.
+  const refuse = e.patreon.injectFault({ method: 'PATCH', path: `/api/oauth2/v2/webhooks/${hook!.id}`, status: 500, times: Infinity });
+  try {
+    expect((await e.tierlink.services.registration.ensure(e.patreon.campaignId)).state).toBe('failed');
+    expect(e.patreon.webhooks()[0]!.paused).toBe(true);
+    e.clock.advance(61_000); // past the overview's cached checks
+    const { browser } = await signIn(e, e.ownerId);
+    const overview = await browser.get(`/dashboard/${e.guildId}`);
+    const text = pageText(overview.html);
+    expect(overview.html).toContain('<span class="pill removed">webhook paused</span>');
+    expect(overview.html).not.toContain('webhook delivering');
+    expect(text).toContain('Casey Creator: webhook problem Patreon paused the webhook');
+    expect(text).toContain('Fix: Make sure PUBLIC_URL/webhooks/patreon is reachable from the internet');
+  } finally {
+    e.patreon.removeFault(refuse);
+  }
+  // The next check re-enables it: delivering again.
+  await e.tierlink.services.registration.ensure(e.patreon.campaignId);
+  e.clock.advance(61_000);
+  const { browser } = await signIn(e, e.ownerId);
+  const healed = await browser.get(`/dashboard/${e.guildId}`);
+  expect(healed.html).toContain('<span class="pill added">webhook delivering</span>');
+  expect(pageText(healed.html)).toContain('Everything Tierlink needs is in place.');
+});
+
+describe('a server with problems (the webhook could not be registered, a mapped role above the bot)', () => {
+  let broken: E2E;
+  beforeAll(async () => {
+    broken = await startE2E({
+      connected: true,
+      beforeStart: (world) => {
+        // The service refuses to create the webhook, at /connect and at every later check.
+        world.patreon.injectFault({ method: 'POST', path: '/api/oauth2/v2/webhooks', status: 500, times: Infinity });
+        return withJoinPermissions.beforeStart!(world);
+      },
+    });
+  }, 60_000);
+  afterAll(() => broken?.stop());
+
+  test('the overview shows the webhook as absent and each problem with its fix, to a moderator', async () => {
+    expect(broken.patreon.webhooks()).toEqual([]);
+    broken.discord.updateRole(broken.guildId, broken.roles.gold, { position: 20 });
+    const moderators = broken.discord.createRole(broken.guildId, { name: 'Moderators', permissions: Permission.ManageRoles }).id;
+    const moderator = broken.discord.addMember(broken.guildId, { username: 'mod', roleIds: [moderators] }).userId;
+    const { browser } = await signIn(broken, moderator);
+    const overview = await browser.get(`/dashboard/${broken.guildId}`);
+    expect(overview.status).toBe(200);
+    const text = pageText(overview.html);
+
+    // The webhook health indicator of the campaign.
+    expect(overview.html).toContain('<span class="pill removed">no webhook</span>');
+    expect(overview.html).not.toContain('webhook delivering');
+
+    // The problems, each with its fix.
+    expect(text).toContain('2 problems to fix.');
+    expect(text).toContain('Problems and their fixes');
+    expect(text).toContain("Role Gold problem Gold is at or above Tierlink, the bot's highest role, so Discord refuses to assign it.");
+    expect(text).toContain('Fix: Move the Tierlink role above Gold in Server Settings → Roles.');
+    expect(text).toContain('Casey Creator: webhook problem no webhook is registered, so pledge changes wait for the nightly sync');
+    expect(text).toContain(
+      'Fix: Make sure PUBLIC_URL is reachable from the internet; Tierlink registers its webhook within 15 minutes, or at the next /connect.',
+    );
+    // Problems come first, before the checks that pass (which show no fix).
+    expect(text.indexOf('Role Gold problem')).toBeLessThan(text.indexOf('Manage Roles permission ok'));
+    expect(overview.html.match(/class="item-fix"/g)).toHaveLength(2);
+  });
 });
 
 describe('behind HTTPS (PUBLIC_URL is https)', () => {

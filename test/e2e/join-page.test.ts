@@ -2,9 +2,8 @@ import { getTableName, sql } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
 import { queryRows } from '../../src/edges/store/database';
 import * as schema from '../../src/edges/store/schema';
-import { discordOAuthEnvironment } from '@tierlink/sandbox';
 import { Permission } from '@tierlink/sandbox/discord';
-import { DashboardBrowser, type PageAnswer } from '../support/dashboard-client';
+import { DashboardBrowser, type PageAnswer, withJoinPermissions } from '../support/dashboard-client';
 import { type E2E, pageText, startE2E } from '../support/e2e';
 
 /**
@@ -16,16 +15,8 @@ import { type E2E, pageText, startE2E } from '../support/e2e';
 
 let e: E2E;
 beforeAll(async () => {
-  e = await startE2E({
-    connected: true,
-    beforeStart: ({ discord, guildId }) => {
-      // Invited as the README says for the join page: Manage Roles and Create Invite.
-      discord.updateRole(guildId, discord.guild(guildId).botRoleId, {
-        permissions: Permission.ManageRoles | Permission.CreateInstantInvite,
-      });
-      return discordOAuthEnvironment(discord);
-    },
-  });
+  // Invited as the README says for the join page: Manage Roles and Create Invite.
+  e = await startE2E({ connected: true, ...withJoinPermissions });
   e.discord.registerRedirectUri(`${e.url}/join/callback`);
 }, 60_000);
 afterAll(() => e?.stop());
@@ -307,6 +298,45 @@ test.each([
     await new Promise((r) => setTimeout(r, 100));
   }
   expect(page!.html).toContain('/start"');
+});
+
+test('a patron already in the server, not linked and with no role, is linked and granted her roles as /link does', async () => {
+  const user = patron('Ada Lovelace', [e.tiers.silver, e.tiers.gold]);
+  const person = e.discord.createUser({ username: 'ada', globalName: 'Ada' });
+  e.discord.addMember(e.guildId, { userId: person.id });
+  expect(e.discord.memberRoles(e.guildId, person.id)).toEqual([]);
+  expect(await e.tierlink.services.repos.links.byDiscordUser(person.id)).toBeNull();
+  e.discord.resetRequests();
+
+  const run = await visit(user.id, person.id);
+
+  // The result page says she was already there, names her account and the roles added.
+  expect(run.done.status).toBe(200);
+  const text = pageText(run.done.html);
+  expect(text).toContain('You’re already in Fan Club');
+  expect(text).not.toContain('You’re in Fan Club');
+  expect(text).toContain('Ada (@ada)');
+  expect(text).toMatch(/Silver Added/);
+  expect(text).toMatch(/Gold Added/);
+
+  // Linked, and granted as /link grants: one role PUT per role, no Add Guild Member request.
+  expect((await e.tierlink.services.repos.links.byDiscordUser(person.id))?.patreonUserId).toBe(user.id);
+  expect([...e.discord.memberRoles(e.guildId, person.id)].sort()).toEqual([e.roles.silver, e.roles.gold].sort());
+  const rolePuts = e.discord.requests({ method: 'PUT' }).filter((r) => r.path.includes(`/members/${person.id}/roles/`));
+  expect(rolePuts.map((r) => r.path.split('/').at(-1)).sort()).toEqual([e.roles.silver, e.roles.gold].sort());
+  expect(e.discord.requests({ method: 'PUT' }).filter((r) => r.path.endsWith(`/members/${person.id}`))).toHaveLength(0);
+
+  // The ledger records both grants.
+  const ledger = await ledgerOf(person.id);
+  expect(ledger.map((g) => g.roleId).sort()).toEqual([e.roles.silver, e.roles.gold].sort());
+
+  // A second visit: nothing more to do.
+  e.discord.resetRequests();
+  const again = await visit(user.id, person.id);
+  expect(again.done.status).toBe(200);
+  expect(pageText(again.done.html)).toContain('You’re already in Fan Club');
+  expect(e.discord.requests({ method: 'PUT' }).filter((r) => r.path.includes(`/members/${person.id}`))).toHaveLength(0);
+  expect(await ledgerOf(person.id)).toEqual(ledger);
 });
 
 test('the join routes have a per-address budget: past it, a 429 page with Retry-After', async () => {

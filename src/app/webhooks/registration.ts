@@ -181,6 +181,9 @@ export function createWebhookRegistration(deps: WebhookRegistrationDeps): Webhoo
         `the campaign webhook is ${state}; re-enabling it so the service sends the events it held, and queueing a sync`,
       );
       patch.paused = false;
+      // Recorded as found before re-enabling it: if the service refuses, the dashboard's webhook
+      // health says paused or failing (as /doctor does), not the last healthy check.
+      await store(campaignId, current);
     }
     if (Object.keys(patch).length > 0) {
       const updated = await client.updateWebhook(current.id, patch);
