@@ -270,7 +270,13 @@ function joinSamples(): Sample[] {
     problems: [],
     joinUrl: place.link.url,
   };
-  const banned: MemberAddProblem = { code: 'banned', message: 'banned', discordCode: 40007, requestSent: true };
+  const problem = (code: MemberAddProblem['code'], discordCode: number): MemberAddProblem => ({
+    code,
+    message: code,
+    discordCode,
+    requestSent: true,
+  });
+  const banned = problem('banned', 40007);
   const account = { userId: '100000000000000002', username: 'mira.oh', globalName: 'Mira' };
   const notPatron = notPatronView(place, { planned: { entitlements: [] } as unknown as PlannedUser, admitted: false });
   const refusal = (view: JoinRefusalView) => ({ status: view.status, html: renderJoinRefusal(view) });
@@ -280,6 +286,16 @@ function joinSamples(): Sample[] {
     { name: 'join-not-patron', ...refusal(notPatron) },
     { name: 'join-banned', ...refusal(joinRefusalView({ kind: 'refused', place, discordAccount: account, problem: banned })) },
     { name: 'join-other-browser', ...refusal(joinRefusalView({ kind: 'other_browser', place })) },
+    { name: 'join-already-member', status: 200, html: renderJoinResult({ ...result, outcome: 'already_member' }) },
+    {
+      name: 'join-server-full',
+      ...refusal(joinRefusalView({ kind: 'refused', place, discordAccount: account, problem: problem('server_full', 30019) })),
+    },
+    {
+      name: 'join-too-many-servers',
+      ...refusal(joinRefusalView({ kind: 'refused', place, discordAccount: account, problem: problem('too_many_servers', 30001) })),
+    },
+    { name: 'join-not-ready', status: 503, html: renderJoinPage(joinPageView(place, 'bot_lacks_invite', '/join/lumenandlantern/start')) },
   ];
 }
 
