@@ -1,6 +1,7 @@
 import { shouldHoldRemovals } from '../../core/planner';
 import type { GuildContext } from '../../core/planner/types';
 import { type GuildSyncReport, type PlannedMember, type SyncTrigger, changeLines } from '../../core/sync-report';
+import { emptyGuildReport } from '../../core/empty-guild-report';
 import type { Metrics } from '../../edges/observability/metrics';
 import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
 import type { AuditEntry, LedgerRepository } from '../../edges/store/repositories/ledger-repository';
@@ -82,22 +83,11 @@ export function createGuildSync(deps: GuildSyncDeps) {
       const startedAt = run.startedAt;
       const before = deps.meter?.read() ?? null;
       const served = run.campaignIds.map((id) => run.campaigns.get(id)).filter((c): c is CampaignOutcome => c !== undefined);
-      const report: GuildSyncReport = {
+      const report = emptyGuildReport({
         runId: run.runId,
         guildId,
-        guildName: null,
         campaignIds: run.campaignIds,
-        status: 'ok',
         startedAt: startedAt.toISOString(),
-        finishedAt: startedAt.toISOString(),
-        discord: { pages: 0, members: 0 },
-        linkedMembers: 0,
-        usersPlanned: 0,
-        ourGrants: 0,
-        planned: { adds: 0, removes: 0, forgets: 0, blocked: 0 },
-        applied: { adds: 0, removes: 0, forgets: 0 },
-        failed: 0,
-        held: null,
         adoptions: options.adopt === true ? { planned: 0, recorded: 0 } : null,
         resumed: run.resumed
           ? {
@@ -107,10 +97,7 @@ export function createGuildSync(deps: GuildSyncDeps) {
             }
           : null,
         errors: [...(run.startError ? [run.startError] : []), ...served.flatMap((c) => (c.report.error ? [c.report.error] : []))],
-        apiCalls: {},
-        changeCount: 0,
-        changes: [],
-      };
+      });
       let pending: PlannedMember[] = [];
       const graceEnds: GraceEnd[] = [];
       const plannedAt = clock.now();

@@ -1,6 +1,6 @@
 import { managedRoleIds } from '../../core/planner';
 import type { GuildContext, RoleChange } from '../../core/planner/types';
-import type { GuildSyncReport } from '../../core/sync-report';
+import { emptyGuildReport } from '../../core/empty-guild-report';
 import type { Clock } from '../../shared/clock';
 import type { GuildContextLoader } from './guild-context';
 import type { GuildPass } from './guild-pass';
@@ -50,30 +50,12 @@ export function createStrictPreview(deps: { contexts: GuildContextLoader; guildP
   async function preview(guildId: string): Promise<StrictPreview> {
     const context = await deps.contexts.load(guildId);
     const guild = { ...context, settings: { ...context.settings, strict: true } };
-    const at = deps.clock.now().toISOString();
-    const report: GuildSyncReport = {
+    const report = emptyGuildReport({
       runId: null,
       guildId,
-      guildName: null,
       campaignIds: [...guild.campaignIds],
-      status: 'ok',
-      startedAt: at,
-      finishedAt: at,
-      discord: { pages: 0, members: 0 },
-      linkedMembers: 0,
-      usersPlanned: 0,
-      ourGrants: 0,
-      planned: { adds: 0, removes: 0, forgets: 0, blocked: 0 },
-      applied: { adds: 0, removes: 0, forgets: 0 },
-      failed: 0,
-      held: null,
-      errors: [],
-      apiCalls: {},
-      changes: [],
-      adoptions: null,
-      resumed: null,
-      changeCount: 0,
-    };
+      startedAt: deps.clock.now().toISOString(),
+    });
     // Grace ends found here are not scheduled: nothing of this plan is applied.
     const pending = await deps.guildPass.plan({ guild, campaigns: new Map(), pendingLinks: new Map(), graceEnds: [] }, report);
     const byRole = new Map<string, { roleId: string; roleName: string; members: number }>();

@@ -2,7 +2,8 @@ import type { JoinCompletion, Joined } from '../../app/joining/join-flow';
 import type { JoinPlace, JoinPreview, JoinReadiness, JoinTier } from '../../app/joining/join-place';
 import { bestEntitlement } from '../../app/linking/status-service';
 import type { MemberAddProblemCode } from '../../edges/discord/member-adder';
-import type { JoinPageView, JoinRefusalView, JoinResultView, JoinTierLine, ProblemLine, RoleLine } from './pages/views';
+import { problemLines } from './link-result-view';
+import type { JoinPageView, JoinRefusalView, JoinResultView, JoinTierLine, RoleLine } from './pages/views';
 
 /** "$10 a month": tiers are priced in US cents (docs/membership-service-api.md). */
 export function price(amountCents: number): string {
@@ -68,14 +69,7 @@ export function joinResultView(done: Joined, tierTitle: (campaignId: string, tie
     if (failed.has(grant.roleId) || outcome.plan.blocked.some((b) => b.roleId === grant.roleId)) continue;
     (added.has(grant.roleId) ? granted : kept).push({ name: grant.roleName, reason: grant.reason });
   }
-  const problems: ProblemLine[] = [
-    ...outcome.plan.blocked.map((b) => ({ name: b.roleName, problem: b.problem.message, fix: b.problem.fix })),
-    ...(outcome.result?.failed ?? []).map((f) => ({
-      name: 'roleName' in f.change && f.change.roleName ? f.change.roleName : f.change.roleId,
-      problem: f.message,
-      fix: f.fix ?? 'The server’s owner can run /doctor to find out what to change.',
-    })),
-  ];
+  const problems = problemLines(outcome);
   const { discordAccount: a } = done;
   return {
     outcome: done.kind,

@@ -1,5 +1,6 @@
 import type { LinkCompletion } from '../../app/linking/link-service';
 import { bestEntitlement } from '../../app/linking/status-service';
+import type { MemberOutcome } from '../../app/sync/reconciler';
 import type { LinkResultView, ProblemLine, RoleLine } from './pages/views';
 
 type Linked = Extract<LinkCompletion, { kind: 'linked' }>;
@@ -47,14 +48,7 @@ export function linkResultView(
   const notGranted: RoleLine[] = outcome.desired.notes
     .filter((n) => n.roleName !== null || n.fix === null)
     .map((n) => ({ name: n.roleName ?? (n.tierId ? tierTitle(n.campaignId ?? '', n.tierId) : 'A role'), reason: n.reason }));
-  const problems: ProblemLine[] = [
-    ...outcome.plan.blocked.map((b) => ({ name: b.roleName, problem: b.problem.message, fix: b.problem.fix })),
-    ...(outcome.result?.failed ?? []).map((f) => ({
-      name: 'roleName' in f.change && f.change.roleName ? f.change.roleName : f.change.roleId,
-      problem: f.message,
-      fix: f.fix ?? 'The server’s owner can run /doctor to find out what to change.',
-    })),
-  ];
+  const problems = problemLines(outcome);
   const tiers = outcome.entitlements.flatMap((e) => e.tierIds.map((id) => tierTitle(e.campaignId, id)));
   return {
     campaignName: done.campaignNames.join(' & ') || 'this creator',
@@ -77,4 +71,16 @@ export function linkResultView(
     pledgeUrl: standing === 'active' ? null : done.pledgeUrl,
     movedFromAnotherAccount: done.movedFromAnotherAccount,
   };
+}
+
+/** The roles a member's reconcile could not give, with why and what to change: the link and join result pages. */
+export function problemLines(outcome: Pick<MemberOutcome, 'plan' | 'result'>): ProblemLine[] {
+  return [
+    ...outcome.plan.blocked.map((b) => ({ name: b.roleName, problem: b.problem.message, fix: b.problem.fix })),
+    ...(outcome.result?.failed ?? []).map((f) => ({
+      name: 'roleName' in f.change && f.change.roleName ? f.change.roleName : f.change.roleId,
+      problem: f.message,
+      fix: f.fix ?? 'The server’s owner can run /doctor to find out what to change.',
+    })),
+  ];
 }

@@ -1,4 +1,5 @@
 import { and, asc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
+import type { ModLogChange } from '../../../core/channel-posts';
 import type { Db } from '../database';
 import { announcements, auditLog, channelPacing, memberSnapshots, modLogState, postPolls } from '../schema';
 
@@ -6,15 +7,9 @@ export type ModLogStateRow = typeof modLogState.$inferSelect;
 export type AnnouncementRow = typeof announcements.$inferSelect;
 
 /** The audit rows a mod-log posts: role changes on Discord (requests, held, blocked), not bookkeeping. */
-export interface ModLogRow {
+export interface ModLogRow extends Omit<ModLogChange, 'userId'> {
   id: number;
   discordUserId: string;
-  roleId: string;
-  action: 'add' | 'remove';
-  outcome: 'applied' | 'failed' | 'held' | 'blocked';
-  trigger: string;
-  reason: string;
-  error: string | null;
 }
 
 /** A member whose current pledge began recently and who is entitled now (src/app/channels/announcements.ts). */

@@ -8,6 +8,15 @@ import { guildCampaigns, guilds } from '../schema';
 export type GuildRepository = ReturnType<typeof createGuildRepository>;
 
 /** Guilds, their settings, and which campaigns each serves. */
+/** The columns of a guild's channel settings ({@link GuildChannels}). */
+const CHANNEL_COLUMNS = {
+  modLogChannelId: guilds.modLogChannelId,
+  announcePatronsChannelId: guilds.announcePatronsChannelId,
+  announcePatronsSince: guilds.announcePatronsSince,
+  announcePostsChannelId: guilds.announcePostsChannelId,
+  announcePostsSince: guilds.announcePostsSince,
+};
+
 export function createGuildRepository(db: Db) {
   return {
     async ensure(guildId: string, name?: string | null): Promise<void> {
@@ -92,16 +101,7 @@ export function createGuildRepository(db: Db) {
 
     // The channels Tierlink posts in (src/app/channels).
     async channels(guildId: string): Promise<GuildChannels> {
-      const [row] = await db
-        .select({
-          modLogChannelId: guilds.modLogChannelId,
-          announcePatronsChannelId: guilds.announcePatronsChannelId,
-          announcePatronsSince: guilds.announcePatronsSince,
-          announcePostsChannelId: guilds.announcePostsChannelId,
-          announcePostsSince: guilds.announcePostsSince,
-        })
-        .from(guilds)
-        .where(eq(guilds.id, guildId));
+      const [row] = await db.select(CHANNEL_COLUMNS).from(guilds).where(eq(guilds.id, guildId));
       return row ?? { ...NO_CHANNELS };
     },
 
@@ -118,11 +118,7 @@ export function createGuildRepository(db: Db) {
       return db
         .select({
           guildId: guilds.id,
-          modLogChannelId: guilds.modLogChannelId,
-          announcePatronsChannelId: guilds.announcePatronsChannelId,
-          announcePatronsSince: guilds.announcePatronsSince,
-          announcePostsChannelId: guilds.announcePostsChannelId,
-          announcePostsSince: guilds.announcePostsSince,
+          ...CHANNEL_COLUMNS,
         })
         .from(guilds)
         .where(or(isNotNull(guilds.modLogChannelId), isNotNull(guilds.announcePatronsChannelId), isNotNull(guilds.announcePostsChannelId)))
