@@ -5,8 +5,11 @@ import tseslint from 'typescript-eslint';
 /**
  * The dependency direction of the house (README, "How the code is laid out"), as import rules:
  * - src/core is the pure centre: it imports nothing of ours outside src/core;
- * - slash commands (src/edges/bot) and pages (src/edges/web) reach the data only through the
- *   services they are given, never the store;
+ * - the inbound edges (src/edges/inbound: slash commands, pages, the webhook and interaction
+ *   endpoints) reach the data only through the application services they are given, never the store;
+ * - the outbound edges (src/edges/outbound: the store, Discord, Patreon, other sources, logs) are
+ *   called by the application and never call back into it or into the inbound edges;
+ * - the application (src/app) never imports the inbound edges;
  * - nothing in the product imports the stand-ins or the demo (packages/sandbox, demo/), and the
  *   sandbox package imports nothing of the product.
  */
@@ -71,7 +74,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/edges/bot/**/*.ts', 'src/edges/web/**/*.ts'],
+    files: ['src/edges/inbound/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -80,7 +83,41 @@ export default tseslint.config(
             noSandbox,
             {
               group: ['**/store', '**/store/**', 'drizzle-orm', 'drizzle-orm/*'],
-              message: 'Commands and pages call services they are given; they never import the store.',
+              message: 'Inbound edges (commands, pages, endpoints) call services they are given; they never import the store.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/edges/outbound/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            noSandbox,
+            {
+              group: ['**/app/**', '**/inbound/**', '**/main', '**/compose', '**/cli/**'],
+              message: 'Outbound edges are called by the application; they never import it or the inbound edges.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/app/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            noSandbox,
+            {
+              group: ['**/inbound/**', '**/main', '**/compose', '**/cli/**'],
+              message: 'The application never imports the inbound edges (commands, pages, endpoints) or the composition root.',
             },
           ],
         },

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { createMemberRoleCache } from '../src/edges/discord/member-roles';
+import { createMemberRoleCache } from '../src/edges/outbound/discord/member-roles';
 import { type PreparedLink, linkUpToCallback, sendCallback } from './link-flow';
 import { type TierlinkStack, startTierlinkStack } from './tierlink-stack';
 

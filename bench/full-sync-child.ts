@@ -1,4 +1,4 @@
-import { createRepositories } from '../src/edges/store/repositories';
+import { createRepositories } from '../src/edges/outbound/store/repositories';
 /**
  * The measured side of the full-sync benchmark (bench/full-sync.ts): a process of its own, so its
  * CPU time and peak RSS are Tierlink's alone, not the stand-ins' holding 100,000 members. It wires
@@ -7,15 +7,15 @@ import { createRepositories } from '../src/edges/store/repositories';
  */
 import { readFileSync } from 'node:fs';
 import { storeCampaign } from '../src/app/admin/campaign-catalog';
-import { createCreatorAccounts } from '../src/edges/patreon/creator-accounts';
-import { keyValueDialectStore } from '../src/edges/patreon/dialect';
-import { openDatabase } from '../src/edges/store/database';
-import { createJobQueue, createJobStore } from '../src/edges/store/job-queue';
-import { createDiscordAccess } from '../src/edges/discord';
-import { createMetrics } from '../src/edges/observability/metrics';
+import { createCreatorAccounts } from '../src/edges/outbound/patreon/creator-accounts';
+import { keyValueDialectStore } from '../src/edges/outbound/patreon/dialect';
+import { openDatabase } from '../src/edges/outbound/store/database';
+import { createJobQueue, createJobStore } from '../src/edges/outbound/store/job-queue';
+import { createDiscordAccess } from '../src/edges/outbound/discord';
+import { createMetrics } from '../src/edges/outbound/observability/metrics';
 import { realSleep, systemClock } from '../src/shared/clock';
 import { silentLogger } from '../src/shared/logger';
-import { createSecretBox } from '../src/edges/store/secret-box';
+import { createSecretBox } from '../src/edges/outbound/store/secret-box';
 import { createApiMeter } from '../src/app/sync/api-meter';
 import { createSync } from '../src/app/sync';
 import type { SyncChange } from '../src/core/sync-report';

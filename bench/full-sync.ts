@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createDiscordSandbox } from '@tierlink/sandbox/discord';
-import { packageRoot } from '../src/edges/store/package-root';
+import { packageRoot } from '../src/edges/outbound/store/package-root';
 import { createScratchPostgres } from './scratch-database';
 import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { createShiftableClock } from '@tierlink/sandbox';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { type Database, openDatabase } from '../src/edges/store/database';
+import { type Database, openDatabase } from '../src/edges/outbound/store/database';
 import { silentLogger } from '../src/shared/logger';
 
 /** A PostgreSQL database created for one run on a server whose user may create databases. */

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseConfig } from '../src/config';
 import { createTierlink } from '../src/main';
-import { createLogger } from '../src/edges/observability/logger';
+import { createLogger } from '../src/edges/outbound/observability/logger';
 import { type DiscordSandbox, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import { type MembershipServiceSandbox, createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { standInEnvironment } from '@tierlink/sandbox';

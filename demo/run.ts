@@ -1,5 +1,5 @@
 import { createDemo } from '@tierlink/sandbox/demo';
-import { createLogger } from '../src/edges/observability/logger';
+import { createLogger } from '../src/edges/outbound/observability/logger';
 import { startTierlinkUnderDemo } from './tierlink-under-demo';
 
 /**

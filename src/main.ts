@@ -2,16 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Services, type TierlinkOptions, buildServices } from './compose';
-import { createBot } from './edges/bot';
+import { createBot } from './edges/inbound/bot';
 import { publicUrlWarning } from './config';
-import { listBotGuilds } from './edges/discord/bot-guilds';
-import { checkHealth, databaseAnswers, healthChecks } from './edges/observability/health';
-import { openConfiguredDatabase } from './edges/store/open-configured';
-import { resealSecrets } from './edges/store/reseal-secrets';
-import { createWeb } from './edges/web';
-import { type HttpServer, listen } from './edges/web/http-server';
-import { createInteractionsEndpoint } from './edges/web/interactions-endpoint';
-import { createWebhookEndpoint } from './edges/web/webhook-endpoint';
+import { listBotGuilds } from './edges/outbound/discord/bot-guilds';
+import { checkHealth, databaseAnswers, healthChecks } from './edges/outbound/observability/health';
+import { openConfiguredDatabase } from './edges/outbound/store/open-configured';
+import { resealSecrets } from './edges/outbound/store/reseal-secrets';
+import { createWeb } from './edges/inbound/web';
+import { type HttpServer, listen } from './edges/inbound/web/http-server';
+import { createInteractionsEndpoint } from './edges/inbound/web/interactions-endpoint';
+import { createWebhookEndpoint } from './edges/inbound/web/webhook-endpoint';
 import { DAY } from './shared/clock';
 
 export type { TierlinkOptions } from './compose';
@@ -47,7 +47,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
   let shuttingDown = false;
   let server: HttpServer | null = null;
   let housekeeping: NodeJS.Timeout | undefined;
-  // Commands are answered only once the configured campaigns are bound (src/edges/bot/interaction-router.ts).
+  // Commands are answered only once the configured campaigns are bound (src/edges/inbound/bot/interaction-router.ts).
   let serving = false;
   const instance = { id: randomUUID(), host: hostname(), pid: process.pid };
 

@@ -1,6 +1,6 @@
-import { DiscordProblemError } from '../edges/discord/discord-problem';
-import type { GuildDirectory } from '../edges/discord/guild-directory';
-import type { GuildSnapshotCache } from '../edges/discord/guild-snapshot-cache';
+import { DiscordProblemError } from '../edges/outbound/discord/discord-problem';
+import type { GuildDirectory } from '../edges/outbound/discord/guild-directory';
+import type { GuildSnapshotCache } from '../edges/outbound/discord/guild-snapshot-cache';
 import { Permission, authorityOf, hasPermission } from '../core/authority';
 import type { Clock } from '../shared/clock';
 import { MINUTE } from '../shared/clock';

@@ -1,6 +1,6 @@
-import type { Member, Tier, UnreadableMember } from '../edges/patreon';
-import type { TierInput } from '../edges/store/repositories/campaign-repository';
-import type { SnapshotInput, SnapshotRow, UnreadableInput } from '../edges/store/repositories/snapshot-repository';
+import type { Member, Tier, UnreadableMember } from '../edges/outbound/patreon';
+import type { TierInput } from '../edges/outbound/store/repositories/campaign-repository';
+import type { SnapshotInput, SnapshotRow, UnreadableInput } from '../edges/outbound/store/repositories/snapshot-repository';
 
 /** What the service client reads, in the shapes the store keeps. */
 

@@ -1,6 +1,6 @@
 import { type Config, type ConfigNeeds, parseConfig, readEnvironment } from '../config';
-import { DataDirLockedError } from '../edges/store/data-dir-lock';
-import { createLogger } from '../edges/observability/logger';
+import { DataDirLockedError } from '../edges/outbound/store/data-dir-lock';
+import { createLogger } from '../edges/outbound/observability/logger';
 import type { Logger } from '../shared/logger';
 
 /**

@@ -1,4 +1,4 @@
-import { openConfiguredDatabase } from '../edges/store/open-configured';
+import { openConfiguredDatabase } from '../edges/outbound/store/open-configured';
 import { cliLogger, exitOnError, loadConfigOrExit } from './cli-support';
 
 /** `npm run migrate`: applies the database migrations and exits. */

@@ -11,7 +11,7 @@ export interface TierRoleIds {
   byGuild: Record<string, string[]>;
 }
 
-/** Both dialects' names of the attribute (the `tierRoles` row of src/edges/patreon/dialect.ts); a tier carries one. */
+/** Both dialects' names of the attribute (the `tierRoles` row of src/edges/outbound/patreon/dialect.ts); a tier carries one. */
 export const TIER_ROLE_ID_ATTRIBUTES = ['chat_role_ids', 'discord_role_ids'] as const;
 
 function idsOf(value: unknown): string[] {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { standInEnvironment } from '@tierlink/sandbox';
 import { DISCORD_RATE_LIMITS, type DiscordSandbox, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import { type MembershipServiceSandbox, createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
-import { packageRoot } from '../../src/edges/store/package-root';
+import { packageRoot } from '../../src/edges/outbound/store/package-root';
 import { repositories } from '../support/service-fixtures';
 import { type TestDatabase, createTestDatabase, onPostgres } from '../support/test-database';
 import { SECRET_KEY } from '../support/world';

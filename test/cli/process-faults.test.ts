@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { packageRoot } from '../../src/edges/store/package-root';
+import { packageRoot } from '../../src/edges/outbound/store/package-root';
 
 /**
  * A rejection nothing handled: Node's default ends the process. In a real process with
@@ -21,7 +21,7 @@ function run(script: string): Promise<{ code: number | null; stdout: string; std
 
 const program = (install: boolean) => `
   const http = require('node:http');
-  const { createLogger } = require(${dist('edges/observability/logger.js')});
+  const { createLogger } = require(${dist('edges/outbound/observability/logger.js')});
   const { handleUnhandledRejections } = require(${dist('cli/process-faults.js')});
   const logger = createLogger({ level: 'info' });
   let count = 0;

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type DiscordSandbox, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import { type MembershipServiceSandbox, createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
-import { packageRoot } from '../../src/edges/store/package-root';
+import { packageRoot } from '../../src/edges/outbound/store/package-root';
 import { standInEnvironment } from '@tierlink/sandbox';
 
 const main = path.join(packageRoot(), 'dist/src/cli/start.js');

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { packageRoot } from '../../src/edges/store/package-root';
+import { packageRoot } from '../../src/edges/outbound/store/package-root';
 
 const root = packageRoot();
 const main = path.join(root, 'dist/src/cli/start.js');

@@ -1,6 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import path from 'node:path';
-import { packageRoot } from '../../src/edges/store/package-root';
+import { packageRoot } from '../../src/edges/outbound/store/package-root';
 import { onPostgres } from '../support/test-database';
 import { SECRET_KEY, type World, createWorld } from '../support/world';
 import { standInEnvironment } from '@tierlink/sandbox';

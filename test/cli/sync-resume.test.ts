@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { SyncReport } from '../../src/core/sync-report';
-import { packageRoot } from '../../src/edges/store/package-root';
+import { packageRoot } from '../../src/edges/outbound/store/package-root';
 import { type E2E, startE2E } from '../support/e2e';
 
 /**

@@ -1,4 +1,4 @@
-import { parseTierRoleIds, roleIdsForGuild } from '../../src/edges/patreon';
+import { parseTierRoleIds, roleIdsForGuild } from '../../src/edges/outbound/patreon';
 
 const R1 = '111111111111111111';
 const R2 = '222222222222222222';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type DemoResult, createDemo } from '@tierlink/sandbox/demo';
 import { startTierlinkUnderDemo } from '../../demo/tierlink-under-demo';
-import { createLogger } from '../../src/edges/observability/logger';
+import { createLogger } from '../../src/edges/outbound/observability/logger';
 
 /** `npm run demo -- --once`, in-process: the whole story against the stand-ins, then a clean stop. */
 

@@ -1,8 +1,8 @@
 import { PermissionFlagsBits } from 'discord.js';
-import { COMMANDS } from '../../src/edges/bot/commands';
-import { registerCommands } from '../../src/edges/bot/register-commands';
+import { COMMANDS } from '../../src/edges/inbound/bot/commands';
+import { registerCommands } from '../../src/edges/inbound/bot/register-commands';
 import { createTierlink } from '../../src/main';
-import { createLogger } from '../../src/edges/observability/logger';
+import { createLogger } from '../../src/edges/outbound/observability/logger';
 import { type E2E, MemoryLog, startE2E } from '../support/e2e';
 import { EVERYONE, MANAGE_GUILD, MANAGE_ROLES, roleOption, runCommand, stringOption, tierOption } from '../support/e2e-admin';
 

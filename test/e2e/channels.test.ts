@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { queryRows } from '../../src/edges/store/database';
+import { queryRows } from '../../src/edges/outbound/store/database';
 import { type E2E, startE2E } from '../support/e2e';
 import { MANAGE_ROLES, activePatron, runCommand } from '../support/e2e-admin';
 import { WEBHOOK_TRIGGERS } from '../../src/app/webhooks/registration';

@@ -1,13 +1,13 @@
 import net from 'node:net';
 import { createTierlink } from '../../src/main';
-import { createLogger } from '../../src/edges/observability/logger';
+import { createLogger } from '../../src/edges/outbound/observability/logger';
 import { type E2E, MemoryLog, startE2E } from '../support/e2e';
 import { MANAGE_ROLES, activePatron, boolOption, pressButton, roleOption, runCommand, tierOption } from '../support/e2e-admin';
 import { createTestDatabase } from '../support/test-database';
 
 /**
  * Commands delivered by HTTP (`POST /interactions`, DISCORD_PUBLIC_KEY) go through the same router
- * and commands as gateway ones (src/edges/bot/payload-interactions.ts): the same answers, once,
+ * and commands as gateway ones (src/edges/inbound/bot/payload-interactions.ts): the same answers, once,
  * through the callback and webhook routes, and none over the gateway while the URL is set.
  */
 let e: E2E;

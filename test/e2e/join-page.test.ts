@@ -1,7 +1,7 @@
 import { getTableName, sql } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
-import { queryRows } from '../../src/edges/store/database';
-import * as schema from '../../src/edges/store/schema';
+import { queryRows } from '../../src/edges/outbound/store/database';
+import * as schema from '../../src/edges/outbound/store/schema';
 import { Permission } from '@tierlink/sandbox/discord';
 import { DashboardBrowser, type PageAnswer, withJoinPermissions } from '../support/dashboard-client';
 import { type E2E, pageText, startE2E } from '../support/e2e';

@@ -1,6 +1,6 @@
 import { Browser } from '../support/browser';
 import { sql } from 'drizzle-orm';
-import { queryRows } from '../../src/edges/store/database';
+import { queryRows } from '../../src/edges/outbound/store/database';
 import { MINUTE } from '../../src/shared/clock';
 import { type E2E, pageText, startE2E } from '../support/e2e';
 

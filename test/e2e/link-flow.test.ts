@@ -1,8 +1,8 @@
 import { Browser } from '../support/browser';
 import { getTableName, sql } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
-import { queryRows } from '../../src/edges/store/database';
-import * as schema from '../../src/edges/store/schema';
+import { queryRows } from '../../src/edges/outbound/store/database';
+import * as schema from '../../src/edges/outbound/store/schema';
 import { DAY } from '../../src/shared/clock';
 import { type E2E, pageText, startE2E } from '../support/e2e';
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { queryRows } from '../../src/edges/store/database';
+import { queryRows } from '../../src/edges/outbound/store/database';
 import { DAY } from '../../src/shared/clock';
 import { type E2E, pageText, startE2E } from '../support/e2e';
 

@@ -1,6 +1,6 @@
 import { Browser } from '../support/browser';
 import { createTierlink } from '../../src/main';
-import { createLogger } from '../../src/edges/observability/logger';
+import { createLogger } from '../../src/edges/outbound/observability/logger';
 import { type E2E, E2E_SECRET_KEY, MemoryLog, startE2E } from '../support/e2e';
 import { createTestDatabase } from '../support/test-database';
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { PATREON_BOT_USER_ID } from '../../src/app/admin/membership-checks';
-import { queryRows } from '../../src/edges/store/database';
+import { queryRows } from '../../src/edges/outbound/store/database';
 import { DAY, MINUTE } from '../../src/shared/clock';
 import { type E2E, startE2E } from '../support/e2e';
 import { EVERYONE, MANAGE_ROLES, activePatron, boolOption, runCommand } from '../support/e2e-admin';

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { queryRows } from '../../src/edges/store/database';
+import { queryRows } from '../../src/edges/outbound/store/database';
 import { type Tierlink, createTierlink } from '../../src/main';
-import { createLogger } from '../../src/edges/observability/logger';
+import { createLogger } from '../../src/edges/outbound/observability/logger';
 import { type E2E, MemoryLog, startE2E } from '../support/e2e';
 
 let e: E2E;

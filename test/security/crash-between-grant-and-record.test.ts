@@ -6,7 +6,7 @@ import { standInEnvironment } from '@tierlink/sandbox';
 import { type DiscordSandbox, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import { type MembershipServiceSandbox, createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { type ScratchPostgres, createScratchPostgres } from '../../bench/scratch-database';
-import { openDatabase, queryRows } from '../../src/edges/store/database';
+import { openDatabase, queryRows } from '../../src/edges/outbound/store/database';
 import { silentLogger } from '../../src/shared/logger';
 import { type ServiceProcess, freePort, startServiceProcess } from '../support/service-process';
 import { onPostgres } from '../support/test-database';

@@ -8,7 +8,7 @@ import { type DiscordSandbox, createDiscordSandbox } from '@tierlink/sandbox/dis
 import { type MembershipServiceSandbox, createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { type ScratchPostgres, createScratchPostgres } from '../../bench/scratch-database';
 import { signWebhookBody } from '../../src/app/webhooks/verify-signature';
-import { openDatabase, queryRows } from '../../src/edges/store/database';
+import { openDatabase, queryRows } from '../../src/edges/outbound/store/database';
 import { silentLogger } from '../../src/shared/logger';
 import { type ServiceProcess, startServiceProcess } from '../support/service-process';
 import { onPostgres } from '../support/test-database';

@@ -1,6 +1,6 @@
 import { PermissionFlagsBits } from 'discord.js';
 import { sql } from 'drizzle-orm';
-import { queryRows } from '../../src/edges/store/database';
+import { queryRows } from '../../src/edges/outbound/store/database';
 import { Browser } from '../support/browser';
 import { type E2E, pageText, startE2E } from '../support/e2e';
 import { EVERYONE, activePatron, runCommand } from '../support/e2e-admin';

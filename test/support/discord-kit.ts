@@ -1,8 +1,8 @@
-import { createDiscordAccess } from '../../src/edges/discord';
-import type { GuildDirectory } from '../../src/edges/discord/guild-directory';
-import type { GuildSnapshotCache } from '../../src/edges/discord/guild-snapshot-cache';
-import type { MemberRoleCache } from '../../src/edges/discord/member-roles';
-import type { RoleWriter } from '../../src/edges/discord/role-writer';
+import { createDiscordAccess } from '../../src/edges/outbound/discord';
+import type { GuildDirectory } from '../../src/edges/outbound/discord/guild-directory';
+import type { GuildSnapshotCache } from '../../src/edges/outbound/discord/guild-snapshot-cache';
+import type { MemberRoleCache } from '../../src/edges/outbound/discord/member-roles';
+import type { RoleWriter } from '../../src/edges/outbound/discord/role-writer';
 import { type DiscordSandbox, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import type { Clock } from '../../src/shared/clock';
 

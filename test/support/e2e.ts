@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { type Config, parseConfig } from '../../src/config';
 import { type Tierlink, createTierlink } from '../../src/main';
-import { createLogger } from '../../src/edges/observability/logger';
+import { createLogger } from '../../src/edges/outbound/observability/logger';
 import { type DiscordSandbox, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import { type MembershipServiceSandbox, createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { Browser } from './browser';

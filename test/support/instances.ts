@@ -7,7 +7,7 @@ import path from 'node:path';
 import { type DiscordSandbox, type GatewaySettings, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import { type MembershipServiceSandbox, createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { standInEnvironment } from '@tierlink/sandbox';
-import { packageRoot } from '../../src/edges/store/package-root';
+import { packageRoot } from '../../src/edges/outbound/store/package-root';
 import { E2E_SECRET_KEY } from './e2e';
 import { type TestDatabase, createTestDatabase } from './test-database';
 

@@ -1,7 +1,7 @@
-import { createRepositories } from '../../src/edges/store/repositories';
-import type { SnapshotInput } from '../../src/edges/store/repositories/snapshot-repository';
-import { createSecretBox } from '../../src/edges/store/secret-box';
-import type { Db } from '../../src/edges/store/database';
+import { createRepositories } from '../../src/edges/outbound/store/repositories';
+import type { SnapshotInput } from '../../src/edges/outbound/store/repositories/snapshot-repository';
+import { createSecretBox } from '../../src/edges/outbound/store/secret-box';
+import type { Db } from '../../src/edges/outbound/store/database';
 
 /** The key the test fixtures seal credentials with. */
 export const TEST_SECRET_KEY = 'test-secret-key-that-is-long-enough-1234';

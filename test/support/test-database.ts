@@ -6,8 +6,8 @@ import { Blob } from 'node:buffer';
 import { getTableName, sql } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
 import { createScratchPostgres } from '../../bench/scratch-database';
-import { type Database, MIGRATIONS_FOLDER, PGLITE_CONF, dumpEmbeddedDatabase, openDatabase } from '../../src/edges/store/database';
-import * as schema from '../../src/edges/store/schema';
+import { type Database, MIGRATIONS_FOLDER, PGLITE_CONF, dumpEmbeddedDatabase, openDatabase } from '../../src/edges/outbound/store/database';
+import * as schema from '../../src/edges/outbound/store/schema';
 import { silentLogger } from '../../src/shared/logger';
 
 /**

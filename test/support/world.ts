@@ -1,14 +1,14 @@
 import { type ManualClock, createManualClock } from '@tierlink/sandbox';
 import { campaignName, storeCampaign } from '../../src/app/admin/campaign-catalog';
-import { type CreatorAccounts, createCreatorAccounts } from '../../src/edges/patreon/creator-accounts';
+import { type CreatorAccounts, createCreatorAccounts } from '../../src/edges/outbound/patreon/creator-accounts';
 import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import type { MembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { realSleep } from '../../src/shared/clock';
 import { silentLogger } from '../../src/shared/logger';
-import { type Metrics, createMetrics } from '../../src/edges/observability/metrics';
+import { type Metrics, createMetrics } from '../../src/edges/outbound/observability/metrics';
 import { createSync } from '../../src/app/sync';
 import type { Reconciler } from '../../src/app/sync/reconciler';
-import { createJobQueue, createJobStore } from '../../src/edges/store/job-queue';
+import { createJobQueue, createJobStore } from '../../src/edges/outbound/store/job-queue';
 import { type DiscordKit, createDiscordKit } from './discord-kit';
 import { TEST_SECRET_KEY, repositories } from './service-fixtures';
 import { type TestDatabase, createTestDatabase } from './test-database';

@@ -1,7 +1,7 @@
 import { type Authority, authorityOf, checkRoleAuthority, hasPermission } from '../../core/authority';
 import { checkRoleAssignable } from '../../core/role-hierarchy';
-import type { GuildDirectory, GuildRole } from '../../edges/discord/guild-directory';
-import type { GuildSnapshot, GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
+import type { GuildDirectory, GuildRole } from '../../edges/outbound/discord/guild-directory';
+import type { GuildSnapshot, GuildSnapshotCache } from '../../edges/outbound/discord/guild-snapshot-cache';
 
 /**
  * Who asks: a member of a guild, named by ids only. Every service that manages roles takes this and

@@ -1,5 +1,5 @@
-import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
-import type { CampaignDetails, PatreonClient } from '../../edges/patreon';
+import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
+import type { CampaignDetails, PatreonClient } from '../../edges/outbound/patreon';
 import { toTierInput } from '../service-records';
 import type { Clock } from '../../shared/clock';
 

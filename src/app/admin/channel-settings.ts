@@ -7,9 +7,9 @@ import {
   type GuildChannels,
   applyChannelChange,
 } from '../../core/guild-channels';
-import type { ChannelMessages, GuildChannel } from '../../edges/discord/channel-messages';
-import type { GuildDirectory } from '../../edges/discord/guild-directory';
-import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
+import type { ChannelMessages, GuildChannel } from '../../edges/outbound/discord/channel-messages';
+import type { GuildDirectory } from '../../edges/outbound/discord/guild-directory';
+import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
 import type { Clock } from '../../shared/clock';
 import type { PostSource } from '../channels';
 import type { ActorView } from './actor-authority';

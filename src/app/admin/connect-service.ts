@@ -1,11 +1,11 @@
 import { campaignName, storeCampaign } from './campaign-catalog';
-import type { CreatorAccounts } from '../../edges/patreon/creator-accounts';
+import type { CreatorAccounts } from '../../edges/outbound/patreon/creator-accounts';
 import { createHash } from 'node:crypto';
-import type { AppStateRepository } from '../../edges/store/repositories/app-state-repository';
-import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
-import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
-import type { CampaignDetails, PatreonClient } from '../../edges/patreon';
-import { PatreonApiError } from '../../edges/patreon';
+import type { AppStateRepository } from '../../edges/outbound/store/repositories/app-state-repository';
+import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
+import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
+import type { CampaignDetails, PatreonClient } from '../../edges/outbound/patreon';
+import { PatreonApiError } from '../../edges/outbound/patreon';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { BoundState } from '../linking/link-service';

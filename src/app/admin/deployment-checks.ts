@@ -1,4 +1,4 @@
-import type { ApplicationInfo } from '../../edges/discord/application-info';
+import type { ApplicationInfo } from '../../edges/outbound/discord/application-info';
 import type { DoctorCheck } from './doctor';
 
 /** How the creator tokens in the environment are configured (PATREON_CREATOR_ACCESS_TOKEN, DISCORD_GUILD_ID(S)). */

@@ -1,15 +1,15 @@
-import type { CreatorAccounts } from '../../edges/patreon/creator-accounts';
-import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
-import type { CredentialRepository } from '../../edges/store/repositories/credential-repository';
-import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
-import { DiscordProblemError } from '../../edges/discord/discord-problem';
-import type { GuildDirectory } from '../../edges/discord/guild-directory';
-import type { GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
+import type { CreatorAccounts } from '../../edges/outbound/patreon/creator-accounts';
+import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
+import type { CredentialRepository } from '../../edges/outbound/store/repositories/credential-repository';
+import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
+import { DiscordProblemError } from '../../edges/outbound/discord/discord-problem';
+import type { GuildDirectory } from '../../edges/outbound/discord/guild-directory';
+import type { GuildSnapshotCache } from '../../edges/outbound/discord/guild-snapshot-cache';
 import { MANAGE_ROLES, botCanManageRoles } from '../../core/role-hierarchy';
 import { CREATOR_SCOPES } from './connect-service';
 import { tierRoles } from '../../core/planner/desired-roles';
 import type { GrantSource, GuildContext } from '../../core/planner/types';
-import { type PatreonClient, PatreonApiError } from '../../edges/patreon';
+import { type PatreonClient, PatreonApiError } from '../../edges/outbound/patreon';
 import type { Clock } from '../../shared/clock';
 import type { GuildContextLoader } from '../sync/guild-context';
 import { guildRoles } from '../../core/guild-roles';
@@ -18,8 +18,8 @@ import { campaignWebhooks } from '../webhooks/campaign-webhooks';
 import { patreonBotCheck, unreadableMembersCheck } from './membership-checks';
 import { type LastSync, syncChecks } from './sync-checks';
 import type { SyncProgress } from '../../core/sync-report';
-import type { SnapshotRepository } from '../../edges/store/repositories/snapshot-repository';
-import type { ApplicationInfo } from '../../edges/discord/application-info';
+import type { SnapshotRepository } from '../../edges/outbound/store/repositories/snapshot-repository';
+import type { ApplicationInfo } from '../../edges/outbound/discord/application-info';
 import { type EnvironmentBinding, botInviteCheck, unboundServerCheck } from './deployment-checks';
 
 export interface DoctorCheck {

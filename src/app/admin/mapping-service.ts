@@ -1,6 +1,6 @@
 import type { GuildApplyOutcome } from '../sync';
-import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
-import type { MappingRepository } from '../../edges/store/repositories/mapping-repository';
+import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
+import type { MappingRepository } from '../../edges/outbound/store/repositories/mapping-repository';
 import type { Logger } from '../../shared/logger';
 import { roleIdsForGuild } from '../../core/tier-roles';
 import { type Actor, type ActorAuthority, NOT_A_MEMBER } from './actor-authority';

@@ -1,6 +1,6 @@
 import type { GuildContext } from '../../core/planner/types';
-import type { GuildDirectory } from '../../edges/discord/guild-directory';
-import type { SnapshotRepository } from '../../edges/store/repositories/snapshot-repository';
+import type { GuildDirectory } from '../../edges/outbound/discord/guild-directory';
+import type { SnapshotRepository } from '../../edges/outbound/store/repositories/snapshot-repository';
 import type { DoctorCheck } from './doctor';
 
 /**

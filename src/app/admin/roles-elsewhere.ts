@@ -1,4 +1,4 @@
-import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
+import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
 
 /**
  * Where roles missing from a guild live instead: a tier's `chat_role_ids` (the production

@@ -1,7 +1,7 @@
 import { refreshCampaign } from './campaign-catalog';
-import type { CreatorAccounts } from '../../edges/patreon/creator-accounts';
-import type { CampaignRepository, TierRow } from '../../edges/store/repositories/campaign-repository';
-import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
+import type { CreatorAccounts } from '../../edges/outbound/patreon/creator-accounts';
+import type { CampaignRepository, TierRow } from '../../edges/outbound/store/repositories/campaign-repository';
+import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
 import { tierRoles } from '../../core/planner/desired-roles';
 import type { GrantSource } from '../../core/planner/types';
 import type { Clock } from '../../shared/clock';

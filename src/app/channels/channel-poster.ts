@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ComposedMessage } from '../../core/channel-posts';
-import type { ChannelMessages, PostFailure } from '../../edges/discord/channel-messages';
-import type { ChannelOutboxRepository } from '../../edges/store/repositories/channel-outbox-repository';
+import type { ChannelMessages, PostFailure } from '../../edges/outbound/discord/channel-messages';
+import type { ChannelOutboxRepository } from '../../edges/outbound/store/repositories/channel-outbox-repository';
 import type { Clock } from '../../shared/clock';
 
 export type PostOutcome =

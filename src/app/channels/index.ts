@@ -1,6 +1,6 @@
-import type { ChannelMessages } from '../../edges/discord/channel-messages';
-import type { PatreonClient } from '../../edges/patreon';
-import type { Repositories } from '../../edges/store/repositories';
+import type { ChannelMessages } from '../../edges/outbound/discord/channel-messages';
+import type { PatreonClient } from '../../edges/outbound/patreon';
+import type { Repositories } from '../../edges/outbound/store/repositories';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import { createAnnouncements } from './announcements';

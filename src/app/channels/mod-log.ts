@@ -1,5 +1,5 @@
 import { composeModLog } from '../../core/channel-posts';
-import type { ChannelOutboxRepository } from '../../edges/store/repositories/channel-outbox-repository';
+import type { ChannelOutboxRepository } from '../../edges/outbound/store/repositories/channel-outbox-repository';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import { type ChannelPoster, nonceOf } from './channel-poster';

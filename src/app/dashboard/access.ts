@@ -1,4 +1,4 @@
-import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
+import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
 import type { GuildPermissions } from '../guild-permissions';
 import type { DashboardSession } from './sign-in';
 

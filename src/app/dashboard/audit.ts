@@ -1,8 +1,8 @@
-import type { GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
-import type { AuditCursor, AuditFilter, AuditLogRepository } from '../../edges/store/repositories/audit-log-repository';
-import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
-import type { AuditRow } from '../../edges/store/repositories/ledger-repository';
-import type { PatronDirectoryRepository } from '../../edges/store/repositories/patron-directory-repository';
+import type { GuildSnapshotCache } from '../../edges/outbound/discord/guild-snapshot-cache';
+import type { AuditCursor, AuditFilter, AuditLogRepository } from '../../edges/outbound/store/repositories/audit-log-repository';
+import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
+import type { AuditRow } from '../../edges/outbound/store/repositories/ledger-repository';
+import type { PatronDirectoryRepository } from '../../edges/outbound/store/repositories/patron-directory-repository';
 import type { Logger } from '../../shared/logger';
 import type { AuditEntry } from './views';
 

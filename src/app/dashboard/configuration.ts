@@ -1,5 +1,5 @@
-import type { GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
-import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
+import type { GuildSnapshotCache } from '../../edges/outbound/discord/guild-snapshot-cache';
+import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
 import { guildRoles } from '../../core/guild-roles';
 import type { SettingsChange } from '../../core/planner/settings';
 import type { GuildSettings } from '../../core/planner/types';

@@ -5,11 +5,11 @@ import type { TiersService } from '../admin/tiers-service';
 import type { GuildPermissions } from '../guild-permissions';
 import type { StatusService } from '../linking/status-service';
 import type { WebhookRegistration } from '../webhooks/registration';
-import type { DiscordUserOAuth } from '../../edges/discord/user-oauth';
-import type { GuildDirectory } from '../../edges/discord/guild-directory';
-import type { GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
-import type { Repositories } from '../../edges/store/repositories';
-import type { SecretBox } from '../../edges/store/secret-box';
+import type { DiscordUserOAuth } from '../../edges/outbound/discord/user-oauth';
+import type { GuildDirectory } from '../../edges/outbound/discord/guild-directory';
+import type { GuildSnapshotCache } from '../../edges/outbound/discord/guild-snapshot-cache';
+import type { Repositories } from '../../edges/outbound/store/repositories';
+import type { SecretBox } from '../../edges/outbound/store/secret-box';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import { createDashboardAccess } from './access';
@@ -48,7 +48,7 @@ export interface DashboardDeps {
 
 /**
  * The creator dashboard's services (issue 15): sign-in with Discord and sessions, who may enter a
- * server, and the queries and changes behind each page. The pages (src/edges/web/dashboard) call
+ * server, and the queries and changes behind each page. The pages (src/edges/inbound/web/dashboard) call
  * only these.
  */
 export function createDashboard(deps: DashboardDeps) {

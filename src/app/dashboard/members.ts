@@ -1,7 +1,7 @@
-import type { GuildDirectory, GuildMemberInfo } from '../../edges/discord/guild-directory';
-import type { GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
-import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
-import type { PatronDirectoryRepository } from '../../edges/store/repositories/patron-directory-repository';
+import type { GuildDirectory, GuildMemberInfo } from '../../edges/outbound/discord/guild-directory';
+import type { GuildSnapshotCache } from '../../edges/outbound/discord/guild-snapshot-cache';
+import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
+import type { PatronDirectoryRepository } from '../../edges/outbound/store/repositories/patron-directory-repository';
 import type { StatusReport, StatusService } from '../linking/status-service';
 import type { AuditBrowser } from './audit';
 import type { AuditEntry } from './views';

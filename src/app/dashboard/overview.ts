@@ -1,9 +1,9 @@
 import type { DoctorCheck } from '../admin/doctor';
-import type { AuditLogRepository } from '../../edges/store/repositories/audit-log-repository';
-import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
-import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
-import type { LedgerRepository } from '../../edges/store/repositories/ledger-repository';
-import type { SyncRunRepository } from '../../edges/store/repositories/sync-run-repository';
+import type { AuditLogRepository } from '../../edges/outbound/store/repositories/audit-log-repository';
+import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
+import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
+import type { LedgerRepository } from '../../edges/outbound/store/repositories/ledger-repository';
+import type { SyncRunRepository } from '../../edges/outbound/store/repositories/sync-run-repository';
 import type { WebhookHealth } from '../webhooks/registration';
 import type { Clock } from '../../shared/clock';
 import { DAY } from '../../shared/clock';

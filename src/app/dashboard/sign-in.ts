@@ -1,11 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { DiscordUserOAuth } from '../../edges/discord/user-oauth';
+import type { DiscordUserOAuth } from '../../edges/outbound/discord/user-oauth';
 import type {
   DashboardSessionRepository,
   DashboardSessionRow,
   SessionFlash,
-} from '../../edges/store/repositories/dashboard-session-repository';
-import type { SecretBox } from '../../edges/store/secret-box';
+} from '../../edges/outbound/store/repositories/dashboard-session-repository';
+import type { SecretBox } from '../../edges/outbound/store/secret-box';
 import type { Clock } from '../../shared/clock';
 import { HOUR, MINUTE } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';

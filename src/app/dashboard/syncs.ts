@@ -1,4 +1,4 @@
-import type { SyncRunRepository } from '../../edges/store/repositories/sync-run-repository';
+import type { SyncRunRepository } from '../../edges/outbound/store/repositories/sync-run-repository';
 import type { GuildSyncReport } from '../../core/sync-report';
 import type { Logger } from '../../shared/logger';
 import { type SyncOutcome, isSkipped } from '../sync/sync-scheduler';

@@ -1,5 +1,5 @@
-import type { AuditRow } from '../../edges/store/repositories/ledger-repository';
-import type { SyncRunRow } from '../../edges/store/repositories/sync-run-repository';
+import type { AuditRow } from '../../edges/outbound/store/repositories/ledger-repository';
+import type { SyncRunRow } from '../../edges/outbound/store/repositories/sync-run-repository';
 import type { Trigger } from '../sync/role-applier';
 
 /** One audit row as the dashboard shows it: names where Tierlink knows them. */

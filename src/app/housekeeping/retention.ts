@@ -1,5 +1,5 @@
-import type { AppStateRepository } from '../../edges/store/repositories/app-state-repository';
-import type { PruneCounts, RetentionStore } from '../../edges/store/retention-store';
+import type { AppStateRepository } from '../../edges/outbound/store/repositories/app-state-repository';
+import type { PruneCounts, RetentionStore } from '../../edges/outbound/store/retention-store';
 import type { Clock } from '../../shared/clock';
 import { DAY, HOUR } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';

@@ -1,8 +1,8 @@
-import type { DiscordUserOAuth } from '../../edges/discord/user-oauth';
-import type { GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
-import type { MemberAdder } from '../../edges/discord/member-adder';
-import type { Metrics } from '../../edges/observability/metrics';
-import type { Repositories } from '../../edges/store/repositories';
+import type { DiscordUserOAuth } from '../../edges/outbound/discord/user-oauth';
+import type { GuildSnapshotCache } from '../../edges/outbound/discord/guild-snapshot-cache';
+import type { MemberAdder } from '../../edges/outbound/discord/member-adder';
+import type { Metrics } from '../../edges/outbound/observability/metrics';
+import type { Repositories } from '../../edges/outbound/store/repositories';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { Linking } from '../linking';

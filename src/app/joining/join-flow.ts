@@ -1,6 +1,6 @@
-import type { DiscordUserOAuth } from '../../edges/discord/user-oauth';
-import type { MemberAddProblem, MemberAdder } from '../../edges/discord/member-adder';
-import type { Metrics } from '../../edges/observability/metrics';
+import type { DiscordUserOAuth } from '../../edges/outbound/discord/user-oauth';
+import type { MemberAddProblem, MemberAdder } from '../../edges/outbound/discord/member-adder';
+import type { Metrics } from '../../edges/outbound/observability/metrics';
 import type { Logger } from '../../shared/logger';
 import type { BrowserBinding, OneTimeLinks, ReadNonce } from '../linking/one-time-links';
 import type { BoundState, DiscordAccount, LinkService } from '../linking/link-service';

@@ -1,8 +1,8 @@
 import { looksLikeJoinSlug, validateJoinSlug, vanitySlug } from '../../core/join-slug';
 import type { Result } from '../../core/result';
 import { err, ok } from '../../core/result';
-import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
-import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
+import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
+import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
 
 /** Where a server's join page address comes from. */
 export type SlugSource = 'chosen' | 'vanity' | 'id';

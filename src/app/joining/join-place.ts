@@ -1,12 +1,12 @@
 import { type PlannedUser, planUser, tierRoles } from '../../core/planner';
 import type { GuildContext } from '../../core/planner/types';
 import { CREATE_INSTANT_INVITE, MANAGE_ROLES, botGuildPermissions } from '../../core/role-hierarchy';
-import { DiscordProblemError } from '../../edges/discord/discord-problem';
-import type { GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
-import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
-import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
-import { toMemberState } from '../../edges/store/repositories/planner-snapshots';
-import type { SnapshotRepository } from '../../edges/store/repositories/snapshot-repository';
+import { DiscordProblemError } from '../../edges/outbound/discord/discord-problem';
+import type { GuildSnapshotCache } from '../../edges/outbound/discord/guild-snapshot-cache';
+import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
+import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
+import { toMemberState } from '../../edges/outbound/store/repositories/planner-snapshots';
+import type { SnapshotRepository } from '../../edges/outbound/store/repositories/snapshot-repository';
 import type { Clock } from '../../shared/clock';
 import type { LinkService } from '../linking/link-service';
 import type { GuildContextLoader } from '../sync/guild-context';

@@ -1,8 +1,8 @@
-import type { GuildDirectory } from '../../edges/discord/guild-directory';
-import type { Metrics } from '../../edges/observability/metrics';
-import type { CreatorAccounts } from '../../edges/patreon/creator-accounts';
-import type { Repositories } from '../../edges/store/repositories';
-import type { SecretBox } from '../../edges/store/secret-box';
+import type { GuildDirectory } from '../../edges/outbound/discord/guild-directory';
+import type { Metrics } from '../../edges/outbound/observability/metrics';
+import type { CreatorAccounts } from '../../edges/outbound/patreon/creator-accounts';
+import type { Repositories } from '../../edges/outbound/store/repositories';
+import type { SecretBox } from '../../edges/outbound/store/secret-box';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { Reconciler } from '../sync/reconciler';

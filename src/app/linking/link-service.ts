@@ -1,15 +1,15 @@
 import { snapshotFromMember, toTierInput, unreadableInput } from '../service-records';
-import type { CreatorAccounts } from '../../edges/patreon/creator-accounts';
-import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
-import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
-import type { LinkRepository } from '../../edges/store/repositories/link-repository';
-import type { SnapshotRepository } from '../../edges/store/repositories/snapshot-repository';
-import type { Metrics } from '../../edges/observability/metrics';
-import { type Member, PatreonApiError } from '../../edges/patreon';
+import type { CreatorAccounts } from '../../edges/outbound/patreon/creator-accounts';
+import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
+import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
+import type { LinkRepository } from '../../edges/outbound/store/repositories/link-repository';
+import type { SnapshotRepository } from '../../edges/outbound/store/repositories/snapshot-repository';
+import type { Metrics } from '../../edges/outbound/observability/metrics';
+import { type Member, PatreonApiError } from '../../edges/outbound/patreon';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { MemberOutcome, Reconciler } from '../sync/reconciler';
-import type { GuildDirectory } from '../../edges/discord/guild-directory';
+import type { GuildDirectory } from '../../edges/outbound/discord/guild-directory';
 import type { BrowserBinding, ConsumedState, OneTimeLinks } from './one-time-links';
 
 /** A state consumed in the browser that started the flow. */

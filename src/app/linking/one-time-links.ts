@@ -1,9 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { LinkTokenRepository, LinkTokenRow } from '../../edges/store/repositories/link-token-repository';
-import { pkcePair } from '../../edges/patreon/oauth';
+import type { LinkTokenRepository, LinkTokenRow } from '../../edges/outbound/store/repositories/link-token-repository';
+import { pkcePair } from '../../edges/outbound/patreon/oauth';
 import type { Clock } from '../../shared/clock';
 import { MINUTE } from '../../shared/clock';
-import type { SecretBox } from '../../edges/store/secret-box';
+import type { SecretBox } from '../../edges/outbound/store/secret-box';
 
 export const LINK_LIFETIME_MS = 15 * MINUTE;
 /** How long the service's consent page may take once the link was followed. */

@@ -1,6 +1,6 @@
-import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
-import type { LedgerRepository } from '../../edges/store/repositories/ledger-repository';
-import type { LinkEvent, LinkRepository } from '../../edges/store/repositories/link-repository';
+import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
+import type { LedgerRepository } from '../../edges/outbound/store/repositories/ledger-repository';
+import type { LinkEvent, LinkRepository } from '../../edges/outbound/store/repositories/link-repository';
 import type { Entitlement, EntitlementKind } from '../../core/planner/types';
 import type { MemberOutcome, Reconciler } from '../sync/reconciler';
 

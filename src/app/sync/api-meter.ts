@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { APIRequest, RateLimitData, REST } from '@discordjs/rest';
-import type { RequestInfo } from '../../edges/patreon/http';
+import type { RequestInfo } from '../../edges/outbound/patreon/http';
 
 export interface MeterReading {
   /** Requests per `api METHOD route` since the meter was made. */

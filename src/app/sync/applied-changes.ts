@@ -1,5 +1,5 @@
 import type { BlockedChange, RoleChange } from '../../core/planner/types';
-import type { AuditEntry } from '../../edges/store/repositories/ledger-repository';
+import type { AuditEntry } from '../../edges/outbound/store/repositories/ledger-repository';
 
 /** What set a change in motion; recorded in the audit log and in Discord's audit-log reason. */
 export type Trigger = PersonTrigger | 'webhook' | 'sync' | 'rejoin' | 'map' | 'settings' | 'recheck' | 'connect' | 'grace' | 'adopt';

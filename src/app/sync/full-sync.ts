@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import type { GuildSyncReport, SyncReport, SyncStatus, SyncTrigger } from '../../core/sync-report';
-import type { Metrics } from '../../edges/observability/metrics';
-import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
-import type { LedgerRepository } from '../../edges/store/repositories/ledger-repository';
-import type { SyncRunRepository, SyncRunRow } from '../../edges/store/repositories/sync-run-repository';
+import type { Metrics } from '../../edges/outbound/observability/metrics';
+import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
+import type { LedgerRepository } from '../../edges/outbound/store/repositories/ledger-repository';
+import type { SyncRunRepository, SyncRunRow } from '../../edges/outbound/store/repositories/sync-run-repository';
 import { createRunProgress } from './sync-progress';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';

@@ -1,6 +1,6 @@
 import { nextGraceDeadline } from '../../core/planner';
 import type { GuildContext, MemberState } from '../../core/planner/types';
-import type { JobStore } from '../../edges/store/job-queue';
+import type { JobStore } from '../../edges/outbound/store/job-queue';
 import type { Logger } from '../../shared/logger';
 
 /** The job that reconciles one member of one guild when a grace period ends. */

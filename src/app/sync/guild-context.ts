@@ -1,10 +1,10 @@
 import { guildRoles } from '../../core/guild-roles';
 import type { GuildContext } from '../../core/planner/types';
 import { guildTier } from '../../core/tier-roles';
-import type { GuildSnapshotCache } from '../../edges/discord/guild-snapshot-cache';
-import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
-import type { GuildRepository } from '../../edges/store/repositories/guild-repository';
-import type { MappingRepository } from '../../edges/store/repositories/mapping-repository';
+import type { GuildSnapshotCache } from '../../edges/outbound/discord/guild-snapshot-cache';
+import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
+import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
+import type { MappingRepository } from '../../edges/outbound/store/repositories/mapping-repository';
 
 export interface GuildContextLoader {
   load(guildId: string): Promise<GuildContext>;

@@ -1,11 +1,11 @@
 import { adoptions, managedRoleIds, planUser } from '../../core/planner';
 import type { GuildContext, LedgerEntry } from '../../core/planner/types';
 import type { GuildSyncReport, PlannedMember } from '../../core/sync-report';
-import type { GuildDirectory, GuildMemberInfo } from '../../edges/discord/guild-directory';
-import type { LedgerRepository } from '../../edges/store/repositories/ledger-repository';
-import type { LinkRepository } from '../../edges/store/repositories/link-repository';
-import { type PlannerSnapshot, toMemberState } from '../../edges/store/repositories/planner-snapshots';
-import type { SnapshotRepository } from '../../edges/store/repositories/snapshot-repository';
+import type { GuildDirectory, GuildMemberInfo } from '../../edges/outbound/discord/guild-directory';
+import type { LedgerRepository } from '../../edges/outbound/store/repositories/ledger-repository';
+import type { LinkRepository } from '../../edges/outbound/store/repositories/link-repository';
+import { type PlannerSnapshot, toMemberState } from '../../edges/outbound/store/repositories/planner-snapshots';
+import type { SnapshotRepository } from '../../edges/outbound/store/repositories/snapshot-repository';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import { type CampaignOutcome, describeError } from './campaign-pass';

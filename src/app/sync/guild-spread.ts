@@ -1,5 +1,5 @@
-import type { Database } from '../../edges/store/database';
-import type { JobQueue } from '../../edges/store/job-queue';
+import type { Database } from '../../edges/outbound/store/database';
+import type { JobQueue } from '../../edges/outbound/store/job-queue';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { CampaignOutcome } from './campaign-pass';

@@ -1,15 +1,15 @@
 import type { BlockedChange, RoleChange, UserPlan } from '../../core/planner/types';
 import type { Result } from '../../core/result';
-import type { MemberAddProblem, MemberAdded } from '../../edges/discord/member-adder';
-import type { Metrics } from '../../edges/observability/metrics';
-import type { AuditEntry, GrantRecord, LedgerRepository } from '../../edges/store/repositories/ledger-repository';
+import type { MemberAddProblem, MemberAdded } from '../../edges/outbound/discord/member-adder';
+import type { Metrics } from '../../edges/outbound/observability/metrics';
+import type { AuditEntry, GrantRecord, LedgerRepository } from '../../edges/outbound/store/repositories/ledger-repository';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import { type ApplyResult, type FailedChange, auditEntry } from './applied-changes';
 
 /**
  * A join's one request: Add Guild Member with these roles, bound by the caller to the access token
- * the person just gave (src/edges/discord/member-adder.ts). The applier never sees the token.
+ * the person just gave (src/edges/outbound/discord/member-adder.ts). The applier never sees the token.
  */
 export type Admit = (roleIds: readonly string[]) => Promise<Result<MemberAdded, MemberAddProblem>>;
 

@@ -1,8 +1,8 @@
 import type { Adoption, RoleChange, UserPlan } from '../../core/planner/types';
-import type { Lane } from '../../edges/discord/request-budget';
-import type { RoleWriter } from '../../edges/discord/role-writer';
-import type { Metrics } from '../../edges/observability/metrics';
-import type { AuditEntry, GrantRecord, LedgerRepository } from '../../edges/store/repositories/ledger-repository';
+import type { Lane } from '../../edges/outbound/discord/request-budget';
+import type { RoleWriter } from '../../edges/outbound/discord/role-writer';
+import type { Metrics } from '../../edges/outbound/observability/metrics';
+import type { AuditEntry, GrantRecord, LedgerRepository } from '../../edges/outbound/store/repositories/ledger-repository';
 import type { Clock } from '../../shared/clock';
 import { createKeyedMutex, mapWithConcurrency } from '../../shared/keyed-mutex';
 import { type ApplyResult, type FailedChange, type Trigger, auditEntry, auditReason } from './applied-changes';

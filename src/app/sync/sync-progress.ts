@@ -1,6 +1,6 @@
 import type { GuildSyncReport } from '../../core/sync-report';
-import type { Metrics } from '../../edges/observability/metrics';
-import type { SyncRunProgress, SyncRunRepository } from '../../edges/store/repositories/sync-run-repository';
+import type { Metrics } from '../../edges/outbound/observability/metrics';
+import type { SyncRunProgress, SyncRunRepository } from '../../edges/outbound/store/repositories/sync-run-repository';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 

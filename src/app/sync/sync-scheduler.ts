@@ -1,6 +1,6 @@
 import { type ScheduledTask, createTask } from 'node-cron';
-import type { Database } from '../../edges/store/database';
-import type { SyncRunRepository, SyncRunRow } from '../../edges/store/repositories/sync-run-repository';
+import type { Database } from '../../edges/outbound/store/database';
+import type { SyncRunRepository, SyncRunRow } from '../../edges/outbound/store/repositories/sync-run-repository';
 import { type Clock, systemClock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { FullSync, FullSyncOptions } from './full-sync';

@@ -1,4 +1,4 @@
-import type { Webhook } from '../../edges/patreon';
+import type { Webhook } from '../../edges/outbound/patreon';
 
 /**
  * The webhooks of one campaign among those the creator's client lists.

@@ -1,6 +1,6 @@
 /**
  * What a webhook delivery of the service looks like from outside: where it arrives, which headers
- * carry what, how large it may be. The HTTP endpoint (src/edges/web/webhook-endpoint.ts), the
+ * carry what, how large it may be. The HTTP endpoint (src/edges/inbound/web/webhook-endpoint.ts), the
  * registration and the processor all read these, so they live here, free of express.
  */
 

@@ -1,4 +1,4 @@
-import type { InboxDelivery } from '../../edges/store/repositories/webhook-repository';
+import type { InboxDelivery } from '../../edges/outbound/store/repositories/webhook-repository';
 
 export interface InboxWriter {
   /** The delivery's inbox id once it is committed, or null when it is a replay (acknowledged, not stored). */

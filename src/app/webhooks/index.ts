@@ -1,10 +1,10 @@
-import type { Metrics } from '../../edges/observability/metrics';
-import type { DurableQueue } from '../../edges/store/durable-queue';
-import type { JobQueue, JobStore } from '../../edges/store/job-queue';
-import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
-import type { LinkRepository } from '../../edges/store/repositories/link-repository';
-import type { SnapshotRepository } from '../../edges/store/repositories/snapshot-repository';
-import type { WebhookRepository } from '../../edges/store/repositories/webhook-repository';
+import type { Metrics } from '../../edges/outbound/observability/metrics';
+import type { DurableQueue } from '../../edges/outbound/store/durable-queue';
+import type { JobQueue, JobStore } from '../../edges/outbound/store/job-queue';
+import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
+import type { LinkRepository } from '../../edges/outbound/store/repositories/link-repository';
+import type { SnapshotRepository } from '../../edges/outbound/store/repositories/snapshot-repository';
+import type { WebhookRepository } from '../../edges/outbound/store/repositories/webhook-repository';
 import type { Clock, Random } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { Reconciler } from '../sync/reconciler';
@@ -62,7 +62,7 @@ export interface WebhooksDeps {
   renewEveryMs?: number;
 }
 
-/** What the HTTP endpoint (src/edges/web/webhook-endpoint.ts) hands a delivery to. */
+/** What the HTTP endpoint (src/edges/inbound/web/webhook-endpoint.ts) hands a delivery to. */
 export interface WebhookIntake {
   inbox: InboxWriter;
   secrets: WebhookSecretProvider;

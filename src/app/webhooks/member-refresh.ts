@@ -1,10 +1,10 @@
-import { type MemberDetails, PatreonApiError, type UnreadableMember } from '../../edges/patreon';
-import type { Metrics } from '../../edges/observability/metrics';
-import { type PayloadMember, memberFromPayload } from '../../edges/patreon/member-payload';
-import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
-import type { LinkRepository } from '../../edges/store/repositories/link-repository';
-import type { SnapshotInput, SnapshotRepository } from '../../edges/store/repositories/snapshot-repository';
-import type { JobStore } from '../../edges/store/job-queue';
+import { type MemberDetails, PatreonApiError, type UnreadableMember } from '../../edges/outbound/patreon';
+import type { Metrics } from '../../edges/outbound/observability/metrics';
+import { type PayloadMember, memberFromPayload } from '../../edges/outbound/patreon/member-payload';
+import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
+import type { LinkRepository } from '../../edges/outbound/store/repositories/link-repository';
+import type { SnapshotInput, SnapshotRepository } from '../../edges/outbound/store/repositories/snapshot-repository';
+import type { JobStore } from '../../edges/outbound/store/job-queue';
 import type { Clock } from '../../shared/clock';
 import { MINUTE } from '../../shared/clock';
 import { createKeyedMutex } from '../../shared/keyed-mutex';

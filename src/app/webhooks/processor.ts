@@ -1,10 +1,10 @@
-import { relatedId } from '../../edges/patreon';
-import { type Post, parsePost } from '../../edges/patreon/posts';
-import type { Resource } from '../../edges/patreon/json-api';
-import type { ClaimedRow, DurableQueue } from '../../edges/store/durable-queue';
-import type { JobHandler } from '../../edges/store/job-queue';
-import { type QueueWorker, createQueueWorker } from '../../edges/store/queue-worker';
-import type { Metrics } from '../../edges/observability/metrics';
+import { relatedId } from '../../edges/outbound/patreon';
+import { type Post, parsePost } from '../../edges/outbound/patreon/posts';
+import type { Resource } from '../../edges/outbound/patreon/json-api';
+import type { ClaimedRow, DurableQueue } from '../../edges/outbound/store/durable-queue';
+import type { JobHandler } from '../../edges/outbound/store/job-queue';
+import { type QueueWorker, createQueueWorker } from '../../edges/outbound/store/queue-worker';
+import type { Metrics } from '../../edges/outbound/observability/metrics';
 import type { Clock, Random } from '../../shared/clock';
 import { DAY, HOUR, MINUTE } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';

@@ -1,7 +1,7 @@
-import type { CampaignRepository } from '../../edges/store/repositories/campaign-repository';
-import type { StoredWebhook, WebhookRepository } from '../../edges/store/repositories/webhook-repository';
-import type { Metrics } from '../../edges/observability/metrics';
-import { MEMBER_TRIGGERS, type PatreonClient, type Webhook } from '../../edges/patreon';
+import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
+import type { StoredWebhook, WebhookRepository } from '../../edges/outbound/store/repositories/webhook-repository';
+import type { Metrics } from '../../edges/outbound/observability/metrics';
+import { MEMBER_TRIGGERS, type PatreonClient, type Webhook } from '../../edges/outbound/patreon';
 import type { Clock } from '../../shared/clock';
 import { MINUTE } from '../../shared/clock';
 import { createKeyedMutex } from '../../shared/keyed-mutex';

@@ -1,7 +1,7 @@
 import { createManualClock } from '@tierlink/sandbox';
 import { createDayCounts } from '../../../src/app/dashboard/overview';
-import { createAuditLogRepository } from '../../../src/edges/store/repositories/audit-log-repository';
-import { type AuditEntry, createLedgerRepository } from '../../../src/edges/store/repositories/ledger-repository';
+import { createAuditLogRepository } from '../../../src/edges/outbound/store/repositories/audit-log-repository';
+import { type AuditEntry, createLedgerRepository } from '../../../src/edges/outbound/store/repositories/ledger-repository';
 import { DAY, HOUR } from '../../../src/shared/clock';
 import { type TestDatabase, createTestDatabase } from '../../support/test-database';
 

@@ -1,6 +1,6 @@
 import { createJoinLinks } from '../../../src/app/joining/join-links';
-import { createCampaignRepository } from '../../../src/edges/store/repositories/campaign-repository';
-import { createGuildRepository } from '../../../src/edges/store/repositories/guild-repository';
+import { createCampaignRepository } from '../../../src/edges/outbound/store/repositories/campaign-repository';
+import { createGuildRepository } from '../../../src/edges/outbound/store/repositories/guild-repository';
 import { type TestDatabase, createTestDatabase } from '../../support/test-database';
 
 /**

@@ -1,8 +1,8 @@
 import { createSync } from '../../../src/app/sync';
 import { GUILD_SYNC_JOB } from '../../../src/app/sync/guild-spread';
 import { isSkipped } from '../../../src/app/sync/sync-scheduler';
-import { createInstanceRegistry } from '../../../src/edges/store/instance-registry';
-import { createJobQueue, createJobStore } from '../../../src/edges/store/job-queue';
+import { createInstanceRegistry } from '../../../src/edges/outbound/store/instance-registry';
+import { createJobQueue, createJobStore } from '../../../src/edges/outbound/store/job-queue';
 import { silentLogger } from '../../../src/shared/logger';
 import { type World, createWorld } from '../../support/world';
 

@@ -1,12 +1,12 @@
 import { createManualClock } from '@tierlink/sandbox';
 import { silentLogger } from '../../../src/shared/logger';
-import { createMetrics } from '../../../src/edges/observability/metrics';
+import { createMetrics } from '../../../src/edges/outbound/observability/metrics';
 import { createGuildContextLoader } from '../../../src/app/sync/guild-context';
 import { type Reconciler, createReconciler } from '../../../src/app/sync/reconciler';
 import { createRoleApplier } from '../../../src/app/sync/role-applier';
 import { GRACE_END_JOB, createGraceChecks } from '../../../src/app/sync/grace-checks';
-import { createJobStore } from '../../../src/edges/store/job-queue';
-import { jobs } from '../../../src/edges/store/schema';
+import { createJobStore } from '../../../src/edges/outbound/store/job-queue';
+import { jobs } from '../../../src/edges/outbound/store/schema';
 import { DAY } from '../../../src/shared/clock';
 import { type DiscordKit, createDiscordKit } from '../../support/discord-kit';
 import { activeSnapshot, repositories } from '../../support/service-fixtures';

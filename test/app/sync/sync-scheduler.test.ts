@@ -1,7 +1,7 @@
 import { wireSync } from '../../support/sync-kit';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { type Database, openDatabase } from '../../../src/edges/store/database';
+import { type Database, openDatabase } from '../../../src/edges/outbound/store/database';
 import { realSleep } from '../../../src/shared/clock';
 import type { Logger } from '../../../src/shared/logger';
 import { silentLogger } from '../../../src/shared/logger';

@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { queryRows } from '../../../src/edges/store/database';
-import { type InboxDelivery, REPLAY_WINDOW_MS, createWebhookRepository } from '../../../src/edges/store/repositories/webhook-repository';
-import { createSecretBox } from '../../../src/edges/store/secret-box';
+import { queryRows } from '../../../src/edges/outbound/store/database';
+import {
+  type InboxDelivery,
+  REPLAY_WINDOW_MS,
+  createWebhookRepository,
+} from '../../../src/edges/outbound/store/repositories/webhook-repository';
+import { createSecretBox } from '../../../src/edges/outbound/store/secret-box';
 import { createInboxWriter } from '../../../src/app/webhooks/inbox-writer';
 import { SECRET_KEY } from '../../support/world';
 import { type TestDatabase, createTestDatabase } from '../../support/test-database';

@@ -1,6 +1,6 @@
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createInboxQueue } from '../../../src/edges/store/durable-queue';
+import { createInboxQueue } from '../../../src/edges/outbound/store/durable-queue';
 import { MEMBER_RECHECK_JOB } from '../../../src/app/webhooks/member-refresh';
 import { HOUR, MINUTE } from '../../../src/shared/clock';
 import { type World, createWorld } from '../../support/world';

@@ -1,6 +1,6 @@
 import { WEBHOOK_TRIGGERS } from '../../../src/app/webhooks/registration';
-import { createSecretBox } from '../../../src/edges/store/secret-box';
-import { webhookSecretSeal } from '../../../src/edges/store/repositories/webhook-repository';
+import { createSecretBox } from '../../../src/edges/outbound/store/secret-box';
+import { webhookSecretSeal } from '../../../src/edges/outbound/store/repositories/webhook-repository';
 import { SECRET_KEY, type World, createWorld } from '../../support/world';
 import { type Instance, memoryLogger, metricValue, startInstance } from './harness';
 

@@ -1,0 +1,40 @@
+import type { ActorAuthority } from '../../../app/admin/actor-authority';
+import type { AdoptionCheck } from '../../../app/admin/adoption-check';
+import type { MappingService } from '../../../app/admin/mapping-service';
+import type { SettingsService } from '../../../app/admin/settings-service';
+import type { TiersService } from '../../../app/admin/tiers-service';
+import type { ConnectService } from '../../../app/admin/connect-service';
+import type { LinkService } from '../../../app/linking/link-service';
+import type { StatusService } from '../../../app/linking/status-service';
+import type { AuditBrowser } from '../../../app/dashboard/audit';
+import type { GuildPermissions } from '../../../app/guild-permissions';
+
+/** What `/sync` needs: one run over a guild, reported as text for Discord. */
+export interface SyncPort {
+  runForGuild(guildId: string, options: { dryRun: boolean; force: boolean; adopt: boolean }): Promise<string>;
+}
+
+/** What `/doctor` needs: every check over a guild, reported as text for Discord. */
+export interface DoctorPort {
+  report(guildId: string): Promise<string>;
+}
+
+/** The services slash commands call; commands never touch the database or the APIs directly. */
+export interface BotServices {
+  /** Guild-level permissions of the member who asks, read from Discord. */
+  authority: Pick<ActorAuthority, 'holds'>;
+  link: LinkService;
+  connect: ConnectService;
+  status: StatusService;
+  tiers: TiersService;
+  mapping: MappingService;
+  settings: SettingsService;
+  sync: SyncPort;
+  /** Whether the member who asks may have Tierlink adopt the tier roles (`/sync adopt:true`). */
+  adoption: Pick<AdoptionCheck, 'check'>;
+  doctor: DoctorPort;
+  /** Guild-level permission checks of the staff commands (`/status member`, `/audit`). */
+  staff: Pick<GuildPermissions, 'canManageRoles'>;
+  /** A member's role changes (`/audit`). */
+  audit: Pick<AuditBrowser, 'page'>;
+}

@@ -1,0 +1,210 @@
+import { ChannelType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import { CHANNEL_SETTINGS, type ChannelChange, type ChannelSetting, type GuildChannels, channelOf } from '../../../../core/guild-channels';
+import { SETTING_BOUNDS } from '../../../../core/planner/settings';
+import { JOIN_SLUG_LENGTH } from '../../../../core/join-slug';
+import type { JoinLink } from '../../../../app/joining/join-links';
+import type { SettingsRequest } from '../../../../app/admin/settings-service';
+import type { GuildSettings, Mode } from '../../../../core/planner/types';
+import type { Command } from '../command';
+import { NO_PINGS, fitMessage, roleMention } from '../format';
+import { STRICT_BUTTON_PREFIX, pressStrictButton, reportApply, strictButton, strictPreviewLines } from './strict-confirmation';
+
+/** What each channel setting posts, for the reply and the README. */
+const CHANNEL_PURPOSE: Record<ChannelSetting, string> = {
+  modLog: 'Tierlink’s role changes, batched',
+  announcePatrons: 'a welcome when a pledge begins',
+  announcePosts: 'each new post of the campaign',
+};
+
+export function renderChannels(c: GuildChannels): string[] {
+  return (Object.keys(CHANNEL_SETTINGS) as ChannelSetting[]).map((key) => {
+    const id = channelOf(c, key);
+    const name = CHANNEL_SETTINGS[key].label;
+    return `• **${name[0]!.toUpperCase()}${name.slice(1)}** (${CHANNEL_PURPOSE[key]}): ${id ? `<#${id}>` : 'off'}`;
+  });
+}
+
+export function renderSettings(s: GuildSettings, join: JoinLink, channels?: GuildChannels): string {
+  return [
+    `• **Grace period** after a declined payment: ${s.graceDays} day${s.graceDays === 1 ? '' : 's'}`,
+    `• **Mode**: ${s.mode === 'stack' ? 'stack (every entitled tier’s roles)' : 'highest (only the highest tier’s roles)'}`,
+    `• **Former-patron role**: ${s.formerPatronRoleId ? roleMention(s.formerPatronRoleId) : 'none'}`,
+    `• **Follower role**: ${s.followerRoleId ? roleMention(s.followerRoleId) : 'none'}`,
+    `• **Free tiers grant their roles**: ${s.freeTiersGrantRoles === false ? 'no (free members get no tier role; the follower role still applies)' : 'yes (a free tier’s mapped roles go to its free members)'}`,
+    `• **Strict**: ${s.strict ? 'on (mapped roles are removed from anyone not entitled, even if given by hand)' : 'off (only roles Tierlink granted are ever removed)'}`,
+    `• **Mass-removal guard**: a sync holds removals above ${s.removalThresholdPercent}% of Tierlink’s grants when they are at least ${s.removalThresholdMin}`,
+    join.on
+      ? `• **Join page**: ${join.url}${join.source === 'chosen' ? '' : ` (the default; choose one with join_slug)`}`
+      : `• **Join page**: off (it needs DISCORD_CLIENT_SECRET; its address would be ${join.url})`,
+    `• **Who may join there**: ${s.joinNonPatrons ? 'anyone with a Patreon account' : 'patrons whose tier gives a role here'}`,
+    `• **Joiner role** (joined without a tier role): ${s.joinerRoleId ? roleMention(s.joinerRoleId) : 'none'}`,
+    ...(channels ? renderChannels(channels) : []),
+  ].join('\n');
+}
+
+/**
+ * `/settings` (Manage Roles): shows the guild's sync settings; options change them. Roles are checked
+ * against the member's authority by the service; turning strict mode on shows what it would remove
+ * and waits for the member to press the confirmation button.
+ */
+export const settingsCommand: Command = {
+  data: new SlashCommandBuilder()
+    .setName('settings')
+    .setDescription('Show or change how Tierlink syncs roles in this server')
+    .setContexts(InteractionContextType.Guild)
+    .setDefaultMemberPermissions(PermissionFlagsBits.ManageRoles)
+    .addIntegerOption((o) =>
+      o
+        .setName('grace_days')
+        .setDescription('Days roles stay after a declined payment')
+        .setMinValue(SETTING_BOUNDS.graceDays.min)
+        .setMaxValue(SETTING_BOUNDS.graceDays.max),
+    )
+    .addStringOption((o) =>
+      o
+        .setName('mode')
+        .setDescription('Which tiers’ roles a patron gets')
+        .addChoices({ name: 'stack: every entitled tier', value: 'stack' }, { name: 'highest: only the highest tier', value: 'highest' }),
+    )
+    .addRoleOption((o) => o.setName('former_role').setDescription('Role for former patrons'))
+    .addBooleanOption((o) => o.setName('clear_former_role').setDescription('Stop giving a former-patron role'))
+    .addRoleOption((o) => o.setName('follower_role').setDescription('Role for followers who never pledged'))
+    .addBooleanOption((o) => o.setName('clear_follower_role').setDescription('Stop giving a follower role'))
+    .addBooleanOption((o) => o.setName('free_tiers_grant_roles').setDescription('Whether a free tier (free membership) grants its roles'))
+    .addBooleanOption((o) => o.setName('strict').setDescription('Remove mapped roles from anyone not entitled, even if given by hand'))
+    .addIntegerOption((o) =>
+      o
+        .setName('removal_threshold_percent')
+        .setDescription('Hold a sync’s removals above this share of grants')
+        .setMinValue(SETTING_BOUNDS.removalThresholdPercent.min)
+        .setMaxValue(SETTING_BOUNDS.removalThresholdPercent.max),
+    )
+    .addIntegerOption((o) =>
+      o
+        .setName('removal_threshold_min')
+        .setDescription('…when they are at least this many')
+        .setMinValue(SETTING_BOUNDS.removalThresholdMin.min)
+        .setMaxValue(SETTING_BOUNDS.removalThresholdMin.max),
+    )
+    // The channels Tierlink posts in (src/app/channels).
+    .addChannelOption((o) =>
+      o
+        .setName('mod_log_channel')
+        .setDescription('Post Tierlink’s role changes here')
+        .addChannelTypes(ChannelType.GuildText, ChannelType.GuildAnnouncement),
+    )
+    .addChannelOption((o) =>
+      o
+        .setName('announce_patrons_channel')
+        .setDescription('Welcome new patrons here')
+        .addChannelTypes(ChannelType.GuildText, ChannelType.GuildAnnouncement),
+    )
+    .addChannelOption((o) =>
+      o
+        .setName('announce_posts_channel')
+        .setDescription('Announce new posts here')
+        .addChannelTypes(ChannelType.GuildText, ChannelType.GuildAnnouncement),
+    )
+    .addStringOption((o) =>
+      o
+        .setName('clear_channel')
+        .setDescription('Stop posting in one of the channels')
+        .addChoices(
+          { name: 'mod-log', value: 'modLog' },
+          { name: 'new patrons', value: 'announcePatrons' },
+          { name: 'new posts', value: 'announcePosts' },
+        ),
+    )
+    .addStringOption((o) =>
+      o
+        .setName('join_slug')
+        .setDescription('The join page’s address: /join/<this>')
+        .setMinLength(JOIN_SLUG_LENGTH.min)
+        .setMaxLength(JOIN_SLUG_LENGTH.max),
+    )
+    .addBooleanOption((o) => o.setName('clear_join_slug').setDescription('Use the default join page address again'))
+    .addBooleanOption((o) => o.setName('join_non_patrons').setDescription('Let people whose tier gives no role join through the join page'))
+    .addRoleOption((o) => o.setName('join_role').setDescription('Role for someone who joins through the join page without a tier role'))
+    .addBooleanOption((o) => o.setName('clear_join_role').setDescription('Stop giving a joiner role'))
+    .toJSON(),
+  permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
+  button: { prefix: STRICT_BUTTON_PREFIX, press: pressStrictButton },
+  async execute(interaction, { services, logger }) {
+    const o = interaction.options;
+    const change: SettingsRequest = {};
+    const grace = o.getInteger('grace_days');
+    if (grace !== null) change.graceDays = grace;
+    const mode = o.getString('mode');
+    if (mode !== null) change.mode = mode as Mode;
+    const former = o.getRole('former_role');
+    if (former) change.formerPatronRoleId = former.id;
+    if (o.getBoolean('clear_former_role')) change.formerPatronRoleId = null;
+    const follower = o.getRole('follower_role');
+    if (follower) change.followerRoleId = follower.id;
+    if (o.getBoolean('clear_follower_role')) change.followerRoleId = null;
+    const freeTiers = o.getBoolean('free_tiers_grant_roles');
+    if (freeTiers !== null) change.freeTiersGrantRoles = freeTiers;
+    const strict = o.getBoolean('strict');
+    if (strict !== null) change.strict = strict;
+    const percent = o.getInteger('removal_threshold_percent');
+    if (percent !== null) change.removalThresholdPercent = percent;
+    const min = o.getInteger('removal_threshold_min');
+    if (min !== null) change.removalThresholdMin = min;
+    const channels: ChannelChange = {};
+    for (const key of Object.keys(CHANNEL_SETTINGS) as ChannelSetting[]) {
+      const channel = o.getChannel(CHANNEL_SETTINGS[key].option);
+      if (channel) channels[key] = channel.id;
+    }
+    const clear = o.getString('clear_channel');
+    if (clear === 'modLog' || clear === 'announcePatrons' || clear === 'announcePosts') channels[clear] = null;
+    const slug = o.getString('join_slug');
+    if (slug !== null) change.joinSlug = slug;
+    if (o.getBoolean('clear_join_slug')) change.joinSlug = null;
+    const open = o.getBoolean('join_non_patrons');
+    if (open !== null) change.joinNonPatrons = open;
+    const joiner = o.getRole('join_role');
+    if (joiner) change.joinerRoleId = joiner.id;
+    if (o.getBoolean('clear_join_role')) change.joinerRoleId = null;
+
+    const outcome = await services.settings.apply({ guildId: interaction.guildId!, userId: interaction.user.id }, change, channels);
+    switch (outcome.kind) {
+      case 'invalid':
+      case 'not_allowed':
+        await interaction.editReply({
+          content: fitMessage(['Nothing was changed:', ...outcome.problems.map((p) => `• ${p}`)]),
+          allowedMentions: NO_PINGS,
+        });
+        return;
+      case 'shown':
+        await interaction.editReply({
+          content: `**Settings of this server**\n${renderSettings(outcome.settings, outcome.join, outcome.channels)}`,
+          allowedMentions: NO_PINGS,
+        });
+        return;
+      case 'strict_pending':
+        await interaction.editReply({
+          content: fitMessage([
+            `**Settings of this server**`,
+            renderSettings(outcome.settings, outcome.join, outcome.channels),
+            '',
+            ...strictPreviewLines(outcome.strict),
+          ]),
+          components: [strictButton(outcome.strict)],
+          allowedMentions: NO_PINGS,
+        });
+        return;
+      case 'changed': {
+        const { strict: request } = outcome;
+        const head = [
+          `**Settings saved**`,
+          renderSettings(outcome.settings, outcome.join, outcome.channels),
+          ...outcome.notes.map((n) => `• ${n}`),
+          ...(request ? ['', ...strictPreviewLines(request)] : []),
+        ];
+        const components = request ? [strictButton(request)] : [];
+        const edit = (content: string) => interaction.editReply({ content, components, allowedMentions: NO_PINGS });
+        await reportApply(edit, fitMessage(head, 1800), outcome.followUp, logger);
+      }
+    }
+  },
+};

@@ -1,0 +1,155 @@
+import { REST } from '@discordjs/rest';
+import {
+  Client,
+  Events,
+  GatewayIntentBits,
+  Options,
+  type Guild,
+  type GuildMember,
+  type Interaction,
+  type PartialGuildMember,
+  type Role,
+} from 'discord.js';
+import type { GatewaySessionFeed } from '../../outbound/discord/member-roles';
+import type { Logger } from '../../../shared/logger';
+
+/**
+ * `client.destroy()` also empties the token of the client's REST and stops its sweepers: with the
+ * REST shared by every client and the role writer, closing one shard would leave the others (and
+ * every role request) without a token. The client is handed a REST of its own before it goes.
+ */
+export async function destroyKeepingSharedRest(client: Client): Promise<void> {
+  client.rest = new REST();
+  await client.destroy();
+}
+
+/** discord.js's IDENTIFY throttler (`ws.buildIdentifyThrottler`): resolves when the shard may identify. */
+export interface IdentifyThrottler {
+  waitForIdentify(shardId: number, signal: AbortSignal): Promise<void>;
+}
+
+export interface ShardClientDeps {
+  token: string;
+  /** This client's shard, of `shardCount` (docs/discord-api-notes.md §4). */
+  shardId: number;
+  shardCount: number;
+  /** Paces IDENTIFY across every instance (src/edges/inbound/bot/identify-gate.ts). */
+  identifyThrottler: IdentifyThrottler;
+  /** The REST instance our role port uses: one rate-limit state for the whole bot. */
+  rest: REST;
+  logger: Logger;
+  onInteraction(interaction: Interaction): Promise<void>;
+  /** A member joined a guild (rejoin restore). */
+  onMemberAdd(guildId: string, userId: string): Promise<void>;
+  /** The bot is in a guild (at start, or when invited). */
+  onGuildAvailable(guildId: string, name: string): Promise<void>;
+  /** A guild's roles or the bot's own roles changed: cached role snapshots are stale. */
+  onRolesChanged(guildId: string): void;
+  /** A role was deleted: mappings and settings that name it go. */
+  onRoleDeleted(guildId: string, roleId: string): Promise<void>;
+  /** The session closed for good (a close code Discord says not to reconnect after: 4004, 4010–4014). */
+  onFatalClose(code: number): void;
+  /** Shorter in tests: how long to wait for guilds listed in READY. */
+  waitGuildTimeoutMs?: number;
+  /** The member-role cache's feed for this session (src/edges/outbound/discord/member-roles.ts). */
+  memberFeed?: GatewaySessionFeed;
+}
+
+/** One gateway session: a discord.js client that holds exactly one shard. */
+export interface ShardClient {
+  readonly shardId: number;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  isReady(): boolean;
+  guildIds(): string[];
+  /** The discord.js client, to build interactions that arrived over HTTP with its guild cache. */
+  readonly client: Client;
+}
+
+/**
+ * A discord.js gateway client for one shard (`shards: [id]`, `shardCount`): slash commands arrive
+ * here when Discord delivers them over the gateway, and member joins (rejoin restore) and role
+ * changes (cache invalidation) of the guilds on that shard. One client per shard, not one client
+ * with a list of shards, so that taking or giving up a shard never disturbs the others
+ * (docs/decisions.md §17). Intents: Guilds and the privileged GuildMembers, needed for
+ * `guildMemberAdd` and to list members (docs/tech-facts.md §1).
+ */
+export function createShardClient(deps: ShardClientDeps): ShardClient {
+  const { logger, shardId } = deps;
+  const client = new Client({
+    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMembers],
+    shards: [shardId],
+    shardCount: deps.shardCount,
+    ws: { buildIdentifyThrottler: () => deps.identifyThrottler },
+    waitGuildTimeout: deps.waitGuildTimeoutMs ?? 15_000,
+    // Every role change Tierlink makes comes back as a member update that discord.js would cache:
+    // after a large sync that is thousands of members nobody reads (roles are read over REST).
+    // Keep only the bot's own member and user; roles and guilds stay fully cached.
+    makeCache: Options.cacheWithLimits({
+      ...Options.DefaultMakeCacheSettings,
+      GuildMemberManager: { maxSize: 0, keepOverLimit: (member) => member.id === member.client.user.id },
+      UserManager: { maxSize: 0, keepOverLimit: (user) => user.id === user.client.user.id },
+      PresenceManager: 0,
+      VoiceStateManager: 0,
+    }),
+  });
+  // Share the REST client (and so its rate-limit buckets) with the role port.
+  client.rest = deps.rest;
+
+  const background = (what: string, task: Promise<void>) => {
+    task.catch((error) => logger.error({ err: error }, `${what} failed`));
+  };
+
+  client.on(Events.InteractionCreate, (interaction) => background('interaction', deps.onInteraction(interaction)));
+  client.on(Events.GuildMemberAdd, (member: GuildMember) => {
+    if (member.user.bot) return;
+    logger.debug({ guildId: member.guild.id, shard: shardId }, 'member joined');
+    background('rejoin restore', deps.onMemberAdd(member.guild.id, member.id));
+  });
+  client.on(Events.GuildCreate, (guild: Guild) => background('guild available', deps.onGuildAvailable(guild.id, guild.name)));
+  const rolesChanged = (role: Role) => deps.onRolesChanged(role.guild.id);
+  client.on(Events.GuildRoleCreate, rolesChanged);
+  client.on(Events.GuildRoleUpdate, rolesChanged);
+  client.on(Events.GuildRoleDelete, (role: Role) => {
+    rolesChanged(role);
+    background('role deleted', deps.onRoleDeleted(role.guild.id, role.id));
+  });
+  client.on(Events.GuildMemberUpdate, (_old: GuildMember | PartialGuildMember, member: GuildMember) => {
+    if (member.id === client.user?.id) deps.onRolesChanged(member.guild.id);
+  });
+  // The member-role cache learns from the raw dispatches; a dropped session stops trusting it.
+  const feed = deps.memberFeed;
+  if (feed) {
+    client.on(Events.Raw, (packet: unknown) => feed.dispatch(packet));
+    client.on(Events.ShardReconnecting, () => feed.lost());
+    client.on(Events.ShardDisconnect, () => feed.lost());
+  }
+  client.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));
+  let stopped = false;
+  client.on(Events.ShardDisconnect, (event) => {
+    logger.warn({ code: event.code, shard: shardId }, 'gateway disconnected');
+    if (!stopped) deps.onFatalClose(event.code);
+  });
+
+  return {
+    shardId,
+    client,
+    async start() {
+      const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
+      await client.login(deps.token);
+      await ready;
+      logger.info(
+        { shard: shardId, shardCount: deps.shardCount, guilds: client.guilds.cache.size, user: client.user?.tag },
+        'discord gateway ready',
+      );
+      for (const guild of client.guilds.cache.values()) background('guild available', deps.onGuildAvailable(guild.id, guild.name));
+    },
+    async stop() {
+      stopped = true;
+      deps.memberFeed?.lost();
+      await destroyKeepingSharedRest(client);
+    },
+    isReady: () => client.isReady(),
+    guildIds: () => [...client.guilds.cache.keys()],
+  };
+}

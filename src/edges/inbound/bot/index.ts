@@ -1,0 +1,180 @@
+import type { REST } from '@discordjs/rest';
+import { type RESTGetAPIGatewayBotResult, Routes } from 'discord.js';
+import { type DoctorCheck, renderDoctor } from '../../../app/admin/doctor';
+import type { SyncOutcome } from '../../../app/sync/sync-scheduler';
+import { formatSyncReport } from '../../../core/sync-report';
+import type { Logger } from '../../../shared/logger';
+import type { BotServices } from './bot-services';
+import { COMMANDS } from './commands';
+import type { GatewaySessionFeed } from '../../outbound/discord/member-roles';
+import { createShardClient } from './discord-bot';
+import { createIdentifyThrottler } from './identify-gate';
+import { createInteractionRouter } from './interaction-router';
+import { createPayloadInteractions } from './payload-interactions';
+import { type RegisteredCommandsMemo, registerCommands } from './register-commands';
+import { type GatewayLeases, type InstanceIdentity, createShardCoordinator } from './shard-coordinator';
+
+/** The rejoin restore: one member reconciled, and what was applied (null on a dry run). */
+export interface MemberReconciler {
+  reconcileMember(
+    guildId: string,
+    userId: string,
+    options: { trigger: 'rejoin' },
+  ): Promise<{ result: { applied: ReadonlyArray<{ op: string }> } | null }>;
+}
+
+/** The guilds the bot is in, recorded with their names (the pages show them). */
+export interface KnownGuilds {
+  ensure(guildId: string, name: string): Promise<void>;
+}
+
+/** Cached role snapshots, stale once a guild's roles or the bot's own roles change. */
+export interface RoleSnapshotCache {
+  invalidate(guildId: string): void;
+}
+
+/** Each member's roles, kept by the gateway sessions (src/edges/outbound/discord/member-roles.ts). */
+export interface MemberRoleFeeds {
+  session(): GatewaySessionFeed;
+}
+
+export interface BotDeps extends Omit<BotServices, 'sync' | 'doctor'> {
+  token: string;
+  applicationId: string;
+  /** DISCORD_GUILD_ID: the commands are registered on this guild only (instant), globally otherwise. */
+  commandGuildId: string | undefined;
+  /** The REST instance the role port uses: one rate-limit state for the whole bot. */
+  rest: REST;
+  logger: Logger;
+  runSync(options: { guildId: string; dryRun: boolean; force: boolean; adopt: boolean; trigger: 'manual' }): Promise<SyncOutcome>;
+  doctor: { run(guildId: string): Promise<readonly DoctorCheck[]> };
+  members: MemberReconciler;
+  guilds: KnownGuilds;
+  roleSnapshots: RoleSnapshotCache;
+  memberRoles?: MemberRoleFeeds;
+  registeredCommands: RegisteredCommandsMemo;
+  /** This instance, the shared instance table and shard leases, and DISCORD_SHARD_COUNT (docs/decisions.md §17). */
+  gateway: {
+    instance: InstanceIdentity;
+    leases: GatewayLeases;
+    fixedShardCount: number | undefined;
+    /** Tests: a shorter round than the default (a fifth of the lease). */
+    tickMs?: number;
+  };
+  /** False until the configured campaigns are bound: commands are answered "starting" until then. */
+  isServing(): boolean;
+  /** Shorter in tests: how long to wait for guilds listed in READY. */
+  waitGuildTimeoutMs?: number;
+}
+
+/** The Discord side as the rest of Tierlink sees it. */
+export interface DiscordBot {
+  /** Takes this instance's share of the gateway shards (ready when resolved), then registers the commands. */
+  start(): Promise<void>;
+  /** Closes the sessions and hands the shards over to the other instances at once. */
+  stop(): Promise<void>;
+  isReady(): boolean;
+  /** The shards whose sessions this instance holds, and the shard count. */
+  shards(): { held: number[]; count: number | null };
+  /** Guilds on the shards this instance holds. */
+  guildIds(): string[];
+  /**
+   * An interaction Discord delivered by HTTP (`POST /interactions`, already verified): handled by
+   * the same router and commands as one from the gateway. Returns at once; the answer goes through
+   * the interaction callback and webhook routes.
+   */
+  handleInteraction(payload: Record<string, unknown>): void;
+}
+
+/** A Discord message holds 2,000 characters: the sync report stays under it. */
+const SYNC_REPORT = { limit: 20, maxLength: 1900 } as const;
+
+/**
+ * The Discord side of Tierlink: the gateway client, the slash commands behind their router, their
+ * registration, and the member and role events (rejoin restore, guild names, stale role
+ * snapshots, deleted roles). Nothing connects before `start()`, which logs in and then registers
+ * the commands.
+ */
+export function createBot(deps: BotDeps): DiscordBot {
+  const { logger } = deps;
+  const services: BotServices = {
+    authority: deps.authority,
+    link: deps.link,
+    connect: deps.connect,
+    status: deps.status,
+    tiers: deps.tiers,
+    mapping: deps.mapping,
+    settings: deps.settings,
+    staff: deps.staff,
+    audit: deps.audit,
+    adoption: deps.adoption,
+    sync: {
+      runForGuild: async (guildId, opts) => formatSyncReport(await deps.runSync({ ...opts, guildId, trigger: 'manual' }), SYNC_REPORT),
+    },
+    doctor: { report: async (guildId) => renderDoctor(await deps.doctor.run(guildId)) },
+  };
+  const onInteraction = createInteractionRouter(COMMANDS, { services, logger }, { isServing: deps.isServing });
+  const coordinator = createShardCoordinator({
+    me: deps.gateway.instance,
+    leases: deps.gateway.leases,
+    fixedShardCount: deps.gateway.fixedShardCount,
+    logger,
+    ...(deps.gateway.tickMs !== undefined ? { tickMs: deps.gateway.tickMs } : {}),
+    async gatewayInfo() {
+      const info = (await deps.rest.get(Routes.gatewayBot())) as RESTGetAPIGatewayBotResult;
+      return { shards: info.shards, maxConcurrency: info.session_start_limit.max_concurrency };
+    },
+    createThrottler: (maxConcurrency) => createIdentifyThrottler({ slots: deps.gateway.leases, maxConcurrency, logger }),
+    openShard: (shardId, shardCount, identifyThrottler, onFatalClose) =>
+      createShardClient({
+        token: deps.token,
+        shardId,
+        shardCount,
+        identifyThrottler,
+        onFatalClose,
+        rest: deps.rest,
+        logger,
+        onInteraction,
+        onMemberAdd: async (guildId, userId) => {
+          const outcome = await deps.members.reconcileMember(guildId, userId, { trigger: 'rejoin' });
+          const added = outcome.result?.applied.filter((c) => c.op === 'add').length ?? 0;
+          if (added > 0) logger.info({ guildId, userId, added }, 'roles restored on rejoin');
+        },
+        onGuildAvailable: (guildId, name) => deps.guilds.ensure(guildId, name),
+        onRolesChanged: (guildId) => deps.roleSnapshots.invalidate(guildId),
+        onRoleDeleted: (guildId, roleId) => deps.mapping.forgetDeletedRole(guildId, roleId),
+        ...(deps.memberRoles ? { memberFeed: deps.memberRoles.session() } : {}),
+        ...(deps.waitGuildTimeoutMs !== undefined ? { waitGuildTimeoutMs: deps.waitGuildTimeoutMs } : {}),
+      }),
+  });
+  const payloads = createPayloadInteractions({
+    rest: deps.rest,
+    onInteraction,
+    logger,
+    // The shard's own client when this instance holds the guild: its cache (the guild, the member's
+    // roles) is what a gateway interaction would carry.
+    clientFor: (guildId) => coordinator.sessions().find((s) => s.client.guilds.cache.has(guildId))?.client ?? null,
+  });
+
+  return {
+    async start() {
+      await coordinator.start();
+      await registerCommands({
+        rest: deps.rest,
+        applicationId: deps.applicationId,
+        guildId: deps.commandGuildId,
+        commands: COMMANDS,
+        appState: deps.registeredCommands,
+        logger,
+      });
+    },
+    async stop() {
+      await coordinator.stop();
+      await payloads.close();
+    },
+    isReady: () => coordinator.isReady(),
+    shards: () => ({ held: coordinator.shards(), count: coordinator.shardCount() }),
+    guildIds: () => coordinator.sessions().flatMap((s) => s.guildIds()),
+    handleInteraction: (payload) => payloads.handle(payload),
+  };
+}

@@ -1,0 +1,327 @@
+import { once } from 'node:events';
+import type { Request, Response, Router } from 'express';
+import type { Dashboard } from '../../../../app/dashboard';
+import type { MapOutcome } from '../../../../app/admin/mapping-service';
+import type { SettingsOutcome, StrictConfirmOutcome } from '../../../../app/admin/settings-service';
+import { renderStrictConfirm } from './render-strict';
+import type { ApplyOutcome } from '../../../../app/dashboard/syncs';
+import type { Logger } from '../../../../shared/logger';
+import { csvRow } from './csv';
+import { SNOWFLAKE, describeFollowUp, parseAuditFilter, parseChannelsForm, parseSettingsForm, text } from './forms';
+import { seeOther, sendDashboardPage } from './http';
+import { renderAudit } from './render-audit';
+import { renderMember, renderMemberSearch } from './render-members';
+import { renderOverview } from './render-overview';
+import { heldReason, renderSyncs } from './render-syncs';
+import { renderTiers } from './render-tiers';
+import type { GuildLocals } from './router';
+import { guildPath } from './shell';
+import type { DashboardFlash } from './views';
+
+const locals = (res: Response) => res.locals.guild as GuildLocals;
+
+/** The sentence for a `/map` or `/unmap` outcome, as the command would say it. */
+export function mapFlash(verb: 'map' | 'unmap', outcome: MapOutcome, followUp: string): DashboardFlash {
+  switch (outcome.kind) {
+    case 'done': {
+      const head =
+        verb === 'map'
+          ? outcome.changed
+            ? `${outcome.tierTitle} now gives @${outcome.roleName}.`
+            : `${outcome.tierTitle} already gives @${outcome.roleName}.`
+          : `${outcome.tierTitle} no longer gives @${outcome.roleName}.`;
+      return { tone: 'success', text: [head, followUp].filter(Boolean).join('\n') };
+    }
+    case 'unknown_tier':
+      return { tone: 'error', text: 'That tier is not one of this server’s campaigns; nothing was changed.' };
+    case 'role_refused':
+      return { tone: 'error', text: `Nothing was changed: ${outcome.message}\nFix: ${outcome.fix}` };
+    case 'not_mapped':
+      return {
+        tone: 'info',
+        text: outcome.viaTier
+          ? `${outcome.tierTitle} gives @${outcome.roleName} because it is the tier’s Discord role on Patreon; change it on Patreon.`
+          : `${outcome.tierTitle} does not give @${outcome.roleName} through a mapping; nothing to remove.`,
+      };
+    default: {
+      // A refusal the service may add (its authority rules): shown with its own words.
+      const other = outcome as { message?: unknown; fix?: unknown };
+      const message = typeof other.message === 'string' ? other.message : 'The change was refused.';
+      return { tone: 'error', text: `Nothing was changed: ${message}${typeof other.fix === 'string' ? `\nFix: ${other.fix}` : ''}` };
+    }
+  }
+}
+
+export function settingsFlash(outcome: SettingsOutcome, followUp: string): DashboardFlash {
+  switch (outcome.kind) {
+    case 'invalid':
+      return { tone: 'error', text: ['Nothing was changed:', ...outcome.problems.map((p) => p.replace(/\*\*/g, ''))].join('\n') };
+    case 'shown':
+      return { tone: 'info', text: 'Nothing to save: the settings are as they were.' };
+    case 'changed':
+      return {
+        tone: 'success',
+        text: ['Settings saved.', followUp, ...outcome.notes.map((n) => n.replace(/\*\*/g, ''))].filter(Boolean).join('\n'),
+      };
+    default: {
+      // A refusal the service may add (its authority rules) with its own words, or a change that
+      // needs a confirmation the page does not offer: nothing was saved either way.
+      const other = outcome as { problems?: unknown };
+      const problems = Array.isArray(other.problems) ? other.problems.filter((p): p is string => typeof p === 'string') : [];
+      return {
+        tone: 'error',
+        text:
+          problems.length > 0
+            ? ['Nothing was changed:', ...problems.map((p) => p.replace(/\*\*/g, ''))].join('\n')
+            : 'Nothing was changed: this change needs a confirmation; make it with /settings in Discord.',
+      };
+    }
+  }
+}
+
+export function strictFlash(outcome: StrictConfirmOutcome, followUp: string): DashboardFlash {
+  switch (outcome.kind) {
+    case 'changed':
+      return { tone: 'success', text: ['Strict mode is on.', followUp].filter(Boolean).join('\n') };
+    case 'already_on':
+      return { tone: 'info', text: 'Strict mode was already on.' };
+    case 'expired':
+      return {
+        tone: 'error',
+        text: 'Strict mode stays off: the confirmation is more than 5 minutes old. Save the setting again to see what it would remove now.',
+      };
+    case 'not_yours':
+      return { tone: 'error', text: 'Strict mode stays off: that confirmation was not made for you here. Save the setting again.' };
+    case 'not_allowed':
+      return { tone: 'error', text: ['Strict mode stays off:', ...outcome.problems.map((p) => p.replace(/\*\*/g, ''))].join('\n') };
+  }
+}
+
+export function applyFlash(outcome: ApplyOutcome): DashboardFlash {
+  switch (outcome.kind) {
+    case 'done': {
+      const r = outcome.report;
+      const held = r.held ? ` ${r.held.removals} removals were held again: ${heldReason(r.held.reason)}.` : '';
+      return {
+        tone: r.held || r.failed > 0 ? 'warning' : 'success',
+        text: `Sync done: ${r.applied.adds} given, ${r.applied.removes} taken away${r.failed ? `, ${r.failed} failed` : ''}.${held}`,
+      };
+    }
+    case 'running':
+      return { tone: 'info', text: 'The sync is running; it shows up in the history when it ends. Reload in a minute.' };
+    case 'busy':
+      return { tone: 'warning', text: 'Another sync is running right now, so this one did not start. Try again when it has ended.' };
+    case 'nothing':
+      return { tone: 'warning', text: `Nothing was synced: ${outcome.errors[0] ?? 'no campaign is connected to this server'}.` };
+  }
+}
+
+/** The pages of one server; the guard in router.ts has checked the viewer's permissions for each request. */
+export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard; logger: Logger }): void {
+  const { dashboard } = deps;
+
+  /** A change needs Manage Roles, as the commands do; others see the pages but cannot change. */
+  async function mayChange(res: Response, back: string): Promise<boolean> {
+    const { access, session } = locals(res);
+    if (access.canChange) return true;
+    await dashboard.signIn.setFlash(session, {
+      tone: 'error',
+      text: 'Changes need the Manage Roles permission in this server (as /map, /settings and /sync do); nothing was changed.',
+    });
+    seeOther(res, back);
+    return false;
+  }
+
+  const flashOf = (res: Response) => dashboard.signIn.takeFlash(locals(res).session);
+
+  router.get('/:guildId', async (_req, res) => {
+    const { access, viewer } = locals(res);
+    const [overview, flash] = await Promise.all([dashboard.overview.of(access.guildId), flashOf(res)]);
+    sendDashboardPage(res, 200, renderOverview({ access, viewer, overview, flash }));
+  });
+
+  router.get('/:guildId/tiers', async (_req, res) => {
+    const { access, viewer } = locals(res);
+    const [view, flash] = await Promise.all([dashboard.configuration.view(access.guildId), flashOf(res)]);
+    sendDashboardPage(res, 200, renderTiers({ access, viewer, view, flash }));
+  });
+
+  for (const verb of ['map', 'unmap'] as const) {
+    router.post(`/:guildId/tiers/${verb}`, async (req: Request, res: Response) => {
+      const { access, session } = locals(res);
+      const back = guildPath(access.guildId, '/tiers');
+      if (!(await mayChange(res, back))) return;
+      const body = req.body as Record<string, unknown>;
+      const tier = text(body.tier, 100);
+      const role = text(body.role, 30);
+      let flash: DashboardFlash;
+      if (!tier || !SNOWFLAKE.test(role)) {
+        flash = { tone: 'error', text: 'Choose a tier and a role; nothing was changed.' };
+      } else {
+        const { outcome, followUp } = await dashboard.configuration[verb](access.guildId, access.userId, tier, role);
+        flash = mapFlash(verb, outcome, describeFollowUp(followUp));
+        dashboard.overview.invalidate(access.guildId);
+      }
+      await dashboard.signIn.setFlash(session, flash);
+      seeOther(res, back);
+    });
+  }
+
+  router.post('/:guildId/settings', async (req, res) => {
+    const { access, session } = locals(res);
+    const back = guildPath(access.guildId, '/tiers');
+    if (!(await mayChange(res, back))) return;
+    const { change, problems } = parseSettingsForm(req.body as Record<string, unknown>);
+    let flash: DashboardFlash;
+    if (problems.length > 0) {
+      flash = { tone: 'error', text: ['Nothing was changed:', ...problems].join('\n') };
+    } else {
+      const { outcome, followUp } = await dashboard.configuration.saveSettings(access.guildId, access.userId, change);
+      dashboard.overview.invalidate(access.guildId);
+      const request = outcome.kind === 'strict_pending' || outcome.kind === 'changed' ? outcome.strict : null;
+      if (request) {
+        // Strict mode waits for a confirmation, as in Discord: the page shows what it would remove.
+        const saved = outcome.kind === 'changed' ? settingsFlash(outcome, describeFollowUp(followUp)) : null;
+        sendDashboardPage(res, 200, renderStrictConfirm({ access, viewer: locals(res).viewer, request, flash: saved }));
+        return;
+      }
+      flash = settingsFlash(outcome, describeFollowUp(followUp));
+    }
+    await dashboard.signIn.setFlash(session, flash);
+    seeOther(res, back);
+  });
+
+  router.post('/:guildId/settings/strict', async (req, res) => {
+    const { access, session } = locals(res);
+    const back = guildPath(access.guildId, '/tiers');
+    if (!(await mayChange(res, back))) return;
+    const body = req.body as Record<string, unknown>;
+    const confirmation = text(body.confirmation, 200);
+    let flash: DashboardFlash;
+    if (body.confirm !== 'yes' || !confirmation) {
+      flash = { tone: 'error', text: 'Strict mode stays off: tick the box to confirm what it would take away.' };
+    } else {
+      const { outcome, followUp } = await dashboard.configuration.confirmStrict(access.guildId, access.userId, confirmation);
+      flash = strictFlash(outcome, describeFollowUp(followUp));
+      dashboard.overview.invalidate(access.guildId);
+    }
+    await dashboard.signIn.setFlash(session, flash);
+    seeOther(res, back);
+  });
+
+  router.post('/:guildId/channels', async (req, res) => {
+    const { access, session } = locals(res);
+    const back = guildPath(access.guildId, '/tiers');
+    if (!(await mayChange(res, back))) return;
+    const { wanted, problems } = parseChannelsForm(req.body as Record<string, unknown>);
+    const flash: DashboardFlash =
+      problems.length > 0
+        ? { tone: 'error', text: ['Nothing was changed:', ...problems].join('\n') }
+        : settingsFlash(await dashboard.configuration.saveChannels(access.guildId, access.userId, wanted), '');
+    await dashboard.signIn.setFlash(session, flash);
+    seeOther(res, back);
+  });
+
+  router.get('/:guildId/members', async (req, res) => {
+    const { access, viewer } = locals(res);
+    const query = text(req.query.q, 100);
+    const [result, flash] = await Promise.all([query ? dashboard.members.search(access.guildId, query) : null, flashOf(res)]);
+    sendDashboardPage(res, 200, renderMemberSearch({ access, viewer, query, result, flash }));
+  });
+
+  router.get('/:guildId/members/:userId', async (req, res, next) => {
+    const { access, viewer } = locals(res);
+    const userId = String(req.params.userId);
+    if (!SNOWFLAKE.test(userId)) return next();
+    const [detail, flash] = await Promise.all([dashboard.members.detail(access.guildId, userId), flashOf(res)]);
+    sendDashboardPage(res, 200, renderMember({ access, viewer, detail, flash }));
+  });
+
+  router.get('/:guildId/audit', async (req, res) => {
+    const { access, viewer } = locals(res);
+    const { form, query, problems } = parseAuditFilter(req.query as Record<string, unknown>);
+    const direction = req.query.dir === 'newer' ? 'newer' : 'older';
+    const cursor = typeof req.query.cursor === 'string' ? req.query.cursor : null;
+    const [page, view, flash] = await Promise.all([
+      dashboard.audit.page(access.guildId, query, { cursor, direction }),
+      dashboard.configuration.roleChoices(access.guildId),
+      flashOf(res),
+    ]);
+    sendDashboardPage(res, 200, renderAudit({ access, viewer, filter: form, roles: view, page, problems, flash }));
+  });
+
+  router.get('/:guildId/audit.csv', async (req, res) => {
+    const { access } = locals(res);
+    const { query } = parseAuditFilter(req.query as Record<string, unknown>);
+    res.status(200).set({
+      'Content-Type': 'text/csv; charset=utf-8',
+      'Content-Disposition': `attachment; filename="tierlink-audit-${access.guildId}.csv"`,
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    let aborted = false;
+    res.on('close', () => {
+      aborted = !res.writableFinished;
+    });
+    // A byte-order mark, so spreadsheets read the names as UTF-8.
+    res.write(
+      `\uFEFF${csvRow(['time (UTC)', 'member id', 'patreon name', 'role id', 'role', 'change', 'outcome', 'trigger', 'reason', 'error'])}`,
+    );
+    try {
+      for await (const batch of dashboard.audit.export(access.guildId, query)) {
+        if (aborted) return;
+        const chunk = batch
+          .map((e) =>
+            csvRow([e.at.toISOString(), e.userId, e.patronName, e.roleId, e.roleName, e.action, e.outcome, e.trigger, e.reason, e.error]),
+          )
+          .join('');
+        if (!res.write(chunk)) await once(res, 'drain');
+      }
+      res.end();
+    } catch (error) {
+      // The status line is sent: cut the download short so the file is visibly incomplete.
+      deps.logger.error({ err: error, guildId: access.guildId }, 'audit log export failed');
+      res.destroy();
+    }
+  });
+
+  router.get('/:guildId/syncs', async (_req, res) => {
+    const { access, viewer } = locals(res);
+    const [history, held, flash] = await Promise.all([
+      dashboard.syncs.history(access.guildId),
+      dashboard.syncs.held(access.guildId),
+      flashOf(res),
+    ]);
+    sendDashboardPage(res, 200, renderSyncs({ access, viewer, history, held, preview: null, flash }));
+  });
+
+  router.post('/:guildId/syncs/preview', async (_req, res) => {
+    const { access, viewer, session } = locals(res);
+    const back = guildPath(access.guildId, '/syncs');
+    if (!(await mayChange(res, back))) return;
+    const outcome = await dashboard.syncs.preview(access.guildId);
+    if (outcome.kind !== 'preview') {
+      await dashboard.signIn.setFlash(session, applyFlash(outcome));
+      return seeOther(res, back);
+    }
+    const [history, held] = await Promise.all([dashboard.syncs.history(access.guildId), dashboard.syncs.held(access.guildId)]);
+    sendDashboardPage(res, 200, renderSyncs({ access, viewer, history, held, preview: outcome.report, flash: null }));
+  });
+
+  router.post('/:guildId/syncs/apply', async (req, res) => {
+    const { access, session } = locals(res);
+    const back = guildPath(access.guildId, '/syncs');
+    if (!(await mayChange(res, back))) return;
+    const body = req.body as Record<string, unknown>;
+    const force = body.force === '1';
+    if (force && body.confirm !== 'yes') {
+      await dashboard.signIn.setFlash(session, { tone: 'error', text: 'Tick the box to confirm the removals; nothing was changed.' });
+      return seeOther(res, back);
+    }
+    const outcome = await dashboard.syncs.apply(access.guildId, force);
+    dashboard.overview.invalidate(access.guildId);
+    deps.logger.info({ guildId: access.guildId, userId: access.userId, force, outcome: outcome.kind }, 'sync started on the dashboard');
+    await dashboard.signIn.setFlash(session, applyFlash(outcome));
+    seeOther(res, back);
+  });
+}

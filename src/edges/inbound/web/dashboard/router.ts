@@ -1,0 +1,230 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { Dashboard } from '../../../../app/dashboard';
+import type { GuildAccess } from '../../../../app/dashboard/access';
+import { SESSION_LIFETIME_MS, STATE_LIFETIME_MS, type DashboardSession, safeNext } from '../../../../app/dashboard/sign-in';
+import type { Logger } from '../../../../shared/logger';
+import { SNOWFLAKE } from './forms';
+import { registerGuildRoutes } from './guild-routes';
+import { clearCookie, cookieName, readCookie, seeOther, sendDashboardPage, setCookie } from './http';
+import { renderNotice, renderServers, renderSignIn } from './render-entry';
+import type { Viewer } from './shell';
+
+export interface DashboardRouterDeps {
+  dashboard: Dashboard;
+  logger: Logger;
+}
+
+/** What the guard leaves for the page handlers. */
+export interface GuildLocals {
+  session: DashboardSession;
+  viewer: Viewer;
+  access: GuildAccess;
+}
+
+export const viewerOf = (session: DashboardSession): Viewer => ({ name: session.userName, csrfToken: session.csrfToken });
+
+/**
+ * `GET /dashboard` and below (docs/contract.md, second round): sign-in with Discord, the server menu and
+ * each server's pages. Every request reads its session; every page of a server checks the viewer's
+ * permissions there again; every form carries the session's token and posts to this site only.
+ */
+export function createDashboardRouter(deps: DashboardRouterDeps): Router {
+  const { dashboard, logger } = deps;
+  const router = express.Router();
+  const secure = () => dashboard.secureCookies();
+  const sessionCookie = () => cookieName('session', secure());
+  const signinCookie = () => cookieName('signin', secure());
+
+  router.use(express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 50 }));
+
+  // The session, when the browser has one; every POST must come with it, its form token and from this site.
+  router.use(async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const session = await dashboard.signIn.session(readCookie(req, sessionCookie()));
+      res.locals.session = session;
+      if (req.method !== 'POST') return next();
+      if (!session) {
+        return sendDashboardPage(
+          res,
+          401,
+          renderNotice({
+            title: 'Signed out',
+            viewer: null,
+            tone: 'warning',
+            lines: ['Your sign-in has ended, so nothing was changed.', 'Sign in again and repeat the change.'],
+            action: { label: 'Sign in', href: '/dashboard' },
+          }),
+        );
+      }
+      const origin = req.headers.origin;
+      const ours = new URL(dashboard.url()).origin;
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      if ((origin && origin !== 'null' && origin !== ours) || !dashboard.signIn.checkCsrf(session, body._csrf)) {
+        logger.warn({ userId: session.userId, origin: origin?.slice(0, 100) ?? null }, 'dashboard form refused: bad token or origin');
+        return sendDashboardPage(
+          res,
+          403,
+          renderNotice({
+            title: 'Form expired',
+            viewer: viewerOf(session),
+            tone: 'error',
+            lines: [
+              'This form was not sent from your dashboard page (or the page is too old), so nothing was changed.',
+              'Reload the page and try again.',
+            ],
+            action: { label: 'Back to the dashboard', href: '/dashboard' },
+          }),
+        );
+      }
+      next();
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  router.get('/', async (req, res) => {
+    const session = res.locals.session as DashboardSession | null;
+    if (!session) {
+      return sendDashboardPage(res, 200, renderSignIn({ next: safeNext(typeof req.query.next === 'string' ? req.query.next : null) }));
+    }
+    const [servers, flash] = await Promise.all([dashboard.access.servers(session), dashboard.signIn.takeFlash(session)]);
+    sendDashboardPage(res, 200, renderServers({ viewer: viewerOf(session), servers, flash }));
+  });
+
+  router.get('/login', (req, res) => {
+    const { authorizeUrl, stateCookie } = dashboard.signIn.begin(typeof req.query.next === 'string' ? req.query.next : undefined);
+    setCookie(res, signinCookie(), stateCookie, { secure: secure(), maxAgeMs: STATE_LIFETIME_MS });
+    res.set('Cache-Control', 'no-store').redirect(302, authorizeUrl);
+  });
+
+  router.get('/callback', async (req, res) => {
+    const q = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string).slice(0, 2048) : undefined);
+    const outcome = await dashboard.signIn.complete(
+      { code: q('code'), state: q('state'), error: q('error') },
+      readCookie(req, signinCookie()),
+    );
+    clearCookie(res, signinCookie(), secure());
+    switch (outcome.kind) {
+      case 'signed_in':
+        setCookie(res, sessionCookie(), outcome.sessionCookie, { secure: secure(), maxAgeMs: SESSION_LIFETIME_MS });
+        return seeOther(res, outcome.next);
+      case 'denied':
+        return sendDashboardPage(
+          res,
+          200,
+          renderNotice({
+            title: 'Not signed in',
+            viewer: null,
+            tone: 'info',
+            lines: ['You cancelled on Discord’s page, so you are not signed in.'],
+            action: { label: 'Sign in', href: '/dashboard' },
+          }),
+        );
+      case 'bad_state':
+        return sendDashboardPage(
+          res,
+          400,
+          renderNotice({
+            title: 'Sign-in expired',
+            viewer: null,
+            tone: 'warning',
+            lines: [
+              'This sign-in was not started in this browser, was already used, or took longer than ten minutes.',
+              'Start again from the dashboard.',
+            ],
+            action: { label: 'Sign in', href: '/dashboard' },
+          }),
+        );
+      case 'discord_error':
+        return sendDashboardPage(
+          res,
+          502,
+          renderNotice({
+            title: 'Discord did not answer',
+            viewer: null,
+            tone: 'error',
+            lines: ['Discord could not confirm who you are just now. Nothing was changed.', 'Try again in a minute.'],
+            action: { label: 'Sign in', href: '/dashboard' },
+          }),
+        );
+    }
+  });
+
+  router.post('/logout', async (_req, res) => {
+    await dashboard.signIn.signOut(res.locals.session as DashboardSession);
+    clearCookie(res, sessionCookie(), secure());
+    seeOther(res, '/dashboard');
+  });
+
+  // Every page of a server: signed in, and allowed there now.
+  router.use('/:guildId', async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const guildId = String(req.params.guildId);
+      if (!SNOWFLAKE.test(guildId)) return next('router');
+      const session = res.locals.session as DashboardSession | null;
+      if (!session) {
+        const next = safeNext(`/dashboard/${guildId}${req.path === '/' ? '' : req.path}`);
+        return sendDashboardPage(res, 401, renderSignIn({ next }));
+      }
+      const entry = await dashboard.access.enter(session, guildId);
+      if (entry.kind === 'allowed') {
+        const locals: GuildLocals = { session, viewer: viewerOf(session), access: entry.access };
+        res.locals.guild = locals;
+        return next();
+      }
+      const viewer = viewerOf(session);
+      const back = { label: 'Your servers', href: '/dashboard' };
+      if (entry.kind === 'not_served') {
+        return sendDashboardPage(
+          res,
+          404,
+          renderNotice({ title: 'Server not found', viewer, tone: 'info', lines: ['Tierlink is not in this server.'], action: back }),
+        );
+      }
+      logger.warn({ userId: session.userId, guildId, entry: entry.kind }, 'dashboard refused: no permission in this server');
+      return sendDashboardPage(
+        res,
+        403,
+        renderNotice({
+          title: 'Not your server to manage',
+          viewer,
+          tone: 'error',
+          lines:
+            entry.kind === 'not_member'
+              ? [`You are not a member of ${entry.guildName}.`]
+              : [
+                  `Managing ${entry.guildName} needs the Manage Server or Manage Roles permission there, and Discord says you have neither.`,
+                  'Ask the server’s owner to give you a role with one of them, then reload this page.',
+                ],
+          action: back,
+        }),
+      );
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  registerGuildRoutes(router, { dashboard, logger });
+
+  router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(error);
+    logger.error({ err: error, path: req.path }, 'dashboard request failed');
+    const session = res.locals.session as DashboardSession | null | undefined;
+    sendDashboardPage(
+      res,
+      503,
+      renderNotice({
+        title: 'Something did not answer',
+        viewer: session ? viewerOf(session) : null,
+        tone: 'error',
+        lines: [
+          'Discord, Patreon or the database did not answer in time. The problem was logged; nothing was changed.',
+          'Try again in a minute.',
+        ],
+        action: { label: 'Your servers', href: '/dashboard' },
+      }),
+    );
+  });
+
+  return router;
+}

@@ -1,0 +1,47 @@
+import type { Request, Response } from 'express';
+import type { BrowserBinding, ReadNonce } from '../../../app/linking/one-time-links';
+
+/** Longest cookie header read: a browser's own limit is about 8 KiB; ours are tiny. */
+const MAX_COOKIE_HEADER = 8192;
+
+/**
+ * The cookies that bind an OAuth flow to the browser that started it: one per flow (several may run
+ * at once), named after the flow, holding its random nonce. HttpOnly (no script reads it), SameSite=Lax
+ * (sent on the service's top-level redirect back to us, never on a cross-site POST), Secure with the
+ * `__Host-` prefix when PUBLIC_URL is https, short-lived.
+ */
+export function createFlowCookies(options: { secure: () => boolean }) {
+  const name = (flowId: string) => `${options.secure() ? '__Host-' : ''}tierlink_flow_${flowId}`;
+  const attributes = (maxAgeMs: number) =>
+    `Path=/; Max-Age=${Math.max(0, Math.floor(maxAgeMs / 1000))}; HttpOnly; SameSite=Lax${options.secure() ? '; Secure' : ''}`;
+
+  function cookies(req: Request): Map<string, string> {
+    const header = req.headers.cookie;
+    const out = new Map<string, string>();
+    if (typeof header !== 'string' || header.length > MAX_COOKIE_HEADER) return out;
+    for (const part of header.split(';')) {
+      const at = part.indexOf('=');
+      if (at > 0) out.set(part.slice(0, at).trim(), part.slice(at + 1).trim());
+    }
+    return out;
+  }
+
+  return {
+    set(res: Response, binding: BrowserBinding, maxAgeMs: number): void {
+      res.append('Set-Cookie', `${name(binding.flowId)}=${binding.nonce}; ${attributes(maxAgeMs)}`);
+    },
+    clear(res: Response, flowId: string): void {
+      res.append('Set-Cookie', `${name(flowId)}=; ${attributes(0)}`);
+    },
+    /** The nonces of this request's flow cookies, by flow id. */
+    reader(req: Request): ReadNonce {
+      const jar = cookies(req);
+      return (flowId) => {
+        const value = jar.get(name(flowId));
+        return value && /^[A-Za-z0-9_-]{1,128}$/.test(value) ? value : undefined;
+      };
+    },
+  };
+}
+
+export type FlowCookies = ReturnType<typeof createFlowCookies>;

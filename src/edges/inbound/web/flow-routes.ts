@@ -1,0 +1,179 @@
+import express, { type Request, type Response, type Router } from 'express';
+import type { ChoiceRefusal, ConnectCompletion, ConnectService } from '../../../app/admin/connect-service';
+import type { LinkService } from '../../../app/linking/link-service';
+import { CHOICE_LIFETIME_MS, type OneTimeLinks, STATE_LIFETIME_MS } from '../../../app/linking/one-time-links';
+import type { Metrics } from '../../outbound/observability/metrics';
+import type { Logger } from '../../../shared/logger';
+import type { FlowCookies } from './flow-cookies';
+import { type JoinRoutesDeps, createJoinRoutes, isJoinState } from './join-routes';
+import { linkResultView } from './link-result-view';
+import type { GuildNames, TierTitles } from './page-sources';
+import {
+  badStateMessage,
+  choiceRefusedMessage,
+  chooseByFormMessage,
+  consentDeniedMessage,
+  linkExpiredMessage,
+  otherBrowserMessage,
+  renderChooseCampaign,
+  renderConnectResult,
+  renderLinkResult,
+  serviceDownMessage,
+} from './pages';
+import type { ConnectResultView, MessageView } from './pages/views';
+
+/** Where the campaign chooser posts its choice. */
+export const CHOOSE_PATH = '/connect/choose';
+
+export interface FlowRoutesDeps {
+  logger: Logger;
+  metrics: Metrics;
+  oneTimeLinks: OneTimeLinks;
+  linkService: LinkService;
+  connectService: ConnectService;
+  guilds: GuildNames;
+  tierTitles: TierTitles;
+  cookies: FlowCookies;
+  connectView(completion: Extract<ConnectCompletion, { kind: 'bound' }>): Promise<ConnectResultView>;
+  /** The join pages (src/app/joining); their flows share the service's callback with `/link` and `/connect`. */
+  joining: JoinRoutesDeps['joining'];
+  sendPage(res: Response, status: number, html: string): void;
+  message(res: Response, view: MessageView): void;
+}
+
+/**
+ * The browser flows of `/link`, `/connect` and the join page (docs/contract.md, HTTP routes): following a one-time link
+ * sets the flow's cookie and redirects to the service's consent page; the callback acts only in the
+ * browser holding that cookie; the campaign chooser acts on a POST from its own page, once.
+ */
+export function createFlowRoutes(deps: FlowRoutesDeps): Router {
+  const { logger, cookies, sendPage, message } = deps;
+  const router = express.Router();
+  const join = createJoinRoutes(deps);
+  router.use(join.router);
+
+  router.get('/link/:token', async (req, res) => {
+    const followed = await deps.linkService.follow(req.params.token);
+    if (!followed) return message(res, linkExpiredMessage('/link'));
+    cookies.set(res, followed.browser, STATE_LIFETIME_MS);
+    res.redirect(302, followed.url);
+  });
+
+  router.get(CHOOSE_PATH, (_req, res) => {
+    res.set('Allow', 'POST');
+    message(res, chooseByFormMessage());
+  });
+
+  router.post(CHOOSE_PATH, express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 }), async (req: Request, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const field = (name: string) => (typeof body[name] === 'string' ? body[name] : undefined);
+    const completion = await deps.connectService.choose(field('ticket'), field('csrf'), cookies.reader(req));
+    if (completion.kind === 'choice_refused') {
+      logger.warn({ reason: completion.reason }, 'campaign choice refused');
+      return message(res, choiceRefusedMessage(completion.reason));
+    }
+    await renderConnect(req, res, completion);
+  });
+
+  router.get('/connect/:token', async (req, res) => {
+    const followed = await deps.connectService.follow(req.params.token);
+    if (!followed) return message(res, linkExpiredMessage('/connect'));
+    cookies.set(res, followed.browser, STATE_LIFETIME_MS);
+    res.redirect(302, followed.url);
+  });
+
+  router.get('/oauth/callback', async (req, res) => {
+    const q = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : undefined);
+    const consumed = await deps.oneTimeLinks.consumeState(q('state'), cookies.reader(req));
+    if (isJoinState(consumed)) return join.serviceCallback(req, res, consumed);
+    if (consumed.kind === 'unbound') {
+      // A valid state in a browser that did not start its flow: a forwarded consent page. The
+      // state is spent; nothing is exchanged, linked or granted.
+      deps.metrics.links.inc({ outcome: 'other_browser' });
+      logger.warn({ purpose: consumed.purpose }, 'oauth callback refused: the state belongs to another browser');
+      cookies.clear(res, consumed.flowId);
+      return message(res, otherBrowserMessage(consumed.purpose === 'connect' ? '/connect' : '/link'));
+    }
+    const flow = consumed.kind === 'consumed' && consumed.row.purpose === 'connect' ? '/connect' : '/link';
+    if (consumed.kind === 'consumed' && (consumed.row.purpose === 'link' || q('error'))) cookies.clear(res, consumed.flow.flowId);
+    if (q('error')) {
+      // The state is consumed all the same: a denied authorization cannot be replayed with a code.
+      deps.metrics.links.inc({ outcome: 'denied' });
+      if (q('error') === 'access_denied') return message(res, consentDeniedMessage(flow));
+      logger.warn({ error: q('error')?.slice(0, 100) }, 'the service answered the authorization with an error');
+      return message(res, serviceDownMessage(flow));
+    }
+    if (consumed.kind !== 'consumed' || !q('code')) {
+      logger.warn(
+        { hasState: Boolean(q('state')), hasCode: Boolean(q('code')) },
+        'oauth callback rejected: missing, forged or replayed state',
+      );
+      return message(res, badStateMessage(flow));
+    }
+    if (consumed.row.purpose === 'connect') return renderConnect(req, res, await deps.connectService.complete(q('code')!, consumed));
+
+    const done = await deps.linkService.complete(q('code')!, consumed);
+    if (done.kind === 'service_error') return message(res, serviceDownMessage('/link'));
+    const [guildName, tiers] = await Promise.all([
+      deps.guilds.name(done.guildId),
+      deps.tierTitles.tiersOf(done.outcome.entitlements.map((e) => e.campaignId)),
+    ]);
+    const title = (campaignId: string, tierId: string) =>
+      tiers.find((t) => t.campaignId === campaignId && t.id === tierId)?.title ?? tierId;
+    sendPage(res, 200, renderLinkResult(linkResultView(done, guildName, title)));
+  });
+
+  async function renderConnect(req: Request, res: Response, completion: Exclude<ConnectCompletion, ChoiceRefusal>): Promise<void> {
+    switch (completion.kind) {
+      case 'bound':
+        clearFlowOf(req, res);
+        return sendPage(res, 200, renderConnectResult(await deps.connectView(completion)));
+      case 'choose': {
+        // The chooser's tickets need this browser's cookie: keep it as long as they last.
+        const nonce = cookies.reader(req)(completion.flowId);
+        if (nonce) cookies.set(res, { flowId: completion.flowId, nonce }, CHOICE_LIFETIME_MS);
+        return sendPage(
+          res,
+          200,
+          renderChooseCampaign({
+            creatorName: completion.creatorName,
+            guildName: await deps.guilds.name(completion.guildId),
+            action: CHOOSE_PATH,
+            csrf: completion.csrf,
+            choices: completion.choices.map(({ details, ticket }) => ({
+              // A creator's campaigns share the creator's name: the vanity tells them apart.
+              name:
+                details.campaign.creatorName && details.campaign.vanity
+                  ? `${details.campaign.creatorName} (${details.campaign.vanity})`
+                  : (details.campaign.vanity ?? details.campaign.creatorName ?? `Campaign ${details.campaign.id}`),
+              url: details.campaign.url,
+              patronCount: details.campaign.patronCount,
+              ticket,
+            })),
+          }),
+        );
+      }
+      case 'no_campaign':
+        clearFlowOf(req, res);
+        return message(res, {
+          status: 200,
+          tone: 'warning',
+          title: 'No campaign to connect',
+          message: `${completion.creatorName} has no campaign on Patreon yet, so there are no tiers to sync.`,
+          next: 'Create a campaign with tiers on Patreon, then run /connect again.',
+        });
+      case 'service_error':
+        return message(res, serviceDownMessage('/connect'));
+    }
+  }
+
+  /** The flow is over: its cookie goes (the state's flow on the callback, the ticket's on the chooser). */
+  function clearFlowOf(req: Request, res: Response): void {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const value = typeof req.query.state === 'string' ? req.query.state : typeof body.ticket === 'string' ? body.ticket : undefined;
+    const flowId = deps.oneTimeLinks.flowOf(value);
+    if (flowId) cookies.clear(res, flowId);
+  }
+
+  return router;
+}

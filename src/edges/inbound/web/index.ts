@@ -1,0 +1,24 @@
+import type express from 'express';
+import type { Dashboard } from '../../../app/dashboard';
+import { type WebAppDeps, createWebApp } from './app';
+import { type ConnectViewDeps, connectResultView } from './connect-result-view';
+import { createDashboardRouter, dashboardOffRouter } from './dashboard';
+
+export type WebDeps = Omit<WebAppDeps, 'connectView' | 'dashboardRouter'> &
+  ConnectViewDeps & {
+    /** The dashboard's services; null when DISCORD_CLIENT_SECRET is not set (the dashboard is off). */
+    dashboard: Dashboard | null;
+  };
+
+/**
+ * The web side of Tierlink: the express app with the pages of `/link` and `/connect`, the OAuth
+ * callback, health and metrics, and the webhook receiver it is given. Nothing listens until the
+ * caller serves it.
+ */
+export function createWeb(deps: WebDeps): express.Express {
+  return createWebApp({
+    ...deps,
+    connectView: (completion) => connectResultView(deps, completion),
+    dashboardRouter: deps.dashboard ? createDashboardRouter({ dashboard: deps.dashboard, logger: deps.logger }) : dashboardOffRouter(),
+  });
+}

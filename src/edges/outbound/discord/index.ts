@@ -1,0 +1,112 @@
+import { performance } from 'node:perf_hooks';
+import type { Clock } from '../../../shared/clock';
+import type { Logger } from '../../../shared/logger';
+import type { Metrics } from '../observability/metrics';
+import { type CreateRestOptions, createRest } from './create-rest';
+import { createApplicationInfo } from './application-info';
+import { createGuildDirectory } from './guild-directory';
+import { createGuildSnapshotCache } from './guild-snapshot-cache';
+import { createMemberRoleCache, listingThroughCache } from './member-roles';
+import { type BudgetStore, createMemoryBudgetStore, globalBudgetOf } from './request-budget';
+import { createRequestScheduler } from './request-scheduler';
+import { createMemberAdder } from './member-adder';
+import { createRoleWriter } from './role-writer';
+import { createChannelMessages } from './channel-messages';
+
+export { createRest } from './create-rest';
+export type { CreateRestOptions, RestCallEvent, RestHandle, RestRateLimitEvent, RestStats } from './create-rest';
+export { createGuildDirectory, MAX_MEMBER_PAGE } from './guild-directory';
+export type { GuildDirectory, GuildDirectoryOptions, GuildInfo, GuildMemberInfo, GuildRole, ListMembersOptions } from './guild-directory';
+export { createRoleWriter, truncateReason, MAX_AUDIT_REASON } from './role-writer';
+export type { RoleWriteProblem, RoleWriteProblemCode, RoleWriter, RoleWriterOptions } from './role-writer';
+export { DiscordErrorCode, DiscordProblemError, explainDiscordError } from './discord-problem';
+export type { DiscordProblem, DiscordProblemCode } from './discord-problem';
+export { createGuildSnapshotCache } from './guild-snapshot-cache';
+export { createMemberAdder } from './member-adder';
+export type { MemberAddProblem, MemberAddProblemCode, MemberAdded, MemberAdder } from './member-adder';
+export { createDiscordUserOAuth } from './user-oauth';
+export type { DiscordUser, DiscordUserOAuth, DiscordUserOAuthOptions, UserGuild, UserOAuthError, UserTokens } from './user-oauth';
+export type { ApplicationInfo } from './application-info';
+export type { GuildSnapshot, GuildSnapshotCache } from './guild-snapshot-cache';
+export { createChannelMessages } from './channel-messages';
+export type { ChannelMessages, GuildChannel, OutgoingMessage, PostFailure, PostedMessage } from './channel-messages';
+export { createMemberRoleCache, listingThroughCache } from './member-roles';
+export type { GatewaySessionFeed, MemberRoleCache, MemberRoles, MemberRoleStats } from './member-roles';
+export { createMemoryBudgetStore, budgetKeyOf } from './request-budget';
+export type { BudgetStore, Lane } from './request-budget';
+
+export interface DiscordAccessOptions {
+  /** DISCORD_API_BASE_URL. */
+  apiBaseUrl: string;
+  token: string;
+  clock: Clock;
+  logger?: Logger;
+  metrics?: Pick<Metrics, 'discordRateLimited' | 'discordPacedWaits' | 'discordMemberLookups'>;
+  /**
+   * Other @discordjs/rest options (tests and benchmarks raise `globalRequestsPerSecond`, which is
+   * also the global limit the request budget keeps; 50 when absent).
+   */
+  rest?: CreateRestOptions['rest'];
+  /** Where the request budget lives: PostgreSQL when several instances share the bot; this process's memory when absent. */
+  budget?: BudgetStore;
+  /** A monotonic clock in ms for the request budget (`performance.now` when absent). */
+  monotonicNow?: () => number;
+  /** The bot's user id when known (saves one `GET /users/@me`). */
+  botUserId?: string;
+  /** How long a guild's roles and the bot's member are trusted; 60 s when absent. */
+  snapshotTtlMs?: number;
+}
+
+/**
+ * Discord as Tierlink reaches it over HTTP: one REST client (and so one rate-limit state) shared
+ * by the member directory, the short-lived cache of each guild's roles, the cache of each member's
+ * roles (kept by the gateway: `memberRoles.session()` feeds it), and the role writer; every
+ * request paced by one request budget (src/edges/outbound/discord/request-scheduler.ts).
+ */
+export function createDiscordAccess(options: DiscordAccessOptions) {
+  const { clock, logger, metrics } = options;
+  const scheduler = createRequestScheduler({
+    store: options.budget ?? createMemoryBudgetStore(options.monotonicNow ?? (() => performance.now())),
+    global: globalBudgetOf(options.rest?.globalRequestsPerSecond ?? 50),
+    ...(options.monotonicNow ? { now: options.monotonicNow } : {}),
+    ...(logger ? { logger } : {}),
+    ...(metrics ? { onWait: (lane) => metrics.discordPacedWaits.inc({ lane }) } : {}),
+  });
+  const rest = createRest({
+    apiBaseUrl: options.apiBaseUrl,
+    token: options.token,
+    scheduler,
+    ...(logger ? { logger } : {}),
+    ...(options.rest ? { rest: options.rest } : {}),
+    ...(metrics
+      ? { onRateLimited: (event) => metrics.discordRateLimited.inc({ scope: event.global ? 'global' : event.scope || 'route' }) }
+      : {}),
+  });
+  const reader = createGuildDirectory({ rest: rest.rest, ...(options.botUserId ? { botUserId: options.botUserId } : {}) });
+  const memberRoles = createMemberRoleCache({
+    directory: reader,
+    ...(metrics ? { onLookup: (result) => metrics.discordMemberLookups.inc({ result }) } : {}),
+  });
+  const directory = listingThroughCache(reader, memberRoles);
+  const snapshots = createGuildSnapshotCache({
+    directory,
+    clock,
+    ...(options.snapshotTtlMs !== undefined ? { ttlMs: options.snapshotTtlMs } : {}),
+  });
+  const writer = createRoleWriter({
+    rest: rest.rest,
+    directory,
+    clock,
+    cache: snapshots,
+    scheduler,
+    memberRoles,
+    ...(logger ? { logger } : {}),
+  });
+  const members = createMemberAdder({ rest: rest.rest, cache: snapshots, ...(logger ? { logger } : {}) });
+  // The mod-log and the announcements (src/app/channels) post through the same client.
+  const channels = createChannelMessages({ rest: rest.rest });
+  const application = createApplicationInfo({ rest: rest.rest, clock });
+  return { rest, directory, snapshots, memberRoles, scheduler, writer, members, channels, application };
+}
+
+export type DiscordAccess = ReturnType<typeof createDiscordAccess>;

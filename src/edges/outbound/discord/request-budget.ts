@@ -1,0 +1,240 @@
+/**
+ * Discord's request budget: for each rate-limit bucket (and the global limit), how many requests
+ * the current window has left, learned from the response headers and spent before each request
+ * is sent, so that no request is sent into an exhausted bucket (docs/tech-facts.md §1–2,
+ * docs/discord-api-notes.md §6, docs/decisions.md §19).
+ *
+ * The rule is here, once, as pure functions over a {@link BudgetRow}; a {@link BudgetStore} keeps
+ * the rows: in memory for one process (PGlite), in PostgreSQL for every instance of an
+ * installation (src/edges/outbound/store/discord-budget-store.ts), which then share one budget.
+ */
+
+/** Interactive work (a link, a webhook, a rejoin, a grace check) goes ahead of bulk work (a full sync, a guild-wide apply). */
+export type Lane = 'interactive' | 'bulk';
+
+/** A bucket's state, in the store's time (ms). */
+export interface BudgetRow {
+  /** Requests per window: `X-RateLimit-Limit`; 1 until a response said. */
+  limit: number;
+  /** The window's length: the largest `X-RateLimit-Reset-After` seen (a window's first answer carries it). */
+  windowMs: number;
+  /** When the current window ends. */
+  windowEnd: number;
+  /** Requests counted in the current window: ours (sent or granted), or what Discord said, whichever is more. */
+  used: number;
+  /** False while the bucket is unknown: one request (the probe) at a time until its answer comes. */
+  learned: boolean;
+}
+
+/** What one response said about its bucket. */
+export interface SeenLimit {
+  limit: number;
+  remaining: number;
+  resetAfterMs: number;
+}
+
+/** A bucket whose size is known without asking: the global limit (50 requests per second; docs/tech-facts.md §1). */
+export interface KnownLimit {
+  limit: number;
+  windowMs: number;
+}
+
+export interface TakeResult {
+  /** Requests granted (0: none now). */
+  granted: number;
+  /** When nothing was granted: how long to wait before asking again. */
+  waitMs: number;
+  /** How long the granted requests stay valid (the rest of the window). */
+  windowLeftMs: number;
+}
+
+/**
+ * Added to every window's end: a response is read after Discord wrote its `Reset-After`, so the
+ * window Discord counts ends before ours (as @discordjs/rest's own `offset`; docs/tech-facts.md §2).
+ */
+export const WINDOW_MARGIN_MS = 50;
+/**
+ * The global limit's window as Tierlink counts it. Discord sends no headers for the global limit,
+ * so its windows can be neither learned nor aligned with ours: requests counted at the end of one
+ * of our windows can reach Discord in the same second as the next window's. Short windows bound
+ * that: 150 ms (200 ms with the margin), and any second of Discord's, even when requests reach it up
+ * to {@link GLOBAL_JITTER_MS} after they were counted, overlaps at most 7 of them
+ * (docs/decisions.md §19).
+ */
+export const GLOBAL_WINDOW_MS = 150;
+/** How much later than its count a request may reach Discord (a database round trip, a busy event loop, the network). */
+export const GLOBAL_JITTER_MS = 200;
+
+/**
+ * Discord's global limit (`perSecond`, 50) as a window of {@link GLOBAL_WINDOW_MS}: 7 requests per
+ * 200 ms, 35 a second, so that no second of Discord's sees more than 49 of them.
+ */
+export function globalBudgetOf(perSecond: number): KnownLimit {
+  const windows = Math.ceil((1_000 + GLOBAL_JITTER_MS) / (GLOBAL_WINDOW_MS + WINDOW_MARGIN_MS)) + 1;
+  return { limit: Math.max(1, Math.floor(perSecond / windows)), windowMs: GLOBAL_WINDOW_MS };
+}
+/** An unknown bucket: its probe's answer is awaited this long at most before another probe. */
+export const PROBE_MS = 5_000;
+/** How often a caller looks again while another process's probe is out. */
+export const PROBE_POLL_MS = 100;
+/** A bucket that answered without rate-limit headers: limited by the global limit only. */
+export const UNLIMITED = 1_000_000;
+/** Rows idle this long are forgotten. */
+export const IDLE_MS = 60 * 60_000;
+
+/**
+ * The share of every window kept for the interactive lane: 3 of the member-role bucket's 10. A
+ * link needs one request, a tier change two (add the new role, remove the old), so a link and a
+ * tier change in the same window are served from it at once.
+ */
+export function reserveOf(limit: number): number {
+  return limit <= 1 ? 0 : Math.min(limit - 1, Math.ceil(limit * 0.3));
+}
+
+/**
+ * How close to its window's end the reserve is released to the bulk lane (10 % of the window, at
+ * most a second): a window without interactive work is still spent whole, and an interactive
+ * change that finds the bucket spent waits at most this long for the next window.
+ */
+export function releaseOf(windowMs: number): number {
+  return Math.min(1_000, windowMs * 0.1);
+}
+
+/** How many requests one take may grant at most (several save a store round trip for large buckets). */
+export function leaseOf(limit: number): number {
+  return Math.max(1, Math.min(100, Math.floor(limit * 0.1)));
+}
+
+function opened(row: BudgetRow, now: number): BudgetRow {
+  return { ...row, used: 0, windowEnd: now + row.windowMs + WINDOW_MARGIN_MS };
+}
+
+/**
+ * Takes up to `want` requests from a bucket for `lane`: the rule of the budget.
+ *
+ * - A bucket nobody knows grants one request (the probe) and waits for its answer.
+ * - An ended window opens a new one.
+ * - The interactive lane may spend the whole window; the bulk lane all but the {@link reserveOf}
+ *   reserve, and the reserve too once the window is within {@link releaseOf} of its end.
+ */
+export function takeFrom(
+  current: BudgetRow | undefined,
+  lane: Lane,
+  want: number,
+  now: number,
+  known?: KnownLimit,
+): { row: BudgetRow; result: TakeResult } {
+  let row: BudgetRow;
+  if (known) {
+    const base = current ?? { limit: known.limit, windowMs: known.windowMs, windowEnd: 0, used: 0, learned: true };
+    row = { ...base, limit: known.limit, windowMs: known.windowMs, learned: true };
+  } else {
+    row = current ?? { limit: 1, windowMs: PROBE_MS, windowEnd: 0, used: 0, learned: false };
+  }
+  if (now >= row.windowEnd) row = row.learned ? opened(row, now) : { ...row, used: 0, windowEnd: now + PROBE_MS };
+  const left = row.windowEnd - now;
+  const release = releaseOf(row.windowMs);
+  const cap = row.limit - (lane === 'bulk' && left > release ? reserveOf(row.limit) : 0);
+  const granted = Math.max(0, Math.min(want, leaseOf(row.limit), cap - row.used));
+  if (granted > 0) return { row: { ...row, used: row.used + granted }, result: { granted, waitMs: 0, windowLeftMs: left } };
+  const waitMs = !row.learned ? Math.min(left, PROBE_POLL_MS) : lane === 'bulk' && row.used < row.limit ? left - release : left;
+  return { row, result: { granted: 0, waitMs: Math.max(1, Math.ceil(waitMs)), windowLeftMs: left } };
+}
+
+/**
+ * What a response says, merged into the row. `seen` null: the response carried no rate-limit
+ * headers, so an unknown bucket is limited by the global limit only. An answer from an earlier
+ * window (its end well before the current one's) changes nothing, unless it says the bucket is
+ * smaller than the row thought: then it replaces the row.
+ */
+export function learnInto(current: BudgetRow | undefined, seen: SeenLimit | null, now: number): BudgetRow | undefined {
+  if (!seen) {
+    if (current?.learned) return current;
+    return { limit: UNLIMITED, windowMs: 1_000, windowEnd: now, used: 0, learned: true };
+  }
+  const end = now + seen.resetAfterMs + WINDOW_MARGIN_MS;
+  const usedSeen = Math.max(0, seen.limit - seen.remaining);
+  // A bucket that shrank: what we counted was of the larger one; Discord's answer is the state now.
+  const shrank = current?.learned === true && seen.limit < current.limit;
+  const windowMs = Math.max(current?.learned && !shrank ? current.windowMs : 0, Math.ceil(seen.resetAfterMs), 1);
+  if (!current || !current.learned || shrank || now >= current.windowEnd) {
+    return { limit: seen.limit, windowMs, windowEnd: end, used: usedSeen, learned: true };
+  }
+  const tolerance = Math.min(1_000, windowMs / 4);
+  if (end < current.windowEnd - tolerance) return current;
+  return {
+    limit: seen.limit,
+    windowMs,
+    windowEnd: Math.max(current.windowEnd, end),
+    used: Math.max(current.used, usedSeen),
+    learned: true,
+  };
+}
+
+/** A 429: the bucket is spent until `retryAfterMs` from now, whatever we counted. */
+export function blockedInto(current: BudgetRow | undefined, retryAfterMs: number, now: number): BudgetRow {
+  const row = current ?? { limit: 1, windowMs: PROBE_MS, windowEnd: 0, used: 0, learned: false };
+  return { ...row, used: row.limit, windowEnd: Math.max(row.windowEnd, now + retryAfterMs + WINDOW_MARGIN_MS) };
+}
+
+/** Where the rows live: one process's memory, or PostgreSQL for every instance. */
+export interface BudgetStore {
+  take(key: string, lane: Lane, want: number, known?: KnownLimit): Promise<TakeResult>;
+  learn(key: string, seen: SeenLimit | null): Promise<void>;
+  blocked(key: string, retryAfterMs: number): Promise<void>;
+  /** Forgets rows idle for {@link IDLE_MS}. */
+  prune(): Promise<void>;
+  /** Whether several processes share it (then a take may grant several requests at once). */
+  readonly shared: boolean;
+}
+
+/** The store of one process (the embedded database runs one process). `now`: a monotonic clock in ms. */
+export function createMemoryBudgetStore(now: () => number): BudgetStore {
+  const rows = new Map<string, BudgetRow>();
+  return {
+    shared: false,
+    async take(key, lane, want, known) {
+      const { row, result } = takeFrom(rows.get(key), lane, want, now(), known);
+      rows.set(key, row);
+      return result;
+    },
+    async learn(key, seen) {
+      const row = learnInto(rows.get(key), seen, now());
+      if (row) rows.set(key, row);
+    },
+    async blocked(key, retryAfterMs) {
+      rows.set(key, blockedInto(rows.get(key), retryAfterMs, now()));
+    },
+    async prune() {
+      const before = now() - IDLE_MS;
+      for (const [key, row] of rows) if (row.windowEnd < before) rows.delete(key);
+    },
+  };
+}
+
+const SNOWFLAKE = /^\d{17,20}$/;
+
+/**
+ * The budget key of a request, or null for one Discord does not limit for us: interaction
+ * callbacks and interaction webhooks are bound to neither the global limit nor our buckets
+ * (docs/discord-api-notes.md §3).
+ *
+ * A bucket is a route's limit per major parameter (the guild, channel or webhook of the path;
+ * docs/discord-api-notes.md §6): `GET /guilds/:id/members/:id` of guild 1 is `GET
+ * /guilds/1/members/:id`. A member's role `PUT` and `DELETE` are one key per guild,
+ * `member-role:<guild>`: Discord may count them in one bucket, and counting them together can
+ * only be slower, never over the limit.
+ */
+export function budgetKeyOf(method: string, path: string): string | null {
+  const parts = path.split('?')[0]!.split('/');
+  if (parts[1] === 'interactions' || parts[1] === 'webhooks') return null;
+  if (parts.length === 7 && parts[1] === 'guilds' && parts[3] === 'members' && parts[5] === 'roles') {
+    return `member-role:${parts[2]}`;
+  }
+  const major = parts[1] === 'guilds' || parts[1] === 'channels' ? 2 : -1;
+  const route = parts.map((p, i) => (i !== major && SNOWFLAKE.test(p) ? ':id' : p)).join('/');
+  return `${method.toUpperCase()} ${route}`;
+}
+
+/** The key of Discord's global limit. */
+export const GLOBAL_KEY = 'global';

@@ -1,0 +1,264 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { performance } from 'node:perf_hooks';
+import type { Logger } from '../../../shared/logger';
+import { type BudgetStore, GLOBAL_KEY, type KnownLimit, type Lane, type SeenLimit, type TakeResult, budgetKeyOf } from './request-budget';
+
+/** What a request carries down to the HTTP layer: its lane, and the bucket it already paid for. */
+interface RequestContext {
+  lane: Lane;
+  prepaidKey: string | null;
+}
+
+interface Waiter {
+  start(): Promise<void>;
+  fail(error: unknown): void;
+}
+
+interface LaneQueue {
+  interactive: Waiter[];
+  bulk: Waiter[];
+  running: boolean;
+}
+
+interface Lease {
+  tokens: number;
+  until: number;
+  lane: Lane;
+}
+
+export interface RequestSchedulerOptions {
+  store: BudgetStore;
+  /** Discord's global limit: 50 requests per second (docs/tech-facts.md §1). */
+  global: KnownLimit;
+  /** A monotonic clock in ms; `performance.now` when absent. */
+  now?: () => number;
+  logger?: Logger;
+  /** Told each time a request waits for its bucket or the global limit. */
+  onWait?(lane: Lane, ms: number): void;
+}
+
+/** A response's headers as @discordjs/rest hands them to its `response` event. */
+export interface HeaderSource {
+  get(name: string): string | null;
+}
+
+const PRUNE_EVERY_MS = 10 * 60_000;
+
+/**
+ * Sends Discord requests only when their bucket and the global limit have room
+ * (src/edges/outbound/discord/request-budget.ts), so that none is answered 429 and none waits inside
+ * @discordjs/rest's own per-bucket queue, which is first come, first served (docs/decisions.md §19):
+ *
+ * - {@link run}: role requests, one at a time per bucket, the interactive lane first; a bulk
+ *   request waiting for its window is overtaken by an interactive one that arrives meanwhile.
+ * - {@link makeRequest}: every request (retries too) passes here on its way out; it waits for its
+ *   route's bucket (unless {@link run} paid for it) and for the global limit.
+ * - {@link observe}: every response teaches the budget its bucket's size and window.
+ */
+export function createRequestScheduler(options: RequestSchedulerOptions) {
+  const { store } = options;
+  const now = options.now ?? (() => performance.now());
+  const context = new AsyncLocalStorage<RequestContext>();
+  const queues = new Map<string, LaneQueue>();
+  const leases = new Map<string, Lease>();
+  const learning = new Map<string, Promise<void>>();
+  const taking = new Map<string, { lane: Lane; result: Promise<TakeResult> }>();
+  const wakers = new Map<string, Set<() => void>>();
+  let lastPrune = now();
+
+  function wake(key: string): void {
+    const set = wakers.get(key);
+    if (!set) return;
+    wakers.delete(key);
+    for (const w of set) w();
+  }
+
+  /** Sleeps `ms`, or less when the key's budget changes (an answer came, an interactive request arrived) or `signal` aborts. */
+  function pause(key: string, ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        wakers.get(key)?.delete(done);
+        signal?.removeEventListener('abort', aborted);
+        resolve();
+      };
+      const aborted = () => {
+        done();
+        reject(signal?.reason ?? new Error('aborted'));
+      };
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      let set = wakers.get(key);
+      if (!set) wakers.set(key, (set = new Set()));
+      set.add(done);
+      if (signal?.aborted) aborted();
+      else signal?.addEventListener('abort', aborted, { once: true });
+    });
+  }
+
+  function fromLease(key: string, lane: Lane, t: number): boolean {
+    const lease = leases.get(key);
+    if (!lease || lease.tokens <= 0 || t >= lease.until || (lane === 'bulk' && lease.lane !== 'bulk')) return false;
+    lease.tokens -= 1;
+    return true;
+  }
+
+  /**
+   * 0 when one request of `key` may go now (it is counted), else how long to wait before asking
+   * again. One take per key is out at a time: callers arriving meanwhile share its answer (the
+   * requests it granted beyond the first, or its refusal), so a burst costs the store one round trip.
+   */
+  async function acquire(key: string, lane: Lane, known?: KnownLimit): Promise<number> {
+    const t = now();
+    if (t - lastPrune > PRUNE_EVERY_MS) {
+      lastPrune = t;
+      store.prune().catch((error: unknown) => options.logger?.warn({ err: error }, 'pruning the Discord request budget failed'));
+    }
+    for (;;) {
+      if (fromLease(key, lane, now())) return 0;
+      const pending = taking.get(key);
+      if (pending) {
+        const shared = await pending.result;
+        // A refusal holds for the same lane, and for the bulk lane whatever lane asked.
+        if (shared.granted === 0 && (pending.lane === lane || lane === 'bulk')) return shared.waitMs;
+        continue;
+      }
+      const result = (async () => {
+        await learning.get(key);
+        // The window's rest is counted from before the question: the answer comes later than the store's now.
+        const asked = now();
+        const answer = await store.take(key, lane, store.shared ? 100 : 1, known);
+        if (answer.granted > 1) leases.set(key, { tokens: answer.granted - 1, until: asked + answer.windowLeftMs, lane });
+        return answer;
+      })();
+      const entry = { lane, result };
+      taking.set(key, entry);
+      try {
+        const answer = await result;
+        if (answer.granted > 0) return 0;
+        options.onWait?.(lane, answer.waitMs);
+        return answer.waitMs;
+      } finally {
+        if (taking.get(key) === entry) taking.delete(key);
+      }
+    }
+  }
+
+  async function pace(key: string, lane: Lane, signal?: AbortSignal, known?: KnownLimit): Promise<void> {
+    for (;;) {
+      const wait = await acquire(key, lane, known);
+      if (wait === 0) return;
+      await pause(key, wait, signal);
+    }
+  }
+
+  async function pump(key: string, queue: LaneQueue): Promise<void> {
+    if (queue.running) return;
+    queue.running = true;
+    try {
+      while (queue.interactive.length + queue.bulk.length > 0) {
+        const lane: Lane = queue.interactive.length > 0 ? 'interactive' : 'bulk';
+        let wait: number;
+        try {
+          wait = await acquire(key, lane);
+        } catch (error) {
+          (queue.interactive.shift() ?? queue.bulk.shift())?.fail(error);
+          continue;
+        }
+        if (wait > 0) {
+          await pause(key, wait);
+          continue;
+        }
+        // Whoever is first now gets the request: an interactive one that arrived meanwhile may use a bulk grant.
+        await (queue.interactive.shift() ?? queue.bulk.shift())!.start();
+      }
+    } finally {
+      queue.running = false;
+      if (queue.interactive.length + queue.bulk.length === 0) queues.delete(key);
+      else void pump(key, queue);
+    }
+  }
+
+  return {
+    /**
+     * Runs `send` (one request of bucket `key`) when the bucket has room for `lane`, after every
+     * interactive request of the same bucket that is waiting. The bucket is paid for here, so
+     * `send`'s request does not wait for it again on its way out.
+     */
+    run<T>(key: string, lane: Lane, send: () => Promise<T>): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        let queue = queues.get(key);
+        if (!queue) queues.set(key, (queue = { interactive: [], bulk: [], running: false }));
+        const waiter: Waiter = {
+          start: () => context.run({ lane, prepaidKey: key }, send).then(resolve, reject),
+          fail: reject,
+        };
+        queue[lane].push(waiter);
+        if (lane === 'interactive') wake(key);
+        void pump(key, queue);
+      });
+    },
+
+    /** Runs `task` with its requests in `lane` (the lane of the requests nobody scheduled is interactive). */
+    inLane<T>(lane: Lane, task: () => Promise<T>): Promise<T> {
+      return context.run({ lane, prepaidKey: null }, task);
+    },
+
+    /**
+     * Wraps @discordjs/rest's `makeRequest` (its HTTP call, made for every attempt): the request
+     * waits for its bucket and for the global limit first. `pathOf` turns the URL into the API path.
+     */
+    makeRequest<I extends { method?: string; signal?: AbortSignal | null }, R>(
+      base: (url: string, init: I) => Promise<R>,
+      pathOf: (url: string) => string,
+    ): (url: string, init: I) => Promise<R> {
+      return async (url, init) => {
+        const key = budgetKeyOf(init.method ?? 'GET', pathOf(url));
+        if (key !== null) {
+          const ctx = context.getStore();
+          const lane = ctx?.lane ?? 'interactive';
+          const signal = init.signal ?? undefined;
+          // Paid once: a retry of the same request (after a 5xx or a 429) pays again.
+          if (ctx?.prepaidKey === key) ctx.prepaidKey = null;
+          else await pace(key, lane, signal);
+          await pace(GLOBAL_KEY, lane, signal, options.global);
+        }
+        return base(url, init);
+      };
+    },
+
+    /** What a response says about its bucket (and, on a 429, about the global limit). */
+    observe(method: string, path: string, status: number, headers: HeaderSource): void {
+      const key = budgetKeyOf(method, path);
+      if (key === null) return;
+      const number = (name: string) => {
+        const raw = headers.get(name);
+        const value = raw === null ? Number.NaN : Number(raw);
+        return Number.isFinite(value) ? value : null;
+      };
+      const limit = number('x-ratelimit-limit');
+      const remaining = number('x-ratelimit-remaining');
+      const resetAfter = number('x-ratelimit-reset-after');
+      const retryAfter = number('retry-after');
+      const seen: SeenLimit | null =
+        limit !== null && remaining !== null && resetAfter !== null ? { limit, remaining, resetAfterMs: resetAfter * 1000 } : null;
+      // A lease is given up when Discord says less remains than it holds (the bucket shrank, or
+      // another program spent it): the next take asks the store, which applies the reserve to what it learned.
+      const lease = leases.get(key);
+      if (lease && (seen ? lease.tokens > seen.remaining : status === 429)) leases.delete(key);
+      const global = status === 429 && headers.get('x-ratelimit-global') !== null;
+      if (status === 429) options.logger?.warn({ key, global, retryAfterS: retryAfter }, 'discord answered 429');
+      const write = (async () => {
+        if (status === 429 && retryAfter !== null) await store.blocked(global ? GLOBAL_KEY : key, retryAfter * 1000);
+        if (seen || status !== 429) await store.learn(key, seen);
+      })().catch((error: unknown) => options.logger?.warn({ err: error, key }, 'recording a Discord rate limit failed'));
+      learning.set(key, write);
+      void write.then(() => {
+        if (learning.get(key) === write) learning.delete(key);
+        wake(key);
+      });
+    },
+  };
+}
+
+export type RequestScheduler = ReturnType<typeof createRequestScheduler>;

@@ -1,0 +1,133 @@
+import pino, { type DestinationStream, type LoggerOptions } from 'pino';
+import { OUTSIDE_TEXT_MAX, boundText } from '../../../shared/bounded-text';
+import type { Logger } from '../../../shared/logger';
+
+/**
+ * Where secrets could appear in structured logs. pino replaces them with "[redacted]" before a
+ * line is written. Messages themselves never carry secrets: call sites log ids, not tokens.
+ */
+export const REDACT_PATHS = [
+  'token',
+  'accessToken',
+  'refreshToken',
+  'access_token',
+  'refresh_token',
+  'code',
+  'secret',
+  'signature',
+  'clientSecret',
+  'client_secret',
+  'ticket',
+  'csrf',
+  'codeVerifier',
+  'code_verifier',
+  '*.token',
+  '*.accessToken',
+  '*.refreshToken',
+  '*.access_token',
+  '*.refresh_token',
+  '*.code',
+  '*.secret',
+  '*.signature',
+  '*.clientSecret',
+  '*.client_secret',
+  '*.ticket',
+  '*.codeVerifier',
+  '*.code_verifier',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-patreon-signature"]',
+  'req.headers["x-service-signature"]',
+  'res.headers["set-cookie"]',
+];
+
+/**
+ * Secrets that travel in URLs: the one-time link tokens in `/link/:token` and `/connect/:token`,
+ * the OAuth `code` and `state` on the callback, and a campaign chooser's `ticket` (it is posted, but
+ * an old link or a hand-made GET may carry one). Any URL we log goes through this first.
+ */
+export function redactUrl(url: string): string {
+  const [path = '', query] = url.split('?', 2);
+  // `/connect/choose` names a route, not a token.
+  const safePath = path.replace(/^\/(link|connect)\/(?!choose(?:$|\/))[^/]+/, '/$1/[redacted]');
+  if (query === undefined) return safePath;
+  const params = new URLSearchParams(query);
+  for (const key of ['code', 'state', 'token', 'access_token', 'refresh_token', 'ticket', 'csrf', 'code_verifier']) {
+    if (params.has(key)) params.set(key, '[redacted]');
+  }
+  return `${safePath}?${params.toString()}`;
+}
+
+const isPlain = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
+
+/**
+ * Every string of a log line's fields cut to {@link OUTSIDE_TEXT_MAX} characters, arrays to 50
+ * items, plain objects followed 4 levels deep: a field may carry text from outside (a header, a URL,
+ * a service's error body), and one request must not be able to write kilobytes of log. Objects
+ * with a serializer (requests, errors) are left to it.
+ */
+export function boundFields(value: unknown, depth = 0, any = false): unknown {
+  if (typeof value === 'string') return value.length > OUTSIDE_TEXT_MAX ? boundText(value) : value;
+  if (Array.isArray(value)) {
+    if (depth >= 4) return `[array of ${value.length}]`;
+    const kept = value.slice(0, 50).map((v) => boundFields(v, depth + 1, any));
+    return value.length > 50 ? [...kept, `…[${value.length - 50} more]`] : kept;
+  }
+  if (ArrayBuffer.isView(value)) return `[${value.byteLength} bytes]`;
+  if (typeof value !== 'object' || value === null || !(any || isPlain(value))) return value;
+  if (depth >= 4) return '[object]';
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = boundFields(v, depth + 1, any);
+  return out;
+}
+
+/**
+ * pino's error serializer, bounded: the message (which may quote a service's answer) and every
+ * other field as in {@link boundFields}, the stack's first line rebuilt from the bounded message
+ * and at most 15 frames.
+ */
+export function boundedError(error: Error): Record<string, unknown> {
+  const serialized = pino.stdSerializers.err(error) as unknown as Record<string, unknown>;
+  // The serialized error and what it holds (a service's raw answer) are not plain objects: follow them all.
+  const out = boundFields({ ...serialized, stack: undefined }, 0, true) as Record<string, unknown>;
+  const message = typeof serialized.message === 'string' ? boundText(serialized.message, 2 * OUTSIDE_TEXT_MAX) : '';
+  out.message = message;
+  if (typeof serialized.stack === 'string') {
+    const frames = serialized.stack.split('\n').filter((line) => /^\s+at /.test(line));
+    out.stack = [`${String(serialized.type ?? 'Error')}: ${message}`, ...frames.slice(0, 15).map((f) => boundText(f))].join('\n');
+  }
+  return out;
+}
+
+export interface LoggerSetup {
+  level: string;
+  /** Pretty, coloured lines for a person at a terminal; JSON otherwise (production, CI, files). */
+  pretty?: boolean;
+  destination?: DestinationStream;
+  /** Write to stderr (CLI commands whose stdout is their output). */
+  stderr?: boolean;
+}
+
+export function createLogger(setup: LoggerSetup): Logger {
+  const options: LoggerOptions = {
+    level: setup.level,
+    base: { service: 'tierlink' },
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    serializers: { err: boundedError as (e: Error) => object },
+    formatters: { log: (fields) => boundFields(fields) as Record<string, unknown> },
+  };
+  if (setup.destination) return pino(options, setup.destination);
+  const fd = setup.stderr ? 2 : 1;
+  if (setup.pretty) {
+    return pino({
+      ...options,
+      transport: {
+        target: 'pino-pretty',
+        options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', destination: fd },
+      },
+    });
+  }
+  return pino(options, pino.destination({ fd, sync: true }));
+}

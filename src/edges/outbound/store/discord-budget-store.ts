@@ -1,0 +1,83 @@
+import { sql } from 'drizzle-orm';
+import { type BudgetRow, type BudgetStore, IDLE_MS, type TakeResult, blockedInto, learnInto, takeFrom } from '../discord/request-budget';
+import { type Db, queryRows } from './database';
+
+type Raw = Record<string, unknown>;
+
+/** Compare-and-swap attempts before a take gives up (each loses only to another instance's write of the same row). */
+const MAX_ATTEMPTS = 50;
+
+const same = (a: BudgetRow | undefined, b: BudgetRow | undefined) =>
+  a !== undefined &&
+  b !== undefined &&
+  a.limit === b.limit &&
+  a.windowMs === b.windowMs &&
+  a.windowEnd === b.windowEnd &&
+  a.used === b.used &&
+  a.learned === b.learned;
+
+/**
+ * Discord's request budget in PostgreSQL, shared by every instance of the installation
+ * (docs/decisions.md §19). Each change reads the row with the database's clock, applies the rule of
+ * src/edges/outbound/discord/request-budget.ts, and writes it back only if nobody wrote it meanwhile
+ * (`version`); otherwise it reads again. A refused take writes nothing. Every time is the
+ * database's, so instances whose clocks disagree still agree on when a window ends.
+ */
+export function createPostgresBudgetStore(db: Db): BudgetStore {
+  async function change<T>(
+    key: string,
+    rule: (row: BudgetRow | undefined, now: number) => { row: BudgetRow | undefined; value: T },
+  ): Promise<T> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const [raw] = await queryRows<Raw>(
+        db,
+        sql`select b.limit_count, b.window_ms, extract(epoch from b.window_end) * 1000 as window_end_ms, b.used, b.learned, b.version,
+                   extract(epoch from n.now) * 1000 as now_ms
+            from (select now() as now) n left join discord_budget b on b.key = ${key}`,
+      );
+      const now = Number(raw!.now_ms);
+      const current: BudgetRow | undefined =
+        raw!.version === null || raw!.version === undefined
+          ? undefined
+          : {
+              limit: Number(raw!.limit_count),
+              windowMs: Number(raw!.window_ms),
+              windowEnd: Number(raw!.window_end_ms),
+              used: Number(raw!.used),
+              learned: Boolean(raw!.learned),
+            };
+      const { row, value } = rule(current, now);
+      if (!row || same(row, current)) return value;
+      const end = sql`to_timestamp(${row.windowEnd / 1000})`;
+      const written = current
+        ? await queryRows<Raw>(
+            db,
+            sql`update discord_budget set limit_count = ${row.limit}, window_ms = ${row.windowMs}, window_end = ${end},
+                  used = ${row.used}, learned = ${row.learned}, version = version + 1
+                where key = ${key} and version = ${Number(raw!.version)} returning key`,
+          )
+        : await queryRows<Raw>(
+            db,
+            sql`insert into discord_budget (key, limit_count, window_ms, window_end, used, learned, version)
+                values (${key}, ${row.limit}, ${row.windowMs}, ${end}, ${row.used}, ${row.learned}, 1)
+                on conflict (key) do nothing returning key`,
+          );
+      if (written.length > 0) return value;
+    }
+    throw new Error(`the Discord request budget of ${key} stayed contended through ${MAX_ATTEMPTS} attempts`);
+  }
+
+  return {
+    shared: true,
+    take: (key, lane, want, known) =>
+      change<TakeResult>(key, (current, now) => {
+        const { row, result } = takeFrom(current, lane, want, now, known);
+        return { row, value: result };
+      }),
+    learn: (key, seen) => change(key, (current, now) => ({ row: learnInto(current, seen, now), value: undefined })),
+    blocked: (key, retryAfterMs) => change(key, (current, now) => ({ row: blockedInto(current, retryAfterMs, now), value: undefined })),
+    async prune() {
+      await db.execute(sql`delete from discord_budget where window_end < now() - (interval '1 millisecond' * ${IDLE_MS})`);
+    },
+  };
+}

@@ -1,0 +1,156 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { GrantKind, LedgerEntry } from '../../../../core/planner/types';
+import { type Db, queryRows, textArray } from '../database';
+import { auditLog, roleGrants } from '../schema';
+
+export type LedgerRepository = ReturnType<typeof createLedgerRepository>;
+export type AuditEntry = typeof auditLog.$inferInsert;
+export type AuditRow = typeof auditLog.$inferSelect;
+
+/** A grant to record: one role for one member, and why. */
+export interface GrantRecord {
+  discordUserId: string;
+  roleId: string;
+  campaignId: string | null;
+  tierId: string | null;
+  kind: GrantKind;
+  reason: string;
+}
+
+/** Rows per statement: rows travel as one JSON parameter, so the count is not bound by PostgreSQL's parameter limit. */
+const CHUNK = 1000;
+
+const ENTRY_COLUMNS = {
+  roleId: roleGrants.roleId,
+  campaignId: roleGrants.campaignId,
+  tierId: roleGrants.tierId,
+  kind: roleGrants.kind,
+  recordedAt: roleGrants.grantedAt,
+};
+
+/**
+ * The ledger of our grants and the audit log of every change. Its one writer is the role applier
+ * (src/app/sync/role-applier.ts), which records a grant before its request and drops it when
+ * Discord refused it or the role went away, so a role Tierlink gave is never missing from here.
+ */
+export function createLedgerRepository(db: Db) {
+  return {
+    async forUser(guildId: string, discordUserId: string): Promise<LedgerEntry[]> {
+      return db
+        .select(ENTRY_COLUMNS)
+        .from(roleGrants)
+        .where(and(eq(roleGrants.guildId, guildId), eq(roleGrants.discordUserId, discordUserId)))
+        .orderBy(roleGrants.grantedAt, roleGrants.roleId);
+    },
+
+    /** Every grant of a guild, grouped by user: compact enough for a 30,000-member guild. */
+    async forGuild(guildId: string): Promise<Map<string, LedgerEntry[]>> {
+      const rows = await db
+        .select({ userId: roleGrants.discordUserId, ...ENTRY_COLUMNS })
+        .from(roleGrants)
+        .where(eq(roleGrants.guildId, guildId));
+      const out = new Map<string, LedgerEntry[]>();
+      for (const { userId, ...entry } of rows) {
+        const list = out.get(userId);
+        if (list) list.push(entry);
+        else out.set(userId, [entry]);
+      }
+      return out;
+    },
+
+    /** The grants of these members of a guild (a page of the full sync), grouped by user. */
+    async forUsers(guildId: string, discordUserIds: readonly string[]): Promise<Map<string, LedgerEntry[]>> {
+      const out = new Map<string, LedgerEntry[]>();
+      if (discordUserIds.length === 0) return out;
+      const [row] = await queryRows<{ j: string }>(
+        db,
+        sql`select coalesce(json_agg(json_build_array(discord_user_id, role_id, campaign_id, tier_id, kind, granted_at)), '[]')::text as j
+            from role_grants where guild_id = ${guildId} and discord_user_id = any(${textArray(discordUserIds)}::text[])`,
+      );
+      type Raw = [string, string, string | null, string | null, LedgerEntry['kind'], string];
+      for (const [userId, roleId, campaignId, tierId, kind, at] of JSON.parse(row?.j ?? '[]') as Raw[]) {
+        const entry: LedgerEntry = { roleId, campaignId, tierId, kind, recordedAt: new Date(at) };
+        const list = out.get(userId);
+        if (list) list.push(entry);
+        else out.set(userId, [entry]);
+      }
+      return out;
+    },
+
+    async guildsOfUser(discordUserId: string): Promise<string[]> {
+      const rows = await db
+        .selectDistinct({ guildId: roleGrants.guildId })
+        .from(roleGrants)
+        .where(eq(roleGrants.discordUserId, discordUserId));
+      return rows.map((r) => r.guildId);
+    },
+
+    async countInGuild(guildId: string): Promise<number> {
+      return db.$count(roleGrants, eq(roleGrants.guildId, guildId));
+    },
+
+    /**
+     * Records `recorded` (a grant already recorded keeps its first time, so an in-flight window
+     * never restarts) and drops `removed`, a statement per thousand rows.
+     */
+    async write(
+      guildId: string,
+      recorded: readonly GrantRecord[],
+      removed: ReadonlyArray<{ discordUserId: string; roleId: string }>,
+      now: Date,
+    ): Promise<void> {
+      for (let i = 0; i < recorded.length; i += CHUNK) {
+        const rows = recorded
+          .slice(i, i + CHUNK)
+          .map((g) => ({ u: g.discordUserId, r: g.roleId, c: g.campaignId, t: g.tierId, k: g.kind, why: g.reason }));
+        await db.execute(sql`
+          insert into role_grants (guild_id, discord_user_id, role_id, campaign_id, tier_id, kind, reason, granted_at)
+          select ${guildId}, r.u, r.r, r.c, r.t, r.k, r.why, ${now.toISOString()}::timestamptz
+          from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(u text, r text, c text, t text, k text, why text)
+          on conflict (guild_id, discord_user_id, role_id) do update set
+            campaign_id = excluded.campaign_id, tier_id = excluded.tier_id, kind = excluded.kind, reason = excluded.reason
+        `);
+      }
+      for (let i = 0; i < removed.length; i += CHUNK) {
+        const rows = removed.slice(i, i + CHUNK).map((g) => ({ u: g.discordUserId, r: g.roleId }));
+        await db.execute(sql`
+          delete from role_grants g
+          using jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(u text, r text)
+          where g.guild_id = ${guildId} and g.discord_user_id = r.u and g.role_id = r.r
+        `);
+      }
+    },
+
+    /** Audit rows, a statement per thousand. */
+    async audit(entries: readonly AuditEntry[]): Promise<void> {
+      for (let i = 0; i < entries.length; i += CHUNK) {
+        const rows = entries.slice(i, i + CHUNK).map((e) => ({
+          at: (e.at ?? new Date()).toISOString(),
+          g: e.guildId,
+          u: e.discordUserId,
+          r: e.roleId,
+          a: e.action,
+          o: e.outcome,
+          t: e.trigger,
+          why: e.reason,
+          err: e.error ?? null,
+        }));
+        await db.execute(sql`
+          insert into audit_log (at, guild_id, discord_user_id, role_id, action, outcome, trigger, reason, error)
+          select r.at, r.g, r.u, r.r, r.a, r.o, r.t, r.why, r.err
+          from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+            as r(at timestamptz, g text, u text, r text, a text, o text, t text, why text, err text)
+        `);
+      }
+    },
+
+    async recentAudit(guildId: string, discordUserId: string, limit = 10): Promise<AuditRow[]> {
+      return db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.guildId, guildId), eq(auditLog.discordUserId, discordUserId)))
+        .orderBy(sql`${auditLog.at} desc, ${auditLog.id} desc`)
+        .limit(limit);
+    },
+  };
+}

@@ -1,0 +1,335 @@
+import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { queryRows, textArray } from '../database';
+import { hash52Hex } from '../../../../core/hash52';
+import { type KeptDecline, firstDeclineOf, isDeclinedRead } from '../../../../core/planner/grace';
+import type { ChargeStatus, PatronStatus } from '../../../../core/planner/types';
+import type { Db } from '../database';
+import { type UnreadableMark, memberSnapshots } from '../schema';
+import { type PlannerSnapshot, readPlannerSnapshots } from './planner-snapshots';
+
+export type SnapshotRepository = ReturnType<typeof createSnapshotRepository>;
+export type SnapshotRow = typeof memberSnapshots.$inferSelect;
+
+export interface SnapshotInput {
+  campaignId: string;
+  memberId: string;
+  patreonUserId: string | null;
+  patronStatus: PatronStatus;
+  isFollower: boolean;
+  /** Patreon's `is_free_trial`; absent: false. */
+  isFreeTrial?: boolean;
+  /** Patreon's `is_gifted`; absent: false. */
+  isGifted?: boolean;
+  lastChargeDate: Date | null;
+  lastChargeStatus: string | null;
+  entitledTierIds: string[];
+  pledgeRelationshipStart: Date | null;
+  entitledAmountCents: number | null;
+  /** The member's name on the service; absent or null keeps the stored one. */
+  fullName?: string | null;
+  source: SnapshotRow['source'];
+}
+
+/** A member whose read could not be understood (see `UnreadableMember` of the service client). */
+export interface UnreadableInput {
+  campaignId: string;
+  memberId: string;
+  patreonUserId: string | null;
+  attribute: string;
+  reason: string;
+  source: SnapshotRow['source'];
+}
+
+/** A stored unreadable member, for `/doctor`. */
+export interface UnreadableSnapshot {
+  campaignId: string;
+  memberId: string;
+  patreonUserId: string | null;
+  mark: UnreadableMark;
+}
+
+const key = (campaignId: string, memberId: string): string => `${campaignId}\u0000${memberId}`;
+
+/**
+ * The digest of a read, over every value the planner and the store take from it (not its source
+ * or time): equal digests mean writing the read again would change nothing the planner sees.
+ */
+export function readDigest(s: SnapshotInput): string {
+  return hash52Hex(
+    [
+      s.memberId,
+      s.patreonUserId ?? '',
+      s.patronStatus ?? '',
+      s.isFollower ? 1 : 0,
+      s.isFreeTrial ? 1 : 0,
+      s.isGifted ? 1 : 0,
+      s.lastChargeDate?.getTime() ?? '',
+      s.lastChargeStatus ?? '',
+      s.entitledTierIds.join(','),
+      s.pledgeRelationshipStart?.getTime() ?? '',
+      s.entitledAmountCents ?? '',
+      s.fullName ?? '',
+    ].join('\u0001'),
+  );
+}
+
+/**
+ * Member snapshots. Three values are ours, not the service's, and merge across reads:
+ * `last_active_tier_ids` (the tiers seen while active, kept through a decline; only a read of the
+ * service sets it, never a webhook payload, which may be replayed),
+ * `first_declined_at` (the first declined charge of the current pledge, by `firstDeclineOf`), and
+ * `unreadable` (set by a read that could not be understood, cleared by the next one that could).
+ */
+export function createSnapshotRepository(db: Db) {
+  /** What the store kept of the members' declines, read only for members read as declined (few). */
+  async function keptDeclines(snapshots: readonly SnapshotInput[]): Promise<Map<string, KeptDecline>> {
+    const out = new Map<string, KeptDecline>();
+    const declined = snapshots.filter((s) =>
+      isDeclinedRead({ patronStatus: s.patronStatus, lastChargeStatus: s.lastChargeStatus as ChargeStatus }),
+    );
+    if (declined.length === 0) return out;
+    const keys = declined.map((s) => ({ c: s.campaignId, m: s.memberId }));
+    const rows = await queryRows<{
+      campaign_id: string;
+      member_id: string;
+      first_declined_at: string | Date | null;
+      pledge_relationship_start: string | Date | null;
+    }>(
+      db,
+      sql`select s.campaign_id, s.member_id, s.first_declined_at, s.pledge_relationship_start
+          from member_snapshots s join jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) as k(c text, m text)
+            on s.campaign_id = k.c and s.member_id = k.m`,
+    );
+    const date = (v: string | Date | null): Date | null => (v === null ? null : new Date(v));
+    for (const r of rows) {
+      out.set(key(r.campaign_id, r.member_id), {
+        firstDeclinedAt: date(r.first_declined_at),
+        pledgeRelationshipStart: date(r.pledge_relationship_start),
+      });
+    }
+    return out;
+  }
+
+  /**
+   * One statement for one member or a page of 1,000, sent as a single JSON parameter of arrays
+   * (one per row, no keys): PGlite spends about 25 ns per byte it is sent, and a page as 14,000 bind
+   * parameters cost some 50 ms of CPU to build and as much to bind. The first decline is decided here
+   * with `firstDeclineOf` against what was kept (read first, for the declined members that may be
+   * stored); the merge keeps the last active tiers, clears an unreadable mark, stores the read's
+   * digest, and a read taken before the stored one does not overwrite it (two instances may finish
+   * out of order). Nothing is returned: a row per member back costs PGlite as much again.
+   */
+  async function write(snapshots: readonly SnapshotInput[], now: Date, stored?: (s: SnapshotInput) => boolean): Promise<void> {
+    if (snapshots.length === 0) return;
+    const kept = await keptDeclines(stored ? snapshots.filter(stored) : snapshots);
+    const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+    const rows = snapshots.map((s) => [
+      s.memberId,
+      s.patreonUserId,
+      s.patronStatus,
+      s.isFollower,
+      s.isFreeTrial ?? false,
+      s.isGifted ?? false,
+      iso(
+        firstDeclineOf(
+          kept.get(key(s.campaignId, s.memberId)) ?? null,
+          {
+            patronStatus: s.patronStatus,
+            lastChargeStatus: s.lastChargeStatus as ChargeStatus,
+            lastChargeDate: s.lastChargeDate,
+            pledgeRelationshipStart: s.pledgeRelationshipStart,
+          },
+          now,
+        ),
+      ),
+      iso(s.lastChargeDate),
+      s.lastChargeStatus,
+      s.entitledTierIds,
+      iso(s.pledgeRelationshipStart),
+      s.entitledAmountCents,
+      s.source,
+      s.campaignId,
+      s.source === 'webhook-payload' ? null : readDigest(s),
+      s.fullName ?? null,
+    ]);
+    const at = now.toISOString();
+    await db.execute(sql`
+      insert into member_snapshots as s (
+        campaign_id, member_id, patreon_user_id, patron_status, is_follower, is_free_trial, is_gifted, last_charge_date,
+        last_charge_status, entitled_tier_ids, last_active_tier_ids, first_declined_at, pledge_relationship_start,
+        entitled_amount_cents, full_name, unreadable, source, fetched_at, read_hash
+      )
+      select r->>13, r->>0, r->>1, r->>2, (r->>3)::boolean, (r->>4)::boolean, (r->>5)::boolean, (r->>7)::timestamptz, r->>8, r->9,
+        case when r->>2 in ('active_patron', 'declined_patron') and r->>12 <> 'webhook-payload' then r->9 else '[]'::jsonb end,
+        (r->>6)::timestamptz, (r->>10)::timestamptz, (r->>11)::integer, r->>15, null, r->>12, ${at}::timestamptz, r->>14
+      from jsonb_array_elements(${JSON.stringify(rows)}::jsonb) as r
+      on conflict (campaign_id, member_id) do update set
+        patreon_user_id = excluded.patreon_user_id,
+        patron_status = excluded.patron_status,
+        is_follower = excluded.is_follower,
+        is_free_trial = excluded.is_free_trial,
+        is_gifted = excluded.is_gifted,
+        last_charge_date = excluded.last_charge_date,
+        last_charge_status = excluded.last_charge_status,
+        entitled_tier_ids = excluded.entitled_tier_ids,
+        last_active_tier_ids = case when excluded.patron_status = 'active_patron' and excluded.source <> 'webhook-payload'
+          then excluded.entitled_tier_ids else s.last_active_tier_ids end,
+        first_declined_at = excluded.first_declined_at,
+        pledge_relationship_start = excluded.pledge_relationship_start,
+        entitled_amount_cents = excluded.entitled_amount_cents,
+        full_name = coalesce(excluded.full_name, s.full_name),
+        unreadable = null,
+        source = excluded.source,
+        fetched_at = excluded.fetched_at,
+        read_hash = excluded.read_hash
+      where excluded.fetched_at >= s.fetched_at`);
+  }
+
+  return {
+    /** Stores a read taken at `now`; a stored read taken later is kept instead (and returned). */
+    async upsert(snapshot: SnapshotInput, now: Date): Promise<SnapshotRow> {
+      await write([snapshot], now);
+      return (await this.get(snapshot.campaignId, snapshot.memberId))!;
+    },
+
+    /**
+     * A page of members in one statement (the full sync). `stored`: whether a member may already
+     * be stored (the full sync knows from its digest); the kept decline is read only for those.
+     */
+    async upsertMany(snapshots: readonly SnapshotInput[], now: Date, stored?: (s: SnapshotInput) => boolean): Promise<void> {
+      await write(snapshots, now, stored);
+    },
+
+    /**
+     * The digest of every stored member of a campaign, `chunk` members per statement (in member id
+     * order), each chunk as one string: PGlite answers a row per member some 8 µs each, one string
+     * of 20,000 in a few milliseconds. Null digests (rows to write again) come as empty strings.
+     */
+    async *digests(campaignId: string, chunk = 20_000): AsyncGenerator<Array<[memberId: string, readHash: string]>> {
+      let after = '';
+      for (;;) {
+        const [row] = await queryRows<{ list: string | null; last: string | null }>(
+          db,
+          sql`select string_agg(member_id || ' ' || coalesce(read_hash, ''), ' ' order by member_id) as list, max(member_id) as last
+              from (select member_id, read_hash from member_snapshots
+                    where campaign_id = ${campaignId} and member_id > ${after} order by member_id limit ${chunk}) as page`,
+        );
+        if (!row?.list || row.last === null) return;
+        const words = row.list.split(' ');
+        const out: Array<[string, string]> = [];
+        for (let i = 0; i + 1 < words.length; i += 2) out.push([words[i]!, words[i + 1]!]);
+        yield out;
+        if (out.length < chunk) return;
+        after = row.last;
+      }
+    },
+
+    /** Deletes these members of a campaign, if not written since `before` (a webhook's newer read stays). */
+    async deleteMembers(campaignId: string, memberIds: readonly string[], before: Date): Promise<number> {
+      if (memberIds.length === 0) return 0;
+      const rows = await queryRows<{ n: number }>(
+        db,
+        sql`with gone as (delete from member_snapshots
+              where campaign_id = ${campaignId} and member_id = any(${textArray(memberIds)}::text[]) and fetched_at < ${before.toISOString()}::timestamptz
+              returning 1)
+            select count(*)::int as n from gone`,
+      );
+      return rows[0]?.n ?? 0;
+    },
+
+    /**
+     * Marks members whose read could not be understood: a stored member keeps its last readable
+     * state (the mark freezes its roles), one never stored is kept as "unreadable" only. Answers
+     * the members newly marked, or marked for another attribute or reason than before, so each is
+     * logged once while it stays unreadable.
+     */
+    async markUnreadable(members: readonly UnreadableInput[], now: Date): Promise<UnreadableInput[]> {
+      if (members.length === 0) return [];
+      const at = now.toISOString();
+      const rows = members.map((m) => ({
+        c: m.campaignId,
+        m: m.memberId,
+        u: m.patreonUserId,
+        k: { attribute: m.attribute.slice(0, 200), reason: m.reason.slice(0, 200), since: at } satisfies UnreadableMark,
+        src: m.source,
+      }));
+      const before = await queryRows<{ campaign_id: string; member_id: string; unreadable: UnreadableMark | null }>(
+        db,
+        sql`select s.campaign_id, s.member_id, s.unreadable
+            from member_snapshots s join jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as k(c text, m text)
+              on s.campaign_id = k.c and s.member_id = k.m`,
+      );
+      await db.execute(sql`
+        insert into member_snapshots as s (campaign_id, member_id, patreon_user_id, unreadable, source, fetched_at)
+        select r.c, r.m, r.u, r.k, r.src, ${at}::timestamptz
+        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(c text, m text, u text, k jsonb, src text)
+        on conflict (campaign_id, member_id) do update set
+          patreon_user_id = coalesce(excluded.patreon_user_id, s.patreon_user_id),
+          read_hash = null,
+          unreadable = case
+            when s.unreadable is not null and s.unreadable->>'attribute' = excluded.unreadable->>'attribute'
+              and s.unreadable->>'reason' = excluded.unreadable->>'reason'
+            then s.unreadable else excluded.unreadable end,
+          fetched_at = excluded.fetched_at
+        where excluded.fetched_at >= s.fetched_at`);
+      const was = new Map(before.map((r) => [key(r.campaign_id, r.member_id), r.unreadable]));
+      return members.filter((m) => {
+        const mark = was.get(key(m.campaignId, m.memberId));
+        return !mark || mark.attribute !== m.attribute.slice(0, 200) || mark.reason !== m.reason.slice(0, 200);
+      });
+    },
+
+    /** Members of these campaigns whose last read could not be understood (oldest mark first), at most `limit`. */
+    async unreadable(campaignIds: readonly string[], limit = 20): Promise<{ total: number; members: UnreadableSnapshot[] }> {
+      if (campaignIds.length === 0) return { total: 0, members: [] };
+      const where = and(inArray(memberSnapshots.campaignId, [...campaignIds]), isNotNull(memberSnapshots.unreadable));
+      const [total, rows] = await Promise.all([
+        db.$count(memberSnapshots, where),
+        db
+          .select({
+            campaignId: memberSnapshots.campaignId,
+            memberId: memberSnapshots.memberId,
+            patreonUserId: memberSnapshots.patreonUserId,
+            mark: memberSnapshots.unreadable,
+          })
+          .from(memberSnapshots)
+          .where(where)
+          .orderBy(sql`${memberSnapshots.unreadable}->>'since'`, memberSnapshots.memberId)
+          .limit(limit),
+      ]);
+      return { total, members: rows.map((r) => ({ ...r, mark: r.mark! })) };
+    },
+
+    async delete(campaignId: string, memberId: string): Promise<void> {
+      await db.delete(memberSnapshots).where(and(eq(memberSnapshots.campaignId, campaignId), eq(memberSnapshots.memberId, memberId)));
+    },
+
+    async get(campaignId: string, memberId: string): Promise<SnapshotRow | null> {
+      const [row] = await db
+        .select()
+        .from(memberSnapshots)
+        .where(and(eq(memberSnapshots.campaignId, campaignId), eq(memberSnapshots.memberId, memberId)));
+      return row ?? null;
+    },
+
+    /** The newest snapshot per campaign of one service user (a renewed membership gets a new member id). */
+    async forPatreonUser(patreonUserId: string): Promise<SnapshotRow[]> {
+      const rows = await db
+        .select()
+        .from(memberSnapshots)
+        .where(eq(memberSnapshots.patreonUserId, patreonUserId))
+        .orderBy(desc(memberSnapshots.fetchedAt));
+      return newestPerCampaign(rows);
+    },
+
+    /** The newest snapshot per campaign of each of these service users, what the planner reads only (a page of the full sync). */
+    async forPatreonUsers(patreonUserIds: readonly string[]): Promise<Map<string, PlannerSnapshot[]>> {
+      return readPlannerSnapshots(db, patreonUserIds);
+    },
+  };
+}
+
+function newestPerCampaign(rows: SnapshotRow[]): SnapshotRow[] {
+  const seen = new Set<string>();
+  return rows.filter((r) => (seen.has(r.campaignId) ? false : (seen.add(r.campaignId), true)));
+}

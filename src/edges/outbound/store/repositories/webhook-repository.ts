@@ -1,0 +1,188 @@
+import { and, desc, eq, lt, notInArray, sql } from 'drizzle-orm';
+import type { SealContext, SecretBox } from '../secret-box';
+import { type Db, queryRows } from '../database';
+import { webhookInbox, webhooks } from '../schema';
+
+export type WebhookRepository = ReturnType<typeof createWebhookRepository>;
+export type WebhookRow = typeof webhooks.$inferSelect;
+/** A stored webhook without its secret: what health readers and registration compare against. */
+export type StoredWebhook = Omit<WebhookRow, 'secretEnc'>;
+export type InboxRow = typeof webhookInbox.$inferSelect;
+
+export interface WebhookInput {
+  id: string;
+  campaignId: string;
+  uri: string;
+  triggers: readonly string[];
+  /** Plain text here; sealed with SECRET_KEY before it reaches the database. */
+  secret: string;
+  paused: boolean;
+  numConsecutiveTimesFailed: number;
+  lastAttemptedAt: Date | null;
+}
+
+export interface InboxDelivery {
+  receivedAt: Date;
+  trigger: string | null;
+  campaignId: string | null;
+  body: string;
+  /** SHA-256 (hex) of the body bytes as received: the replay check ({@link REPLAY_WINDOW_MS}). */
+  bodyHash: string;
+}
+
+/** A delivery whose body was seen within this window is a replay (docs/decisions.md §10). */
+export const REPLAY_WINDOW_MS = 7 * 24 * 60 * 60_000;
+
+/** A stored webhook's secret, decrypted: one verification candidate of the receiver. */
+export interface StoredWebhookSecret {
+  webhookId: string;
+  campaignId: string;
+  secret: string;
+}
+
+/** Where a webhook's secret is sealed: the `secret_enc` column of its row (src/edges/outbound/store/secret-box.ts). */
+export const webhookSecretSeal = (webhookId: string): SealContext => ({ table: 'webhooks', column: 'secret_enc', row: webhookId });
+
+const withoutSecret = {
+  id: webhooks.id,
+  campaignId: webhooks.campaignId,
+  uri: webhooks.uri,
+  triggers: webhooks.triggers,
+  paused: webhooks.paused,
+  numConsecutiveTimesFailed: webhooks.numConsecutiveTimesFailed,
+  lastAttemptedAt: webhooks.lastAttemptedAt,
+  checkedAt: webhooks.checkedAt,
+  createdAt: webhooks.createdAt,
+};
+
+/**
+ * The webhooks this client registered on the service (secrets sealed) and the inbox of verified
+ * deliveries. An inbox write is one INSERT, on purpose: it sits between a delivery and its 200,
+ * and the receiver must sustain 1,000 of them a second (several concurrent deliveries share one
+ * INSERT through the receiver's `createInboxWriter`).
+ */
+export function createWebhookRepository(db: Db, box: SecretBox) {
+  /**
+   * Writes several deliveries in one statement (one commit), returning for each, in input order, its
+   * inbox id, or null when it is a replay: its body hash was seen within {@link REPLAY_WINDOW_MS}
+   * (before, or earlier in the same batch). The hash is recorded and the row inserted by the same
+   * statement, so a crash can never leave a delivery marked seen but not queued (the service's
+   * retry would then be dropped as a replay). `bigserial` draws the ids row by row in VALUES order.
+   */
+  async function insertDeliveries(deliveries: readonly InboxDelivery[]): Promise<Array<number | null>> {
+    if (deliveries.length === 0) return [];
+    const first = new Map<string, number>();
+    deliveries.forEach((d, i) => {
+      if (!first.has(d.bodyHash)) first.set(d.bodyHash, i);
+    });
+    const unique = [...first.values()].map((i) => deliveries[i]!);
+    const cutoff = new Date(Math.min(...unique.map((d) => d.receivedAt.getTime())) - REPLAY_WINDOW_MS);
+    const values = sql.join(
+      unique.map(
+        (d, ord) =>
+          sql`(${ord}::int, ${d.receivedAt}::timestamptz, ${d.trigger}::text, ${d.campaignId}::text, ${d.body}::text, ${d.bodyHash}::text)`,
+      ),
+      sql`, `,
+    );
+    const rows = await queryRows<{ id: string | number; body_hash: string }>(
+      db,
+      sql`with v(ord, received_at, trigger, campaign_id, body, body_hash) as (values ${values}),
+        fresh as (
+          insert into webhook_seen (body_hash, seen_at) select body_hash, received_at from v
+          on conflict (body_hash) do update set seen_at = excluded.seen_at where webhook_seen.seen_at < ${cutoff}
+          returning body_hash)
+        insert into webhook_inbox (received_at, run_at, trigger, campaign_id, body, body_hash)
+        select v.received_at, v.received_at, v.trigger, v.campaign_id, v.body, v.body_hash
+        from v join fresh on fresh.body_hash = v.body_hash
+        order by v.ord
+        returning id, body_hash`,
+    );
+    const idOf = new Map(rows.map((r) => [r.body_hash, Number(r.id)]));
+    return deliveries.map((d, i) => (first.get(d.bodyHash) === i ? (idOf.get(d.bodyHash) ?? null) : null));
+  }
+
+  return {
+    insertDeliveries,
+
+    /**
+     * Writes a verified delivery, due at once (`run_at` = receipt, so an injected clock governs it);
+     * null when it is a replay (see {@link insertDeliveries}).
+     */
+    async insertDelivery(delivery: InboxDelivery): Promise<number | null> {
+      const [id] = await insertDeliveries([delivery]);
+      return id ?? null;
+    },
+
+    async delivery(id: number): Promise<InboxRow | null> {
+      const [row] = await db.select().from(webhookInbox).where(eq(webhookInbox.id, id));
+      return row ?? null;
+    },
+
+    async deliveries(): Promise<InboxRow[]> {
+      return db.select().from(webhookInbox).orderBy(webhookInbox.id);
+    },
+
+    /**
+     * Deletes processed deliveries finished before `before`. Dead letters are kept: they are the
+     * record of deliveries that could not be processed, for an operator to read.
+     */
+    async pruneDone(before: Date): Promise<number> {
+      const rows = await db
+        .delete(webhookInbox)
+        .where(and(eq(webhookInbox.status, 'done'), lt(webhookInbox.finishedAt, before)))
+        .returning({ id: webhookInbox.id });
+      return rows.length;
+    },
+
+    async upsert(webhook: WebhookInput, checkedAt: Date): Promise<void> {
+      const values = {
+        campaignId: webhook.campaignId,
+        uri: webhook.uri,
+        triggers: [...webhook.triggers],
+        secretEnc: box.encrypt(webhook.secret, webhookSecretSeal(webhook.id)),
+        paused: webhook.paused,
+        numConsecutiveTimesFailed: webhook.numConsecutiveTimesFailed,
+        lastAttemptedAt: webhook.lastAttemptedAt,
+        checkedAt,
+      };
+      await db
+        .insert(webhooks)
+        .values({ id: webhook.id, ...values, createdAt: checkedAt })
+        .onConflictDoUpdate({ target: webhooks.id, set: values });
+    },
+
+    /** The campaign's stored webhooks, the most recently checked first. */
+    async forCampaign(campaignId: string): Promise<StoredWebhook[]> {
+      return db
+        .select(withoutSecret)
+        .from(webhooks)
+        .where(eq(webhooks.campaignId, campaignId))
+        .orderBy(sql`${webhooks.checkedAt} desc nulls last`, desc(webhooks.createdAt), webhooks.id);
+    },
+
+    /** Forgets the campaign's webhooks that are not in `keepIds` (gone from the service). Returns their ids. */
+    async removeOthers(campaignId: string, keepIds: readonly string[]): Promise<string[]> {
+      const rows = await db
+        .delete(webhooks)
+        .where(and(eq(webhooks.campaignId, campaignId), keepIds.length > 0 ? notInArray(webhooks.id, [...keepIds]) : undefined))
+        .returning({ id: webhooks.id });
+      return rows.map((r) => r.id);
+    },
+
+    /** Every stored secret, decrypted. A secret sealed with another SECRET_KEY is skipped, not fatal. */
+    async secrets(onUnreadable?: (webhookId: string, error: unknown) => void): Promise<StoredWebhookSecret[]> {
+      const rows = await db
+        .select({ id: webhooks.id, campaignId: webhooks.campaignId, secretEnc: webhooks.secretEnc })
+        .from(webhooks)
+        .orderBy(webhooks.id);
+      return rows.flatMap((row) => {
+        try {
+          return [{ webhookId: row.id, campaignId: row.campaignId, secret: box.decrypt(row.secretEnc, webhookSecretSeal(row.id)) }];
+        } catch (error) {
+          onUnreadable?.(row.id, error);
+          return [];
+        }
+      });
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import { boolean, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { ts } from './columns';
+
+// What the instances on one database share: who is running, who holds each gateway shard, the IDENTIFY slots, and Discord's request budget.
+
+/**
+ * The running instances of this installation (docs/decisions.md §17): each writes its row at start
+ * and every few seconds after (`heartbeat_at`, the database's clock); a row whose heartbeat is older
+ * than the lease time is of a dead instance. `shards` is what it holds, for anyone to read (/healthz,
+ * the split of Discord's request budget).
+ */
+export const instances = pgTable('instances', {
+  id: text('id').primaryKey(),
+  host: text('host').notNull(),
+  pid: integer('pid').notNull(),
+  startedAt: ts('started_at').notNull().defaultNow(),
+  heartbeatAt: ts('heartbeat_at').notNull().defaultNow(),
+  /** A graceful stop is under way: it takes no new shard and counts for no share. */
+  stopping: boolean('stopping').notNull().default(false),
+  shards: jsonb('shards').$type<number[]>().notNull().default([]),
+});
+
+/**
+ * Who holds each gateway shard: one row per shard of the current shard count, held by one instance
+ * until `expires_at` (renewed with its heartbeat). An expired row is free for anyone to take.
+ */
+export const shardLeases = pgTable('shard_leases', {
+  shardId: integer('shard_id').primaryKey(),
+  shardCount: integer('shard_count').notNull(),
+  holder: text('holder').notNull(),
+  acquiredAt: ts('acquired_at').notNull().defaultNow(),
+  expiresAt: ts('expires_at').notNull(),
+});
+
+/** The last IDENTIFY of each `rate_limit_key` (`shard_id % max_concurrency`) by any instance: one per key per 5 s. */
+export const identifySlots = pgTable('identify_slots', {
+  rateLimitKey: integer('rate_limit_key').primaryKey(),
+  identifiedAt: ts('identified_at').notNull(),
+});
+
+/**
+ * Discord's request budget shared by every instance on this database (docs/decisions.md §19): one
+ * row per rate-limit bucket (`member-role:<guild>`, `GET /guilds/<guild>/members/:id`, …) and one
+ * for the global limit (`global`), updated by compare-and-swap on `version` through the rule in
+ * src/edges/outbound/discord/request-budget.ts. Rows idle for an hour are deleted.
+ */
+export const discordBudget = pgTable('discord_budget', {
+  key: text('key').primaryKey(),
+  limitCount: integer('limit_count').notNull(),
+  windowMs: integer('window_ms').notNull(),
+  windowEnd: ts('window_end').notNull(),
+  used: integer('used').notNull(),
+  learned: boolean('learned').notNull(),
+  version: integer('version').notNull().default(1),
+});

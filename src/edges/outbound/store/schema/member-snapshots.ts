@@ -1,0 +1,73 @@
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { ts } from './columns';
+
+// The last known state of each member of a campaign.
+
+/** Why a member's last read could not be understood (`member_snapshots.unreadable`); `since`: ISO time of the first such read. */
+export interface UnreadableMark {
+  attribute: string;
+  reason: string;
+  since: string;
+}
+
+/** The last known state of a member of a campaign (webhook re-read, link, or full sync). */
+export const memberSnapshots = pgTable(
+  'member_snapshots',
+  {
+    campaignId: text('campaign_id').notNull(),
+    memberId: text('member_id').notNull(),
+    patreonUserId: text('patreon_user_id'),
+    patronStatus: text('patron_status').$type<'active_patron' | 'declined_patron' | 'former_patron' | null>(),
+    isFollower: boolean('is_follower').notNull().default(false),
+    lastChargeDate: ts('last_charge_date'),
+    lastChargeStatus: text('last_charge_status'),
+    entitledTierIds: jsonb('entitled_tier_ids')
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
+    /** Tiers last seen while `active_patron`: what a declined member keeps through the grace period. */
+    lastActiveTierIds: jsonb('last_active_tier_ids')
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
+    /**
+     * When a decline was first seen. Superseded by `first_declined_at` (migration 0001 carried its
+     * values over); no longer written or read, kept so that migrations stay additive.
+     */
+    declinedSeenAt: ts('declined_seen_at'),
+    /**
+     * The first declined charge of the current pledge (`firstDeclineOf`, src/core/planner/grace.ts):
+     * the grace period counts from it, not from `last_charge_date`, which moves with every retry.
+     */
+    firstDeclinedAt: ts('first_declined_at'),
+    /** Patreon's `is_free_trial` and `is_gifted` (false where the service has no such attribute). */
+    isFreeTrial: boolean('is_free_trial').notNull().default(false),
+    isGifted: boolean('is_gifted').notNull().default(false),
+    /**
+     * Set when the last read of the member could not be understood (an unknown `patron_status`, an
+     * unexpected null): which attribute, why, and since when. The other columns keep the last
+     * readable state, and the planner leaves the member's roles as they are.
+     */
+    unreadable: jsonb('unreadable').$type<UnreadableMark>(),
+    pledgeRelationshipStart: ts('pledge_relationship_start'),
+    entitledAmountCents: integer('entitled_amount_cents'),
+    /** The member's `full_name` as last read: the dashboard searches members by it. */
+    fullName: text('full_name'),
+    source: text('source').$type<'link' | 'webhook' | 'webhook-payload' | 'sync'>().notNull(),
+    fetchedAt: ts('fetched_at').notNull().defaultNow(),
+    /**
+     * A digest of the read the planner sees (`readDigest`, src/edges/outbound/store/repositories/snapshot-repository.ts):
+     * a full sync that reads the same again writes nothing. Null: write at the next read (rows of an
+     * earlier release, and members marked unreadable, whose mark the next readable read clears).
+     */
+    readHash: text('read_hash'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.campaignId, t.memberId] }),
+    index('member_snapshots_user_idx').on(t.campaignId, t.patreonUserId),
+    index('member_snapshots_patreon_user_idx').on(t.patreonUserId),
+    // New pledges to welcome (src/app/channels/announcements.ts): recent starts of a campaign.
+    index('member_snapshots_pledge_start_idx').on(t.campaignId, t.pledgeRelationshipStart),
+  ],
+);

@@ -1,0 +1,39 @@
+import { type HealthChecks, checkHealth } from '../../../../src/edges/outbound/observability/health';
+
+/** Checks that answer as a healthy deployment does, with the gateway's state given. */
+function checks(gateway: ReturnType<HealthChecks['gateway']>): HealthChecks {
+  return {
+    database: async () => undefined,
+    gateway: () => gateway,
+    creators: async () => [{ creatorUserId: '1', connected: true, refreshFailedAt: null, cooldownUntil: null }],
+    webhooks: async () => [{ campaignId: '9', registered: true, paused: false, numConsecutiveTimesFailed: 0 }],
+  };
+}
+
+describe('GET /healthz: the gateway check', () => {
+  test('an instance holding shards reports them, connected', async () => {
+    const report = await checkHealth(checks({ ready: true, shards: { held: [0, 2], count: 4 } }));
+    expect(report.checks.discordGateway).toEqual({ ok: true, detail: 'connected', shards: [0, 2], shardCount: 4 });
+  });
+
+  test('an instance holding no shard says so: other instances hold the gateway, and it is not an outage', async () => {
+    const report = await checkHealth(checks({ ready: true, shards: { held: [], count: 1 } }));
+    expect(report.ok).toBe(true);
+    expect(report.checks.discordGateway).toEqual({
+      ok: true,
+      detail: 'holds no shard: other instances hold the gateway',
+      shards: [],
+      shardCount: 1,
+    });
+  });
+
+  test('an instance whose sessions are not all connected reports not connected', async () => {
+    const report = await checkHealth(checks({ ready: false, shards: { held: [], count: null } }));
+    expect(report.checks.discordGateway).toMatchObject({ ok: false, detail: 'not connected' });
+  });
+
+  test('without shard information (one gateway client), ready is connected', async () => {
+    const report = await checkHealth(checks({ ready: true }));
+    expect(report.checks.discordGateway).toEqual({ ok: true, detail: 'connected' });
+  });
+});

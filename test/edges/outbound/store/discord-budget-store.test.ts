@@ -1,0 +1,73 @@
+import { sql } from 'drizzle-orm';
+import { GLOBAL_KEY, type BudgetStore } from '../../../../src/edges/outbound/discord/request-budget';
+import { type Database, openDatabase, queryRows } from '../../../../src/edges/outbound/store/database';
+import { createPostgresBudgetStore } from '../../../../src/edges/outbound/store/discord-budget-store';
+import { silentLogger } from '../../../../src/shared/logger';
+import { type TestDatabase, createTestDatabase, onPostgres } from '../../../support/test-database';
+
+/**
+ * The shared request budget on the database. On PostgreSQL the "instances" are separate
+ * connection pools, each with its own store, as separate processes have; on PGlite they share the
+ * one connection (the embedded database has one process, which uses the memory store in production).
+ */
+let t: TestDatabase;
+let others: Database[] = [];
+let stores: BudgetStore[];
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  const extra = onPostgres()
+    ? await Promise.all([1, 2].map(() => openDatabase({ engine: 'postgres', url: t.url!, logger: silentLogger, poolSize: 4 })))
+    : [];
+  others = extra;
+  stores = [t.database, ...(extra.length > 0 ? extra : [t.database, t.database])].map((d) => createPostgresBudgetStore(d.db));
+});
+afterAll(async () => {
+  for (const d of others) await d.close();
+  await t.close();
+});
+beforeEach(() => t.reset());
+
+test('three instances taking a 10-per-window bucket at once are granted exactly 10 between them', async () => {
+  const key = 'member-role:111111111111111111';
+  await stores[0]!.learn(key, { limit: 10, remaining: 10, resetAfterMs: 60_000 });
+  const results = await Promise.all(Array.from({ length: 30 }, (_, i) => stores[i % 3]!.take(key, 'interactive', 1)));
+  expect(results.reduce((n, r) => n + r.granted, 0)).toBe(10);
+  for (const refused of results.filter((r) => r.granted === 0)) expect(refused.waitMs).toBeGreaterThan(50_000);
+});
+
+test('the bulk lane leaves the reserve to the interactive lane of any instance', async () => {
+  const key = 'member-role:222222222222222222';
+  await stores[0]!.learn(key, { limit: 10, remaining: 10, resetAfterMs: 60_000 });
+  let bulk = 0;
+  for (let i = 0; i < 12; i++) bulk += (await stores[0]!.take(key, 'bulk', 1)).granted;
+  expect(bulk).toBe(7);
+  let interactive = 0;
+  for (let i = 0; i < 5; i++) interactive += (await stores[1]!.take(key, 'interactive', 1)).granted;
+  expect(interactive).toBe(3);
+});
+
+test('the global limit is shared: a take may grant several at once, and all instances together stay within 50 per window', async () => {
+  const known = { limit: 50, windowMs: 60_000 };
+  const results = await Promise.all(Array.from({ length: 40 }, (_, i) => stores[i % 3]!.take(GLOBAL_KEY, 'interactive', 100, known)));
+  const granted = results.reduce((n, r) => n + r.granted, 0);
+  expect(granted).toBe(50);
+  expect(Math.max(...results.map((r) => r.granted))).toBe(5);
+});
+
+test('what one instance learns and a 429 another saw are in the one row; idle rows are pruned', async () => {
+  const key = 'GET /guilds/333333333333333333/members/:id';
+  const probe = await stores[0]!.take(key, 'interactive', 1);
+  expect(probe.granted).toBe(1);
+  expect((await stores[1]!.take(key, 'interactive', 1)).granted).toBe(0);
+  await stores[0]!.learn(key, { limit: 5, remaining: 4, resetAfterMs: 1_000 });
+  expect((await stores[1]!.take(key, 'interactive', 1)).granted).toBe(1);
+  await stores[2]!.blocked(key, 30_000);
+  const blocked = await stores[1]!.take(key, 'interactive', 1);
+  expect(blocked.granted).toBe(0);
+  expect(blocked.waitMs).toBeGreaterThan(25_000);
+
+  await t.database.db.execute(sql`update discord_budget set window_end = now() - interval '2 hours'`);
+  await stores[0]!.prune();
+  expect(await queryRows(t.database.db, sql`select key from discord_budget`)).toEqual([]);
+});
