@@ -5,24 +5,27 @@ import type { GuildSnapshotCache } from '../../edges/outbound/discord/guild-snap
 import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
 import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
 import type { MappingRepository } from '../../edges/outbound/store/repositories/mapping-repository';
+import type { RuleRoleRepository } from '../../edges/outbound/store/repositories/rule-role-repository';
 
 export interface GuildContextLoader {
   load(guildId: string): Promise<GuildContext>;
 }
 
-/** Gathers what the planner needs about a guild: settings, campaigns, tiers, `/map` rows and roles. */
+/** Gathers what the planner needs about a guild: settings, campaigns, tiers, `/map` rows, roles by tenure and amount, and roles. */
 export function createGuildContextLoader(deps: {
   guilds: Pick<GuildRepository, 'settings' | 'campaignsOf'>;
   campaigns: Pick<CampaignRepository, 'tiersOf'>;
   mappings: Pick<MappingRepository, 'of'>;
+  ruleRoles: Pick<RuleRoleRepository, 'of'>;
   discordSnapshots: Pick<GuildSnapshotCache, 'get'>;
 }): GuildContextLoader {
   return {
     async load(guildId) {
-      const [settings, campaignIds, mappings, snapshot] = await Promise.all([
+      const [settings, campaignIds, mappings, ruleRoles, snapshot] = await Promise.all([
         deps.guilds.settings(guildId),
         deps.guilds.campaignsOf(guildId),
         deps.mappings.of(guildId),
+        deps.ruleRoles.of(guildId),
         deps.discordSnapshots.get(guildId),
       ]);
       const tiers = await deps.campaigns.tiersOf(campaignIds);
@@ -33,6 +36,7 @@ export function createGuildContextLoader(deps: {
         tiers: tiers.map((t) => guildTier(t, guildId)),
         mappings: mappings.filter((m) => campaignIds.includes(m.campaignId)),
         roles: guildRoles(guildId, snapshot),
+        ruleRoles,
       };
     },
   };

@@ -14,7 +14,7 @@ export function renderStatus(report: StatusReport, about: { userId: string } | n
   if (who) lines.push(`**Status of ${who}**`);
   if (report.linked) {
     lines.push(
-      `**Linked** to Patreon${report.source === 'social' ? ` (through the Discord connection on ${who ? 'their' : 'your'} Patreon account)` : ''}.`,
+      `**Linked** to Patreon${report.method === 'social' ? ` (through the Discord connection on ${who ? 'their' : 'your'} Patreon account)` : ''}.`,
     );
   } else if (report.lastEvent?.kind === 'moved_away') {
     lines.push(

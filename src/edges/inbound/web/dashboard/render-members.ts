@@ -101,7 +101,7 @@ export function renderMember(o: { access: GuildAccess; viewer: Viewer; detail: M
   const { status } = detail;
   const outcome = status.outcome;
   const link = status.linked
-    ? `Linked to Patreon${status.source === 'social' ? ' (through the Discord connection on their Patreon account)' : ''}.`
+    ? `Linked to Patreon${status.method === 'social' ? ' (through the Discord connection on their Patreon account)' : ''}.`
     : status.lastEvent?.kind === 'moved_away'
       ? `Not linked: their Patreon membership moved to another Discord account on ${status.lastEvent.at.toISOString().slice(0, 10)}.`
       : status.lastEvent?.kind === 'unlinked'
