@@ -76,6 +76,7 @@ export function createGuildPass(deps: GuildPassDeps) {
           );
           for (const m of todo) {
             const isLinked = linked.has(m.userId);
+            const known = isLinked || states.has(m.userId);
             const members = (states.get(m.userId) ?? []).filter((state) => !stale(state));
             const graceEnd = graceEndOf(guild, m.userId, members, now);
             if (graceEnd) input.graceEnds.push(graceEnd);
@@ -87,7 +88,7 @@ export function createGuildPass(deps: GuildPassDeps) {
               ledger: ledger.get(m.userId) ?? [],
               now,
               managed,
-              ...(isLinked ? {} : { unlinkedReason: NOT_LINKED }),
+              ...(known ? {} : { unlinkedReason: NOT_LINKED }),
             });
             report.usersPlanned += 1;
             const adopted = input.adopt && isLinked ? adoptions(planned.desired, new Set(m.roleIds), ledger.get(m.userId) ?? []) : [];

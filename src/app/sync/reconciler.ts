@@ -90,7 +90,8 @@ export function createReconciler(deps: ReconcilerDeps) {
       deps.memberRoles.rolesOf(guildId, discordUserId),
       deps.ledger.forUser(guildId, discordUserId),
     ]);
-    const unlinkedReason = options.unlinkedReason ?? (linked ? undefined : 'no linked membership');
+    // A user no source knows (no link, no comp) loses what we granted for that reason.
+    const unlinkedReason = options.unlinkedReason ?? (linked || members.length > 0 ? undefined : 'no linked membership');
     return { guild, members, roleIds, ledger, ...(unlinkedReason !== undefined ? { unlinkedReason } : {}) };
   }
 

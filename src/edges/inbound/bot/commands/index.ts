@@ -1,5 +1,6 @@
 import type { Command } from '../command';
 import { auditCommand } from './audit';
+import { compCommand } from './comp';
 import { connectCommand } from './connect';
 import { doctorCommand } from './doctor';
 import { linkCommand } from './link';
@@ -19,6 +20,7 @@ export const COMMANDS: readonly Command[] = [
   tiersCommand,
   mapCommand,
   unmapCommand,
+  compCommand,
   settingsCommand,
   syncCommand,
   doctorCommand,
