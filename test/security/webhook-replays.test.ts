@@ -92,7 +92,7 @@ test('while the service’s reads fail, an old active-patron payload replayed af
   await instance.idle();
   expect((await inboxRows(world)).at(-1)).toMatchObject({ status: 'done' });
   expect(await world.repos.snapshots.get('patreon', world.campaignId, patron.memberId)).toMatchObject({
-    source: 'webhook-payload',
+    readBy: 'webhook-payload',
     patronStatus: 'active_patron',
   });
   expect(hasGold(patron.discordUserId)).toBe(false);
@@ -103,7 +103,7 @@ test('while the service’s reads fail, an old active-patron payload replayed af
   world.clock.advance(60 * 60_000);
   expect(await instance.jobs.worker.sweep()).toBe(1);
   expect(await world.repos.snapshots.get('patreon', world.campaignId, patron.memberId)).toMatchObject({
-    source: 'webhook',
+    readBy: 'webhook',
     patronStatus: 'former_patron',
   });
   expect(hasGold(patron.discordUserId)).toBe(false);

@@ -27,8 +27,8 @@ test('heals drift both ways, links from social_connections, and a second run cha
   expect(has(kept.discordUserId, world.roles.gold)).toBe(true);
   expect(has(lapsed.discordUserId, world.roles.silver)).toBe(true);
   expect(await repos.links.byDiscordUser(kept.discordUserId, 'patreon')).toMatchObject({
-    patreonUserId: kept.patreonUserId,
-    source: 'social',
+    externalId: kept.patreonUserId,
+    method: 'social',
   });
   expect(first.campaigns).toMatchObject([{ complete: true, pages: 1, members: 2, linksMade: 2 }]);
 

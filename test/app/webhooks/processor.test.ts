@@ -97,7 +97,7 @@ test('a pledge change reaches the roles through the re-read: snapshot from the s
   expect(memberReads()).toHaveLength(1);
   expect(memberReads()[0]!.query).toMatchObject({ include: expect.stringContaining('currently_entitled_tiers') });
   expect(await world.repos.snapshots.get('patreon', world.campaignId, patron.memberId)).toMatchObject({
-    source: 'webhook',
+    readBy: 'webhook',
     entitledTierIds: [world.tiers.gold],
   });
   expect(await world.repos.ledger.recentAudit(world.guildId, patron.discordUserId)).toMatchObject([
@@ -128,8 +128,8 @@ test('a member whose service profile carries their Discord id is linked from it 
   setTier(patron.patreonUserId, 'silver');
   await instance.idle();
   expect(await world.repos.links.byDiscordUser(patron.discordUserId, 'patreon')).toMatchObject({
-    patreonUserId: patron.patreonUserId,
-    source: 'social',
+    externalId: patron.patreonUserId,
+    method: 'social',
   });
   expect(tierRolesOf(patron.discordUserId)).toEqual([world.roles.silver]);
 });
@@ -202,7 +202,7 @@ test('when the re-read fails the payload may only keep or remove roles, and a re
   // The payload says Gold: Bronze goes (a payload may remove), Gold waits for a read (it may not grant).
   expect(tierRolesOf(patron.discordUserId)).toEqual([]);
   expect(await world.repos.snapshots.get('patreon', world.campaignId, patron.memberId)).toMatchObject({
-    source: 'webhook-payload',
+    readBy: 'webhook-payload',
     entitledTierIds: [world.tiers.gold],
   });
   expect(await jobRows(world)).toMatchObject([
@@ -223,7 +223,7 @@ test('when the re-read fails the payload may only keep or remove roles, and a re
   expect(await instance.jobs.worker.sweep()).toBe(1);
   expect((await jobRows(world))[0]).toMatchObject({ status: 'done' });
   expect(tierRolesOf(patron.discordUserId)).toEqual([world.roles.silver]);
-  expect(await world.repos.snapshots.get('patreon', world.campaignId, patron.memberId)).toMatchObject({ source: 'webhook' });
+  expect(await world.repos.snapshots.get('patreon', world.campaignId, patron.memberId)).toMatchObject({ readBy: 'webhook' });
 });
 
 test('when the re-read fails, an old delivery does not overwrite a snapshot read after it arrived', async () => {
@@ -245,7 +245,7 @@ test('when the re-read fails, an old delivery does not overwrite a snapshot read
   await instance.processor.runNow(stale!.id);
   expect(await inboxRows(world)).toMatchObject([{ status: 'done' }, { status: 'done' }]);
   expect(await world.repos.snapshots.get('patreon', world.campaignId, patron.memberId)).toMatchObject({
-    source: 'webhook',
+    readBy: 'webhook',
     entitledTierIds: [world.tiers.gold],
   });
   expect(tierRolesOf(patron.discordUserId)).toEqual([world.roles.gold]);
