@@ -131,8 +131,8 @@ describe('patron directory', () => {
     await snapshots.upsert(snapshot({ memberId: 'm1', externalUserId: 'p1', fullName: null }), at(5));
 
     expect(await directory.search(['c1'], 'MIR', 10)).toEqual([
-      { externalUserId: 'p2', fullName: 'Amir 100% Real', discordUserId: '400000000000000002' },
-      { externalUserId: 'p1', fullName: 'Mira Okonkwo', discordUserId: null },
+      { patreonUserId: 'p2', fullName: 'Amir 100% Real', discordUserId: '400000000000000002' },
+      { patreonUserId: 'p1', fullName: 'Mira Okonkwo', discordUserId: null },
     ]);
     expect(await directory.search(['c1'], '0%', 10)).toHaveLength(1);
     expect(await directory.search(['c1'], '_', 10)).toEqual([]);
