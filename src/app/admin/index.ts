@@ -8,6 +8,7 @@ import type { Logger } from '../../shared/logger';
 import type { Linking } from '../linking';
 import type { SyncSubsystem } from '../sync';
 import type { WebhookRegistration } from '../webhooks/registration';
+import { ADMINISTRATOR } from '../../core/role-hierarchy';
 import { createActorAuthority } from './actor-authority';
 import { createAdoptionCheck } from './adoption-check';
 import { createConnectService } from './connect-service';
@@ -53,6 +54,7 @@ export interface CreatorAdminDeps {
 export function createCreatorAdmin(deps: CreatorAdminDeps) {
   const { repos, accounts, discord, sync, clock, logger } = deps;
   const reconcileGuild = sync.applyGuild;
+  const authority = createActorAuthority({ directory: discord.directory, snapshots: discord.snapshots });
   const connect = createConnectService({
     ...repos,
     oneTimeLinks: deps.linking.oneTimeLinks,
@@ -67,9 +69,10 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
       if (result.state === 'failed')
         logger.warn({ campaignId: bound.campaignId, detail: result.detail }, 'webhook registration failed at connect');
     },
+    // The owner holds every bit; anyone else needs Administrator, read from Discord now.
+    mayConnect: (guildId, userId) => authority.holds({ guildId, userId }, ADMINISTRATOR, { fresh: true }),
   });
   const tiers = createTiersService({ ...repos, accounts, contexts: sync.contexts, clock, logger });
-  const authority = createActorAuthority({ directory: discord.directory, snapshots: discord.snapshots });
   const mapping = createMappingService({ mappings: repos.mappings, guilds: repos.guilds, tiers, authority, reconcileGuild, logger });
   const channelSettings = createChannelSettings({
     guilds: repos.guilds,

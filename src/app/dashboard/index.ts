@@ -6,6 +6,7 @@ import type { GuildPermissions } from '../guild-permissions';
 import type { StatusService } from '../linking/status-service';
 import type { WebhookRegistration } from '../webhooks/registration';
 import type { DiscordUserOAuth } from '../../edges/outbound/discord/user-oauth';
+import type { DiscordSignIn } from '../discord-sign-in';
 import type { GuildDirectory } from '../../edges/outbound/discord/guild-directory';
 import type { GuildSnapshotCache } from '../../edges/outbound/discord/guild-snapshot-cache';
 import type { Repositories } from '../../edges/outbound/store/repositories';
@@ -38,8 +39,10 @@ export interface DashboardDeps {
   status: StatusService;
   registration: Pick<WebhookRegistration, 'health'>;
   runSync: RunSync;
-  /** Discord's OAuth2 for people (DISCORD_CLIENT_SECRET), shared with the join page. */
+  /** Discord's OAuth2 for people (DISCORD_CLIENT_SECRET): the server menu reads the person's servers. */
   oauth: DiscordUserOAuth;
+  /** The one sign-in with Discord, shared with the pages of `/link` and `/connect`. */
+  discordSignIn: DiscordSignIn;
   box: SecretBox;
   clock: Clock;
   logger: Logger;
@@ -54,6 +57,7 @@ export interface DashboardDeps {
 export function createDashboard(deps: DashboardDeps) {
   const { repos, discord, clock, logger } = deps;
   const signIn = createSignIn({
+    discord: deps.discordSignIn,
     oauth: deps.oauth,
     sessions: repos.dashboardSessions,
     box: deps.box,

@@ -252,7 +252,7 @@ function joinSamples(): Sample[] {
       { title: 'Gold Lantern ✨', amountCents: 1000, roles: ['Gold Lantern', 'Early Access 🎧'] },
     ],
     openToEveryone: false,
-    link: { slug: 'lumenandlantern', source: 'vanity', url: 'https://tierlink.example.com/join/lumenandlantern', on: true },
+    link: { slug: 'lumenandlantern', source: 'vanity', url: 'https://tierlink.example.com/join/lumenandlantern' },
   };
   const result: JoinResultView = {
     outcome: 'added',
