@@ -68,6 +68,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       staff: services.permissions,
       audit: services.audit,
       adoption: admin.adoption,
+      allowances: admin.allowances,
     },
     runSync: sync.runSync,
     doctor: admin.doctor,

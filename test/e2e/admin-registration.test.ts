@@ -17,6 +17,7 @@ const ADMIN_COMMANDS = ['tiers', 'map', 'unmap', 'settings', 'sync', 'doctor', '
 test('commands are registered on DISCORD_GUILD_ID at start, each admin command with the permission it needs', () => {
   const registered = e.discord.commands(e.guildId);
   expect(registered.map((c) => c.name).sort()).toEqual([
+    'allow-role',
     'audit',
     'connect',
     'doctor',
@@ -36,6 +37,7 @@ test('commands are registered on DISCORD_GUILD_ID at start, each admin command w
   const permissionOf = (name: string) => registered.find((c) => c.name === name)!.default_member_permissions;
   // Connecting a campaign decides which roles its patrons get: the owner or an administrator.
   expect(permissionOf('connect')).toBe(String(PermissionFlagsBits.Administrator));
+  expect(permissionOf('allow-role')).toBe(String(PermissionFlagsBits.Administrator));
   for (const name of ADMIN_COMMANDS) expect([name, permissionOf(name)]).toEqual([name, String(PermissionFlagsBits.ManageRoles)]);
   for (const name of ['link', 'unlink', 'status']) expect([name, permissionOf(name)]).toEqual([name, null]);
 });

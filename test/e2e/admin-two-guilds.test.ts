@@ -40,7 +40,7 @@ beforeAll(async () => {
 afterAll(() => e?.stop());
 
 test('without DISCORD_GUILD_ID the commands are registered globally', () => {
-  expect(e.discord.commands().map((c) => c.name)).toHaveLength(11);
+  expect(e.discord.commands().map((c) => c.name)).toHaveLength(12);
   expect(e.discord.commandPutCount()).toBe(1);
   expect(e.discord.commands(e.guildId)).toEqual([]);
   expect(e.discord.commands(second.guildId)).toEqual([]);

@@ -1,6 +1,7 @@
 import type { Doctor } from '../admin/doctor';
 import type { MappingService } from '../admin/mapping-service';
 import type { SettingsService } from '../admin/settings-service';
+import type { RoleAllowances } from '../admin/role-allowances';
 import type { TiersService } from '../admin/tiers-service';
 import type { GuildPermissions } from '../guild-permissions';
 import type { StatusService } from '../linking/status-service';
@@ -32,6 +33,7 @@ export interface DashboardDeps {
     tiers: TiersService;
     mapping: MappingService;
     settings: SettingsService;
+    allowances: RoleAllowances;
     doctor: Pick<Doctor, 'run'>;
     /** The channels Tierlink posts in: what is set, and which channels may be chosen. */
     channelSettings: Pick<ChannelSettings, 'current' | 'postable'>;

@@ -49,7 +49,14 @@ inChromium('the dashboard in headless Chromium', () => {
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    e = await startE2E({ connected: true });
+    e = await startE2E({
+      connected: true,
+      // A tier whose Discord role on Patreon can kick and ban: Tierlink holds it back until the owner allows it.
+      beforeStart: ({ patreon, discord, guildId }) => {
+        const keepers = discord.createRole(guildId, { name: 'Keepers', permissions: Permission.KickMembers | Permission.BanMembers }).id;
+        patreon.createTier(patreon.campaignId, { title: 'Lantern Keepers', amountCents: 2500, chatRoleIds: [keepers] });
+      },
+    });
     const { guildId } = e;
     const supporters = e.discord.createRole(guildId, { name: 'Supporters' }).id;
     const patrons: Array<[string, string, string[]]> = [
