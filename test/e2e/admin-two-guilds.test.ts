@@ -1,3 +1,4 @@
+import { PermissionFlagsBits } from 'discord.js';
 import { type E2E, startE2E } from '../support/e2e';
 import {
   MANAGE_ROLES,
@@ -27,7 +28,11 @@ const inFirst = (name: string, options: Array<Record<string, unknown>> = []) =>
 
 beforeAll(async () => {
   e = await startE2E({ env: { DISCORD_GUILD_ID: '' } });
-  ({ guildId: second.guildId } = e.discord.createGuild({ name: 'Second Club', ownerId: second.ownerId }));
+  ({ guildId: second.guildId } = e.discord.createGuild({
+    name: 'Second Club',
+    ownerId: second.ownerId,
+    botPermissions: PermissionFlagsBits.ManageRoles | PermissionFlagsBits.CreateInstantInvite,
+  }));
   second.members = e.discord.createRole(second.guildId, { name: 'Gold Members' }).id;
   second.backers = e.discord.createRole(second.guildId, { name: 'Backers' }).id;
   await waitForGuildKnown(e, second.guildId);
@@ -35,7 +40,7 @@ beforeAll(async () => {
 afterAll(() => e?.stop());
 
 test('without DISCORD_GUILD_ID the commands are registered globally', () => {
-  expect(e.discord.commands().map((c) => c.name)).toHaveLength(11);
+  expect(e.discord.commands().map((c) => c.name)).toHaveLength(12);
   expect(e.discord.commandPutCount()).toBe(1);
   expect(e.discord.commands(e.guildId)).toEqual([]);
   expect(e.discord.commands(second.guildId)).toEqual([]);

@@ -30,7 +30,7 @@ export const CAMPAIGN_SYNC_JOB = 'campaign-sync';
 export type GuildApplyOutcome = { kind: 'applied'; members: number; changes: number } | { kind: 'queued' };
 
 export interface SyncSubsystemDeps {
-  repos: Pick<Repositories, 'guilds' | 'campaigns' | 'mappings' | 'links' | 'snapshots' | 'ledger' | 'syncRuns'>;
+  repos: Pick<Repositories, 'guilds' | 'campaigns' | 'mappings' | 'links' | 'snapshots' | 'ledger' | 'syncRuns' | 'roleAllowances'>;
   discord: { writer: RoleWriter; directory: GuildDirectory; snapshots: GuildSnapshotCache; memberRoles: MemberRoles };
   accounts: Pick<CreatorAccounts, 'clientForCampaign'>;
   database: Pick<Database, 'tryWithLock'>;

@@ -1,4 +1,5 @@
 import type { Command } from '../command';
+import { allowRoleCommand } from './allow-role';
 import { auditCommand } from './audit';
 import { connectCommand } from './connect';
 import { doctorCommand } from './doctor';
@@ -19,6 +20,7 @@ export const COMMANDS: readonly Command[] = [
   tiersCommand,
   mapCommand,
   unmapCommand,
+  allowRoleCommand,
   settingsCommand,
   syncCommand,
   doctorCommand,

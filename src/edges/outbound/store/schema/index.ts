@@ -17,3 +17,4 @@ export * from './dashboard-sessions';
 export * from './app-state';
 export * from './instances';
 export * from './channels';
+export * from './role-allowances';
