@@ -39,14 +39,27 @@ export async function linkUpToCallback(
   // X-Forwarded-For): the per-address limits of /link and /oauth/callback are for one person, not for a bench.
   const n = patron.n;
   const address = { 'x-forwarded-for': `198.18.${Math.floor(n / 250) + 1}.${(n % 250) + 1}` };
-  const follow = await fetch(button, { redirect: 'manual', headers: address });
+  // The button's page signs the patron in with Discord first; Discord's answer sets the flow's cookie.
+  const signIn = await fetch(button, { redirect: 'manual', headers: address });
+  await signIn.arrayBuffer();
+  const toDiscord = signIn.headers.get('location');
+  if (signIn.status !== 302 || !toDiscord) throw new Error(`following the link answered ${signIn.status}`);
+  const cookieOf = (res: Response) =>
+    res.headers
+      .getSetCookie()
+      .map((line) => line.split(';')[0])
+      .join('; ');
+  const follow = await fetch(await discord.approveAuthorization(toDiscord, patron.discordUserId), {
+    redirect: 'manual',
+    headers: { cookie: cookieOf(signIn), ...address },
+  });
   await follow.arrayBuffer();
   const authorizeUrl = follow.headers.get('location');
-  if (follow.status !== 302 || !authorizeUrl) throw new Error(`following the link answered ${follow.status}`);
+  if (follow.status !== 302 || !authorizeUrl) throw new Error(`Discord's sign-in answered ${follow.status}`);
   const callback = await patreon.approveAuthorization(authorizeUrl, patron.patreonUserId);
-  const cookie = follow.headers
-    .getSetCookie()
-    .map((line) => line.split(';')[0])
+  const cookie = cookieOf(follow)
+    .split('; ')
+    .filter((c) => c.startsWith('tierlink_flow_'))
     .join('; ');
   return { discordUserId: patron.discordUserId, callback, cookie, address, replyMs };
 }

@@ -89,6 +89,7 @@ export async function startTierlinkStack<Tier extends string>(options: TierlinkS
     closers.push(() => tierlink.stop());
     const { url } = await tierlink.start();
     patreon.registerRedirectUri(`${url}/oauth/callback`);
+    discord.registerRedirectUri(`${url}/discord/callback`);
     return { patreon, discord, guildId, roles, tiers, tierlink, label: db.label, close };
   } catch (error) {
     await close();

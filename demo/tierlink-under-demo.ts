@@ -1,4 +1,4 @@
-import { discordOAuthEnvironment, standInEnvironment } from '@tierlink/sandbox';
+import { standInEnvironment } from '@tierlink/sandbox';
 import type { StartServiceUnderDemo } from '@tierlink/sandbox/demo';
 import { parseConfig } from '../src/config';
 import { createTierlink } from '../src/main';
@@ -12,8 +12,6 @@ import { formatSyncReport } from '../src/core/sync-report';
 export const startTierlinkUnderDemo: StartServiceUnderDemo = async (world, options) => {
   const parsed = parseConfig({
     ...standInEnvironment(world.patreon, world.discord, world.guildId),
-    // The dashboard, signed in with Discord (the stand-in's OAuth2).
-    ...discordOAuthEnvironment(world.discord),
     DATA_DIR: options.dataDir,
     LOG_LEVEL: 'info',
   });
@@ -36,7 +34,7 @@ export const startTierlinkUnderDemo: StartServiceUnderDemo = async (world, optio
   let stopping: Promise<void> | null = null;
   return {
     url,
-    dashboardUrl: services.dashboard ? services.dashboard.url() : null,
+    dashboardUrl: services.dashboard.url(),
     campaignsOf: (guildId) => services.repos.guilds.campaignsOf(guildId),
     async sync(kind) {
       const outcome =

@@ -14,6 +14,7 @@ import { createApiMeter } from './app/sync/api-meter';
 import { createWebhooks } from './app/webhooks';
 import { createRetention } from './app/housekeeping/retention';
 import type { Config } from './config';
+import { createDiscordSignIn } from './app/discord-sign-in';
 import { createDiscordAccess, createDiscordUserOAuth } from './edges/outbound/discord';
 import { type Metrics, createMetrics } from './edges/outbound/observability/metrics';
 import { createCreatorAccounts } from './edges/outbound/patreon/creator-accounts';
@@ -162,16 +163,15 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     random,
     pollMs,
   });
-  // Discord's OAuth2 for people (DISCORD_CLIENT_SECRET): the dashboard's sign-in and the join page's.
-  const discordUserOAuth = config.dashboard.clientSecret
-    ? createDiscordUserOAuth({
-        clientId: config.discord.applicationId,
-        clientSecret: config.dashboard.clientSecret,
-        webBaseUrl: config.dashboard.webBaseUrl,
-        apiBaseUrl: config.discord.apiBaseUrl,
-      })
-    : null;
-  const joinLinks = createJoinLinks({ guilds: repos.guilds, campaigns: repos.campaigns, publicUrl, enabled: discordUserOAuth !== null });
+  // Discord's OAuth2 for people (DISCORD_CLIENT_SECRET): every page signs the person in with it.
+  const discordUserOAuth = createDiscordUserOAuth({
+    clientId: config.discord.applicationId,
+    clientSecret: config.discordOAuth.clientSecret,
+    webBaseUrl: config.discordOAuth.webBaseUrl,
+    apiBaseUrl: config.discord.apiBaseUrl,
+  });
+  const discordSignIn = createDiscordSignIn({ oauth: discordUserOAuth, box, clock, logger });
+  const joinLinks = createJoinLinks({ guilds: repos.guilds, campaigns: repos.campaigns, publicUrl });
   const linking = createLinking({
     repos,
     accounts,
@@ -183,7 +183,8 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     logger,
     metrics,
     publicUrl,
-    ...(discordUserOAuth ? { joinUrl: async (guildId: string) => (await joinLinks.linkOf(guildId)).url } : {}),
+    joinUrl: async (guildId: string) => (await joinLinks.linkOf(guildId)).url,
+    discordSignIn,
   });
   const joining = createJoining({
     repos,
@@ -225,23 +226,22 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   // Staff tools: who may look at other members (/status member, /audit) and enter the dashboard.
   const permissions = createGuildPermissions({ directory: discord.directory, snapshots: discord.snapshots, clock });
   const audit = createAuditBrowser({ ...repos, snapshots: discord.snapshots, logger });
-  const dashboard = discordUserOAuth
-    ? createDashboard({
-        repos,
-        discord,
-        permissions,
-        audit,
-        admin,
-        status: linking.status,
-        registration: webhooks.registration,
-        runSync: (options) => sync.runSync(options),
-        oauth: discordUserOAuth,
-        box,
-        clock,
-        logger,
-        publicUrl,
-      })
-    : null;
+  const dashboard = createDashboard({
+    repos,
+    discord,
+    permissions,
+    audit,
+    admin,
+    status: linking.status,
+    registration: webhooks.registration,
+    runSync: (options) => sync.runSync(options),
+    oauth: discordUserOAuth,
+    discordSignIn,
+    box,
+    clock,
+    logger,
+    publicUrl,
+  });
 
   return {
     ...{ clock, metrics, database, box, repos, discord, rest: discord.rest, accounts, jobQueue, sync, webhooks, linking, admin, publicUrl },

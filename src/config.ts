@@ -159,8 +159,8 @@ const schema = z
       (value) => (typeof value === 'string' ? blankToUndefined(value.toLowerCase()) : value),
       z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
     ),
-    // The dashboard (docs/contract.md, second round): on only with the application's OAuth2 secret.
-    DISCORD_CLIENT_SECRET: optional(),
+    // Every page signs the person in with Discord (docs/contract.md, third round): /link, /connect, the join page, the dashboard.
+    DISCORD_CLIENT_SECRET: required('the application’s OAuth2 client secret from the Developer Portal → OAuth2'),
     DISCORD_WEB_BASE_URL: z.preprocess(
       blankToUndefined,
       httpUrl("where Discord's OAuth2 authorize page lives").default('https://discord.com'),
@@ -225,10 +225,10 @@ export interface Config {
   metricsToken: string | undefined;
   syncSchedule: string;
   logLevel: (typeof LOG_LEVELS)[number];
-  /** Sign-in with Discord for the dashboard; `clientSecret` undefined turns the dashboard off. */
-  dashboard: {
+  /** Sign-in with Discord: the pages of `/link` and `/connect`, the join page and the dashboard. */
+  discordOAuth: {
     /** DISCORD_CLIENT_SECRET: the application's OAuth2 secret (the client id is DISCORD_APPLICATION_ID). */
-    clientSecret: string | undefined;
+    clientSecret: string;
     /** DISCORD_WEB_BASE_URL: the authorize page is `{webBaseUrl}/oauth2/authorize`. */
     webBaseUrl: string;
   };
@@ -276,6 +276,7 @@ export function parseConfig(env: Record<string, string | undefined>, needs: Conf
           DISCORD_APPLICATION_ID: '00000000000000000',
           PATREON_CLIENT_ID: 'unused',
           PATREON_CLIENT_SECRET: 'unused',
+          DISCORD_CLIENT_SECRET: 'unused',
           ...env,
         }
       : env;
@@ -321,7 +322,7 @@ export function parseConfig(env: Record<string, string | undefined>, needs: Conf
       metricsToken: e.METRICS_TOKEN,
       syncSchedule: e.SYNC_SCHEDULE,
       logLevel: e.LOG_LEVEL,
-      dashboard: { clientSecret: e.DISCORD_CLIENT_SECRET, webBaseUrl: e.DISCORD_WEB_BASE_URL },
+      discordOAuth: { clientSecret: e.DISCORD_CLIENT_SECRET, webBaseUrl: e.DISCORD_WEB_BASE_URL },
       instances: { shardCount: e.DISCORD_SHARD_COUNT, publicKey: e.DISCORD_PUBLIC_KEY?.toLowerCase() },
     }),
   );

@@ -70,6 +70,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       staff: services.permissions,
       audit: services.audit,
       adoption: admin.adoption,
+      allowances: admin.allowances,
     },
     runSync: sync.runSync,
     doctor: admin.doctor,
@@ -88,6 +89,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     oneTimeLinks: linking.oneTimeLinks,
     linkService: linking.link,
     connectService: admin.connect,
+    discordStep: linking.discordStep,
     guilds: repos.guilds,
     tierTitles: repos.campaigns,
     tiers: admin.tiers,
@@ -155,7 +157,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       server = await listen(app, config.port);
       services.setListeningUrl(`http://localhost:${server.port}`);
       logger.info({ port: server.port, publicUrl: services.publicUrl() }, 'web server listening');
-      if (services.dashboard) logger.info({ url: services.dashboard.url() }, 'dashboard on (sign in with Discord)');
+      logger.info({ url: services.dashboard.url() }, 'dashboard on (sign in with Discord)');
       const plainHttp = publicUrlWarning(services.publicUrl());
       if (plainHttp) logger.warn(plainHttp);
       webhooks.start();
@@ -175,7 +177,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       housekeeping = setInterval(() => {
         const before = new Date(services.clock.now().getTime() - DAY);
         repos.linkTokens.prune(before).catch((error: unknown) => logger.warn({ err: error }, 'pruning link tokens failed'));
-        services.dashboard?.prune().catch((error: unknown) => logger.warn({ err: error }, 'pruning dashboard sessions failed'));
+        services.dashboard.prune().catch((error: unknown) => logger.warn({ err: error }, 'pruning dashboard sessions failed'));
       }, 60 * 60_000);
       housekeeping.unref();
       return { url: services.publicUrl(), port: server.port };

@@ -8,6 +8,7 @@ const minimal = {
   DISCORD_APPLICATION_ID: '123456789012345678',
   PATREON_CLIENT_ID: 'client',
   PATREON_CLIENT_SECRET: 'secret',
+  DISCORD_CLIENT_SECRET: 'discord-secret',
 };
 
 function problems(env: Record<string, string | undefined>) {
@@ -23,8 +24,9 @@ test('an empty environment names every required variable in one message', () => 
     'DISCORD_APPLICATION_ID',
     'PATREON_CLIENT_ID',
     'PATREON_CLIENT_SECRET',
+    'DISCORD_CLIENT_SECRET',
   ]);
-  expect(error.message.split('\n')[0]).toBe('Tierlink cannot start: the configuration has 4 problems.');
+  expect(error.message.split('\n')[0]).toBe('Tierlink cannot start: the configuration has 5 problems.');
 });
 
 test('malformed values are named with what they expect, all at once', () => {
@@ -70,11 +72,16 @@ test('defaults follow the contract', () => {
   expect(result.ok && resolvePublicUrl(result.value, 3000)).toBe('http://localhost:3000');
 });
 
-test('the dashboard is off without DISCORD_CLIENT_SECRET; DISCORD_WEB_BASE_URL defaults to discord.com and must be http(s)', () => {
-  const off = parseConfig(minimal);
-  expect(off.ok && off.value.dashboard).toEqual({ clientSecret: undefined, webBaseUrl: 'https://discord.com' });
+test('DISCORD_CLIENT_SECRET is required (every page signs people in with Discord); DISCORD_WEB_BASE_URL defaults to discord.com and must be http(s)', () => {
+  const { DISCORD_CLIENT_SECRET: _secret, ...withoutSecret } = minimal;
+  expect(problems(withoutSecret).problems).toEqual([
+    { variable: 'DISCORD_CLIENT_SECRET', message: 'required: the application’s OAuth2 client secret from the Developer Portal → OAuth2' },
+  ]);
+  expect(problems({ ...minimal, DISCORD_CLIENT_SECRET: '  ' }).problems.map((p) => p.variable)).toEqual(['DISCORD_CLIENT_SECRET']);
+  const defaults = parseConfig(minimal);
+  expect(defaults.ok && defaults.value.discordOAuth).toEqual({ clientSecret: 'discord-secret', webBaseUrl: 'https://discord.com' });
   const on = parseConfig({ ...minimal, DISCORD_CLIENT_SECRET: ' s3cret ', DISCORD_WEB_BASE_URL: 'http://127.0.0.1:9000/' });
-  expect(on.ok && on.value.dashboard).toEqual({ clientSecret: 's3cret', webBaseUrl: 'http://127.0.0.1:9000' });
+  expect(on.ok && on.value.discordOAuth).toEqual({ clientSecret: 's3cret', webBaseUrl: 'http://127.0.0.1:9000' });
   expect(problems({ ...minimal, DISCORD_WEB_BASE_URL: 'discord.com' }).problems).toEqual([
     { variable: 'DISCORD_WEB_BASE_URL', message: expect.stringContaining('http(s) URL') },
   ]);

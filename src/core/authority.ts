@@ -38,8 +38,61 @@ const ALL = (1n << 64n) - 1n;
 
 /** The names of the dangerous permissions a role carries (its own bits, as Discord serialises them). */
 export function dangerousPermissionsOf(permissions: string): string[] {
+  return permissionNames(dangerousBitsOf(permissions));
+}
+
+/** The dangerous permission bits among a role's own (as Discord serialises them). */
+export function dangerousBitsOf(permissions: string): bigint {
   const bits = BigInt(permissions);
+  let out = 0n;
+  for (const p of DANGEROUS_PERMISSIONS) if ((bits & p.bit) !== 0n) out |= p.bit;
+  return out;
+}
+
+/** The names of the dangerous permissions among `bits`, in {@link DANGEROUS_PERMISSIONS}' order. */
+export function permissionNames(bits: bigint): string[] {
   return DANGEROUS_PERMISSIONS.filter((p) => (bits & p.bit) !== 0n).map((p) => p.name);
+}
+
+/** A role Tierlink holds back: its dangerous permissions that nobody with the authority allowed. */
+export interface HeldBack {
+  message: string;
+  fix: string;
+  /** The dangerous permissions not allowed. */
+  permissions: string[];
+  /** The role was allowed, and gained these permissions since. */
+  gained: boolean;
+}
+
+/** Names in a sentence: "A", "A and B", "A, B and C". */
+export const listed = (names: readonly string[]) =>
+  names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+
+/**
+ * Whether Tierlink holds a role back rather than grant it: a role with dangerous permissions is
+ * granted only once the server's owner or an administrator allowed it by name (`allowed`: the
+ * dangerous bits they allowed for it, `/allow-role`), and only while it has no dangerous permission
+ * beyond those. Every patron of a tier gets its roles, the person who set the tier's role on the
+ * service or with `/map` included, so a tier must never be a way to hand out powers that Discord
+ * would let only an administrator give (docs/sign-in-and-role-authority.md). Null when the role
+ * may be granted.
+ */
+export function heldBack(role: Pick<HierarchyRole, 'name' | 'permissions'>, allowed: bigint | undefined): HeldBack | null {
+  const bits = dangerousBitsOf(role.permissions);
+  const missing = bits & ~(allowed ?? 0n);
+  if (missing === 0n) return null;
+  const permissions = permissionNames(missing);
+  const those = permissions.length === 1 ? 'the permission' : 'those permissions';
+  const s = permissions.length === 1 ? '' : 's';
+  const gained = allowed !== undefined;
+  return {
+    message: gained
+      ? `${role.name} is held back: it gained the ${listed(permissions)} permission${s} since the server owner or an administrator allowed it, so Tierlink no longer gives it.`
+      : `${role.name} is held back: it has the ${listed(permissions)} permission${s}, and the server owner or an administrator has not allowed Tierlink to give it.`,
+    fix: `The server owner or an administrator can allow it with /allow-role role:@${role.name}, or remove ${those} from ${role.name}.`,
+    permissions,
+    gained,
+  };
 }
 
 /** What the rules read about the person asking: the guild's roles and owner, and the member's roles. */

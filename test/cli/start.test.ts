@@ -31,7 +31,11 @@ test('an empty environment stops start-up with one message naming every required
     'DISCORD_APPLICATION_ID',
     'PATREON_CLIENT_ID',
     'PATREON_CLIENT_SECRET',
+    'DISCORD_CLIENT_SECRET',
   ]);
+  expect(result.stderr).toContain(
+    '  - DISCORD_CLIENT_SECRET: required: the application’s OAuth2 client secret from the Developer Portal → OAuth2',
+  );
   expect(result.stderr).not.toMatch(/\n\s+at /);
   expect(result.stdout).toBe('');
 });
@@ -40,7 +44,7 @@ test('a non-numeric PORT is named too, next to the missing ones', () => {
   const result = start({ PORT: 'eighty' });
   expect(result.status).toBe(2);
   expect(result.stderr).toContain('  - PORT: must be a port number between 0 and 65535');
-  expect(result.stderr).toContain('5 problems');
+  expect(result.stderr).toContain('6 problems');
 });
 
 test('npm run migrate needs only the database and applies the migrations into DATA_DIR', () => {

@@ -7,7 +7,9 @@ import {
   checkRoleAuthority,
   dangerousPermissionsOf,
   hasPermission,
+  heldBack,
 } from '../../src/core/authority';
+import { guildRoles } from '../../src/core/guild-roles';
 import type { HierarchyRole } from '../../src/core/role-hierarchy';
 
 const GUILD = '200000000000000000';
@@ -158,5 +160,51 @@ describe('checkRoleAuthority', () => {
       bronze,
     );
     expect(!none.ok && none.error.message).toMatch(/^Bronze is above you: you have no role in this server\./);
+  });
+});
+
+describe('heldBack: a role with dangerous permissions is granted only as far as the owner or an administrator allowed it', () => {
+  const kick = Permission.KickMembers;
+  const ban = Permission.BanMembers;
+  const named = (permissions: bigint) => ({ name: 'Helpers', permissions: String(permissions) });
+
+  test('a role without a dangerous permission is never held back, allowed or not', () => {
+    expect(heldBack(named(1n << 10n), undefined)).toBeNull();
+    expect(heldBack(named(0n), 0n)).toBeNull();
+  });
+
+  test('a dangerous role nobody allowed is held back, naming its permissions and the way to allow it', () => {
+    expect(heldBack(named(kick | ban | (1n << 10n)), undefined)).toEqual({
+      message:
+        'Helpers is held back: it has the Kick Members and Ban Members permissions, and the server owner or an administrator has not allowed Tierlink to give it.',
+      fix: 'The server owner or an administrator can allow it with /allow-role role:@Helpers, or remove those permissions from Helpers.',
+      permissions: ['Kick Members', 'Ban Members'],
+      gained: false,
+    });
+  });
+
+  test('an allowance covers the permissions allowed, and no permission the role gains later', () => {
+    expect(heldBack(named(kick), kick)).toBeNull();
+    expect(heldBack(named(kick), kick | ban)).toBeNull();
+    const gained = heldBack(named(kick | ban), kick);
+    expect(gained).toMatchObject({ permissions: ['Ban Members'], gained: true });
+    expect(gained!.message).toBe(
+      'Helpers is held back: it gained the Ban Members permission since the server owner or an administrator allowed it, so Tierlink no longer gives it.',
+    );
+    // An allowance recorded with no dangerous bit (nothing to allow then) covers nothing.
+    expect(heldBack(named(Permission.Administrator), 0n)).toMatchObject({ permissions: ['Administrator'], gained: true });
+  });
+
+  test('guildRoles judges every role with the allowances given, and with none when none are given', () => {
+    const roles = [
+      role(GUILD, '@everyone', 0),
+      role('1', 'Admins', 3, Permission.Administrator),
+      role('2', 'Plain', 2),
+      role('3', 'Bot', 9, Permission.ManageRoles),
+    ];
+    const snapshot = { roles, botRoleIds: ['3'] };
+    expect(guildRoles(GUILD, snapshot).get('1')!.heldBack).toMatchObject({ permissions: ['Administrator'], gained: false });
+    expect(guildRoles(GUILD, snapshot).get('2')!.heldBack).toBeNull();
+    expect(guildRoles(GUILD, snapshot, new Map([['1', Permission.Administrator]])).get('1')!.heldBack).toBeNull();
   });
 });

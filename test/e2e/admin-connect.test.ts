@@ -1,4 +1,4 @@
-import { Browser } from '../support/browser';
+import { Browser, discordConsent } from '../support/browser';
 import { sql } from 'drizzle-orm';
 import { type E2E, pageText, startE2E } from '../support/e2e';
 import { EVERYONE, MANAGE_GUILD, MANAGE_ROLES, boolOption, runCommand } from '../support/e2e-admin';
@@ -25,6 +25,12 @@ const page = async (url: string) => {
   const res = await browser.get(url);
   return { status: res.status, location: res.headers.get('location'), text: pageText(await res.text()) };
 };
+/** The owner follows a /connect button: Discord's sign-in, then the service's consent page (its URL). */
+const toConsent = async (button: string) => {
+  const step = await e.followToService(browser, button, e.ownerId);
+  if (step.kind !== 'service') throw new Error(`the /connect link stopped on a page: ${pageText(step.html)}`);
+  return step.url;
+};
 
 /** The chooser's forms: each campaign's ticket with the page's token. */
 function chooserForms(html: string): Array<{ action: string; ticket: string; csrf: string }> {
@@ -48,9 +54,15 @@ test('/connect answers only the creator, with a one-time link that asks for the 
   expect(reply.urls).toHaveLength(1);
   expect(reply.urls[0]!.startsWith(`${e.url}/connect/`)).toBe(true);
 
+  // The link's page signs the creator in with Discord first (only who they are), then goes to the service.
   const first = await page(reply.urls[0]!);
   expect(first.status).toBe(302);
-  const authorize = new URL(first.location!);
+  const signIn = new URL(first.location!);
+  expect(`${signIn.origin}${signIn.pathname}`).toBe(`${e.discord.webBaseUrl}/oauth2/authorize`);
+  expect(signIn.searchParams.get('scope')).toBe('identify');
+  const back = await page(await discordConsent(browser, signIn.toString(), e.ownerId));
+  expect(back.status).toBe(302);
+  const authorize = new URL(back.location!);
   expect(authorize.origin).toBe(e.patreon.url);
   expect(authorize.searchParams.get('scope')!.split(' ').sort()).toEqual([
     'campaigns',
@@ -79,7 +91,7 @@ test('a creator with several campaigns picks one on the result page; only that o
   );
 
   const reply = await runCommand(e, { userId: e.ownerId, name: 'connect', memberPermissions: MANAGE_GUILD }).reply();
-  const authorize = (await page(reply.urls[0]!)).location!;
+  const authorize = await toConsent(reply.urls[0]!);
   const callback = await e.patreon.approveAuthorization(authorize, e.patreon.creatorUserId);
   const res = await browser.get(callback);
   const html = await res.text();
@@ -155,7 +167,7 @@ test('a creator with several campaigns picks one on the result page; only that o
 
 test('a denied consent connects nothing and says so', async () => {
   const reply = await runCommand(e, { userId: e.ownerId, name: 'connect', memberPermissions: MANAGE_GUILD }).reply();
-  const authorize = (await page(reply.urls[0]!)).location!;
+  const authorize = await toConsent(reply.urls[0]!);
   const callback = await e.patreon.denyAuthorization(authorize);
   const denied = await page(callback);
   expect(denied.text).toContain('You chose not to give Tierlink access to your campaign, so nothing was connected.');
@@ -163,9 +175,14 @@ test('a denied consent connects nothing and says so', async () => {
   expect(await e.tierlink.services.repos.guilds.campaignsOf(e.guildId)).toEqual([e.patreon.campaignId]);
 });
 
-test('/connect is refused to a member without Manage Server', async () => {
+test('/connect is refused to anyone but the owner or an administrator, Manage Server or not', async () => {
   const member = e.discord.addMember(e.guildId, { username: 'bob' });
   const reply = await runCommand(e, { userId: member.userId, name: 'connect', memberPermissions: EVERYONE | MANAGE_ROLES }).reply();
-  expect(reply.content).toMatch(/^You need the \*\*Manage Server\*\* permission to use \/connect\./);
+  expect(reply.content).toMatch(/^Only the server owner or an administrator can connect a Patreon campaign/);
   expect(reply.urls).toEqual([]);
+  const managers = e.discord.createRole(e.guildId, { name: 'Managers', permissions: MANAGE_GUILD }).id;
+  const manager = e.discord.addMember(e.guildId, { username: 'manager', roleIds: [managers] });
+  const refused = await runCommand(e, { userId: manager.userId, name: 'connect', memberPermissions: EVERYONE | MANAGE_GUILD }).reply();
+  expect(refused.content).toMatch(/^Only the server owner or an administrator can connect a Patreon campaign/);
+  expect(refused.urls).toEqual([]);
 });

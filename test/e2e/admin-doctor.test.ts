@@ -74,17 +74,19 @@ test('a mapped role that became managed by an integration is found, with the fix
 
 test('a bot role without Manage Roles is reported once, with the fix, and the role order is still checked', async () => {
   const botRole = e.discord.guild(e.guildId).botRoleId;
-  e.discord.updateRole(e.guildId, botRole, { permissions: 0n });
+  e.discord.updateRole(e.guildId, botRole, { permissions: PermissionFlagsBits.CreateInstantInvite });
   e.discord.updateRole(e.guildId, e.roles.silver, { position: 20 });
   const content = await doctor();
-  expect(content.split('\n')[0]).toBe('**2 problems found**');
+  expect(content.split('\n')[0]).toBe('**3 problems found**');
   expect(problems(content)).toEqual([
     '❌ **Manage Roles permission**: Tierlink’s role lacks the Manage Roles permission',
     '   **Fix:** Server Settings → Roles → the Tierlink role → turn on Manage Roles.',
     "❌ **Role Silver**: Silver is at or above Tierlink, the bot's highest role, so Discord refuses to assign it.",
     '   **Fix:** Move the Tierlink role above Silver in Server Settings → Roles.',
+    '❌ **Join page**: Tierlink’s role lacks Manage Roles, so people would join without their roles',
+    '   **Fix:** Server Settings → Roles → the Tierlink role → turn on Manage Roles.',
   ]);
-  e.discord.updateRole(e.guildId, botRole, { permissions: PermissionFlagsBits.ManageRoles });
+  e.discord.updateRole(e.guildId, botRole, { permissions: PermissionFlagsBits.ManageRoles | PermissionFlagsBits.CreateInstantInvite });
   e.discord.updateRole(e.guildId, e.roles.silver, { position: 2 });
   expect((await doctor()).split('\n')[0]).toBe(ALL_GOOD);
 });

@@ -17,6 +17,7 @@ const ADMIN_COMMANDS = ['tiers', 'map', 'unmap', 'settings', 'sync', 'doctor', '
 test('commands are registered on DISCORD_GUILD_ID at start, each admin command with the permission it needs', () => {
   const registered = e.discord.commands(e.guildId);
   expect(registered.map((c) => c.name).sort()).toEqual([
+    'allow-role',
     'audit',
     'comp',
     'connect',
@@ -35,7 +36,9 @@ test('commands are registered on DISCORD_GUILD_ID at start, each admin command w
   expect(e.discord.commandPutCount()).toBe(0);
 
   const permissionOf = (name: string) => registered.find((c) => c.name === name)!.default_member_permissions;
-  expect(permissionOf('connect')).toBe(String(PermissionFlagsBits.ManageGuild));
+  // Connecting a campaign decides which roles its patrons get: the owner or an administrator.
+  expect(permissionOf('connect')).toBe(String(PermissionFlagsBits.Administrator));
+  expect(permissionOf('allow-role')).toBe(String(PermissionFlagsBits.Administrator));
   for (const name of ADMIN_COMMANDS) expect([name, permissionOf(name)]).toEqual([name, String(PermissionFlagsBits.ManageRoles)]);
   for (const name of ['link', 'unlink', 'status']) expect([name, permissionOf(name)]).toEqual([name, null]);
 });
@@ -60,22 +63,24 @@ test('a member without Manage Roles is refused every admin command at run time, 
   expect((await e.tierlink.services.repos.guilds.settings(e.guildId)).graceDays).toBe(7);
 
   const connect = await runCommand(e, { userId: member.userId, name: 'connect', memberPermissions: MANAGE_ROLES }).reply();
-  expect(connect.content).toMatch(/^You need the \*\*Manage Server\*\* permission to use \/connect\./);
+  expect(connect.content).toMatch(/^Only the server owner or an administrator can connect a Patreon campaign/);
   expect(connect.urls).toEqual([]);
 
   // Nor does autocomplete hand out the campaign's tiers.
   expect(await e.autocomplete(member.userId, 'map', [tierOption('')], 'tier', EVERYONE)).toEqual([]);
 });
 
-test('Manage Roles, Manage Server and Administrator from the member’s roles are enough for the commands that ask for them', async () => {
+test('Manage Roles and Administrator from the member’s roles are enough for the commands that ask for them; Manage Server does not connect', async () => {
   const role = (name: string, permissions: bigint) => e.discord.createRole(e.guildId, { name, permissions }).id;
   const moderator = e.discord.addMember(e.guildId, { username: 'mod', roleIds: [role('Moderators', MANAGE_ROLES)] });
   const tiers = await runCommand(e, { userId: moderator.userId, name: 'tiers', memberPermissions: EVERYONE }).reply();
   expect(tiers.content).toContain('**Gold** — $10');
   const manager = e.discord.addMember(e.guildId, { username: 'manager', roleIds: [role('Managers', MANAGE_GUILD)] });
   const connect = await runCommand(e, { userId: manager.userId, name: 'connect', memberPermissions: EVERYONE }).reply();
-  expect(connect.urls).toHaveLength(1);
+  expect(connect.urls).toEqual([]);
   const admin = e.discord.addMember(e.guildId, { username: 'admin', roleIds: [role('Admins', PermissionFlagsBits.Administrator)] });
+  const connectAsAdmin = await runCommand(e, { userId: admin.userId, name: 'connect', memberPermissions: EVERYONE }).reply();
+  expect(connectAsAdmin.urls).toHaveLength(1);
   const asAdmin = await runCommand(e, { userId: admin.userId, name: 'doctor', memberPermissions: EVERYONE }).reply();
   expect(asAdmin.content).not.toContain('You need');
   expect(asAdmin.content).toContain('Manage Roles permission');

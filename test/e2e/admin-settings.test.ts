@@ -68,7 +68,7 @@ test('/settings without options shows the server’s settings', async () => {
       '• **Free tiers grant their roles**: yes (a free tier’s mapped roles go to its free members)',
       '• **Strict**: off (only roles Tierlink granted are ever removed)',
       '• **Mass-removal guard**: a sync holds removals above 10% of Tierlink’s grants when they are at least 25',
-      `• **Join page**: off (it needs DISCORD_CLIENT_SECRET; its address would be ${e.url}/join/casey)`,
+      `• **Join page**: ${e.url}/join/casey (the default; choose one with join_slug)`,
       '• **Who may join there**: patrons whose tier gives a role here',
       '• **Joiner role** (joined without a tier role): none',
       '• **Mod-log channel** (Tierlink’s role changes, batched): off',

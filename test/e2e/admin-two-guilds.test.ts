@@ -1,3 +1,4 @@
+import { PermissionFlagsBits } from 'discord.js';
 import { type E2E, startE2E } from '../support/e2e';
 import {
   MANAGE_ROLES,
@@ -27,7 +28,11 @@ const inFirst = (name: string, options: Array<Record<string, unknown>> = []) =>
 
 beforeAll(async () => {
   e = await startE2E({ env: { DISCORD_GUILD_ID: '' } });
-  ({ guildId: second.guildId } = e.discord.createGuild({ name: 'Second Club', ownerId: second.ownerId }));
+  ({ guildId: second.guildId } = e.discord.createGuild({
+    name: 'Second Club',
+    ownerId: second.ownerId,
+    botPermissions: PermissionFlagsBits.ManageRoles | PermissionFlagsBits.CreateInstantInvite,
+  }));
   second.members = e.discord.createRole(second.guildId, { name: 'Gold Members' }).id;
   second.backers = e.discord.createRole(second.guildId, { name: 'Backers' }).id;
   await waitForGuildKnown(e, second.guildId);

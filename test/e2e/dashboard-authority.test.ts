@@ -1,5 +1,5 @@
 import { Permission } from '@tierlink/sandbox/discord';
-import { signIn, withDashboard } from '../support/dashboard-client';
+import { signIn } from '../support/dashboard-client';
 import { type E2E, pageText, startE2E } from '../support/e2e';
 import { MANAGE_ROLES, roleOption, runCommand, tierOption } from '../support/e2e-admin';
 
@@ -13,7 +13,7 @@ let e: E2E;
 let moderator: string;
 let senior: string;
 beforeAll(async () => {
-  e = await startE2E({ connected: true, ...withDashboard });
+  e = await startE2E({ connected: true });
   const moderators = e.discord.createRole(e.guildId, { name: 'Moderators', position: 1, permissions: Permission.ManageRoles }).id;
   senior = e.discord.createRole(e.guildId, { name: 'Senior Patrons', position: 2 }).id;
   moderator = e.discord.addMember(e.guildId, { username: 'mod', roleIds: [moderators] }).userId;

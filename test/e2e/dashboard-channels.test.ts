@@ -1,4 +1,3 @@
-import { discordOAuthEnvironment } from '@tierlink/sandbox';
 import { type DashboardBrowser, signIn } from '../support/dashboard-client';
 import { type E2E, pageText, startE2E } from '../support/e2e';
 
@@ -19,7 +18,7 @@ let modLog: string;
 let quiet: string;
 
 beforeAll(async () => {
-  e = await startE2E({ connected: true, beforeStart: (world) => discordOAuthEnvironment(world.discord) });
+  e = await startE2E({ connected: true });
   const botRoleId = e.discord.guild(e.guildId).botRoleId;
   modLog = e.discord.createChannel(e.guildId, {
     name: 'mod-log',

@@ -1,5 +1,4 @@
 import { Permission } from '@tierlink/sandbox/discord';
-import { discordOAuthEnvironment } from '@tierlink/sandbox';
 import { type DashboardBrowser, csrfToken, signIn } from '../support/dashboard-client';
 import { type E2E, pageText, startE2E } from '../support/e2e';
 import { activePatron } from '../support/e2e-admin';
@@ -27,7 +26,6 @@ beforeAll(async () => {
         amountCents: 700,
         chatRoleIds: [silver],
       }).id;
-      return discordOAuthEnvironment(world.discord);
     },
   });
   supporters = e.discord.createRole(e.guildId, { name: 'Supporters' }).id;

@@ -1,7 +1,6 @@
 import net from 'node:net';
-import { discordOAuthEnvironment } from '@tierlink/sandbox';
 import { Permission } from '@tierlink/sandbox/discord';
-import { DashboardBrowser, signIn, withJoinPermissions } from '../support/dashboard-client';
+import { DashboardBrowser, signIn } from '../support/dashboard-client';
 import { type E2E, pageText, startE2E } from '../support/e2e';
 
 /**
@@ -15,7 +14,7 @@ let e: E2E;
 let staffRole: string;
 beforeAll(async () => {
   // Invited as the README says (Manage Roles and Create Invite), so /doctor finds nothing in this server.
-  e = await startE2E({ connected: true, ...withJoinPermissions });
+  e = await startE2E({ connected: true });
   staffRole = e.discord.createRole(e.guildId, { name: 'Moderators', permissions: Permission.ManageRoles }).id;
 }, 60_000);
 afterAll(() => e?.stop());
@@ -196,7 +195,6 @@ describe('a server with problems (the webhook could not be registered, a mapped 
       beforeStart: (world) => {
         // The service refuses to create the webhook, at /connect and at every later check.
         world.patreon.injectFault({ method: 'POST', path: '/api/oauth2/v2/webhooks', status: 500, times: Infinity });
-        return withJoinPermissions.beforeStart!(world);
       },
     });
   }, 60_000);
@@ -243,7 +241,7 @@ describe('behind HTTPS (PUBLIC_URL is https)', () => {
       });
     });
     secure = await startE2E({
-      beforeStart: ({ discord }) => ({ ...discordOAuthEnvironment(discord), PUBLIC_URL: 'https://tierlink.example', PORT: String(port) }),
+      beforeStart: () => ({ PUBLIC_URL: 'https://tierlink.example', PORT: String(port) }),
     });
   }, 60_000);
   afterAll(() => secure?.stop());

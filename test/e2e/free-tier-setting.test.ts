@@ -1,5 +1,5 @@
 import { Permission } from '@tierlink/sandbox/discord';
-import { signIn, withDashboard } from '../support/dashboard-client';
+import { signIn } from '../support/dashboard-client';
 import { type E2E, pageText, startE2E } from '../support/e2e';
 import { MANAGE_ROLES, boolOption, runCommand } from '../support/e2e-admin';
 
@@ -42,7 +42,6 @@ beforeAll(async () => {
     beforeStart: (world) => {
       freeRole = world.discord.createRole(world.guildId, { name: 'Free Members' }).id;
       freeTier = world.patreon.createTier(world.patreon.campaignId, { title: 'Free', amountCents: 0, chatRoleIds: [freeRole] }).id;
-      return withDashboard.beforeStart!(world);
     },
   });
   const moderators = e.discord.createRole(e.guildId, { name: 'Moderators', position: 1, permissions: Permission.ManageRoles }).id;

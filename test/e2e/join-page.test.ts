@@ -3,7 +3,7 @@ import { PgTable } from 'drizzle-orm/pg-core';
 import { queryRows } from '../../src/edges/outbound/store/database';
 import * as schema from '../../src/edges/outbound/store/schema';
 import { Permission } from '@tierlink/sandbox/discord';
-import { DashboardBrowser, type PageAnswer, withJoinPermissions } from '../support/dashboard-client';
+import { DashboardBrowser, type PageAnswer } from '../support/dashboard-client';
 import { type E2E, pageText, startE2E } from '../support/e2e';
 
 /**
@@ -16,7 +16,7 @@ import { type E2E, pageText, startE2E } from '../support/e2e';
 let e: E2E;
 beforeAll(async () => {
   // Invited as the README says for the join page: Manage Roles and Create Invite.
-  e = await startE2E({ connected: true, ...withJoinPermissions });
+  e = await startE2E({ connected: true });
   e.discord.registerRedirectUri(`${e.url}/join/callback`);
 }, 60_000);
 afterAll(() => e?.stop());

@@ -36,6 +36,14 @@ async function get(url: string) {
   return { status: res.status, location: res.headers.get('location'), text: pageText(html) };
 }
 
+/** Follows a `/link` button as `discordUserId`, through Discord's sign-in: `location` is the service's consent page. */
+async function follow(url: string, discordUserId: string) {
+  const step = await e.followToService(browser, url, discordUserId);
+  return step.kind === 'service'
+    ? { status: 302, location: step.url, text: '' }
+    : { status: step.status, location: null, text: pageText(step.html) };
+}
+
 /** What a failed attempt must leave untouched: links, snapshots, the ledger, and Discord. */
 async function stored(patreonUserId: string, discordUserId: string) {
   const { db } = e.db.database;
@@ -77,9 +85,9 @@ test('a link still works just before its 15 minutes are up', async () => {
   const reply = await e.command(member.userId, 'link');
 
   e.clock.advance(15 * MINUTE - 1000);
-  const follow = await get(reply.urls[0]!);
-  expect(follow.status).toBe(302);
-  const callback = await e.patreon.approveAuthorization(follow.location!, user.id);
+  const followed = await follow(reply.urls[0]!, member.userId);
+  expect(followed.status).toBe(302);
+  const callback = await e.patreon.approveAuthorization(followed.location!, user.id);
   const page = await get(callback);
 
   expect(page.status).toBe(200);
@@ -90,7 +98,7 @@ test('a link is single use: following it a second time gets the 410 page', async
   const member = e.discord.addMember(e.guildId, { username: 'twice' });
   const reply = await e.command(member.userId, 'link');
 
-  const first = await get(reply.urls[0]!);
+  const first = await follow(reply.urls[0]!, member.userId);
   const second = await get(reply.urls[0]!);
 
   expect(first.status).toBe(302);
@@ -136,8 +144,8 @@ test('a replayed callback (same code and state) gets the 400 page and changes no
   const user = activeGoldPatron('Rita Replay');
   const member = e.discord.addMember(e.guildId, { username: 'rita' });
   const reply = await e.command(member.userId, 'link');
-  const follow = await get(reply.urls[0]!);
-  const callback = await e.patreon.approveAuthorization(follow.location!, user.id);
+  const followed = await follow(reply.urls[0]!, member.userId);
+  const callback = await e.patreon.approveAuthorization(followed.location!, user.id);
   const first = await get(callback);
   expect(first.status).toBe(200);
   const after = await stored(user.id, member.userId);
@@ -156,8 +164,8 @@ test('two requests racing with the same callback: one links, the other gets the 
   const user = activeGoldPatron('Ray Ce');
   const member = e.discord.addMember(e.guildId, { username: 'race' });
   const reply = await e.command(member.userId, 'link');
-  const follow = await get(reply.urls[0]!);
-  const callback = await e.patreon.approveAuthorization(follow.location!, user.id);
+  const followed = await follow(reply.urls[0]!, member.userId);
+  const callback = await e.patreon.approveAuthorization(followed.location!, user.id);
   const exchanges = tokenExchanges();
 
   const pages = await Promise.all([get(callback), get(callback)]);
@@ -175,13 +183,13 @@ test('a used state with a fresh code from another authorization is refused, and 
 
   // The victim's link completes; its state is used.
   const victimReply = await e.command(victimMember.userId, 'link');
-  const victimFollow = await get(victimReply.urls[0]!);
+  const victimFollow = await follow(victimReply.urls[0]!, victimMember.userId);
   const victimCallback = new URL(await e.patreon.approveAuthorization(victimFollow.location!, victim.id));
   expect((await get(victimCallback.toString())).status).toBe(200);
 
   // A second authorization yields a fresh code; it is sent with the victim's (used) state.
   const attackerReply = await e.command(attackerMember.userId, 'link');
-  const attackerFollow = await get(attackerReply.urls[0]!);
+  const attackerFollow = await follow(attackerReply.urls[0]!, attackerMember.userId);
   const attackerCallback = new URL(await e.patreon.approveAuthorization(attackerFollow.location!, attacker.id));
   const spliced = new URL(attackerCallback);
   spliced.searchParams.set('state', victimCallback.searchParams.get('state')!);
@@ -208,8 +216,8 @@ test('a missing or forged state gets the 400 page, and the code is never exchang
   const user = activeGoldPatron('Fay Forger');
   const member = e.discord.addMember(e.guildId, { username: 'fay' });
   const reply = await e.command(member.userId, 'link');
-  const follow = await get(reply.urls[0]!);
-  const callback = new URL(await e.patreon.approveAuthorization(follow.location!, user.id));
+  const followed = await follow(reply.urls[0]!, member.userId);
+  const callback = new URL(await e.patreon.approveAuthorization(followed.location!, user.id));
   const state = callback.searchParams.get('state')!;
   const [hash, nonce, binding, signature] = state.split('.');
   const exchanges = tokenExchanges();
@@ -247,8 +255,8 @@ test('a callback with a code but a state from the consent page after the state e
   const user = activeGoldPatron('Stan Stale');
   const member = e.discord.addMember(e.guildId, { username: 'stan' });
   const reply = await e.command(member.userId, 'link');
-  const follow = await get(reply.urls[0]!);
-  const callback = await e.patreon.approveAuthorization(follow.location!, user.id);
+  const followed = await follow(reply.urls[0]!, member.userId);
+  const callback = await e.patreon.approveAuthorization(followed.location!, user.id);
 
   e.clock.advance(16 * MINUTE);
   const page = await get(callback);
@@ -261,8 +269,8 @@ test('an error other than access_denied from the service gets a page that says t
   const user = activeGoldPatron('Err Or');
   const member = e.discord.addMember(e.guildId, { username: 'error' });
   const reply = await e.command(member.userId, 'link');
-  const follow = await get(reply.urls[0]!);
-  const state = new URL(follow.location!).searchParams.get('state')!;
+  const followed = await follow(reply.urls[0]!, member.userId);
+  const state = new URL(followed.location!).searchParams.get('state')!;
 
   const page = await get(`${e.url}/oauth/callback?error=server_error&state=${encodeURIComponent(state)}`);
 
@@ -275,8 +283,8 @@ test('the service failing the code exchange gives a page that says to try again,
   const user = activeGoldPatron('Down Time');
   const member = e.discord.addMember(e.guildId, { username: 'downtime' });
   const reply = await e.command(member.userId, 'link');
-  const follow = await get(reply.urls[0]!);
-  const callback = await e.patreon.approveAuthorization(follow.location!, user.id);
+  const followed = await follow(reply.urls[0]!, member.userId);
+  const callback = await e.patreon.approveAuthorization(followed.location!, user.id);
   const fault = e.patreon.injectFault({ method: 'POST', path: '/api/oauth2/token', status: 503, times: 10 });
 
   const page = await get(callback);

@@ -4,7 +4,7 @@ import { PgTable } from 'drizzle-orm/pg-core';
 import { queryRows } from '../../src/edges/outbound/store/database';
 import * as schema from '../../src/edges/outbound/store/schema';
 import { DAY } from '../../src/shared/clock';
-import { type E2E, pageText, startE2E } from '../support/e2e';
+import { type E2E, pageText, serviceUrl, startE2E } from '../support/e2e';
 
 /**
  * The patron's whole `/link` journey against the real service: the slash command through the real
@@ -48,7 +48,9 @@ async function linkStepByStep(discordUserId: string, patreonUserId: string) {
   const reply = await e.command(discordUserId, 'link');
   const button = reply.urls[0]!;
   const browser = new Browser();
-  const follow = await browser.get(button);
+  // The button's page signs the patron in with Discord, then sends the browser on to the service.
+  const signIn = await browser.get(button);
+  const follow = await browser.get(await e.discord.approveAuthorization(signIn.headers.get('location')!, discordUserId));
   const authorizeUrl = follow.headers.get('location')!;
   const callbackUrl = await e.patreon.approveAuthorization(authorizeUrl, patreonUserId);
   const rolesWhenCallbackSent = e.discord.memberRoles(e.guildId, discordUserId);
@@ -342,10 +344,10 @@ test('a patron who left the server while on the consent page is linked, and the 
   const member = e.discord.addMember(e.guildId, { username: 'outside' });
   const reply = await e.command(member.userId, 'link');
   const browser = new Browser();
-  const follow = await browser.get(reply.urls[0]!);
+  const consent = serviceUrl(await e.followToService(browser, reply.urls[0]!, member.userId));
   e.discord.removeMember(e.guildId, member.userId);
 
-  const callback = await e.patreon.approveAuthorization(follow.headers.get('location')!, user.id);
+  const callback = await e.patreon.approveAuthorization(consent, user.id);
   const res = await browser.get(callback);
   const text = pageText(await res.text());
 

@@ -86,8 +86,12 @@ test('the logs of a whole run hold no token, secret, code, link token or signatu
   const reply = await e.command(p.discordUserId, 'link');
   const linkToken = new URL(reply.urls[0]!).pathname.split('/').pop()!;
   const browser = new Browser();
-  const follow = await browser.get(reply.urls[0]!);
-  const [flowCookie] = [...browser.cookies(e.url).values()];
+  const signIn = await browser.get(reply.urls[0]!);
+  const [signInCookie] = [...browser.cookies(e.url).values()];
+  const discordAnswer = await e.discord.approveAuthorization(signIn.headers.get('location')!, p.discordUserId);
+  const discordCode = new URL(discordAnswer).searchParams.get('code')!;
+  const follow = await browser.get(discordAnswer);
+  const flowCookie = [...browser.cookies(e.url).entries()].find(([name]) => name.startsWith('tierlink_flow_'))?.[1];
   const callback = await e.patreon.approveAuthorization(follow.headers.get('location')!, p.patreonUserId);
   const code = new URL(callback).searchParams.get('code')!;
   await browser.get(callback);
@@ -114,7 +118,14 @@ test('the logs of a whole run hold no token, secret, code, link token or signatu
     'link token': linkToken,
     'OAuth code': code,
     'flow cookie': flowCookie!,
+    'Discord client secret': e.discord.clientSecret,
+    'Discord OAuth code': discordCode,
+    'Discord sign-in cookie': signInCookie!,
   };
+  for (const [i, pair] of e.discord.userTokensIssuedTo(p.discordUserId).entries()) {
+    secrets[`Discord access token ${i}`] = pair.accessToken;
+    secrets[`Discord refresh token ${i}`] = pair.refreshToken;
+  }
   for (const [i, pair] of [...e.patreon.tokensIssuedTo(e.patreon.creatorUserId), ...e.patreon.tokensIssuedTo(p.patreonUserId)].entries()) {
     secrets[`access token ${i}`] = pair.accessToken;
     secrets[`refresh token ${i}`] = pair.refreshToken;

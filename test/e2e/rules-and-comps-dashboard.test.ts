@@ -1,7 +1,7 @@
 import { DAY } from '../../src/shared/clock';
 import { type E2E, pageText, startE2E } from '../support/e2e';
 import { MANAGE_ROLES, runCommand, roleOption, stringOption } from '../support/e2e-admin';
-import { signIn, withDashboard } from '../support/dashboard-client';
+import { signIn } from '../support/dashboard-client';
 
 /**
  * Roles by tenure and amount set with `/settings` and on the dashboard, and comps given and ended
@@ -38,7 +38,7 @@ function patron(fullName: string, tierId: string, start: Date, amountCents: numb
 }
 
 beforeAll(async () => {
-  e = await startE2E({ connected: true, ...withDashboard });
+  e = await startE2E({ connected: true });
   veteran = e.discord.createRole(e.guildId, { name: 'Veteran' }).id;
   big = e.discord.createRole(e.guildId, { name: 'Big Supporter' }).id;
   ada = e.discord.addMember(e.guildId, { username: 'ada' }).userId;

@@ -28,8 +28,9 @@ interface Choice {
 /** The creator's `/connect` up to the chooser, in `browser`: each campaign's form. */
 async function chooser(browser: Browser): Promise<Choice[]> {
   const reply = await runCommand(e, { userId: e.ownerId, name: 'connect', memberPermissions: EVERYONE }).reply();
-  const follow = await browser.get(reply.urls[0]!);
-  const res = await browser.get(await e.patreon.approveAuthorization(follow.headers.get('location')!, e.patreon.creatorUserId));
+  const step = await e.followToService(browser, reply.urls[0]!, e.ownerId);
+  if (step.kind !== 'service') throw new Error(`the /connect link stopped on a page: ${pageText(step.html)}`);
+  const res = await browser.get(await e.patreon.approveAuthorization(step.url, e.patreon.creatorUserId));
   const html = await res.text();
   expect(pageText(html)).toContain('Which campaign should this server follow?');
   const decode = (v: string) => v.replace(/&amp;/g, '&');

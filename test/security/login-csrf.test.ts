@@ -1,8 +1,8 @@
 import { PermissionFlagsBits } from 'discord.js';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/edges/outbound/store/database';
-import { Browser } from '../support/browser';
-import { type E2E, pageText, startE2E } from '../support/e2e';
+import { Browser, discordConsent } from '../support/browser';
+import { type E2E, pageText, serviceUrl, startE2E } from '../support/e2e';
 import { EVERYONE, activePatron, runCommand } from '../support/e2e-admin';
 
 /**
@@ -22,18 +22,16 @@ const rows = <T extends Record<string, unknown>>(query: ReturnType<typeof sql>) 
 const tokenExchanges = () => e.patreon.requests().filter((r) => r.method === 'POST' && r.path === '/api/oauth2/token').length;
 const flowCookies = (browser: Browser) => [...browser.cookies(e.url).keys()].filter((name) => name.includes('tierlink_flow_'));
 
-/** `/connect` from someone who may (a role with Manage Server): the consent page's URL, as his browser reaches it. */
+/** `/connect` from someone who may (a role with Administrator): the consent page's URL, as his browser reaches it. */
 async function connectAsFarAsConsent(userId: string, browser: Browser): Promise<string> {
   const reply = await runCommand(e, { userId, name: 'connect', memberPermissions: EVERYONE }).reply();
-  const follow = await browser.get(reply.urls[0]!);
-  expect(follow.status).toBe(302);
-  return follow.headers.get('location')!;
+  return serviceUrl(await e.followToService(browser, reply.urls[0]!, userId));
 }
 
 describe('/connect', () => {
   test('a consent page forwarded to the creator binds nothing, stores no token, and says to start again from Discord', async () => {
-    const managers = e.discord.createRole(e.guildId, { name: 'Managers', permissions: PermissionFlagsBits.ManageGuild }).id;
-    const mallory = e.discord.addMember(e.guildId, { username: 'mallory-admin', roleIds: [managers] }).userId;
+    const admins = e.discord.createRole(e.guildId, { name: 'Admins', permissions: PermissionFlagsBits.Administrator }).id;
+    const mallory = e.discord.addMember(e.guildId, { username: 'mallory-admin', roleIds: [admins] }).userId;
     const attacker = new Browser();
     const consent = await connectAsFarAsConsent(mallory, attacker);
 
@@ -84,10 +82,8 @@ describe('/link', () => {
     // Mallory runs /link and follows his button as far as the consent page.
     const attacker = new Browser();
     const reply = await runCommand(e, { userId: mallory, name: 'link', memberPermissions: EVERYONE }).reply();
-    const follow = await attacker.get(reply.urls[0]!);
-    expect(follow.status).toBe(302);
+    const consent = serviceUrl(await e.followToService(attacker, reply.urls[0]!, mallory));
     expect(flowCookies(attacker)).toHaveLength(1);
-    const consent = follow.headers.get('location')!;
 
     // He sends the consent page to Penny; she allows, as herself, in her own browser.
     const victim = new Browser();
@@ -119,10 +115,12 @@ describe('/link', () => {
     const danaDiscord = e.discord.addMember(e.guildId, { username: 'dana', globalName: 'Dana D.' }).userId;
     const browser = new Browser();
     const reply = await runCommand(e, { userId: danaDiscord, name: 'link', memberPermissions: EVERYONE }).reply();
-    const follow = await browser.get(reply.urls[0]!);
+    // The link's page signs Dana in with Discord first; Discord's answer sets the flow's cookie.
+    const signIn = await browser.get(reply.urls[0]!);
+    const follow = await browser.get(await discordConsent(browser, signIn.headers.get('location')!, danaDiscord));
 
     // The flow's cookie: short-lived, HttpOnly, SameSite=Lax, not Secure over http.
-    const [setCookie] = follow.headers.getSetCookie();
+    const setCookie = follow.headers.getSetCookie().find((c) => c.startsWith('tierlink_flow_'));
     expect(setCookie).toMatch(/^tierlink_flow_[0-9a-f]{16}=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=900; HttpOnly; SameSite=Lax$/);
     const consent = new URL(follow.headers.get('location')!);
     expect(consent.searchParams.get('code_challenge_method')).toBe('S256');
@@ -156,12 +154,12 @@ describe('/link', () => {
     // Pat started a flow of her own in her browser (she holds a flow cookie), then opens Mallory's consent page.
     const victim = new Browser();
     const own = await runCommand(e, { userId: patDiscord, name: 'link', memberPermissions: EVERYONE }).reply();
-    await victim.get(own.urls[0]!);
+    await e.followToService(victim, own.urls[0]!, patDiscord);
     expect(flowCookies(victim)).toHaveLength(1);
 
     const attacker = new Browser();
     const reply = await runCommand(e, { userId: mallory, name: 'link', memberPermissions: EVERYONE }).reply();
-    const consent = (await attacker.get(reply.urls[0]!)).headers.get('location')!;
+    const consent = serviceUrl(await e.followToService(attacker, reply.urls[0]!, mallory));
     const res = await victim.get(await e.patreon.approveAuthorization(consent, pat.id));
     expect(res.status).toBe(403);
     expect(e.discord.memberRoles(e.guildId, mallory)).toEqual([]);

@@ -1,3 +1,5 @@
+import { requestIdFromAuthorizePage } from '@tierlink/sandbox/discord';
+
 /**
  * A browser's cookie jar over plain `fetch`: what one person's browser sends and keeps, per host.
  * Two `Browser`s are two people (the attacker's and the patron's); cookies never cross between them.
@@ -57,4 +59,32 @@ export class Browser {
   cookies(url: string): Map<string, string> {
     return new Map(this.jar(url));
   }
+}
+
+/**
+ * Plays a person at Discord's authorize page in `browser` (its cookies: a browser logged in to the
+ * stand-in and already authorized is sent back at once when the URL says `prompt=none`): opens the
+ * page and, when it asks, logs in as `userId` and answers. Returns where Discord sends the browser.
+ */
+export async function discordConsent(
+  browser: Browser,
+  authorizeUrl: string,
+  userId: string,
+  decision: 'allow' | 'deny' = 'allow',
+): Promise<string> {
+  const opened = await browser.get(authorizeUrl);
+  const html = await opened.text();
+  const location = opened.headers.get('location');
+  if (opened.status === 302 && location) return location;
+  const request = requestIdFromAuthorizePage(html);
+  if (opened.status !== 200 || !request) throw new Error(`Discord's authorize page answered ${opened.status}: ${html.slice(0, 300)}`);
+  const answered = await browser.post(new URL('/oauth2/authorize', authorizeUrl).toString(), {
+    request,
+    decision,
+    ...(decision === 'allow' ? { user_id: userId } : {}),
+  });
+  const next = answered.headers.get('location');
+  if (answered.status !== 302 || !next)
+    throw new Error(`Discord's consent form answered ${answered.status}: ${(await answered.text()).slice(0, 300)}`);
+  return next;
 }

@@ -1,24 +1,4 @@
-import { discordOAuthEnvironment } from '@tierlink/sandbox';
-import { Permission } from '@tierlink/sandbox/discord';
-import type { E2E, E2EOptions } from './e2e';
-
-/** The options that turn the dashboard on against the Discord stand-in (its OAuth2 secret and web base). */
-export const withDashboard: Pick<E2EOptions, 'beforeStart'> = {
-  beforeStart: ({ discord }) => discordOAuthEnvironment(discord),
-};
-
-/**
- * The dashboard turned on, and the bot invited as the README says for the join page: its role has
- * Manage Roles and Create Invite (so `/doctor` finds nothing missing in a healthy server).
- */
-export const withJoinPermissions: Pick<E2EOptions, 'beforeStart'> = {
-  beforeStart: ({ discord, guildId }) => {
-    discord.updateRole(guildId, discord.guild(guildId).botRoleId, {
-      permissions: Permission.ManageRoles | Permission.CreateInstantInvite,
-    });
-    return discordOAuthEnvironment(discord);
-  },
-};
+import type { E2E } from './e2e';
 
 export interface PageAnswer {
   status: number;

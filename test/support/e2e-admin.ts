@@ -141,9 +141,9 @@ export async function connectIn(e: E2E, guildId: string, userId: string): Promis
   const button = reply.urls[0];
   if (!button) throw new Error(`no link button in the /connect reply: ${reply.content}`);
   const browser = new Browser();
-  const follow = await browser.get(button);
-  if (follow.status !== 302) throw new Error(`the /connect link answered ${follow.status}`);
-  const callback = await e.patreon.approveAuthorization(follow.headers.get('location')!, e.patreon.creatorUserId);
+  const step = await e.followToService(browser, button, userId);
+  if (step.kind === 'page') throw new Error(`the /connect link answered ${step.status}`);
+  const callback = await e.patreon.approveAuthorization(step.url, e.patreon.creatorUserId);
   const page = await browser.get(callback);
   return { status: page.status, html: await page.text() };
 }

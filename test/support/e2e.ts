@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { type Config, parseConfig } from '../../src/config';
 import { type Tierlink, createTierlink } from '../../src/main';
 import { createLogger } from '../../src/edges/outbound/observability/logger';
-import { type DiscordSandbox, createDiscordSandbox } from '@tierlink/sandbox/discord';
+import { type DiscordSandbox, Permission, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import { type MembershipServiceSandbox, createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { Browser } from './browser';
 import { type TestDatabase, createTestDatabase } from './test-database';
@@ -72,6 +72,12 @@ export interface E2E {
   link(discordUserId: string, patreonUserId: string, decision?: 'allow' | 'deny'): Promise<{ status: number; html: string }>;
   /** `/connect` as the guild owner → authorize as the creator → callback; the result page. */
   connect(): Promise<{ status: number; html: string }>;
+  /**
+   * Follows a `/link` or `/connect` button in `browser` as far as the service's consent page, signing
+   * in with Discord as `discordUserId` on Discord's page on the way (as someone who logs in there
+   * afresh); the answer that is not a redirect to the service, when the flow stops before it.
+   */
+  followToService(browser: Browser, button: string, discordUserId: string): Promise<FlowStep>;
   stop(): Promise<void>;
 }
 
@@ -103,6 +109,15 @@ export interface E2EOptions {
 
 const ADMIN = 1n << 3n;
 
+/** Where a followed button ended: the service's consent page, or a page of Tierlink's own. */
+export type FlowStep = { kind: 'service'; url: string } | { kind: 'page'; status: number; html: string };
+
+/** The service's consent page a followed button reached; throws with the page's text when it stopped on a page. */
+export function serviceUrl(step: FlowStep): string {
+  if (step.kind === 'page') throw new Error(`the flow stopped on a page (${step.status}): ${pageText(step.html)}`);
+  return step.url;
+}
+
 /** The content and buttons of a message as an interaction response, edit or follow-up carries it. */
 export function readReply(data: Record<string, unknown> | null): Omit<CommandReply, 'ephemeral'> {
   const rows = (data?.components as Array<{ components?: Array<{ url?: string; custom_id?: string; label?: string }> }> | undefined) ?? [];
@@ -124,7 +139,12 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tierlink-e2e-'));
 
   const ownerId = '100000000000000099';
-  const { guildId } = discord.createGuild({ name: 'Fan Club', ownerId });
+  // The bot invited as the README says: its role has Manage Roles, and Create Invite for the join page.
+  const { guildId } = discord.createGuild({
+    name: 'Fan Club',
+    ownerId,
+    botPermissions: Permission.ManageRoles | Permission.CreateInstantInvite,
+  });
   const role = (name: string, position = 1) => discord.createRole(guildId, { name, position }).id;
   const roles = { bronze: role('Bronze'), silver: role('Silver'), gold: role('Gold'), staff: role('Staff'), vip: '' };
   roles.vip = role('VIP', 10); // above the bot's role
@@ -168,6 +188,8 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
   });
   const { url, port } = await tierlink.start();
   patreon.registerRedirectUri(`${url}/oauth/callback`);
+  // The pages of /link and /connect sign people in with Discord first (registered as the README says).
+  discord.registerRedirectUri(`${url}/discord/callback`);
 
   const replyOf = (record: { data: Record<string, unknown> | null; ephemeral: boolean } | undefined): CommandReply => {
     const data = record?.data ?? null;
@@ -209,29 +231,40 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
       }));
     },
 
+    async followToService(browser, button, discordUserId) {
+      const follow = await browser.get(button);
+      let location = follow.headers.get('location');
+      if (follow.status !== 302 || !location) return { kind: 'page', status: follow.status, html: await follow.text() };
+      if (location.startsWith(`${discord.webBaseUrl}/`)) {
+        const back = await browser.get(await discord.approveAuthorization(location, discordUserId));
+        location = back.headers.get('location');
+        if (back.status !== 302 || !location) return { kind: 'page', status: back.status, html: await back.text() };
+      }
+      return { kind: 'service', url: location };
+    },
+
     async link(discordUserId, patreonUserId, decision = 'allow') {
       const reply = await e2e.command(discordUserId, 'link');
       const button = reply.urls[0];
       if (!button) throw new Error(`no link button in the /link reply: ${reply.content}`);
       // One browser follows the button and comes back to the callback (it holds the flow's cookie).
       const browser = new Browser();
-      const follow = await browser.get(button);
-      if (follow.status !== 302) return { status: follow.status, html: await follow.text() };
-      const authorizeUrl = follow.headers.get('location')!;
+      const step = await e2e.followToService(browser, button, discordUserId);
+      if (step.kind === 'page') return { status: step.status, html: step.html };
       const callback =
-        decision === 'allow'
-          ? await patreon.approveAuthorization(authorizeUrl, patreonUserId)
-          : await patreon.denyAuthorization(authorizeUrl);
+        decision === 'allow' ? await patreon.approveAuthorization(step.url, patreonUserId) : await patreon.denyAuthorization(step.url);
       const page = await browser.get(callback);
       return { status: page.status, html: await page.text() };
     },
 
     async connect() {
       const reply = await e2e.command(ownerId, 'connect', [], ADMIN);
+      const button = reply.urls[0];
+      if (!button) throw new Error(`no link button in the /connect reply: ${reply.content}`);
       const browser = new Browser();
-      const follow = await browser.get(reply.urls[0]!);
-      const callback = await patreon.approveAuthorization(follow.headers.get('location')!, patreon.creatorUserId);
-      const page = await browser.get(callback);
+      const step = await e2e.followToService(browser, button, ownerId);
+      if (step.kind === 'page') return { status: step.status, html: step.html };
+      const page = await browser.get(await patreon.approveAuthorization(step.url, patreon.creatorUserId));
       return { status: page.status, html: await page.text() };
     },
 

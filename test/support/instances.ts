@@ -115,6 +115,7 @@ export async function createInstancesWorld(
     gold: tier('Gold', 1000, roles.gold),
   };
   patreon.registerRedirectUri(`${balancer.url}/oauth/callback`);
+  discord.registerRedirectUri(`${balancer.url}/discord/callback`);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tierlink-instances-'));
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',

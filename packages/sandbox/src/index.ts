@@ -3,7 +3,7 @@
  * like the real ones, and the demo story. The product never imports this package (a lint rule
  * enforces it); the tests, the benchmarks and `npm run demo` wire the product to it.
  */
-export { discordInteractionsEnvironment, discordOAuthEnvironment, standInEnvironment } from './service-environment';
+export { discordInteractionsEnvironment, standInEnvironment } from './service-environment';
 export {
   type Clock,
   type ManualClock,

@@ -4,7 +4,10 @@ import type { MembershipServiceSandbox } from './membership-service';
 /**
  * The environment that points Tierlink at both stand-ins: what the demo, the end-to-end tests and
  * the benchmarks give `parseConfig` (or a child process). Callers add DATA_DIR, DATABASE_URL and
- * the rest; `guildId` registers the slash commands on that server.
+ * the rest; `guildId` registers the slash commands on that server. The application's OAuth2 secret
+ * and where the authorize page lives (`{DISCORD_WEB_BASE_URL}/oauth2/authorize`) are in it: every
+ * page signs people in with Discord. Register the service's redirect URIs with
+ * `discord.setOAuth2Application` or `registerRedirectUri`.
  */
 export function standInEnvironment(patreon: MembershipServiceSandbox, discord: DiscordSandbox, guildId?: string): Record<string, string> {
   return {
@@ -12,20 +15,13 @@ export function standInEnvironment(patreon: MembershipServiceSandbox, discord: D
     DISCORD_APPLICATION_ID: discord.applicationId,
     ...(guildId ? { DISCORD_GUILD_ID: guildId } : {}),
     DISCORD_API_BASE_URL: discord.apiBaseUrl,
+    DISCORD_CLIENT_SECRET: discord.clientSecret,
+    DISCORD_WEB_BASE_URL: discord.webBaseUrl,
     PATREON_BASE_URL: patreon.url,
     PATREON_CLIENT_ID: patreon.clientId,
     PATREON_CLIENT_SECRET: patreon.clientSecret,
     PORT: '0',
   };
-}
-
-/**
- * What the dashboard and the join page add to {@link standInEnvironment}: the application's OAuth2
- * secret and where the authorize page lives (`{DISCORD_WEB_BASE_URL}/oauth2/authorize`). Register the
- * service's redirect URIs with `discord.setOAuth2Application` or `registerRedirectUri`.
- */
-export function discordOAuthEnvironment(discord: DiscordSandbox): Record<string, string> {
-  return { DISCORD_CLIENT_SECRET: discord.clientSecret, DISCORD_WEB_BASE_URL: discord.webBaseUrl };
 }
 
 /**

@@ -73,9 +73,12 @@ export function createActorAuthority(deps: ActorAuthorityDeps) {
   return {
     read,
 
-    /** Whether the actor holds a permission at guild level (the run-time check of an admin command). */
-    async holds(actor: Actor, bit: bigint): Promise<boolean> {
-      const view = await read(actor, { fresh: false });
+    /**
+     * Whether the actor holds a permission at guild level (the run-time check of an admin command);
+     * `fresh` for a decision that changes what Tierlink grants.
+     */
+    async holds(actor: Actor, bit: bigint, options: { fresh: boolean } = { fresh: false }): Promise<boolean> {
+      const view = await read(actor, options);
       return view !== null && hasPermission(view.authority, bit);
     },
 

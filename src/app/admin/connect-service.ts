@@ -8,8 +8,9 @@ import type { CampaignDetails, PatreonClient } from '../../edges/outbound/patreo
 import { PatreonApiError } from '../../edges/outbound/patreon';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
-import type { BoundState } from '../linking/link-service';
-import type { BoundFlow, BrowserBinding, OneTimeLinks, ReadNonce } from '../linking/one-time-links';
+import type { DiscordUser } from '../../edges/outbound/discord/user-oauth';
+import { type BoundState, type FlowFollow, accountOf } from '../linking/link-service';
+import type { BoundFlow, OneTimeLinks, ReadNonce } from '../linking/one-time-links';
 
 /** What Tierlink needs from a creator: who they are, their campaigns and members, and webhooks. */
 export const CREATOR_SCOPES = ['identity', 'campaigns', 'campaigns.members', 'w:campaigns.webhook'] as const;
@@ -55,6 +56,12 @@ export type ConnectCompletion =
 /** Why a chooser's ticket did nothing: used already, past its time, or not this browser's. */
 export type ChoiceRefusal = { kind: 'choice_refused'; reason: 'used' | 'expired' | 'invalid' };
 
+/**
+ * The person is not (or no longer) the server's owner or an administrator: connecting a campaign
+ * decides which roles every patron gets, so nothing is stored or bound.
+ */
+export type ConnectNotAllowed = { kind: 'not_allowed' };
+
 export interface ConnectServiceDeps {
   guilds: GuildRepository;
   campaigns: CampaignRepository;
@@ -69,6 +76,11 @@ export interface ConnectServiceDeps {
   preferredCampaignId: string | undefined;
   /** Called after a campaign is bound to a guild: register the webhook, and so on. */
   onBound(bound: BoundCampaign): Promise<void>;
+  /**
+   * Whether this Discord user may connect a campaign to this guild: the server's owner or an
+   * Administrator, read from Discord now (src/app/admin/actor-authority.ts).
+   */
+  mayConnect(guildId: string, userId: string): Promise<boolean>;
 }
 
 /**
@@ -76,6 +88,10 @@ export interface ConnectServiceDeps {
  * the callback stores the creator's tokens (sealed), picks the campaign (PATREON_CAMPAIGN_ID, the
  * only one, or the creator's choice on the result page), reads its tiers and binds it to the guild.
  * The environment's creator tokens take the same path at start-up, without a click.
+ *
+ * A campaign's tiers name the roles its patrons get, so only the server's owner or an Administrator
+ * connects one: checked when `/connect` runs, when its link is followed (by the Discord account that
+ * ran it, signed in on the link's page), and again before anything is stored or bound.
  */
 export function createConnectService(deps: ConnectServiceDeps) {
   const { clock, logger } = deps;
@@ -116,27 +132,45 @@ export function createConnectService(deps: ConnectServiceDeps) {
 
   return {
     /** `/connect`: the guild is recorded (with its name, for the result page) before its one-time link is handed out. */
-    async start(discordUserId: string, guild: { id: string; name: string | null }) {
+    async start(
+      discordUserId: string,
+      guild: { id: string; name: string | null },
+    ): Promise<{ kind: 'link'; url: string; expiresAt: Date } | ConnectNotAllowed> {
+      if (!(await deps.mayConnect(guild.id, discordUserId))) return { kind: 'not_allowed' };
       await deps.guilds.ensure(guild.id, guild.name);
-      return deps.oneTimeLinks.create('connect', discordUserId, guild.id);
+      return { kind: 'link', ...(await deps.oneTimeLinks.create('connect', discordUserId, guild.id)) };
     },
 
-    /** `GET /connect/:token`: the authorize URL and the browser binding to set as a cookie; null for a dead link. */
-    async follow(token: string): Promise<{ url: string; browser: BrowserBinding } | null> {
+    /**
+     * A `/connect` link, once its page signed the person in with Discord: the service's authorize
+     * URL and the browser binding to set as a cookie, when the person is the one who ran `/connect`
+     * and may still connect a campaign here. The link is spent either way.
+     */
+    async follow(token: string, signedIn: DiscordUser): Promise<FlowFollow | ConnectNotAllowed> {
       const followed = await deps.oneTimeLinks.follow('connect', token);
-      if (!followed) return null;
+      if (!followed) return { kind: 'expired' };
+      const { guildId, discordUserId } = followed.row;
+      if (discordUserId !== signedIn.id) {
+        logger.warn({ guildId, signedIn: signedIn.id }, 'connect refused: the link was made for another Discord account');
+        return { kind: 'someone_else', signedInAs: accountOf(signedIn) };
+      }
+      if (!(await deps.mayConnect(guildId, signedIn.id))) {
+        logger.warn({ guildId, userId: signedIn.id }, 'connect refused: neither the owner nor an administrator any more');
+        return { kind: 'not_allowed' };
+      }
       const url = deps.accounts.oauth.authorizeUrl({
         redirectUri: deps.redirectUri(),
         scopes: [...CREATOR_SCOPES, ...OPTIONAL_CREATOR_SCOPES],
         state: followed.state,
         codeChallenge: followed.codeChallenge,
       });
-      return { url, browser: followed.browser };
+      return { kind: 'redirect', url, browser: followed.browser };
     },
 
     /** The callback of a `/connect` authorization, after its state was consumed in the browser that started it. */
-    async complete(code: string, consumed: BoundState): Promise<ConnectCompletion> {
+    async complete(code: string, consumed: BoundState): Promise<ConnectCompletion | ConnectNotAllowed> {
       const link = consumed.row;
+      if (!link.discordUserId || !(await deps.mayConnect(link.guildId, link.discordUserId))) return { kind: 'not_allowed' };
       try {
         const tokens = await deps.accounts.oauth.exchangeCode({
           code,
@@ -157,10 +191,15 @@ export function createConnectService(deps: ConnectServiceDeps) {
      * `POST /connect/choose`: binds the campaign the creator chose on the chooser, once, from the
      * browser of the flow (its cookie), with the page's form token.
      */
-    async choose(ticket: string | undefined, csrf: string | undefined, readNonce: ReadNonce): Promise<ConnectCompletion | ChoiceRefusal> {
+    async choose(
+      ticket: string | undefined,
+      csrf: string | undefined,
+      readNonce: ReadNonce,
+    ): Promise<ConnectCompletion | ChoiceRefusal | ConnectNotAllowed> {
       const redeemed = await deps.oneTimeLinks.redeemChoice(ticket, csrf, readNonce);
       if (redeemed.kind !== 'chosen') return { kind: 'choice_refused', reason: redeemed.kind };
       const { guildId, creatorUserId, campaignId } = redeemed;
+      if (!redeemed.discordUserId || !(await deps.mayConnect(guildId, redeemed.discordUserId))) return { kind: 'not_allowed' };
       try {
         const client = deps.accounts.clientForCreator(creatorUserId);
         const details = await client.getCampaign(campaignId);

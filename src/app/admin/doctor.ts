@@ -6,6 +6,7 @@ import { DiscordProblemError } from '../../edges/outbound/discord/discord-proble
 import type { GuildDirectory } from '../../edges/outbound/discord/guild-directory';
 import type { GuildSnapshotCache } from '../../edges/outbound/discord/guild-snapshot-cache';
 import { MANAGE_ROLES, botCanManageRoles } from '../../core/role-hierarchy';
+import { listed } from '../../core/authority';
 import { CREATOR_SCOPES } from './connect-service';
 import { tierRoles } from '../../core/planner/desired-roles';
 import type { GrantSource, GuildContext } from '../../core/planner/types';
@@ -73,6 +74,12 @@ interface RoleUse {
   /** How the role is used, for "… but does not exist in this server". */
   what: string;
   fixMissing: string;
+  /** What names the role, for "held back (…)": "Gold’s Discord role on Patreon". */
+  label: string;
+  /** Who gets it, for "If every … should have that power". */
+  whoGetsIt: string;
+  /** The other way out of a held-back role than allowing it. */
+  instead: string;
 }
 
 /** Every role the guild's configuration names (tiers' own roles, `/map` rows, settings), with how. */
@@ -89,11 +96,17 @@ function rolesInUse(guild: GuildContext): Map<string, RoleUse> {
               source,
               what: `is mapped to ${tier.title} with /map`,
               fixMissing: `It was deleted: map ${tier.title} to another role with /map (Tierlink then forgets the deleted one).`,
+              label: `mapped to ${tier.title} with /map`,
+              whoGetsIt: `every patron of ${tier.title}`,
+              instead: `unmap it with /unmap tier:${tier.title}`,
             }
           : {
               source,
               what: `is ${tier.title}’s Discord role on Patreon`,
               fixMissing: `Set ${tier.title}’s Discord role on Patreon to a role of this server, or map one with /map.`,
+              label: `${tier.title}’s Discord role on Patreon`,
+              whoGetsIt: `every patron of ${tier.title}`,
+              instead: `choose another role for ${tier.title} on Patreon`,
             },
       );
     }
@@ -104,6 +117,9 @@ function rolesInUse(guild: GuildContext): Map<string, RoleUse> {
       source: 'setting',
       what: 'is the former-patron role',
       fixMissing: 'Choose another with /settings former_role, or /settings clear_former_role:true.',
+      label: 'the former-patron role',
+      whoGetsIt: 'every former patron',
+      instead: 'choose another former-patron role with /settings',
     });
   }
   if (followerRoleId && !used.has(followerRoleId)) {
@@ -111,9 +127,33 @@ function rolesInUse(guild: GuildContext): Map<string, RoleUse> {
       source: 'setting',
       what: 'is the follower role',
       fixMissing: 'Choose another with /settings follower_role, or /settings clear_follower_role:true.',
+      label: 'the follower role',
+      whoGetsIt: 'every follower',
+      instead: 'choose another follower role with /settings',
     });
   }
   return used;
+}
+
+/** `/doctor`'s line about a role held back for its dangerous permissions, with the way to allow it and the way out. */
+function heldBackCheck(
+  role: { name: string; heldBack?: { permissions: readonly string[]; gained: boolean } | null },
+  use: Pick<RoleUse, 'label' | 'whoGetsIt' | 'instead'>,
+): DoctorCheck | null {
+  const held = role.heldBack;
+  if (!held) return null;
+  const names = listed(held.permissions);
+  const s = held.permissions.length === 1 ? '' : 's';
+  return {
+    name: `Role ${role.name}`,
+    ok: false,
+    detail: held.gained
+      ? `held back: it gained the ${names} permission${s} since the server owner or an administrator allowed it (${use.label})`
+      : `held back: it has the ${names} permission${s}, and no server owner or administrator has allowed Tierlink to give it (${use.label})`,
+    fix:
+      `If ${use.whoGetsIt} should have that power, the server owner or an administrator runs /allow-role role:@${role.name}. ` +
+      `Otherwise ${use.instead}, or remove the permission${s} from ${role.name}.`,
+  };
 }
 
 /**
@@ -177,7 +217,20 @@ export function createDoctor(deps: DoctorDeps) {
       }
       here += 1;
       if (role.problem) problems.push({ name: `Role ${role.name}`, ok: false, detail: role.problem.message, fix: role.problem.fix });
+      // Held back is judged with the server's real permissions and allowances (the guild's context).
+      const held = role.problem ? null : heldBackCheck(guild.roles.get(roleId) ?? role, use);
+      if (held) problems.push(held);
     }
+    const joinerRoleId = guild.settings.joinerRoleId ?? null;
+    const joiner = joinerRoleId && !used.has(joinerRoleId) ? guild.roles.get(joinerRoleId) : undefined;
+    const joinerHeld = joiner
+      ? heldBackCheck(joiner, {
+          label: 'the joiner role',
+          whoGetsIt: 'everyone who joins through the join page',
+          instead: 'choose another joiner role with /settings',
+        })
+      : null;
+    if (joinerHeld) problems.push(joinerHeld);
     checks.push(
       ...(problems.length > 0
         ? problems

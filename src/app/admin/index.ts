@@ -8,6 +8,7 @@ import type { Logger } from '../../shared/logger';
 import type { Linking } from '../linking';
 import type { SyncSubsystem } from '../sync';
 import type { WebhookRegistration } from '../webhooks/registration';
+import { ADMINISTRATOR } from '../../core/role-hierarchy';
 import { createActorAuthority } from './actor-authority';
 import { createAdoptionCheck } from './adoption-check';
 import { createConnectService } from './connect-service';
@@ -16,6 +17,7 @@ import type { JoinLinks } from '../joining/join-links';
 import type { EnvironmentBinding } from './deployment-checks';
 import type { ApplicationInfo } from '../../edges/outbound/discord/application-info';
 import { createMappingService } from './mapping-service';
+import { createRoleAllowances } from './role-allowances';
 import { createSettingsService } from './settings-service';
 import { createChannelSettings } from './channel-settings';
 import type { ChannelMessages } from '../../edges/outbound/discord/channel-messages';
@@ -28,7 +30,17 @@ import { progressOf } from '../sync/sync-scheduler';
 export interface CreatorAdminDeps {
   repos: Pick<
     Repositories,
-    'guilds' | 'campaigns' | 'credentials' | 'mappings' | 'appState' | 'syncRuns' | 'snapshots' | 'channelOutbox' | 'comps' | 'ruleRoles'
+    | 'guilds'
+    | 'campaigns'
+    | 'credentials'
+    | 'mappings'
+    | 'appState'
+    | 'syncRuns'
+    | 'snapshots'
+    | 'channelOutbox'
+    | 'comps'
+    | 'ruleRoles'
+    | 'roleAllowances'
   >;
   accounts: CreatorAccounts;
   discord: { snapshots: GuildSnapshotCache; directory: GuildDirectory; channels: ChannelMessages; application?: ApplicationInfo };
@@ -58,6 +70,7 @@ export interface CreatorAdminDeps {
 export function createCreatorAdmin(deps: CreatorAdminDeps) {
   const { repos, accounts, discord, sync, clock, logger } = deps;
   const reconcileGuild = sync.applyGuild;
+  const authority = createActorAuthority({ directory: discord.directory, snapshots: discord.snapshots });
   const connect = createConnectService({
     ...repos,
     oneTimeLinks: deps.linking.oneTimeLinks,
@@ -72,10 +85,27 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
       if (result.state === 'failed')
         logger.warn({ campaignId: bound.campaignId, detail: result.detail }, 'webhook registration failed at connect');
     },
+    // The owner holds every bit; anyone else needs Administrator, read from Discord now.
+    mayConnect: (guildId, userId) => authority.holds({ guildId, userId }, ADMINISTRATOR, { fresh: true }),
   });
   const tiers = createTiersService({ ...repos, accounts, contexts: sync.contexts, clock, logger });
-  const authority = createActorAuthority({ directory: discord.directory, snapshots: discord.snapshots });
-  const mapping = createMappingService({ mappings: repos.mappings, guilds: repos.guilds, tiers, authority, reconcileGuild, logger });
+  const allowances = createRoleAllowances({
+    authority,
+    allowances: repos.roleAllowances,
+    contexts: sync.contexts,
+    reconcileGuild,
+    clock,
+    logger,
+  });
+  const mapping = createMappingService({
+    mappings: repos.mappings,
+    guilds: repos.guilds,
+    tiers,
+    authority,
+    allowances,
+    reconcileGuild,
+    logger,
+  });
   const channelSettings = createChannelSettings({
     guilds: repos.guilds,
     channels: discord.channels,
@@ -86,6 +116,7 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
   });
   const settings = createSettingsService({
     guilds: repos.guilds,
+    allowances,
     channels: channelSettings,
     authority,
     strict: sync.strict,
@@ -147,6 +178,7 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
     authority,
     rules,
     adoption: createAdoptionCheck({ authority, contexts: sync.contexts }),
+    allowances,
     connect,
     tiers,
     mapping,

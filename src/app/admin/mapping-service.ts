@@ -5,12 +5,24 @@ import type { Logger } from '../../shared/logger';
 import { roleIdsForGuild } from '../../core/tier-roles';
 import { type Actor, type ActorAuthority, NOT_A_MEMBER } from './actor-authority';
 import type { TiersService } from './tiers-service';
+import type { RoleAllowances } from './role-allowances';
 
 /** Reconciles every member of a guild whose roles may be affected, and says how many changed. */
 export type ReconcileGuild = (guildId: string, trigger: 'map' | 'settings') => Promise<GuildApplyOutcome>;
 
 export type MapOutcome =
-  | { kind: 'done'; tierTitle: string; roleName: string; changed: boolean; followUp: Promise<GuildApplyOutcome> }
+  /**
+   * `allowed`: the role's dangerous permissions, which the owner or the administrator who mapped it
+   * allowed by naming it (src/app/admin/role-allowances.ts); null for a role without any.
+   */
+  | {
+      kind: 'done';
+      tierTitle: string;
+      roleName: string;
+      changed: boolean;
+      followUp: Promise<GuildApplyOutcome>;
+      allowed?: string[] | null;
+    }
   | { kind: 'unknown_tier' }
   /** The bot cannot manage the role (above it, managed, @everyone, deleted). */
   | { kind: 'role_refused'; message: string; fix: string }
@@ -30,6 +42,7 @@ export function createMappingService(deps: {
   guilds: Pick<GuildRepository, 'settings' | 'saveSettings'>;
   tiers: TiersService;
   authority: ActorAuthority;
+  allowances: Pick<RoleAllowances, 'allowNamed' | 'forgetRole'>;
   reconcileGuild: ReconcileGuild;
   logger: Logger;
 }) {
@@ -59,6 +72,7 @@ export function createMappingService(deps: {
      */
     async forgetDeletedRole(guildId: string, roleId: string): Promise<void> {
       const rows = await deps.mappings.removeRole(guildId, roleId);
+      await deps.allowances.forgetRole(guildId, roleId);
       const settings = await deps.guilds.settings(guildId);
       const cleared = { formerPatronRoleId: settings.formerPatronRoleId === roleId, followerRoleId: settings.followerRoleId === roleId };
       if (cleared.formerPatronRoleId || cleared.followerRoleId) {
@@ -83,6 +97,8 @@ export function createMappingService(deps: {
       if (!decision.ok)
         return { kind: decision.kind === 'not_allowed' ? 'not_allowed' : 'role_refused', message: decision.message, fix: decision.fix };
       await forgetDeletedRoles(guildId, view.snapshot.roles);
+      // Only the owner or an administrator may map a role with dangerous permissions: naming it is their allowance.
+      const allowed = await deps.allowances.allowNamed(view, roleId);
       const changed = await deps.mappings.add(guildId, { campaignId: tier.campaignId, tierId: tier.id, roleId }, actor.userId);
       if (changed) deps.logger.info({ guildId, userId: actor.userId, roleId, tierId: tier.id }, 'tier mapped to a role');
       return {
@@ -90,7 +106,8 @@ export function createMappingService(deps: {
         tierTitle: tier.title,
         roleName: decision.role?.name ?? roleId,
         changed,
-        followUp: changed ? inBackground(guildId) : Promise.resolve({ kind: 'applied' as const, members: 0, changes: 0 }),
+        followUp: changed || allowed ? inBackground(guildId) : Promise.resolve({ kind: 'applied' as const, members: 0, changes: 0 }),
+        allowed,
       };
     },
 

@@ -13,6 +13,7 @@ import type { ChannelChange, GuildChannels } from '../../core/guild-channels';
 import { type ChannelSettings, channelKeys } from './channel-settings';
 import { type Actor, type ActorAuthority, type ActorView, NOT_A_MEMBER } from './actor-authority';
 import type { ReconcileGuild } from './mapping-service';
+import type { RoleAllowances } from './role-allowances';
 import type { JoinLink, JoinLinks } from '../joining/join-links';
 
 /** Turning strict mode on waits for this confirmation, bound to the person who asked, for this long. */
@@ -83,6 +84,8 @@ function inOptionNames(problem: string): string {
 export interface SettingsServiceDeps {
   guilds: GuildRepository;
   authority: ActorAuthority;
+  /** A role with dangerous permissions named here by the owner or an administrator is allowed by that (src/app/admin/role-allowances.ts). */
+  allowances: Pick<RoleAllowances, 'allowNamed'>;
   strict: StrictPreviewer;
   /** The guild's tiers and roles, for the roles free tiers grant (`freeTiersGrantRoles`). */
   contexts: GuildContextLoader;
@@ -217,6 +220,10 @@ export function createSettingsService(deps: SettingsServiceDeps) {
       if (strict && !others && joinSlug === undefined && channelChanges.length === 0)
         return { kind: 'strict_pending', settings: before, channels: channelsBefore, join, strict };
       if (others) await deps.guilds.saveSettings(guildId, saved);
+      for (const key of ['formerPatronRoleId', 'followerRoleId', 'joinerRoleId'] as const) {
+        const roleId = saved[key] ?? null;
+        if (roleId && roleId !== (before[key] ?? null)) await deps.allowances.allowNamed(view, roleId);
+      }
       const { channels, notes } =
         channelChanges.length > 0
           ? await deps.channels.save(guildId, channelsBefore, channelChange)

@@ -24,6 +24,8 @@ export interface TierRoleLine {
   elsewhere: string | null;
   /** Missing from the server (and from every other one it could belong to), or a role the bot cannot manage, with the fix. */
   problem: { message: string; fix: string } | null;
+  /** A role with dangerous permissions the owner or an administrator has not allowed: never granted (src/app/admin/role-allowances.ts). */
+  heldBack: { message: string; fix: string } | null;
 }
 
 export interface TierLine {
@@ -125,6 +127,7 @@ export function createTiersService(deps: {
             roleName: role?.name ?? null,
             source,
             elsewhere: otherServer,
+            heldBack: role?.heldBack ? { message: role.heldBack.message, fix: role.heldBack.fix } : null,
             problem: role
               ? role.problem
               : otherServer

@@ -8,6 +8,7 @@ import type { MapOutcome, MappingService } from '../admin/mapping-service';
 import type { SettingsOutcome, SettingsService, StrictConfirmOutcome } from '../admin/settings-service';
 import { type TierLine, type TiersService, tierRef } from '../admin/tiers-service';
 import type { ChannelSettings } from '../admin/channel-settings';
+import type { AllowOutcome, RoleAllowances } from '../admin/role-allowances';
 import { type ChannelChange, type ChannelSetting, type GuildChannels, channelOf } from '../../core/guild-channels';
 import type { RuleRole } from '../../core/planner/types';
 import type { RuleRoleOutcome, RuleRolesService } from '../admin/rule-roles-service';
@@ -43,6 +44,7 @@ export interface ConfigurationDeps {
   snapshots: Pick<GuildSnapshotCache, 'get'>;
   mapping: Pick<MappingService, 'map' | 'unmap'>;
   settings: Pick<SettingsService, 'apply' | 'confirmStrict'>;
+  allowances: Pick<RoleAllowances, 'set'>;
   channelSettings: Pick<ChannelSettings, 'current' | 'postable'>;
   rules: Pick<RuleRolesService, 'list' | 'set' | 'remove'>;
   sleep?: (ms: number) => Promise<void>;
@@ -135,6 +137,12 @@ export function createConfiguration(deps: ConfigurationDeps) {
     ): Promise<{ outcome: SettingsOutcome; followUp: FollowUp | null }> {
       const outcome = await deps.settings.apply({ guildId, userId: actorId }, change);
       return { outcome, followUp: outcome.kind === 'changed' ? await wait(outcome.followUp) : null };
+    },
+
+    /** Allows a held-back role, as `/allow-role` does (the owner or an administrator only). */
+    async allowRole(guildId: string, actorId: string, roleId: string): Promise<{ outcome: AllowOutcome; followUp: FollowUp | null }> {
+      const outcome = await deps.allowances.set({ guildId, userId: actorId }, roleId, true);
+      return { outcome, followUp: outcome.kind === 'allowed' ? await wait(outcome.followUp) : null };
     },
 
     /** Confirms strict mode with the token the settings change handed out (as the button in Discord does). */

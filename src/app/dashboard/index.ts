@@ -1,11 +1,13 @@
 import type { Doctor } from '../admin/doctor';
 import type { MappingService } from '../admin/mapping-service';
 import type { SettingsService } from '../admin/settings-service';
+import type { RoleAllowances } from '../admin/role-allowances';
 import type { TiersService } from '../admin/tiers-service';
 import type { GuildPermissions } from '../guild-permissions';
 import type { StatusService } from '../linking/status-service';
 import type { WebhookRegistration } from '../webhooks/registration';
 import type { DiscordUserOAuth } from '../../edges/outbound/discord/user-oauth';
+import type { DiscordSignIn } from '../discord-sign-in';
 import type { GuildDirectory } from '../../edges/outbound/discord/guild-directory';
 import type { GuildSnapshotCache } from '../../edges/outbound/discord/guild-snapshot-cache';
 import type { Repositories } from '../../edges/outbound/store/repositories';
@@ -33,6 +35,7 @@ export interface DashboardDeps {
     tiers: TiersService;
     mapping: MappingService;
     settings: SettingsService;
+    allowances: RoleAllowances;
     doctor: Pick<Doctor, 'run'>;
     /** The channels Tierlink posts in: what is set, and which channels may be chosen. */
     channelSettings: Pick<ChannelSettings, 'current' | 'postable'>;
@@ -42,8 +45,10 @@ export interface DashboardDeps {
   status: StatusService;
   registration: Pick<WebhookRegistration, 'health'>;
   runSync: RunSync;
-  /** Discord's OAuth2 for people (DISCORD_CLIENT_SECRET), shared with the join page. */
+  /** Discord's OAuth2 for people (DISCORD_CLIENT_SECRET): the server menu reads the person's servers. */
   oauth: DiscordUserOAuth;
+  /** The one sign-in with Discord, shared with the pages of `/link` and `/connect`. */
+  discordSignIn: DiscordSignIn;
   box: SecretBox;
   clock: Clock;
   logger: Logger;
@@ -58,6 +63,7 @@ export interface DashboardDeps {
 export function createDashboard(deps: DashboardDeps) {
   const { repos, discord, clock, logger } = deps;
   const signIn = createSignIn({
+    discord: deps.discordSignIn,
     oauth: deps.oauth,
     sessions: repos.dashboardSessions,
     box: deps.box,

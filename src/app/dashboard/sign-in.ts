@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { DiscordUserOAuth } from '../../edges/outbound/discord/user-oauth';
+import type { DiscordSignIn } from '../discord-sign-in';
 import type {
   DashboardSessionRepository,
   DashboardSessionRow,
@@ -38,11 +39,7 @@ export type SignInOutcome =
   | { kind: 'discord_error' };
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
-/**
- * Where the two cookies' sealed values belong: a state cookie does not open as a session cookie,
- * nor the reverse (the cipher's associated data differs).
- */
-const STATE_COOKIE_SEAL = { table: 'cookie', column: 'dashboard_state', row: '' } as const;
+/** Where the session cookie's sealed value belongs: it opens as nothing else. */
 const SESSION_COOKIE_SEAL = { table: 'cookie', column: 'dashboard_session', row: '' } as const;
 
 function sameText(a: string, b: string): boolean {
@@ -57,7 +54,9 @@ export function safeNext(next: string | undefined | null): string {
 }
 
 export interface SignInDeps {
-  oauth: Pick<DiscordUserOAuth, 'authorizeUrl' | 'exchangeCode' | 'currentUser' | 'currentUserGuilds' | 'revoke'>;
+  /** The one sign-in with Discord (src/app/discord-sign-in.ts). */
+  discord: DiscordSignIn;
+  oauth: Pick<DiscordUserOAuth, 'currentUserGuilds'>;
   sessions: DashboardSessionRepository;
   box: SecretBox;
   clock: Clock;
@@ -67,10 +66,9 @@ export interface SignInDeps {
 }
 
 /**
- * Sign-in with Discord for the dashboard (OAuth2 authorization code, docs/discord-api-notes.md §1).
+ * Sign-in with Discord for the dashboard (src/app/discord-sign-in.ts: a state and PKCE verifier
+ * sealed in the browser that asked, once).
  *
- * - The `state` is a random nonce that the browser also holds, sealed, in a short-lived cookie: an
- *   answer is accepted only in the browser that asked, once (the cookie is cleared).
  * - The Discord token serves the callback only: it reads who the user is and which servers Discord
  *   lists for them, then it is revoked. Nothing Tierlink keeps can act as the user on Discord.
  * - The session id lives in the browser sealed with SECRET_KEY (AES-GCM) and in the database as its
@@ -87,70 +85,50 @@ export function createSignIn(deps: SignInDeps) {
   return {
     /** Starts a sign-in: the authorize URL to redirect to, and the sealed state the browser keeps. */
     begin(next: string | undefined): { authorizeUrl: string; stateCookie: string } {
-      const nonce = randomBytes(24).toString('base64url');
-      const expiresAt = clock.now().getTime() + STATE_LIFETIME_MS;
-      const stateCookie = box.encrypt(JSON.stringify({ n: nonce, next: safeNext(next), exp: expiresAt }), STATE_COOKIE_SEAL);
-      const authorizeUrl = deps.oauth.authorizeUrl({ scopes: DASHBOARD_SCOPES, state: nonce, redirectUri: deps.redirectUri() });
-      return { authorizeUrl, stateCookie };
+      const started = deps.discord.begin({
+        kind: 'dashboard',
+        scopes: DASHBOARD_SCOPES,
+        redirectUri: deps.redirectUri(),
+        payload: { next: safeNext(next) },
+        lifetimeMs: STATE_LIFETIME_MS,
+      });
+      return { authorizeUrl: started.authorizeUrl, stateCookie: started.sealed };
     },
 
     /** The callback: checks the state against the browser's cookie, learns who signed in, opens a session. */
     async complete(query: { code?: string; state?: string; error?: string }, stateCookie: string | undefined): Promise<SignInOutcome> {
-      let started: { n: string; next: string; exp: number } | null;
-      try {
-        started = stateCookie
-          ? (JSON.parse(box.decrypt(stateCookie, STATE_COOKIE_SEAL)) as { n: string; next: string; exp: number })
-          : null;
-      } catch {
-        started = null;
-      }
-      const fresh = started !== null && typeof started.n === 'string' && started.exp > clock.now().getTime();
-      if (!fresh || !query.state || !sameText(query.state, started!.n)) {
-        logger.warn(
-          { hasState: Boolean(query.state), hasCookie: Boolean(stateCookie) },
-          'dashboard sign-in refused: state not started here',
-        );
-        return { kind: 'bad_state' };
-      }
-      if (query.error) return query.error === 'access_denied' ? { kind: 'denied' } : { kind: 'discord_error' };
-      if (!query.code) return { kind: 'bad_state' };
-
-      const tokens = await deps.oauth.exchangeCode(query.code, deps.redirectUri());
-      if (!tokens.ok) {
-        logger.warn({ kind: tokens.error.kind, detail: tokens.error.detail }, 'dashboard sign-in: the code exchange failed');
-        return { kind: tokens.error.kind === 'invalid_grant' ? 'bad_state' : 'discord_error' };
-      }
-      const { accessToken } = tokens.value;
-      try {
-        const [user, guilds] = await Promise.all([deps.oauth.currentUser(accessToken), deps.oauth.currentUserGuilds(accessToken)]);
-        if (!user.ok || !guilds.ok) {
-          const problem = !user.ok ? user.error : !guilds.ok ? guilds.error : null;
-          logger.warn({ kind: problem?.kind, detail: problem?.detail }, 'dashboard sign-in: Discord did not say who signed in');
-          return { kind: 'discord_error' };
-        }
-        const sessionId = randomBytes(32).toString('base64url');
-        const now = clock.now();
-        await deps.sessions.create({
-          idHash: sha256(sessionId),
-          discordUserId: user.value.id,
-          userName: (user.value.globalName ?? user.value.username).slice(0, 100),
-          guildIds: guilds.value.slice(0, 200).map((g) => g.id),
-          createdAt: now,
-          expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS),
-        });
-        logger.info({ userId: user.value.id }, 'signed in to the dashboard');
-        return {
-          kind: 'signed_in',
-          sessionCookie: box.encrypt(sessionId, SESSION_COOKIE_SEAL),
-          next: started!.next,
-          userId: user.value.id,
-        };
-      } finally {
-        // Not kept: revoking also ends the refresh token Discord issued with it.
-        const revoked = await deps.oauth.revoke(accessToken);
-        if (!revoked.ok)
-          logger.warn({ kind: revoked.error.kind }, 'dashboard sign-in: revoking the Discord token failed; it expires on its own');
-      }
+      const outcome = await deps.discord.finish<{ next: string }, SignInOutcome>({
+        kind: 'dashboard',
+        answer: query,
+        sealed: stateCookie,
+        redirectUri: deps.redirectUri(),
+        keepAuthorization: false,
+        then: async ({ user, accessToken, payload }) => {
+          const guilds = await deps.oauth.currentUserGuilds(accessToken);
+          if (!guilds.ok) {
+            logger.warn({ kind: guilds.error.kind, detail: guilds.error.detail }, 'dashboard sign-in: Discord did not list the servers');
+            return { kind: 'discord_error' };
+          }
+          const sessionId = randomBytes(32).toString('base64url');
+          const now = clock.now();
+          await deps.sessions.create({
+            idHash: sha256(sessionId),
+            discordUserId: user.id,
+            userName: (user.globalName ?? user.username).slice(0, 100),
+            guildIds: guilds.value.slice(0, 200).map((g) => g.id),
+            createdAt: now,
+            expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS),
+          });
+          logger.info({ userId: user.id }, 'signed in to the dashboard');
+          return {
+            kind: 'signed_in',
+            sessionCookie: box.encrypt(sessionId, SESSION_COOKIE_SEAL),
+            next: safeNext(payload.next),
+            userId: user.id,
+          };
+        },
+      });
+      return outcome.kind === 'denied' || outcome.kind === 'discord_error' ? { kind: outcome.kind } : outcome;
     },
 
     /** The live session a cookie names, or null. */

@@ -17,8 +17,8 @@ export interface JoiningDeps {
   linking: Pick<Linking, 'link' | 'oneTimeLinks'>;
   sync: Pick<SyncSubsystem, 'contexts' | 'reconciler'>;
   discord: { snapshots: GuildSnapshotCache; members: MemberAdder };
-  /** The Discord user OAuth client the dashboard signs in with; null without DISCORD_CLIENT_SECRET (the join page is off). */
-  oauth: DiscordUserOAuth | null;
+  /** Discord's OAuth2 for people (DISCORD_CLIENT_SECRET): who is joining, and leave to add them. */
+  oauth: DiscordUserOAuth;
   clock: Clock;
   logger: Logger;
   metrics: Metrics;
@@ -28,11 +28,6 @@ export interface JoiningDeps {
 /** What `/doctor` says about the join page, per readiness. */
 const READINESS_CHECK: Record<JoinReadiness, { ok: boolean; detail: string; fix: string | null }> = {
   ready: { ok: true, detail: 'patrons join at', fix: null },
-  off: {
-    ok: true,
-    detail: 'off: DISCORD_CLIENT_SECRET is not set, so Tierlink cannot ask Discord who is joining',
-    fix: null,
-  },
   not_connected: { ok: true, detail: 'waits for a connected campaign (/connect)', fix: null },
   bot_not_in_server: { ok: false, detail: 'Tierlink cannot read this server', fix: 'Invite the bot to the server again.' },
   bot_lacks_invite: {
@@ -60,27 +55,23 @@ export function createJoining(deps: JoiningDeps) {
     links: deps.links,
     served: deps.linking.link.servedCampaigns,
     clock,
-    enabled: deps.oauth !== null,
   });
-  const flow = deps.oauth
-    ? createJoinFlow({
-        places,
-        links: deps.links,
-        oneTimeLinks: deps.linking.oneTimeLinks,
-        link: deps.linking.link,
-        oauth: deps.oauth,
-        members: deps.discord.members,
-        reconciler: deps.sync.reconciler,
-        metrics: deps.metrics,
-        logger,
-        redirectUri: () => `${deps.publicUrl()}/join/callback`,
-      })
-    : null;
+  const flow = createJoinFlow({
+    places,
+    links: deps.links,
+    oneTimeLinks: deps.linking.oneTimeLinks,
+    link: deps.linking.link,
+    oauth: deps.oauth,
+    members: deps.discord.members,
+    reconciler: deps.sync.reconciler,
+    metrics: deps.metrics,
+    logger,
+    redirectUri: () => `${deps.publicUrl()}/join/callback`,
+  });
 
   return {
     links: deps.links,
     places,
-    /** Null when the join page is off (no DISCORD_CLIENT_SECRET). */
     flow,
 
     /** `/doctor`'s line about the join page: its address, or what keeps it from adding people. */

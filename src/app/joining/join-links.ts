@@ -11,16 +11,12 @@ export interface JoinLink {
   slug: string;
   source: SlugSource;
   url: string;
-  /** Join pages can add people (DISCORD_CLIENT_SECRET is set); the address is kept and shown either way. */
-  on: boolean;
 }
 
 export interface JoinLinksDeps {
   guilds: Pick<GuildRepository, 'joinSlug' | 'byJoinSlug' | 'campaignsOf' | 'guildsOf' | 'setJoinSlug'>;
   campaigns: Pick<CampaignRepository, 'get' | 'byVanity'>;
   publicUrl: () => string;
-  /** DISCORD_CLIENT_SECRET is set: the join page can ask Discord who is joining. */
-  enabled: boolean;
 }
 
 /**
@@ -54,12 +50,12 @@ export function createJoinLinks(deps: JoinLinksDeps) {
 
   async function linkOf(guildId: string): Promise<JoinLink> {
     const chosen = await deps.guilds.joinSlug(guildId);
-    if (chosen) return { slug: chosen, source: 'chosen', url: url(chosen), on: deps.enabled };
+    if (chosen) return { slug: chosen, source: 'chosen', url: url(chosen) };
     for (const campaignId of await deps.guilds.campaignsOf(guildId)) {
       const slug = vanitySlug((await deps.campaigns.get(campaignId))?.vanity);
-      if (slug && (await resolve(slug)) === guildId) return { slug, source: 'vanity', url: url(slug), on: deps.enabled };
+      if (slug && (await resolve(slug)) === guildId) return { slug, source: 'vanity', url: url(slug) };
     }
-    return { slug: guildId, source: 'id', url: url(guildId), on: deps.enabled };
+    return { slug: guildId, source: 'id', url: url(guildId) };
   }
 
   return {

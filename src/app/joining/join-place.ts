@@ -34,14 +34,7 @@ export interface JoinPlace {
 }
 
 /** Why a join page cannot add anyone now; `ready` when it can. */
-export type JoinReadiness =
-  | 'ready'
-  /** DISCORD_CLIENT_SECRET is not set: Tierlink cannot ask Discord who someone is. */
-  | 'off'
-  | 'not_connected'
-  | 'bot_not_in_server'
-  | 'bot_lacks_invite'
-  | 'bot_lacks_manage_roles';
+export type JoinReadiness = 'ready' | 'not_connected' | 'bot_not_in_server' | 'bot_lacks_invite' | 'bot_lacks_manage_roles';
 
 /** What the planner makes of someone joining now, from their stored memberships. */
 export interface JoinPreview {
@@ -59,8 +52,6 @@ export interface JoinPlacesDeps {
   links: JoinLinks;
   served: LinkService['servedCampaigns'];
   clock: Clock;
-  /** The join page's sign-in with Discord is configured (DISCORD_CLIENT_SECRET). */
-  enabled: boolean;
 }
 
 /** The facts a join page shows and decides from: the server, its tiers, whether it can add people, who gets in. */
@@ -100,7 +91,6 @@ export function createJoinPlaces(deps: JoinPlacesDeps) {
 
     /** Whether the page can add people now: the bot needs Create Instant Invite and Manage Roles (docs/discord-api-notes.md §2). */
     async readiness(guildId: string): Promise<JoinReadiness> {
-      if (!deps.enabled) return 'off';
       if ((await deps.guilds.campaignsOf(guildId)).length === 0) return 'not_connected';
       let snapshot;
       try {

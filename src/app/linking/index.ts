@@ -7,6 +7,8 @@ import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { MemberIntake } from '../membership/member-intake';
 import type { Reconciler } from '../sync/reconciler';
+import type { DiscordSignIn } from '../discord-sign-in';
+import { DISCORD_CALLBACK_PATH, createDiscordStep } from './discord-step';
 import { createLinkService } from './link-service';
 import { createOneTimeLinks } from './one-time-links';
 import { createStatusService } from './status-service';
@@ -25,13 +27,16 @@ export interface LinkingDeps {
   metrics: Metrics;
   /** `$PUBLIC_URL`, known once the server listens. */
   publicUrl: () => string;
-  /** The address of a server's join page, shown by `/link`; absent when the join page is off. */
+  /** The address of a server's join page, shown by `/link`. */
   joinUrl?: (guildId: string) => Promise<string>;
+  /** The one sign-in with Discord: a `/link` or `/connect` link is followed only by the account that ran the command. */
+  discordSignIn: DiscordSignIn;
 }
 
 /**
- * The patron side: one-time links (`/link`, `/connect`), the OAuth link of a membership to a
- * Discord account (`/link`, `/unlink`), and the explanation of a member's roles (`/status`).
+ * The patron side: one-time links (`/link`, `/connect`) and the Discord sign-in that opens them,
+ * the OAuth link of a membership to a Discord account (`/link`, `/unlink`), and the explanation of
+ * a member's roles (`/status`).
  */
 export function createLinking(deps: LinkingDeps) {
   const { repos, clock, logger } = deps;
@@ -51,7 +56,12 @@ export function createLinking(deps: LinkingDeps) {
     ...(deps.joinUrl ? { joinUrl: deps.joinUrl } : {}),
   });
   const status = createStatusService({ ...repos, reconciler: deps.reconciler });
-  return { oneTimeLinks, link, status, redirectUri };
+  const discordStep = createDiscordStep({
+    signIn: deps.discordSignIn,
+    oneTimeLinks,
+    redirectUri: () => `${deps.publicUrl()}${DISCORD_CALLBACK_PATH}`,
+  });
+  return { oneTimeLinks, link, status, redirectUri, discordStep };
 }
 
 export type Linking = ReturnType<typeof createLinking>;

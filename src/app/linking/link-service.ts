@@ -11,6 +11,7 @@ import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { MemberOutcome, Reconciler } from '../sync/reconciler';
 import type { GuildDirectory } from '../../edges/outbound/discord/guild-directory';
+import type { DiscordUser } from '../../edges/outbound/discord/user-oauth';
 import type { BrowserBinding, ConsumedState, OneTimeLinks } from './one-time-links';
 
 /** A state consumed in the browser that started the flow. */
@@ -23,6 +24,15 @@ export interface DiscordAccount {
   username: string | null;
   globalName: string | null;
 }
+
+/** Where following a `/link` or `/connect` link goes once the person signed in with Discord. */
+export type FlowFollow =
+  | { kind: 'redirect'; url: string; browser: BrowserBinding }
+  /** The link was made for another Discord account: spent, and nothing moved. */
+  | { kind: 'someone_else'; signedInAs: DiscordAccount }
+  | { kind: 'expired' };
+
+export const accountOf = (user: DiscordUser): DiscordAccount => ({ userId: user.id, username: user.username, globalName: user.globalName });
 
 /** What `/link` needs from the service: only who the patron is. */
 export const PATRON_SCOPES = ['identity'] as const;
@@ -197,12 +207,20 @@ export function createLinkService(deps: LinkServiceDeps) {
     },
 
     /**
-     * `GET /link/:token`: the authorize URL to redirect to and the browser binding to set as a
-     * cookie, or null when the link is unknown, used or expired.
+     * A `/link` link, once its page signed the person in with Discord (src/app/linking/discord-step.ts):
+     * the service's authorize URL and the browser binding to set as a cookie; `someone_else` when the
+     * Discord account signed in is not the one that ran `/link` (the link is spent, nothing moves);
+     * `expired` when the link is unknown, used or expired.
      */
-    async follow(token: string): Promise<{ url: string; browser: BrowserBinding } | null> {
+    async follow(token: string, signedIn: DiscordUser): Promise<FlowFollow> {
       const followed = await deps.oneTimeLinks.follow('link', token);
-      return followed ? { url: authorizeUrl(followed), browser: followed.browser } : null;
+      if (!followed) return { kind: 'expired' };
+      if (followed.row.discordUserId !== signedIn.id) {
+        deps.metrics.links.inc({ outcome: 'someone_else' });
+        logger.warn({ guildId: followed.row.guildId, signedIn: signedIn.id }, 'link refused: made for another Discord account');
+        return { kind: 'someone_else', signedInAs: accountOf(signedIn) };
+      }
+      return { kind: 'redirect', url: authorizeUrl(followed), browser: followed.browser };
     },
 
     /** A join page's service step (src/app/joining): a flow made and followed at once, toward the same consent page. */

@@ -62,7 +62,7 @@ export type ConsumedDiscordState =
   | { kind: 'invalid'; guildId?: string };
 
 export type RedeemedChoice =
-  | { kind: 'chosen'; guildId: string; creatorUserId: string; campaignId: string; flowId: string }
+  | { kind: 'chosen'; guildId: string; creatorUserId: string; campaignId: string; flowId: string; discordUserId: string | null }
   /** The ticket was already acted on once. */
   | { kind: 'used' }
   | { kind: 'expired' }
@@ -95,6 +95,12 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
       const expiresAt = new Date(now.getTime() + LINK_LIFETIME_MS);
       await repo.create({ tokenHash: sha256(token), purpose, discordUserId, guildId, createdAt: now, expiresAt });
       return { url: `${deps.publicUrl()}/${purpose}/${token}`, expiresAt };
+    },
+
+    /** Whether a link can still be followed (unknown, used and expired ones cannot), without using it. */
+    async isLive(purpose: 'link' | 'connect', token: string): Promise<boolean> {
+      if (!/^[A-Za-z0-9_-]{10,64}$/.test(token)) return false;
+      return (await repo.findLive(purpose, sha256(token), clock.now())) !== null;
     },
 
     /**
@@ -244,7 +250,7 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
       if (Number(expiry) < clock.now().getTime()) return { kind: 'expired' };
       const row = await repo.useChoice(tokenHash, clock.now());
       if (!row) return { kind: 'used' };
-      return { kind: 'chosen', guildId: row.guildId, creatorUserId, campaignId, flowId };
+      return { kind: 'chosen', guildId: row.guildId, creatorUserId, campaignId, flowId, discordUserId: row.discordUserId };
     },
   };
 }

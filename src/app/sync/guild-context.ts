@@ -6,27 +6,30 @@ import type { CampaignRepository } from '../../edges/outbound/store/repositories
 import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
 import type { MappingRepository } from '../../edges/outbound/store/repositories/mapping-repository';
 import type { RuleRoleRepository } from '../../edges/outbound/store/repositories/rule-role-repository';
+import type { RoleAllowanceRepository } from '../../edges/outbound/store/repositories/role-allowance-repository';
 
 export interface GuildContextLoader {
   load(guildId: string): Promise<GuildContext>;
 }
 
-/** Gathers what the planner needs about a guild: settings, campaigns, tiers, `/map` rows, roles by tenure and amount, and roles. */
+/** Gathers what the planner needs about a guild: settings, campaigns, tiers, `/map` rows, roles by tenure and amount, roles and their allowances. */
 export function createGuildContextLoader(deps: {
   guilds: Pick<GuildRepository, 'settings' | 'campaignsOf'>;
   campaigns: Pick<CampaignRepository, 'tiersOf'>;
   mappings: Pick<MappingRepository, 'of'>;
   ruleRoles: Pick<RuleRoleRepository, 'of'>;
+  roleAllowances: Pick<RoleAllowanceRepository, 'of'>;
   discordSnapshots: Pick<GuildSnapshotCache, 'get'>;
 }): GuildContextLoader {
   return {
     async load(guildId) {
-      const [settings, campaignIds, mappings, ruleRoles, snapshot] = await Promise.all([
+      const [settings, campaignIds, mappings, ruleRoles, snapshot, allowances] = await Promise.all([
         deps.guilds.settings(guildId),
         deps.guilds.campaignsOf(guildId),
         deps.mappings.of(guildId),
         deps.ruleRoles.of(guildId),
         deps.discordSnapshots.get(guildId),
+        deps.roleAllowances.of(guildId),
       ]);
       const tiers = await deps.campaigns.tiersOf(campaignIds);
       return {
@@ -35,7 +38,9 @@ export function createGuildContextLoader(deps: {
         campaignIds,
         tiers: tiers.map((t) => guildTier(t, guildId)),
         mappings: mappings.filter((m) => campaignIds.includes(m.campaignId)),
-        roles: guildRoles(guildId, snapshot),
+        // Every load judges the roles afresh (a tier refresh, a role's new permissions): a role with
+        // dangerous permissions nobody allowed is held back (src/core/authority.ts, heldBack).
+        roles: guildRoles(guildId, snapshot, new Map(allowances.map((a) => [a.roleId, a.permissions]))),
         ruleRoles,
       };
     },

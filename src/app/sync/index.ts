@@ -33,7 +33,10 @@ export const CAMPAIGN_SYNC_JOB = 'campaign-sync';
 export type GuildApplyOutcome = { kind: 'applied'; members: number; changes: number } | { kind: 'queued' };
 
 export interface SyncSubsystemDeps {
-  repos: Pick<Repositories, 'guilds' | 'campaigns' | 'mappings' | 'ruleRoles' | 'links' | 'snapshots' | 'ledger' | 'syncRuns'>;
+  repos: Pick<
+    Repositories,
+    'guilds' | 'campaigns' | 'mappings' | 'ruleRoles' | 'links' | 'snapshots' | 'ledger' | 'syncRuns' | 'roleAllowances'
+  >;
   discord: { writer: RoleWriter; directory: GuildDirectory; snapshots: GuildSnapshotCache; memberRoles: MemberRoles };
   /** Every entitlement source, registered once in the composition root (Patreon, comps, …). */
   sources: readonly EntitlementSource[];

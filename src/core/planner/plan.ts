@@ -37,7 +37,8 @@ export const GRANT_IN_FLIGHT_MS = 10 * 60_000;
  * - A role we granted that is no longer desired is removed; if the member already lost it, only
  *   the ledger row goes (`forget`), with no call to Discord; unless the grant was recorded so
  *   recently that its request may still be in flight (then nothing is planned for it yet).
- * - A change on a role the bot cannot manage is `blocked` with the fix, never sent.
+ * - A change on a role the bot cannot manage is `blocked` with the fix, never sent; so is adding a
+ *   role held back for its dangerous permissions (`GuildRoleInfo.heldBack`).
  * - A role that only an unconfirmed member state justifies (a webhook payload after a failed
  *   re-read) is kept or removed, never granted, so a replayed payload cannot raise entitlement.
  * - A campaign whose member could not be read (`unreadable`) freezes its roles: nothing we granted
@@ -52,13 +53,15 @@ export function plan(input: PlanInput): UserPlan {
 
   const push = (change: RoleChange) => {
     const role = guild.roles.get(change.roleId);
-    if (change.op !== 'forget' && role?.problem) {
+    // A role held back (dangerous permissions nobody allowed) is never added; taking it away goes on.
+    const problem = change.op === 'forget' ? null : (role?.problem ?? (change.op === 'add' ? role?.heldBack : null) ?? null);
+    if (change.op !== 'forget' && problem) {
       const blocked: BlockedChange = {
         op: change.op,
         roleId: change.roleId,
         roleName: change.roleName,
         reason: change.reason,
-        problem: role.problem,
+        problem: { message: problem.message, fix: problem.fix },
       };
       out.blocked.push(blocked);
     } else {

@@ -191,6 +191,12 @@ export interface GuildRoleInfo {
    * `DANGEROUS_PERMISSIONS` in src/core/authority.ts): strict mode never removes it.
    */
   dangerous: boolean;
+  /**
+   * Set when the role carries a dangerous permission that the server's owner or an administrator
+   * has not allowed (`heldBack` in src/core/authority.ts): it is never added; removals go on.
+   * Absent: not held back.
+   */
+  heldBack?: (RoleProblem & { permissions: readonly string[]; gained: boolean }) | null;
 }
 
 export interface GuildContext {

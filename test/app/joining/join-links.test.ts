@@ -23,7 +23,6 @@ const links = () =>
     guilds: createGuildRepository(t.database.db),
     campaigns: createCampaignRepository(t.database.db),
     publicUrl: () => 'https://tierlink.example',
-    enabled: true,
   });
 
 beforeAll(async () => {
@@ -43,13 +42,13 @@ test('a campaign served by one server: its Patreon name opens that server, in an
   const j = links();
   expect(await j.resolve('fanclub')).toBe(G1);
   expect(await j.resolve('FANCLUB')).toBe(G1);
-  expect(await j.linkOf(G1)).toEqual({ slug: 'fanclub', source: 'vanity', url: 'https://tierlink.example/join/fanclub', on: true });
+  expect(await j.linkOf(G1)).toEqual({ slug: 'fanclub', source: 'vanity', url: 'https://tierlink.example/join/fanclub' });
 });
 
 test('a campaign served by two servers: its name opens neither, and each shows its id', async () => {
   const j = links();
   expect(await j.resolve('shared')).toBeNull();
-  expect(await j.linkOf(G2)).toEqual({ slug: G2, source: 'id', url: `https://tierlink.example/join/${G2}`, on: true });
+  expect(await j.linkOf(G2)).toEqual({ slug: G2, source: 'id', url: `https://tierlink.example/join/${G2}` });
   expect(await j.resolve(G2)).toBe(G2);
   // A server that serves no campaign has no join page, even by its id.
   expect(await j.resolve(LONE)).toBeNull();

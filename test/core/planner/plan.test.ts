@@ -480,3 +480,44 @@ describe('plan: unconfirmed member state (a webhook payload after a failed re-re
     expect(ops(r)).toEqual(['add Art']);
   });
 });
+
+describe('plan: a role held back for its dangerous permissions', () => {
+  const HELD = {
+    message: 'Gold is held back: it has the Administrator permission…',
+    fix: 'Allow it with /allow-role.',
+    permissions: ['Administrator'],
+    gained: false,
+  };
+  const heldGold = () => {
+    const g = guild();
+    const roles = new Map(g.roles);
+    roles.set(ROLE.gold, { ...roles.get(ROLE.gold)!, dangerous: true, heldBack: HELD });
+    return { ...g, roles };
+  };
+
+  test('GIVEN Gold is held back THEN an entitled patron is not given it: the add is blocked with why and the fix', () => {
+    const r = run({ guild: heldGold() });
+    expect(r.plan.changes).toEqual([]);
+    expect(r.plan.blocked).toEqual([
+      {
+        op: 'add',
+        roleId: ROLE.gold,
+        roleName: 'Gold',
+        reason: 'Gold tier (active patron)',
+        problem: { message: HELD.message, fix: HELD.fix },
+      },
+    ]);
+  });
+
+  test('GIVEN Gold is held back and we granted it before THEN the member keeps it while entitled, and loses it when the pledge ends', () => {
+    expect(run({ guild: heldGold(), current: [ROLE.gold], ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold]) }).plan.changes).toEqual([]);
+    const ended = run({
+      guild: heldGold(),
+      members: [member({ patronStatus: 'former_patron', entitledTierIds: [] })],
+      current: [ROLE.gold],
+      ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold]),
+    });
+    expect(ops(ended)).toEqual(['remove Gold']);
+    expect(ended.plan.blocked).toEqual([]);
+  });
+});

@@ -51,6 +51,7 @@ export async function startLive(options: LiveOptions): Promise<Live> {
   say();
   say(`  Link page (for the Discord member “${world.you.name}”; one use, 15 minutes):`);
   say(`    ${bold(link)}`);
+  say(`    On Discord’s page, log in as ${world.you.name} (${world.you.discordId}), who ran /link.`);
   say(`    On the consent page, log in as ${world.bea.name} (${world.bea.patreonUserId}), a Gold patron who has not linked yet.`);
   if (options.input?.isTTY) say('    Press Enter for a fresh link page.');
   say();

@@ -95,7 +95,7 @@ export async function playStory(timeline: Timeline, env: StoryEnvironment, resou
     const reply = await service.command(world.owner.discordId, 'connect', { permissions: OWNER_PERMISSIONS });
     const button = reply.urls[0];
     expectThat(button !== undefined, `/connect answered without a link: ${reply.content}`);
-    const page = await service.followLink(button, patreon.creatorUserId);
+    const page = await service.followLink(button, world.owner.discordId, patreon.creatorUserId);
     expectThat(page.status === 200, `the connect result page answered ${page.status}: ${page.text.slice(0, 200)}`);
     const webhook = patreon.webhooks().find((w) => w.uri === `${service.url}/webhooks/patreon`);
     expectThat(webhook !== undefined, 'no webhook was registered at the service’s address');
@@ -122,7 +122,7 @@ export async function playStory(timeline: Timeline, env: StoryEnvironment, resou
     const button = reply.urls[0];
     expectThat(button !== undefined, `/link answered without a link: ${reply.content}`);
     const clicked = performance.now();
-    const page = await service.followLink(button, ada.patreonUserId);
+    const page = await service.followLink(button, ada.discordId, ada.patreonUserId);
     const pageMs = performance.now() - clicked;
     expectThat(page.status === 200, `the link result page answered ${page.status}: ${page.text.slice(0, 200)}`);
     expectThat(has(ada.discordId, roles.gold), 'Ada does not hold Gold after the link page loaded');

@@ -179,8 +179,12 @@ export type StartServiceUnderDemo = (world: StandIns, options: { dataDir: string
 export interface DemoService extends ServiceUnderDemo {
   /** A slash command run by a member through the stand-in's gateway; the final reply. */
   command(userId: string, name: string, options?: CommandOptions): Promise<CommandReply>;
-  /** Follows a link button in a reply (`/link`, `/connect`) to the consent page, allows as `patreonUserId`, and loads the result page. */
-  followLink(buttonUrl: string, patreonUserId: string): Promise<{ status: number; text: string }>;
+  /**
+   * Follows a link button in a reply (`/link`, `/connect`) as a browser does: Discord's sign-in (as
+   * `discordUserId`, who ran the command), the service's consent page (allowed as `patreonUserId`),
+   * and the result page.
+   */
+  followLink(buttonUrl: string, discordUserId: string, patreonUserId: string): Promise<{ status: number; text: string }>;
   /** Resolves when every webhook delivery the service received is processed (or dead-lettered). */
   waitForInbox(timeoutMs?: number): Promise<void>;
   /**
@@ -207,6 +211,7 @@ export async function startService(
   const service = await start(world, options);
   // The OAuth clients' registered redirect URIs: the port is only known now.
   patreon.registerRedirectUri(`${service.url}/oauth/callback`);
+  discord.registerRedirectUri(`${service.url}/discord/callback`);
   if (service.dashboardUrl) {
     discord.registerRedirectUri(`${service.dashboardUrl}/callback`);
     discord.registerRedirectUri(`${service.url}/join/callback`);
@@ -237,18 +242,31 @@ export async function startService(
       };
     },
 
-    async followLink(buttonUrl, patreonUserId) {
-      const follow = await fetch(buttonUrl, { redirect: 'manual' });
-      const authorize = follow.headers.get('location');
-      if (follow.status !== 302 || !authorize)
-        throw new DemoStepError(`the link ${buttonUrl} answered ${follow.status}, not a redirect to the consent page`);
-      const callback = await patreon.approveAuthorization(authorize, patreonUserId);
-      // The same browser comes back: it carries the flow's cookie the link set.
-      const cookie = follow.headers
-        .getSetCookie()
-        .map((line) => line.split(';')[0])
-        .join('; ');
-      const page = await fetch(callback, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+    async followLink(buttonUrl, discordUserId, patreonUserId) {
+      // One browser throughout: it carries the cookies each step set (the sign-in's, then the flow's).
+      const jar = new Map<string, string>();
+      const get = async (url: string) => {
+        const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+        const res = await fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+        for (const line of res.headers.getSetCookie()) {
+          const [pair = ''] = line.split(';');
+          const at = pair.indexOf('=');
+          if (at > 0) jar.set(pair.slice(0, at), pair.slice(at + 1));
+        }
+        return res;
+      };
+      const signIn = await get(buttonUrl);
+      const toDiscord = signIn.headers.get('location');
+      if (signIn.status !== 302 || !toDiscord)
+        throw new DemoStepError(`the link ${buttonUrl} answered ${signIn.status}, not a redirect to Discord's sign-in`);
+      const back = await get(await discord.approveAuthorization(toDiscord, discordUserId));
+      const authorize = back.headers.get('location');
+      if (back.status !== 302 || !authorize) {
+        throw new DemoStepError(
+          `Discord's sign-in ended on ${back.status}, not a redirect to the consent page: ${pageText(await back.text())}`,
+        );
+      }
+      const page = await get(await patreon.approveAuthorization(authorize, patreonUserId));
       return { status: page.status, text: pageText(await page.text()) };
     },
 

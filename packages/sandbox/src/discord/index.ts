@@ -23,4 +23,5 @@ export { shardIdForGuild } from './snowflakes';
 export type * from './types';
 export type { OAuth2TokenPair } from './oauth2-store';
 export { OAUTH2_SCOPES, pkceChallenge } from './oauth2-store';
+export { SESSION_COOKIE, requestIdFromAuthorizePage } from './oauth2-routes';
 export { DISCORD_RATE_LIMITS } from './rate-limiter';

@@ -34,6 +34,17 @@ function redirectTo(uri: string, params: Record<string, string | null>): WebAnsw
   return { status: 302, headers: { Location: url.toString(), 'Cache-Control': 'no-store' }, body: '' };
 }
 
+/** The cookie of a browser logged in on the authorize page (discord.com keeps one too). */
+export const SESSION_COOKIE = 'sandbox_discord_session';
+
+function sessionOf(headers: IncomingHttpHeaders): string | undefined {
+  for (const part of (headers.cookie ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0 && part.slice(0, at).trim() === SESSION_COOKIE) return part.slice(at + 1).trim();
+  }
+  return undefined;
+}
+
 /** The pending request id inside a consent page (used by `approveAuthorization`). */
 export function requestIdFromAuthorizePage(html: string): string | null {
   return /name="request" value="([^"]+)"/.exec(html)?.[1] ?? null;
@@ -43,11 +54,13 @@ export function requestIdFromAuthorizePage(html: string): string | null {
  * `{web}/oauth2/authorize` (no `/api`, docs/discord-api-notes.md §1.1–1.2): GET validates the request
  * and shows a consent form (who logs in, Allow or Deny); POST is that form's answer and redirects to
  * the registered redirect URI with `code` and `state`, or `error=access_denied`. A `code_challenge`
- * is accepted with method `S256` only (§1.2 "PKCE in practice"). `prompt` is accepted and ignored:
- * the stand-in has no remembered consent, so every request asks.
+ * is accepted with method `S256` only (§1.2 "PKCE in practice"). `prompt` (§1.2): `none` skips the
+ * page when the browser is logged in (its session cookie) as a user who already authorized the
+ * application for every scope asked, and redirects with a code at once; otherwise, and with
+ * `consent` or no `prompt`, the page asks. Allowing logs the browser in.
  */
 export function authorizePage(store: OAuth2Store, state: DiscordState, applicationName: string) {
-  function show(query: URLSearchParams): WebAnswer {
+  function show(query: URLSearchParams, headers: IncomingHttpHeaders): WebAnswer {
     if (query.get('client_id') !== store.applicationId) return errorPage('Unknown application: client_id names no application.');
     const redirectUri = query.get('redirect_uri');
     if (!redirectUri || !store.redirectUris.includes(redirectUri)) return errorPage('Invalid OAuth2 redirect_uri.');
@@ -72,13 +85,20 @@ export function authorizePage(store: OAuth2Store, state: DiscordState, applicati
       }
     }
     const pending = store.openAuthorization({ redirectUri, scopes, state: stateParam, codeChallenge: challenge });
+    const loggedIn = store.sessionUser(sessionOf(headers));
+    if (query.get('prompt') === 'none' && loggedIn !== null && store.isAuthorized(loggedIn, scopes)) {
+      return redirectTo(redirectUri, { code: store.issueCode(pending, loggedIn), state: stateParam });
+    }
     const list = scopes.map((s) => `<li><code>${escapeHtml(s)}</code></li>`).join('');
+    const who = loggedIn ? state.users.get(loggedIn) : undefined;
     return page(
       `Authorize ${applicationName}`,
       `<h1>${escapeHtml(applicationName)} wants to access your Discord account</h1><ul>${list}</ul>` +
+        (who ? `<p>Logged in as <strong>${escapeHtml(who.username)}</strong>.</p>` : '') +
         `<p>You will be sent to <code>${escapeHtml(redirectUri)}</code>.</p>` +
         `<form method="post" action="/oauth2/authorize"><input type="hidden" name="request" value="${escapeHtml(pending.id)}">` +
-        `<label for="user_id">Log in as (sandbox user id)</label> <input id="user_id" name="user_id" required autocomplete="off">` +
+        `<label for="user_id">Log in as (sandbox user id)</label> <input id="user_id" name="user_id" required autocomplete="off"` +
+        `${who ? ` value="${escapeHtml(who.id)}"` : ''}>` +
         `<button type="submit" name="decision" value="allow">Authorize</button>` +
         `<button type="submit" name="decision" value="deny" formnovalidate>Cancel</button></form>`,
     );
@@ -102,12 +122,16 @@ export function authorizePage(store: OAuth2Store, state: DiscordState, applicati
     const userId = (form.get('user_id') ?? '').trim();
     const user = state.users.get(userId);
     if (!user || user.bot) return errorPage(`No sandbox user with id ${userId || '(empty)'}.`);
-    return redirectTo(pending.redirectUri, { code: store.issueCode(pending, userId), state: pending.state });
+    store.authorize(userId, pending.scopes);
+    const answer = redirectTo(pending.redirectUri, { code: store.issueCode(pending, userId), state: pending.state });
+    const session = store.sessionUser(sessionOf(headers)) === userId ? sessionOf(headers)! : store.openSession(userId);
+    answer.headers['Set-Cookie'] = `${SESSION_COOKIE}=${session}; Path=/; HttpOnly; SameSite=Lax`;
+    return answer;
   }
 
   return {
     handle(method: string, query: URLSearchParams, headers: IncomingHttpHeaders, raw: Buffer): WebAnswer {
-      if (method === 'GET') return show(query);
+      if (method === 'GET') return show(query, headers);
       if (method === 'POST') return decide(headers, raw);
       return { status: 405, headers: {}, body: '' };
     },

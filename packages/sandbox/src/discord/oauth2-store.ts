@@ -81,7 +81,10 @@ export function pkceChallenge(verifier: string): string {
 /**
  * The application's OAuth2 side: its client secret and redirect URIs, authorize requests waiting for
  * the user, single-use codes, and token pairs. One authorization per user and application: revoking
- * any token ends every token of it (docs/discord-api-notes.md §1.3).
+ * any token ends every token of it (docs/discord-api-notes.md §1.3) and the authorization itself, so
+ * the user is asked again next time, `prompt=none` or not (the app leaves their Authorized Apps).
+ * The people's side of the web: a browser that logged in on the authorize page stays logged in
+ * (a session cookie), as on discord.com.
  */
 export class OAuth2Store {
   clientSecret = token();
@@ -89,6 +92,10 @@ export class OAuth2Store {
   readonly pending = new Map<string, PendingAuthorization>();
   private readonly codes = new Map<string, CodeRecord>();
   private readonly tokens = new Map<string, TokenRecord>();
+  /** The scopes each user has authorized our application for (their Authorized Apps entry). */
+  private readonly authorizations = new Map<string, Set<string>>();
+  /** Browser sessions of the authorize page: session token → the user logged in. */
+  private readonly sessions = new Map<string, string>();
 
   constructor(
     private readonly clock: Clock,
@@ -120,6 +127,31 @@ export class OAuth2Store {
     const pending = this.pending.get(id);
     if (!pending || pending.used || pending.expiresAt.getTime() <= this.now()) return null;
     return pending;
+  }
+
+  /** The user clicked Authorize: the application is authorized for these scopes (added to any earlier ones). */
+  authorize(userId: string, scopes: readonly string[]): void {
+    const granted = this.authorizations.get(userId) ?? new Set<string>();
+    for (const scope of scopes) granted.add(scope);
+    this.authorizations.set(userId, granted);
+  }
+
+  /** Whether the user's authorization of the application covers every scope asked (what `prompt=none` skips on). */
+  isAuthorized(userId: string, scopes: readonly string[]): boolean {
+    const granted = this.authorizations.get(userId);
+    return granted !== undefined && scopes.every((s) => granted.has(s));
+  }
+
+  /** A browser logs in on the authorize page: the value of its session cookie. */
+  openSession(userId: string): string {
+    const session = token();
+    this.sessions.set(session, userId);
+    return session;
+  }
+
+  /** The user a browser's session cookie names, or null. */
+  sessionUser(session: string | undefined): string | null {
+    return session ? (this.sessions.get(session) ?? null) : null;
   }
 
   issueCode(pending: PendingAuthorization, userId: string): string {
@@ -187,11 +219,12 @@ export class OAuth2Store {
     return true;
   }
 
-  /** What "Deauthorize" in the user's Authorized Apps does: every token of that user and application dies. */
+  /** What "Deauthorize" in the user's Authorized Apps does: every token of that user and application dies, and the authorization with them. */
   revokeAuthorization(userId: string, applicationId = this.applicationId): void {
     for (const record of this.tokens.values()) {
       if (record.userId === userId && record.applicationId === applicationId) record.revoked = true;
     }
+    if (applicationId === this.applicationId) this.authorizations.delete(userId);
   }
 
   expireAccessToken(accessToken: string): void {

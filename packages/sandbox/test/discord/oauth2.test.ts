@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { REST } from '@discordjs/rest';
 import { Routes } from 'discord.js';
 import { createManualClock } from '@tierlink/sandbox';
-import { Permission, createDiscordSandbox, pkceChallenge } from '@tierlink/sandbox/discord';
+import { Permission, SESSION_COOKIE, createDiscordSandbox, pkceChallenge, requestIdFromAuthorizePage } from '@tierlink/sandbox/discord';
 import type { DiscordSandbox } from '@tierlink/sandbox/discord';
 import { call, codeOf } from './http';
 
@@ -130,6 +130,59 @@ describe('Discord sandbox OAuth2 (authorization code)', () => {
       },
     });
     expect(inBody.status).toBe(200);
+  });
+
+  it('prompt=none skips the page only for a logged-in browser whose user already authorized every scope asked, until revoked', async () => {
+    /** A browser: the stand-in's session cookie, kept between requests to its web pages. */
+    let cookie = '';
+    const open = async (url: string) => {
+      const res = await fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+      const set = res.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`));
+      if (set) cookie = set.split(';')[0]!;
+      return { status: res.status, location: res.headers.get('location'), html: await res.text() };
+    };
+    const allow = async (html: string) => {
+      const res = await fetch(new URL('/oauth2/authorize', sandbox.webBaseUrl), {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) },
+        body: new URLSearchParams({ request: requestIdFromAuthorizePage(html)!, decision: 'allow', user_id: aliceId }).toString(),
+      });
+      const set = res.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`));
+      if (set) cookie = set.split(';')[0]!;
+      return new URL(res.headers.get('location')!);
+    };
+    const none = (scope: string) => authorizeUrl(sandbox, { scope, prompt: 'none' });
+
+    // Never authorized: Discord asks, prompt=none or not. Allowing logs the browser in.
+    const first = await open(none('identify'));
+    expect(first.status).toBe(200);
+    expect((await allow(first.html)).searchParams.get('code')).toBeTruthy();
+    expect(cookie).toMatch(new RegExp(`^${SESSION_COOKIE}=`));
+
+    // Authorized for identify: prompt=none answers at once with a code for that user and the state.
+    const skipped = await open(none('identify'));
+    expect(skipped.status).toBe(302);
+    const answer = new URL(skipped.location!);
+    expect([answer.searchParams.get('state'), answer.searchParams.has('code')]).toEqual(['st-123', true]);
+    const token = await exchange(sandbox, answer.searchParams.get('code')!);
+    expect(token.status).toBe(200);
+    const accessToken = (token.body as { access_token: string }).access_token;
+    const me = await call(sandbox, 'GET', '/users/@me', { auth: `Bearer ${accessToken}` });
+    expect((me.body as { id: string }).id).toBe(aliceId);
+
+    // A scope not authorized yet, no prompt, or prompt=consent: the page asks again.
+    expect((await open(none('identify guilds'))).status).toBe(200);
+    expect((await open(authorizeUrl(sandbox, { scope: 'identify' }))).status).toBe(200);
+    expect((await open(authorizeUrl(sandbox, { scope: 'identify', prompt: 'consent' }))).status).toBe(200);
+    // Another browser (no session) is asked too.
+    const elsewhere = await fetch(none('identify'), { redirect: 'manual' });
+    expect(elsewhere.status).toBe(200);
+
+    // Revoking a token ends the authorization: the next prompt=none asks again.
+    const revoked = await call(sandbox, 'POST', '/oauth2/token/revoke', { auth: basic(sandbox), form: { token: accessToken } });
+    expect(revoked.status).toBe(200);
+    expect((await open(none('identify'))).status).toBe(200);
   });
 
   it('refuses bad authorize requests on the page, and a user who cancels comes back with access_denied', async () => {

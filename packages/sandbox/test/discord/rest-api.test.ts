@@ -1,5 +1,5 @@
 import { WebSocket } from 'ws';
-import { createManualClock, discordInteractionsEnvironment, discordOAuthEnvironment } from '@tierlink/sandbox';
+import { createManualClock, discordInteractionsEnvironment } from '@tierlink/sandbox';
 import { Permission, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import type { DiscordSandbox } from '@tierlink/sandbox/discord';
 import { type Answer, call } from './http';
@@ -381,10 +381,6 @@ describe('Discord sandbox guild object and environment', () => {
       expect((plain.body as Record<string, unknown>).approximate_member_count).toBeUndefined();
       const counted = await call(sandbox, 'GET', `/guilds/${guildId}?with_counts=true`);
       expect(counted.body).toMatchObject({ approximate_member_count: 2 });
-      expect(discordOAuthEnvironment(sandbox)).toEqual({
-        DISCORD_CLIENT_SECRET: sandbox.clientSecret,
-        DISCORD_WEB_BASE_URL: sandbox.webBaseUrl,
-      });
       expect(discordInteractionsEnvironment(sandbox)).toEqual({ DISCORD_PUBLIC_KEY: sandbox.publicKey });
       expect(sandbox.publicKey).toMatch(/^[0-9a-f]{64}$/);
     } finally {

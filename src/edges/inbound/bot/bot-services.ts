@@ -1,5 +1,6 @@
 import type { ActorAuthority } from '../../../app/admin/actor-authority';
 import type { AdoptionCheck } from '../../../app/admin/adoption-check';
+import type { RoleAllowances } from '../../../app/admin/role-allowances';
 import type { MappingService } from '../../../app/admin/mapping-service';
 import type { SettingsService } from '../../../app/admin/settings-service';
 import type { TiersService } from '../../../app/admin/tiers-service';
@@ -36,6 +37,8 @@ export interface BotServices {
   comps: Pick<CompService, 'grant' | 'revoke' | 'list'>;
   settings: SettingsService;
   sync: SyncPort;
+  /** Allowances of roles with dangerous permissions (`/allow-role`). */
+  allowances: Pick<RoleAllowances, 'set'>;
   /** Whether the member who asks may have Tierlink adopt the tier roles (`/sync adopt:true`). */
   adoption: Pick<AdoptionCheck, 'check'>;
   doctor: DoctorPort;

@@ -23,8 +23,11 @@ export interface CommandContext {
  */
 export interface Command {
   data: RESTPostAPIChatInputApplicationCommandsJSONBody;
-  /** Permission bit the invoking member must hold at run time, with its name for the refusal. */
-  permission?: { bit: bigint; name: string };
+  /**
+   * Permission bit the invoking member must hold at run time, with its name for the refusal;
+   * `refusal` replaces the generic sentence where the command's own reason says it better.
+   */
+  permission?: { bit: bigint; name: string; refusal?: string };
   execute(interaction: ChatInputCommandInteraction, ctx: CommandContext): Promise<void>;
   autocomplete?(interaction: AutocompleteInteraction, ctx: CommandContext): Promise<void>;
   /**

@@ -110,6 +110,7 @@ export function createBot(deps: BotDeps): DiscordBot {
     staff: deps.staff,
     audit: deps.audit,
     adoption: deps.adoption,
+    allowances: deps.allowances,
     sync: {
       runForGuild: async (guildId, opts) => formatSyncReport(await deps.runSync({ ...opts, guildId, trigger: 'manual' }), SYNC_REPORT),
     },

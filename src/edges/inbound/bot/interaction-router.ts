@@ -9,7 +9,8 @@ export const STARTING = 'Tierlink is starting, try again in a few seconds.';
 
 /** The refusal of an admin command, saying where the permission must come from. */
 export function missingPermission(command: Command): string {
-  const { name } = command.permission!;
+  const { name, refusal } = command.permission!;
+  if (refusal) return refusal;
   return (
     `You need the **${name}** permission to use /${command.data.name}. Tierlink reads it from your roles in this server ` +
     `(or server ownership, or Administrator); a permission given on one channel does not count.`

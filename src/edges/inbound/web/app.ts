@@ -4,6 +4,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { pinoHttp } from 'pino-http';
 import type { ConnectCompletion, ConnectService } from '../../../app/admin/connect-service';
 import type { LinkService } from '../../../app/linking/link-service';
+import { DISCORD_CALLBACK_PATH, type DiscordStep } from '../../../app/linking/discord-step';
 import type { Joining } from '../../../app/joining';
 import type { OneTimeLinks } from '../../../app/linking/one-time-links';
 import type { HealthReport } from '../../outbound/observability/health';
@@ -27,6 +28,8 @@ export interface WebAppDeps {
   oneTimeLinks: OneTimeLinks;
   linkService: LinkService;
   connectService: ConnectService;
+  /** The Discord sign-in that opens a `/link` or `/connect` link. */
+  discordStep: DiscordStep;
   guilds: GuildNames;
   tierTitles: TierTitles;
   /** `POST /webhooks/patreon`. */
@@ -119,7 +122,7 @@ export function createWebApp(deps: WebAppDeps): express.Express {
   const limited = (name: string, rule: keyof WebLimits) =>
     limitPerAddress(limits[rule], { name, logger, now: deps.limiterNow, refuse: (res) => message(res, messages.tooMany) });
   app.use(['/link', '/connect'], limited('/link and /connect', 'links'));
-  app.use('/oauth/callback', limited('/oauth/callback', 'callback'));
+  app.use(['/oauth/callback', DISCORD_CALLBACK_PATH], limited('/oauth/callback and /discord/callback', 'callback'));
   app.use('/dashboard', limited('/dashboard', 'dashboard'));
   app.use('/join', limited('/join', 'join'));
 

@@ -38,6 +38,7 @@ export async function connectResultView(
       });
     for (const role of tier.roles) {
       if (role.problem) problems.push({ name: role.roleName ?? role.roleId, problem: role.problem.message, fix: role.problem.fix });
+      else if (role.heldBack) problems.push({ name: tier.title, problem: role.heldBack.message, fix: role.heldBack.fix });
     }
   }
   let dryRun: ConnectResultView['dryRun'] = { linkedMembers: 0, adds: 0, removes: 0, held: false };

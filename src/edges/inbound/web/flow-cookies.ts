@@ -12,6 +12,7 @@ const MAX_COOKIE_HEADER = 8192;
  */
 export function createFlowCookies(options: { secure: () => boolean }) {
   const name = (flowId: string) => `${options.secure() ? '__Host-' : ''}tierlink_flow_${flowId}`;
+  const signInName = (flowId: string) => `${options.secure() ? '__Host-' : ''}tierlink_signin_${flowId}`;
   const attributes = (maxAgeMs: number) =>
     `Path=/; Max-Age=${Math.max(0, Math.floor(maxAgeMs / 1000))}; HttpOnly; SameSite=Lax${options.secure() ? '; Secure' : ''}`;
 
@@ -32,6 +33,20 @@ export function createFlowCookies(options: { secure: () => boolean }) {
     },
     clear(res: Response, flowId: string): void {
       res.append('Set-Cookie', `${name(flowId)}=; ${attributes(0)}`);
+    },
+    /**
+     * A Discord sign-in's sealed state (src/app/discord-sign-in.ts), named after its flow: the page
+     * of a `/link` or `/connect` link keeps it until Discord answers.
+     */
+    setSignIn(res: Response, flowId: string, sealed: string, maxAgeMs: number): void {
+      res.append('Set-Cookie', `${signInName(flowId)}=${sealed}; ${attributes(maxAgeMs)}`);
+    },
+    clearSignIn(res: Response, flowId: string): void {
+      res.append('Set-Cookie', `${signInName(flowId)}=; ${attributes(0)}`);
+    },
+    readSignIn(req: Request, flowId: string): string | undefined {
+      const value = cookies(req).get(signInName(flowId));
+      return value && /^[A-Za-z0-9_.-]{1,4096}$/.test(value) ? value : undefined;
     },
     /** The nonces of this request's flow cookies, by flow id. */
     reader(req: Request): ReadNonce {

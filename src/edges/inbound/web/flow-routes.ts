@@ -1,5 +1,7 @@
 import express, { type Request, type Response, type Router } from 'express';
-import type { ChoiceRefusal, ConnectCompletion, ConnectService } from '../../../app/admin/connect-service';
+import type { ConnectCompletion, ConnectNotAllowed, ConnectService } from '../../../app/admin/connect-service';
+import { signInFlowOf } from '../../../app/discord-sign-in';
+import { DISCORD_CALLBACK_PATH, type DiscordStep, type FlowPurpose } from '../../../app/linking/discord-step';
 import type { LinkService } from '../../../app/linking/link-service';
 import { CHOICE_LIFETIME_MS, type OneTimeLinks, STATE_LIFETIME_MS } from '../../../app/linking/one-time-links';
 import type { Metrics } from '../../outbound/observability/metrics';
@@ -12,8 +14,12 @@ import {
   badStateMessage,
   choiceRefusedMessage,
   chooseByFormMessage,
+  connectNotAllowedMessage,
   consentDeniedMessage,
+  discordDeniedMessage,
+  discordDownMessage,
   linkExpiredMessage,
+  madeForSomeoneElseMessage,
   otherBrowserMessage,
   renderChooseCampaign,
   renderConnectResult,
@@ -25,12 +31,16 @@ import type { ConnectResultView, MessageView } from './pages/views';
 /** Where the campaign chooser posts its choice. */
 export const CHOOSE_PATH = '/connect/choose';
 
+const COMMAND = { link: '/link', connect: '/connect' } as const;
+
 export interface FlowRoutesDeps {
   logger: Logger;
   metrics: Metrics;
   oneTimeLinks: OneTimeLinks;
   linkService: LinkService;
   connectService: ConnectService;
+  /** The Discord sign-in that opens a `/link` or `/connect` link (src/app/linking/discord-step.ts). */
+  discordStep: DiscordStep;
   guilds: GuildNames;
   tierTitles: TierTitles;
   cookies: FlowCookies;
@@ -42,9 +52,11 @@ export interface FlowRoutesDeps {
 }
 
 /**
- * The browser flows of `/link`, `/connect` and the join page (docs/contract.md, HTTP routes): following a one-time link
- * sets the flow's cookie and redirects to the service's consent page; the callback acts only in the
- * browser holding that cookie; the campaign chooser acts on a POST from its own page, once.
+ * The browser flows of `/link`, `/connect` and the join page (docs/contract.md, HTTP routes): a
+ * one-time link's page signs the person in with Discord first (`/discord/callback` is Discord's
+ * answer), and goes on only for the account that ran the command; that sets the flow's cookie and
+ * redirects to the service's consent page; the service's callback acts only in the browser holding
+ * that cookie; the campaign chooser acts on a POST from its own page, once.
  */
 export function createFlowRoutes(deps: FlowRoutesDeps): Router {
   const { logger, cookies, sendPage, message } = deps;
@@ -52,11 +64,42 @@ export function createFlowRoutes(deps: FlowRoutesDeps): Router {
   const join = createJoinRoutes(deps);
   router.use(join.router);
 
-  router.get('/link/:token', async (req, res) => {
-    const followed = await deps.linkService.follow(req.params.token);
-    if (!followed) return message(res, linkExpiredMessage('/link'));
-    cookies.set(res, followed.browser, STATE_LIFETIME_MS);
-    res.redirect(302, followed.url);
+  /** A link's page: first Discord's sign-in (who is following it), in this browser. */
+  async function signInFor(purpose: FlowPurpose, req: Request, res: Response): Promise<void> {
+    const token = typeof req.params.token === 'string' ? req.params.token : '';
+    const started = await deps.discordStep.begin(purpose, token);
+    if (started.kind === 'expired') return message(res, linkExpiredMessage(COMMAND[purpose]));
+    cookies.setSignIn(res, started.flowId, started.sealed, STATE_LIFETIME_MS);
+    res.set('Cache-Control', 'no-store').redirect(302, started.authorizeUrl);
+  }
+
+  router.get('/link/:token', (req, res) => signInFor('link', req, res));
+
+  router.get(DISCORD_CALLBACK_PATH, async (req, res) => {
+    const q = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string).slice(0, 2048) : undefined);
+    const flowId = signInFlowOf(q('state'));
+    const sealed = flowId ? cookies.readSignIn(req, flowId) : undefined;
+    if (flowId) cookies.clearSignIn(res, flowId);
+    const answer = await deps.discordStep.finish({ code: q('code'), state: q('state'), error: q('error') }, sealed);
+    if (answer.kind === 'bad_state') return message(res, badStateMessage(null));
+    const command = COMMAND[answer.purpose];
+    if (answer.kind === 'denied') return message(res, discordDeniedMessage(command));
+    if (answer.kind === 'discord_error') return message(res, discordDownMessage(command));
+    const followed =
+      answer.purpose === 'link'
+        ? await deps.linkService.follow(answer.token, answer.user)
+        : await deps.connectService.follow(answer.token, answer.user);
+    switch (followed.kind) {
+      case 'expired':
+        return message(res, linkExpiredMessage(command));
+      case 'someone_else':
+        return message(res, madeForSomeoneElseMessage(command, followed.signedInAs));
+      case 'not_allowed':
+        return message(res, connectNotAllowedMessage());
+      case 'redirect':
+        cookies.set(res, followed.browser, STATE_LIFETIME_MS);
+        return void res.set('Cache-Control', 'no-store').redirect(302, followed.url);
+    }
   });
 
   router.get(CHOOSE_PATH, (_req, res) => {
@@ -75,12 +118,7 @@ export function createFlowRoutes(deps: FlowRoutesDeps): Router {
     await renderConnect(req, res, completion);
   });
 
-  router.get('/connect/:token', async (req, res) => {
-    const followed = await deps.connectService.follow(req.params.token);
-    if (!followed) return message(res, linkExpiredMessage('/connect'));
-    cookies.set(res, followed.browser, STATE_LIFETIME_MS);
-    res.redirect(302, followed.url);
-  });
+  router.get('/connect/:token', (req, res) => signInFor('connect', req, res));
 
   router.get('/oauth/callback', async (req, res) => {
     const q = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : undefined);
@@ -123,8 +161,11 @@ export function createFlowRoutes(deps: FlowRoutesDeps): Router {
     sendPage(res, 200, renderLinkResult(linkResultView(done, guildName, title)));
   });
 
-  async function renderConnect(req: Request, res: Response, completion: Exclude<ConnectCompletion, ChoiceRefusal>): Promise<void> {
+  async function renderConnect(req: Request, res: Response, completion: ConnectCompletion | ConnectNotAllowed): Promise<void> {
     switch (completion.kind) {
+      case 'not_allowed':
+        clearFlowOf(req, res);
+        return message(res, connectNotAllowedMessage());
       case 'bound':
         clearFlowOf(req, res);
         return sendPage(res, 200, renderConnectResult(await deps.connectView(completion)));

@@ -2,12 +2,12 @@ import type express from 'express';
 import type { Dashboard } from '../../../app/dashboard';
 import { type WebAppDeps, createWebApp } from './app';
 import { type ConnectViewDeps, connectResultView } from './connect-result-view';
-import { createDashboardRouter, dashboardOffRouter } from './dashboard';
+import { createDashboardRouter } from './dashboard';
 
 export type WebDeps = Omit<WebAppDeps, 'connectView' | 'dashboardRouter'> &
   ConnectViewDeps & {
-    /** The dashboard's services; null when DISCORD_CLIENT_SECRET is not set (the dashboard is off). */
-    dashboard: Dashboard | null;
+    /** The dashboard's services. */
+    dashboard: Dashboard;
   };
 
 /**
@@ -19,6 +19,6 @@ export function createWeb(deps: WebDeps): express.Express {
   return createWebApp({
     ...deps,
     connectView: (completion) => connectResultView(deps, completion),
-    dashboardRouter: deps.dashboard ? createDashboardRouter({ dashboard: deps.dashboard, logger: deps.logger }) : dashboardOffRouter(),
+    dashboardRouter: createDashboardRouter({ dashboard: deps.dashboard, logger: deps.logger }),
   });
 }

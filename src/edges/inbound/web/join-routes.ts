@@ -42,7 +42,6 @@ export function createJoinRoutes(deps: JoinRoutesDeps) {
   router.get(JOIN_CALLBACK_PATH, async (req, res) => {
     const flowId = deps.oneTimeLinks.flowOf(q(req, 'state'));
     if (flowId) cookies.clear(res, flowId);
-    if (!joining.flow) return refuse(res, unknownJoinPageView());
     const done = await joining.flow.complete({ code: q(req, 'code'), state: q(req, 'state'), error: q(req, 'error') }, cookies.reader(req));
     if (done.kind !== 'added' && done.kind !== 'already_member') return refuse(res, joinRefusalView(done));
     const tiers = await deps.tierTitles.tiersOf(done.outcome.entitlements.map((e) => e.campaignId));
@@ -59,7 +58,6 @@ export function createJoinRoutes(deps: JoinRoutesDeps) {
   });
 
   router.get('/join/:slug/start', async (req, res) => {
-    if (!joining.flow) return refuse(res, unknownJoinPageView());
     const started = await joining.flow.start(req.params.slug);
     if (started.kind === 'unknown') return refuse(res, unknownJoinPageView());
     if (started.kind === 'not_ready') {
@@ -82,7 +80,7 @@ export function createJoinRoutes(deps: JoinRoutesDeps) {
         cookies.clear(res, consumed.flowId);
         return refuse(res, joinRefusalView({ kind: 'other_browser', place: where }));
       }
-      if (consumed.kind === 'invalid' || !joining.flow) return refuse(res, joinRefusalView({ kind: 'bad_state', place: where }));
+      if (consumed.kind === 'invalid') return refuse(res, joinRefusalView({ kind: 'bad_state', place: where }));
       const error = q(req, 'error');
       const code = q(req, 'code');
       if (error || !code) {

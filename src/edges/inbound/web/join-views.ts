@@ -17,11 +17,6 @@ const tierLines = (tiers: readonly JoinTier[]): JoinTierLine[] =>
 
 /** Why a join page cannot add anyone now, for whoever opened it. */
 const NOT_READY: Record<Exclude<JoinReadiness, 'ready'>, { title: string; message: string; next: string }> = {
-  off: {
-    title: 'Join pages are off',
-    message: 'This Tierlink has no sign-in with Discord set up, so it cannot add anyone to a server.',
-    next: 'Ask the server’s owner for an invite, or try again later.',
-  },
   not_connected: {
     title: 'This join page is not ready',
     message: 'No Patreon campaign is connected to this server yet, so there are no tiers to check.',

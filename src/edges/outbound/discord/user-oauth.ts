@@ -2,8 +2,9 @@ import { type Result, err, ok } from '../../../core/result';
 
 /**
  * Discord's OAuth2 authorization-code grant for people (docs/discord-api-notes.md §1): the authorize
- * URL, the code exchange, the user endpoints a user token reaches, and revocation. The dashboard
- * signs in with it (`identify guilds`); a join page can ask for `guilds.join` the same way.
+ * URL, the code exchange, the user endpoints a user token reaches, and revocation. Every sign-in
+ * with Discord goes through it (src/app/discord-sign-in.ts): the dashboard's (`identify guilds`), the
+ * `/link` and `/connect` pages' (`identify`) and the join page's (`identify guilds.join`).
  *
  * Plain `fetch`, not @discordjs/rest: a user token's rate limits are the user's, not the bot's
  * buckets, and the token endpoints take form bodies and answer RFC 6749 errors.
@@ -135,8 +136,18 @@ export function createDiscordUserOAuth(options: DiscordUserOAuthOptions) {
   }
 
   return {
-    /** `{web}/oauth2/authorize?response_type=code&…` (§1.2): `state` binds the answer to the browser that asked. */
-    authorizeUrl(request: { scopes: readonly string[]; state: string; redirectUri: string; prompt?: 'consent' | 'none' }): string {
+    /**
+     * `{web}/oauth2/authorize?response_type=code&…` (§1.2): `state` binds the answer to the browser
+     * that asked; `codeChallenge` (S256, §1.2 "PKCE in practice") binds the code to this request's
+     * verifier; `prompt: 'none'` skips Discord's page for a user who already authorized these scopes.
+     */
+    authorizeUrl(request: {
+      scopes: readonly string[];
+      state: string;
+      redirectUri: string;
+      prompt?: 'consent' | 'none';
+      codeChallenge?: string;
+    }): string {
       const url = new URL('/oauth2/authorize', `${options.webBaseUrl.replace(/\/+$/, '')}/`);
       url.search = new URLSearchParams({
         response_type: 'code',
@@ -145,12 +156,19 @@ export function createDiscordUserOAuth(options: DiscordUserOAuthOptions) {
         state: request.state,
         redirect_uri: request.redirectUri,
         ...(request.prompt ? { prompt: request.prompt } : {}),
+        ...(request.codeChallenge ? { code_challenge: request.codeChallenge, code_challenge_method: 'S256' } : {}),
       }).toString();
       return url.toString();
     },
 
-    async exchangeCode(code: string, redirectUri: string): Promise<Result<UserTokens, UserOAuthError>> {
-      const answer = await postForm('/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: redirectUri });
+    /** `codeVerifier`: the PKCE verifier of the request whose `codeChallenge` Discord holds for this code. */
+    async exchangeCode(code: string, redirectUri: string, codeVerifier?: string): Promise<Result<UserTokens, UserOAuthError>> {
+      const answer = await postForm('/oauth2/token', {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: redirectUri,
+        ...(codeVerifier ? { code_verifier: codeVerifier } : {}),
+      });
       return answer.ok ? toTokens(answer.value.body) : answer;
     },
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { Permission } from '@tierlink/sandbox/discord';
 import { DAY } from '../../../../src/shared/clock';
-import { signIn, withDashboard } from '../../../support/dashboard-client';
+import { signIn } from '../../../support/dashboard-client';
 import { type E2E, pageText, startE2E } from '../../../support/e2e';
 import { activePatron } from '../../../support/e2e-admin';
 import { inspectPage } from '../../../support/page-inspection';
@@ -49,7 +49,14 @@ inChromium('the dashboard in headless Chromium', () => {
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    e = await startE2E({ connected: true, ...withDashboard });
+    e = await startE2E({
+      connected: true,
+      // A tier whose Discord role on Patreon can kick and ban: Tierlink holds it back until the owner allows it.
+      beforeStart: ({ patreon, discord, guildId }) => {
+        const keepers = discord.createRole(guildId, { name: 'Keepers', permissions: Permission.KickMembers | Permission.BanMembers }).id;
+        patreon.createTier(patreon.campaignId, { title: 'Lantern Keepers', amountCents: 2500, chatRoleIds: [keepers] });
+      },
+    });
     const { guildId } = e;
     const supporters = e.discord.createRole(guildId, { name: 'Supporters' }).id;
     const patrons: Array<[string, string, string[]]> = [

@@ -16,6 +16,10 @@ import {
   badStateMessage,
   consentDeniedMessage,
   linkExpiredMessage,
+  madeForSomeoneElseMessage,
+  connectNotAllowedMessage,
+  discordDeniedMessage,
+  discordDownMessage,
   renderChooseCampaign,
   renderConnectResult,
   renderLinkResult,
@@ -236,6 +240,34 @@ const SAMPLES: Sample[] = [
   { name: 'message-denied', status: 200, html: renderMessage(consentDeniedMessage('/link')) },
   { name: 'message-bad-state', status: 400, html: renderMessage(badStateMessage('/link')) },
   { name: 'message-service-down', status: 502, html: renderMessage(serviceDownMessage('/connect')) },
+  // A forwarded /link: the Discord account signed in is not the one that ran /link.
+  {
+    name: 'message-someone-else',
+    status: 403,
+    html: renderMessage(madeForSomeoneElseMessage('/link', { username: 'penny.lumen', globalName: 'Penny Ó Ceallaigh' })),
+  },
+  { name: 'message-connect-not-allowed', status: 403, html: renderMessage(connectNotAllowedMessage()) },
+  { name: 'message-discord-denied', status: 200, html: renderMessage(discordDeniedMessage('/link')) },
+  { name: 'message-discord-down', status: 502, html: renderMessage(discordDownMessage('/connect')) },
+  {
+    name: 'connect-held-back',
+    status: 200,
+    html: renderConnectResult({
+      campaignName: CAMPAIGN,
+      guildName: GUILD,
+      tiers: [{ title: 'Lantern Keepers (moderators)', amountCents: 2500, patronCount: 3, roles: ['Keepers'] }],
+      webhook: { state: 'registered', detail: null },
+      dryRun: { linkedMembers: 0, adds: 0, removes: 0, held: false },
+      problems: [
+        {
+          name: 'Lantern Keepers (moderators)',
+          problem:
+            'Keepers is held back: it has the Kick Members, Ban Members and Moderate Members permissions, and the server owner or an administrator has not allowed Tierlink to give it.',
+          fix: 'The server owner or an administrator can allow it with /allow-role role:@Keepers, or remove those permissions from Keepers.',
+        },
+      ],
+    }),
+  },
   ...joinSamples(),
 ];
 
@@ -252,7 +284,7 @@ function joinSamples(): Sample[] {
       { title: 'Gold Lantern ✨', amountCents: 1000, roles: ['Gold Lantern', 'Early Access 🎧'] },
     ],
     openToEveryone: false,
-    link: { slug: 'lumenandlantern', source: 'vanity', url: 'https://tierlink.example.com/join/lumenandlantern', on: true },
+    link: { slug: 'lumenandlantern', source: 'vanity', url: 'https://tierlink.example.com/join/lumenandlantern' },
   };
   const result: JoinResultView = {
     outcome: 'added',

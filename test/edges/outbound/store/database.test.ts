@@ -39,6 +39,7 @@ test('migrations create every table and a second run changes nothing', async () 
     'member_snapshots',
     'mod_log_state',
     'post_polls',
+    'role_allowances',
     'role_grants',
     'role_mappings',
     'rule_roles',

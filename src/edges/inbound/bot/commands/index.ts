@@ -1,4 +1,5 @@
 import type { Command } from '../command';
+import { allowRoleCommand } from './allow-role';
 import { auditCommand } from './audit';
 import { compCommand } from './comp';
 import { connectCommand } from './connect';
@@ -21,6 +22,7 @@ export const COMMANDS: readonly Command[] = [
   mapCommand,
   unmapCommand,
   compCommand,
+  allowRoleCommand,
   settingsCommand,
   syncCommand,
   doctorCommand,

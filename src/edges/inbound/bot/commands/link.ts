@@ -16,7 +16,7 @@ export const linkCommand: Command = {
       await interaction.reply({
         content:
           'This server is not connected to a Patreon campaign yet, so there are no tier roles to link. ' +
-          'The server’s owner can connect one with /connect; run /link again after that.',
+          'The server’s owner or an administrator can connect one with /connect; run /link again after that.',
         flags: MessageFlags.Ephemeral,
       });
       return;

@@ -41,13 +41,19 @@ async function answer(interaction: ChatInputCommandInteraction, verb: 'map' | 'u
             ? `**${outcome.tierTitle}** now grants **${outcome.roleName}**.`
             : `**${outcome.tierTitle}** already grants **${outcome.roleName}**.`
           : `**${outcome.tierTitle}** no longer grants **${outcome.roleName}** through /map.`;
-      if (!outcome.changed) return interaction.editReply(head);
-      await interaction.editReply(`${head} Updating members’ roles…`);
+      const powers =
+        verb === 'map' && outcome.allowed
+          ? `${head} It has ${outcome.allowed.join(', ')}: every patron of ${outcome.tierTitle} gets that power (you allowed it by mapping it; /allow-role role:@${outcome.roleName} allowed:false takes that back).`
+          : head;
+      if (!outcome.changed) return interaction.editReply({ content: powers, allowedMentions: NO_PINGS });
+      await interaction.editReply(`${powers} Updating members’ roles…`);
       try {
-        await interaction.editReply(`${head} ${describeGuildApply(await outcome.followUp)}`);
+        await interaction.editReply(`${powers} ${describeGuildApply(await outcome.followUp)}`);
       } catch (error) {
         ctx.logger.error({ err: error }, `roles update after /${verb} failed`);
-        await interaction.editReply(`${head} Updating members’ roles failed; the nightly sync will catch up. Run /doctor if this repeats.`);
+        await interaction.editReply(
+          `${powers} Updating members’ roles failed; the nightly sync will catch up. Run /doctor if this repeats.`,
+        );
       }
       return;
     }

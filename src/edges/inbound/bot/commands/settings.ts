@@ -90,9 +90,7 @@ export function renderSettings(s: GuildSettings, join: JoinLink, channels?: Guil
     `• **Free tiers grant their roles**: ${s.freeTiersGrantRoles === false ? 'no (free members get no tier role; the follower role still applies)' : 'yes (a free tier’s mapped roles go to its free members)'}`,
     `• **Strict**: ${s.strict ? 'on (mapped roles are removed from anyone not entitled, even if given by hand)' : 'off (only roles Tierlink granted are ever removed)'}`,
     `• **Mass-removal guard**: a sync holds removals above ${s.removalThresholdPercent}% of Tierlink’s grants when they are at least ${s.removalThresholdMin}`,
-    join.on
-      ? `• **Join page**: ${join.url}${join.source === 'chosen' ? '' : ` (the default; choose one with join_slug)`}`
-      : `• **Join page**: off (it needs DISCORD_CLIENT_SECRET; its address would be ${join.url})`,
+    `• **Join page**: ${join.url}${join.source === 'chosen' ? '' : ` (the default; choose one with join_slug)`}`,
     `• **Who may join there**: ${s.joinNonPatrons ? 'anyone with a Patreon account' : 'patrons whose tier gives a role here'}`,
     `• **Joiner role** (joined without a tier role): ${s.joinerRoleId ? roleMention(s.joinerRoleId) : 'none'}`,
     ...(channels ? renderChannels(channels) : []),

@@ -34,7 +34,7 @@ export function renderStatus(report: StatusReport, about: { userId: string } | n
   }
   if (outcome.entitlements.length === 0) {
     lines.push(
-      'This server is not connected to a Patreon campaign yet, so Tierlink grants no roles here. The server’s owner can connect one with /connect.',
+      'This server is not connected to a Patreon campaign yet, so Tierlink grants no roles here. The server’s owner or an administrator can connect one with /connect.',
     );
   }
   if (report.linked) {

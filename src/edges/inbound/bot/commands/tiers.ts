@@ -19,7 +19,8 @@ export function renderTiers(tiers: readonly TierLine[]): string {
     for (const r of here) {
       const name = r.roleName ? roleMention(r.roleId) : `role ${r.roleId}`;
       const from = r.source === 'map' ? '/map' : 'chat_role_ids';
-      lines.push(`  • ${name} (from ${from})${r.problem ? ` ⚠️ ${r.problem.message} → ${r.problem.fix}` : ''}`);
+      const problem = r.problem ?? r.heldBack;
+      lines.push(`  • ${name} (from ${from})${problem ? ` ⚠️ ${problem.message} → ${problem.fix}` : ''}`);
     }
     const elsewhere = [...new Set(t.roles.flatMap((r) => (r.elsewhere === null ? [] : [r.elsewhere])))];
     if (elsewhere.length > 0)

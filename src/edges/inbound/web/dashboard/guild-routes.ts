@@ -2,6 +2,8 @@ import { once } from 'node:events';
 import type { Request, Response, Router } from 'express';
 import type { Dashboard } from '../../../../app/dashboard';
 import type { MapOutcome } from '../../../../app/admin/mapping-service';
+import { type AllowOutcome, recipientsOf } from '../../../../app/admin/role-allowances';
+import { listed } from '../../../../core/authority';
 import type { SettingsOutcome, StrictConfirmOutcome } from '../../../../app/admin/settings-service';
 import { renderStrictConfirm } from './render-strict';
 import type { ApplyOutcome } from '../../../../app/dashboard/syncs';
@@ -146,6 +148,30 @@ export function applyFlash(outcome: ApplyOutcome): DashboardFlash {
   }
 }
 
+/** The sentence for an allowance from the tiers page, as `/allow-role` would say it. */
+export function allowFlash(outcome: AllowOutcome, followUp: string): DashboardFlash {
+  switch (outcome.kind) {
+    case 'allowed':
+      return {
+        tone: 'success',
+        text: [
+          `Tierlink may now give @${outcome.roleName} (${listed(outcome.permissions)}) ${recipientsOf(outcome)}. Everyone it goes to has that power.`,
+          followUp,
+        ]
+          .filter(Boolean)
+          .join('\n'),
+      };
+    case 'not_dangerous':
+      return { tone: 'info', text: `@${outcome.roleName} has no powerful permission: Tierlink gives it without being allowed.` };
+    case 'not_allowed':
+    case 'role_refused':
+      return { tone: 'error', text: `Nothing was allowed: ${outcome.message} ${outcome.fix}` };
+    case 'withdrawn':
+    case 'not_allowed_before':
+      return { tone: 'info', text: `@${outcome.roleName} is held back.` };
+  }
+}
+
 /** The pages of one server; the guard in router.ts has checked the viewer's permissions for each request. */
 export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard; logger: Logger }): void {
   const { dashboard } = deps;
@@ -196,6 +222,24 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
       seeOther(res, back);
     });
   }
+
+  // A held-back role allowed from its tier's line (the owner or an administrator, as /allow-role).
+  router.post('/:guildId/tiers/allow', async (req: Request, res: Response) => {
+    const { access, session } = locals(res);
+    const back = guildPath(access.guildId, '/tiers');
+    if (!(await mayChange(res, back))) return;
+    const role = text((req.body as Record<string, unknown>).role, 30);
+    let flash: DashboardFlash;
+    if (!SNOWFLAKE.test(role)) {
+      flash = { tone: 'error', text: 'Choose a role; nothing was changed.' };
+    } else {
+      const { outcome, followUp } = await dashboard.configuration.allowRole(access.guildId, access.userId, role);
+      flash = allowFlash(outcome, describeFollowUp(followUp));
+      dashboard.overview.invalidate(access.guildId);
+    }
+    await dashboard.signIn.setFlash(session, flash);
+    seeOther(res, back);
+  });
 
   router.post('/:guildId/settings', async (req, res) => {
     const { access, session } = locals(res);

@@ -56,6 +56,16 @@ ${t.roles
     (r) =>
       html`<p class="item-fix"><strong>${r.roleName ?? `Role ${r.roleId}`}:</strong> ${prose(r.problem!.message)} <strong>Fix:</strong> ${prose(r.problem!.fix)}</p>`,
   )}
+${t.roles
+  .filter((r) => !r.problem && r.heldBack)
+  .map(
+    (r) =>
+      html`<div class="item-fix"><p>${prose(r.heldBack!.message)} Everyone Tierlink gives it to would have that power, so only the server owner or an administrator can allow it.</p>${
+        locked
+          ? null
+          : html`<form method="post" action="${action('/tiers/allow')}">${csrfField(viewer.csrfToken)}<input type="hidden" name="role" value="${r.roleId}"><button class="btn" type="submit">Allow Tierlink to give ${r.roleName ?? r.roleId}</button></form>`
+      }</div>`,
+  )}
 </li>`,
         )}</ul>`;
 

@@ -62,14 +62,79 @@ export function consentDeniedMessage(command: FlowCommand): MessageView {
   };
 }
 
-/** 400: a state that we did not sign, that was tampered with, or that was already used. */
-export function badStateMessage(command: FlowCommand): MessageView {
+/**
+ * 400: a state that we did not sign, that was tampered with, or that was already used; `null` when
+ * nothing says which flow it was (a Discord answer this browser did not ask for).
+ */
+export function badStateMessage(command: FlowCommand | null): MessageView {
   return {
     status: 400,
     tone: 'error',
     title: "This link can't be used",
     message: 'It was already used, or it did not come from Tierlink. To keep your account safe, nothing was changed.',
-    next: `Run ${command} again in Discord to get a fresh link.`,
+    next: command ? `Run ${command} again in Discord to get a fresh link.` : 'Run the command again in Discord to get a fresh link.',
+  };
+}
+
+/**
+ * 403: the page of a `/link` or `/connect` link signed the person in with Discord, and that account
+ * is not the one that ran the command. That is what a link passed on to someone else looks like:
+ * the link is spent and nothing is linked.
+ */
+export function madeForSomeoneElseMessage(
+  command: FlowCommand,
+  signedInAs: { username: string | null; globalName: string | null },
+): MessageView {
+  const who = signedInAs.username
+    ? signedInAs.globalName
+      ? `${signedInAs.globalName} (@${signedInAs.username})`
+      : `@${signedInAs.username}`
+    : 'another account';
+  return {
+    status: 403,
+    tone: 'error',
+    title: 'This link was made for someone else',
+    message:
+      `It was made for another Discord account, and you are signed in to Discord as ${who}. Each ${command} link belongs to ` +
+      'the account that ran the command. Nothing was linked or changed.',
+    next:
+      `Run ${command} yourself in Discord and follow the button it gives you. If you did run it, sign in to Discord in this ` +
+      'browser with that account first.',
+  };
+}
+
+/** 403: the person is not (or no longer) the server's owner or an administrator: no campaign is connected. */
+export function connectNotAllowedMessage(): MessageView {
+  return {
+    status: 403,
+    tone: 'error',
+    title: 'Only the owner or an administrator can connect',
+    message:
+      'A campaign’s tiers decide which roles its patrons get in the server, so only the server owner or someone with the ' +
+      'Administrator permission can connect one. Nothing was connected.',
+    next: 'Ask the server owner or an administrator to run /connect.',
+  };
+}
+
+/** The person pressed Cancel on Discord's page: nothing was linked, nothing is wrong. */
+export function discordDeniedMessage(command: FlowCommand): MessageView {
+  return {
+    status: 200,
+    tone: 'info',
+    title: command === '/link' ? 'Nothing was linked' : 'Nothing was connected',
+    message: `You cancelled on Discord’s page. Tierlink asks Discord only who you are, to make sure the ${command} link is yours.`,
+    next: `Changed your mind? Press the button from ${command} again and choose Authorize.`,
+  };
+}
+
+/** 502: Discord failed or timed out while we learned who signed in. */
+export function discordDownMessage(command: FlowCommand): MessageView {
+  return {
+    status: 502,
+    tone: 'warning',
+    title: "We couldn't reach Discord",
+    message: 'Discord did not answer in time, so Tierlink could not check who you are. Nothing was changed.',
+    next: `Wait a minute, then run ${command} again in Discord.`,
   };
 }
 

@@ -17,6 +17,7 @@ import { createWebhookRepository } from './webhook-repository';
 import { createChannelOutboxRepository } from './channel-outbox-repository';
 import { createCompRepository } from './comp-repository';
 import { createRuleRoleRepository } from './rule-role-repository';
+import { createRoleAllowanceRepository } from './role-allowance-repository';
 
 /** Every repository over one database; the secret box seals credentials and webhook secrets. */
 export function createRepositories(db: Db, box: SecretBox) {
@@ -41,6 +42,8 @@ export function createRepositories(db: Db, box: SecretBox) {
     dashboardSessions: createDashboardSessionRepository(db),
     // The mod-log and the announcements (src/app/channels).
     channelOutbox: createChannelOutboxRepository(db),
+    // Roles with dangerous permissions the owner or an administrator allowed (src/app/admin/role-allowances.ts).
+    roleAllowances: createRoleAllowanceRepository(db),
   };
 }
 

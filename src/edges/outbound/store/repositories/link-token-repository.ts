@@ -114,6 +114,22 @@ export function createLinkTokenRepository(db: Db) {
       return row ?? null;
     },
 
+    /** An unused, unexpired token of this purpose, without using it. */
+    async findLive(purpose: LinkTokenRow['purpose'], tokenHash: string, now: Date): Promise<LinkTokenRow | null> {
+      const [row] = await db
+        .select()
+        .from(linkTokens)
+        .where(
+          and(
+            eq(linkTokens.tokenHash, tokenHash),
+            eq(linkTokens.purpose, purpose),
+            isNull(linkTokens.usedAt),
+            gt(linkTokens.expiresAt, now),
+          ),
+        );
+      return row ?? null;
+    },
+
     async find(tokenHash: string): Promise<LinkTokenRow | null> {
       const [row] = await db.select().from(linkTokens).where(eq(linkTokens.tokenHash, tokenHash));
       return row ?? null;

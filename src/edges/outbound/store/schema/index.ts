@@ -18,3 +18,4 @@ export * from './app-state';
 export * from './instances';
 export * from './channels';
 export * from './comps';
+export * from './role-allowances';
