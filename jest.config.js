@@ -1,8 +1,11 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/**
+ * The tests in lanes (jest projects), fastest first. `npm test` runs them all; `npm run test:fast`
+ * runs the core and application lanes (pure planner tables, and services on an in-process
+ * database), which is where a change to the rules is checked in well under a minute.
+ * @type {import('jest').Config}
+ */
+const shared = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test', '<rootDir>/packages/sandbox/test'],
-  testMatch: ['**/*.test.ts'],
   // The tests run the stand-ins from their sources: no build of the sandbox package needed in between.
   moduleNameMapper: {
     '^@tierlink/sandbox$': '<rootDir>/packages/sandbox/src/index.ts',
@@ -12,7 +15,27 @@ module.exports = {
     // Transpile only: types are checked by `tsc --noEmit` (npm run typecheck, CI) over src, test and bench.
     '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
   },
+};
+
+module.exports = {
   testTimeout: 30000,
   // PGlite instances and sandbox servers are heavy; two workers match the two cores CI has.
   maxWorkers: 2,
+  projects: [
+    { ...shared, displayName: 'core', testMatch: ['<rootDir>/test/core/**/*.test.ts', '<rootDir>/test/config.test.ts'] },
+    { ...shared, displayName: 'app', testMatch: ['<rootDir>/test/app/**/*.test.ts'] },
+    {
+      ...shared,
+      displayName: 'adapters',
+      testMatch: ['<rootDir>/test/edges/**/*.test.ts'],
+      testPathIgnorePatterns: ['-visual\\.test\\.ts$'],
+    },
+    { ...shared, displayName: 'pages', testMatch: ['<rootDir>/test/edges/**/*-visual.test.ts'] },
+    {
+      ...shared,
+      displayName: 'system',
+      testMatch: ['<rootDir>/test/{e2e,security,cli,demo}/**/*.test.ts'],
+    },
+    { ...shared, displayName: 'sandbox', testMatch: ['<rootDir>/packages/sandbox/test/**/*.test.ts'] },
+  ],
 };

@@ -17,6 +17,7 @@ import { renderAudit } from '../src/edges/inbound/web/dashboard/render-audit';
 import { DAY, realSleep, systemClock } from '../src/shared/clock';
 import { silentLogger } from '../src/shared/logger';
 import { openScratchDatabase } from './scratch-database';
+import { entitlementSources } from '../src/compose';
 
 type Row = { name: string; value: string; goal?: string };
 
@@ -101,6 +102,7 @@ export async function runAuditLogBenchmark(options: AuditLogBenchmarkOptions = {
     await repos.guilds.ensure(guildId, 'Bench');
     await repos.guilds.bind(guildId, patreon.campaignId);
     const { fullSync } = createSync({
+      sources: entitlementSources(repos, clock),
       repos,
       discord: access,
       accounts,

@@ -76,7 +76,7 @@ export async function prepareUpgrade(stack: Stack, n: number) {
   const { patreon, discord, guildId, tierlink } = stack;
   const member = discord.addMember(guildId, { username: `upgrader${n}` });
   const user = patreon.createUser({ fullName: `Bench Upgrader ${n}` });
-  await tierlink.services.repos.links.linkOauth(member.userId, user.id, new Date());
+  await tierlink.services.repos.links.linkOauth('patreon', member.userId, user.id, new Date());
   pledge(stack, user.id, 'silver', true);
   await discord.waitForMemberRole(guildId, member.userId, stack.roles.silver, { present: true, timeoutMs: 30_000 });
   return { userId: member.userId, patreonUserId: user.id };
@@ -191,7 +191,7 @@ async function measureDuringBulk(postgresUrl: string | undefined, grants: number
       const member = discord.addMember(guildId, { username: `bulk${i}` });
       const user = stack.patreon.createUser({ fullName: `Bench Bulk ${i}` });
       pledge(stack, user.id, 'silver', false);
-      await tierlink.services.repos.links.linkOauth(member.userId, user.id, new Date());
+      await tierlink.services.repos.links.linkOauth('patreon', member.userId, user.id, new Date());
       bulk.push(member.userId);
     }
     // Discord's member-role bucket from here on.

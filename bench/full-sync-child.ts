@@ -19,6 +19,7 @@ import { createSecretBox } from '../src/edges/outbound/store/secret-box';
 import { createApiMeter } from '../src/app/sync/api-meter';
 import { createSync } from '../src/app/sync';
 import type { SyncChange } from '../src/core/sync-report';
+import { entitlementSources } from '../src/compose';
 
 /** What the parent passes (argv[2], JSON). */
 export interface ChildInput {
@@ -201,6 +202,7 @@ async function main(): Promise<void> {
     }
 
     const { fullSync } = createSync({
+      sources: entitlementSources(repos, clock),
       repos,
       discord,
       accounts,

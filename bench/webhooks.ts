@@ -21,6 +21,7 @@ import { silentLogger } from '../src/shared/logger';
 import { createDiscordSandbox } from '@tierlink/sandbox/discord';
 import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { type ScratchDatabase, openScratchDatabase } from './scratch-database';
+import { entitlementSources } from '../src/compose';
 
 /**
  * Webhook figures for `npm run bench` (issue 4):
@@ -109,6 +110,7 @@ async function startStack(db: ScratchDatabase, options: { process: boolean }) {
   const jobStore = createJobStore(d);
   const jobQueue = createJobQueue({ store: jobStore, clock, random: Math.random, logger });
   const sync = createSync({
+    sources: entitlementSources(repos, clock),
     repos,
     discord: discordAccess,
     accounts,
@@ -127,7 +129,7 @@ async function startStack(db: ScratchDatabase, options: { process: boolean }) {
     inbox: createInboxQueue(d),
     jobs: { queue: jobQueue, store: jobStore },
     accounts,
-    reconciler: sync.reconciler,
+    intake: sync.intake,
     publicUrl: url,
     requestCampaignSync: () => {},
     metrics,
@@ -190,7 +192,7 @@ async function measureLatency(db: ScratchDatabase, changes: number): Promise<Ben
       const user = patreon.createUser({ fullName: `Bench Patron ${i}` });
       return { discordUserId, patreonUserId: user.id, tier: 'silver' as 'silver' | 'gold' };
     });
-    for (const p of patrons) await repos.links.linkOauth(p.discordUserId, p.patreonUserId, clock.now());
+    for (const p of patrons) await repos.links.linkOauth('patreon', p.discordUserId, p.patreonUserId, clock.now());
 
     const change = async (p: (typeof patrons)[number], to: 'silver' | 'gold'): Promise<number> => {
       const from = p.tier;

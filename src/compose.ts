@@ -6,6 +6,9 @@ import { createGuildPermissions } from './app/guild-permissions';
 import { createJoining } from './app/joining';
 import { createJoinLinks } from './app/joining/join-links';
 import { createLinking } from './app/linking';
+import type { EntitlementSource } from './core/entitlement-source';
+import { createPatreonSource } from './edges/outbound/patreon/patreon-source';
+import { createCompSource } from './app/comps/comp-source';
 import { createSync } from './app/sync';
 import { createApiMeter } from './app/sync/api-meter';
 import { createWebhooks } from './app/webhooks';
@@ -22,7 +25,7 @@ import { createInboxQueue } from './edges/outbound/store/durable-queue';
 import { createPostgresBudgetStore } from './edges/outbound/store/discord-budget-store';
 import { createInstanceRegistry } from './edges/outbound/store/instance-registry';
 import { createJobQueue, createJobStore } from './edges/outbound/store/job-queue';
-import { createRepositories } from './edges/outbound/store/repositories';
+import { type Repositories, createRepositories } from './edges/outbound/store/repositories';
 import { createRetentionStore } from './edges/outbound/store/retention-store';
 import { createSecretBox } from './edges/outbound/store/secret-box';
 import { loadOrCreateSecretKey } from './edges/outbound/store/secret-key';
@@ -64,6 +67,14 @@ export interface TierlinkOptions {
 export const INSTANCE_LEASE_MS = 15_000;
 
 export type Services = ReturnType<typeof buildServices>;
+
+/**
+ * Every entitlement source Tierlink plans from, registered once here: Patreon (read through the
+ * creators' tokens) and the servers' comps. Adding a source is its adapter's folder plus one line here.
+ */
+export function entitlementSources(repos: Pick<Repositories, 'snapshots' | 'comps'>, clock: Clock): EntitlementSource[] {
+  return [createPatreonSource({ snapshots: repos.snapshots }), createCompSource({ comps: repos.comps, clock })];
+}
 
 /** Every subsystem, each from its one factory, wired to the others. */
 export function buildServices(options: TierlinkOptions, database: Database) {
@@ -110,9 +121,11 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   const jobQueue = createJobQueue({ store: jobStore, clock, random, logger, ...(pollMs !== undefined ? { pollMs } : {}) });
 
   const meter = createApiMeter({ discordRest: discord.rest.rest });
+  const sources = entitlementSources(repos, clock);
   const sync = createSync({
     repos,
     discord,
+    sources,
     accounts,
     database,
     jobs: jobQueue,
@@ -139,7 +152,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     inbox: createInboxQueue(db),
     jobs: { queue: jobQueue, store: jobStore },
     accounts,
-    reconciler: sync.reconciler,
+    intake: sync.intake,
     publicUrl,
     staticSecret: config.patreon.webhookSecret,
     withLock: (name, fn) => database.tryWithLock(name, fn),
@@ -163,6 +176,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     repos,
     accounts,
     reconciler: sync.reconciler,
+    intake: sync.intake,
     discordUsers: discord.directory,
     box,
     clock,

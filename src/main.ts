@@ -64,6 +64,8 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       status: linking.status,
       tiers: admin.tiers,
       mapping: admin.mapping,
+      comps: admin.comps,
+      rules: admin.rules,
       settings: admin.settings,
       staff: services.permissions,
       audit: services.audit,

@@ -157,7 +157,7 @@ afterAll(async () => {
         const user = patreon.createUser({ fullName: `Patron ${n}` });
         const discordUserId = discord.createUser({ username: `patron${n}` }).id;
         for (const g of guilds) discord.addMember(g.guildId, { userId: discordUserId, username: `patron${n}` });
-        await repos.links.linkOauth(discordUserId, user.id, new Date());
+        await repos.links.linkOauth('patreon', discordUserId, user.id, new Date());
         patrons.push({ patreonUserId: user.id, discordUserId });
       }
       discord.resetRequests();

@@ -143,7 +143,7 @@ test('Patreon’s kinds of member and an unknown patron_status sync completely i
 
   // Logged once, with the member's id and the attribute.
   const lines = run.logs.filter((l) => l.msg === 'a member could not be read; its roles stay as they are until it can');
-  expect(lines).toEqual([expect.objectContaining({ memberId: oddMember.id, attribute: 'patron_status', patreonUserId: odd.id })]);
+  expect(lines).toEqual([expect.objectContaining({ memberId: oddMember.id, attribute: 'patron_status', externalUserId: odd.id })]);
 }, 120_000);
 
 test('the dialect the first process learned is stored: the second pays no refused request, one member-list request per 1,000', async () => {

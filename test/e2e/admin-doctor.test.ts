@@ -150,9 +150,9 @@ test('a last sync that held removals back is found, with the fix', async () => {
   expect(settings.content).toContain('at least 1');
   // Both patrons' pledges end without a webhook: only a full sync can notice.
   for (const member of e.discord.members(e.guildId)) {
-    const link = await e.tierlink.services.repos.links.byDiscordUser(member.userId);
+    const link = await e.tierlink.services.repos.links.byDiscordUser(member.userId, 'patreon');
     if (link)
-      e.patreon.setMembership(link.patreonUserId, e.patreon.campaignId, { patronStatus: 'former_patron', tierIds: [] }, { deliver: false });
+      e.patreon.setMembership(link.externalId, e.patreon.campaignId, { patronStatus: 'former_patron', tierIds: [] }, { deliver: false });
   }
   const sync = await runCommand(e, { userId: e.ownerId, name: 'sync', memberPermissions: MANAGE_ROLES }).reply();
   expect(sync.content).toContain('HELD');

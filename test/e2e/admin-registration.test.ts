@@ -12,13 +12,14 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => e?.stop());
 
-const ADMIN_COMMANDS = ['tiers', 'map', 'unmap', 'settings', 'sync', 'doctor', 'audit'];
+const ADMIN_COMMANDS = ['tiers', 'map', 'unmap', 'settings', 'sync', 'doctor', 'audit', 'comp'];
 
 test('commands are registered on DISCORD_GUILD_ID at start, each admin command with the permission it needs', () => {
   const registered = e.discord.commands(e.guildId);
   expect(registered.map((c) => c.name).sort()).toEqual([
     'allow-role',
     'audit',
+    'comp',
     'connect',
     'doctor',
     'link',

@@ -74,6 +74,7 @@ test('/settings without options shows the server’s settings', async () => {
       '• **Mod-log channel** (Tierlink’s role changes, batched): off',
       '• **New-patrons channel** (a welcome when a pledge begins): off',
       '• **New-posts channel** (each new post of the campaign): off',
+      '• **Roles by tenure and amount**: none (set one with rule_role and rule_at_least)',
     ].join('\n'),
   );
   expect(roles(ada)).toEqual([e.roles.silver, e.roles.gold].sort());

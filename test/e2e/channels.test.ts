@@ -178,7 +178,7 @@ test('the mod-log posts a sync’s changes in batches, within the channel’s li
   expect(first.allowedMentions).toEqual({ parse: [] });
 
   // A later change is a second batch: it waits for the channel's window, then comes.
-  e.patreon.setMembership((await e.tierlink.services.repos.links.byDiscordUser(members[0]!))!.patreonUserId, e.patreon.campaignId, {
+  e.patreon.setMembership((await e.tierlink.services.repos.links.byDiscordUser(members[0]!, 'patreon'))!.externalId, e.patreon.campaignId, {
     patronStatus: 'former_patron',
     tierIds: [],
   });

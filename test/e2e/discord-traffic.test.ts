@@ -115,7 +115,7 @@ describe("Discord's member-role bucket", () => {
         Array.from({ length: 14 }, async (_, i) => {
           const member = e.discord.addMember(e.guildId, { username: `bulk${i}` });
           const user = patron(`Bulk Patron ${i}`, e.tiers.bronze);
-          await e.tierlink.services.repos.links.linkOauth(member.userId, user.id, e.clock.now());
+          await e.tierlink.services.repos.links.linkOauth('patreon', member.userId, user.id, e.clock.now());
           return member.userId;
         }),
       );

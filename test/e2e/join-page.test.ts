@@ -117,7 +117,7 @@ test('a Gold patron in no server joins with Gold in one visit; the ledger record
   expect(e.discord.requests().filter((r) => r.path.includes(`/members/${person.id}/roles/`))).toHaveLength(0);
   const ledger = await ledgerOf(person.id);
   expect(ledger.map((g) => g.roleId)).toEqual([e.roles.gold]);
-  expect((await e.tierlink.services.repos.links.byDiscordUser(person.id))?.patreonUserId).toBe(user.id);
+  expect((await e.tierlink.services.repos.links.byDiscordUser(person.id, 'patreon'))?.externalId).toBe(user.id);
 
   // Nothing that can act as the person on Discord works any more: the token was revoked after its request.
   for (const pair of e.discord.userTokensIssuedTo(person.id)) {
@@ -305,7 +305,7 @@ test('a patron already in the server, not linked and with no role, is linked and
   const person = e.discord.createUser({ username: 'ada', globalName: 'Ada' });
   e.discord.addMember(e.guildId, { userId: person.id });
   expect(e.discord.memberRoles(e.guildId, person.id)).toEqual([]);
-  expect(await e.tierlink.services.repos.links.byDiscordUser(person.id)).toBeNull();
+  expect(await e.tierlink.services.repos.links.byDiscordUser(person.id, 'patreon')).toBeNull();
   e.discord.resetRequests();
 
   const run = await visit(user.id, person.id);
@@ -320,7 +320,7 @@ test('a patron already in the server, not linked and with no role, is linked and
   expect(text).toMatch(/Gold Added/);
 
   // Linked, and granted as /link grants: one role PUT per role, no Add Guild Member request.
-  expect((await e.tierlink.services.repos.links.byDiscordUser(person.id))?.patreonUserId).toBe(user.id);
+  expect((await e.tierlink.services.repos.links.byDiscordUser(person.id, 'patreon'))?.externalId).toBe(user.id);
   expect([...e.discord.memberRoles(e.guildId, person.id)].sort()).toEqual([e.roles.silver, e.roles.gold].sort());
   const rolePuts = e.discord.requests({ method: 'PUT' }).filter((r) => r.path.includes(`/members/${person.id}/roles/`));
   expect(rolePuts.map((r) => r.path.split('/').at(-1)).sort()).toEqual([e.roles.silver, e.roles.gold].sort());

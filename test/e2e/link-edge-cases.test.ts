@@ -47,15 +47,12 @@ async function follow(url: string, discordUserId: string) {
 /** What a failed attempt must leave untouched: links, snapshots, the ledger, and Discord. */
 async function stored(patreonUserId: string, discordUserId: string) {
   const { db } = e.db.database;
-  const links = await queryRows(
-    db,
-    sql`select * from links where patreon_user_id = ${patreonUserId} or discord_user_id = ${discordUserId}`,
-  );
-  const snapshots = await queryRows(db, sql`select * from member_snapshots where patreon_user_id = ${patreonUserId}`);
+  const links = await queryRows(db, sql`select * from links where external_id = ${patreonUserId} or discord_user_id = ${discordUserId}`);
+  const snapshots = await queryRows(db, sql`select * from member_snapshots where external_user_id = ${patreonUserId}`);
   const grants = await queryRows(db, sql`select * from role_grants where discord_user_id = ${discordUserId}`);
   const events = await queryRows(
     db,
-    sql`select * from link_events where discord_user_id = ${discordUserId} or patreon_user_id = ${patreonUserId}`,
+    sql`select * from link_events where discord_user_id = ${discordUserId} or external_id = ${patreonUserId}`,
   );
   return {
     links: links.length,
@@ -203,11 +200,11 @@ test('a used state with a fresh code from another authorization is refused, and 
   expect(page.status).toBe(400);
   expect(tokenExchanges()).toBe(exchanges);
   expect(await stored(attacker.id, attackerMember.userId)).toEqual(NOTHING);
-  const victimLink = await queryRows<{ patreon_user_id: string }>(
+  const victimLink = await queryRows<{ external_id: string }>(
     e.db.database.db,
-    sql`select patreon_user_id from links where discord_user_id = ${victimMember.userId}`,
+    sql`select external_id from links where discord_user_id = ${victimMember.userId}`,
   );
-  expect(victimLink.map((l) => l.patreon_user_id)).toEqual([victim.id]);
+  expect(victimLink.map((l) => l.external_id)).toEqual([victim.id]);
   expect(e.discord.memberRoles(e.guildId, victimMember.userId)).toEqual([e.roles.gold]);
   // The attacker's own state is still good: the genuine callback completes for the right user.
   const genuine = await get(attackerCallback.toString());

@@ -255,11 +255,11 @@ test('a declined patron for whom the service lists no tier any more gets no role
   expect(run.page.status).toBe(200);
   expect(run.rolesWhenPageReturned).toEqual([]);
   expect(run.page.text).not.toMatch(/roles are kept|roles kept until/);
-  expect(run.page.text).toMatch(/payment declined on 2026-11-18\s*; Patreon lists no tier until a payment goes through/i);
+  expect(run.page.text).toMatch(/payment declined on 2026-11-18\s*; no tier is listed until a payment goes through/i);
   expect(run.page.text).toMatch(/Renew on Patreon/);
   const status = await e.command(member.userId, 'status');
   expect(status.content).not.toMatch(/roles kept until/);
-  expect(status.content).toMatch(/payment declined on 2026-11-18; Patreon lists no tier until a payment goes through/);
+  expect(status.content).toMatch(/payment declined on 2026-11-18; no tier is listed until a payment goes through/);
 });
 
 test('an active patron without a tier is told so, not thanked for a tier', async () => {

@@ -28,7 +28,7 @@ async function burstOfChanges(count: number, tier: string) {
       { patronStatus: 'active_patron', tierIds: [e.tiers.bronze], lastChargeDate: e.clock.now(), lastChargeStatus: 'Paid' },
       { deliver: false },
     );
-    await e.tierlink.services.repos.links.linkOauth(member.userId, user.id, e.clock.now());
+    await e.tierlink.services.repos.links.linkOauth('patreon', member.userId, user.id, e.clock.now());
     patrons.push({ patreonUserId: user.id, discordUserId: member.userId });
   }
   // Every role request first waits out a 429 of 1 s: the work is in flight when stop() is called.

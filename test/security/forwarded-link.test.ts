@@ -52,7 +52,7 @@ describe('/link', () => {
 
     expect(e.discord.memberRoles(e.guildId, mallory)).toEqual([]);
     expect(e.discord.memberRoles(e.guildId, pennyDiscord)).toContain(e.roles.gold);
-    expect(await rows(sql`select discord_user_id from links where patreon_user_id = ${penny.id}`)).toEqual([
+    expect(await rows(sql`select discord_user_id from links where external_id = ${penny.id}`)).toEqual([
       { discord_user_id: pennyDiscord },
     ]);
     expect(await rows(sql`select * from role_grants where discord_user_id = ${mallory}`)).toEqual([]);
@@ -125,7 +125,7 @@ describe('/link', () => {
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
     expect(pageText(await res.text())).toContain("This link can't be used");
-    expect(await rows(sql`select * from links where discord_user_id = ${mallory} or patreon_user_id = ${pat.id}`)).toEqual([]);
+    expect(await rows(sql`select * from links where discord_user_id = ${mallory} or external_id = ${pat.id}`)).toEqual([]);
     expect(e.discord.memberRoles(e.guildId, patDiscord)).toEqual([]);
   });
 });

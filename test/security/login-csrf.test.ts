@@ -99,7 +99,7 @@ describe('/link', () => {
     expect(tokenExchanges()).toBe(exchanges);
     expect(e.discord.memberRoles(e.guildId, mallory)).toEqual([]);
     expect(e.discord.memberRoles(e.guildId, pennyDiscord)).toEqual([]);
-    expect(await rows(sql`select * from links where patreon_user_id = ${penny.id} or discord_user_id = ${mallory}`)).toEqual([]);
+    expect(await rows(sql`select * from links where external_id = ${penny.id} or discord_user_id = ${mallory}`)).toEqual([]);
     expect(await rows(sql`select * from role_grants where discord_user_id = ${mallory}`)).toEqual([]);
     expect(e.log.text()).toContain('oauth callback refused: the state belongs to another browser');
 

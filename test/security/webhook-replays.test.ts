@@ -91,8 +91,8 @@ test('while the service’s reads fail, an old active-patron payload replayed af
   expect(replay.status).toBe(200);
   await instance.idle();
   expect((await inboxRows(world)).at(-1)).toMatchObject({ status: 'done' });
-  expect(await world.repos.snapshots.get(world.campaignId, patron.memberId)).toMatchObject({
-    source: 'webhook-payload',
+  expect(await world.repos.snapshots.get('patreon', world.campaignId, patron.memberId)).toMatchObject({
+    readBy: 'webhook-payload',
     patronStatus: 'active_patron',
   });
   expect(hasGold(patron.discordUserId)).toBe(false);
@@ -102,8 +102,8 @@ test('while the service’s reads fail, an old active-patron payload replayed af
   world.patreon.clearFaults();
   world.clock.advance(60 * 60_000);
   expect(await instance.jobs.worker.sweep()).toBe(1);
-  expect(await world.repos.snapshots.get(world.campaignId, patron.memberId)).toMatchObject({
-    source: 'webhook',
+  expect(await world.repos.snapshots.get('patreon', world.campaignId, patron.memberId)).toMatchObject({
+    readBy: 'webhook',
     patronStatus: 'former_patron',
   });
   expect(hasGold(patron.discordUserId)).toBe(false);

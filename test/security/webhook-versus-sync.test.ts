@@ -35,7 +35,7 @@ test('a pledge that ends while the sync’s grant is in flight ends with the rol
   // The pledge ends; the webhook instance re-reads the member (former) while the grant is on its way.
   world.patreon.setMembership(patron.patreonUserId, world.campaignId, { patronStatus: 'former_patron', tierIds: [] });
   await webhooks.idle();
-  expect(await world.repos.snapshots.get(world.campaignId, patron.memberId)).toMatchObject({ patronStatus: 'former_patron' });
+  expect(await world.repos.snapshots.get('patreon', world.campaignId, patron.memberId)).toMatchObject({ patronStatus: 'former_patron' });
   expect((await world.repos.ledger.forUser(world.guildId, patron.discordUserId)).map((r) => r.roleId)).toEqual([world.roles.gold]);
 
   hold.release();

@@ -13,6 +13,7 @@ export const roleOption = (name: string, roleId: string) => ({ name, type: 8, va
 export const intOption = (name: string, value: number) => ({ name, type: 4, value });
 export const boolOption = (name: string, value: boolean) => ({ name, type: 5, value });
 export const stringOption = (name: string, value: string) => ({ name, type: 3, value });
+export const userOption = (name: string, userId: string) => ({ name, type: 6, value: userId });
 
 export interface RunningCommand {
   interactionId: string;
@@ -44,6 +45,8 @@ export function runCommand(
     memberPermissions?: bigint | null;
     /** Where the command is used; the guild's first channel when absent. */
     channelId?: string;
+    /** The subcommand (`/comp grant`), its options in `options`. */
+    subcommand?: string;
   },
 ): RunningCommand {
   const guildId = options.guildId ?? e.guildId;
@@ -57,6 +60,7 @@ export function runCommand(
     // null: the stand-in computes them as Discord does (roles, then the channel's overwrites).
     ...(options.memberPermissions === null ? {} : { memberPermissions: options.memberPermissions ?? 0n }),
     ...(options.channelId ? { channelId: options.channelId } : {}),
+    ...(options.subcommand ? { subcommand: options.subcommand } : {}),
   });
   return following(e, interactionId);
 }

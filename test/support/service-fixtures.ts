@@ -15,7 +15,7 @@ export function activeSnapshot(overrides: Partial<SnapshotInput> = {}): Snapshot
   return {
     campaignId: 'c1',
     memberId: 'm1',
-    patreonUserId: 'p1',
+    externalUserId: 'p1',
     patronStatus: 'active_patron',
     isFollower: false,
     lastChargeDate: new Date('2026-11-01T00:00:00Z'),
@@ -23,7 +23,8 @@ export function activeSnapshot(overrides: Partial<SnapshotInput> = {}): Snapshot
     entitledTierIds: ['gold'],
     pledgeRelationshipStart: new Date('2026-10-01T00:00:00Z'),
     entitledAmountCents: 1000,
-    source: 'sync',
+    source: 'patreon',
+    readBy: 'sync',
     ...overrides,
   };
 }

@@ -10,6 +10,7 @@ import { createSecretBox } from '../../src/edges/outbound/store/secret-box';
 import { realSleep } from '../../src/shared/clock';
 import { type Logger, silentLogger } from '../../src/shared/logger';
 import { SECRET_KEY, type World } from './world';
+import { entitlementSources } from '../../src/compose';
 
 /**
  * The sync subsystem built from the same factories as `main.ts` builds it, on its own database
@@ -49,6 +50,7 @@ export function wireSync(
   });
   const jobs = createJobQueue({ store: createJobStore(database.db), clock, random: () => 0.5, logger });
   const sync = createSync({
+    sources: entitlementSources(repos, clock),
     repos,
     discord,
     accounts,

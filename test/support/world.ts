@@ -8,10 +8,12 @@ import { silentLogger } from '../../src/shared/logger';
 import { type Metrics, createMetrics } from '../../src/edges/outbound/observability/metrics';
 import { createSync } from '../../src/app/sync';
 import type { Reconciler } from '../../src/app/sync/reconciler';
+import type { MemberIntake } from '../../src/app/membership/member-intake';
 import { createJobQueue, createJobStore } from '../../src/edges/outbound/store/job-queue';
 import { type DiscordKit, createDiscordKit } from './discord-kit';
 import { TEST_SECRET_KEY, repositories } from './service-fixtures';
 import { type TestDatabase, createTestDatabase } from './test-database';
+import { entitlementSources } from '../../src/compose';
 
 /**
  * One realistic setup for integration tests: both stand-ins over real HTTP, a real database, a
@@ -27,6 +29,8 @@ export interface World {
   repos: ReturnType<typeof repositories>;
   accounts: CreatorAccounts;
   reconciler: Reconciler;
+  /** The one intake of read members (src/app/membership/member-intake.ts), wired to the reconciler. */
+  intake: MemberIntake;
   metrics: Metrics;
   /** Set by reset(). */
   guildId: string;
@@ -116,7 +120,8 @@ export async function createWorld(): Promise<World> {
     await storeCampaign({ campaigns: world.repos.campaigns, clock }, connected.creatorUserId, details);
     await world.repos.guilds.ensure(g.guildId, `Fan Club ${counter}`);
     await world.repos.guilds.bind(g.guildId, patreon.campaignId);
-    world.reconciler = createSync({
+    const sync = createSync({
+      sources: entitlementSources(world.repos, clock),
       repos: world.repos,
       discord,
       accounts: world.accounts,
@@ -126,7 +131,9 @@ export async function createWorld(): Promise<World> {
       clock,
       metrics,
       logger: silentLogger,
-    }).reconciler;
+    });
+    world.reconciler = sync.reconciler;
+    world.intake = sync.intake;
     patreon.resetRequests();
     discord.sandbox.resetRequests();
   };
@@ -153,7 +160,7 @@ export async function createWorld(): Promise<World> {
   /** `addPatron` and, when `linked`, an OAuth link stored as /link would. */
   world.addLinkedPatron = async (options = {}) => {
     const patron = world.addPatron(options);
-    await world.repos.links.linkOauth(patron.discordUserId, patron.patreonUserId, clock.now());
+    await world.repos.links.linkOauth('patreon', patron.discordUserId, patron.patreonUserId, clock.now());
     return patron;
   };
 

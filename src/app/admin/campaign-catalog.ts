@@ -1,6 +1,6 @@
 import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
 import type { CampaignDetails, PatreonClient } from '../../edges/outbound/patreon';
-import { toTierInput } from '../service-records';
+import { toTierInput } from '../../edges/outbound/patreon/member-records';
 import type { Clock } from '../../shared/clock';
 
 /** A campaign's display name: the creator's name, else its vanity, else its id. */

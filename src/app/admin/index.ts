@@ -23,18 +23,30 @@ import { createChannelSettings } from './channel-settings';
 import type { ChannelMessages } from '../../edges/outbound/discord/channel-messages';
 import type { Channels } from '../channels';
 import { createTiersService } from './tiers-service';
+import { CompService } from '../comps/comp-service';
+import { RuleRolesService } from './rule-roles-service';
 import { progressOf } from '../sync/sync-scheduler';
 
 export interface CreatorAdminDeps {
   repos: Pick<
     Repositories,
-    'guilds' | 'campaigns' | 'credentials' | 'mappings' | 'appState' | 'syncRuns' | 'snapshots' | 'channelOutbox' | 'roleAllowances'
+    | 'guilds'
+    | 'campaigns'
+    | 'credentials'
+    | 'mappings'
+    | 'appState'
+    | 'syncRuns'
+    | 'snapshots'
+    | 'channelOutbox'
+    | 'comps'
+    | 'ruleRoles'
+    | 'roleAllowances'
   >;
   accounts: CreatorAccounts;
   discord: { snapshots: GuildSnapshotCache; directory: GuildDirectory; channels: ChannelMessages; application?: ApplicationInfo };
   /** The mod-log and announcements (`createChannels`). */
   channels: Pick<Channels, 'modLog' | 'announcements'>;
-  sync: Pick<SyncSubsystem, 'contexts' | 'applyGuild' | 'strict'>;
+  sync: Pick<SyncSubsystem, 'contexts' | 'applyGuild' | 'strict' | 'reconciler'>;
   linking: Pick<Linking, 'oneTimeLinks' | 'redirectUri'>;
   registration: Pick<WebhookRegistration, 'ensure' | 'health'>;
   box: SecretBox;
@@ -150,13 +162,27 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
     },
   });
 
+  const comps = new CompService({
+    comps: repos.comps,
+    tiers,
+    contexts: sync.contexts,
+    authority,
+    reconciler: sync.reconciler,
+    clock,
+    logger,
+  });
+
+  const rules = new RuleRolesService({ rules: repos.ruleRoles, authority, reconcileGuild, clock, logger });
+
   return {
     authority,
+    rules,
     adoption: createAdoptionCheck({ authority, contexts: sync.contexts }),
     allowances,
     connect,
     tiers,
     mapping,
+    comps,
     settings,
     channelSettings,
     doctor,

@@ -6,6 +6,7 @@ import type { ChannelOutboxRepository } from '../../edges/outbound/store/reposit
 import { welcomeSubject } from '../../edges/outbound/store/repositories/channel-outbox-repository';
 import type { CredentialRepository } from '../../edges/outbound/store/repositories/credential-repository';
 import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
+import { PATREON } from '../../edges/outbound/patreon/patreon-source';
 import type { LinkRepository } from '../../edges/outbound/store/repositories/link-repository';
 import type { WebhookRepository } from '../../edges/outbound/store/repositories/webhook-repository';
 import type { Clock } from '../../shared/clock';
@@ -31,7 +32,7 @@ export type PostSource =
 export interface AnnouncementsDeps {
   guilds: Pick<GuildRepository, 'campaignsOf' | 'guildsOf' | 'channels'>;
   campaigns: Pick<CampaignRepository, 'get' | 'tiersOf'>;
-  links: Pick<LinkRepository, 'byPatreonUser'>;
+  links: Pick<LinkRepository, 'byExternal'>;
   credentials: Pick<CredentialRepository, 'status'>;
   webhooks: Pick<WebhookRepository, 'forCampaign'>;
   outbox: Pick<
@@ -74,7 +75,7 @@ export function createAnnouncements(deps: AnnouncementsDeps) {
     const pledges = await outbox.recentPledges(guildId, campaignIds, from, WELCOMES_PER_ROUND);
     let written = 0;
     for (const p of pledges) {
-      const link = p.patreonUserId ? await deps.links.byPatreonUser(p.patreonUserId) : null;
+      const link = p.externalUserId ? await deps.links.byExternal(PATREON, p.externalUserId) : null;
       const message = composeWelcome({
         discordUserId: link?.discordUserId ?? null,
         fullName: p.fullName,

@@ -10,6 +10,8 @@ import { type TierLine, type TiersService, tierRef } from '../admin/tiers-servic
 import type { ChannelSettings } from '../admin/channel-settings';
 import type { AllowOutcome, RoleAllowances } from '../admin/role-allowances';
 import { type ChannelChange, type ChannelSetting, type GuildChannels, channelOf } from '../../core/guild-channels';
+import type { RuleRole } from '../../core/planner/types';
+import type { RuleRoleOutcome, RuleRolesService } from '../admin/rule-roles-service';
 
 /** How long a page waits for the roles update after a change before it says "in the background". */
 export const FOLLOW_UP_WAIT_MS = 5_000;
@@ -29,6 +31,8 @@ export interface ConfigurationView {
   channelChoices: Array<{ id: string; name: string }>;
   /** The server's roles a tier or setting may name, highest first (not @everyone, not integration roles). */
   roles: RoleChoice[];
+  /** The roles by tenure and amount. */
+  rules: RuleRole[];
 }
 
 /** A change and what the roles update after it did, as far as the page waited for it. */
@@ -42,6 +46,7 @@ export interface ConfigurationDeps {
   settings: Pick<SettingsService, 'apply' | 'confirmStrict'>;
   allowances: Pick<RoleAllowances, 'set'>;
   channelSettings: Pick<ChannelSettings, 'current' | 'postable'>;
+  rules: Pick<RuleRolesService, 'list' | 'set' | 'remove'>;
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -74,16 +79,40 @@ export function createConfiguration(deps: ConfigurationDeps) {
   return {
     roleChoices,
 
+    /** The server's tiers as a form lists them (the comps form on a member's page). */
+    async tierChoices(guildId: string): Promise<Array<{ ref: string; title: string }>> {
+      return (await deps.tiers.list(guildId)).map((t) => ({ ref: tierRef(t.campaignId, t.tierId), title: t.title }));
+    },
+
     async view(guildId: string): Promise<ConfigurationView> {
-      const [tiers, settings, roles, channels, postable] = await Promise.all([
+      const [tiers, settings, roles, channels, postable, rules] = await Promise.all([
         deps.tiers.list(guildId),
         deps.guilds.settings(guildId),
         roleChoices(guildId),
         deps.channelSettings.current(guildId),
         deps.channelSettings.postable(guildId),
+        deps.rules.list(guildId),
       ]);
       const channelChoices = postable.map((c) => ({ id: c.id, name: c.name }));
-      return { tiers: tiers.map((t) => ({ ...t, ref: tierRef(t.campaignId, t.tierId) })), settings, roles, channels, channelChoices };
+      return {
+        tiers: tiers.map((t) => ({ ...t, ref: tierRef(t.campaignId, t.tierId) })),
+        settings,
+        roles,
+        channels,
+        channelChoices,
+        rules,
+      };
+    },
+
+    /** A role by tenure or amount, set or removed as `/settings rule_role` does. */
+    async setRule(guildId: string, actorId: string, rule: RuleRole): Promise<{ outcome: RuleRoleOutcome; followUp: FollowUp | null }> {
+      const outcome = await deps.rules.set({ guildId, userId: actorId }, rule);
+      return { outcome, followUp: outcome.kind === 'done' ? await wait(outcome.followUp) : null };
+    },
+
+    async removeRule(guildId: string, actorId: string, roleId: string): Promise<{ outcome: RuleRoleOutcome; followUp: FollowUp | null }> {
+      const outcome = await deps.rules.remove({ guildId, userId: actorId }, roleId);
+      return { outcome, followUp: outcome.kind === 'done' ? await wait(outcome.followUp) : null };
     },
 
     async map(guildId: string, actorId: string, tier: string, roleId: string): Promise<{ outcome: MapOutcome; followUp: FollowUp | null }> {

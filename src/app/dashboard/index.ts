@@ -22,6 +22,8 @@ import { createOverview } from './overview';
 import { createSignIn } from './sign-in';
 import type { ChannelSettings } from '../admin/channel-settings';
 import { type RunSync, createSyncDesk } from './syncs';
+import type { RuleRolesService } from '../admin/rule-roles-service';
+import type { CompService } from '../comps/comp-service';
 
 export interface DashboardDeps {
   repos: Pick<Repositories, 'guilds' | 'campaigns' | 'syncRuns' | 'auditLog' | 'ledger' | 'patronDirectory' | 'dashboardSessions'>;
@@ -37,6 +39,8 @@ export interface DashboardDeps {
     doctor: Pick<Doctor, 'run'>;
     /** The channels Tierlink posts in: what is set, and which channels may be chosen. */
     channelSettings: Pick<ChannelSettings, 'current' | 'postable'>;
+    rules: Pick<RuleRolesService, 'list' | 'set' | 'remove'>;
+    comps: Pick<CompService, 'grant' | 'revoke' | 'list'>;
   };
   status: StatusService;
   registration: Pick<WebhookRegistration, 'health'>;
@@ -76,7 +80,7 @@ export function createDashboard(deps: DashboardDeps) {
     clock,
     logger,
   });
-  const members = createMemberLookup({ ...repos, ...discord, status: deps.status, audit });
+  const members = createMemberLookup({ ...repos, ...discord, status: deps.status, audit, comps: deps.admin.comps });
   const syncs = createSyncDesk({ ...repos, audit, runSync: deps.runSync, logger });
   const configuration = createConfiguration({ ...deps.admin, guilds: repos.guilds, snapshots: discord.snapshots });
   return {
@@ -87,6 +91,8 @@ export function createDashboard(deps: DashboardDeps) {
     members,
     syncs,
     configuration,
+    /** Comps on a member's page, as `/comp` gives and ends them. */
+    comps: deps.admin.comps,
     /** Where people reach the dashboard, for the demo and the logs. */
     url: () => `${deps.publicUrl()}/dashboard`,
     /** Whether sessions must be sent over HTTPS only (PUBLIC_URL is https). */

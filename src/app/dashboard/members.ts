@@ -5,6 +5,7 @@ import type { PatronDirectoryRepository } from '../../edges/outbound/store/repos
 import type { StatusReport, StatusService } from '../linking/status-service';
 import type { AuditBrowser } from './audit';
 import type { AuditEntry } from './views';
+import type { CompEntry, CompService } from '../comps/comp-service';
 
 /** Results of a member search, from Discord's names and from the service's. */
 export const MAX_SEARCH_RESULTS = 25;
@@ -31,6 +32,8 @@ export interface MemberDetail {
   /** What `/status` says, for this member: a dry run, nothing changes. */
   status: StatusReport;
   recentChanges: AuditEntry[];
+  /** The comps in force for this member here. */
+  comps: CompEntry[];
 }
 
 export interface MembersDeps {
@@ -40,6 +43,7 @@ export interface MembersDeps {
   patronDirectory: Pick<PatronDirectoryRepository, 'search' | 'linksOf'>;
   status: Pick<StatusService, 'explain'>;
   audit: Pick<AuditBrowser, 'page'>;
+  comps: Pick<CompService, 'list'>;
 }
 
 const nameOf = (m: GuildMemberInfo) => m.nick ?? m.globalName ?? m.username;
@@ -87,12 +91,13 @@ export function createMemberLookup(deps: MembersDeps) {
 
     async detail(guildId: string, userId: string): Promise<MemberDetail> {
       const campaignIds = await deps.guilds.campaignsOf(guildId);
-      const [member, snapshot, status, links, recent] = await Promise.all([
+      const [member, snapshot, status, links, recent, comps] = await Promise.all([
         deps.directory.getMember(guildId, userId),
         deps.snapshots.get(guildId),
         deps.status.explain(guildId, userId),
         deps.patronDirectory.linksOf(campaignIds, [userId]),
         deps.audit.page(guildId, { discordUserId: userId }, { cursor: null, direction: 'older' }),
+        deps.comps.list(guildId, userId),
       ]);
       const held = new Set(member?.roleIds ?? []);
       const roles = snapshot.roles
@@ -108,6 +113,7 @@ export function createMemberLookup(deps: MembersDeps) {
         patronName: links.get(userId)?.patronName ?? null,
         status,
         recentChanges: recent.entries.slice(0, 10),
+        comps,
       };
     },
   };

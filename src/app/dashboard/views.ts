@@ -65,8 +65,9 @@ export const TRIGGER_LABELS: Readonly<Record<Trigger, string>> = {
   recheck: 'scheduled re-check',
   connect: '/connect',
   adopt: 'roles adopted (/sync adopt)',
-  grace: 'grace period ended',
+  grace: 'grace period or comp ended',
   join: 'join page',
+  comp: 'comp given or ended',
 };
 
 export const OUTCOMES: ReadonlyArray<AuditRow['outcome']> = ['applied', 'failed', 'held', 'blocked'];

@@ -5,7 +5,7 @@ import { DiscordProblemError } from '../../edges/outbound/discord/discord-proble
 import type { GuildSnapshotCache } from '../../edges/outbound/discord/guild-snapshot-cache';
 import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
 import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
-import { toMemberState } from '../../edges/outbound/store/repositories/planner-snapshots';
+import { PATREON, patreonStateOf } from '../../edges/outbound/patreon/patreon-source';
 import type { SnapshotRepository } from '../../edges/outbound/store/repositories/snapshot-repository';
 import type { Clock } from '../../shared/clock';
 import type { LinkService } from '../linking/link-service';
@@ -46,7 +46,7 @@ export interface JoinPreview {
 export interface JoinPlacesDeps {
   guilds: Pick<GuildRepository, 'name' | 'campaignsOf' | 'settings'>;
   campaigns: Pick<CampaignRepository, 'tiersOf'>;
-  snapshots: Pick<SnapshotRepository, 'forPatreonUser'>;
+  snapshots: Pick<SnapshotRepository, 'forExternalUser'>;
   contexts: GuildContextLoader;
   discordSnapshots: Pick<GuildSnapshotCache, 'get'>;
   links: JoinLinks;
@@ -110,11 +110,11 @@ export function createJoinPlaces(deps: JoinPlacesDeps) {
      * the memberships just stored), as someone holding no role yet.
      */
     async preview(guildId: string, patreonUserId: string): Promise<JoinPreview> {
-      const [guild, rows] = await Promise.all([deps.contexts.load(guildId), deps.snapshots.forPatreonUser(patreonUserId)]);
+      const [guild, rows] = await Promise.all([deps.contexts.load(guildId), deps.snapshots.forExternalUser(PATREON, patreonUserId)]);
       const planned = planUser({
         guild,
         userId: '0',
-        members: rows.map(toMemberState),
+        members: rows.map(patreonStateOf),
         currentRoleIds: new Set(),
         ledger: [],
         now: deps.clock.now(),

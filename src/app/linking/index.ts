@@ -5,6 +5,7 @@ import type { Repositories } from '../../edges/outbound/store/repositories';
 import type { SecretBox } from '../../edges/outbound/store/secret-box';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
+import type { MemberIntake } from '../membership/member-intake';
 import type { Reconciler } from '../sync/reconciler';
 import type { DiscordSignIn } from '../discord-sign-in';
 import { DISCORD_CALLBACK_PATH, createDiscordStep } from './discord-step';
@@ -16,6 +17,8 @@ export interface LinkingDeps {
   repos: Pick<Repositories, 'links' | 'snapshots' | 'guilds' | 'campaigns' | 'ledger' | 'linkTokens'>;
   accounts: CreatorAccounts;
   reconciler: Reconciler;
+  /** Where the patron's memberships come in (src/app/membership/member-intake.ts). */
+  intake: MemberIntake;
   /** Reads the Discord account a membership is linked to (its names, for the result page). */
   discordUsers: Pick<GuildDirectory, 'getUser'>;
   box: SecretBox;
@@ -44,6 +47,7 @@ export function createLinking(deps: LinkingDeps) {
     oneTimeLinks,
     accounts: deps.accounts,
     reconciler: deps.reconciler,
+    intake: deps.intake,
     discordUsers: deps.discordUsers,
     clock,
     logger,

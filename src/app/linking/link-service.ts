@@ -1,11 +1,12 @@
-import { snapshotFromMember, toTierInput, unreadableInput } from '../service-records';
+import { snapshotFromMember, toTierInput, unreadableInput } from '../../edges/outbound/patreon/member-records';
+import { PATREON } from '../../edges/outbound/patreon/patreon-source';
 import type { CreatorAccounts } from '../../edges/outbound/patreon/creator-accounts';
 import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
 import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
 import type { LinkRepository } from '../../edges/outbound/store/repositories/link-repository';
-import type { SnapshotRepository } from '../../edges/outbound/store/repositories/snapshot-repository';
 import type { Metrics } from '../../edges/outbound/observability/metrics';
-import { type Member, PatreonApiError } from '../../edges/outbound/patreon';
+import { type Member, type Tier, PatreonApiError } from '../../edges/outbound/patreon';
+import type { MemberIntake } from '../membership/member-intake';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { MemberOutcome, Reconciler } from '../sync/reconciler';
@@ -61,7 +62,8 @@ export type PatronRead = { kind: 'read'; patreonUserId: string; patronName: stri
 
 export interface LinkServiceDeps {
   links: LinkRepository;
-  snapshots: SnapshotRepository;
+  /** Where the patron's memberships come in (src/app/membership/member-intake.ts). */
+  intake: MemberIntake;
   guilds: GuildRepository;
   campaigns: CampaignRepository;
   oneTimeLinks: OneTimeLinks;
@@ -92,9 +94,9 @@ export function createLinkService(deps: LinkServiceDeps) {
    * not after the next refresh (as a webhook's re-read does). Tiers are taken from the creator's
    * read only, never from the patron's own view.
    */
-  async function readMembership(campaignId: string, fromIdentity: Member): Promise<Member> {
+  async function readMembership(campaignId: string, fromIdentity: Member): Promise<{ member: Member; tiers: Tier[] }> {
     const client = await deps.accounts.clientForCampaign(campaignId);
-    if (!client) return fromIdentity;
+    if (!client) return { member: fromIdentity, tiers: [] };
     let details;
     try {
       details = await client.getMember(fromIdentity.id);
@@ -102,11 +104,10 @@ export function createLinkService(deps: LinkServiceDeps) {
       // The creator token is the authority, but the patron's own view of their membership is
       // current too: an outage of the creator side must not block the link.
       logger.warn({ err: error, campaignId }, 'creator read of a linking member failed; using the identity view');
-      return fromIdentity;
+      return { member: fromIdentity, tiers: [] };
     }
-    if (!details) return { ...fromIdentity, patronStatus: null, entitledTierIds: [] };
-    await deps.campaigns.upsertTiers(campaignId, details.tiers.map(toTierInput), clock.now());
-    return details.member;
+    if (!details) return { member: { ...fromIdentity, patronStatus: null, entitledTierIds: [] }, tiers: [] };
+    return { member: details.member, tiers: details.tiers };
   }
 
   async function discordAccount(userId: string): Promise<DiscordAccount> {
@@ -149,24 +150,23 @@ export function createLinkService(deps: LinkServiceDeps) {
       logger.warn({ err: error, guildId }, 'link: code exchange or identity read failed');
       return { kind: 'service_error', message: error instanceof PatreonApiError ? error.kind : 'unexpected' };
     }
-    const now = clock.now();
     const patreonUserId = identity.user.id;
     const served = await deps.guilds.campaignsOf(guildId);
     for (const member of identity.members) {
       if (!served.includes(member.campaignId)) continue;
       const current = await readMembership(member.campaignId, member);
-      await deps.snapshots.upsert(snapshotFromMember({ ...current, userId: patreonUserId }, 'link'), now);
+      // Linked below, by the patron's own sign-in: no profile link, and the reconcile follows the link.
+      await deps.intake.record({
+        snapshot: snapshotFromMember({ ...current.member, userId: patreonUserId }, 'link'),
+        tiers: current.tiers.map(toTierInput),
+      });
     }
-    // A membership the service answered with something unreadable: marked, so its roles stay as they are.
+    // A membership Patreon answered with something unreadable: marked, so its roles stay as they are.
     const odd = identity.unreadable.filter((u) => u.campaignId !== null && served.includes(u.campaignId));
-    if (odd.length > 0) {
-      deps.metrics.unreadableMembers.inc({ source: 'link' }, odd.length);
-      const fresh = await deps.snapshots.markUnreadable(
-        odd.map((u) => unreadableInput({ ...u, userId: patreonUserId }, u.campaignId!, 'link')),
-        now,
-      );
-      for (const u of fresh) logger.warn({ ...u, guildId }, 'a member could not be read; its roles stay as they are until it can');
-    }
+    await deps.intake.markUnreadable(
+      odd.map((u) => unreadableInput({ ...u, userId: patreonUserId }, u.campaignId!, 'link')),
+      'link',
+    );
     return { kind: 'read', patreonUserId, patronName: identity.user.fullName };
   }
 
@@ -175,7 +175,7 @@ export function createLinkService(deps: LinkServiceDeps) {
    * was linked elsewhere) loses the roles Tierlink granted it.
    */
   async function linkAccounts(discordUserId: string, patreonUserId: string): Promise<{ movedFrom: string | null }> {
-    const { movedFrom } = await deps.links.linkOauth(discordUserId, patreonUserId, clock.now());
+    const { movedFrom } = await deps.links.linkOauth(PATREON, discordUserId, patreonUserId, clock.now());
     if (movedFrom) {
       await deps.reconciler.reconcileUser(movedFrom, {
         trigger: 'relink',
@@ -265,7 +265,7 @@ export function createLinkService(deps: LinkServiceDeps) {
     async unlink(discordUserId: string): Promise<{ wasLinked: boolean; outcomes: MemberOutcome[] }> {
       const removed = await deps.links.unlink(discordUserId, clock.now());
       const outcomes = await deps.reconciler.reconcileUser(discordUserId, { trigger: 'unlink', unlinkedReason: 'unlinked with /unlink' });
-      return { wasLinked: removed !== null, outcomes };
+      return { wasLinked: removed.length > 0, outcomes };
     },
   };
 }

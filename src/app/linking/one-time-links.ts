@@ -188,7 +188,7 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
      */
     async discordState(flow: BoundFlow, patreonUserId: string): Promise<string | null> {
       const nonce = randomBytes(16).toString('base64url');
-      const row = await repo.startDiscordStep(flow.tokenHash, { patreonUserId, stateNonceHash: sha256(nonce) });
+      const row = await repo.startDiscordStep(flow.tokenHash, { externalId: patreonUserId, stateNonceHash: sha256(nonce) });
       if (!row) return null;
       const unsigned = `${flow.tokenHash}.${nonce}.${flow.binding}`;
       return `${unsigned}.${box.sign(`discord-state:${unsigned}`)}`;
@@ -211,8 +211,8 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
       const flowId = flowIdOf(tokenHash);
       const browserNonce = readNonce(flowId);
       if (browserNonce === undefined || !sameText(digest(browserNonce), binding)) return { kind: 'unbound', guildId: row.guildId, flowId };
-      if (!row.patreonUserId) return { kind: 'invalid', guildId: row.guildId };
-      return { kind: 'consumed', guildId: row.guildId, patreonUserId: row.patreonUserId, flowId };
+      if (!row.externalId) return { kind: 'invalid', guildId: row.guildId };
+      return { kind: 'consumed', guildId: row.guildId, patreonUserId: row.externalId, flowId };
     },
 
     /** The flow a state or a chooser ticket belongs to (names its cookie); null for anything else. */

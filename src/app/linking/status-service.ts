@@ -2,11 +2,15 @@ import type { CampaignRepository } from '../../edges/outbound/store/repositories
 import type { LedgerRepository } from '../../edges/outbound/store/repositories/ledger-repository';
 import type { LinkEvent, LinkRepository } from '../../edges/outbound/store/repositories/link-repository';
 import type { Entitlement, EntitlementKind } from '../../core/planner/types';
+import { PATREON } from '../../edges/outbound/patreon/patreon-source';
 import type { MemberOutcome, Reconciler } from '../sync/reconciler';
 
 export interface StatusReport {
   linked: boolean;
-  source: 'oauth' | 'social' | null;
+  /** How the Patreon link was made: by the patron's sign-in (`oauth`) or from their profile (`social`). */
+  method: 'oauth' | 'social' | null;
+  /** Every source the member is linked on (`patreon`, `kofi`). */
+  linkedSources: string[];
   /** Why there is no link, when it went away: moved to another account, or unlinked. */
   lastEvent: LinkEvent | null;
   /** The planner's view, computed as a dry run (nothing is changed by /status). */
@@ -37,8 +41,8 @@ export function createStatusService(deps: {
 }) {
   return {
     async explain(guildId: string, discordUserId: string): Promise<StatusReport> {
-      const [link, lastEvent, outcome, ledger] = await Promise.all([
-        deps.links.byDiscordUser(discordUserId),
+      const [links, lastEvent, outcome, ledger] = await Promise.all([
+        deps.links.linksOf(discordUserId),
         deps.links.lastEvent(discordUserId),
         deps.reconciler.reconcileMember(guildId, discordUserId, { trigger: 'sync', dryRun: true }),
         deps.ledger.forUser(guildId, discordUserId),
@@ -55,9 +59,11 @@ export function createStatusService(deps: {
           };
         }),
       );
+      const link = links.find((l) => l.source === PATREON) ?? links[0] ?? null;
       return {
         linked: link !== null,
-        source: link?.source ?? null,
+        method: (link?.method as 'oauth' | 'social' | undefined) ?? null,
+        linkedSources: links.map((l) => l.source),
         lastEvent: link ? null : lastEvent,
         outcome,
         campaigns,

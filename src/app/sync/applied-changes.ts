@@ -2,7 +2,8 @@ import type { BlockedChange, RoleChange } from '../../core/planner/types';
 import type { AuditEntry } from '../../edges/outbound/store/repositories/ledger-repository';
 
 /** What set a change in motion; recorded in the audit log and in Discord's audit-log reason. */
-export type Trigger = PersonTrigger | 'webhook' | 'sync' | 'rejoin' | 'map' | 'settings' | 'recheck' | 'connect' | 'grace' | 'adopt';
+export type Trigger =
+  PersonTrigger | 'webhook' | 'sync' | 'rejoin' | 'map' | 'settings' | 'recheck' | 'connect' | 'grace' | 'adopt' | 'comp';
 /** A person's own doing: `/link`, `/unlink`, a membership linked to another account, the join page. */
 type PersonTrigger = 'link' | 'unlink' | 'relink' | 'join';
 

@@ -3,13 +3,14 @@ import { type CampaignSyncReport, UNREADABLE_LISTED } from '../../core/sync-repo
 import { DiscordProblemError } from '../../edges/outbound/discord/discord-problem';
 import type { UnreadableMember } from '../../edges/outbound/patreon';
 import type { CreatorAccounts } from '../../edges/outbound/patreon/creator-accounts';
-import type { Metrics } from '../../edges/outbound/observability/metrics';
+import { snapshotFromMember, toTierInput, unreadableInput } from '../../edges/outbound/patreon/member-records';
+import { PATREON } from '../../edges/outbound/patreon/patreon-source';
 import type { CampaignRepository, TierInput } from '../../edges/outbound/store/repositories/campaign-repository';
 import type { LinkRepository, SocialLinkCandidate } from '../../edges/outbound/store/repositories/link-repository';
 import { type SnapshotRepository, readDigest } from '../../edges/outbound/store/repositories/snapshot-repository';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
-import { snapshotFromMember, toTierInput, unreadableInput } from '../service-records';
+import type { MemberIntake } from '../membership/member-intake';
 import { type ApiMeter, callsBetween } from './api-meter';
 
 /**
@@ -39,11 +40,12 @@ const DELETE_CHUNK = 1000;
 
 export interface CampaignPassDeps {
   campaigns: Pick<CampaignRepository, 'upsertTiers'>;
-  links: Pick<LinkRepository, 'linkSocialMany' | 'byPatreonUsers' | 'byDiscordUsers' | 'unlinkedByChoice' | 'linkedDiscordUsers'>;
-  snapshots: Pick<SnapshotRepository, 'upsertMany' | 'markUnreadable' | 'digests' | 'deleteMembers'>;
+  links: Pick<LinkRepository, 'byExternals' | 'byDiscordUsers' | 'unlinkedByChoice' | 'linkedDiscordUsers'>;
+  snapshots: Pick<SnapshotRepository, 'digests' | 'deleteMembers'>;
+  /** Where every read member comes in (src/app/membership/member-intake.ts). */
+  intake: MemberIntake;
   accounts: Pick<CreatorAccounts, 'clientForCampaign'>;
   meter?: ApiMeter;
-  metrics: Pick<Metrics, 'unreadableMembers'>;
   clock: Clock;
   logger: Logger;
 }
@@ -75,22 +77,28 @@ export function createCampaignPass(deps: CampaignPassDeps) {
   async function wouldLink(candidates: SocialLinkCandidate[], pending: Map<string, string>): Promise<number> {
     if (candidates.length === 0) return 0;
     const [byPatreon, byDiscord, optedOut] = await Promise.all([
-      deps.links.byPatreonUsers(candidates.map((c) => c.patreonUserId)),
-      deps.links.byDiscordUsers(candidates.map((c) => c.discordUserId)),
+      deps.links.byExternals(
+        PATREON,
+        candidates.map((c) => c.externalId),
+      ),
+      deps.links.byDiscordUsers(
+        PATREON,
+        candidates.map((c) => c.discordUserId),
+      ),
       deps.links.unlinkedByChoice(candidates.map((c) => c.discordUserId)),
     ]);
     const taken = new Set([
-      ...byPatreon.map((l) => `p:${l.patreonUserId}`),
+      ...byPatreon.map((l) => `p:${l.externalId}`),
       ...byDiscord.map((l) => `d:${l.discordUserId}`),
       ...[...optedOut].map((id) => `d:${id}`),
     ]);
     const pendingPatreon = new Set(pending.values());
     let made = 0;
     for (const c of candidates) {
-      if (taken.has(`p:${c.patreonUserId}`) || taken.has(`d:${c.discordUserId}`)) continue;
-      if (pending.has(c.discordUserId) || pendingPatreon.has(c.patreonUserId)) continue;
-      pending.set(c.discordUserId, c.patreonUserId);
-      pendingPatreon.add(c.patreonUserId);
+      if (taken.has(`p:${c.externalId}`) || taken.has(`d:${c.discordUserId}`)) continue;
+      if (pending.has(c.discordUserId) || pendingPatreon.has(c.externalId)) continue;
+      pending.set(c.discordUserId, c.externalId);
+      pendingPatreon.add(c.externalId);
       made += 1;
     }
     return made;
@@ -99,7 +107,7 @@ export function createCampaignPass(deps: CampaignPassDeps) {
   /** The digest of every stored member of the campaign, by member key (see {@link hash52}); -1: none stored. */
   async function storedDigests(campaignId: string): Promise<KeySet> {
     const set = keySetBuilder();
-    for await (const chunk of deps.snapshots.digests(campaignId)) {
+    for await (const chunk of deps.snapshots.digests(PATREON, campaignId)) {
       for (const [memberId, digest] of chunk) set.add(hash52(memberId), digest === '' ? -1 : parseInt(digest, 16));
     }
     return set.build();
@@ -107,7 +115,7 @@ export function createCampaignPass(deps: CampaignPassDeps) {
 
   async function linkedUsers(): Promise<KeySet> {
     const set = keySetBuilder();
-    for await (const chunk of deps.links.linkedDiscordUsers()) for (const id of chunk) set.add(hash52(id), 0);
+    for await (const chunk of deps.links.linkedDiscordUsers(PATREON)) for (const id of chunk) set.add(hash52(id), 0);
     return set.build();
   }
 
@@ -120,16 +128,16 @@ export function createCampaignPass(deps: CampaignPassDeps) {
     if (seen.unmarked() === 0) return 0;
     let deleted = 0;
     let gone: string[] = [];
-    for await (const chunk of deps.snapshots.digests(campaignId)) {
+    for await (const chunk of deps.snapshots.digests(PATREON, campaignId)) {
       for (const [memberId] of chunk) {
         if (!seen.marked(hash52(memberId))) gone.push(memberId);
         if (gone.length === DELETE_CHUNK) {
-          deleted += await deps.snapshots.deleteMembers(campaignId, gone, staleBefore);
+          deleted += await deps.snapshots.deleteMembers(PATREON, campaignId, gone, staleBefore);
           gone = [];
         }
       }
     }
-    deleted += await deps.snapshots.deleteMembers(campaignId, gone, staleBefore);
+    deleted += await deps.snapshots.deleteMembers(PATREON, campaignId, gone, staleBefore);
     return deleted;
   }
 
@@ -145,19 +153,10 @@ export function createCampaignPass(deps: CampaignPassDeps) {
       if (report.unreadableMembers.length >= UNREADABLE_LISTED) break;
       report.unreadableMembers.push({ memberId: m.memberId, attribute: m.attribute, reason: m.reason });
     }
-    deps.metrics.unreadableMembers.inc({ source: 'sync' }, members.length);
-    const fresh = await deps.snapshots.markUnreadable(
+    await deps.intake.markUnreadable(
       members.map((m) => unreadableInput(m, campaignId, 'sync')),
-      clock.now(),
+      'sync',
     );
-    const freshIds = new Set(fresh.map((m) => m.memberId));
-    for (const m of members) {
-      if (!freshIds.has(m.memberId)) continue;
-      logger.warn(
-        { campaignId, memberId: m.memberId, patreonUserId: m.userId, attribute: m.attribute, reason: m.reason },
-        'a member could not be read; its roles stay as they are until it can',
-      );
-    }
   }
 
   return {
@@ -201,22 +200,21 @@ export function createCampaignPass(deps: CampaignPassDeps) {
             const was = stored!.value(k);
             return was === undefined || was !== parseInt(readDigest(input), 16);
           });
-          if (changed.length > 0) await deps.snapshots.upsertMany(changed, clock.now(), (input) => stored!.has(hash52(input.memberId)));
           for (const m of page.unreadable) stored.mark(hash52(m.memberId));
           if (page.unreadable.length > 0) await unreadable(campaignId, page.unreadable, report);
           const candidates: SocialLinkCandidate[] = [];
           for (const m of page.members) {
             if (!m.discordUserId || linked.has(hash52(m.discordUserId)) || linkedNow.has(m.discordUserId)) continue;
-            candidates.push({ discordUserId: m.discordUserId, patreonUserId: m.userId });
+            candidates.push({ discordUserId: m.discordUserId, externalId: m.userId });
           }
-          if (candidates.length > 0) {
-            if (dryRun) {
-              report.linksMade += await wouldLink(candidates, pendingLinks);
-            } else {
-              const made = await deps.links.linkSocialMany(candidates, clock.now());
-              report.linksMade += made.length;
-              for (const l of made) linkedNow.add(l.discordUserId);
-            }
+          if (dryRun) {
+            // A dry run stores what it read (the guild pass plans from it) but makes no link.
+            await deps.intake.recordPage(PATREON, changed, [], (input) => stored!.has(hash52(input.memberId)));
+            report.linksMade += await wouldLink(candidates, pendingLinks);
+          } else {
+            const made = await deps.intake.recordPage(PATREON, changed, candidates, (input) => stored!.has(hash52(input.memberId)));
+            report.linksMade += made.length;
+            for (const l of made) linkedNow.add(l.discordUserId);
           }
           for (const tier of page.tiers) seenTiers.set(tier.id, toTierInput(tier));
           await onProgress?.(campaignId, report);

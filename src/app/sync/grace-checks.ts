@@ -1,34 +1,39 @@
-import { nextGraceDeadline } from '../../core/planner';
+import { nextDeadline } from '../../core/planner';
 import type { GuildContext, MemberState } from '../../core/planner/types';
 import type { JobStore } from '../../edges/outbound/store/job-queue';
 import type { Logger } from '../../shared/logger';
 
-/** The job that reconciles one member of one guild when a grace period ends. */
+/**
+ * The job that plans one member of one guild again when their roles change by themselves: a grace
+ * period ends, a comp or a paid period ends, a tenure rule is reached. (The name is older than the
+ * comps and rules; jobs already queued keep it.)
+ */
 export const GRACE_END_JOB = 'grace-end';
 
-/** A member whose grace period in a guild ends at `at`. */
+/** A member whose roles in a guild change by themselves at `at`. */
 export interface GraceEnd {
   guildId: string;
   userId: string;
   at: Date;
 }
 
-/** When the grace period of this member of this guild ends next, from the snapshots of the guild's campaigns; null outside one. */
+/** When this member's roles in this guild next change by themselves (src/core/planner/deadlines.ts); null: nothing due. */
 export function graceEndOf(
-  guild: Pick<GuildContext, 'guildId' | 'campaignIds' | 'settings'>,
+  guild: Pick<GuildContext, 'guildId' | 'campaignIds' | 'settings' | 'ruleRoles'>,
   userId: string,
   members: readonly MemberState[],
   now: Date,
 ): GraceEnd | null {
-  const served = members.filter((m) => guild.campaignIds.includes(m.campaignId));
-  const at = nextGraceDeadline(served, guild.settings.graceDays, now);
+  const served = members.filter((m) => guild.campaignIds.includes(m.campaignId) && (m.guildId ?? guild.guildId) === guild.guildId);
+  const at = nextDeadline(guild, served, now);
   return at ? { guildId: guild.guildId, userId, at } : null;
 }
 
 /**
- * Checks at the end of grace periods: a member in a grace period gets a durable job at the moment
- * it ends (`grace-end`, on the shared job queue), which reconciles that member then, so the roles
- * go when the grace period says and not at the next nightly sync. Each reconcile that still finds
+ * Checks when roles change by themselves: a member in a grace period, with a comp or a paid period
+ * that ends, or nearing a tenure rule, gets a durable job at that moment (`grace-end`, on the
+ * shared job queue), which reconciles that member then, so the roles change within a minute of it
+ * and not at the next nightly sync. Each reconcile that still finds
  * the member in grace schedules its own end again; one job per member and deadline (a dedupe key),
  * so the nightly sync and webhooks re-planning the same member add none.
  */

@@ -5,26 +5,29 @@ import type { GuildSnapshotCache } from '../../edges/outbound/discord/guild-snap
 import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
 import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
 import type { MappingRepository } from '../../edges/outbound/store/repositories/mapping-repository';
+import type { RuleRoleRepository } from '../../edges/outbound/store/repositories/rule-role-repository';
 import type { RoleAllowanceRepository } from '../../edges/outbound/store/repositories/role-allowance-repository';
 
 export interface GuildContextLoader {
   load(guildId: string): Promise<GuildContext>;
 }
 
-/** Gathers what the planner needs about a guild: settings, campaigns, tiers, `/map` rows, roles and their allowances. */
+/** Gathers what the planner needs about a guild: settings, campaigns, tiers, `/map` rows, roles by tenure and amount, roles and their allowances. */
 export function createGuildContextLoader(deps: {
   guilds: Pick<GuildRepository, 'settings' | 'campaignsOf'>;
   campaigns: Pick<CampaignRepository, 'tiersOf'>;
   mappings: Pick<MappingRepository, 'of'>;
+  ruleRoles: Pick<RuleRoleRepository, 'of'>;
   roleAllowances: Pick<RoleAllowanceRepository, 'of'>;
   discordSnapshots: Pick<GuildSnapshotCache, 'get'>;
 }): GuildContextLoader {
   return {
     async load(guildId) {
-      const [settings, campaignIds, mappings, snapshot, allowances] = await Promise.all([
+      const [settings, campaignIds, mappings, ruleRoles, snapshot, allowances] = await Promise.all([
         deps.guilds.settings(guildId),
         deps.guilds.campaignsOf(guildId),
         deps.mappings.of(guildId),
+        deps.ruleRoles.of(guildId),
         deps.discordSnapshots.get(guildId),
         deps.roleAllowances.of(guildId),
       ]);
@@ -38,6 +41,7 @@ export function createGuildContextLoader(deps: {
         // Every load judges the roles afresh (a tier refresh, a role's new permissions): a role with
         // dangerous permissions nobody allowed is held back (src/core/authority.ts, heldBack).
         roles: guildRoles(guildId, snapshot, new Map(allowances.map((a) => [a.roleId, a.permissions]))),
+        ruleRoles,
       };
     },
   };

@@ -1,12 +1,11 @@
 import { adoptions, managedRoleIds, planUser } from '../../core/planner';
-import type { GuildContext, LedgerEntry } from '../../core/planner/types';
+import type { GuildContext, LedgerEntry, MemberState } from '../../core/planner/types';
 import type { GuildSyncReport, PlannedMember } from '../../core/sync-report';
 import type { GuildDirectory, GuildMemberInfo } from '../../edges/outbound/discord/guild-directory';
 import type { LedgerRepository } from '../../edges/outbound/store/repositories/ledger-repository';
-import type { LinkRepository } from '../../edges/outbound/store/repositories/link-repository';
-import { type PlannerSnapshot, toMemberState } from '../../edges/outbound/store/repositories/planner-snapshots';
-import type { SnapshotRepository } from '../../edges/outbound/store/repositories/snapshot-repository';
+import { PATREON } from '../../edges/outbound/patreon/patreon-source';
 import type { Clock } from '../../shared/clock';
+import type { MemberStates } from '../membership/member-states';
 import type { Logger } from '../../shared/logger';
 import { type CampaignOutcome, describeError } from './campaign-pass';
 import { type GraceEnd, graceEndOf } from './grace-checks';
@@ -14,9 +13,9 @@ import { type GraceEnd, graceEndOf } from './grace-checks';
 const NOT_LINKED = 'no linked membership';
 
 export interface GuildPassDeps {
-  links: Pick<LinkRepository, 'patreonUsersOf'>;
   ledger: Pick<LedgerRepository, 'forUsers'>;
-  snapshots: Pick<SnapshotRepository, 'forPatreonUsers'>;
+  /** Every source's member states (src/app/membership/member-states.ts). */
+  states: Pick<MemberStates, 'forUsers'>;
   directory: Pick<GuildDirectory, 'listMembers'>;
   clock: Clock;
   logger: Logger;
@@ -28,7 +27,7 @@ export interface GuildPassInput {
   guild: GuildContext;
   /** What the campaign pass read of each campaign the guild serves. */
   campaigns: ReadonlyMap<string, CampaignOutcome>;
-  /** Links a dry run would make (Discord user → service user). */
+  /** Patreon links a dry run would make (Discord user → Patreon user). */
   pendingLinks: ReadonlyMap<string, string>;
   /** Filled with the members planned inside a grace period, and when it ends (see `grace-checks.ts`). */
   graceEnds: GraceEnd[];
@@ -40,8 +39,8 @@ export interface GuildPassInput {
 
 /**
  * The guild pass of the full sync: one page of Discord members at a time; links, the ledger and
- * snapshots batch-loaded per page (three statements); a member is planned when linked, when we
- * granted them a role, or (strict) when they hold a managed role. Anyone else has nothing Tierlink
+ * each source's states batch-loaded per page (a statement each); a member is planned when a source
+ * knows them, when we granted them a role, or (strict) when they hold a managed role. Anyone else has nothing Tierlink
  * would change. Only members with something to do are kept, so memory grows with one page and with
  * the changes, not with the guild. A read error is pushed to the report's errors (which hold every
  * removal).
@@ -54,34 +53,31 @@ export function createGuildPass(deps: GuildPassDeps) {
       const managed = managedRoleIds(guild);
       const strict = guild.settings.strict;
       const now = deps.clock.now();
-      const stale = (row: PlannerSnapshot): boolean => campaigns.get(row.campaignId)?.departed(row.memberId, row.fetchedAt) ?? false;
+      // A member the campaign's complete listing no longer holds (its snapshot not deleted on a dry run).
+      const stale = (state: MemberState): boolean =>
+        state.source === PATREON && state.memberId !== null && state.readAt !== null
+          ? (campaigns.get(state.campaignId)?.departed(state.memberId, state.readAt) ?? false)
+          : false;
+      const pendingBySource = new Map([[PATREON, pendingLinks]]);
       try {
         const listing = deps.directory.listMembers(guild.guildId, deps.pageSize !== undefined ? { pageSize: deps.pageSize } : {});
         for await (const page of listing) {
           report.discord.pages += 1;
           report.discord.members += page.length;
-          const linkOf = new Map<string, string>();
-          for (const [discordUserId, patreonUserId] of await deps.links.patreonUsersOf(page.map((m) => m.userId)))
-            linkOf.set(discordUserId, patreonUserId);
-          if (pendingLinks.size > 0) {
-            for (const m of page) {
-              const p = pendingLinks.get(m.userId);
-              if (p !== undefined && !linkOf.has(m.userId)) linkOf.set(m.userId, p);
-            }
-          }
-          report.linkedMembers += linkOf.size;
-          const ledger: ReadonlyMap<string, readonly LedgerEntry[]> = await deps.ledger.forUsers(
-            guild.guildId,
-            page.map((m) => m.userId),
-          );
+          const userIds = page.map((m) => m.userId);
+          const [{ states, linked }, ledger] = await Promise.all([
+            deps.states.forUsers(userIds, pendingLinks.size > 0 ? { pendingLinks: pendingBySource } : {}),
+            deps.ledger.forUsers(guild.guildId, userIds) as Promise<ReadonlyMap<string, readonly LedgerEntry[]>>,
+          ]);
+          report.linkedMembers += linked.size;
           const todo = page.filter(
-            (m: GuildMemberInfo) => linkOf.has(m.userId) || ledger.has(m.userId) || (strict && m.roleIds.some((r) => managed.has(r))),
+            (m: GuildMemberInfo) =>
+              linked.has(m.userId) || states.has(m.userId) || ledger.has(m.userId) || (strict && m.roleIds.some((r) => managed.has(r))),
           );
-          const snapshots = await deps.snapshots.forPatreonUsers([...new Set(todo.flatMap((m) => linkOf.get(m.userId) ?? []))]);
           for (const m of todo) {
-            const patreonUserId = linkOf.get(m.userId);
-            const rows = patreonUserId !== undefined ? (snapshots.get(patreonUserId) ?? []).filter((row) => !stale(row)) : [];
-            const members = rows.map(toMemberState);
+            const isLinked = linked.has(m.userId);
+            const known = isLinked || states.has(m.userId);
+            const members = (states.get(m.userId) ?? []).filter((state) => !stale(state));
             const graceEnd = graceEndOf(guild, m.userId, members, now);
             if (graceEnd) input.graceEnds.push(graceEnd);
             const planned = planUser({
@@ -92,11 +88,10 @@ export function createGuildPass(deps: GuildPassDeps) {
               ledger: ledger.get(m.userId) ?? [],
               now,
               managed,
-              ...(patreonUserId === undefined ? { unlinkedReason: NOT_LINKED } : {}),
+              ...(known ? {} : { unlinkedReason: NOT_LINKED }),
             });
             report.usersPlanned += 1;
-            const adopted =
-              input.adopt && patreonUserId !== undefined ? adoptions(planned.desired, new Set(m.roleIds), ledger.get(m.userId) ?? []) : [];
+            const adopted = input.adopt && isLinked ? adoptions(planned.desired, new Set(m.roleIds), ledger.get(m.userId) ?? []) : [];
             if (planned.plan.changes.length > 0 || planned.plan.blocked.length > 0 || adopted.length > 0) {
               pending.push({
                 plan: planned.plan,

@@ -7,8 +7,11 @@ import type { CreatorAccounts } from '../../edges/outbound/patreon/creator-accou
 import type { Database } from '../../edges/outbound/store/database';
 import type { JobQueue } from '../../edges/outbound/store/job-queue';
 import type { Repositories } from '../../edges/outbound/store/repositories';
+import type { EntitlementSource } from '../../core/entitlement-source';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
+import { MemberIntake } from '../membership/member-intake';
+import { MemberStates } from '../membership/member-states';
 import type { ApiMeter } from './api-meter';
 import { createCampaignPass } from './campaign-pass';
 import { createFullSync } from './full-sync';
@@ -30,8 +33,13 @@ export const CAMPAIGN_SYNC_JOB = 'campaign-sync';
 export type GuildApplyOutcome = { kind: 'applied'; members: number; changes: number } | { kind: 'queued' };
 
 export interface SyncSubsystemDeps {
-  repos: Pick<Repositories, 'guilds' | 'campaigns' | 'mappings' | 'links' | 'snapshots' | 'ledger' | 'syncRuns' | 'roleAllowances'>;
+  repos: Pick<
+    Repositories,
+    'guilds' | 'campaigns' | 'mappings' | 'ruleRoles' | 'links' | 'snapshots' | 'ledger' | 'syncRuns' | 'roleAllowances'
+  >;
   discord: { writer: RoleWriter; directory: GuildDirectory; snapshots: GuildSnapshotCache; memberRoles: MemberRoles };
+  /** Every entitlement source, registered once in the composition root (Patreon, comps, …). */
+  sources: readonly EntitlementSource[];
   accounts: Pick<CreatorAccounts, 'clientForCampaign'>;
   database: Pick<Database, 'tryWithLock'>;
   jobs: Pick<JobQueue, 'enqueue' | 'register' | 'store'>;
@@ -67,17 +75,29 @@ export function createSync(deps: SyncSubsystemDeps) {
   });
   const contexts = createGuildContextLoader({ ...repos, discordSnapshots: discord.snapshots });
   const graceChecks = createGraceChecks({ jobs: deps.jobs.store, logger });
-  const reconciler = createReconciler({ ...repos, contexts, memberRoles: discord.memberRoles, applier, graceChecks, clock, logger });
+  const states = new MemberStates(deps.sources, repos.links);
+  const reconciler = createReconciler({
+    ...repos,
+    states,
+    contexts,
+    memberRoles: discord.memberRoles,
+    applier,
+    graceChecks,
+    clock,
+    logger,
+  });
+  const intake = new MemberIntake({ ...repos, reconciler, metrics, clock, logger });
   const campaignPass = createCampaignPass({
     ...repos,
+    intake,
     accounts: deps.accounts,
-    metrics,
     clock,
     logger,
     ...(deps.meter ? { meter: deps.meter } : {}),
   });
   const guildPass = createGuildPass({
     ...repos,
+    states,
     directory: discord.directory,
     clock,
     logger,
@@ -148,6 +168,9 @@ export function createSync(deps: SyncSubsystemDeps) {
     applier,
     contexts,
     reconciler,
+    /** Every source's member states, and the one intake of read members (src/app/membership). */
+    states,
+    intake,
     fullSync,
     scheduler,
     applyGuild,

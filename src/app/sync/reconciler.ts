@@ -1,9 +1,8 @@
 import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
 import type { LedgerRepository } from '../../edges/outbound/store/repositories/ledger-repository';
 import type { LinkRepository } from '../../edges/outbound/store/repositories/link-repository';
-import { toMemberState } from '../../edges/outbound/store/repositories/planner-snapshots';
-import type { SnapshotRepository } from '../../edges/outbound/store/repositories/snapshot-repository';
 import type { MemberRoles } from '../../edges/outbound/discord/member-roles';
+import type { MemberStates } from '../membership/member-states';
 import { type PlannedUser, planUser } from '../../core/planner';
 import type { MemberState } from '../../core/planner/types';
 import type { MemberAddProblem } from '../../edges/outbound/discord/member-adder';
@@ -38,10 +37,11 @@ export type JoinOutcome =
 
 export interface ReconcilerDeps {
   contexts: GuildContextLoader;
-  guilds: GuildRepository;
-  links: LinkRepository;
-  snapshots: SnapshotRepository;
-  ledger: LedgerRepository;
+  guilds: Pick<GuildRepository, 'guildsOf'>;
+  links: Pick<LinkRepository, 'byExternal'>;
+  /** Every source's member states (src/app/membership/member-states.ts). */
+  states: Pick<MemberStates, 'forUser'>;
+  ledger: Pick<LedgerRepository, 'forUser' | 'guildsOfUser'>;
   /** The member's roles in Discord: from the gateway-kept cache, or one read when it does not know them. */
   memberRoles: MemberRoles;
   applier: Pick<RoleApplier, 'withMember' | 'apply' | 'join'>;
@@ -57,22 +57,17 @@ export interface ReconcilerDeps {
  * member twice changes nothing the second time, so duplicates and reordered triggers are harmless.
  */
 export function createReconciler(deps: ReconcilerDeps) {
-  /** A user's link and member snapshots: what the planner knows of their memberships. */
+  /** What every source says of a user: what the planner knows of their memberships. */
   interface UserState {
     linked: boolean;
     members: MemberState[];
-    /** Campaigns the snapshots are in (to find the guilds at stake). */
-    campaignIds: string[];
   }
 
-  async function userState(discordUserId: string): Promise<UserState> {
-    const link = await deps.links.byDiscordUser(discordUserId);
-    if (!link) return { linked: false, members: [], campaignIds: [] };
-    const rows = await deps.snapshots.forPatreonUser(link.patreonUserId);
-    return { linked: true, members: rows.map(toMemberState), campaignIds: rows.map((r) => r.campaignId) };
+  /** The user's states from every source; with `unlinked`, as if they had no links (comps still count). */
+  async function userState(discordUserId: string, unlinked: boolean): Promise<UserState> {
+    const { states, linked } = await deps.states.forUser(discordUserId, { ignoreLinks: unlinked });
+    return { linked, members: states };
   }
-
-  const UNLINKED: UserState = { linked: false, members: [], campaignIds: [] };
 
   /** The check at the end of the member's grace period; the roles are already applied, so a failure only logs (the nightly sync still comes). */
   async function scheduleGraceEnd(end: GraceEnd | null): Promise<void> {
@@ -91,11 +86,12 @@ export function createReconciler(deps: ReconcilerDeps) {
   async function gather(guildId: string, discordUserId: string, options: ReconcileOptions, known?: UserState) {
     const [guild, { members, linked }, roleIds, ledger] = await Promise.all([
       deps.contexts.load(guildId),
-      options.unlinkedReason ? Promise.resolve(UNLINKED) : (known ?? userState(discordUserId)),
+      known ?? userState(discordUserId, options.unlinkedReason !== undefined),
       deps.memberRoles.rolesOf(guildId, discordUserId),
       deps.ledger.forUser(guildId, discordUserId),
     ]);
-    const unlinkedReason = options.unlinkedReason ?? (linked ? undefined : 'no linked membership');
+    // A user no source knows (no link, no comp) loses what we granted for that reason.
+    const unlinkedReason = options.unlinkedReason ?? (linked || members.length > 0 ? undefined : 'no linked membership');
     return { guild, members, roleIds, ledger, ...(unlinkedReason !== undefined ? { unlinkedReason } : {}) };
   }
 
@@ -159,11 +155,15 @@ export function createReconciler(deps: ReconcilerDeps) {
     });
   }
 
-  /** The guilds where a user's roles are at stake: those serving their campaigns, and those where we granted them roles. */
+  /**
+   * The guilds where a user's roles are at stake: those serving their campaigns (or the one server a
+   * comp holds in), and those where we granted them roles.
+   */
   async function guildsFor(discordUserId: string, state: UserState): Promise<string[]> {
     const guildIds = new Set(await deps.ledger.guildsOfUser(discordUserId));
-    for (const campaignId of state.campaignIds) {
-      for (const guildId of await deps.guilds.guildsOf(campaignId)) guildIds.add(guildId);
+    for (const member of state.members) {
+      if (member.guildId) guildIds.add(member.guildId);
+      else for (const guildId of await deps.guilds.guildsOf(member.campaignId)) guildIds.add(guildId);
     }
     return [...guildIds].sort();
   }
@@ -176,16 +176,16 @@ export function createReconciler(deps: ReconcilerDeps) {
 
     /** Reconciles a Discord user in every guild where their roles are at stake (plus `alsoGuildIds`). */
     async reconcileUser(discordUserId: string, options: ReconcileOptions & { alsoGuildIds?: readonly string[] }): Promise<MemberOutcome[]> {
-      const state = options.unlinkedReason ? UNLINKED : await userState(discordUserId);
+      const state = await userState(discordUserId, options.unlinkedReason !== undefined);
       const guildIds = new Set([...(await guildsFor(discordUserId, state)), ...(options.alsoGuildIds ?? [])]);
       const outcomes: MemberOutcome[] = [];
       for (const guildId of [...guildIds].sort()) outcomes.push(await reconcileMember(guildId, discordUserId, options, state));
       return outcomes;
     },
 
-    /** Reconciles the Discord user linked to a service user, if any. */
-    async reconcilePatreonUser(patreonUserId: string, options: ReconcileOptions): Promise<MemberOutcome[]> {
-      const link = await deps.links.byPatreonUser(patreonUserId);
+    /** Reconciles the Discord user linked to a person on a source (`patreon`, `kofi`), if any. */
+    async reconcileExternal(source: string, externalId: string, options: ReconcileOptions): Promise<MemberOutcome[]> {
+      const link = await deps.links.byExternal(source, externalId);
       if (!link) return [];
       return this.reconcileUser(link.discordUserId, options);
     },

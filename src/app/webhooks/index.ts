@@ -2,12 +2,11 @@ import type { Metrics } from '../../edges/outbound/observability/metrics';
 import type { DurableQueue } from '../../edges/outbound/store/durable-queue';
 import type { JobQueue, JobStore } from '../../edges/outbound/store/job-queue';
 import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
-import type { LinkRepository } from '../../edges/outbound/store/repositories/link-repository';
 import type { SnapshotRepository } from '../../edges/outbound/store/repositories/snapshot-repository';
 import type { WebhookRepository } from '../../edges/outbound/store/repositories/webhook-repository';
 import type { Clock, Random } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
-import type { Reconciler } from '../sync/reconciler';
+import type { MemberIntake } from '../membership/member-intake';
 import { type InboxWriter, createInboxWriter } from './inbox-writer';
 import { type MemberReader, createMemberRefresh } from './member-refresh';
 import { type PostDeliveryHandler, type WebhookProcessor, createWebhookProcessor } from './processor';
@@ -26,10 +25,10 @@ export interface WebhooksDeps {
   jobs: { queue: Pick<JobQueue, 'register'>; store: JobStore };
   /** The creators' clients (`CreatorAccounts`): member re-reads and webhook registration. */
   accounts: MemberReader & WebhookRegistrationDeps['accounts'];
-  campaigns: Pick<CampaignRepository, 'upsertTiers' | 'all'>;
-  snapshots: Pick<SnapshotRepository, 'upsert' | 'delete' | 'get' | 'markUnreadable'>;
-  links: Pick<LinkRepository, 'linkSocial'>;
-  reconciler: Pick<Reconciler, 'reconcilePatreonUser'>;
+  campaigns: Pick<CampaignRepository, 'all'>;
+  snapshots: Pick<SnapshotRepository, 'get'>;
+  /** Where re-read members come in (src/app/membership/member-intake.ts). */
+  intake: MemberIntake;
   /** Post deliveries go to the announcements (src/app/channels). */
   posts?: PostDeliveryHandler;
   publicUrl: WebhookRegistrationDeps['publicUrl'];
@@ -40,13 +39,7 @@ export interface WebhooksDeps {
   requestCampaignSync(campaignId: string, reason: string): void | Promise<void>;
   metrics: Pick<
     Metrics,
-    | 'webhookDeliveries'
-    | 'webhookProcessingSeconds'
-    | 'webhookRetries'
-    | 'webhookDeadLetters'
-    | 'queueDepth'
-    | 'webhookUnhealthy'
-    | 'unreadableMembers'
+    'webhookDeliveries' | 'webhookProcessingSeconds' | 'webhookRetries' | 'webhookDeadLetters' | 'queueDepth' | 'webhookUnhealthy'
   >;
   logger: Logger;
   clock: Clock;
@@ -107,12 +100,9 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
   });
   const members = createMemberRefresh({
     accounts: deps.accounts,
-    campaigns: deps.campaigns,
     snapshots: deps.snapshots,
-    links: deps.links,
-    reconciler: deps.reconciler,
+    intake: deps.intake,
     jobs: deps.jobs.store,
-    metrics,
     logger,
     clock,
     recheckDelayMs: deps.recheckDelayMs,

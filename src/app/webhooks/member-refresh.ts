@@ -1,17 +1,14 @@
 import { type MemberDetails, PatreonApiError, type UnreadableMember } from '../../edges/outbound/patreon';
-import type { Metrics } from '../../edges/outbound/observability/metrics';
-import { type PayloadMember, memberFromPayload } from '../../edges/outbound/patreon/member-payload';
-import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
-import type { LinkRepository } from '../../edges/outbound/store/repositories/link-repository';
-import type { SnapshotInput, SnapshotRepository } from '../../edges/outbound/store/repositories/snapshot-repository';
+import { memberFromPayload } from '../../edges/outbound/patreon/member-payload';
+import { snapshotFromMember, snapshotFromPayload, toTierInput, unreadableInput } from '../../edges/outbound/patreon/member-records';
+import { PATREON } from '../../edges/outbound/patreon/patreon-source';
+import type { SnapshotRepository } from '../../edges/outbound/store/repositories/snapshot-repository';
 import type { JobStore } from '../../edges/outbound/store/job-queue';
 import type { Clock } from '../../shared/clock';
 import { MINUTE } from '../../shared/clock';
 import { createKeyedMutex } from '../../shared/keyed-mutex';
 import type { Logger } from '../../shared/logger';
-import { toTierInput } from '../service-records';
-import { snapshotFromMember, unreadableInput } from '../service-records';
-import type { Reconciler } from '../sync/reconciler';
+import type { MemberIntake } from '../membership/member-intake';
 
 /** The job kind of a member re-read scheduled after a failed one (worked by the processor's job handler). */
 export const MEMBER_RECHECK_JOB = 'member-recheck';
@@ -23,17 +20,14 @@ export interface MemberReader {
 
 export interface MemberRefreshDeps {
   accounts: MemberReader;
-  campaigns: Pick<CampaignRepository, 'upsertTiers'>;
-  snapshots: Pick<SnapshotRepository, 'upsert' | 'delete' | 'get' | 'markUnreadable'>;
-  links: Pick<LinkRepository, 'linkSocial'>;
-  reconciler: Pick<Reconciler, 'reconcilePatreonUser'>;
+  snapshots: Pick<SnapshotRepository, 'get'>;
+  /** Where every read member comes in (src/app/membership/member-intake.ts). */
+  intake: MemberIntake;
   /**
    * Where re-checks are written (the jobs table). A re-check always runs later than now, so it is
    * only written; the job queue's sweep starts it when it is due.
    */
   jobs: Pick<JobStore, 'insert'>;
-  /** Counts members the service answered with something unreadable. */
-  metrics: Pick<Metrics, 'unreadableMembers'>;
   logger: Logger;
   clock: Clock;
   /** When the re-check after a failed re-read runs. Default 1 minute. */
@@ -65,24 +59,6 @@ export interface MemberRefresh {
   refresh(input: RefreshInput): Promise<RefreshOutcome>;
 }
 
-function snapshotFromPayload(member: PayloadMember, campaignId: string): SnapshotInput {
-  return {
-    campaignId,
-    memberId: member.memberId,
-    patreonUserId: member.userId,
-    patronStatus: member.patronStatus,
-    isFollower: member.isFollower,
-    isFreeTrial: member.isFreeTrial,
-    isGifted: member.isGifted,
-    lastChargeDate: member.lastChargeDate,
-    lastChargeStatus: member.lastChargeStatus,
-    entitledTierIds: member.entitledTierIds,
-    pledgeRelationshipStart: member.pledgeRelationshipStart,
-    entitledAmountCents: member.entitledAmountCents,
-    source: 'webhook-payload',
-  };
-}
-
 /**
  * One member brought up to date after a delivery or a re-check: re-read with the creator's token,
  * stored, linked through the Discord account on their profile, and reconciled in every guild the
@@ -93,18 +69,6 @@ export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
   const { logger, clock } = deps;
   const members = createKeyedMutex();
   const recheckDelayMs = deps.recheckDelayMs ?? MINUTE;
-
-  async function reconcile(patreonUserId: string | null, reason: RefreshInput['reason']): Promise<void> {
-    if (patreonUserId === null) return;
-    await deps.reconciler.reconcilePatreonUser(patreonUserId, { trigger: reason });
-  }
-
-  async function linkFromSocial(discordUserId: string | null, patreonUserId: string | null): Promise<void> {
-    if (discordUserId === null || patreonUserId === null) return;
-    if (await deps.links.linkSocial(discordUserId, patreonUserId, clock.now())) {
-      logger.info({ patreonUserId, discordUserId }, 'linked a member through the Discord account on their service profile');
-    }
-  }
 
   async function scheduleRecheck(input: RefreshInput, patreonUserId: string | null): Promise<void> {
     await deps.jobs.insert(
@@ -124,10 +88,10 @@ export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
    */
   async function usePayload(input: RefreshInput, readError: unknown): Promise<RefreshOutcome> {
     const { campaignId, memberId } = input;
-    const existing = await deps.snapshots.get(campaignId, memberId);
+    const existing = await deps.snapshots.get(PATREON, campaignId, memberId);
     if (
       existing &&
-      existing.source !== 'webhook-payload' &&
+      existing.readBy !== 'webhook-payload' &&
       input.receivedAt &&
       existing.fetchedAt.getTime() > input.receivedAt.getTime()
     ) {
@@ -138,13 +102,12 @@ export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
       return 'kept';
     }
     if (input.trigger === 'members:delete') {
-      await deps.snapshots.delete(campaignId, memberId);
-      const userId = existing?.patreonUserId ?? input.patreonUserId;
+      const userId = existing?.externalUserId ?? input.patreonUserId;
       logger.warn(
         { campaignId, memberId, err: readError },
         'member re-read failed; the delete delivery removes the snapshot, re-check queued',
       );
-      await reconcile(userId, input.reason);
+      await deps.intake.forget(PATREON, campaignId, memberId, userId, { trigger: input.reason });
       await scheduleRecheck(input, userId);
       return 'payload';
     }
@@ -154,10 +117,8 @@ export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
     }
     const snapshot = snapshotFromPayload(parsed.value, campaignId);
     logger.warn({ campaignId, memberId, err: readError }, 'member re-read failed; using the delivery payload and queueing a re-check');
-    await deps.snapshots.upsert(snapshot, clock.now());
-    await linkFromSocial(parsed.value.discordUserId, snapshot.patreonUserId);
-    await reconcile(snapshot.patreonUserId, input.reason);
-    await scheduleRecheck(input, snapshot.patreonUserId);
+    await deps.intake.record({ snapshot, profileDiscordUserId: parsed.value.discordUserId }, { trigger: input.reason });
+    await scheduleRecheck(input, snapshot.externalUserId);
     return 'payload';
   }
 
@@ -167,15 +128,8 @@ export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
    * marked: its roles stay exactly as they are, and it is logged once while it stays unreadable.
    */
   async function markUnreadable(input: RefreshInput, odd: UnreadableMember): Promise<RefreshOutcome> {
-    deps.metrics.unreadableMembers.inc({ source: 'webhook' });
-    const [fresh] = await deps.snapshots.markUnreadable([unreadableInput(odd, input.campaignId, 'webhook')], clock.now());
-    if (fresh) {
-      logger.warn(
-        { campaignId: input.campaignId, memberId: odd.memberId, patreonUserId: odd.userId, attribute: odd.attribute, reason: odd.reason },
-        'a member could not be read; its roles stay as they are until it can',
-      );
-    }
-    await reconcile(odd.userId ?? input.patreonUserId, input.reason);
+    const marked = unreadableInput({ ...odd, userId: odd.userId ?? input.patreonUserId }, input.campaignId, 'webhook');
+    await deps.intake.markUnreadable([marked], 'webhook', { trigger: input.reason });
     return 'unreadable';
   }
 
@@ -196,10 +150,9 @@ export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
         return usePayload(input, error);
       }
       if (details === null) {
-        const existing = await deps.snapshots.get(campaignId, memberId);
-        await deps.snapshots.delete(campaignId, memberId);
+        const existing = await deps.snapshots.get(PATREON, campaignId, memberId);
         logger.info({ campaignId, memberId }, 'the service no longer knows the member: no entitlement');
-        await reconcile(existing?.patreonUserId ?? input.patreonUserId, input.reason);
+        await deps.intake.forget(PATREON, campaignId, memberId, existing?.externalUserId ?? input.patreonUserId, { trigger: input.reason });
         return 'deleted';
       }
       const { member } = details;
@@ -208,10 +161,14 @@ export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
       }
       // The tiers the member names come with the re-read: a tier created since the catalog was
       // last read grants its roles at once instead of after the next refresh.
-      await deps.campaigns.upsertTiers(member.campaignId, details.tiers.map(toTierInput), clock.now());
-      await deps.snapshots.upsert(snapshotFromMember(member, 'webhook'), clock.now());
-      await linkFromSocial(member.discordUserId ?? details.user?.discordUserId ?? null, member.userId);
-      await reconcile(member.userId, input.reason);
+      await deps.intake.record(
+        {
+          snapshot: snapshotFromMember(member, 'webhook'),
+          tiers: details.tiers.map(toTierInput),
+          profileDiscordUserId: member.discordUserId ?? details.user?.discordUserId ?? null,
+        },
+        { trigger: input.reason },
+      );
       return 'reconciled';
     });
   }

@@ -17,7 +17,7 @@ export function adoptions(desired: DesiredRoles, currentRoleIds: ReadonlySet<str
     out.push({
       roleId: grant.roleId,
       roleName: grant.roleName,
-      grant: { campaignId: grant.campaignId, tierId: grant.tierId, kind: grant.kind },
+      grant: { campaignId: grant.campaignId, tierId: grant.tierId, kind: grant.kind, sources: grant.sources },
       reason: `already held; adopted as ${grant.reason}`,
     });
   }

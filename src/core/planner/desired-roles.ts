@@ -1,4 +1,6 @@
-import type { DesiredGrant, DesiredRoles, Entitlement, GrantSource, GuildContext, GuildTier, RoleNote } from './types';
+import { notAMember } from './entitlement';
+import { ruleGrants } from './rule-roles';
+import type { DesiredGrant, DesiredRoles, Entitlement, GrantKind, GrantSource, GuildContext, GuildTier, RoleNote } from './types';
 
 interface TierRole {
   roleId: string;
@@ -30,6 +32,7 @@ export function managedRoleIds(guild: GuildContext): Set<string> {
   const ids = new Set<string>();
   for (const tier of guild.tiers) for (const { roleId } of tierRoles(guild, tier)) ids.add(roleId);
   for (const row of guild.mappings) ids.add(row.roleId);
+  for (const rule of guild.ruleRoles ?? []) ids.add(rule.roleId);
   if (guild.settings.formerPatronRoleId) ids.add(guild.settings.formerPatronRoleId);
   if (guild.settings.followerRoleId) ids.add(guild.settings.followerRoleId);
   return ids;
@@ -68,11 +71,8 @@ function isFreeMember(guild: GuildContext, ent: Entitlement): boolean {
   });
 }
 
-/**
- * Entitled tiers that still exist (free ones only where the guild lets free tiers grant roles),
- * narrowed to the highest-priced ones in `highest` mode (ties all kept).
- */
-function grantingTiers(guild: GuildContext, ent: Entitlement): { granting: GuildTier[]; notes: RoleNote[] } {
+/** Entitled tiers that still exist (free ones only where the guild lets free tiers grant roles), with a note for each other. */
+function knownTiers(guild: GuildContext, ent: Entitlement): { known: GuildTier[]; notes: RoleNote[] } {
   const notes: RoleNote[] = [];
   const known: GuildTier[] = [];
   for (const tierId of ent.tierIds) {
@@ -99,9 +99,24 @@ function grantingTiers(guild: GuildContext, ent: Entitlement): { granting: Guild
       known.push(tier);
     }
   }
-  if (guild.settings.mode === 'stack' || known.length <= 1) return { granting: known, notes };
-  const top = Math.max(...known.map((t) => t.amountCents));
-  return { granting: known.filter((t) => t.amountCents === top), notes };
+  return { known, notes };
+}
+
+/**
+ * Which entitled tiers grant roles: all of them (`stack`), or in `highest` mode only the
+ * highest-priced of each campaign, whichever source entitles to it (ties all kept).
+ */
+function grantingPairs(guild: GuildContext, pairs: Array<{ tier: GuildTier; ent: Entitlement }>) {
+  if (guild.settings.mode === 'stack') return pairs;
+  const top = new Map<string, number>();
+  for (const { tier } of pairs) top.set(tier.campaignId, Math.max(top.get(tier.campaignId) ?? -1, tier.amountCents));
+  return pairs.filter(({ tier }) => tier.amountCents === top.get(tier.campaignId));
+}
+
+/** The order entitlements are attributed in: confirmed before unconfirmed, active before grace. */
+function attributionOrder(a: Entitlement, b: Entitlement): number {
+  const rank = (e: Entitlement) => (e.unconfirmed ? 2 : 0) + (e.kind === 'grace' ? 1 : 0);
+  return rank(a) - rank(b);
 }
 
 function tierGrantReason(tier: GuildTier, ent: Entitlement): string {
@@ -116,71 +131,96 @@ function tierGrantReason(tier: GuildTier, ent: Entitlement): string {
  * are desired all the same; the planner blocks them with the fix, so `/status` and `/doctor` can
  * say what to change.
  */
-export function desiredRoles(entitlements: readonly Entitlement[], guild: GuildContext, options: { joiner?: boolean } = {}): DesiredRoles {
+export function desiredRoles(
+  entitlements: readonly Entitlement[],
+  guild: GuildContext,
+  options: { joiner?: boolean; now?: Date } = {},
+): DesiredRoles {
   const grants = new Map<string, DesiredGrant>();
   const notes: RoleNote[] = [];
-  const byCampaign = new Map(entitlements.map((e) => [e.campaignId, e]));
-  const served = guild.campaignIds.map(
-    (campaignId): Entitlement =>
-      byCampaign.get(campaignId) ?? {
-        campaignId,
-        kind: 'none',
-        tierIds: [],
-        reason: 'not a member of this campaign',
-        graceEndsAt: null,
-        isFollower: false,
-        basis: null,
-        unreadable: null,
-      },
-  );
+  const known = new Set(entitlements.map((e) => e.campaignId));
+  const served = [...entitlements.filter((e) => guild.campaignIds.includes(e.campaignId))]
+    .concat(guild.campaignIds.filter((id) => !known.has(id)).map(notAMember))
+    .sort(attributionOrder);
 
-  const grantedTierKeys = new Set<string>();
+  const grant = (roleId: string, kind: GrantKind, ent: Entitlement, tierId: string | null, source: GrantSource, reason: string) => {
+    const held = grants.get(roleId);
+    if (held) {
+      if (ent.source && !held.sources.includes(ent.source)) held.sources = [...held.sources, ent.source];
+      if (reason !== held.reason && !held.alsoBecause.includes(reason)) held.alsoBecause = [...held.alsoBecause, reason];
+      held.confirmed ||= !ent.unconfirmed;
+      return;
+    }
+    grants.set(roleId, {
+      roleId,
+      roleName: guild.roles.get(roleId)!.name,
+      kind,
+      campaignId: ent.campaignId,
+      tierId,
+      source,
+      reason,
+      alsoBecause: [],
+      sources: ent.source ? [ent.source] : [],
+      confirmed: !ent.unconfirmed,
+    });
+  };
+
+  const pairs: Array<{ tier: GuildTier; ent: Entitlement }> = [];
   for (const ent of served) {
     if (ent.kind !== 'active' && ent.kind !== 'grace') continue;
-    const { granting, notes: tierNotes } = grantingTiers(guild, ent);
+    const { known: tiers, notes: tierNotes } = knownTiers(guild, ent);
     notes.push(...tierNotes);
     // Higher tiers first, so a role two tiers share is attributed to the higher one.
-    for (const tier of [...granting].sort((a, b) => b.amountCents - a.amountCents)) {
-      grantedTierKeys.add(`${tier.campaignId}/${tier.tierId}`);
-      const roles = tierRoles(guild, tier);
-      if (roles.length === 0) {
+    for (const tier of [...tiers].sort((a, b) => b.amountCents - a.amountCents)) pairs.push({ tier, ent });
+  }
+  const grantedTierKeys = new Set<string>();
+  for (const { tier, ent } of grantingPairs(guild, pairs)) {
+    grantedTierKeys.add(`${tier.campaignId}/${tier.tierId}`);
+    const roles = tierRoles(guild, tier);
+    if (roles.length === 0) {
+      notes.push({
+        roleId: '',
+        roleName: null,
+        campaignId: tier.campaignId,
+        tierId: tier.tierId,
+        reason: `${tier.title} tier grants no role in this server`,
+        fix: `Map one with /map tier:${tier.title} role:<role>`,
+      });
+    }
+    for (const { roleId, source } of roles) {
+      if (!guild.roles.has(roleId)) {
         notes.push({
-          roleId: '',
+          roleId,
           roleName: null,
           campaignId: tier.campaignId,
           tierId: tier.tierId,
-          reason: `${tier.title} tier grants no role in this server`,
-          fix: `Map one with /map tier:${tier.title} role:<role>`,
+          reason: `role ${roleId} of the ${tier.title} tier (from ${source === 'map' ? '/map' : 'chat_role_ids'}) does not exist in this server`,
+          fix:
+            source === 'map'
+              ? `Remove it with /unmap, or map an existing role`
+              : `Update the tier's Discord role on the service, or map a role with /map`,
         });
+        continue;
       }
-      for (const { roleId, source } of roles) {
-        const role = guild.roles.get(roleId);
-        if (!role) {
-          notes.push({
-            roleId,
-            roleName: null,
-            campaignId: tier.campaignId,
-            tierId: tier.tierId,
-            reason: `role ${roleId} of the ${tier.title} tier (from ${source === 'map' ? '/map' : 'chat_role_ids'}) does not exist in this server`,
-            fix:
-              source === 'map'
-                ? `Remove it with /unmap, or map an existing role`
-                : `Update the tier's Discord role on the service, or map a role with /map`,
-          });
-          continue;
-        }
-        if (!grants.has(roleId)) {
-          grants.set(roleId, {
-            roleId,
-            roleName: role.name,
-            kind: 'tier',
-            campaignId: tier.campaignId,
-            tierId: tier.tierId,
-            source,
-            reason: tierGrantReason(tier, ent),
-          });
-        }
+      grant(roleId, 'tier', ent, tier.tierId, source, tierGrantReason(tier, ent));
+    }
+  }
+
+  if (options.now) {
+    for (const met of ruleGrants(guild, served, options.now)) {
+      const { roleId } = met.rule;
+      if (!guild.roles.has(roleId)) {
+        notes.push({
+          roleId,
+          roleName: null,
+          campaignId: null,
+          tierId: null,
+          reason: `the ${met.rule.kind} role ${roleId} does not exist in this server`,
+          fix: 'Choose another role with /settings',
+        });
+        continue;
       }
+      grant(roleId, met.rule.kind, met.entitlement, null, 'rule', met.reason);
     }
   }
 
@@ -212,6 +252,11 @@ export function desiredRoles(entitlements: readonly Entitlement[], guild: GuildC
   return { grants, notes };
 }
 
+/** Every reason a role is held, the first one first: "Gold tier (active patron); also Gold tier (comp until 2026-12-31)". */
+export function grantReason(grant: Pick<DesiredGrant, 'reason' | 'alsoBecause'>): string {
+  return [grant.reason, ...grant.alsoBecause].join('; also ');
+}
+
 /** How people read each kind of setting role. */
 export const SETTING_ROLE_LABEL = { former: 'former-patron', follower: 'follower', joiner: 'joiner' } as const;
 
@@ -237,7 +282,18 @@ function addSettingRole(
     });
     return;
   }
-  grants.set(roleId, { roleId, roleName: role.name, kind, campaignId, tierId: null, source: 'setting', reason });
+  grants.set(roleId, {
+    roleId,
+    roleName: role.name,
+    kind,
+    campaignId,
+    tierId: null,
+    source: 'setting',
+    reason,
+    alsoBecause: [],
+    sources: [],
+    confirmed: true,
+  });
 }
 
 function notesForMappedRolesNotGranted(

@@ -1,155 +1,99 @@
 import { addDays, day } from './format';
-import type { ChargeStatus, Entitlement, EntitlementBasis, GuildSettings, MemberState, PatronStatus } from './types';
+import type { Entitlement, GuildSettings, MemberState } from './types';
 
 /**
- * How each `last_charge_status` counts (docs/patreon-api-notes.md §3.2, §3.5):
- * - `good`: the charge went through, is on its way, or needs none yet (`Paid`, `Pending`,
- *   `Free Trial`). `Partially Refunded` is good too: part of the money was returned, the rest
- *   still paid for the period, and whether it still covers the tier is the service's call, which
- *   it makes in `currently_entitled_tiers`. A partial refund never removes roles by itself.
- * - `declined`: the charge failed and may be retried (`Declined`, `Other`, none at all): a declined
- *   member keeps the tiers for the grace period.
- * - `ended`: the pledge was deleted (`Deleted`): no grace, but a period already paid still counts
- *   while the service lists its tier.
- * - `voided`: the money came back or was never real (`Refunded`, `Refunded by Patreon`, `Fraud`):
- *   no grace and no paid period. `Fraud` ends access even for an active member.
- */
-export type ChargeRule = 'good' | 'declined' | 'ended' | 'voided';
-
-export const CHARGE_RULES: Readonly<Record<NonNullable<ChargeStatus>, ChargeRule>> = Object.freeze({
-  Paid: 'good',
-  Pending: 'good',
-  'Free Trial': 'good',
-  'Partially Refunded': 'good',
-  Declined: 'declined',
-  Other: 'declined',
-  Deleted: 'ended',
-  Refunded: 'voided',
-  'Refunded by Patreon': 'voided',
-  Fraud: 'voided',
-});
-
-/** Every known `last_charge_status` (null aside); a value outside it makes a member unreadable. */
-export const CHARGE_STATUSES = Object.freeze(Object.keys(CHARGE_RULES) as Array<NonNullable<ChargeStatus>>);
-
-/** Every known `patron_status` (null aside: never pledged). */
-export const PATRON_STATUSES: readonly NonNullable<PatronStatus>[] = Object.freeze(['active_patron', 'declined_patron', 'former_patron']);
-
-export function chargeRule(status: ChargeStatus): ChargeRule {
-  return status === null ? 'declined' : (CHARGE_RULES[status] ?? 'declined');
-}
-
-const BASIS_REASON: Readonly<Record<EntitlementBasis, string>> = {
-  pledge: 'active patron',
-  free_trial: 'in a free trial',
-  gift: 'gift membership',
-  free_membership: 'member without a pledge (free membership)',
-  paid_period: 'pledge ended; the period already paid for has not',
-};
-
-/**
- * What a member of one campaign is entitled to now.
+ * What one source's member state entitles to now. The source has said how it stands (its adapter
+ * decided what its statuses mean); the planner adds time and the server's settings:
  *
  * - unreadable (the last read could not be understood) → nothing follows: `none` with `unreadable`
  *   set, and the planner leaves that campaign's roles exactly as they are.
- * - a `Fraud` charge → nothing, at once, whatever the status.
- * - `active_patron` → the tiers the service lists in `currently_entitled_tiers`. The service is the
- *   judge of an active pledge; a pending or even declined charge on an active member only shows in
- *   the reason. A free trial or a gift is named as such.
- * - `declined_patron` → the tiers listed now, or last seen while active, until the first declined
- *   charge of the current pledge (`firstDeclinedAt`, or `last_charge_date` when that is not known)
- *   plus the guild's grace days; none after a refund or a deleted pledge.
- *   The boundary is exclusive: at exactly anchor + grace the roles go.
- * - `former_patron` → the tiers the service still lists: a cancelled pledge keeps its paid period
- *   ("entitlements will stay valid until the end of the payment period", §3.5), unless the money
- *   came back; none once the list is empty (the former-patron role, when configured).
- * - `null` (never pledged) → the tiers listed for a gift, a free trial or a free membership
- *   (whether a free tier grants roles is the guild's `freeTiersGrantRoles`), unless a charge came
- *   back; with none listed, nothing (the follower role, when configured and `is_follower`).
- * - no member at all → nothing.
+ * - `entitled` → the tiers, until `until` when the source gives an end (a comp, a paid month). Past
+ *   it: the server's grace days still keep the tiers when the source says so (`graceAfterUntil`: a
+ *   subscription that may be renewed a little late), else the entitlement has lapsed. The boundary
+ *   is exclusive: at exactly the end the roles go.
+ * - `payment_failed` → the tiers kept until `failedSince` plus the server's grace days (exclusive).
+ * - `lapsed`, `former`, `follower`, `none` → no tier, for the source's reason.
+ * - no member state at all → nothing ({@link notAMember}).
  */
-export function entitlement(
-  campaignId: string,
-  member: MemberState | null,
-  settings: Pick<GuildSettings, 'graceDays'>,
-  now: Date,
-): Entitlement {
+export function entitlement(member: MemberState, settings: Pick<GuildSettings, 'graceDays'>, now: Date): Entitlement {
   const base = {
-    campaignId,
+    source: member.source,
+    campaignId: member.campaignId,
     tierIds: [] as string[],
     graceEndsAt: null,
-    isFollower: member?.isFollower ?? false,
+    isFollower: member.isFollower,
     basis: null,
     unreadable: null,
+    unconfirmed: member.unconfirmed === true,
+    since: member.since,
+    amount: member.amount,
   };
-  if (!member) return { ...base, kind: 'none', reason: 'not a member of this campaign' };
   if (member.unreadable) {
-    const { attribute, reason } = member.unreadable;
+    return { ...base, kind: 'none', unreadable: member.unreadable, reason: `${member.detail}; roles are left as they are` };
+  }
+  switch (member.standing) {
+    case 'entitled':
+      return entitled(base, member, settings.graceDays, now);
+    case 'payment_failed':
+      return paymentFailed(base, member, settings.graceDays, now);
+    case 'lapsed':
+    case 'former':
+    case 'follower':
+    case 'none':
+      return { ...base, kind: member.standing, reason: member.detail };
+    default:
+      return { ...base, kind: 'none', reason: `unknown standing "${String(member.standing)}"` };
+  }
+}
+
+/** The entitlement of a campaign no source knows the member in. */
+export function notAMember(campaignId: string): Entitlement {
+  return {
+    source: null,
+    campaignId,
+    kind: 'none',
+    tierIds: [],
+    reason: 'not a member of this campaign',
+    graceEndsAt: null,
+    isFollower: false,
+    basis: null,
+    unreadable: null,
+    unconfirmed: false,
+    since: null,
+    amount: null,
+  };
+}
+
+type Base = Omit<Entitlement, 'kind' | 'reason'>;
+
+function entitled(base: Base, member: MemberState, graceDays: number, now: Date): Entitlement {
+  const { until } = member;
+  if (until === null || now.getTime() < until.getTime()) {
     return {
       ...base,
-      kind: 'none',
-      unreadable: member.unreadable,
-      reason: `Patreon's answer for this member could not be read (${attribute} ${reason}); roles are left as they are`,
+      kind: 'active',
+      basis: member.basis,
+      tierIds: [...member.tierIds],
+      reason: until === null ? member.detail : `${member.detail}, until ${day(until)}`,
     };
   }
-  const rule = chargeRule(member.lastChargeStatus);
-  const listed = member.entitledTierIds;
-  const active = (basis: EntitlementBasis, extra = ''): Entitlement => ({
-    ...base,
-    kind: 'active',
-    basis,
-    tierIds: [...listed],
-    reason: `${BASIS_REASON[basis]}${listed.length === 0 ? ' without a tier' : ''}${extra}`,
-  });
-
-  if (member.lastChargeStatus === 'Fraud') {
-    return { ...base, kind: 'lapsed', reason: `last charge marked as fraud${on(member.lastChargeDate)}: no access and no grace period` };
+  const graceEndsAt = member.graceAfterUntil && graceDays > 0 ? addDays(until, graceDays) : null;
+  if (graceEndsAt && now.getTime() < graceEndsAt.getTime()) {
+    return {
+      ...base,
+      kind: 'grace',
+      tierIds: [...member.tierIds],
+      graceEndsAt,
+      reason: `${member.detail}, paid until ${day(until)}; roles kept until ${day(graceEndsAt)} (${graceDays}-day grace period)`,
+    };
   }
-  switch (member.patronStatus) {
-    case 'active_patron':
-      return active(member.isGifted ? 'gift' : isTrial(member) ? 'free_trial' : 'pledge', describeCharge(member));
-    case 'declined_patron':
-      return declined(base, member, settings.graceDays, now);
-    case 'former_patron':
-      if (listed.length > 0 && rule !== 'voided') return active('paid_period');
-      return {
-        ...base,
-        kind: 'former',
-        reason: rule === 'voided' ? `former patron: last charge ${member.lastChargeStatus ?? ''}` : 'former patron: the pledge has ended',
-      };
-    case null:
-      if (listed.length > 0 && rule !== 'voided')
-        return active(member.isGifted ? 'gift' : isTrial(member) ? 'free_trial' : 'free_membership');
-      return member.isFollower
-        ? { ...base, kind: 'follower', reason: 'follows the campaign without pledging' }
-        : { ...base, kind: 'none', reason: 'has never pledged' };
-    default:
-      return { ...base, kind: 'none', reason: `unknown patron status "${String(member.patronStatus)}"` };
-  }
+  return { ...base, kind: 'lapsed', graceEndsAt, reason: `${member.detail}, ended on ${day(graceEndsAt ?? until)}` };
 }
 
-function isTrial(member: MemberState): boolean {
-  return member.isFreeTrial === true || member.lastChargeStatus === 'Free Trial';
-}
-
-function on(date: Date | null): string {
-  return date ? ` on ${day(date)}` : '';
-}
-
-/** Where the grace period counts from: the first decline of this pledge, else (not known) the last charge. */
-export function graceAnchor(member: MemberState): Date | null {
-  return member.firstDeclinedAt ?? member.lastChargeDate;
-}
-
-function declined(base: Omit<Entitlement, 'kind' | 'reason'>, member: MemberState, graceDays: number, now: Date): Entitlement {
-  const anchor = graceAnchor(member);
-  const rule = chargeRule(member.lastChargeStatus);
-  const what =
-    member.lastChargeStatus && member.lastChargeStatus !== 'Declined' ? `last charge ${member.lastChargeStatus}` : 'payment declined';
-  const when = on(anchor);
-  if (rule === 'voided' || rule === 'ended') {
-    return { ...base, kind: 'lapsed', reason: `${what}${when}: no grace period after a ${member.lastChargeStatus ?? ''} charge` };
-  }
+function paymentFailed(base: Base, member: MemberState, graceDays: number, now: Date): Entitlement {
+  const anchor = member.failedSince;
+  const what = member.detail;
+  const when = anchor ? ` on ${day(anchor)}` : '';
   if (!anchor) {
     return { ...base, kind: 'lapsed', reason: `${what}, with no charge date to count a grace period from` };
   }
@@ -165,7 +109,7 @@ function declined(base: Omit<Entitlement, 'kind' | 'reason'>, member: MemberStat
       reason: `${what}${when}; the ${graceDays}-day grace period ended on ${day(graceEndsAt)}`,
     };
   }
-  const kept = member.entitledTierIds.length > 0 ? member.entitledTierIds : member.lastActiveTierIds;
+  const kept = member.tierIds;
   return {
     ...base,
     kind: 'grace',
@@ -174,20 +118,7 @@ function declined(base: Omit<Entitlement, 'kind' | 'reason'>, member: MemberStat
     reason:
       kept.length > 0
         ? `${what}${when}; roles kept until ${day(graceEndsAt)} (${graceDays}-day grace period)`
-        : // First seen already declined: no tier was ever listed, so the grace period has nothing to keep.
-          `${what}${when}; Patreon lists no tier until a payment goes through, so there are no roles to keep`,
+        : // First seen already failing: no tier was ever listed, so the grace period has nothing to keep.
+          `${what}${when}; no tier is listed until a payment goes through, so there are no roles to keep`,
   };
-}
-
-function describeCharge(member: MemberState): string {
-  switch (member.lastChargeStatus) {
-    case null:
-    case 'Paid':
-    case 'Free Trial':
-      return '';
-    case 'Pending':
-      return ' (payment pending)';
-    default:
-      return ` (last charge ${member.lastChargeStatus}${on(member.lastChargeDate)})`;
-  }
 }

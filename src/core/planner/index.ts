@@ -1,15 +1,14 @@
 import { desiredRoles } from './desired-roles';
-import { entitlement } from './entitlement';
+import { entitlement, notAMember } from './entitlement';
 import { plan } from './plan';
 import type { DesiredRoles, Entitlement, GuildContext, LedgerEntry, MemberState, UserPlan } from './types';
 
 export * from './types';
-export { CHARGE_RULES, CHARGE_STATUSES, PATRON_STATUSES, chargeRule, entitlement, graceAnchor } from './entitlement';
-export type { ChargeRule } from './entitlement';
+export { entitlement, notAMember } from './entitlement';
 export { adoptions } from './adopt';
-export { desiredRoles, freeTierRoleIds, isFreeTier, managedRoleIds, tierRoles } from './desired-roles';
-export { firstDeclineOf, isDeclinedRead, nextGraceDeadline } from './grace';
-export type { ChargeRead, KeptDecline } from './grace';
+export { desiredRoles, freeTierRoleIds, grantReason, isFreeTier, managedRoleIds, tierRoles } from './desired-roles';
+export { nextDeadline } from './deadlines';
+export { addMonths, money, monthsBetween, ruleGrants } from './rule-roles';
 export { GRANT_IN_FLIGHT_MS, plan, shouldHoldRemovals } from './plan';
 export { DEFAULT_SETTINGS, SETTING_BOUNDS, MODES, applySettingsChange } from './settings';
 export type { SettingsChange } from './settings';
@@ -17,7 +16,10 @@ export type { SettingsChange } from './settings';
 export interface PlanUserInput {
   guild: GuildContext;
   userId: string;
-  /** The user's member state in each campaign (missing campaigns mean "not a member"); empty when unlinked. */
+  /**
+   * What every source knows of the user (Patreon through their link, comps, Ko-fi…), one state per
+   * source and campaign; missing campaigns mean "not a member". Empty when unlinked.
+   */
   members: readonly MemberState[];
   currentRoleIds: ReadonlySet<string> | null;
   ledger: readonly LedgerEntry[];
@@ -37,13 +39,17 @@ export interface PlannedUser {
 /** entitlement → desiredRoles → plan for one user of one guild: what every trigger calls. */
 export function planUser(input: PlanUserInput): PlannedUser {
   const { guild } = input;
-  const entitlements = guild.campaignIds.map((campaignId) =>
-    entitlement(campaignId, input.members.find((m) => m.campaignId === campaignId) ?? null, guild.settings, input.now),
-  );
+  const served = new Set(guild.campaignIds);
+  const entitlements = input.members
+    .filter((m) => served.has(m.campaignId) && (m.guildId ?? guild.guildId) === guild.guildId)
+    .map((m) => entitlement(m, guild.settings, input.now));
+  for (const campaignId of guild.campaignIds) {
+    if (!entitlements.some((e) => e.campaignId === campaignId)) entitlements.push(notAMember(campaignId));
+  }
   // Joined through the join page now, or earlier (the ledger holds a joiner grant, maybe of a role
   // the server has replaced since: the new joiner role takes its place).
   const joiner = input.joining === true || input.ledger.some((e) => e.kind === 'joiner');
-  const desired = desiredRoles(entitlements, guild, { joiner });
+  const desired = desiredRoles(entitlements, guild, { joiner, now: input.now });
   const userPlan = plan({
     guild,
     userId: input.userId,
@@ -51,7 +57,6 @@ export function planUser(input: PlanUserInput): PlannedUser {
     currentRoleIds: input.currentRoleIds,
     ledger: input.ledger,
     entitlements,
-    unconfirmedCampaignIds: new Set(input.members.filter((m) => m.unconfirmed === true).map((m) => m.campaignId)),
     now: input.now,
     ...(input.unlinkedReason !== undefined ? { unlinkedReason: input.unlinkedReason } : {}),
     ...(input.managed !== undefined ? { managed: input.managed } : {}),

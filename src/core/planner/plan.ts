@@ -1,4 +1,4 @@
-import { SETTING_ROLE_LABEL, managedRoleIds, tierRoles } from './desired-roles';
+import { SETTING_ROLE_LABEL, grantReason, managedRoleIds, tierRoles } from './desired-roles';
 import type { BlockedChange, DesiredRoles, Entitlement, GuildContext, LedgerEntry, RoleChange, UserPlan } from './types';
 
 export interface PlanInput {
@@ -13,11 +13,6 @@ export interface PlanInput {
   entitlements: readonly Entitlement[];
   /** When the user has no link (any more): the reason every removal gives, e.g. "unlinked with /unlink". */
   unlinkedReason?: string;
-  /**
-   * Campaigns whose member state is unconfirmed (a webhook payload, the re-read failed): their roles
-   * may be kept or removed, never granted (see `MemberState.unconfirmed`).
-   */
-  unconfirmedCampaignIds?: ReadonlySet<string>;
   /** {@link managedRoleIds} of the guild; pass it when planning many users of one guild. */
   managed?: ReadonlySet<string>;
   /** Now: a ledger row younger than {@link GRANT_IN_FLIGHT_MS} may be a grant still on its way. */
@@ -44,8 +39,8 @@ export const GRANT_IN_FLIGHT_MS = 10 * 60_000;
  *   recently that its request may still be in flight (then nothing is planned for it yet).
  * - A change on a role the bot cannot manage is `blocked` with the fix, never sent; so is adding a
  *   role held back for its dangerous permissions (`GuildRoleInfo.heldBack`).
- * - A campaign whose member state is unconfirmed (a webhook payload after a failed re-read) grants
- *   nothing: its roles are kept or removed, so a replayed payload cannot raise entitlement.
+ * - A role that only an unconfirmed member state justifies (a webhook payload after a failed
+ *   re-read) is kept or removed, never granted, so a replayed payload cannot raise entitlement.
  * - A campaign whose member could not be read (`unreadable`) freezes its roles: nothing we granted
  *   for it is removed or forgotten, and strict mode removes none of its tiers' roles (nor the
  *   former-patron or follower role) from this member.
@@ -74,16 +69,16 @@ export function plan(input: PlanInput): UserPlan {
     }
   };
 
-  const unconfirmed = input.unconfirmedCampaignIds;
   for (const grant of desired.grants.values()) {
     if (currentRoleIds.has(grant.roleId)) continue;
-    if (grant.campaignId !== null && unconfirmed?.has(grant.campaignId)) continue;
+    // Only unconfirmed payloads justify it: kept if held, never granted.
+    if (!grant.confirmed) continue;
     push({
       op: 'add',
       roleId: grant.roleId,
       roleName: grant.roleName,
-      reason: grant.reason,
-      grant: { campaignId: grant.campaignId, tierId: grant.tierId, kind: grant.kind },
+      reason: grantReason(grant),
+      grant: { campaignId: grant.campaignId, tierId: grant.tierId, kind: grant.kind, sources: grant.sources },
     });
   }
 
@@ -142,6 +137,13 @@ function titleOf(guild: GuildContext, campaignId: string | null, tierId: string 
 function removalReason(entry: LedgerEntry, input: PlanInput): string {
   const { guild, entitlements, desired } = input;
   const ent = entitlements.find((e) => e.campaignId === entry.campaignId);
+  if (entry.kind === 'tenure' || entry.kind === 'amount') {
+    const rule = (guild.ruleRoles ?? []).find((r) => r.roleId === entry.roleId && r.kind === entry.kind);
+    if (!rule) return `this is no longer one of the server's ${entry.kind} roles`;
+    return rule.kind === 'tenure'
+      ? `no longer an entitled patron of ${rule.months} or more months${ent ? ` (${ent.reason})` : ''}`
+      : `no longer entitled to ${(rule.cents / 100).toFixed(2)} or more a month${ent ? ` (${ent.reason})` : ''}`;
+  }
   if (entry.kind === 'tier') {
     if (entry.campaignId === null || !guild.campaignIds.includes(entry.campaignId)) {
       return 'this server no longer serves that campaign';

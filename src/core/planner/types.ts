@@ -3,25 +3,12 @@
  * clients or the database: triggers gather these values, the planner decides, the edges apply.
  */
 
-export type PatronStatus = 'active_patron' | 'declined_patron' | 'former_patron' | null;
-
 /**
- * `last_charge_status`: the spec's seven values and the three Patreon added (`Refunded by Patreon`,
- * `Partially Refunded`, `Free Trial`; docs/patreon-api-notes.md §3.2). Only `Paid` is a successful
- * charge; how each one counts is {@link CHARGE_RULES} in `entitlement.ts`.
+ * Where an entitlement comes from: a membership service Tierlink reads (Patreon, Ko-fi) or the
+ * server's own comps. The core never looks inside a name; each source's adapter turns what its
+ * service knows into a {@link MemberState}.
  */
-export type ChargeStatus =
-  | 'Paid'
-  | 'Declined'
-  | 'Deleted'
-  | 'Pending'
-  | 'Refunded'
-  | 'Fraud'
-  | 'Other'
-  | 'Refunded by Patreon'
-  | 'Partially Refunded'
-  | 'Free Trial'
-  | null;
+export type SourceName = string;
 
 /** Why the service's answer for a member could not be read (an unknown enum value, an unexpected null). */
 export interface UnreadableState {
@@ -29,38 +16,67 @@ export interface UnreadableState {
   reason: string;
 }
 
-/** What we know of one member of one campaign (the stored snapshot). */
+/**
+ * How one source stands with one member of one campaign, time aside (the planner adds time: the
+ * grace period, the end of a paid period or of a comp):
+ * - `entitled`: entitled to `tierIds` now (until `until`, when set);
+ * - `payment_failed`: a payment failed and may still go through: `tierIds` are kept for the
+ *   server's grace period, counted from `failedSince`;
+ * - `lapsed`: access ended with no grace (money returned, a fraud, a deleted pledge);
+ * - `former`: a membership that has ended;
+ * - `follower`: follows the campaign without paying;
+ * - `none`: never paid.
+ */
+export type Standing = 'entitled' | 'payment_failed' | 'lapsed' | 'former' | 'follower' | 'none';
+
+/** An amount of money a month, as the source states it (no conversion between currencies). */
+export interface MonthlyAmount {
+  cents: number;
+  /** ISO 4217 code where the source says it; null where it does not (the campaign's own currency). */
+  currency: string | null;
+}
+
+/**
+ * What one source knows of one member of one campaign, in the planner's words: the one member
+ * shape every source produces and every trigger plans from.
+ */
 export interface MemberState {
+  source: SourceName;
   campaignId: string;
-  patronStatus: PatronStatus;
-  lastChargeDate: Date | null;
-  lastChargeStatus: ChargeStatus;
-  /** The spec's `is_follower` (Patreon deprecated it: always false there). */
+  /** The source's own id of this membership (Patreon's member id, a comp's id), where it has one. */
+  memberId: string | null;
+  /** When the source last said so (the read, the payment, the comp's grant). */
+  readAt: Date | null;
+  /** A state that holds in one server only (a comp); absent or null: wherever the campaign is served. */
+  guildId?: string | null;
+  standing: Standing;
+  /** For `entitled`: what it rests on. */
+  basis: EntitlementBasis | null;
+  /** `entitled`: the entitled tiers; `payment_failed`: the tiers kept through the grace period. */
+  tierIds: readonly string[];
+  /** `payment_failed`: when the first failed payment of this membership was seen (the grace period counts from it). */
+  failedSince: Date | null;
+  /** `entitled`: when the entitlement ends by itself (a comp's end, a paid month); null: when the source says so. */
+  until: Date | null;
+  /** Whether the server's grace days extend `until` (a subscription paid month by month), or it ends exactly (a comp). */
+  graceAfterUntil: boolean;
+  /** The start of the continuous membership (tenure counts from it; a failed payment inside its grace does not break it). */
+  since: Date | null;
+  /** What the member is entitled to pay a month, whatever the tier (custom pledges included); null: unknown. */
+  amount: MonthlyAmount | null;
+  /** Follows the campaign (the follower role), whatever the standing. */
   isFollower: boolean;
-  /** Patreon's `is_free_trial`: entitled to the listed tiers during the trial. Absent: false. */
-  isFreeTrial?: boolean;
-  /** Patreon's `is_gifted`: a gift membership, entitled to the listed tiers. Absent: false. */
-  isGifted?: boolean;
-  /** `currently_entitled_tiers` as last read. */
-  entitledTierIds: readonly string[];
   /**
-   * Tiers last seen while the member was `active_patron`. The service may list no entitled tiers
-   * for a declined member, yet the grace period keeps what they had.
+   * The source's own words for the state, the start of every reason built from it: "active patron",
+   * "payment declined", "former patron: the pledge has ended", "comp by @mod: staff".
    */
-  lastActiveTierIds: readonly string[];
-  /**
-   * The first declined charge seen for the current pledge, as the store keeps it with the snapshot
-   * ({@link firstDeclineOf}): the grace period counts from it, not from `last_charge_date`, which
-   * moves with every retry. Null when not declined, or (a snapshot stored before the store kept
-   * it) unknown: `last_charge_date` is the anchor then.
-   */
-  firstDeclinedAt: Date | null;
+  detail: string;
   /** Set when the last read of this member could not be understood: its roles stay exactly as they are. */
   unreadable?: UnreadableState | null;
   /**
-   * The state comes from a webhook's payload, not from a read of the service (the re-read failed).
+   * The state comes from a delivery's payload, not from a read of the service (the re-read failed).
    * A payload may be old or replayed, so it never raises entitlement above the last successful read:
-   * it may keep or remove this campaign's roles, never grant one. Absent: false.
+   * it may keep or remove roles, never grant one. Absent: false.
    */
   unconfirmed?: boolean;
 }
@@ -99,9 +115,10 @@ export interface GuildSettings {
 
 /**
  * What an `active` entitlement rests on: a pledge, a free trial, a gift, a free membership (no
- * pledge, tiers listed), or a paid period that outlives a cancelled pledge.
+ * pledge, tiers listed), a paid period that outlives a cancelled pledge, a subscription paid for a
+ * period (Ko-fi), or a comp given by the server's staff.
  */
-export type EntitlementBasis = 'pledge' | 'free_trial' | 'gift' | 'free_membership' | 'paid_period';
+export type EntitlementBasis = 'pledge' | 'free_trial' | 'gift' | 'free_membership' | 'paid_period' | 'subscription' | 'comp';
 
 /**
  * - `active`: entitled now (see {@link EntitlementBasis}); `tierIds` are the entitled tiers.
@@ -114,6 +131,8 @@ export type EntitlementBasis = 'pledge' | 'free_trial' | 'gift' | 'free_membersh
 export type EntitlementKind = 'active' | 'grace' | 'lapsed' | 'former' | 'follower' | 'none';
 
 export interface Entitlement {
+  /** The source that says so; null for "not a member of this campaign" (no source knows the member). */
+  source: SourceName | null;
   campaignId: string;
   kind: EntitlementKind;
   /** Tiers that grant roles now (empty unless `active` or `grace`). */
@@ -129,6 +148,11 @@ export interface Entitlement {
    * kind is `none`, but nothing follows from it).
    */
   unreadable: UnreadableState | null;
+  /** The state comes from an unconfirmed payload: it may keep roles, never grant one. */
+  unconfirmed: boolean;
+  /** From the member state: the start of the continuous membership, and the monthly amount. */
+  since: Date | null;
+  amount: MonthlyAmount | null;
 }
 
 /** A tier of a campaign the guild serves, with the role ids its `chat_role_ids` give this guild. */
@@ -183,11 +207,23 @@ export interface GuildContext {
   mappings: readonly GuildMappingRow[];
   /** Every role that exists in the guild (roles missing from here do not exist). */
   roles: ReadonlyMap<string, GuildRoleInfo>;
+  /** The server's roles by tenure and by amount (src/core/planner/rule-roles.ts). Absent: none. */
+  ruleRoles?: readonly RuleRole[];
 }
 
-/** `joiner`: the role of someone who joined through the join page without a tier role. */
-export type GrantKind = 'tier' | 'former' | 'follower' | 'joiner';
-export type GrantSource = 'chat_role_ids' | 'map' | 'setting';
+/**
+ * A role for patrons of at least `months` continuous months (`tenure`), or for anyone entitled to
+ * at least `cents` a month whatever the tier (`amount`, in the campaign's own currency).
+ */
+export type RuleRole = { kind: 'tenure'; roleId: string; months: number } | { kind: 'amount'; roleId: string; cents: number };
+
+/**
+ * `joiner`: the role of someone who joined through the join page without a tier role. `tenure` and
+ * `amount`: a rule role ({@link RuleRole}).
+ */
+export type GrantKind = 'tier' | 'former' | 'follower' | 'joiner' | 'tenure' | 'amount';
+/** Where the grant's mapping comes from: the tier's own Discord roles, `/map`, a setting, or a tenure or amount rule. */
+export type GrantSource = 'chat_role_ids' | 'map' | 'setting' | 'rule';
 
 export interface DesiredGrant {
   roleId: string;
@@ -196,7 +232,14 @@ export interface DesiredGrant {
   campaignId: string | null;
   tierId: string | null;
   source: GrantSource;
+  /** The first reason (the highest tier's), recorded with the grant. */
   reason: string;
+  /** Every other entitlement that justifies the same role (another source, another tier): the role stays while any does. */
+  alsoBecause: readonly string[];
+  /** The entitlement sources behind it (`patreon`, `comp`, …); empty for setting roles. */
+  sources: readonly SourceName[];
+  /** False when every justification is an unconfirmed payload: the role may be kept, never granted. */
+  confirmed: boolean;
 }
 
 /** A role the member does not get (or cannot get), with the reason, for `/status` and `/tiers`. */
@@ -229,13 +272,21 @@ export interface LedgerEntry {
   recordedAt: Date;
 }
 
+/** What a grant is for, as the ledger records it: the tier (or setting or rule) and the sources that justified it. */
+export interface GrantTarget {
+  campaignId: string | null;
+  tierId: string | null;
+  kind: GrantKind;
+  sources: readonly SourceName[];
+}
+
 export type RoleChange =
   | {
       op: 'add';
       roleId: string;
       roleName: string;
       reason: string;
-      grant: { campaignId: string | null; tierId: string | null; kind: GrantKind };
+      grant: GrantTarget;
     }
   | {
       op: 'remove';
@@ -255,7 +306,7 @@ export type RoleChange =
 export interface Adoption {
   roleId: string;
   roleName: string;
-  grant: { campaignId: string | null; tierId: string | null; kind: GrantKind };
+  grant: GrantTarget;
   reason: string;
 }
 

@@ -49,7 +49,7 @@ async function seed(): Promise<void> {
   }
   for (const days of [91, 89]) {
     await db.execute(sql`insert into sync_runs (trigger, status, started_at) values ('schedule', 'ok', ${ago(days)})`);
-    await db.execute(sql`insert into link_events (discord_user_id, patreon_user_id, kind, at) values ('d', 'p', 'linked', ${ago(days)})`);
+    await db.execute(sql`insert into link_events (discord_user_id, external_id, kind, at) values ('d', 'p', 'linked', ${ago(days)})`);
   }
   // A sync still running is never pruned, however old.
   await db.execute(sql`insert into sync_runs (trigger, status, started_at) values ('schedule', 'running', ${ago(400)})`);

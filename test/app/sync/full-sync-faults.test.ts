@@ -47,7 +47,7 @@ test('a service error on page 3 of 5 removes nothing, still adds, and records wh
   expect(has(deleted.discordUserId, world.roles.gold)).toBe(true);
   expect(has(handRemoved.discordUserId, world.roles.silver)).toBe(true);
   expect(roleWrites().map((r) => r.method)).toEqual(['PUT']);
-  expect(await repos.snapshots.get(world.campaignId, deleted.memberId)).not.toBeNull();
+  expect(await repos.snapshots.get('patreon', world.campaignId, deleted.memberId)).not.toBeNull();
   const guild = broken.guilds[0]!;
   expect(guild).toMatchObject({
     status: 'failed',
@@ -74,7 +74,7 @@ test('a service error on page 3 of 5 removes nothing, still adds, and records wh
   expect(has(ended.discordUserId, world.roles.gold)).toBe(false);
   expect(has(deleted.discordUserId, world.roles.gold)).toBe(false);
   expect(healed.guilds[0]!.changes.find((c) => c.userId === deleted.discordUserId)?.reason).toMatch(/not a member of this campaign/);
-  expect(await repos.snapshots.get(world.campaignId, deleted.memberId)).toBeNull();
+  expect(await repos.snapshots.get('patreon', world.campaignId, deleted.memberId)).toBeNull();
 });
 
 test('the meter names routes without ids and merges overlapping rate-limit waits', () => {

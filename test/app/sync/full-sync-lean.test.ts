@@ -84,8 +84,8 @@ test('a changed member is written alone, in one statement; a departed memberâ€™s
   expect(snapshotWrites.filter((s) => /insert into member_snapshots/i.test(s))).toHaveLength(1);
   expect(snapshotWrites.filter((s) => /delete from member_snapshots/i.test(s))).toHaveLength(1);
   expect(changed.report.campaigns[0]).toMatchObject({ complete: true, staleSnapshotsDeleted: 1 });
-  expect(await repos.snapshots.get(world.campaignId, leaves.memberId)).toBeNull();
-  expect((await repos.snapshots.get(world.campaignId, upgrades.memberId))?.entitledTierIds).toEqual([world.tiers.gold]);
+  expect(await repos.snapshots.get('patreon', world.campaignId, leaves.memberId)).toBeNull();
+  expect((await repos.snapshots.get('patreon', world.campaignId, upgrades.memberId))?.entitledTierIds).toEqual([world.tiers.gold]);
   const has = (userId: string, roleId: string) => world.discord.sandbox.memberRoles(world.guildId, userId).includes(roleId);
   expect(has(upgrades.discordUserId, world.roles.gold)).toBe(true);
   expect(has(leaves.discordUserId, world.roles.silver)).toBe(false);
@@ -101,17 +101,18 @@ test('a member marked unreadable is written again by the next readable read, eve
       {
         campaignId: world.campaignId,
         memberId: patron.memberId,
-        patreonUserId: patron.patreonUserId,
+        externalUserId: patron.patreonUserId,
         attribute: 'patron_status',
         reason: 'unknown value',
-        source: 'webhook',
+        source: 'patreon',
+        readBy: 'webhook',
       },
     ],
     world.clock.now(),
   );
   const next = await syncCounting(fullSync);
   expect(writesTo(next.statements, 'member_snapshots').filter((s) => /insert into member_snapshots/i.test(s))).toHaveLength(1);
-  expect((await repos.snapshots.get(world.campaignId, patron.memberId))?.unreadable).toBeNull();
+  expect((await repos.snapshots.get('patreon', world.campaignId, patron.memberId))?.unreadable).toBeNull();
 });
 
 test('the guild pass reads the ledger a page at a time: three statements per page of members, whatever the ledger holds', async () => {
@@ -222,7 +223,7 @@ test('a /link while a full sync runs (its lock held, its reading of the server o
     expect(await world.repos.syncRuns.running(world.guildId)).toHaveLength(1);
 
     // What /link does once the member has consented: the link stored, then the member reconciled.
-    await world.repos.links.linkOauth(late.discordUserId, late.patreonUserId, world.clock.now());
+    await world.repos.links.linkOauth('patreon', late.discordUserId, late.patreonUserId, world.clock.now());
     const [outcome] = await sync.reconciler.reconcileUser(late.discordUserId, { trigger: 'link', alsoGuildIds: [world.guildId] });
     expect(outcome?.result?.applied).toEqual([expect.objectContaining({ op: 'add', roleId: world.roles.silver })]);
     expect(world.discord.sandbox.memberRoles(world.guildId, late.discordUserId)).toContain(world.roles.silver);
@@ -244,21 +245,23 @@ test('a member stored from an unconfirmed webhook payload equal to the serviceâ€
   const { fullSync } = wireSync(world);
   const patron = world.addPatron({ tier: 'gold' });
   await syncCounting(fullSync);
-  const read = (await world.repos.snapshots.get(world.campaignId, patron.memberId))!;
-  expect(read).toMatchObject({ source: 'sync', lastActiveTierIds: [world.tiers.gold] });
+  const read = (await world.repos.snapshots.get('patreon', world.campaignId, patron.memberId))!;
+  expect(read).toMatchObject({ source: 'patreon', readBy: 'sync', lastActiveTierIds: [world.tiers.gold] });
   // The same values arrive as a delivery's payload (not confirmed by a read), over a row with no last active tiers.
-  await world.repos.snapshots.deleteMembers(world.campaignId, [patron.memberId], new Date(world.clock.now().getTime() + 1));
+  await world.repos.snapshots.deleteMembers('patreon', world.campaignId, [patron.memberId], new Date(world.clock.now().getTime() + 1));
   world.clock.advance(1000);
-  await world.repos.snapshots.upsert({ ...read, source: 'webhook-payload' }, world.clock.now());
-  expect(await world.repos.snapshots.get(world.campaignId, patron.memberId)).toMatchObject({
-    source: 'webhook-payload',
+  await world.repos.snapshots.upsert({ ...read, source: 'patreon', readBy: 'webhook-payload' }, world.clock.now());
+  expect(await world.repos.snapshots.get('patreon', world.campaignId, patron.memberId)).toMatchObject({
+    source: 'patreon',
+    readBy: 'webhook-payload',
     lastActiveTierIds: [],
   });
 
   const { statements } = await syncCounting(fullSync);
   expect(writesTo(statements, 'member_snapshots')).toHaveLength(1);
-  expect(await world.repos.snapshots.get(world.campaignId, patron.memberId)).toMatchObject({
-    source: 'sync',
+  expect(await world.repos.snapshots.get('patreon', world.campaignId, patron.memberId)).toMatchObject({
+    source: 'patreon',
+    readBy: 'sync',
     lastActiveTierIds: [world.tiers.gold],
   });
 });

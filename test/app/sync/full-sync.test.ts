@@ -26,7 +26,10 @@ test('heals drift both ways, links from social_connections, and a second run cha
   expect(first.status).toBe('ok');
   expect(has(kept.discordUserId, world.roles.gold)).toBe(true);
   expect(has(lapsed.discordUserId, world.roles.silver)).toBe(true);
-  expect(await repos.links.byDiscordUser(kept.discordUserId)).toMatchObject({ patreonUserId: kept.patreonUserId, source: 'social' });
+  expect(await repos.links.byDiscordUser(kept.discordUserId, 'patreon')).toMatchObject({
+    externalId: kept.patreonUserId,
+    method: 'social',
+  });
   expect(first.campaigns).toMatchObject([{ complete: true, pages: 1, members: 2, linksMade: 2 }]);
 
   // While the bot was down: a moderator took Gold away by hand, and the Silver pledge ended.

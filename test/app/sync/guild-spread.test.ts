@@ -5,6 +5,7 @@ import { createInstanceRegistry } from '../../../src/edges/outbound/store/instan
 import { createJobQueue, createJobStore } from '../../../src/edges/outbound/store/job-queue';
 import { silentLogger } from '../../../src/shared/logger';
 import { type World, createWorld } from '../../support/world';
+import { entitlementSources } from '../../../src/compose';
 
 let world: World;
 beforeAll(async () => {
@@ -17,6 +18,7 @@ function instanceSync() {
   const registry = createInstanceRegistry(world.db.database.db, { leaseMs: 60_000 });
   const jobs = createJobQueue({ store: createJobStore(world.db.database.db), clock: world.clock, random: () => 0.5, logger: silentLogger });
   const sync = createSync({
+    sources: entitlementSources(world.repos, world.clock),
     repos: world.repos,
     discord: world.discord,
     accounts: world.accounts,

@@ -3,6 +3,8 @@ import { silentLogger } from '../../../src/shared/logger';
 import { createMetrics } from '../../../src/edges/outbound/observability/metrics';
 import { createGuildContextLoader } from '../../../src/app/sync/guild-context';
 import { type Reconciler, createReconciler } from '../../../src/app/sync/reconciler';
+import { MemberStates } from '../../../src/app/membership/member-states';
+import { entitlementSources } from '../../../src/compose';
 import { createRoleApplier } from '../../../src/app/sync/role-applier';
 import { GRACE_END_JOB, createGraceChecks } from '../../../src/app/sync/grace-checks';
 import { createJobStore } from '../../../src/edges/outbound/store/job-queue';
@@ -60,7 +62,7 @@ beforeEach(async () => {
     ],
     clock.now(),
   );
-  await repos.links.linkOauth(user, 'p1', clock.now());
+  await repos.links.linkOauth('patreon', user, 'p1', clock.now());
   await repos.snapshots.upsert(activeSnapshot(), clock.now());
   const applier = createRoleApplier({
     writer: kit.writer,
@@ -71,6 +73,7 @@ beforeEach(async () => {
   });
   reconciler = createReconciler({
     ...repos,
+    states: new MemberStates(entitlementSources(repos, clock), repos.links),
     contexts: createGuildContextLoader({ ...repos, discordSnapshots: kit.snapshots }),
     memberRoles: kit.memberRoles,
     applier,
@@ -130,8 +133,8 @@ test('an unlinked user loses every role we granted, with the unlink reason', asy
 
 test('a user who is not in the server is planned nothing, and a dry run writes nothing', async () => {
   const stranger = '999999999999999999';
-  await repos.links.linkOauth(stranger, 'p2', clock.now());
-  await repos.snapshots.upsert(activeSnapshot({ memberId: 'm2', patreonUserId: 'p2' }), clock.now());
+  await repos.links.linkOauth('patreon', stranger, 'p2', clock.now());
+  await repos.snapshots.upsert(activeSnapshot({ memberId: 'm2', externalUserId: 'p2' }), clock.now());
   const away = await reconciler.reconcileMember(guildId, stranger, { trigger: 'sync' });
   expect(away).toMatchObject({ inGuild: false, plan: { changes: [] } });
   const dry = await reconciler.reconcileMember(guildId, user, { trigger: 'sync', dryRun: true });

@@ -33,7 +33,7 @@ function addGold(guildId: string, userId: string): UserPlan {
     roleId: world.roles.gold,
     roleName: 'Gold',
     reason: 'Gold tier (active patron)',
-    grant: { campaignId: world.campaignId, tierId: world.tiers.gold, kind: 'tier' },
+    grant: { campaignId: world.campaignId, tierId: world.tiers.gold, kind: 'tier', sources: ['patreon'] },
   };
   return { guildId, userId, changes: [change], blocked: [] };
 }
@@ -113,7 +113,7 @@ test('a guild-wide apply after /map waits behind a running full sync (queued, th
     {
       campaignId: world.campaignId,
       memberId: patron.memberId,
-      patreonUserId: patron.patreonUserId,
+      externalUserId: patron.patreonUserId,
       patronStatus: 'active_patron',
       isFollower: false,
       lastChargeDate: world.clock.now(),
@@ -121,7 +121,8 @@ test('a guild-wide apply after /map waits behind a running full sync (queued, th
       entitledTierIds: [world.tiers.gold],
       pledgeRelationshipStart: null,
       entitledAmountCents: 1000,
-      source: 'sync',
+      source: 'patreon',
+      readBy: 'sync',
     },
     world.clock.now(),
   );

@@ -25,7 +25,7 @@ test('a delivery that waits on a Discord rate limit longer than its lease is not
   instances.push(first);
   expect(['registered', 'updated', 'already-registered']).toContain((await first.registration.ensure(world.campaignId)).state);
   const patron = world.addPatron({ tier: 'bronze' });
-  await world.repos.links.linkOauth(patron.discordUserId, patron.patreonUserId, world.clock.now());
+  await world.repos.links.linkOauth('patreon', patron.discordUserId, patron.patreonUserId, world.clock.now());
   // Discord answers the grant with a 429: the bot waits 2 s before it sends the grant again.
   world.discord.sandbox.injectFault({ method: 'PUT', route: ROLE_ROUTE, status: 429, retryAfterSeconds: 2 });
   world.patreon.setMembership(patron.patreonUserId, world.campaignId, { tierIds: [world.tiers.gold] });
@@ -54,7 +54,7 @@ test('work a stopping instance gives up on is no longer renewed: once its lease 
   instances.push(first);
   await first.registration.ensure(world.campaignId);
   const patron = world.addPatron({ tier: 'bronze' });
-  await world.repos.links.linkOauth(patron.discordUserId, patron.patreonUserId, world.clock.now());
+  await world.repos.links.linkOauth('patreon', patron.discordUserId, patron.patreonUserId, world.clock.now());
   const hold = world.discord.sandbox.holdRequests({ method: 'PUT', route: ROLE_ROUTE, point: 'before' });
   world.patreon.setMembership(patron.patreonUserId, world.campaignId, { tierIds: [world.tiers.gold] });
   await world.patreon.flushDeliveries();

@@ -66,7 +66,7 @@ afterEach(() => instance.close());
 /** A patron of the campaign (Bronze unless told), linked through /link, not yet known to Tierlink. */
 async function linkedPatron(tier: 'bronze' | 'silver' | 'gold' = 'bronze') {
   const patron = world.addPatron({ tier });
-  await world.repos.links.linkOauth(patron.discordUserId, patron.patreonUserId, world.clock.now());
+  await world.repos.links.linkOauth('patreon', patron.discordUserId, patron.patreonUserId, world.clock.now());
   return patron;
 }
 
@@ -96,8 +96,8 @@ test('a pledge change reaches the roles through the re-read: snapshot from the s
   expect(tierRolesOf(patron.discordUserId)).toEqual([world.roles.gold]);
   expect(memberReads()).toHaveLength(1);
   expect(memberReads()[0]!.query).toMatchObject({ include: expect.stringContaining('currently_entitled_tiers') });
-  expect(await world.repos.snapshots.get(world.campaignId, patron.memberId)).toMatchObject({
-    source: 'webhook',
+  expect(await world.repos.snapshots.get('patreon', world.campaignId, patron.memberId)).toMatchObject({
+    readBy: 'webhook',
     entitledTierIds: [world.tiers.gold],
   });
   expect(await world.repos.ledger.recentAudit(world.guildId, patron.discordUserId)).toMatchObject([
@@ -127,9 +127,9 @@ test('a member whose service profile carries their Discord id is linked from it 
   const patron = world.addPatron({ tier: 'silver', socialDiscord: true });
   setTier(patron.patreonUserId, 'silver');
   await instance.idle();
-  expect(await world.repos.links.byDiscordUser(patron.discordUserId)).toMatchObject({
-    patreonUserId: patron.patreonUserId,
-    source: 'social',
+  expect(await world.repos.links.byDiscordUser(patron.discordUserId, 'patreon')).toMatchObject({
+    externalId: patron.patreonUserId,
+    method: 'social',
   });
   expect(tierRolesOf(patron.discordUserId)).toEqual([world.roles.silver]);
 });
@@ -186,7 +186,7 @@ test('a member the service no longer knows (404 on re-read) is entitled to nothi
   expect(tierRolesOf(patron.discordUserId)).toEqual([world.roles.gold]);
   world.patreon.deleteMember(patron.memberId);
   await instance.idle();
-  expect(await world.repos.snapshots.get(world.campaignId, patron.memberId)).toBeNull();
+  expect(await world.repos.snapshots.get('patreon', world.campaignId, patron.memberId)).toBeNull();
   expect(tierRolesOf(patron.discordUserId)).toEqual([]);
   expect(roleWrites(world).map((w) => w.method)).toEqual(['PUT', 'DELETE']);
 });
@@ -201,8 +201,8 @@ test('when the re-read fails the payload may only keep or remove roles, and a re
   await instance.idle();
   // The payload says Gold: Bronze goes (a payload may remove), Gold waits for a read (it may not grant).
   expect(tierRolesOf(patron.discordUserId)).toEqual([]);
-  expect(await world.repos.snapshots.get(world.campaignId, patron.memberId)).toMatchObject({
-    source: 'webhook-payload',
+  expect(await world.repos.snapshots.get('patreon', world.campaignId, patron.memberId)).toMatchObject({
+    readBy: 'webhook-payload',
     entitledTierIds: [world.tiers.gold],
   });
   expect(await jobRows(world)).toMatchObject([
@@ -223,7 +223,7 @@ test('when the re-read fails the payload may only keep or remove roles, and a re
   expect(await instance.jobs.worker.sweep()).toBe(1);
   expect((await jobRows(world))[0]).toMatchObject({ status: 'done' });
   expect(tierRolesOf(patron.discordUserId)).toEqual([world.roles.silver]);
-  expect(await world.repos.snapshots.get(world.campaignId, patron.memberId)).toMatchObject({ source: 'webhook' });
+  expect(await world.repos.snapshots.get('patreon', world.campaignId, patron.memberId)).toMatchObject({ readBy: 'webhook' });
 });
 
 test('when the re-read fails, an old delivery does not overwrite a snapshot read after it arrived', async () => {
@@ -244,8 +244,8 @@ test('when the re-read fails, an old delivery does not overwrite a snapshot read
   world.clock.advance(1000);
   await instance.processor.runNow(stale!.id);
   expect(await inboxRows(world)).toMatchObject([{ status: 'done' }, { status: 'done' }]);
-  expect(await world.repos.snapshots.get(world.campaignId, patron.memberId)).toMatchObject({
-    source: 'webhook',
+  expect(await world.repos.snapshots.get('patreon', world.campaignId, patron.memberId)).toMatchObject({
+    readBy: 'webhook',
     entitledTierIds: [world.tiers.gold],
   });
   expect(tierRolesOf(patron.discordUserId)).toEqual([world.roles.gold]);

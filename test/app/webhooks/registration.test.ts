@@ -93,7 +93,7 @@ test('a paused webhook is un-paused, warned about, counted and a sync queued; th
   await instance.registration.ensure(world.campaignId);
   const webhook = webhooksOf(world.campaignId)[0]!;
   const patron = world.addPatron({ tier: 'bronze' });
-  await world.repos.links.linkOauth(patron.discordUserId, patron.patreonUserId, world.clock.now());
+  await world.repos.links.linkOauth('patreon', patron.discordUserId, patron.patreonUserId, world.clock.now());
   world.patreon.pauseWebhook(webhook.id);
   world.patreon.setMembership(patron.patreonUserId, world.campaignId, { tierIds: [world.tiers.silver] });
   world.patreon.setMembership(patron.patreonUserId, world.campaignId, { tierIds: [world.tiers.gold] });
@@ -116,7 +116,7 @@ test('a paused webhook is un-paused, warned about, counted and a sync queued; th
 test('a failing webhook whose address moved is re-pointed and re-enabled in one PATCH; the held event reaches the new address', async () => {
   await instance.registration.ensure(world.campaignId);
   const patron = world.addPatron({ tier: 'bronze' });
-  await world.repos.links.linkOauth(patron.discordUserId, patron.patreonUserId, world.clock.now());
+  await world.repos.links.linkOauth('patreon', patron.discordUserId, patron.patreonUserId, world.clock.now());
   await instance.crash();
   world.patreon.setMembership(patron.patreonUserId, world.campaignId, { tierIds: [world.tiers.gold] });
   await world.patreon.flushDeliveries();

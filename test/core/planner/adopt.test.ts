@@ -17,7 +17,7 @@ describe('adoptions: the roles an entitled member already holds that are not our
       {
         roleId: ROLE.gold,
         roleName: 'Gold',
-        grant: { campaignId: CAMPAIGN, tierId: TIER.gold, kind: 'tier' },
+        grant: { campaignId: CAMPAIGN, tierId: TIER.gold, kind: 'tier', sources: ['patreon'] },
         reason: 'already held; adopted as Gold tier (active patron)',
       },
     ]);

@@ -1,5 +1,15 @@
-import { DEFAULT_SETTINGS } from '../../../src/core/planner';
-import type { GrantKind, GuildContext, GuildSettings, GuildTier, LedgerEntry, MemberState, RoleProblem } from '../../../src/core/planner';
+import { DEFAULT_SETTINGS, entitlement, notAMember } from '../../../src/core/planner';
+import type {
+  Entitlement,
+  GrantKind,
+  GuildContext,
+  GuildSettings,
+  GuildTier,
+  LedgerEntry,
+  MemberState,
+  RoleProblem,
+} from '../../../src/core/planner';
+import { type PatreonMemberRead, patreonMemberState } from '../../../src/edges/outbound/patreon/member-standing';
 
 export const GUILD = '100000000000000001';
 export const USER = '200000000000000001';
@@ -42,7 +52,10 @@ export const FREE_TIER: GuildTier = {
 
 export const NOW = new Date('2026-11-20T12:00:00Z');
 
-export function member(overrides: Partial<MemberState> = {}): MemberState {
+export const DEFAULT_GUILD_SETTINGS: GuildSettings = { ...DEFAULT_SETTINGS };
+
+/** A Patreon read of a member (Gold, paid on 2 November unless overridden). */
+export function patreonRead(overrides: Partial<PatreonMemberRead> = {}): PatreonMemberRead {
   return {
     campaignId: CAMPAIGN,
     patronStatus: 'active_patron',
@@ -54,6 +67,45 @@ export function member(overrides: Partial<MemberState> = {}): MemberState {
     firstDeclinedAt: null,
     ...overrides,
   };
+}
+
+/**
+ * The planner's member state of a Patreon member: most planner tests speak of patrons as Patreon
+ * describes them, turned into the planner's words by the Patreon adapter (member-standing.ts).
+ */
+export function member(overrides: Partial<PatreonMemberRead> = {}): MemberState {
+  return patreonMemberState(patreonRead(overrides));
+}
+
+/** A member state in the planner's own words (a comp, a Ko-fi subscription…): entitled to Gold unless overridden. */
+export function state(overrides: Partial<MemberState> = {}): MemberState {
+  return {
+    source: 'test',
+    campaignId: CAMPAIGN,
+    memberId: null,
+    readAt: null,
+    standing: 'entitled',
+    basis: 'pledge',
+    tierIds: [TIER.gold],
+    failedSince: null,
+    until: null,
+    graceAfterUntil: false,
+    since: null,
+    amount: null,
+    isFollower: false,
+    detail: 'entitled',
+    ...overrides,
+  };
+}
+
+/** The entitlement of one campaign as planUser computes it: from the member's state, or "not a member". */
+export function entitlementOf(
+  campaignId: string,
+  member: MemberState | null,
+  settings: Pick<GuildSettings, 'graceDays'>,
+  now: Date,
+): Entitlement {
+  return member ? entitlement({ ...member, campaignId }, settings, now) : notAMember(campaignId);
 }
 
 export const ABOVE_BOT: RoleProblem = {

@@ -1,5 +1,6 @@
 import { applySettingsChange, DEFAULT_SETTINGS, planUser } from '../../../src/core/planner';
 import type { GuildSettings, LedgerEntry, MemberState } from '../../../src/core/planner';
+import type { PatreonMemberRead } from '../../../src/edges/outbound/patreon/member-standing';
 import { CAMPAIGN, FREE_TIER, NOW, OTHER_CAMPAIGN, ROLE, TIER, USER, guild, ledger, member, tiers } from './fixtures';
 
 const DAY = 86_400_000;
@@ -22,7 +23,7 @@ const ops = (r: ReturnType<typeof run>) => r.plan.changes.map((c) => `${c.op} ${
 
 describe('every kind of member, from no roles (table)', () => {
   const charged = new Date(NOW.getTime() - 3 * DAY);
-  test.each<[string, Partial<MemberState>, string[]]>([
+  test.each<[string, Partial<PatreonMemberRead>, string[]]>([
     ['an active patron of Gold', {}, ['add Gold']],
     ['a patron in a free trial of Gold', { isFreeTrial: true, lastChargeStatus: 'Free Trial', lastChargeDate: null }, ['add Gold']],
     ['a gift membership of Gold', { isGifted: true, lastChargeStatus: null, lastChargeDate: null }, ['add Gold']],
@@ -106,7 +107,7 @@ describe('a cancelled pledge keeps its paid period', () => {
     const held = { current: [ROLE.gold], ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold]), guild: guild() };
     const cancelled = member({ patronStatus: 'former_patron', lastChargeStatus: 'Paid' });
     expect(run({ ...held, members: [cancelled] }).plan.changes).toEqual([]);
-    const ended = run({ ...held, members: [{ ...cancelled, entitledTierIds: [] }] });
+    const ended = run({ ...held, members: [member({ patronStatus: 'former_patron', lastChargeStatus: 'Paid', entitledTierIds: [] })] });
     expect(ops(ended)).toEqual(['remove Gold']);
     expect(ended.plan.changes[0]!.reason).toBe('no longer entitled to Gold: former patron: the pledge has ended');
   });

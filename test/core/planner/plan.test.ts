@@ -35,7 +35,7 @@ describe('plan: grants and the ledger', () => {
         roleId: ROLE.gold,
         roleName: 'Gold',
         reason: 'Gold tier (active patron)',
-        grant: { campaignId: CAMPAIGN, tierId: TIER.gold, kind: 'tier' },
+        grant: { campaignId: CAMPAIGN, tierId: TIER.gold, kind: 'tier', sources: ['patreon'] },
       },
     ]);
   });
@@ -355,7 +355,7 @@ describe('plan: two campaigns on one server', () => {
   test('GIVEN the pledge to one ends THEN only its role goes', () => {
     const r = run({
       guild: two,
-      members: [member(), { ...artMember, patronStatus: 'former_patron', entitledTierIds: [] }],
+      members: [member(), member({ campaignId: OTHER_CAMPAIGN, patronStatus: 'former_patron', entitledTierIds: [] })],
       current: [ROLE.gold, ROLE.art],
       ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold], [ROLE.art, OTHER_CAMPAIGN, TIER.art]),
     });
@@ -369,7 +369,7 @@ describe('plan: two campaigns on one server', () => {
     });
     const r = run({
       guild: g,
-      members: [member(), { ...artMember, patronStatus: 'former_patron', entitledTierIds: [] }],
+      members: [member(), member({ campaignId: OTHER_CAMPAIGN, patronStatus: 'former_patron', entitledTierIds: [] })],
       current: [ROLE.gold],
       ledger: ledger([ROLE.gold, OTHER_CAMPAIGN, TIER.art]),
     });

@@ -9,6 +9,8 @@ import type { LinkService } from '../../../app/linking/link-service';
 import type { StatusService } from '../../../app/linking/status-service';
 import type { AuditBrowser } from '../../../app/dashboard/audit';
 import type { GuildPermissions } from '../../../app/guild-permissions';
+import type { CompService } from '../../../app/comps/comp-service';
+import type { RuleRolesService } from '../../../app/admin/rule-roles-service';
 
 /** What `/sync` needs: one run over a guild, reported as text for Discord. */
 export interface SyncPort {
@@ -29,6 +31,10 @@ export interface BotServices {
   status: StatusService;
   tiers: TiersService;
   mapping: MappingService;
+  /** Roles by tenure and amount (`/settings rule_role`). */
+  rules: Pick<RuleRolesService, 'set' | 'remove' | 'list'>;
+  /** `/comp`: tiers given by staff for a while. */
+  comps: Pick<CompService, 'grant' | 'revoke' | 'list'>;
   settings: SettingsService;
   sync: SyncPort;
   /** Allowances of roles with dangerous permissions (`/allow-role`). */

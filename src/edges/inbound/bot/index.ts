@@ -104,6 +104,8 @@ export function createBot(deps: BotDeps): DiscordBot {
     status: deps.status,
     tiers: deps.tiers,
     mapping: deps.mapping,
+    comps: deps.comps,
+    rules: deps.rules,
     settings: deps.settings,
     staff: deps.staff,
     audit: deps.audit,

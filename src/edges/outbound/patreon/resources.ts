@@ -1,5 +1,4 @@
-import { CHARGE_STATUSES, PATRON_STATUSES } from '../../../core/planner/entitlement';
-import type { ChargeStatus, PatronStatus } from '../../../core/planner/types';
+import { CHARGE_STATUSES, type ChargeStatus, PATRON_STATUSES, type PatronStatus } from './member-standing';
 import { type Result, err, ok } from '../../../core/result';
 import { isSnowflake } from '../../../core/snowflake';
 import type { ServiceDialect } from './dialect';
@@ -13,10 +12,10 @@ import { TIER_ROLE_ID_ATTRIBUTES, parseTierRoleIds } from '../../../core/tier-ro
 
 /**
  * Member.patron_status (null: never pledged) and Member.last_charge_status (the spec's seven values
- * and Patreon's three more, docs/patreon-api-notes.md §3.2): the planner's own types and lists.
+ * and Patreon's three more, docs/patreon-api-notes.md §3.2), with what each means (member-standing.ts).
  */
-export type { ChargeStatus, PatronStatus } from '../../../core/planner/types';
-export { CHARGE_STATUSES, PATRON_STATUSES } from '../../../core/planner/entitlement';
+export type { ChargeStatus, PatronStatus } from './member-standing';
+export { CHARGE_STATUSES, PATRON_STATUSES } from './member-standing';
 
 export interface Member {
   id: string;

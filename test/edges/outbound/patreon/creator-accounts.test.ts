@@ -1,4 +1,4 @@
-import { snapshotFromMember } from '../../../../src/app/service-records';
+import { snapshotFromMember } from '../../../../src/edges/outbound/patreon/member-records';
 import { type World, createWorld } from '../../../support/world';
 
 let w: World;
@@ -10,7 +10,7 @@ beforeEach(() => w.reset());
 
 test('a connected creator reads members with the stored, sealed tokens, and the member reconciles to the tier role', async () => {
   const patron = w.addPatron({ tier: 'gold' });
-  await w.repos.links.linkOauth(patron.discordUserId, patron.patreonUserId, w.clock.now());
+  await w.repos.links.linkOauth('patreon', patron.discordUserId, patron.patreonUserId, w.clock.now());
   const client = await w.accounts.clientForCampaign(w.campaignId);
   const details = await client!.getMember(patron.memberId);
   await w.repos.snapshots.upsert(snapshotFromMember(details!.member, 'webhook'), w.clock.now());

@@ -100,7 +100,7 @@ describe('patron directory', () => {
   const snapshot = (over: Partial<SnapshotInput>): SnapshotInput => ({
     campaignId: 'c1',
     memberId: 'm1',
-    patreonUserId: 'p1',
+    externalUserId: 'p1',
     patronStatus: 'active_patron',
     isFollower: false,
     lastChargeDate: T0,
@@ -108,7 +108,8 @@ describe('patron directory', () => {
     entitledTierIds: [],
     pledgeRelationshipStart: T0,
     entitledAmountCents: 500,
-    source: 'sync',
+    source: 'patreon',
+    readBy: 'sync',
     ...over,
   });
 
@@ -118,16 +119,16 @@ describe('patron directory', () => {
     const directory = createPatronDirectoryRepository(t.database.db);
     await snapshots.upsertMany(
       [
-        snapshot({ memberId: 'm1', patreonUserId: 'p1', fullName: 'Mira Okonkwo' }),
-        snapshot({ memberId: 'm2', patreonUserId: 'p2', fullName: 'Amir 100% Real' }),
-        snapshot({ memberId: 'm3', patreonUserId: 'p3', fullName: 'Someone Else' }),
-        snapshot({ campaignId: 'c2', memberId: 'm4', patreonUserId: 'p4', fullName: 'Mira Elsewhere' }),
+        snapshot({ memberId: 'm1', externalUserId: 'p1', fullName: 'Mira Okonkwo' }),
+        snapshot({ memberId: 'm2', externalUserId: 'p2', fullName: 'Amir 100% Real' }),
+        snapshot({ memberId: 'm3', externalUserId: 'p3', fullName: 'Someone Else' }),
+        snapshot({ campaignId: 'c2', memberId: 'm4', externalUserId: 'p4', fullName: 'Mira Elsewhere' }),
       ],
       T0,
     );
-    await links.linkOauth('400000000000000002', 'p2', T0);
+    await links.linkOauth('patreon', '400000000000000002', 'p2', T0);
     // A later read without a name keeps the stored one.
-    await snapshots.upsert(snapshot({ memberId: 'm1', patreonUserId: 'p1', fullName: null }), at(5));
+    await snapshots.upsert(snapshot({ memberId: 'm1', externalUserId: 'p1', fullName: null }), at(5));
 
     expect(await directory.search(['c1'], 'MIR', 10)).toEqual([
       { patreonUserId: 'p2', fullName: 'Amir 100% Real', discordUserId: '400000000000000002' },

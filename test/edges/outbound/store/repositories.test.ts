@@ -2,7 +2,7 @@ import { createDurableQueue } from '../../../../src/edges/outbound/store/durable
 import { createGuildRepository } from '../../../../src/edges/outbound/store/repositories/guild-repository';
 import { DEFAULT_SETTINGS } from '../../../../src/core/planner/settings';
 import { createLinkRepository } from '../../../../src/edges/outbound/store/repositories/link-repository';
-import { toMemberState } from '../../../../src/edges/outbound/store/repositories/planner-snapshots';
+import { storedRead } from '../../../../src/edges/outbound/patreon/patreon-source';
 import { type SnapshotInput, createSnapshotRepository } from '../../../../src/edges/outbound/store/repositories/snapshot-repository';
 import { webhookInbox } from '../../../../src/edges/outbound/store/schema';
 import { type TestDatabase, createTestDatabase } from '../../../support/test-database';
@@ -21,7 +21,7 @@ describe('member snapshots', () => {
   const base: SnapshotInput = {
     campaignId: 'c1',
     memberId: 'm1',
-    patreonUserId: 'p1',
+    externalUserId: 'p1',
     patronStatus: 'active_patron',
     isFollower: false,
     lastChargeDate: T0,
@@ -29,7 +29,8 @@ describe('member snapshots', () => {
     entitledTierIds: ['gold'],
     pledgeRelationshipStart: T0,
     entitledAmountCents: 1000,
-    source: 'webhook',
+    source: 'patreon',
+    readBy: 'webhook',
   };
 
   test('a decline keeps the tiers last seen while active and the first declined charge of the pledge, through its retries', async () => {
@@ -40,7 +41,7 @@ describe('member snapshots', () => {
     // Patreon retries the charge on days 3 and 6: last_charge_date moves, the first decline does not.
     await repo.upsert({ ...declined, lastChargeDate: later(3) }, later(3));
     const again = await repo.upsert({ ...declined, lastChargeDate: later(6) }, later(6));
-    expect(toMemberState(again)).toMatchObject({
+    expect(storedRead(again)).toMatchObject({
       patronStatus: 'declined_patron',
       lastChargeDate: later(6),
       entitledTierIds: [],
@@ -61,7 +62,7 @@ describe('member snapshots', () => {
     [2, { patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [], lastChargeDate: null }, ['gold'], T0],
     [3, { entitledTierIds: ['silver', 'gold'] }, ['silver', 'gold'], null],
     [4, { patronStatus: 'former_patron', entitledTierIds: [], lastChargeStatus: 'Refunded' }, ['silver', 'gold'], null],
-    [5, { patronStatus: null, isFollower: true, patreonUserId: null }, ['silver', 'gold'], null],
+    [5, { patronStatus: null, isFollower: true, externalUserId: null }, ['silver', 'gold'], null],
     [6, { patronStatus: 'declined_patron', entitledTierIds: ['bronze'], lastChargeStatus: 'Declined' }, ['silver', 'gold'], T0],
   ] as Array<[number, Partial<SnapshotInput>, string[], Date | null]>)(
     'a batch write through status step %i keeps our merged values right',
@@ -73,12 +74,12 @@ describe('member snapshots', () => {
         { patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [], lastChargeDate: null },
         { entitledTierIds: ['silver', 'gold'] },
         { patronStatus: 'former_patron', entitledTierIds: [], lastChargeStatus: 'Refunded' },
-        { patronStatus: null, isFollower: true, patreonUserId: null },
+        { patronStatus: null, isFollower: true, externalUserId: null },
         { patronStatus: 'declined_patron', entitledTierIds: ['bronze'], lastChargeStatus: 'Declined' },
       ];
       for (let i = 0; i < step; i++) await repo.upsertMany([{ ...base, ...steps[i] }], later(i));
       await repo.upsertMany([{ ...base, ...change }], later(step));
-      const row = await repo.get('c1', 'm1');
+      const row = await repo.get('patreon', 'c1', 'm1');
       expect(row?.lastActiveTierIds).toEqual(lastActive);
       expect(row?.firstDeclinedAt).toEqual(firstDecline);
       expect(row?.patronStatus).toBe(change.patronStatus === undefined ? 'active_patron' : change.patronStatus);
@@ -90,15 +91,15 @@ describe('member snapshots', () => {
     const declined = { ...base, patronStatus: 'declined_patron' as const, lastChargeStatus: 'Declined', lastChargeDate: null };
     await repo.upsertMany([declined], T0);
     await repo.upsertMany([{ ...declined, entitledTierIds: [] }], later(1));
-    expect(await repo.get('c1', 'm1')).toMatchObject({ lastActiveTierIds: ['gold'], firstDeclinedAt: T0 });
+    expect(await repo.get('patreon', 'c1', 'm1')).toMatchObject({ lastActiveTierIds: ['gold'], firstDeclinedAt: T0 });
   });
 
   test('the kinds of member are kept (free trial, gift), and a status of a later release reads as Other', async () => {
     const repo = createSnapshotRepository(t.database.db);
     const row = await repo.upsert({ ...base, isFreeTrial: true, isGifted: true, lastChargeStatus: 'Free Trial' }, T0);
-    expect(toMemberState(row)).toMatchObject({ isFreeTrial: true, isGifted: true, lastChargeStatus: 'Free Trial' });
+    expect(storedRead(row)).toMatchObject({ isFreeTrial: true, isGifted: true, lastChargeStatus: 'Free Trial' });
     const odd = await repo.upsert({ ...base, lastChargeStatus: 'Paused by Patreon' }, later(1));
-    expect(toMemberState(odd)).toMatchObject({ isFreeTrial: false, isGifted: false, lastChargeStatus: 'Other' });
+    expect(storedRead(odd)).toMatchObject({ isFreeTrial: false, isGifted: false, lastChargeStatus: 'Other' });
   });
 
   test('an unreadable read keeps the last readable state under a mark, is reported once, and a readable read clears it', async () => {
@@ -107,23 +108,24 @@ describe('member snapshots', () => {
     const odd = {
       campaignId: 'c1',
       memberId: 'm1',
-      patreonUserId: 'p1',
+      externalUserId: 'p1',
       attribute: 'patron_status',
       reason: 'is "paused_patron"',
-      source: 'sync' as const,
+      source: 'patreon',
+      readBy: 'sync' as const,
     };
-    const fresh = { ...odd, memberId: 'm2', patreonUserId: null };
+    const fresh = { ...odd, memberId: 'm2', externalUserId: null };
     expect(await repo.markUnreadable([odd, fresh], later(1))).toEqual([odd, fresh]);
     // The same again: nothing new to report; another attribute: reported.
     expect(await repo.markUnreadable([odd, fresh], later(2))).toEqual([]);
     const other = { ...fresh, attribute: 'last_charge_status', reason: 'is "Paused"' };
     expect(await repo.markUnreadable([other], later(3))).toEqual([other]);
 
-    const kept = (await repo.get('c1', 'm1'))!;
+    const kept = (await repo.get('patreon', 'c1', 'm1'))!;
     expect(kept).toMatchObject({ patronStatus: 'active_patron', entitledTierIds: ['gold'], fetchedAt: later(2) });
-    expect(toMemberState(kept).unreadable).toEqual({ attribute: 'patron_status', reason: 'is "paused_patron"' });
+    expect(storedRead(kept).unreadable).toEqual({ attribute: 'patron_status', reason: 'is "paused_patron"' });
     expect(kept.unreadable?.since).toBe(later(1).toISOString());
-    expect(toMemberState((await repo.get('c1', 'm2'))!)).toMatchObject({
+    expect(storedRead((await repo.get('patreon', 'c1', 'm2'))!)).toMatchObject({
       patronStatus: null,
       entitledTierIds: [],
       unreadable: { attribute: 'last_charge_status' },
@@ -133,37 +135,39 @@ describe('member snapshots', () => {
       total: 2,
       members: [
         {
+          source: 'patreon',
           campaignId: 'c1',
           memberId: 'm1',
-          patreonUserId: 'p1',
+          externalUserId: 'p1',
           mark: { attribute: 'patron_status', reason: 'is "paused_patron"', since: later(1).toISOString() },
         },
         {
+          source: 'patreon',
           campaignId: 'c1',
           memberId: 'm2',
-          patreonUserId: null,
+          externalUserId: null,
           mark: { attribute: 'last_charge_status', reason: 'is "Paused"', since: later(3).toISOString() },
         },
       ],
     });
     await repo.upsert(base, later(4));
-    expect(toMemberState((await repo.get('c1', 'm1'))!).unreadable).toBeUndefined();
+    expect(storedRead((await repo.get('patreon', 'c1', 'm1'))!).unreadable).toBeUndefined();
     expect((await repo.unreadable(['c1'])).total).toBe(1);
   });
 
   test('a webhook payload (the re-read failed) is unconfirmed and never sets the tiers a decline keeps', async () => {
     const repo = createSnapshotRepository(t.database.db);
     await repo.upsert({ ...base, patronStatus: 'former_patron', entitledTierIds: [], lastChargeStatus: 'Paid' }, T0);
-    const payload = await repo.upsert({ ...base, entitledTierIds: ['gold'], source: 'webhook-payload' }, later(1));
-    expect(toMemberState(payload)).toMatchObject({ unconfirmed: true, entitledTierIds: ['gold'], lastActiveTierIds: [] });
+    const payload = await repo.upsert({ ...base, entitledTierIds: ['gold'], source: 'patreon', readBy: 'webhook-payload' }, later(1));
+    expect(storedRead(payload)).toMatchObject({ unconfirmed: true, entitledTierIds: ['gold'], lastActiveTierIds: [] });
     // A read then says declined: the grace period keeps only what a read saw while active (nothing).
     const read = await repo.upsert(
       { ...base, patronStatus: 'declined_patron', lastChargeStatus: 'Declined', entitledTierIds: [] },
       later(2),
     );
-    expect(toMemberState(read)).toMatchObject({ lastActiveTierIds: [] });
-    expect(toMemberState(read).unconfirmed).toBeUndefined();
-    const fresh = await repo.upsert({ ...base, memberId: 'm2', source: 'webhook-payload' }, later(3));
+    expect(storedRead(read)).toMatchObject({ lastActiveTierIds: [] });
+    expect(storedRead(read).unconfirmed).toBeUndefined();
+    const fresh = await repo.upsert({ ...base, memberId: 'm2', source: 'patreon', readBy: 'webhook-payload' }, later(3));
     expect(fresh.lastActiveTierIds).toEqual([]);
   });
 
@@ -176,36 +180,36 @@ describe('member snapshots', () => {
 
   test('a batch upsert merges the same way, and reads give the newest row per campaign', async () => {
     const repo = createSnapshotRepository(t.database.db);
-    await repo.upsertMany([base, { ...base, memberId: 'm2', patreonUserId: 'p2', entitledTierIds: ['silver'] }], T0);
+    await repo.upsertMany([base, { ...base, memberId: 'm2', externalUserId: 'p2', entitledTierIds: ['silver'] }], T0);
     await repo.upsertMany([{ ...base, patronStatus: 'declined_patron', entitledTierIds: [] }], later(1));
     // A renewed membership: a new member id for the same user in the same campaign.
     await repo.upsert({ ...base, memberId: 'm9', entitledTierIds: ['bronze'] }, later(2));
-    const rows = await repo.forPatreonUser('p1');
+    const rows = await repo.forExternalUser('patreon', 'p1');
     expect(rows.map((r) => [r.memberId, r.entitledTierIds])).toEqual([['m9', ['bronze']]]);
-    const both = await repo.forPatreonUsers(['p1', 'p2']);
+    const both = await repo.forExternalUsers('patreon', ['p1', 'p2']);
     expect(both.get('p2')?.map((r) => r.memberId)).toEqual(['m2']);
-    expect((await repo.get('c1', 'm1'))?.lastActiveTierIds).toEqual(['gold']);
+    expect((await repo.get('patreon', 'c1', 'm1'))?.lastActiveTierIds).toEqual(['gold']);
   });
 });
 
 describe('links', () => {
   test('/link moves a service account from another Discord account and records why', async () => {
     const repo = createLinkRepository(t.database.db);
-    await repo.linkOauth('d1', 'p1', T0);
-    const outcome = await repo.linkOauth('d2', 'p1', later(1));
+    await repo.linkOauth('patreon', 'd1', 'p1', T0);
+    const outcome = await repo.linkOauth('patreon', 'd2', 'p1', later(1));
     expect(outcome.movedFrom).toBe('d1');
-    expect(await repo.byDiscordUser('d1')).toBeNull();
-    expect(await repo.byPatreonUser('p1')).toMatchObject({ discordUserId: 'd2', source: 'oauth' });
+    expect(await repo.byDiscordUser('d1', 'patreon')).toBeNull();
+    expect(await repo.byExternal('patreon', 'p1')).toMatchObject({ discordUserId: 'd2', source: 'patreon', method: 'oauth' });
     expect(await repo.lastEvent('d1')).toMatchObject({ kind: 'moved_away', detail: 'd2' });
   });
 
   test('a social link never overrides an existing link, and /link replaces a social one', async () => {
     const repo = createLinkRepository(t.database.db);
-    await repo.linkOauth('d1', 'p1', T0);
-    expect(await repo.linkSocial('d1', 'p2', T0)).toBe(false);
-    expect(await repo.linkSocial('d9', 'p1', T0)).toBe(false);
-    expect(await repo.linkSocial('d3', 'p3', T0)).toBe(true);
-    const outcome = await repo.linkOauth('d4', 'p3', later(1));
+    await repo.linkOauth('patreon', 'd1', 'p1', T0);
+    expect(await repo.linkSocial('patreon', 'd1', 'p2', T0)).toBe(false);
+    expect(await repo.linkSocial('patreon', 'd9', 'p1', T0)).toBe(false);
+    expect(await repo.linkSocial('patreon', 'd3', 'p3', T0)).toBe(true);
+    const outcome = await repo.linkOauth('patreon', 'd4', 'p3', later(1));
     expect(outcome.movedFrom).toBe('d3');
     expect(await repo.count()).toBe(2);
   });
@@ -213,39 +217,40 @@ describe('links', () => {
   test('accounts linking one service account at the same moment all succeed; one holds it, the others were moved away', async () => {
     const repo = createLinkRepository(t.database.db);
     const accounts = Array.from({ length: 8 }, (_, i) => `d${i}`);
-    const results = await Promise.allSettled(accounts.map((d) => repo.linkOauth(d, 'p1', T0)));
+    const results = await Promise.allSettled(accounts.map((d) => repo.linkOauth('patreon', d, 'p1', T0)));
     expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
     expect(await repo.count()).toBe(1);
-    const holder = (await repo.byPatreonUser('p1'))!.discordUserId;
+    const holder = (await repo.byExternal('patreon', 'p1'))!.discordUserId;
     for (const other of accounts.filter((d) => d !== holder)) expect((await repo.lastEvent(other))?.kind).toBe('moved_away');
   });
 
   test('a user who ran /unlink is not linked again from their profile until they /link', async () => {
     const repo = createLinkRepository(t.database.db);
-    await repo.linkOauth('d1', 'p1', T0);
+    await repo.linkOauth('patreon', 'd1', 'p1', T0);
     await repo.unlink('d1', later(1));
-    expect(await repo.linkSocial('d1', 'p1', later(2))).toBe(false);
+    expect(await repo.linkSocial('patreon', 'd1', 'p1', later(2))).toBe(false);
     expect(
       await repo.linkSocialMany(
+        'patreon',
         [
-          { discordUserId: 'd1', patreonUserId: 'p1' },
-          { discordUserId: 'd2', patreonUserId: 'p2' },
+          { discordUserId: 'd1', externalId: 'p1' },
+          { discordUserId: 'd2', externalId: 'p2' },
         ],
         later(2),
       ),
-    ).toEqual([{ discordUserId: 'd2', patreonUserId: 'p2' }]);
-    await repo.linkOauth('d1', 'p1', later(3));
+    ).toEqual([{ discordUserId: 'd2', externalId: 'p2' }]);
+    await repo.linkOauth('patreon', 'd1', 'p1', later(3));
     await repo.unlink('d1', later(4));
-    await repo.linkOauth('d1', 'p9', later(5));
+    await repo.linkOauth('patreon', 'd1', 'p9', later(5));
     expect(await repo.unlinkedByChoice(['d1', 'd2'])).toEqual(new Set());
   });
 
   test('/link with another service account replaces this user’s previous one', async () => {
     const repo = createLinkRepository(t.database.db);
-    await repo.linkOauth('d1', 'p1', T0);
-    const outcome = await repo.linkOauth('d1', 'p2', later(1));
-    expect(outcome).toMatchObject({ movedFrom: null, replacedPatreonUserId: 'p1' });
-    expect(await repo.byPatreonUser('p1')).toBeNull();
+    await repo.linkOauth('patreon', 'd1', 'p1', T0);
+    const outcome = await repo.linkOauth('patreon', 'd1', 'p2', later(1));
+    expect(outcome).toMatchObject({ movedFrom: null, replacedExternalId: 'p1' });
+    expect(await repo.byExternal('patreon', 'p1')).toBeNull();
   });
 });
 

@@ -1,6 +1,7 @@
 import type { Command } from '../command';
 import { allowRoleCommand } from './allow-role';
 import { auditCommand } from './audit';
+import { compCommand } from './comp';
 import { connectCommand } from './connect';
 import { doctorCommand } from './doctor';
 import { linkCommand } from './link';
@@ -20,6 +21,7 @@ export const COMMANDS: readonly Command[] = [
   tiersCommand,
   mapCommand,
   unmapCommand,
+  compCommand,
   allowRoleCommand,
   settingsCommand,
   syncCommand,

@@ -6,8 +6,65 @@ import type { JoinLink } from '../../../../app/joining/join-links';
 import type { SettingsRequest } from '../../../../app/admin/settings-service';
 import type { GuildSettings, Mode } from '../../../../core/planner/types';
 import type { Command } from '../command';
-import { NO_PINGS, fitMessage, roleMention } from '../format';
+import { NO_PINGS, describeGuildApply, fitMessage, roleMention } from '../format';
 import { STRICT_BUTTON_PREFIX, pressStrictButton, reportApply, strictButton, strictPreviewLines } from './strict-confirmation';
+import type { BotServices } from '../bot-services';
+import type { Logger } from '../../../../shared/logger';
+import type { RuleRole } from '../../../../core/planner/types';
+
+/** "6 months" (tenure) or "20", "$20", "20.50 a month" (an amount a month, in the campaign's currency). */
+export function parseRuleAtLeast(text: string, roleId: string): RuleRole | null {
+  const t = text.trim().toLowerCase();
+  const months = /^(\d{1,3})\s*(m|mo|mos|month|months)$/.exec(t);
+  if (months) return { kind: 'tenure', roleId, months: Number(months[1]) };
+  const amount = /^\$?\s*(\d{1,5})(?:[.,](\d{1,2}))?\s*(?:\/\s*month|a month|per month|monthly)?$/.exec(t);
+  if (amount) return { kind: 'amount', roleId, cents: Number(amount[1]) * 100 + Number((amount[2] ?? '0').padEnd(2, '0')) };
+  return null;
+}
+
+/** A rule as people read it. */
+export function describeRule(rule: RuleRole): string {
+  return rule.kind === 'tenure'
+    ? `${roleMention(rule.roleId)} for patrons of ${rule.months} month${rule.months === 1 ? '' : 's'} or more`
+    : `${roleMention(rule.roleId)} for anyone entitled to ${(rule.cents / 100).toFixed(2)} or more a month, whatever the tier`;
+}
+
+async function applyRuleOptions(
+  services: BotServices,
+  actor: { guildId: string; userId: string },
+  roleId: string | null,
+  atLeast: string | null,
+  clearRoleId: string | null,
+  logger: Logger,
+): Promise<string> {
+  const lines: string[] = [];
+  if ((roleId === null) !== (atLeast === null)) {
+    return 'Nothing was changed: give **rule_role** and **rule_at_least** together, e.g. rule_role:@Veteran rule_at_least:"6 months", or rule_role:@Big Supporter rule_at_least:20.';
+  }
+  let outcome = null;
+  if (roleId !== null && atLeast !== null) {
+    const rule = parseRuleAtLeast(atLeast, roleId);
+    if (!rule) return `Nothing was changed: "${atLeast}" is neither a number of months ("6 months") nor an amount a month ("20").`;
+    outcome = await services.rules.set(actor, rule);
+  }
+  if (clearRoleId !== null && (outcome === null || outcome.kind === 'done')) outcome = await services.rules.remove(actor, clearRoleId);
+  if (!outcome) return '';
+  if (outcome.kind === 'invalid') return `Nothing was changed: ${outcome.message}`;
+  if (outcome.kind === 'not_allowed') return `Nothing was changed: ${outcome.message}\n**What to do:** ${outcome.fix}`;
+  lines.push(
+    '**Roles by tenure and amount**',
+    ...(outcome.rules.length > 0 ? outcome.rules.map((r) => `• ${describeRule(r)}`) : ['• none']),
+  );
+  if (outcome.followUp) {
+    try {
+      lines.push(describeGuildApply(await outcome.followUp));
+    } catch (error) {
+      logger.error({ err: error }, 'roles update after a rule change failed');
+      lines.push('Updating members’ roles failed; the nightly sync will catch up.');
+    }
+  }
+  return fitMessage(lines);
+}
 
 /** What each channel setting posts, for the reply and the README. */
 const CHANNEL_PURPOSE: Record<ChannelSetting, string> = {
@@ -24,7 +81,7 @@ export function renderChannels(c: GuildChannels): string[] {
   });
 }
 
-export function renderSettings(s: GuildSettings, join: JoinLink, channels?: GuildChannels): string {
+export function renderSettings(s: GuildSettings, join: JoinLink, channels?: GuildChannels, rules?: readonly RuleRole[]): string {
   return [
     `• **Grace period** after a declined payment: ${s.graceDays} day${s.graceDays === 1 ? '' : 's'}`,
     `• **Mode**: ${s.mode === 'stack' ? 'stack (every entitled tier’s roles)' : 'highest (only the highest tier’s roles)'}`,
@@ -37,6 +94,11 @@ export function renderSettings(s: GuildSettings, join: JoinLink, channels?: Guil
     `• **Who may join there**: ${s.joinNonPatrons ? 'anyone with a Patreon account' : 'patrons whose tier gives a role here'}`,
     `• **Joiner role** (joined without a tier role): ${s.joinerRoleId ? roleMention(s.joinerRoleId) : 'none'}`,
     ...(channels ? renderChannels(channels) : []),
+    ...(rules
+      ? [
+          `• **Roles by tenure and amount**: ${rules.length === 0 ? 'none (set one with rule_role and rule_at_least)' : rules.map(describeRule).join('; ')}`,
+        ]
+      : []),
   ].join('\n');
 }
 
@@ -124,6 +186,17 @@ export const settingsCommand: Command = {
     .addBooleanOption((o) => o.setName('join_non_patrons').setDescription('Let people whose tier gives no role join through the join page'))
     .addRoleOption((o) => o.setName('join_role').setDescription('Role for someone who joins through the join page without a tier role'))
     .addBooleanOption((o) => o.setName('clear_join_role').setDescription('Stop giving a joiner role'))
+    // Roles by tenure and amount (src/core/planner/rule-roles.ts): a role, and "6 months" or "20" (a month).
+    .addRoleOption((o) =>
+      o.setName('rule_role').setDescription('A role for patrons of long standing or of a high amount (with rule_at_least)'),
+    )
+    .addStringOption((o) =>
+      o
+        .setName('rule_at_least')
+        .setDescription('For rule_role: "6 months" of patronage, or an amount a month such as "20"')
+        .setMaxLength(30),
+    )
+    .addRoleOption((o) => o.setName('clear_rule_role').setDescription('Stop giving a role by tenure or amount'))
     .toJSON(),
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
   button: { prefix: STRICT_BUTTON_PREFIX, press: pressStrictButton },
@@ -164,7 +237,19 @@ export const settingsCommand: Command = {
     if (joiner) change.joinerRoleId = joiner.id;
     if (o.getBoolean('clear_join_role')) change.joinerRoleId = null;
 
-    const outcome = await services.settings.apply({ guildId: interaction.guildId!, userId: interaction.user.id }, change, channels);
+    const actor = { guildId: interaction.guildId!, userId: interaction.user.id };
+    const ruleRole = o.getRole('rule_role');
+    const ruleAtLeast = o.getString('rule_at_least');
+    const clearRule = o.getRole('clear_rule_role');
+    if (ruleRole || ruleAtLeast !== null || clearRule) {
+      await interaction.editReply({
+        content: await applyRuleOptions(services, actor, ruleRole?.id ?? null, ruleAtLeast, clearRule?.id ?? null, logger),
+        allowedMentions: NO_PINGS,
+      });
+      if (Object.keys(change).length === 0 && Object.keys(channels).length === 0) return;
+    }
+    const outcome = await services.settings.apply(actor, change, channels);
+    const rules = await services.rules.list(actor.guildId);
     switch (outcome.kind) {
       case 'invalid':
       case 'not_allowed':
@@ -175,7 +260,7 @@ export const settingsCommand: Command = {
         return;
       case 'shown':
         await interaction.editReply({
-          content: `**Settings of this server**\n${renderSettings(outcome.settings, outcome.join, outcome.channels)}`,
+          content: `**Settings of this server**\n${renderSettings(outcome.settings, outcome.join, outcome.channels, rules)}`,
           allowedMentions: NO_PINGS,
         });
         return;
@@ -183,7 +268,7 @@ export const settingsCommand: Command = {
         await interaction.editReply({
           content: fitMessage([
             `**Settings of this server**`,
-            renderSettings(outcome.settings, outcome.join, outcome.channels),
+            renderSettings(outcome.settings, outcome.join, outcome.channels, rules),
             '',
             ...strictPreviewLines(outcome.strict),
           ]),
@@ -195,7 +280,7 @@ export const settingsCommand: Command = {
         const { strict: request } = outcome;
         const head = [
           `**Settings saved**`,
-          renderSettings(outcome.settings, outcome.join, outcome.channels),
+          renderSettings(outcome.settings, outcome.join, outcome.channels, rules),
           ...outcome.notes.map((n) => `• ${n}`),
           ...(request ? ['', ...strictPreviewLines(request)] : []),
         ];

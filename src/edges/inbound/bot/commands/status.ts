@@ -1,3 +1,4 @@
+import { grantReason } from '../../../../core/planner';
 import { InteractionContextType, MessageFlags, SlashCommandBuilder } from 'discord.js';
 import { type StatusReport, tierKey } from '../../../../app/linking/status-service';
 import type { Command } from '../command';
@@ -14,7 +15,7 @@ export function renderStatus(report: StatusReport, about: { userId: string } | n
   if (who) lines.push(`**Status of ${who}**`);
   if (report.linked) {
     lines.push(
-      `**Linked** to Patreon${report.source === 'social' ? ` (through the Discord connection on ${who ? 'their' : 'your'} Patreon account)` : ''}.`,
+      `**Linked** to Patreon${report.method === 'social' ? ` (through the Discord connection on ${who ? 'their' : 'your'} Patreon account)` : ''}.`,
     );
   } else if (report.lastEvent?.kind === 'moved_away') {
     lines.push(
@@ -57,7 +58,7 @@ export function renderStatus(report: StatusReport, about: { userId: string } | n
       const blocked = outcome.plan.blocked.find((b) => b.roleId === g.roleId);
       const pending = outcome.plan.changes.some((c) => c.op === 'add' && c.roleId === g.roleId);
       const suffix = blocked ? ` — cannot be granted: ${blocked.problem.message}` : pending ? ' — on its way' : '';
-      lines.push(`• ${roleMention(g.roleId)} — ${g.reason}${suffix}`);
+      lines.push(`• ${roleMention(g.roleId)} — ${grantReason(g)}${suffix}`);
     }
   }
   const notes = outcome.desired.notes.filter((n) => n.roleId !== '');

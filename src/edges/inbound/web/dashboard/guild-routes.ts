@@ -7,6 +7,8 @@ import { listed } from '../../../../core/authority';
 import type { SettingsOutcome, StrictConfirmOutcome } from '../../../../app/admin/settings-service';
 import { renderStrictConfirm } from './render-strict';
 import type { ApplyOutcome } from '../../../../app/dashboard/syncs';
+import type { RuleRoleOutcome } from '../../../../app/admin/rule-roles-service';
+import type { CompRefusal } from '../../../../app/comps/comp-service';
 import type { Logger } from '../../../../shared/logger';
 import { csvRow } from './csv';
 import { SNOWFLAKE, describeFollowUp, parseAuditFilter, parseChannelsForm, parseSettingsForm, text } from './forms';
@@ -96,6 +98,34 @@ export function strictFlash(outcome: StrictConfirmOutcome, followUp: string): Da
       return { tone: 'error', text: 'Strict mode stays off: that confirmation was not made for you here. Save the setting again.' };
     case 'not_allowed':
       return { tone: 'error', text: ['Strict mode stays off:', ...outcome.problems.map((p) => p.replace(/\*\*/g, ''))].join('\n') };
+  }
+}
+
+export function ruleFlash(outcome: RuleRoleOutcome, followUp: string, verb: 'set' | 'remove'): DashboardFlash {
+  switch (outcome.kind) {
+    case 'done':
+      return {
+        tone: outcome.changed ? 'success' : 'info',
+        text: outcome.changed
+          ? [verb === 'set' ? 'Rule saved.' : 'Rule removed.', followUp].filter(Boolean).join('\n')
+          : 'Nothing to change.',
+      };
+    case 'invalid':
+      return { tone: 'error', text: `Nothing was changed: ${outcome.message.replace(/\*\*/g, '')}` };
+    case 'not_allowed':
+      return { tone: 'error', text: `Nothing was changed: ${outcome.message}\nFix: ${outcome.fix}` };
+  }
+}
+
+function compRefusal(outcome: CompRefusal): DashboardFlash {
+  switch (outcome.kind) {
+    case 'unknown_tier':
+      return { tone: 'error', text: 'That tier is not one of this server’s campaigns; nothing was changed.' };
+    case 'bad_until':
+    case 'bad_reason':
+      return { tone: 'error', text: `Nothing was changed: ${outcome.message}` };
+    case 'not_allowed':
+      return { tone: 'error', text: `Nothing was changed: ${outcome.message}\nFix: ${outcome.fix}` };
   }
 }
 
@@ -266,6 +296,77 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
     seeOther(res, back);
   });
 
+  router.post('/:guildId/rules', async (req, res) => {
+    const { access, session } = locals(res);
+    const back = guildPath(access.guildId, '/tiers#rules');
+    if (!(await mayChange(res, back))) return;
+    const body = req.body as Record<string, unknown>;
+    const role = text(body.role, 30);
+    const value = Number(text(body.value, 12));
+    let flash: DashboardFlash;
+    if (!SNOWFLAKE.test(role) || !Number.isFinite(value) || (body.kind !== 'tenure' && body.kind !== 'amount')) {
+      flash = { tone: 'error', text: 'Choose a role and a number of months or an amount; nothing was changed.' };
+    } else {
+      const rule =
+        body.kind === 'tenure'
+          ? { kind: 'tenure' as const, roleId: role, months: value }
+          : { kind: 'amount' as const, roleId: role, cents: Math.round(value * 100) };
+      const { outcome, followUp } = await dashboard.configuration.setRule(access.guildId, access.userId, rule);
+      flash = ruleFlash(outcome, describeFollowUp(followUp), 'set');
+    }
+    await dashboard.signIn.setFlash(session, flash);
+    seeOther(res, back);
+  });
+
+  router.post('/:guildId/rules/remove', async (req, res) => {
+    const { access, session } = locals(res);
+    const back = guildPath(access.guildId, '/tiers#rules');
+    if (!(await mayChange(res, back))) return;
+    const role = text((req.body as Record<string, unknown>).role, 30);
+    const flash: DashboardFlash = !SNOWFLAKE.test(role)
+      ? { tone: 'error', text: 'Choose a role; nothing was changed.' }
+      : await dashboard.configuration
+          .removeRule(access.guildId, access.userId, role)
+          .then(({ outcome, followUp }) => ruleFlash(outcome, describeFollowUp(followUp), 'remove'));
+    await dashboard.signIn.setFlash(session, flash);
+    seeOther(res, back);
+  });
+
+  router.post('/:guildId/members/:userId/comps', async (req, res, next) => {
+    const { access, session } = locals(res);
+    const userId = String(req.params.userId);
+    if (!SNOWFLAKE.test(userId)) return next();
+    const back = guildPath(access.guildId, `/members/${userId}#comps`);
+    if (!(await mayChange(res, back))) return;
+    const body = req.body as Record<string, unknown>;
+    const actor = { guildId: access.guildId, userId: access.userId };
+    const tier = text(body.tier, 100);
+    let flash: DashboardFlash;
+    if (!tier) {
+      flash = { tone: 'error', text: 'Choose a tier; nothing was changed.' };
+    } else if (body.action === 'revoke') {
+      const outcome = await dashboard.comps.revoke(actor, userId, tier);
+      flash =
+        outcome.kind === 'revoked'
+          ? { tone: 'success', text: `The comp of ${outcome.tierTitle} has ended.` }
+          : outcome.kind === 'none'
+            ? { tone: 'info', text: `No comp of ${outcome.tierTitle} was in force.` }
+            : compRefusal(outcome);
+    } else {
+      const outcome = await dashboard.comps.grant(actor, userId, tier, text(body.until, 40), text(body.reason, 300));
+      flash =
+        outcome.kind === 'granted'
+          ? {
+              tone: 'success',
+              text: `${outcome.tierTitle} given as a comp until ${outcome.comp.until.toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
+            }
+          : compRefusal(outcome);
+    }
+    dashboard.overview.invalidate(access.guildId);
+    await dashboard.signIn.setFlash(session, flash);
+    seeOther(res, back);
+  });
+
   router.get('/:guildId/members', async (req, res) => {
     const { access, viewer } = locals(res);
     const query = text(req.query.q, 100);
@@ -277,8 +378,12 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
     const { access, viewer } = locals(res);
     const userId = String(req.params.userId);
     if (!SNOWFLAKE.test(userId)) return next();
-    const [detail, flash] = await Promise.all([dashboard.members.detail(access.guildId, userId), flashOf(res)]);
-    sendDashboardPage(res, 200, renderMember({ access, viewer, detail, flash }));
+    const [detail, tiers, flash] = await Promise.all([
+      dashboard.members.detail(access.guildId, userId),
+      dashboard.configuration.tierChoices(access.guildId),
+      flashOf(res),
+    ]);
+    sendDashboardPage(res, 200, renderMember({ access, viewer, detail, tiers, flash }));
   });
 
   router.get('/:guildId/audit', async (req, res) => {

@@ -3,9 +3,11 @@ import type { MemberDetail, MemberHit } from '../../../../app/dashboard/members'
 import { MIN_QUERY_LENGTH } from '../../../../app/dashboard/members';
 import { type AuditEntry, TRIGGER_LABELS } from '../../../../app/dashboard/views';
 import { tierKey } from '../../../../app/linking/status-service';
-import { type SafeHtml, html, plural, prose } from '../pages/html';
+import { type SafeHtml, html, plural, prose, trustedHtml } from '../pages/html';
+import { tierRef } from '../../../../app/admin/tiers-service';
+import { grantReason } from '../../../../core/planner';
 import { icons, mention } from '../pages/layout';
-import { type Viewer, cell, guildPath, panel, renderDashboard, when } from './shell';
+import { type Viewer, cell, csrfField, guildPath, panel, renderDashboard, when } from './shell';
 import type { DashboardFlash } from './views';
 
 /** A member written for people: their names, and the id as the last resort. */
@@ -96,12 +98,40 @@ export function auditTable(
 }
 
 /** One member: the `/status` view for anyone, their roles now and their last changes. */
-export function renderMember(o: { access: GuildAccess; viewer: Viewer; detail: MemberDetail; flash: DashboardFlash | null }): string {
+export function renderMember(o: {
+  access: GuildAccess;
+  viewer: Viewer;
+  detail: MemberDetail;
+  tiers: ReadonlyArray<{ ref: string; title: string }>;
+  flash: DashboardFlash | null;
+}): string {
   const { access, detail } = o;
+  const locked = !access.canChange;
+  const compAction = guildPath(access.guildId, `/members/${detail.userId}/comps`);
+  const ends = (at: Date) => `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  const compList = detail.comps.length
+    ? html`<ul class="list">${detail.comps.map(
+        ({ comp, tierTitle }) =>
+          html`<li class="item"><div class="item-head"><span class="item-title">${tierTitle}</span><span class="muted">until ${ends(comp.until)}</span></div><p class="item-text">${prose(comp.reason)}</p>${
+            locked
+              ? null
+              : html`<form method="post" action="${compAction}">${csrfField(o.viewer.csrfToken)}<input type="hidden" name="action" value="revoke"><input type="hidden" name="tier" value="${tierRef(comp.campaignId, comp.tierId)}"><button class="link-button" type="submit">End this comp now</button></form>`
+          }</li>`,
+      )}</ul>`
+    : html`<p class="hint">No comp in force.</p>`;
+  const compForm =
+    o.tiers.length === 0
+      ? html`<p class="hint">No tiers yet: connect a campaign first.</p>`
+      : html`<form class="cols form-row" method="post" action="${compAction}">${csrfField(o.viewer.csrfToken)}<input type="hidden" name="action" value="grant">
+<div class="field"><label for="comp-tier">Tier</label><select id="comp-tier" name="tier" required${locked ? trustedHtml(' disabled') : null}><option value="">Choose a tier</option>${o.tiers.map((t) => html`<option value="${t.ref}">${t.title}</option>`)}</select></div>
+<div class="field"><label for="comp-until">Until (last day, UTC)</label><input type="date" id="comp-until" name="until" required${locked ? trustedHtml(' disabled') : null}></div>
+<div class="field"><label for="comp-reason">Why</label><input type="text" id="comp-reason" name="reason" maxlength="200" required${locked ? trustedHtml(' disabled') : null}></div>
+<div class="actions"><button class="btn" type="submit"${locked ? trustedHtml(' disabled') : null}>Give as a comp</button></div>
+</form>`;
   const { status } = detail;
   const outcome = status.outcome;
   const link = status.linked
-    ? `Linked to Patreon${status.source === 'social' ? ' (through the Discord connection on their Patreon account)' : ''}.`
+    ? `Linked to Patreon${status.method === 'social' ? ' (through the Discord connection on their Patreon account)' : ''}.`
     : status.lastEvent?.kind === 'moved_away'
       ? `Not linked: their Patreon membership moved to another Discord account on ${status.lastEvent.at.toISOString().slice(0, 10)}.`
       : status.lastEvent?.kind === 'unlinked'
@@ -126,7 +156,7 @@ export function renderMember(o: { access: GuildAccess; viewer: Viewer; detail: M
             : pending
               ? html`<span class="pill warn">on its way</span>`
               : html`<span class="pill added">has it</span>`
-        }</div><p class="item-text">${prose(g.reason)}</p>${blocked ? html`<p class="item-fix"><strong>Fix:</strong> ${prose(blocked.problem.fix)}</p>` : null}</li>`;
+        }</div><p class="item-text">${prose(grantReason(g))}</p>${blocked ? html`<p class="item-fix"><strong>Fix:</strong> ${prose(blocked.problem.fix)}</p>` : null}</li>`;
       })}</ul>`
     : html`<p class="hint">Tierlink gives this member no role.</p>`;
   const notes = outcome.desired.notes.filter((n) => n.roleId !== '' && n.roleName !== null);
@@ -167,6 +197,12 @@ ${panel({
 })}
 </div>
 ${panel({ id: 'given', title: 'Roles from Tierlink, and why', body: given })}
+${panel({
+  id: 'comps',
+  title: 'Comps',
+  hint: 'A tier given for a while, whatever their membership says; it ends by itself.',
+  body: html`${compList}${compForm}`,
+})}
 ${notGiven ? panel({ id: 'not-given', title: 'Roles they do not get, and why', body: notGiven }) : null}
 ${leaving.length ? panel({ id: 'leaving', title: 'Roles on their way out', body: html`<ul class="list">${leaving.map((c) => html`<li class="item"><span class="item-title">${mention(c.roleName)}</span><p class="item-text">${prose(c.reason)}</p></li>`)}</ul>` }) : null}
 ${panel({

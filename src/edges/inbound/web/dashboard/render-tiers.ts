@@ -113,6 +113,29 @@ ${channelSelect('announcePosts', 'Each new post: its title, its link and which t
 <div class="actions"><button class="btn" type="submit"${disabled(locked)}>Save channels</button></div>
 </form>`;
 
+  const roleName = (id: string) => view.roles.find((r) => r.id === id)?.name ?? `role ${id}`;
+  const rules = html`${
+    view.rules.length === 0
+      ? html`<p class="hint">None yet.</p>`
+      : html`<ul class="list">${view.rules.map(
+          (r) =>
+            html`<li class="item"><div class="item-head"><span class="item-title">${mention(roleName(r.roleId))}</span><span class="muted">${
+              r.kind === 'tenure'
+                ? `patrons of ${plural(r.months, 'month')} or more`
+                : `${(r.cents / 100).toFixed(2)} or more a month, whatever the tier`
+            }</span></div>${
+              locked
+                ? null
+                : html`<form method="post" action="${action('/rules/remove')}">${csrfField(viewer.csrfToken)}<input type="hidden" name="role" value="${r.roleId}"><button class="link-button" type="submit" aria-label="Stop giving ${roleName(r.roleId)} by this rule">Remove</button></form>`
+            }</li>`,
+        )}</ul>`
+  }<form class="cols form-row" method="post" action="${action('/rules')}">${csrfField(viewer.csrfToken)}
+<div class="field"><label for="rule-role">Role</label><select id="rule-role" name="role" required${disabled(locked)}><option value="">Choose a role</option>${roleOptions(view.roles, null)}</select></div>
+<div class="field"><label for="rule-kind">For</label><select id="rule-kind" name="kind"${disabled(locked)}><option value="tenure">patrons of at least (months)</option><option value="amount">pledges of at least (a month, campaign currency)</option></select></div>
+<div class="field"><label for="rule-value">At least</label><input type="number" id="rule-value" name="value" min="0.01" step="0.01" required${disabled(locked)}></div>
+<div class="actions"><button class="btn" type="submit"${disabled(locked)}>Add this rule</button></div>
+</form>`;
+
   return renderDashboard({
     title: 'Tiers and roles',
     viewer,
@@ -124,6 +147,12 @@ ${channelSelect('announcePosts', 'Each new post: its title, its link and which t
     main: html`<div class="stack">
 ${panel({ id: 'tiers', title: 'What each tier gives', body: tiers })}
 ${panel({ id: 'map', title: 'Give a role with a tier', hint: 'On top of the tier’s own Discord role on Patreon.', body: mapForm })}
+${panel({
+  id: 'rules',
+  title: 'Roles by tenure and amount',
+  hint: 'Whatever the tier: a role for patrons of long standing (a declined payment inside its grace period does not break the count), or for everyone pledging at least an amount a month.',
+  body: rules,
+})}
 ${panel({ id: 'settings', title: 'Settings', body: settingsForm })}
 ${panel({ id: 'channels', title: 'Channels', hint: 'Where Tierlink posts in this server; each is off until you choose one.', body: channelsForm })}
 </div>`,

@@ -16,7 +16,7 @@ export interface ModLogRow extends Omit<ModLogChange, 'userId'> {
 export interface RecentPledge {
   campaignId: string;
   memberId: string;
-  patreonUserId: string | null;
+  externalUserId: string | null;
   fullName: string | null;
   pledgeStart: Date;
   entitledTierIds: string[];
@@ -165,7 +165,7 @@ export function createChannelOutboxRepository(db: Db) {
         .select({
           campaignId: memberSnapshots.campaignId,
           memberId: memberSnapshots.memberId,
-          patreonUserId: memberSnapshots.patreonUserId,
+          externalUserId: memberSnapshots.externalUserId,
           fullName: memberSnapshots.fullName,
           pledgeStart: memberSnapshots.pledgeRelationshipStart,
           entitledTierIds: memberSnapshots.entitledTierIds,

@@ -15,6 +15,8 @@ import { createSnapshotRepository } from './snapshot-repository';
 import { createSyncRunRepository } from './sync-run-repository';
 import { createWebhookRepository } from './webhook-repository';
 import { createChannelOutboxRepository } from './channel-outbox-repository';
+import { createCompRepository } from './comp-repository';
+import { createRuleRoleRepository } from './rule-role-repository';
 import { createRoleAllowanceRepository } from './role-allowance-repository';
 
 /** Every repository over one database; the secret box seals credentials and webhook secrets. */
@@ -23,6 +25,9 @@ export function createRepositories(db: Db, box: SecretBox) {
     guilds: createGuildRepository(db),
     campaigns: createCampaignRepository(db),
     mappings: createMappingRepository(db),
+    // Comps and the roles by tenure and amount.
+    comps: createCompRepository(db),
+    ruleRoles: createRuleRoleRepository(db),
     links: createLinkRepository(db),
     snapshots: createSnapshotRepository(db),
     ledger: createLedgerRepository(db),

@@ -14,6 +14,8 @@ export interface GrantRecord {
   campaignId: string | null;
   tierId: string | null;
   kind: GrantKind;
+  /** The entitlement sources that justified it (`patreon`, `comp`, `kofi`); empty for setting roles. */
+  sources: readonly string[];
   reason: string;
 }
 
@@ -102,13 +104,14 @@ export function createLedgerRepository(db: Db) {
       for (let i = 0; i < recorded.length; i += CHUNK) {
         const rows = recorded
           .slice(i, i + CHUNK)
-          .map((g) => ({ u: g.discordUserId, r: g.roleId, c: g.campaignId, t: g.tierId, k: g.kind, why: g.reason }));
+          .map((g) => ({ u: g.discordUserId, r: g.roleId, c: g.campaignId, t: g.tierId, k: g.kind, s: g.sources, why: g.reason }));
         await db.execute(sql`
-          insert into role_grants (guild_id, discord_user_id, role_id, campaign_id, tier_id, kind, reason, granted_at)
-          select ${guildId}, r.u, r.r, r.c, r.t, r.k, r.why, ${now.toISOString()}::timestamptz
-          from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(u text, r text, c text, t text, k text, why text)
+          insert into role_grants (guild_id, discord_user_id, role_id, campaign_id, tier_id, kind, sources, reason, granted_at)
+          select ${guildId}, r.u, r.r, r.c, r.t, r.k, array(select jsonb_array_elements_text(r.s)), r.why, ${now.toISOString()}::timestamptz
+          from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(u text, r text, c text, t text, k text, s jsonb, why text)
           on conflict (guild_id, discord_user_id, role_id) do update set
-            campaign_id = excluded.campaign_id, tier_id = excluded.tier_id, kind = excluded.kind, reason = excluded.reason
+            campaign_id = excluded.campaign_id, tier_id = excluded.tier_id, kind = excluded.kind, sources = excluded.sources,
+            reason = excluded.reason
         `);
       }
       for (let i = 0; i < removed.length; i += CHUNK) {

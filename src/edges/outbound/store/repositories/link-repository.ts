@@ -1,4 +1,4 @@
-import { desc, eq, inArray, or, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import { type Db, advisoryKey, queryRows, textArray } from '../database';
 import { linkEvents, links } from '../schema';
 
@@ -8,21 +8,22 @@ export type LinkEvent = typeof linkEvents.$inferSelect;
 
 export interface SocialLinkCandidate {
   discordUserId: string;
-  patreonUserId: string;
+  /** The person on the source (Patreon's user id, Ko-fi's email). */
+  externalId: string;
 }
 
 /** Rows per multi-row statement: well under PostgreSQL's 65,535 bind parameters. */
 const CHUNK = 1000;
 
-/** The first candidate for each Discord user and each service user (both sides are unique). */
+/** The first candidate for each Discord user and each source user (both sides are unique within a source). */
 function uniquePairs(candidates: readonly SocialLinkCandidate[]): SocialLinkCandidate[] {
   const discord = new Set<string>();
-  const patreon = new Set<string>();
+  const external = new Set<string>();
   const out: SocialLinkCandidate[] = [];
   for (const c of candidates) {
-    if (discord.has(c.discordUserId) || patreon.has(c.patreonUserId)) continue;
+    if (discord.has(c.discordUserId) || external.has(c.externalId)) continue;
     discord.add(c.discordUserId);
-    patreon.add(c.patreonUserId);
+    external.add(c.externalId);
     out.push(c);
   }
   return out;
@@ -32,89 +33,122 @@ export interface OauthLinkOutcome {
   link: Link;
   /** The Discord account this service account was linked to before (its roles must move). */
   movedFrom: string | null;
-  /** The service account this Discord user was linked to before, if it was another one. */
-  replacedPatreonUserId: string | null;
+  /** The source account this Discord user was linked to before, if it was another one. */
+  replacedExternalId: string | null;
 }
 
 /**
- * Discord user ↔ service user, one to one. `/link` (source `oauth`) always wins over a link read
- * from the service user's `social_connections` (source `social`).
+ * Discord user ↔ a person on an entitlement source, one to one within each source (a Discord user
+ * may be linked on Patreon and on Ko-fi at once). A link the person made by signing in (method
+ * `oauth`) always wins over one read from their profile or payment (method `social`).
  */
 export function createLinkRepository(db: Db) {
-  async function linkOauth(discordUserId: string, patreonUserId: string, now: Date): Promise<OauthLinkOutcome> {
+  async function linkOauth(source: string, discordUserId: string, externalId: string, now: Date): Promise<OauthLinkOutcome> {
     return db.transaction(async (tx) => {
       // Links touching the same accounts run one at a time across instances (else two at once
       // both find nothing to move and collide on the unique index). Keys in a fixed order: no deadlock.
-      const keys = [advisoryKey(`link:discord:${discordUserId}`), advisoryKey(`link:patreon:${patreonUserId}`)].sort((x, y) =>
+      const keys = [advisoryKey(`link:discord:${discordUserId}`), advisoryKey(`link:${source}:${externalId}`)].sort((x, y) =>
         x < y ? -1 : 1,
       );
       for (const key of keys) await tx.execute(sql`select pg_advisory_xact_lock(${key.toString()}::bigint)`);
       const existing = await tx
         .select()
         .from(links)
-        .where(or(eq(links.discordUserId, discordUserId), eq(links.patreonUserId, patreonUserId)));
+        .where(and(eq(links.source, source), or(eq(links.discordUserId, discordUserId), eq(links.externalId, externalId))));
       let movedFrom: string | null = null;
-      let replacedPatreonUserId: string | null = null;
+      let replacedExternalId: string | null = null;
       for (const row of existing) {
         if (row.discordUserId !== discordUserId) {
           movedFrom = row.discordUserId;
           await tx.insert(linkEvents).values({
             discordUserId: row.discordUserId,
-            patreonUserId,
+            source,
+            externalId,
             kind: 'moved_away',
             detail: discordUserId,
             at: now,
           });
-        } else if (row.patreonUserId !== patreonUserId) {
-          replacedPatreonUserId = row.patreonUserId;
+        } else if (row.externalId !== externalId) {
+          replacedExternalId = row.externalId;
         }
-        await tx.delete(links).where(eq(links.discordUserId, row.discordUserId));
+        await tx.delete(links).where(and(eq(links.source, source), eq(links.discordUserId, row.discordUserId)));
       }
       const [link] = await tx
         .insert(links)
-        .values({ discordUserId, patreonUserId, source: 'oauth', linkedAt: now, updatedAt: now })
+        .values({ discordUserId, source, externalId, method: 'oauth', linkedAt: now, updatedAt: now })
         .returning();
-      await tx.insert(linkEvents).values({ discordUserId, patreonUserId, kind: 'linked', detail: 'oauth', at: now });
-      return { link: link!, movedFrom, replacedPatreonUserId };
+      await tx.insert(linkEvents).values({ discordUserId, source, externalId, kind: 'linked', detail: 'oauth', at: now });
+      return { link: link!, movedFrom, replacedExternalId };
     });
   }
 
   return {
-    async byDiscordUser(discordUserId: string): Promise<Link | null> {
-      const [row] = await db.select().from(links).where(eq(links.discordUserId, discordUserId));
+    /** Every link of a Discord user, one per source. */
+    async linksOf(discordUserId: string): Promise<Link[]> {
+      return db.select().from(links).where(eq(links.discordUserId, discordUserId)).orderBy(links.source);
+    },
+
+    async byDiscordUser(discordUserId: string, source: string): Promise<Link | null> {
+      const [row] = await db
+        .select()
+        .from(links)
+        .where(and(eq(links.discordUserId, discordUserId), eq(links.source, source)));
       return row ?? null;
     },
 
-    async byPatreonUser(patreonUserId: string): Promise<Link | null> {
-      const [row] = await db.select().from(links).where(eq(links.patreonUserId, patreonUserId));
+    async byExternal(source: string, externalId: string): Promise<Link | null> {
+      const [row] = await db
+        .select()
+        .from(links)
+        .where(and(eq(links.source, source), eq(links.externalId, externalId)));
       return row ?? null;
     },
 
-    async byPatreonUsers(patreonUserIds: readonly string[]): Promise<Link[]> {
-      if (patreonUserIds.length === 0) return [];
+    async byExternals(source: string, externalIds: readonly string[]): Promise<Link[]> {
+      if (externalIds.length === 0) return [];
       return db
         .select()
         .from(links)
-        .where(inArray(links.patreonUserId, [...patreonUserIds]));
+        .where(and(eq(links.source, source), inArray(links.externalId, [...externalIds])));
     },
 
-    /** The linked service user of each of these Discord users that has one (a page of the full sync; one JSON value back). */
-    async patreonUsersOf(discordUserIds: readonly string[]): Promise<Map<string, string>> {
+    /**
+     * Every link of these Discord users, by source (Discord user → external id): a page of the full
+     * sync, or one member, in one statement answering one JSON value.
+     */
+    async linksOfUsers(discordUserIds: readonly string[]): Promise<Map<string, Map<string, string>>> {
+      const out = new Map<string, Map<string, string>>();
+      if (discordUserIds.length === 0) return out;
+      const [row] = await queryRows<{ j: string }>(
+        db,
+        sql`select coalesce(json_agg(json_build_array(source, discord_user_id, external_id)), '[]')::text as j
+            from links where discord_user_id = any(${textArray(discordUserIds)}::text[])`,
+      );
+      for (const [source, discordUserId, externalId] of JSON.parse(row?.j ?? '[]') as Array<[string, string, string]>) {
+        let bySource = out.get(source);
+        if (!bySource) out.set(source, (bySource = new Map()));
+        bySource.set(discordUserId, externalId);
+      }
+      return out;
+    },
+
+    /** The linked source user of each of these Discord users that has one (a page of the full sync; one JSON value back). */
+    async externalsOf(source: string, discordUserIds: readonly string[]): Promise<Map<string, string>> {
       if (discordUserIds.length === 0) return new Map();
       const [row] = await queryRows<{ j: string }>(
         db,
-        sql`select coalesce(json_agg(json_build_array(discord_user_id, patreon_user_id)), '[]')::text as j
-            from links where discord_user_id = any(${textArray(discordUserIds)}::text[])`,
+        sql`select coalesce(json_agg(json_build_array(discord_user_id, external_id)), '[]')::text as j
+            from links where source = ${source} and discord_user_id = any(${textArray(discordUserIds)}::text[])`,
       );
       return new Map(JSON.parse(row?.j ?? '[]') as Array<[string, string]>);
     },
 
-    async byDiscordUsers(discordUserIds: readonly string[]): Promise<Link[]> {
+    async byDiscordUsers(source: string, discordUserIds: readonly string[]): Promise<Link[]> {
       if (discordUserIds.length === 0) return [];
       return db
         .select()
         .from(links)
-        .where(sql`${links.discordUserId} = any(${textArray(discordUserIds)}::text[])`);
+        .where(and(eq(links.source, source), sql`${links.discordUserId} = any(${textArray(discordUserIds)}::text[])`));
     },
 
     /**
@@ -129,8 +163,8 @@ export function createLinkRepository(db: Db) {
      * (`/link` wins, and a social link never moves anyone), and never for a Discord user whose last
      * word was `/unlink`: their next `/link` ends that. Returns true when a link was made.
      */
-    async linkSocial(discordUserId: string, patreonUserId: string, now: Date): Promise<boolean> {
-      return (await this.linkSocialMany([{ discordUserId, patreonUserId }], now)).length > 0;
+    async linkSocial(source: string, discordUserId: string, externalId: string, now: Date): Promise<boolean> {
+      return (await this.linkSocialMany(source, [{ discordUserId, externalId }], now)).length > 0;
     },
 
     /**
@@ -138,7 +172,7 @@ export function createLinkRepository(db: Db) {
      * Two statements per thousand candidates (who last chose `/unlink`, then the links and their
      * events together), each with its rows as one JSON parameter.
      */
-    async linkSocialMany(candidates: readonly SocialLinkCandidate[], now: Date): Promise<SocialLinkCandidate[]> {
+    async linkSocialMany(source: string, candidates: readonly SocialLinkCandidate[], now: Date): Promise<SocialLinkCandidate[]> {
       const made: SocialLinkCandidate[] = [];
       for (let i = 0; i < candidates.length; i += CHUNK) {
         const chunk = uniquePairs(candidates.slice(i, i + CHUNK));
@@ -146,20 +180,20 @@ export function createLinkRepository(db: Db) {
         const wanted = chunk.filter((c) => !optedOut.has(c.discordUserId));
         if (wanted.length === 0) continue;
         const at = now.toISOString();
-        const inserted = await queryRows<{ discord_user_id: string; patreon_user_id: string }>(
+        const inserted = await queryRows<{ discord_user_id: string; external_id: string }>(
           db,
           sql`with made as (
-                insert into links (discord_user_id, patreon_user_id, source, linked_at, updated_at)
-                select r->>0, r->>1, 'social', ${at}::timestamptz, ${at}::timestamptz
-                from jsonb_array_elements(${JSON.stringify(wanted.map((c) => [c.discordUserId, c.patreonUserId]))}::jsonb) as r
+                insert into links (discord_user_id, source, external_id, method, linked_at, updated_at)
+                select r->>0, ${source}, r->>1, 'social', ${at}::timestamptz, ${at}::timestamptz
+                from jsonb_array_elements(${JSON.stringify(wanted.map((c) => [c.discordUserId, c.externalId]))}::jsonb) as r
                 on conflict do nothing
-                returning discord_user_id, patreon_user_id),
+                returning discord_user_id, external_id),
               events as (
-                insert into link_events (discord_user_id, patreon_user_id, kind, detail, at)
-                select discord_user_id, patreon_user_id, 'linked', 'social', ${at}::timestamptz from made)
-              select discord_user_id, patreon_user_id from made`,
+                insert into link_events (discord_user_id, source, external_id, kind, detail, at)
+                select discord_user_id, ${source}, external_id, 'linked', 'social', ${at}::timestamptz from made)
+              select discord_user_id, external_id from made`,
         );
-        for (const l of inserted) made.push({ discordUserId: l.discord_user_id, patreonUserId: l.patreon_user_id });
+        for (const l of inserted) made.push({ discordUserId: l.discord_user_id, externalId: l.external_id });
       }
       return made;
     },
@@ -168,13 +202,14 @@ export function createLinkRepository(db: Db) {
      * Every linked Discord user, `chunk` per statement as one string (in id order): the full sync
      * keeps them as 52-bit keys, 8 bytes each, to send no statement for a candidate already linked.
      */
-    async *linkedDiscordUsers(chunk = 20_000): AsyncGenerator<string[]> {
+    async *linkedDiscordUsers(source: string, chunk = 20_000): AsyncGenerator<string[]> {
       let after = '';
       for (;;) {
         const [row] = await queryRows<{ list: string | null; last: string | null }>(
           db,
           sql`select string_agg(discord_user_id, ' ' order by discord_user_id) as list, max(discord_user_id) as last
-              from (select discord_user_id from links where discord_user_id > ${after} order by discord_user_id limit ${chunk}) as page`,
+              from (select discord_user_id from links where source = ${source} and discord_user_id > ${after}
+                    order by discord_user_id limit ${chunk}) as page`,
         );
         if (!row?.list || row.last === null) return;
         const ids = row.list.split(' ');
@@ -195,12 +230,14 @@ export function createLinkRepository(db: Db) {
       return new Set(rows.filter((r) => r.kind === 'unlinked').map((r) => r.discordUserId));
     },
 
-    async unlink(discordUserId: string, now: Date): Promise<Link | null> {
+    /** `/unlink`: forgets every link of the Discord user (each source); answers the links forgotten. */
+    async unlink(discordUserId: string, now: Date): Promise<Link[]> {
       return db.transaction(async (tx) => {
-        const [row] = await tx.delete(links).where(eq(links.discordUserId, discordUserId)).returning();
-        if (!row) return null;
-        await tx.insert(linkEvents).values({ discordUserId, patreonUserId: row.patreonUserId, kind: 'unlinked', at: now });
-        return row;
+        const rows = await tx.delete(links).where(eq(links.discordUserId, discordUserId)).returning();
+        for (const row of rows) {
+          await tx.insert(linkEvents).values({ discordUserId, source: row.source, externalId: row.externalId, kind: 'unlinked', at: now });
+        }
+        return rows;
       });
     },
 
@@ -214,8 +251,8 @@ export function createLinkRepository(db: Db) {
       return row ?? null;
     },
 
-    async count(): Promise<number> {
-      return db.$count(links);
+    async count(source?: string): Promise<number> {
+      return source === undefined ? db.$count(links) : db.$count(links, eq(links.source, source));
     },
   };
 }

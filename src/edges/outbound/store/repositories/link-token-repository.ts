@@ -80,10 +80,10 @@ export function createLinkTokenRepository(db: Db) {
      * A join flow whose service state was consumed moves to its Discord step, once: the service user
      * the step will link, and the hash of the Discord state's nonce.
      */
-    async startDiscordStep(tokenHash: string, step: { patreonUserId: string; stateNonceHash: string }): Promise<LinkTokenRow | null> {
+    async startDiscordStep(tokenHash: string, step: { externalId: string; stateNonceHash: string }): Promise<LinkTokenRow | null> {
       const [row] = await db
         .update(linkTokens)
-        .set({ patreonUserId: step.patreonUserId, discordStateNonceHash: step.stateNonceHash })
+        .set({ externalId: step.externalId, discordStateNonceHash: step.stateNonceHash })
         .where(
           and(
             eq(linkTokens.tokenHash, tokenHash),

@@ -24,13 +24,13 @@ export function createPatronDirectoryRepository(db: Db) {
       const rows = await queryRows<{ patreon_user_id: string; full_name: string; discord_user_id: string | null }>(
         db,
         sql`
-        select distinct on (s.patreon_user_id) s.patreon_user_id, s.full_name, l.discord_user_id
+        select distinct on (s.external_user_id) s.external_user_id as patreon_user_id, s.full_name, l.discord_user_id
         from member_snapshots s
-        left join links l on l.patreon_user_id = s.patreon_user_id
+        left join links l on l.source = s.source and l.external_id = s.external_user_id
         where s.campaign_id in (select jsonb_array_elements_text(${JSON.stringify(campaignIds)}::jsonb))
-          and s.patreon_user_id is not null
+          and s.external_user_id is not null
           and s.full_name ilike ${likePattern(text.trim())}
-        order by s.patreon_user_id, s.fetched_at desc
+        order by s.external_user_id, s.fetched_at desc
         limit ${limit * 4}`,
       );
       return rows
@@ -51,7 +51,7 @@ export function createPatronDirectoryRepository(db: Db) {
         sql`
         select distinct on (l.discord_user_id) l.discord_user_id, s.full_name
         from links l
-        left join member_snapshots s on s.patreon_user_id = l.patreon_user_id
+        left join member_snapshots s on s.source = l.source and s.external_user_id = l.external_id
           and s.campaign_id in (select jsonb_array_elements_text(${JSON.stringify(campaignIds)}::jsonb))
         where l.discord_user_id in (select jsonb_array_elements_text(${JSON.stringify([...new Set(discordUserIds)])}::jsonb))
         order by l.discord_user_id, s.fetched_at desc nulls last`,

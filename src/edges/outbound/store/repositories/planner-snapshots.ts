@@ -1,21 +1,18 @@
 /**
- * What the planner reads of stored member snapshots: the columns, the batched read of a page of
- * the full sync (behind `forPatreonUsers` of src/edges/outbound/store/repositories/snapshot-repository.ts),
- * and the `MemberState` the planner takes.
+ * What the planner reads of stored member snapshots: the columns, and the batched read of a page of
+ * the full sync (behind `forExternalUsers` of src/edges/outbound/store/repositories/snapshot-repository.ts).
+ * The source's adapter turns them into the planner's member states (src/edges/outbound/patreon/patreon-source.ts).
  */
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows, textArray } from '../database';
-import { CHARGE_STATUSES } from '../../../../core/planner/entitlement';
-import type { ChargeStatus, MemberState } from '../../../../core/planner/types';
 import type { UnreadableMark, memberSnapshots } from '../schema';
 
 type SnapshotRow = typeof memberSnapshots.$inferSelect;
 
-const KNOWN_CHARGE_STATUSES = new Set<string>(CHARGE_STATUSES);
-
 /** What the planner reads of a stored snapshot (and the guild pass needs to tell a departed member). */
 export type PlannerSnapshot = Pick<
   SnapshotRow,
+  | 'source'
   | 'campaignId'
   | 'memberId'
   | 'patronStatus'
@@ -29,44 +26,29 @@ export type PlannerSnapshot = Pick<
   | 'firstDeclinedAt'
   | 'unreadable'
   | 'fetchedAt'
-  | 'source'
+  | 'readBy'
+  | 'pledgeRelationshipStart'
+  | 'entitledAmountCents'
 >;
-
-export function toMemberState(row: PlannerSnapshot): MemberState {
-  const unreadable = row.unreadable ? { attribute: row.unreadable.attribute, reason: row.unreadable.reason } : null;
-  return {
-    campaignId: row.campaignId,
-    patronStatus: row.patronStatus,
-    lastChargeDate: row.lastChargeDate,
-    // A status the service added after this release, stored from a delivery body: counted as `Other`.
-    lastChargeStatus: (row.lastChargeStatus === null || KNOWN_CHARGE_STATUSES.has(row.lastChargeStatus)
-      ? row.lastChargeStatus
-      : 'Other') as ChargeStatus,
-    isFollower: row.isFollower,
-    isFreeTrial: row.isFreeTrial,
-    isGifted: row.isGifted,
-    entitledTierIds: row.entitledTierIds,
-    lastActiveTierIds: row.lastActiveTierIds,
-    firstDeclinedAt: row.firstDeclinedAt,
-    ...(unreadable ? { unreadable } : {}),
-    ...(row.source === 'webhook-payload' ? { unconfirmed: true } : {}),
-  };
-}
 
 /**
  * The newest snapshot per campaign of each of these service users (a page of the full sync),
  * what the planner reads only, in one statement answering one JSON value: PGlite answers a row
  * of twenty columns some 10 µs each, a JSON text of a thousand in about a millisecond.
  */
-export async function readPlannerSnapshots(db: Db, patreonUserIds: readonly string[]): Promise<Map<string, PlannerSnapshot[]>> {
+export async function readPlannerSnapshots(
+  db: Db,
+  source: string,
+  externalUserIds: readonly string[],
+): Promise<Map<string, PlannerSnapshot[]>> {
   const out = new Map<string, PlannerSnapshot[]>();
-  if (patreonUserIds.length === 0) return out;
+  if (externalUserIds.length === 0) return out;
   const [row] = await queryRows<{ j: string }>(
     db,
-    sql`select coalesce(json_agg(json_build_array(patreon_user_id, campaign_id, member_id, patron_status, last_charge_date,
+    sql`select coalesce(json_agg(json_build_array(external_user_id, campaign_id, member_id, patron_status, last_charge_date,
             last_charge_status, is_follower, is_free_trial, is_gifted, entitled_tier_ids, last_active_tier_ids, first_declined_at,
-            unreadable, fetched_at, source) order by fetched_at desc), '[]')::text as j
-        from member_snapshots where patreon_user_id = any(${textArray(patreonUserIds)}::text[])`,
+            unreadable, fetched_at, read_by, pledge_relationship_start, entitled_amount_cents) order by fetched_at desc), '[]')::text as j
+        from member_snapshots where source = ${source} and external_user_id = any(${textArray(externalUserIds)}::text[])`,
   );
   const date = (v: string | null) => (v === null ? null : new Date(v));
   type Raw = [
@@ -84,12 +66,15 @@ export async function readPlannerSnapshots(db: Db, patreonUserIds: readonly stri
     string | null,
     UnreadableMark | null,
     string,
-    SnapshotRow['source'],
+    SnapshotRow['readBy'],
+    string | null,
+    number | null,
   ];
   for (const r of JSON.parse(row?.j ?? '[]') as Raw[]) {
     const list = out.get(r[0]) ?? [];
     if (list.some((x) => x.campaignId === r[1])) continue;
     list.push({
+      source,
       campaignId: r[1],
       memberId: r[2],
       patronStatus: r[3],
@@ -103,7 +88,9 @@ export async function readPlannerSnapshots(db: Db, patreonUserIds: readonly stri
       firstDeclinedAt: date(r[11]),
       unreadable: r[12],
       fetchedAt: new Date(r[13]),
-      source: r[14],
+      readBy: r[14],
+      pledgeRelationshipStart: date(r[15]),
+      entitledAmountCents: r[16],
     });
     out.set(r[0], list);
   }

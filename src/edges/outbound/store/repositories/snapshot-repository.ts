@@ -1,8 +1,7 @@
 import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { queryRows, textArray } from '../database';
 import { hash52Hex } from '../../../../core/hash52';
-import { type KeptDecline, firstDeclineOf, isDeclinedRead } from '../../../../core/planner/grace';
-import type { ChargeStatus, PatronStatus } from '../../../../core/planner/types';
+import { type ChargeStatus, type KeptDecline, type PatronStatus, firstDeclineOf, isDeclinedRead } from '../../patreon/member-standing';
 import type { Db } from '../database';
 import { type UnreadableMark, memberSnapshots } from '../schema';
 import { type PlannerSnapshot, readPlannerSnapshots } from './planner-snapshots';
@@ -10,10 +9,15 @@ import { type PlannerSnapshot, readPlannerSnapshots } from './planner-snapshots'
 export type SnapshotRepository = ReturnType<typeof createSnapshotRepository>;
 export type SnapshotRow = typeof memberSnapshots.$inferSelect;
 
+/**
+ * A member as a source that reads members read it (Patreon's attributes). `source` is the source's
+ * name (`patreon`), `externalUserId` the person on it (what a link names).
+ */
 export interface SnapshotInput {
+  source: string;
   campaignId: string;
   memberId: string;
-  patreonUserId: string | null;
+  externalUserId: string | null;
   patronStatus: PatronStatus;
   isFollower: boolean;
   /** Patreon's `is_free_trial`; absent: false. */
@@ -27,28 +31,30 @@ export interface SnapshotInput {
   entitledAmountCents: number | null;
   /** The member's name on the service; absent or null keeps the stored one. */
   fullName?: string | null;
-  source: SnapshotRow['source'];
+  readBy: SnapshotRow['readBy'];
 }
 
 /** A member whose read could not be understood (see `UnreadableMember` of the service client). */
 export interface UnreadableInput {
+  source: string;
   campaignId: string;
   memberId: string;
-  patreonUserId: string | null;
+  externalUserId: string | null;
   attribute: string;
   reason: string;
-  source: SnapshotRow['source'];
+  readBy: SnapshotRow['readBy'];
 }
 
 /** A stored unreadable member, for `/doctor`. */
 export interface UnreadableSnapshot {
+  source: string;
   campaignId: string;
   memberId: string;
-  patreonUserId: string | null;
+  externalUserId: string | null;
   mark: UnreadableMark;
 }
 
-const key = (campaignId: string, memberId: string): string => `${campaignId}\u0000${memberId}`;
+const key = (source: string, campaignId: string, memberId: string): string => `${source}\u0000${campaignId}\u0000${memberId}`;
 
 /**
  * The digest of a read, over every value the planner and the store take from it (not its source
@@ -58,7 +64,7 @@ export function readDigest(s: SnapshotInput): string {
   return hash52Hex(
     [
       s.memberId,
-      s.patreonUserId ?? '',
+      s.externalUserId ?? '',
       s.patronStatus ?? '',
       s.isFollower ? 1 : 0,
       s.isFreeTrial ? 1 : 0,
@@ -88,21 +94,22 @@ export function createSnapshotRepository(db: Db) {
       isDeclinedRead({ patronStatus: s.patronStatus, lastChargeStatus: s.lastChargeStatus as ChargeStatus }),
     );
     if (declined.length === 0) return out;
-    const keys = declined.map((s) => ({ c: s.campaignId, m: s.memberId }));
+    const keys = declined.map((s) => ({ s: s.source, c: s.campaignId, m: s.memberId }));
     const rows = await queryRows<{
+      source: string;
       campaign_id: string;
       member_id: string;
       first_declined_at: string | Date | null;
       pledge_relationship_start: string | Date | null;
     }>(
       db,
-      sql`select s.campaign_id, s.member_id, s.first_declined_at, s.pledge_relationship_start
-          from member_snapshots s join jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) as k(c text, m text)
-            on s.campaign_id = k.c and s.member_id = k.m`,
+      sql`select s.source, s.campaign_id, s.member_id, s.first_declined_at, s.pledge_relationship_start
+          from member_snapshots s join jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) as k(s text, c text, m text)
+            on s.source = k.s and s.campaign_id = k.c and s.member_id = k.m`,
     );
     const date = (v: string | Date | null): Date | null => (v === null ? null : new Date(v));
     for (const r of rows) {
-      out.set(key(r.campaign_id, r.member_id), {
+      out.set(key(r.source, r.campaign_id, r.member_id), {
         firstDeclinedAt: date(r.first_declined_at),
         pledgeRelationshipStart: date(r.pledge_relationship_start),
       });
@@ -125,14 +132,14 @@ export function createSnapshotRepository(db: Db) {
     const iso = (d: Date | null) => (d === null ? null : d.toISOString());
     const rows = snapshots.map((s) => [
       s.memberId,
-      s.patreonUserId,
+      s.externalUserId,
       s.patronStatus,
       s.isFollower,
       s.isFreeTrial ?? false,
       s.isGifted ?? false,
       iso(
         firstDeclineOf(
-          kept.get(key(s.campaignId, s.memberId)) ?? null,
+          kept.get(key(s.source, s.campaignId, s.memberId)) ?? null,
           {
             patronStatus: s.patronStatus,
             lastChargeStatus: s.lastChargeStatus as ChargeStatus,
@@ -147,24 +154,25 @@ export function createSnapshotRepository(db: Db) {
       s.entitledTierIds,
       iso(s.pledgeRelationshipStart),
       s.entitledAmountCents,
-      s.source,
+      s.readBy,
       s.campaignId,
-      s.source === 'webhook-payload' ? null : readDigest(s),
+      s.readBy === 'webhook-payload' ? null : readDigest(s),
       s.fullName ?? null,
+      s.source,
     ]);
     const at = now.toISOString();
     await db.execute(sql`
       insert into member_snapshots as s (
-        campaign_id, member_id, patreon_user_id, patron_status, is_follower, is_free_trial, is_gifted, last_charge_date,
+        source, campaign_id, member_id, external_user_id, patron_status, is_follower, is_free_trial, is_gifted, last_charge_date,
         last_charge_status, entitled_tier_ids, last_active_tier_ids, first_declined_at, pledge_relationship_start,
-        entitled_amount_cents, full_name, unreadable, source, fetched_at, read_hash
+        entitled_amount_cents, full_name, unreadable, read_by, fetched_at, read_hash
       )
-      select r->>13, r->>0, r->>1, r->>2, (r->>3)::boolean, (r->>4)::boolean, (r->>5)::boolean, (r->>7)::timestamptz, r->>8, r->9,
+      select r->>16, r->>13, r->>0, r->>1, r->>2, (r->>3)::boolean, (r->>4)::boolean, (r->>5)::boolean, (r->>7)::timestamptz, r->>8, r->9,
         case when r->>2 in ('active_patron', 'declined_patron') and r->>12 <> 'webhook-payload' then r->9 else '[]'::jsonb end,
         (r->>6)::timestamptz, (r->>10)::timestamptz, (r->>11)::integer, r->>15, null, r->>12, ${at}::timestamptz, r->>14
       from jsonb_array_elements(${JSON.stringify(rows)}::jsonb) as r
-      on conflict (campaign_id, member_id) do update set
-        patreon_user_id = excluded.patreon_user_id,
+      on conflict (source, campaign_id, member_id) do update set
+        external_user_id = excluded.external_user_id,
         patron_status = excluded.patron_status,
         is_follower = excluded.is_follower,
         is_free_trial = excluded.is_free_trial,
@@ -172,14 +180,14 @@ export function createSnapshotRepository(db: Db) {
         last_charge_date = excluded.last_charge_date,
         last_charge_status = excluded.last_charge_status,
         entitled_tier_ids = excluded.entitled_tier_ids,
-        last_active_tier_ids = case when excluded.patron_status = 'active_patron' and excluded.source <> 'webhook-payload'
+        last_active_tier_ids = case when excluded.patron_status = 'active_patron' and excluded.read_by <> 'webhook-payload'
           then excluded.entitled_tier_ids else s.last_active_tier_ids end,
         first_declined_at = excluded.first_declined_at,
         pledge_relationship_start = excluded.pledge_relationship_start,
         entitled_amount_cents = excluded.entitled_amount_cents,
         full_name = coalesce(excluded.full_name, s.full_name),
         unreadable = null,
-        source = excluded.source,
+        read_by = excluded.read_by,
         fetched_at = excluded.fetched_at,
         read_hash = excluded.read_hash
       where excluded.fetched_at >= s.fetched_at`);
@@ -189,7 +197,7 @@ export function createSnapshotRepository(db: Db) {
     /** Stores a read taken at `now`; a stored read taken later is kept instead (and returned). */
     async upsert(snapshot: SnapshotInput, now: Date): Promise<SnapshotRow> {
       await write([snapshot], now);
-      return (await this.get(snapshot.campaignId, snapshot.memberId))!;
+      return (await this.get(snapshot.source, snapshot.campaignId, snapshot.memberId))!;
     },
 
     /**
@@ -205,14 +213,14 @@ export function createSnapshotRepository(db: Db) {
      * order), each chunk as one string: PGlite answers a row per member some 8 µs each, one string
      * of 20,000 in a few milliseconds. Null digests (rows to write again) come as empty strings.
      */
-    async *digests(campaignId: string, chunk = 20_000): AsyncGenerator<Array<[memberId: string, readHash: string]>> {
+    async *digests(source: string, campaignId: string, chunk = 20_000): AsyncGenerator<Array<[memberId: string, readHash: string]>> {
       let after = '';
       for (;;) {
         const [row] = await queryRows<{ list: string | null; last: string | null }>(
           db,
           sql`select string_agg(member_id || ' ' || coalesce(read_hash, ''), ' ' order by member_id) as list, max(member_id) as last
               from (select member_id, read_hash from member_snapshots
-                    where campaign_id = ${campaignId} and member_id > ${after} order by member_id limit ${chunk}) as page`,
+                    where source = ${source} and campaign_id = ${campaignId} and member_id > ${after} order by member_id limit ${chunk}) as page`,
         );
         if (!row?.list || row.last === null) return;
         const words = row.list.split(' ');
@@ -225,12 +233,12 @@ export function createSnapshotRepository(db: Db) {
     },
 
     /** Deletes these members of a campaign, if not written since `before` (a webhook's newer read stays). */
-    async deleteMembers(campaignId: string, memberIds: readonly string[], before: Date): Promise<number> {
+    async deleteMembers(source: string, campaignId: string, memberIds: readonly string[], before: Date): Promise<number> {
       if (memberIds.length === 0) return 0;
       const rows = await queryRows<{ n: number }>(
         db,
         sql`with gone as (delete from member_snapshots
-              where campaign_id = ${campaignId} and member_id = any(${textArray(memberIds)}::text[]) and fetched_at < ${before.toISOString()}::timestamptz
+              where source = ${source} and campaign_id = ${campaignId} and member_id = any(${textArray(memberIds)}::text[]) and fetched_at < ${before.toISOString()}::timestamptz
               returning 1)
             select count(*)::int as n from gone`,
       );
@@ -247,24 +255,25 @@ export function createSnapshotRepository(db: Db) {
       if (members.length === 0) return [];
       const at = now.toISOString();
       const rows = members.map((m) => ({
+        s: m.source,
         c: m.campaignId,
         m: m.memberId,
-        u: m.patreonUserId,
+        u: m.externalUserId,
         k: { attribute: m.attribute.slice(0, 200), reason: m.reason.slice(0, 200), since: at } satisfies UnreadableMark,
-        src: m.source,
+        rb: m.readBy,
       }));
-      const before = await queryRows<{ campaign_id: string; member_id: string; unreadable: UnreadableMark | null }>(
+      const before = await queryRows<{ source: string; campaign_id: string; member_id: string; unreadable: UnreadableMark | null }>(
         db,
-        sql`select s.campaign_id, s.member_id, s.unreadable
-            from member_snapshots s join jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as k(c text, m text)
-              on s.campaign_id = k.c and s.member_id = k.m`,
+        sql`select s.source, s.campaign_id, s.member_id, s.unreadable
+            from member_snapshots s join jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as k(s text, c text, m text)
+              on s.source = k.s and s.campaign_id = k.c and s.member_id = k.m`,
       );
       await db.execute(sql`
-        insert into member_snapshots as s (campaign_id, member_id, patreon_user_id, unreadable, source, fetched_at)
-        select r.c, r.m, r.u, r.k, r.src, ${at}::timestamptz
-        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(c text, m text, u text, k jsonb, src text)
-        on conflict (campaign_id, member_id) do update set
-          patreon_user_id = coalesce(excluded.patreon_user_id, s.patreon_user_id),
+        insert into member_snapshots as s (source, campaign_id, member_id, external_user_id, unreadable, read_by, fetched_at)
+        select r.s, r.c, r.m, r.u, r.k, r.rb, ${at}::timestamptz
+        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(s text, c text, m text, u text, k jsonb, rb text)
+        on conflict (source, campaign_id, member_id) do update set
+          external_user_id = coalesce(excluded.external_user_id, s.external_user_id),
           read_hash = null,
           unreadable = case
             when s.unreadable is not null and s.unreadable->>'attribute' = excluded.unreadable->>'attribute'
@@ -272,9 +281,9 @@ export function createSnapshotRepository(db: Db) {
             then s.unreadable else excluded.unreadable end,
           fetched_at = excluded.fetched_at
         where excluded.fetched_at >= s.fetched_at`);
-      const was = new Map(before.map((r) => [key(r.campaign_id, r.member_id), r.unreadable]));
+      const was = new Map(before.map((r) => [key(r.source, r.campaign_id, r.member_id), r.unreadable]));
       return members.filter((m) => {
-        const mark = was.get(key(m.campaignId, m.memberId));
+        const mark = was.get(key(m.source, m.campaignId, m.memberId));
         return !mark || mark.attribute !== m.attribute.slice(0, 200) || mark.reason !== m.reason.slice(0, 200);
       });
     },
@@ -287,9 +296,10 @@ export function createSnapshotRepository(db: Db) {
         db.$count(memberSnapshots, where),
         db
           .select({
+            source: memberSnapshots.source,
             campaignId: memberSnapshots.campaignId,
             memberId: memberSnapshots.memberId,
-            patreonUserId: memberSnapshots.patreonUserId,
+            externalUserId: memberSnapshots.externalUserId,
             mark: memberSnapshots.unreadable,
           })
           .from(memberSnapshots)
@@ -300,31 +310,33 @@ export function createSnapshotRepository(db: Db) {
       return { total, members: rows.map((r) => ({ ...r, mark: r.mark! })) };
     },
 
-    async delete(campaignId: string, memberId: string): Promise<void> {
-      await db.delete(memberSnapshots).where(and(eq(memberSnapshots.campaignId, campaignId), eq(memberSnapshots.memberId, memberId)));
+    async delete(source: string, campaignId: string, memberId: string): Promise<void> {
+      await db
+        .delete(memberSnapshots)
+        .where(and(eq(memberSnapshots.source, source), eq(memberSnapshots.campaignId, campaignId), eq(memberSnapshots.memberId, memberId)));
     },
 
-    async get(campaignId: string, memberId: string): Promise<SnapshotRow | null> {
+    async get(source: string, campaignId: string, memberId: string): Promise<SnapshotRow | null> {
       const [row] = await db
         .select()
         .from(memberSnapshots)
-        .where(and(eq(memberSnapshots.campaignId, campaignId), eq(memberSnapshots.memberId, memberId)));
+        .where(and(eq(memberSnapshots.source, source), eq(memberSnapshots.campaignId, campaignId), eq(memberSnapshots.memberId, memberId)));
       return row ?? null;
     },
 
-    /** The newest snapshot per campaign of one service user (a renewed membership gets a new member id). */
-    async forPatreonUser(patreonUserId: string): Promise<SnapshotRow[]> {
+    /** The newest snapshot per campaign of one person on a source (a renewed membership gets a new member id). */
+    async forExternalUser(source: string, externalUserId: string): Promise<SnapshotRow[]> {
       const rows = await db
         .select()
         .from(memberSnapshots)
-        .where(eq(memberSnapshots.patreonUserId, patreonUserId))
+        .where(and(eq(memberSnapshots.source, source), eq(memberSnapshots.externalUserId, externalUserId)))
         .orderBy(desc(memberSnapshots.fetchedAt));
       return newestPerCampaign(rows);
     },
 
-    /** The newest snapshot per campaign of each of these service users, what the planner reads only (a page of the full sync). */
-    async forPatreonUsers(patreonUserIds: readonly string[]): Promise<Map<string, PlannerSnapshot[]>> {
-      return readPlannerSnapshots(db, patreonUserIds);
+    /** The newest snapshot per campaign of each of these people on a source, what the planner reads only (a page of the full sync). */
+    async forExternalUsers(source: string, externalUserIds: readonly string[]): Promise<Map<string, PlannerSnapshot[]>> {
+      return readPlannerSnapshots(db, source, externalUserIds);
     },
   };
 }

@@ -3,9 +3,13 @@ import { ts } from './columns';
 
 // Campaigns on the membership service, their tiers, and their creators' OAuth tokens (sealed).
 
-/** A campaign on the membership service that Tierlink serves. */
+/**
+ * A campaign Tierlink serves, on an entitlement source (`patreon`; `kofi`: the Ko-fi page, id
+ * `kofi`). Campaign ids are unique across sources.
+ */
 export const campaigns = pgTable('campaigns', {
   id: text('id').primaryKey(),
+  source: text('source').notNull().default('patreon'),
   creatorUserId: text('creator_user_id').notNull(),
   name: text('name').notNull(),
   url: text('url'),

@@ -17,4 +17,5 @@ export * from './dashboard-sessions';
 export * from './app-state';
 export * from './instances';
 export * from './channels';
+export * from './comps';
 export * from './role-allowances';

@@ -12,7 +12,9 @@ export const roleGrants = pgTable(
     roleId: text('role_id').notNull(),
     campaignId: text('campaign_id'),
     tierId: text('tier_id'),
-    kind: text('kind').$type<'tier' | 'former' | 'follower' | 'joiner'>().notNull(),
+    kind: text('kind').$type<'tier' | 'former' | 'follower' | 'joiner' | 'tenure' | 'amount'>().notNull(),
+    /** The entitlement sources that justified the grant when it was made (`patreon`, `comp`, `kofi`); empty for setting roles. */
+    sources: text('sources').array().notNull().default([]),
     reason: text('reason').notNull(),
     grantedAt: ts('granted_at').notNull().defaultNow(),
   },

@@ -1,22 +1,30 @@
-import { bigserial, index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigserial, index, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { ts } from './columns';
 
-// Discord user ↔ service user links, their history, and the one-time link tokens of `/link`, `/connect` and the join page.
+// Discord user ↔ a person on an entitlement source (Patreon, Ko-fi), their history, and the
+// one-time link tokens of `/link`, `/connect` and the join page.
 
 /**
- * Discord user ↔ service user. One to one in both directions: linking a service account from a
- * second Discord account moves the link (and the roles).
+ * Discord user ↔ a person on a source (`source`: `patreon`, `kofi`; `external_id`: the source's
+ * user id, or the email Ko-fi knows a supporter by). One to one in both directions within a source:
+ * linking a source account from a second Discord account moves the link (and the roles). `method`:
+ * how it was made (`oauth`: the person signed in; `social`: the Discord account on their profile or
+ * payment).
  */
 export const links = pgTable(
   'links',
   {
-    discordUserId: text('discord_user_id').primaryKey(),
-    patreonUserId: text('patreon_user_id').notNull(),
-    source: text('source').$type<'oauth' | 'social'>().notNull(),
+    discordUserId: text('discord_user_id').notNull(),
+    source: text('source').notNull().default('patreon'),
+    externalId: text('external_id').notNull(),
+    method: text('method').$type<'oauth' | 'social'>().notNull(),
     linkedAt: ts('linked_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('links_patreon_user_idx').on(t.patreonUserId)],
+  (t) => [
+    primaryKey({ name: 'links_pkey', columns: [t.discordUserId, t.source] }),
+    uniqueIndex('links_external_idx').on(t.source, t.externalId),
+  ],
 );
 
 /** History of links, so `/status` can tell a user why their link is gone (moved, unlinked). */
@@ -25,7 +33,8 @@ export const linkEvents = pgTable(
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
     discordUserId: text('discord_user_id').notNull(),
-    patreonUserId: text('patreon_user_id').notNull(),
+    source: text('source').notNull().default('patreon'),
+    externalId: text('external_id').notNull(),
     kind: text('kind').$type<'linked' | 'unlinked' | 'moved_away'>().notNull(),
     detail: text('detail'),
     at: ts('at').notNull().defaultNow(),
@@ -52,8 +61,8 @@ export const linkTokens = pgTable('link_tokens', {
   codeVerifier: text('code_verifier'),
   /** When the campaign chooser of a `/connect` flow was acted on: its tickets work once. */
   choiceUsedAt: ts('choice_used_at'),
-  /** A join flow, once the service said who the patron is: the service user to link at the Discord step. */
-  patreonUserId: text('patreon_user_id'),
+  /** A join flow, once Patreon said who the patron is: the Patreon user to link at the Discord step. */
+  externalId: text('external_id'),
   /** A join flow's second state (toward Discord's consent page), hashed, consumed once like the first. */
   discordStateNonceHash: text('discord_state_nonce_hash'),
   discordStateUsedAt: ts('discord_state_used_at'),

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { ts } from './columns';
 
-// The last known state of each member of a campaign.
+// The last known state of each member of a campaign, as a source that reads members (Patreon) read it.
 
 /** Why a member's last read could not be understood (`member_snapshots.unreadable`); `since`: ISO time of the first such read. */
 export interface UnreadableMark {
@@ -15,9 +15,12 @@ export interface UnreadableMark {
 export const memberSnapshots = pgTable(
   'member_snapshots',
   {
+    /** The entitlement source that read it (`patreon`). */
+    source: text('source').notNull().default('patreon'),
     campaignId: text('campaign_id').notNull(),
     memberId: text('member_id').notNull(),
-    patreonUserId: text('patreon_user_id'),
+    /** The person on the source (Patreon's user id): what a link names. */
+    externalUserId: text('external_user_id'),
     patronStatus: text('patron_status').$type<'active_patron' | 'declined_patron' | 'former_patron' | null>(),
     isFollower: boolean('is_follower').notNull().default(false),
     lastChargeDate: ts('last_charge_date'),
@@ -54,7 +57,8 @@ export const memberSnapshots = pgTable(
     entitledAmountCents: integer('entitled_amount_cents'),
     /** The member's `full_name` as last read: the dashboard searches members by it. */
     fullName: text('full_name'),
-    source: text('source').$type<'link' | 'webhook' | 'webhook-payload' | 'sync'>().notNull(),
+    /** Which read wrote it: a link, a webhook's re-read, a webhook's payload (unconfirmed), the full sync. */
+    readBy: text('read_by').$type<'link' | 'webhook' | 'webhook-payload' | 'sync'>().notNull(),
     fetchedAt: ts('fetched_at').notNull().defaultNow(),
     /**
      * A digest of the read the planner sees (`readDigest`, src/edges/outbound/store/repositories/snapshot-repository.ts):
@@ -64,9 +68,9 @@ export const memberSnapshots = pgTable(
     readHash: text('read_hash'),
   },
   (t) => [
-    primaryKey({ columns: [t.campaignId, t.memberId] }),
-    index('member_snapshots_user_idx').on(t.campaignId, t.patreonUserId),
-    index('member_snapshots_patreon_user_idx').on(t.patreonUserId),
+    primaryKey({ name: 'member_snapshots_pkey', columns: [t.source, t.campaignId, t.memberId] }),
+    index('member_snapshots_user_idx').on(t.campaignId, t.externalUserId),
+    index('member_snapshots_external_user_idx').on(t.source, t.externalUserId),
     // New pledges to welcome (src/app/channels/announcements.ts): recent starts of a campaign.
     index('member_snapshots_pledge_start_idx').on(t.campaignId, t.pledgeRelationshipStart),
   ],

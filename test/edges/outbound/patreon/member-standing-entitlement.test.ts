@@ -1,6 +1,19 @@
-import { entitlement } from '../../../src/core/planner';
-import type { ChargeStatus, EntitlementBasis, EntitlementKind, MemberState, PatronStatus } from '../../../src/core/planner';
-import { CAMPAIGN, NOW, TIER, member } from './fixtures';
+import type { EntitlementBasis, EntitlementKind, Entitlement, GuildSettings } from '../../../../src/core/planner';
+import {
+  type ChargeStatus,
+  type PatreonMemberRead,
+  type PatronStatus,
+  patreonMemberState,
+} from '../../../../src/edges/outbound/patreon/member-standing';
+import { CAMPAIGN, NOW, TIER, entitlementOf, patreonRead } from '../../../core/planner/fixtures';
+
+/** What the planner makes of a Patreon read: the adapter's state, then the planner's entitlement. */
+const entitlementOfRead = (
+  campaignId: string,
+  read: PatreonMemberRead | null,
+  settings: Pick<GuildSettings, 'graceDays'>,
+  now: Date,
+): Entitlement => entitlementOf(campaignId, read ? patreonMemberState(read) : null, settings, now);
 
 const DAY = 86_400_000;
 const threeDaysAgo = new Date(NOW.getTime() - 3 * DAY);
@@ -49,7 +62,7 @@ describe('entitlement: every patron_status × last_charge_status while Gold is l
   );
 
   test.each(rows)('GIVEN %s with last charge %s THEN %s', (patronStatus, lastChargeStatus, kind) => {
-    const ent = entitlement(CAMPAIGN, member({ patronStatus, lastChargeStatus, lastChargeDate: threeDaysAgo }), grace7, NOW);
+    const ent = entitlementOfRead(CAMPAIGN, patreonRead({ patronStatus, lastChargeStatus, lastChargeDate: threeDaysAgo }), grace7, NOW);
     expect(ent.kind).toBe(kind);
     expect(ent.tierIds).toEqual(kind === 'active' || kind === 'grace' ? [TIER.gold] : []);
     expect(ent.basis === null).toBe(kind !== 'active');
@@ -63,9 +76,9 @@ describe('entitlement: every patron_status × last_charge_status with no tier li
   );
 
   test.each(rows)('GIVEN %s with last charge %s THEN %s', (patronStatus, lastChargeStatus, kind) => {
-    const ent = entitlement(
+    const ent = entitlementOfRead(
       CAMPAIGN,
-      member({ patronStatus, lastChargeStatus, lastChargeDate: threeDaysAgo, entitledTierIds: [], lastActiveTierIds: [TIER.gold] }),
+      patreonRead({ patronStatus, lastChargeStatus, lastChargeDate: threeDaysAgo, entitledTierIds: [], lastActiveTierIds: [TIER.gold] }),
       grace7,
       NOW,
     );
@@ -75,7 +88,7 @@ describe('entitlement: every patron_status × last_charge_status with no tier li
 });
 
 describe('entitlement: what an active entitlement rests on', () => {
-  test.each<[string, Partial<MemberState>, EntitlementBasis, string]>([
+  test.each<[string, Partial<PatreonMemberRead>, EntitlementBasis, string]>([
     ['a paid pledge', {}, 'pledge', 'active patron'],
     ['a free trial (is_free_trial)', { isFreeTrial: true, lastChargeStatus: null, lastChargeDate: null }, 'free_trial', 'in a free trial'],
     ['a free trial (last charge "Free Trial")', { lastChargeStatus: 'Free Trial' }, 'free_trial', 'in a free trial'],
@@ -106,18 +119,25 @@ describe('entitlement: what an active entitlement rests on', () => {
       'active patron (last charge Partially Refunded on 2026-11-02)',
     ],
   ])('GIVEN %s THEN active, saying so', (_label, overrides, basis, reason) => {
-    const ent = entitlement(CAMPAIGN, member(overrides), grace7, NOW);
+    const ent = entitlementOfRead(CAMPAIGN, patreonRead(overrides), grace7, NOW);
     expect(ent).toMatchObject({ kind: 'active', basis, reason, tierIds: [TIER.gold] });
   });
 
   test('GIVEN a former patron whose paid period ended (the service lists no tier) THEN former', () => {
-    expect(entitlement(CAMPAIGN, member({ patronStatus: 'former_patron', entitledTierIds: [] }), grace7, NOW).kind).toBe('former');
+    expect(entitlementOfRead(CAMPAIGN, patreonRead({ patronStatus: 'former_patron', entitledTierIds: [] }), grace7, NOW).kind).toBe(
+      'former',
+    );
   });
 
   test.each<ChargeStatus>(['Refunded', 'Refunded by Patreon', 'Fraud'])(
     'GIVEN a declined patron whose last charge is %s THEN no grace',
     (c) => {
-      const ent = entitlement(CAMPAIGN, member({ patronStatus: 'declined_patron', lastChargeStatus: c, lastChargeDate: NOW }), grace7, NOW);
+      const ent = entitlementOfRead(
+        CAMPAIGN,
+        patreonRead({ patronStatus: 'declined_patron', lastChargeStatus: c, lastChargeDate: NOW }),
+        grace7,
+        NOW,
+      );
       expect(ent).toMatchObject({ kind: 'lapsed', tierIds: [], graceEndsAt: null });
     },
   );
@@ -125,7 +145,12 @@ describe('entitlement: what an active entitlement rests on', () => {
 
 describe('entitlement: an unreadable member', () => {
   test('GIVEN the last read could not be understood THEN none, frozen, naming the attribute', () => {
-    const ent = entitlement(CAMPAIGN, member({ unreadable: { attribute: 'patron_status', reason: 'is "paused_patron"' } }), grace7, NOW);
+    const ent = entitlementOfRead(
+      CAMPAIGN,
+      patreonRead({ unreadable: { attribute: 'patron_status', reason: 'is "paused_patron"' } }),
+      grace7,
+      NOW,
+    );
     expect(ent).toMatchObject({ kind: 'none', tierIds: [], unreadable: { attribute: 'patron_status' } });
     expect(ent.reason).toContain('patron_status is "paused_patron"');
   });
@@ -133,30 +158,30 @@ describe('entitlement: an unreadable member', () => {
 
 describe('entitlement: grace period', () => {
   const charged = new Date('2026-11-10T08:30:00Z');
-  const declinedMember = member({ patronStatus: 'declined_patron', lastChargeStatus: 'Declined', lastChargeDate: charged });
+  const declinedMember = patreonRead({ patronStatus: 'declined_patron', lastChargeStatus: 'Declined', lastChargeDate: charged });
 
   test('GIVEN 1 ms before last charge + grace days THEN roles are kept, with the end date in the reason', () => {
-    const ent = entitlement(CAMPAIGN, declinedMember, grace7, new Date(charged.getTime() + 7 * DAY - 1));
+    const ent = entitlementOfRead(CAMPAIGN, declinedMember, grace7, new Date(charged.getTime() + 7 * DAY - 1));
     expect(ent.kind).toBe('grace');
     expect(ent.graceEndsAt).toEqual(new Date(charged.getTime() + 7 * DAY));
     expect(ent.reason).toBe('payment declined on 2026-11-10; roles kept until 2026-11-17 (7-day grace period)');
   });
 
   test('GIVEN exactly last charge + grace days THEN the grace period has ended', () => {
-    const ent = entitlement(CAMPAIGN, declinedMember, grace7, new Date(charged.getTime() + 7 * DAY));
+    const ent = entitlementOfRead(CAMPAIGN, declinedMember, grace7, new Date(charged.getTime() + 7 * DAY));
     expect(ent.kind).toBe('lapsed');
     expect(ent.tierIds).toEqual([]);
     expect(ent.reason).toContain('grace period ended on 2026-11-17');
   });
 
   test('GIVEN a grace of 0 days THEN a decline ends access at once', () => {
-    const ent = entitlement(CAMPAIGN, declinedMember, { graceDays: 0 }, new Date(charged.getTime() + 1000));
+    const ent = entitlementOfRead(CAMPAIGN, declinedMember, { graceDays: 0 }, new Date(charged.getTime() + 1000));
     expect(ent.kind).toBe('lapsed');
     expect(ent.reason).toContain('no grace period');
   });
 
   test('GIVEN the service lists no tiers for a declined member THEN the tiers last seen while active are kept', () => {
-    const ent = entitlement(
+    const ent = entitlementOfRead(
       CAMPAIGN,
       { ...declinedMember, entitledTierIds: [], lastActiveTierIds: [TIER.silver] },
       grace7,
@@ -166,7 +191,7 @@ describe('entitlement: grace period', () => {
   });
 
   test('GIVEN a member first seen declined with no tier listed THEN the grace keeps nothing, and says so', () => {
-    const ent = entitlement(
+    const ent = entitlementOfRead(
       CAMPAIGN,
       { ...declinedMember, entitledTierIds: [], lastActiveTierIds: [] },
       grace7,
@@ -174,45 +199,45 @@ describe('entitlement: grace period', () => {
     );
     expect(ent).toMatchObject({ kind: 'grace', tierIds: [] });
     expect(ent.reason).toBe(
-      'payment declined on 2026-11-10; Patreon lists no tier until a payment goes through, so there are no roles to keep',
+      'payment declined on 2026-11-10; no tier is listed until a payment goes through, so there are no roles to keep',
     );
   });
 
   test('GIVEN no last_charge_date THEN the grace counts from the first decline the store kept (when it was first seen)', () => {
     const seen = new Date('2026-11-18T00:00:00Z');
     const m = { ...declinedMember, lastChargeDate: null, firstDeclinedAt: seen };
-    expect(entitlement(CAMPAIGN, m, grace7, new Date(seen.getTime() + 6 * DAY)).kind).toBe('grace');
-    expect(entitlement(CAMPAIGN, m, grace7, new Date(seen.getTime() + 7 * DAY)).kind).toBe('lapsed');
+    expect(entitlementOfRead(CAMPAIGN, m, grace7, new Date(seen.getTime() + 6 * DAY)).kind).toBe('grace');
+    expect(entitlementOfRead(CAMPAIGN, m, grace7, new Date(seen.getTime() + 7 * DAY)).kind).toBe('lapsed');
   });
 
   test('GIVEN neither a charge date nor a first-seen time THEN no grace can be granted', () => {
-    const ent = entitlement(CAMPAIGN, { ...declinedMember, lastChargeDate: null, firstDeclinedAt: null }, grace7, NOW);
+    const ent = entitlementOfRead(CAMPAIGN, { ...declinedMember, lastChargeDate: null, firstDeclinedAt: null }, grace7, NOW);
     expect(ent.kind).toBe('lapsed');
   });
 });
 
 describe('entitlement: other members', () => {
   test('GIVEN no member at all THEN none', () => {
-    expect(entitlement(CAMPAIGN, null, grace7, NOW)).toMatchObject({ kind: 'none', reason: 'not a member of this campaign' });
+    expect(entitlementOfRead(CAMPAIGN, null, grace7, NOW)).toMatchObject({ kind: 'none', reason: 'not a member of this campaign' });
   });
 
   test('GIVEN a follower who never pledged THEN follower', () => {
-    const ent = entitlement(CAMPAIGN, member({ patronStatus: null, isFollower: true, entitledTierIds: [] }), grace7, NOW);
+    const ent = entitlementOfRead(CAMPAIGN, patreonRead({ patronStatus: null, isFollower: true, entitledTierIds: [] }), grace7, NOW);
     expect(ent).toMatchObject({ kind: 'follower', isFollower: true, tierIds: [] });
   });
 
   test('GIVEN an active patron with no tier THEN active with no tiers', () => {
-    const ent = entitlement(CAMPAIGN, member({ entitledTierIds: [] }), grace7, NOW);
+    const ent = entitlementOfRead(CAMPAIGN, patreonRead({ entitledTierIds: [] }), grace7, NOW);
     expect(ent).toMatchObject({ kind: 'active', tierIds: [], reason: 'active patron without a tier' });
   });
 
   test('GIVEN an active patron whose charge is pending THEN the reason says so', () => {
-    const ent = entitlement(CAMPAIGN, member({ lastChargeStatus: 'Pending' }), grace7, NOW);
+    const ent = entitlementOfRead(CAMPAIGN, patreonRead({ lastChargeStatus: 'Pending' }), grace7, NOW);
     expect(ent.reason).toBe('active patron (payment pending)');
   });
 
   test('GIVEN an unknown patron status THEN none, naming it', () => {
-    const ent = entitlement(CAMPAIGN, member({ patronStatus: 'paused_patron' as unknown as PatronStatus }), grace7, NOW);
+    const ent = entitlementOfRead(CAMPAIGN, patreonRead({ patronStatus: 'paused_patron' as unknown as PatronStatus }), grace7, NOW);
     expect(ent).toMatchObject({ kind: 'none' });
     expect(ent.reason).toContain('paused_patron');
   });

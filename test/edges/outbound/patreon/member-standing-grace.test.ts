@@ -1,6 +1,24 @@
-import { entitlement, firstDeclineOf, nextGraceDeadline } from '../../../src/core/planner';
-import type { ChargeRead, KeptDecline, MemberState } from '../../../src/core/planner';
-import { CAMPAIGN, OTHER_CAMPAIGN, TIER, member } from './fixtures';
+import { nextDeadline } from '../../../../src/core/planner';
+import type { Entitlement, GuildSettings } from '../../../../src/core/planner';
+import {
+  type ChargeRead,
+  type KeptDecline,
+  type PatreonMemberRead,
+  firstDeclineOf,
+  patreonMemberState,
+} from '../../../../src/edges/outbound/patreon/member-standing';
+import { CAMPAIGN, DEFAULT_GUILD_SETTINGS, OTHER_CAMPAIGN, TIER, entitlementOf, patreonRead } from '../../../core/planner/fixtures';
+
+const entitlementOfRead = (
+  campaignId: string,
+  read: PatreonMemberRead | null,
+  settings: Pick<GuildSettings, 'graceDays'>,
+  now: Date,
+): Entitlement => entitlementOf(campaignId, read ? patreonMemberState(read) : null, settings, now);
+
+/** When the next grace period among these Patreon members ends (the scheduled check's time). */
+const nextGraceDeadline = (reads: readonly PatreonMemberRead[], graceDays: number, now: Date): Date | null =>
+  nextDeadline({ settings: { ...DEFAULT_GUILD_SETTINGS, graceDays } }, reads.map(patreonMemberState), now);
 
 const DAY = 86_400_000;
 const day0 = new Date('2026-11-10T08:00:00Z');
@@ -27,7 +45,7 @@ describe('grace counts from the first decline of the pledge, not from the last r
     [6, declinedRead(6)],
   ];
 
-  function stateOnDay(n: number): MemberState {
+  function stateOnDay(n: number): PatreonMemberRead {
     let kept: KeptDecline | null = null;
     let last: ChargeRead = declinedRead(0);
     for (const [readOn, read] of reads) {
@@ -35,7 +53,7 @@ describe('grace counts from the first decline of the pledge, not from the last r
       kept = { firstDeclinedAt: firstDeclineOf(kept, read, onDay(readOn)), pledgeRelationshipStart: read.pledgeRelationshipStart };
       last = read;
     }
-    return member({
+    return patreonRead({
       patronStatus: last.patronStatus,
       lastChargeStatus: last.lastChargeStatus,
       lastChargeDate: last.lastChargeDate,
@@ -54,7 +72,7 @@ describe('grace counts from the first decline of the pledge, not from the last r
     ['day 12 (7 days after the last retry would still be grace)', onDay(12), 'lapsed'],
   ])('on %s the roles are in %s', (_label, now, kind) => {
     const dayNumber = Math.floor((now.getTime() - day0.getTime()) / DAY);
-    const ent = entitlement(CAMPAIGN, stateOnDay(Math.min(dayNumber, 6)), grace7, now);
+    const ent = entitlementOfRead(CAMPAIGN, stateOnDay(Math.min(dayNumber, 6)), grace7, now);
     expect(ent.kind).toBe(kind);
     expect(ent.graceEndsAt).toEqual(onDay(7));
   });
@@ -65,7 +83,7 @@ describe('grace counts from the first decline of the pledge, not from the last r
 
   test('without a kept first decline (a snapshot from before), last_charge_date is the anchor as before', () => {
     const old = { ...stateOnDay(6), firstDeclinedAt: null };
-    expect(entitlement(CAMPAIGN, old, grace7, onDay(7)).graceEndsAt).toEqual(onDay(13));
+    expect(entitlementOfRead(CAMPAIGN, old, grace7, onDay(7)).graceEndsAt).toEqual(onDay(13));
   });
 });
 
@@ -101,20 +119,20 @@ describe('firstDeclineOf (what the snapshot keeps)', () => {
 
 describe('nextGraceDeadline (when a scheduled check should run)', () => {
   test('the earliest grace end still ahead, over every member in grace; none when no one is', () => {
-    const a = member({
+    const a = patreonRead({
       patronStatus: 'declined_patron',
       lastChargeStatus: 'Declined',
       firstDeclinedAt: onDay(0),
       lastChargeDate: onDay(5),
     });
-    const b = member({
+    const b = patreonRead({
       campaignId: OTHER_CAMPAIGN,
       patronStatus: 'declined_patron',
       lastChargeStatus: 'Declined',
       lastChargeDate: onDay(2),
       entitledTierIds: [TIER.art],
     });
-    const active = member();
+    const active = patreonRead();
     expect(nextGraceDeadline([active, b, a], 7, onDay(3))).toEqual(onDay(7));
     expect(nextGraceDeadline([active, b, a], 7, onDay(7))).toEqual(onDay(9));
     expect(nextGraceDeadline([active, b, a], 7, onDay(9))).toBeNull();
