@@ -116,6 +116,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     database,
     jobs: jobQueue,
     schedule: config.syncSchedule,
+    timezone: config.syncTimezone,
     liveInstances: async () => (await instances.live()).filter((i) => !i.stopping).length,
     meter,
     clock,

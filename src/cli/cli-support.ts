@@ -1,7 +1,18 @@
 import { type Config, type ConfigNeeds, parseConfig, readEnvironment } from '../config';
 import { DataDirLockedError } from '../edges/outbound/store/data-dir-lock';
 import { createLogger } from '../edges/outbound/observability/logger';
+import { packageVersion } from '../edges/outbound/store/package-root';
 import type { Logger } from '../shared/logger';
+
+/**
+ * `--version` on any command: prints the release (`tierlink 0.2.0`) and exits 0, before the
+ * configuration is read, so it works on a machine that has none yet.
+ */
+export function exitOnVersionFlag(argv: readonly string[] = process.argv.slice(2)): void {
+  if (!argv.includes('--version')) return;
+  process.stdout.write(`tierlink ${packageVersion()}\n`);
+  process.exit(0);
+}
 
 /**
  * Reads the configuration or stops: one message naming every offending variable, exit code 2, no

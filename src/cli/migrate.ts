@@ -1,8 +1,9 @@
 import { openConfiguredDatabase } from '../edges/outbound/store/open-configured';
-import { cliLogger, exitOnError, loadConfigOrExit } from './cli-support';
+import { cliLogger, exitOnError, exitOnVersionFlag, loadConfigOrExit } from './cli-support';
 
 /** `npm run migrate`: applies the database migrations and exits. */
 async function main(): Promise<void> {
+  exitOnVersionFlag();
   const config = loadConfigOrExit('database-only');
   const logger = cliLogger(config);
   const database = await openConfiguredDatabase(config, logger);

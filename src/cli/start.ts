@@ -1,10 +1,11 @@
 import { type Tierlink, createTierlink } from '../main';
-import { cliLogger, exitOnError, loadConfigOrExit } from './cli-support';
+import { cliLogger, exitOnError, exitOnVersionFlag, loadConfigOrExit } from './cli-support';
 import { handleUnhandledRejections } from './process-faults';
 import { handleShutdownSignals } from './shutdown-signals';
 
 /** `npm start`: configuration, then the service, until SIGTERM or SIGINT (a second one exits at once). */
 async function main(): Promise<void> {
+  exitOnVersionFlag();
   const config = loadConfigOrExit('service');
   const logger = cliLogger(config);
   const fail = exitOnError(logger);
