@@ -8,7 +8,7 @@ async function main(): Promise<void> {
   exitOnVersionFlag();
   const config = loadConfigOrExit('service');
   const logger = cliLogger(config);
-  const fail = exitOnError(logger);
+  const fail = exitOnError(logger, config);
   let tierlink: Tierlink | undefined;
   handleUnhandledRejections({ process, logger, count: () => tierlink?.services.metrics.unhandledRejections.inc() });
   try {
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     const { url } = await service.start();
     logger.info({ url }, 'Tierlink is running');
   } catch (error) {
-    logger.error({ err: error }, 'start-up failed');
+    // Stopped first, so that the failure is the last line of the log.
     await service.stop().catch(() => undefined);
     fail(error);
   }

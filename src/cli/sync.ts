@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit('service');
   // Logs go to stderr so stdout holds only the report (pipe --json into jq).
   const logger = cliLogger({ logLevel: args.json ? 'warn' : config.logLevel }, { stderr: true });
-  const tierlink = await createTierlink({ config, logger }).catch(exitOnError(logger));
+  const tierlink = await createTierlink({ config, logger }).catch(exitOnError(logger, config));
   try {
     const outcome = await tierlink.services.runSync({
       trigger: 'cli',

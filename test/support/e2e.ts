@@ -115,6 +115,55 @@ export function readReply(data: Record<string, unknown> | null): Omit<CommandRep
   };
 }
 
+/** The content, buttons and ephemerality of an interaction's last reply. */
+function replyOf(discord: DiscordSandbox, interactionId: string): CommandReply {
+  const responses = discord.interactionResponses(interactionId).filter((r) => !r.deferred);
+  const ephemeral = discord.interactionResponses(interactionId).some((r) => r.ephemeral);
+  return { ...readReply(responses.at(-1)?.data ?? null), ephemeral };
+}
+
+/**
+ * Runs a slash command as a member against whatever Tierlink serves the sandbox (in this process
+ * or another) and returns the final reply.
+ */
+export async function sandboxCommand(
+  world: { discord: DiscordSandbox; guildId: string },
+  userId: string,
+  name: string,
+  commandOptions: Array<Record<string, unknown>> = [],
+  memberPermissions = 0n,
+): Promise<CommandReply> {
+  const { discord, guildId } = world;
+  const { interactionId } = discord.injectCommand({ guildId, userId, name, options: commandOptions, memberPermissions });
+  await discord.waitForInteractionResponse(interactionId, { final: true, timeoutMs: 10_000 });
+  // A deferred command may edit its reply more than once (e.g. "updating…" then the result).
+  await new Promise((r) => setTimeout(r, 0));
+  return replyOf(discord, interactionId);
+}
+
+/** `/link` → button → authorize as `patreonUserId` → callback, in one browser; the result page. */
+export async function linkPatron(
+  world: { discord: DiscordSandbox; patreon: MembershipServiceSandbox; guildId: string },
+  discordUserId: string,
+  patreonUserId: string,
+  decision: 'allow' | 'deny' = 'allow',
+): Promise<{ status: number; html: string }> {
+  const reply = await sandboxCommand(world, discordUserId, 'link');
+  const button = reply.urls[0];
+  if (!button) throw new Error(`no link button in the /link reply: ${reply.content}`);
+  // One browser follows the button and comes back to the callback (it holds the flow's cookie).
+  const browser = new Browser();
+  const follow = await browser.get(button);
+  if (follow.status !== 302) return { status: follow.status, html: await follow.text() };
+  const authorizeUrl = follow.headers.get('location')!;
+  const callback =
+    decision === 'allow'
+      ? await world.patreon.approveAuthorization(authorizeUrl, patreonUserId)
+      : await world.patreon.denyAuthorization(authorizeUrl);
+  const page = await browser.get(callback);
+  return { status: page.status, html: await page.text() };
+}
+
 export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
   const clock = createManualClock(new Date('2026-11-20T12:00:00Z'));
   const patreon = await createMembershipServiceSandbox({ clock, dialect: options.dialect ?? 'spec' });
@@ -169,11 +218,6 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
   const { url, port } = await tierlink.start();
   patreon.registerRedirectUri(`${url}/oauth/callback`);
 
-  const replyOf = (record: { data: Record<string, unknown> | null; ephemeral: boolean } | undefined): CommandReply => {
-    const data = record?.data ?? null;
-    return { ...readReply(data), ephemeral: record?.ephemeral ?? false };
-  };
-
   const e2e: E2E = {
     clock,
     patreon,
@@ -190,15 +234,8 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
     roles,
     tiers,
 
-    async command(userId, name, commandOptions = [], memberPermissions = 0n) {
-      const { interactionId } = discord.injectCommand({ guildId, userId, name, options: commandOptions, memberPermissions });
-      await discord.waitForInteractionResponse(interactionId, { final: true, timeoutMs: 10_000 });
-      // A deferred command may edit its reply more than once (e.g. "updating…" then the result).
-      await new Promise((r) => setTimeout(r, 0));
-      const responses = discord.interactionResponses(interactionId).filter((r) => !r.deferred);
-      const ephemeral = discord.interactionResponses(interactionId).some((r) => r.ephemeral);
-      return { ...replyOf(responses.at(-1)), ephemeral };
-    },
+    command: (userId, name, commandOptions = [], memberPermissions = 0n) =>
+      sandboxCommand({ discord, guildId }, userId, name, commandOptions, memberPermissions),
 
     async autocomplete(userId, name, commandOptions, focused, memberPermissions = ADMIN) {
       const { interactionId } = discord.injectCommand({ guildId, userId, name, options: commandOptions, focused, memberPermissions });
@@ -209,22 +246,8 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
       }));
     },
 
-    async link(discordUserId, patreonUserId, decision = 'allow') {
-      const reply = await e2e.command(discordUserId, 'link');
-      const button = reply.urls[0];
-      if (!button) throw new Error(`no link button in the /link reply: ${reply.content}`);
-      // One browser follows the button and comes back to the callback (it holds the flow's cookie).
-      const browser = new Browser();
-      const follow = await browser.get(button);
-      if (follow.status !== 302) return { status: follow.status, html: await follow.text() };
-      const authorizeUrl = follow.headers.get('location')!;
-      const callback =
-        decision === 'allow'
-          ? await patreon.approveAuthorization(authorizeUrl, patreonUserId)
-          : await patreon.denyAuthorization(authorizeUrl);
-      const page = await browser.get(callback);
-      return { status: page.status, html: await page.text() };
-    },
+    link: (discordUserId, patreonUserId, decision = 'allow') =>
+      linkPatron({ discord, patreon, guildId }, discordUserId, patreonUserId, decision),
 
     async connect() {
       const reply = await e2e.command(ownerId, 'connect', [], ADMIN);

@@ -13,6 +13,7 @@ import type { Logger } from '../../../shared/logger';
 import { packageVersion } from './package-root';
 import { type DataDirLock, acquireDataDirLock } from './data-dir-lock';
 import { MIGRATIONS_FOLDER, type RawQuery, assertNotNewer, recordRelease } from './schema-level';
+import { copyDatabaseFolder, newSnapshotDir } from './backup/embedded-snapshot';
 import * as schema from './schema';
 
 /** One typed handle for both engines (docs/tech-facts.md §5). */
@@ -40,6 +41,12 @@ export interface Database {
     options?: { shared?: boolean },
   ): Promise<{ acquired: true; value: T } | { acquired: false }>;
   migrate(): Promise<void>;
+  /**
+   * The embedded database of a data folder only: copies its files while no statement runs (a
+   * moment: the time of a file copy) into `DATA_DIR/snapshots/…/pglite` and returns that path, for
+   * a backup to read at leisure (src/edges/outbound/store/backup/embedded-snapshot.ts).
+   */
+  snapshot?(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -271,6 +278,16 @@ async function openPglite(dataDir: string | undefined, logger: Logger, onQuery?:
       await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
       await recordRelease(rawQuery(client), release);
     },
+    ...(dataDir
+      ? {
+          snapshot: async () => {
+            const into = path.join(newSnapshotDir(dataDir), 'pglite');
+            // PGlite's own exclusion of statements (what its dumpDataDir holds): nothing writes meanwhile.
+            await client._runExclusiveQuery(() => copyDatabaseFolder(path.join(dataDir, 'pglite'), into));
+            return into;
+          },
+        }
+      : {}),
     close: async () => {
       try {
         await client.close();
