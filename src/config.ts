@@ -153,6 +153,14 @@ const schema = z
         .default('UTC'),
     ),
     BACKUP_DIR: optional(),
+    BACKUP_SCHEDULE: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .trim()
+        .refine((value) => isValidCron(value), { error: 'must be a cron expression, e.g. "30 3 * * *" (read in SYNC_TIMEZONE)' })
+        .default('30 3 * * *'),
+    ),
     BACKUP_KEEP: z.preprocess(
       blankToUndefined,
       z
@@ -261,6 +269,8 @@ export interface Config {
     dir: string | undefined;
     /** BACKUP_KEEP: how many of them are kept (the oldest go). */
     keep: number;
+    /** BACKUP_SCHEDULE: when, read in SYNC_TIMEZONE. */
+    schedule: string;
   };
   logLevel: (typeof LOG_LEVELS)[number];
   /** Sign-in with Discord for the dashboard; `clientSecret` undefined turns the dashboard off. */
@@ -359,7 +369,11 @@ export function parseConfig(env: Record<string, string | undefined>, needs: Conf
       metricsToken: e.METRICS_TOKEN,
       syncSchedule: e.SYNC_SCHEDULE,
       syncTimezone: e.SYNC_TIMEZONE,
-      backups: { dir: e.BACKUP_DIR === undefined ? undefined : path.resolve(e.BACKUP_DIR), keep: e.BACKUP_KEEP },
+      backups: {
+        dir: e.BACKUP_DIR === undefined ? undefined : path.resolve(e.BACKUP_DIR),
+        keep: e.BACKUP_KEEP,
+        schedule: e.BACKUP_SCHEDULE,
+      },
       logLevel: e.LOG_LEVEL,
       dashboard: { clientSecret: e.DISCORD_CLIENT_SECRET, webBaseUrl: e.DISCORD_WEB_BASE_URL },
       instances: { shardCount: e.DISCORD_SHARD_COUNT, publicKey: e.DISCORD_PUBLIC_KEY?.toLowerCase() },

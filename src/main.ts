@@ -183,6 +183,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       void sync.scheduler.resumeAbandoned();
       services.channels.start();
       services.retention.start();
+      services.backups?.start();
       housekeeping = setInterval(() => {
         const before = new Date(services.clock.now().getTime() - DAY);
         repos.linkTokens.prune(before).catch((error: unknown) => logger.warn({ err: error }, 'pruning link tokens failed'));
@@ -204,6 +205,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       await sync.scheduler.stop();
       await services.channels.stop();
       await services.retention.stop();
+      await services.backups?.stop();
       const grace = options.shutdownGraceMs ?? 10_000;
       const done = await Promise.all([webhooks.stop(grace), services.jobQueue.worker.stop(grace)]);
       if (done.includes(false)) logger.warn('stopped with work in flight; its leases expire and another start picks it up');

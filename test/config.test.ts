@@ -66,7 +66,7 @@ test('defaults follow the contract', () => {
     dataDir: path.resolve('./data'),
     syncSchedule: '0 4 * * *',
     syncTimezone: 'UTC',
-    backups: { dir: undefined, keep: 7 },
+    backups: { dir: undefined, keep: 7, schedule: '30 3 * * *' },
     logLevel: 'info',
   });
   expect(result.ok && resolvePublicUrl(result.value, 3000)).toBe('http://localhost:3000');
@@ -206,7 +206,10 @@ test('SYNC_TIMEZONE takes an IANA time zone; a zone the runtime does not know is
 
 test('BACKUP_DIR turns scheduled backups on (resolved like DATA_DIR); BACKUP_KEEP is a whole number from 1 to 1000', () => {
   const on = parseConfig({ ...minimal, BACKUP_DIR: 'backups', BACKUP_KEEP: '30' });
-  expect(on.ok && on.value.backups).toEqual({ dir: path.resolve('backups'), keep: 30 });
+  expect(on.ok && on.value.backups).toEqual({ dir: path.resolve('backups'), keep: 30, schedule: '30 3 * * *' });
+  expect(problems({ ...minimal, BACKUP_SCHEDULE: 'nightly' }).problems).toEqual([
+    { variable: 'BACKUP_SCHEDULE', message: expect.stringContaining('cron expression') },
+  ]);
   for (const keep of ['0', 'seven', '1001', '-1']) {
     expect(problems({ ...minimal, BACKUP_DIR: 'backups', BACKUP_KEEP: keep }).problems).toEqual([
       { variable: 'BACKUP_KEEP', message: expect.stringContaining('from 1 to 1000') },
