@@ -68,7 +68,9 @@ test('the tarball holds the built service, its migrations, a package.json for ru
   const other = inside.filter((f) => !/^dist\/src\/.+\.js$/.test(f) && !/^drizzle\/[^/]+\.sql$/.test(f));
   expect(other.sort()).toEqual(['LICENSE', 'drizzle/meta/_journal.json', 'package-lock.json', 'package.json']);
   expect(inside).toContain('dist/src/cli/start.js');
-  expect(inside.filter((f) => f.endsWith('.sql'))).toHaveLength(fs.readdirSync(path.join(root, 'drizzle')).filter((f) => f.endsWith('.sql')).length);
+  expect(inside.filter((f) => f.endsWith('.sql'))).toHaveLength(
+    fs.readdirSync(path.join(root, 'drizzle')).filter((f) => f.endsWith('.sql')).length,
+  );
   // No tests, benches, stand-ins, demo or source maps.
   expect(inside.some((f) => /test|bench|sandbox|demo|\.map$|\.ts$/.test(f.replace(/^dist\/src\//, '')))).toBe(false);
 });
@@ -97,7 +99,17 @@ test('its package.json runs the service only: no build step, no workspaces, no d
 
 test('npm ci --omit=dev installed no build or test tooling', () => {
   const modules = path.join(installed, 'node_modules');
-  for (const tool of ['typescript', 'jest', 'eslint', 'playwright-core', 'drizzle-kit', 'ts-jest', 'prettier', '@tierlink/sandbox', 'axe-core']) {
+  for (const tool of [
+    'typescript',
+    'jest',
+    'eslint',
+    'playwright-core',
+    'drizzle-kit',
+    'ts-jest',
+    'prettier',
+    '@tierlink/sandbox',
+    'axe-core',
+  ]) {
     expect([tool, fs.existsSync(path.join(modules, tool))]).toEqual([tool, false]);
   }
   expect(fs.existsSync(path.join(modules, 'discord.js'))).toBe(true);
@@ -188,7 +200,7 @@ test('installed, `npm start` runs against the stand-ins and links a patron; the 
   expect(stderr).toBe('');
 }, 300_000);
 
-test("every RUN step of the Dockerfile is a command this test or CI runs; the runtime runs as an unprivileged user with /data as its volume", () => {
+test('every RUN step of the Dockerfile is a command this test or CI runs; the runtime runs as an unprivileged user with /data as its volume', () => {
   const steps = [...dockerfile.matchAll(/^RUN ((?:.*\\\n)*.*)$/gm)].map((m) => m[1]!.replace(/\\\n\s*/g, ' ').trim());
   const commands = steps.flatMap((s) => s.split('&&').map((c) => c.trim()));
   expect(commands).toEqual([
@@ -222,8 +234,11 @@ test('compose.yml builds this Dockerfile, keeps DATA_DIR in a volume, and Caddy 
   expect(compose).toMatch(/^ {4}profiles: \["postgres"\]$/m);
 });
 
-(fs.existsSync('/usr/bin/systemd-analyze') ? test : test.skip)('the systemd unit passes systemd-analyze verify without a warning (where systemd is installed)', () => {
-  const result = spawnSync('systemd-analyze', ['verify', path.join(root, 'deploy/tierlink.service')], { encoding: 'utf8' });
-  expect(`${result.stdout}${result.stderr}`).toBe('');
-  expect(result.status).toBe(0);
-});
+(fs.existsSync('/usr/bin/systemd-analyze') ? test : test.skip)(
+  'the systemd unit passes systemd-analyze verify without a warning (where systemd is installed)',
+  () => {
+    const result = spawnSync('systemd-analyze', ['verify', path.join(root, 'deploy/tierlink.service')], { encoding: 'utf8' });
+    expect(`${result.stdout}${result.stderr}`).toBe('');
+    expect(result.status).toBe(0);
+  },
+);
