@@ -242,3 +242,29 @@ test('compose.yml builds this Dockerfile, keeps DATA_DIR in a volume, and Caddy 
     expect(result.status).toBe(0);
   },
 );
+
+const composeCli = ['/usr/bin/docker-compose', '/usr/local/bin/docker-compose'].find((p) => fs.existsSync(p));
+(composeCli ? test : test.skip)(
+  'docker-compose validates compose.yml, and refuses it without TIERLINK_DOMAIN (where docker-compose is installed)',
+  () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tierlink-compose-'));
+    try {
+      fs.copyFileSync(path.join(root, 'compose.yml'), path.join(dir, 'compose.yml'));
+      fs.writeFileSync(path.join(dir, '.env'), 'TIERLINK_DOMAIN=tierlink.example.com\n');
+      const services = (profile: string[]) => {
+        const result = spawnSync(composeCli!, ['-f', 'compose.yml', ...profile, 'config', '--services'], { cwd: dir, encoding: 'utf8' });
+        expect(result.status).toBe(0);
+        return result.stdout.split('\n').filter(Boolean).sort();
+      };
+      // docker-compose 1.x lists a profile's services whether or not the profile is on; `config` fails on any schema error.
+      expect(services([])).toEqual(['caddy', 'postgres', 'tierlink']);
+      expect(services(['--profile', 'postgres'])).toEqual(['caddy', 'postgres', 'tierlink']);
+      fs.writeFileSync(path.join(dir, '.env'), '');
+      const unset = spawnSync(composeCli!, ['-f', 'compose.yml', 'config'], { cwd: dir, encoding: 'utf8' });
+      expect(unset.status).not.toBe(0);
+      expect(unset.stderr).toContain('set TIERLINK_DOMAIN in .env');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

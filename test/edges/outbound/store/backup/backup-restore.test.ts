@@ -3,14 +3,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { Client } from 'pg';
-import { type Database, openDatabase } from '../../../../../src/edges/outbound/store/database';
+import { type Database, MIGRATIONS_FOLDER, openDatabase } from '../../../../../src/edges/outbound/store/database';
 import { BACKUP_FORMAT_VERSION, PROCESS_TABLES } from '../../../../../src/edges/outbound/store/backup/backup-format';
 import { readTables } from '../../../../../src/edges/outbound/store/backup/catalog';
 import { BackupFileError } from '../../../../../src/edges/outbound/store/backup/read-backup';
 import { RestoreRefusedError, restoreBackup } from '../../../../../src/edges/outbound/store/backup/restore-backup';
 import { type SqlSession, openPgliteSession } from '../../../../../src/edges/outbound/store/backup/sql-session';
 import { writeBackup } from '../../../../../src/edges/outbound/store/backup/write-backup';
-import { codeMigrations, migrationsThrough, readAppliedMigrations } from '../../../../../src/edges/outbound/store/schema-level';
+import {
+  codeMigrations,
+  migrationsThrough,
+  readAppliedMigrations,
+  recordRelease,
+} from '../../../../../src/edges/outbound/store/schema-level';
 import { secretKeyId } from '../../../../../src/edges/outbound/store/secret-box';
 import { silentLogger } from '../../../../../src/shared/logger';
 import {
@@ -347,4 +352,17 @@ test('the embedded database of a running process is copied while it writes: the 
     await database.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+}, 120_000);
+
+test('a database that only `npm run migrate` touched counts as empty: the restore loads into it', async () => {
+  const from = await source();
+  const file = await backupOf(from.session);
+  const to = await scratch(SUITE_ENGINE);
+  await to.session.migrate(MIGRATIONS_FOLDER);
+  await recordRelease(to.session.query, '0.1.9');
+
+  await expect(restoreBackup({ file, session: to.session, keys, release: RELEASE })).resolves.toMatchObject({ rows: expect.any(Number) });
+  expect(await to.session.query(`select value->>'version' as version from app_state where key = 'release'`)).toEqual([
+    { version: RELEASE },
+  ]);
 }, 120_000);
