@@ -66,21 +66,21 @@ test(`every scheduled run writes a backup, the newest BACKUP_KEEP stay, /doctor 
     if (waited > 150_000) throw new Error(`only ${written().length} scheduled backups: ${JSON.stringify(service.lines.slice(-5))}`);
     await new Promise((r) => setTimeout(r, 250));
   }
-  const files = fs.readdirSync(backupDir).sort();
-  expect(files.filter((f) => BACKUP_NAME.test(f))).toEqual(files);
-  expect(files.length).toBe(2);
-  const newest = await inventoryBackup(path.join(backupDir, files.at(-1)!));
-  expect(newest.header.engine).toBe(scratch ? 'postgres' : 'pglite');
-  expect(newest.tables.map((t) => t.table.table)).toContain('app_state');
-
   const doctor = await sandboxCommand({ discord, guildId }, ownerId, 'doctor', [], MANAGE_ROLES);
   expect(doctor.content).toMatch(
     new RegExp(
       `✅ \\*\\*Backups\\*\\*: the last at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC: tierlink-backup-\\d{8}T\\d{6}Z\\.jsonl\\.gz \\(\\d+ KB\\) in ${backupDir}; the newest 2 are kept`,
     ),
   );
+  // Stopping ends a backup in progress without leaving a file; the folder holds the newest two.
   service.child.kill('SIGTERM');
   expect(await service.exited).toBe(0);
+  const files = fs.readdirSync(backupDir).sort();
+  expect(files.filter((f) => BACKUP_NAME.test(f))).toEqual(files);
+  expect(files.length).toBe(2);
+  const newest = await inventoryBackup(path.join(backupDir, files.at(-1)!));
+  expect(newest.header.engine).toBe(scratch ? 'postgres' : 'pglite');
+  expect(newest.tables.map((t) => t.table.table)).toContain('app_state');
 
   // A BACKUP_DIR that cannot exist (a file is in the way): the run fails, the older backups stay, /doctor says what to do.
   const blocked = path.join(work, 'a-file');

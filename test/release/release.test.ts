@@ -231,7 +231,7 @@ test('compose.yml builds this Dockerfile, keeps DATA_DIR in a volume, and Caddy 
   expect(compose).toMatch(/^ {6}PORT: '3000'$/m);
   expect(compose).toContain('command: caddy reverse-proxy --from ${TIERLINK_DOMAIN:?set TIERLINK_DOMAIN in .env} --to tierlink:3000');
   expect(compose).toMatch(/^ {6}PUBLIC_URL: https:\/\/\$\{TIERLINK_DOMAIN/m);
-  expect(compose).toMatch(/^ {4}profiles: \["postgres"\]$/m);
+  expect(compose).toMatch(/^ {4}profiles: \['postgres'\]$/m);
 });
 
 (fs.existsSync('/usr/bin/systemd-analyze') ? test : test.skip)(

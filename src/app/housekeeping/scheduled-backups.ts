@@ -4,8 +4,8 @@ import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { DoctorCheck } from '../admin/doctor';
 
-/** One backup run: writes `file` (the same code as `npm run backup`). */
-export type RunBackup = (file: string) => Promise<{ bytes: number }>;
+/** One backup run: writes `file` (the same code as `npm run backup`); `signal` ends it, leaving no file. */
+export type RunBackup = (file: string, signal: AbortSignal) => Promise<{ bytes: number }>;
 
 /** The backups folder: the scheduled backups in it, and removing one. */
 export interface BackupFolder {
@@ -67,15 +67,32 @@ const size = (bytes: number | null) => (bytes === null ? '' : ` (${Math.max(1, M
 export function createScheduledBackups(deps: ScheduledBackupsDeps) {
   const { logger } = deps;
   let task: ScheduledTask | null = null;
+  /** The run in progress, which a stop ends. */
+  let current: { controller: AbortController; done: Promise<unknown> } | null = null;
 
   async function prune(): Promise<string[]> {
-    const names = (await deps.folder.list()).filter((n) => BACKUP_NAME.test(n)).sort();
+    const all = await deps.folder.list();
+    // What a run cut short by a crash left behind (one instance writes at a time: the lock).
+    for (const name of all)
+      if (BACKUP_NAME.test(name.replace(/\.partial$/, '')) && name.endsWith('.partial')) await deps.folder.remove(name);
+    const names = all.filter((n) => BACKUP_NAME.test(n)).sort();
     const old = names.slice(0, Math.max(0, names.length - deps.keep));
     for (const name of old) await deps.folder.remove(name);
     return old;
   }
 
   async function runNow(): Promise<BackupRecord | null> {
+    const controller = new AbortController();
+    const done = runLocked(controller.signal);
+    current = { controller, done };
+    try {
+      return await done;
+    } finally {
+      if (current?.done === done) current = null;
+    }
+  }
+
+  async function runLocked(signal: AbortSignal): Promise<BackupRecord | null> {
     const outcome = await deps.withLock(BACKUP_LOCK, async () => {
       const now = deps.clock.now();
       const name = backupName(now);
@@ -83,11 +100,13 @@ export function createScheduledBackups(deps: ScheduledBackupsDeps) {
       let record: BackupRecord;
       try {
         await deps.folder.list();
-        const { bytes } = await deps.run(deps.folder.path(name));
+        const { bytes } = await deps.run(deps.folder.path(name), signal);
         record = { at: now.toISOString(), ok: true, file: name, bytes, error: null, lastOkAt: now.toISOString(), lastOkFile: name };
         const removed = await prune();
         logger.info({ file: deps.folder.path(name), bytes, removed: removed.length }, 'scheduled backup written');
       } catch (error) {
+        // Stopped: nothing was written, and nothing failed.
+        if (signal.aborted) return null;
         const message = (error as Error).message.slice(0, 500);
         record = {
           at: now.toISOString(),
@@ -123,10 +142,16 @@ export function createScheduledBackups(deps: ScheduledBackupsDeps) {
         'scheduled backups on',
       );
     },
+    /** Stops the schedule; a backup in progress is ended and leaves no file. */
     async stop(): Promise<void> {
-      const current = task;
+      const scheduled = task;
       task = null;
-      if (current) await current.destroy();
+      if (scheduled) await scheduled.destroy();
+      const running = current;
+      if (running) {
+        running.controller.abort();
+        await running.done.catch(() => undefined);
+      }
     },
     /** `/doctor`'s line: the last scheduled backup, or what went wrong with it and the fix. */
     async doctorCheck(): Promise<DoctorCheck> {

@@ -12,7 +12,7 @@ import { packageRoot } from '../package-root';
  * this process's configuration. Rejects with the child's own failure line.
  */
 export function runBackupProcess(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'secretKey'>, options: { timeoutMs?: number } = {}) {
-  return (file: string): Promise<{ bytes: number }> =>
+  return (file: string, signal?: AbortSignal): Promise<{ bytes: number }> =>
     new Promise((resolve, reject) => {
       const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: config.dataDir, LOG_LEVEL: 'warn' };
       if (config.databaseUrl) env.DATABASE_URL = config.databaseUrl;
@@ -21,15 +21,26 @@ export function runBackupProcess(config: Pick<Config, 'databaseUrl' | 'dataDir' 
         env,
         stdio: ['ignore', 'ignore', 'pipe'],
         timeout: options.timeoutMs ?? 30 * 60_000,
+        ...(signal ? { signal } : {}),
       });
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => {
         if (stderr.length < 16_384) stderr += chunk.toString('utf8');
       });
-      child.on('error', reject);
-      child.on('close', (code, signal) => {
+      child.on('error', (error) => {
+        // Aborted (the service stops): settled when the child has exited ('close'), so its half-written file goes.
+        if (signal?.aborted) return;
+        reject(error);
+      });
+      child.on('close', (code, exitSignal) => {
+        // A finished backup counts even when the service is stopping; one that did not finish leaves no file behind.
         if (code === 0) {
           fs.promises.stat(file).then((s) => resolve({ bytes: s.size }), reject);
+          return;
+        }
+        fs.rmSync(`${file}.partial`, { force: true });
+        if (signal?.aborted) {
+          reject(new Error('the backup was stopped with the service'));
           return;
         }
         const last = stderr.trim().split('\n').at(-1) ?? '';
@@ -39,7 +50,7 @@ export function runBackupProcess(config: Pick<Config, 'databaseUrl' | 'dataDir' 
         } catch {
           // Not a log line: the text as it is.
         }
-        reject(new Error(message || `npm run backup ended with ${signal ?? `exit code ${code}`}`));
+        reject(new Error(message || `npm run backup ended with ${exitSignal ?? `exit code ${code}`}`));
       });
     });
 }
