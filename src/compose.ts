@@ -13,6 +13,8 @@ import { createSync } from './app/sync';
 import { createApiMeter } from './app/sync/api-meter';
 import { createWebhooks } from './app/webhooks';
 import { createRetention } from './app/housekeeping/retention';
+import { createScheduledBackups } from './app/housekeeping/scheduled-backups';
+import { backupFolder, runBackupProcess } from './edges/outbound/store/backup/backup-process';
 import type { Config } from './config';
 import { createDiscordSignIn } from './app/discord-sign-in';
 import { createDiscordAccess, createDiscordUserOAuth } from './edges/outbound/discord';
@@ -130,6 +132,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     database,
     jobs: jobQueue,
     schedule: config.syncSchedule,
+    timezone: config.syncTimezone,
     liveInstances: async () => (await instances.live()).filter((i) => !i.stopping).length,
     meter,
     clock,
@@ -198,6 +201,22 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     metrics,
     publicUrl,
   });
+  // Optional scheduled backups (BACKUP_DIR): `npm run backup` in a child process, on BACKUP_SCHEDULE.
+  const { dir: backupDir } = config.backups;
+  const backups = backupDir
+    ? createScheduledBackups({
+        dir: backupDir,
+        keep: config.backups.keep,
+        schedule: config.backups.schedule,
+        timezone: config.syncTimezone,
+        run: runBackupProcess(config),
+        folder: backupFolder(backupDir),
+        state: repos.appState,
+        withLock: (name, fn) => database.tryWithLock(name, fn),
+        clock,
+        logger,
+      })
+    : null;
   const admin = createCreatorAdmin({
     repos,
     accounts,
@@ -213,6 +232,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     preferredCampaignId: config.patreon.campaignId,
     joining,
     environmentBinding: { tokens: Boolean(config.patreon.creatorAccessToken), guildIds: config.discord.bindGuildIds },
+    ...(backups ? { backups } : {}),
   });
 
   const retention = createRetention({
@@ -246,7 +266,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   return {
     ...{ clock, metrics, database, box, repos, discord, rest: discord.rest, accounts, jobQueue, sync, webhooks, linking, admin, publicUrl },
     instances,
-    ...{ permissions, audit, dashboard, channels, retention, joining },
+    ...{ permissions, audit, dashboard, channels, retention, joining, backups },
     reconciler: sync.reconciler,
     scheduler: sync.scheduler,
     runSync: sync.runSync,

@@ -71,6 +71,16 @@ const bearerToken = (what: string) =>
       .optional(),
   );
 
+/** A time zone name the runtime knows (IANA, as node-cron's `timezone` option takes it). */
+function isTimeZone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const schema = z
   .object({
     DISCORD_TOKEN: required('the bot token from the Discord Developer Portal → Bot'),
@@ -133,6 +143,33 @@ const schema = z
         .trim()
         .refine((value) => isValidCron(value), { error: 'must be a cron expression, e.g. "0 4 * * *"' })
         .default('0 4 * * *'),
+    ),
+    SYNC_TIMEZONE: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .trim()
+        .refine((value) => isTimeZone(value), { error: 'must be an IANA time zone, e.g. "UTC", "Europe/Berlin" or "America/New_York"' })
+        .default('UTC'),
+    ),
+    BACKUP_DIR: optional(),
+    BACKUP_SCHEDULE: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .trim()
+        .refine((value) => isValidCron(value), { error: 'must be a cron expression, e.g. "30 3 * * *" (read in SYNC_TIMEZONE)' })
+        .default('30 3 * * *'),
+    ),
+    BACKUP_KEEP: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .trim()
+        .regex(/^\d+$/, { error: 'must be how many scheduled backups to keep: a whole number from 1 to 1000' })
+        .transform(Number)
+        .refine((n) => n >= 1 && n <= 1000, { error: 'must be how many scheduled backups to keep: a whole number from 1 to 1000' })
+        .default(7),
     ),
     // ---- several instances (docs/decisions.md §17) ----
     DISCORD_SHARD_COUNT: z.preprocess(
@@ -224,6 +261,17 @@ export interface Config {
   /** METRICS_TOKEN: the bearer token for `/metrics` from outside the loopback address. */
   metricsToken: string | undefined;
   syncSchedule: string;
+  /** SYNC_TIMEZONE: the IANA time zone SYNC_SCHEDULE is read in (UTC by default, whatever the machine's). */
+  syncTimezone: string;
+  /** Scheduled backups (docs/operating.md, "Backups"): off without BACKUP_DIR. */
+  backups: {
+    /** BACKUP_DIR: where scheduled backups are written; none when undefined. */
+    dir: string | undefined;
+    /** BACKUP_KEEP: how many of them are kept (the oldest go). */
+    keep: number;
+    /** BACKUP_SCHEDULE: when, read in SYNC_TIMEZONE. */
+    schedule: string;
+  };
   logLevel: (typeof LOG_LEVELS)[number];
   /** Sign-in with Discord: the pages of `/link` and `/connect`, the join page and the dashboard. */
   discordOAuth: {
@@ -321,6 +369,12 @@ export function parseConfig(env: Record<string, string | undefined>, needs: Conf
       healthToken: e.HEALTH_TOKEN,
       metricsToken: e.METRICS_TOKEN,
       syncSchedule: e.SYNC_SCHEDULE,
+      syncTimezone: e.SYNC_TIMEZONE,
+      backups: {
+        dir: e.BACKUP_DIR === undefined ? undefined : path.resolve(e.BACKUP_DIR),
+        keep: e.BACKUP_KEEP,
+        schedule: e.BACKUP_SCHEDULE,
+      },
       logLevel: e.LOG_LEVEL,
       discordOAuth: { clientSecret: e.DISCORD_CLIENT_SECRET, webBaseUrl: e.DISCORD_WEB_BASE_URL },
       instances: { shardCount: e.DISCORD_SHARD_COUNT, publicKey: e.DISCORD_PUBLIC_KEY?.toLowerCase() },

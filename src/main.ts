@@ -13,6 +13,10 @@ import { type HttpServer, listen } from './edges/inbound/web/http-server';
 import { createInteractionsEndpoint } from './edges/inbound/web/interactions-endpoint';
 import { createWebhookEndpoint } from './edges/inbound/web/webhook-endpoint';
 import { DAY } from './shared/clock';
+import { inStep } from './shared/startup-step';
+import { explainContext, explainFailure } from './edges/outbound/observability/explain-failure';
+import { checkPublicUrl } from './edges/outbound/observability/public-url-check';
+import { type RunningSnapshotEndpoint, startSnapshotEndpoint } from './edges/inbound/local/snapshot-endpoint';
 
 export type { TierlinkOptions } from './compose';
 
@@ -29,9 +33,9 @@ export interface Tierlink {
 export async function createTierlink(options: TierlinkOptions): Promise<Tierlink> {
   const { config, logger } = options;
   const ownsDatabase = !options.database;
-  const database = options.database ?? (await openConfiguredDatabase(config, logger));
+  const database = options.database ?? (await inStep('database', () => openConfiguredDatabase(config, logger)));
   try {
-    await database.migrate();
+    await inStep('database', () => database.migrate());
   } catch (error) {
     if (ownsDatabase) await database.close();
     throw error;
@@ -47,6 +51,8 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
   let shuttingDown = false;
   let server: HttpServer | null = null;
   let housekeeping: NodeJS.Timeout | undefined;
+  let snapshotEndpoint: RunningSnapshotEndpoint | null = null;
+  const stopping = new AbortController();
   // Commands are answered only once the configured campaigns are bound (src/edges/inbound/bot/interaction-router.ts).
   let serving = false;
   const instance = { id: randomUUID(), host: hostname(), pid: process.pid };
@@ -146,7 +152,11 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
         await sleep(250);
       }
     } catch (error) {
-      logger.error({ err: error }, 'connecting the creator from PATREON_CREATOR_ACCESS_TOKEN failed; /connect still works');
+      const explained = explainFailure(error, explainContext(config), 'patreon');
+      logger.error(
+        explained ? {} : { err: error },
+        `connecting the creator from PATREON_CREATOR_ACCESS_TOKEN failed: ${explained?.message ?? (error as Error).message} /connect still works.`,
+      );
     }
   }
 
@@ -154,9 +164,12 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     services,
     publicUrl: services.publicUrl,
     async start() {
-      server = await listen(app, config.port);
+      server = await inStep('web', () => listen(app, config.port));
       services.setListeningUrl(`http://localhost:${server.port}`);
       logger.info({ port: server.port, publicUrl: services.publicUrl() }, 'web server listening');
+      // `npm run backup` asks this process for a copy of the embedded database it holds.
+      const { snapshot } = database;
+      if (snapshot && ownsDatabase) snapshotEndpoint = await startSnapshotEndpoint({ dataDir: config.dataDir, snapshot, logger });
       logger.info({ url: services.dashboard.url() }, 'dashboard on (sign in with Discord)');
       const plainHttp = publicUrlWarning(services.publicUrl());
       if (plainHttp) logger.warn(plainHttp);
@@ -166,7 +179,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       if (database.engine === 'pglite') await services.instances.reset();
       await connectFromEnvironment();
       serving = true;
-      await bot.start();
+      await inStep('discord', () => bot.start());
       logger.info({ instance: instance.id, shards: bot.shards() }, 'serving commands');
       webhooks.registration.start();
       sync.scheduler.start();
@@ -174,18 +187,21 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       void sync.scheduler.resumeAbandoned();
       services.channels.start();
       services.retention.start();
+      services.backups?.start();
       housekeeping = setInterval(() => {
         const before = new Date(services.clock.now().getTime() - DAY);
         repos.linkTokens.prune(before).catch((error: unknown) => logger.warn({ err: error }, 'pruning link tokens failed'));
         services.dashboard.prune().catch((error: unknown) => logger.warn({ err: error }, 'pruning dashboard sessions failed'));
       }, 60 * 60_000);
       housekeeping.unref();
+      void checkPublicUrl({ publicUrl: services.publicUrl(), logger, signal: stopping.signal });
       return { url: services.publicUrl(), port: server.port };
     },
 
     async stop() {
       if (shuttingDown) return;
       shuttingDown = true;
+      stopping.abort();
       clearInterval(housekeeping);
       const closing = server?.close(5000);
       // First, so the other instances take the gateway shards over at once (they answer from then on).
@@ -193,10 +209,12 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       await sync.scheduler.stop();
       await services.channels.stop();
       await services.retention.stop();
+      await services.backups?.stop();
       const grace = options.shutdownGraceMs ?? 10_000;
       const done = await Promise.all([webhooks.stop(grace), services.jobQueue.worker.stop(grace)]);
       if (done.includes(false)) logger.warn('stopped with work in flight; its leases expire and another start picks it up');
       await closing;
+      await snapshotEndpoint?.close();
       if (ownsDatabase) await database.close();
       logger.info('stopped');
     },

@@ -67,6 +67,8 @@ test('defaults follow the contract', () => {
     databaseUrl: undefined,
     dataDir: path.resolve('./data'),
     syncSchedule: '0 4 * * *',
+    syncTimezone: 'UTC',
+    backups: { dir: undefined, keep: 7, schedule: '30 3 * * *' },
     logLevel: 'info',
   });
   expect(result.ok && resolvePublicUrl(result.value, 3000)).toBe('http://localhost:3000');
@@ -197,4 +199,27 @@ describe('DISCORD_SHARD_COUNT', () => {
       expect(error.message).toContain('DISCORD_SHARD_COUNT');
     },
   );
+});
+
+test('SYNC_TIMEZONE takes an IANA time zone; a zone the runtime does not know is named with examples', () => {
+  const berlin = parseConfig({ ...minimal, SYNC_TIMEZONE: ' Europe/Berlin ' });
+  expect(berlin.ok && berlin.value.syncTimezone).toBe('Europe/Berlin');
+  for (const zone of ['Mars/Olympus_Mons', 'CEST+2', 'GMT+25']) {
+    expect(problems({ ...minimal, SYNC_TIMEZONE: zone }).problems).toEqual([
+      { variable: 'SYNC_TIMEZONE', message: expect.stringContaining('IANA time zone, e.g. "UTC"') },
+    ]);
+  }
+});
+
+test('BACKUP_DIR turns scheduled backups on (resolved like DATA_DIR); BACKUP_KEEP is a whole number from 1 to 1000', () => {
+  const on = parseConfig({ ...minimal, BACKUP_DIR: 'backups', BACKUP_KEEP: '30' });
+  expect(on.ok && on.value.backups).toEqual({ dir: path.resolve('backups'), keep: 30, schedule: '30 3 * * *' });
+  expect(problems({ ...minimal, BACKUP_SCHEDULE: 'nightly' }).problems).toEqual([
+    { variable: 'BACKUP_SCHEDULE', message: expect.stringContaining('cron expression') },
+  ]);
+  for (const keep of ['0', 'seven', '1001', '-1']) {
+    expect(problems({ ...minimal, BACKUP_DIR: 'backups', BACKUP_KEEP: keep }).problems).toEqual([
+      { variable: 'BACKUP_KEEP', message: expect.stringContaining('from 1 to 1000') },
+    ]);
+  }
 });

@@ -1,7 +1,18 @@
 import { type Config, type ConfigNeeds, parseConfig, readEnvironment } from '../config';
-import { DataDirLockedError } from '../edges/outbound/store/data-dir-lock';
+import { ExitCode, explainContext, explainFailure } from '../edges/outbound/observability/explain-failure';
 import { createLogger } from '../edges/outbound/observability/logger';
+import { packageVersion } from '../edges/outbound/store/package-root';
 import type { Logger } from '../shared/logger';
+
+/**
+ * `--version` on any command: prints the release (`tierlink 0.2.0`) and exits 0, before the
+ * configuration is read, so it works on a machine that has none yet.
+ */
+export function exitOnVersionFlag(argv: readonly string[] = process.argv.slice(2)): void {
+  if (!argv.includes('--version')) return;
+  process.stdout.write(`tierlink ${packageVersion()}\n`);
+  process.exit(0);
+}
 
 /**
  * Reads the configuration or stops: one message naming every offending variable, exit code 2, no
@@ -21,14 +32,26 @@ export function cliLogger(config: Pick<Config, 'logLevel'>, options: { stderr?: 
   return createLogger({ level: config.logLevel, pretty: stream.isTTY === true, stderr: options.stderr === true });
 }
 
-/** Expected failures end with their sentence, not a stack trace; anything else is a bug and shows it. */
-export function exitOnError(logger: Logger) {
+/** Whether the log shows debug lines: only then does an explained failure carry its stack trace. */
+const debugging = (logger: Logger) => logger.level === 'debug' || logger.level === 'trace';
+
+/**
+ * Ends the process on a failure: one log line and an exit code a supervisor understands
+ * (docs/operating.md, "Exit codes"). A failure the operator can fix (a refused token, a port in use,
+ * a database that does not answer) is its sentence, naming the variable and the fix, without a
+ * stack trace unless LOG_LEVEL is debug; anything else is a bug and shows its stack.
+ */
+export function exitOnError(logger: Logger, config?: Parameters<typeof explainContext>[0]) {
   return (error: unknown): never => {
-    if (error instanceof DataDirLockedError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(3);
+    const explained = explainFailure(error, explainContext(config ?? {}));
+    if (explained) {
+      logger.fatal({ exitCode: explained.exitCode, ...(debugging(logger) ? { err: error } : {}) }, explained.message);
+      process.exit(explained.exitCode);
     }
-    logger.fatal({ err: error }, 'stopped by an unexpected error');
-    process.exit(1);
+    logger.fatal(
+      { err: error, exitCode: ExitCode.bug },
+      'stopped by an unexpected error (a bug: please report it with this line; the fix is not in your settings)',
+    );
+    process.exit(ExitCode.bug);
   };
 }

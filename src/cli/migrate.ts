@@ -1,17 +1,22 @@
 import { openConfiguredDatabase } from '../edges/outbound/store/open-configured';
-import { cliLogger, exitOnError, loadConfigOrExit } from './cli-support';
+import { inStep } from '../shared/startup-step';
+import { cliLogger, exitOnError, exitOnVersionFlag, loadConfigOrExit } from './cli-support';
 
-/** `npm run migrate`: applies the database migrations and exits. */
+/** `npm run migrate`: applies the database migrations and exits (exit codes: docs/operating.md). */
 async function main(): Promise<void> {
+  exitOnVersionFlag();
   const config = loadConfigOrExit('database-only');
   const logger = cliLogger(config);
-  const database = await openConfiguredDatabase(config, logger);
+  const fail = exitOnError(logger, config);
+  const database = await inStep('database', () => openConfiguredDatabase(config, logger)).catch(fail);
   try {
-    await database.migrate();
+    await inStep('database', () => database.migrate());
     logger.info({ engine: database.engine }, 'migrations applied');
-  } finally {
-    await database.close();
+  } catch (error) {
+    await database.close().catch(() => undefined);
+    return fail(error);
   }
+  await database.close();
 }
 
 if (require.main === module) main().catch((error) => exitOnError(cliLogger({ logLevel: 'info' }))(error));

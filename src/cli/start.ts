@@ -1,13 +1,14 @@
 import { type Tierlink, createTierlink } from '../main';
-import { cliLogger, exitOnError, loadConfigOrExit } from './cli-support';
+import { cliLogger, exitOnError, exitOnVersionFlag, loadConfigOrExit } from './cli-support';
 import { handleUnhandledRejections } from './process-faults';
 import { handleShutdownSignals } from './shutdown-signals';
 
 /** `npm start`: configuration, then the service, until SIGTERM or SIGINT (a second one exits at once). */
 async function main(): Promise<void> {
+  exitOnVersionFlag();
   const config = loadConfigOrExit('service');
   const logger = cliLogger(config);
-  const fail = exitOnError(logger);
+  const fail = exitOnError(logger, config);
   let tierlink: Tierlink | undefined;
   handleUnhandledRejections({ process, logger, count: () => tierlink?.services.metrics.unhandledRejections.inc() });
   try {
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
     const { url } = await service.start();
     logger.info({ url }, 'Tierlink is running');
   } catch (error) {
-    logger.error({ err: error }, 'start-up failed');
+    // Stopped first, so that the failure is the last line of the log.
     await service.stop().catch(() => undefined);
     fail(error);
   }

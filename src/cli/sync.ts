@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createTierlink } from '../main';
 import { formatSyncReport } from '../core/sync-report';
-import { cliLogger, exitOnError, loadConfigOrExit } from './cli-support';
+import { cliLogger, exitOnError, exitOnVersionFlag, loadConfigOrExit } from './cli-support';
 
 const USAGE = `Usage: npm run sync -- [--dry-run] [--json] [--force] [--adopt] [--guild <id>]
 
@@ -11,13 +11,15 @@ const USAGE = `Usage: npm run sync -- [--dry-run] [--json] [--force] [--adopt] [
   --adopt        also record the tier roles entitled patrons already hold (given by hand or by
                  another bot) as Tierlink's grants, so they go when those pledges end; no role
                  request is sent for them (with --dry-run: only count them)
-  --guild <id>   only this Discord server`;
+  --guild <id>   only this Discord server
+  --version      print Tierlink's version and exit`;
 
 /**
  * `npm run sync`: one full sync now (the same code as the nightly run and `/sync`), then exit.
  * Exit code 0 when the run was ok, 1 when it failed or held removals, 2 on bad arguments.
  */
 async function main(): Promise<void> {
+  exitOnVersionFlag();
   let args;
   try {
     args = parseArgs({
@@ -42,7 +44,7 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit('service');
   // Logs go to stderr so stdout holds only the report (pipe --json into jq).
   const logger = cliLogger({ logLevel: args.json ? 'warn' : config.logLevel }, { stderr: true });
-  const tierlink = await createTierlink({ config, logger }).catch(exitOnError(logger));
+  const tierlink = await createTierlink({ config, logger }).catch(exitOnError(logger, config));
   try {
     const outcome = await tierlink.services.runSync({
       trigger: 'cli',

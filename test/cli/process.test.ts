@@ -85,10 +85,15 @@ test('a second process on the same DATA_DIR refuses to start with a clear messag
   await first.logged('Tierlink is running');
   const second = startService();
   expect(await second.exited).toBe(3);
-  expect(second.stderr()).toMatch(
+  // One line, the last of its log, without a stack trace.
+  const fatal = second.lines.filter((l) => (l.level as number) >= 50);
+  expect(fatal).toEqual([second.lines.at(-1)]);
+  expect(fatal[0]).toMatchObject({ level: 60, exitCode: 3 });
+  expect(fatal[0]!.msg).toMatch(
     /^DATA_DIR .* is in use by another Tierlink process \(pid \d+ on .*\)\. The embedded database allows one process at a time/,
   );
-  expect(second.stderr()).not.toMatch(/\n\s+at /);
+  expect(JSON.stringify(second.lines)).not.toMatch(/\\n\s+at /);
+  expect(second.stderr()).toBe('');
 
   first.child.kill('SIGINT');
   expect(await first.exited).toBe(0);

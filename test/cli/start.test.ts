@@ -8,10 +8,10 @@ const root = packageRoot();
 const main = path.join(root, 'dist/src/cli/start.js');
 
 /** Runs the built service as `npm start` does, from an empty folder (no .env) with only PATH set. */
-function start(env: Record<string, string> = {}) {
+function start(env: Record<string, string> = {}, args: string[] = [], script = main) {
   expect(fs.existsSync(main)).toBe(true); // `npm test` builds first
   const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'tierlink-start-'));
-  const result = spawnSync(process.execPath, [main], {
+  const result = spawnSync(process.execPath, [script, ...args], {
     cwd,
     env: { PATH: process.env.PATH ?? '', ...env },
     encoding: 'utf8',
@@ -60,3 +60,14 @@ test('npm run migrate needs only the database and applies the migrations into DA
   expect(fs.existsSync(path.join(dataDir, 'pglite'))).toBe(true);
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
+
+test.each(['start', 'migrate', 'sync'])(
+  '%s --version prints the version of package.json and exits 0, with no configuration at all',
+  (command) => {
+    const { version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
+    const result = start({}, ['--version'], path.join(root, `dist/src/cli/${command}.js`));
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe(`tierlink ${version}\n`);
+    expect(result.stderr).toBe('');
+  },
+);

@@ -130,6 +130,76 @@ export function readReply(data: Record<string, unknown> | null): Omit<CommandRep
   };
 }
 
+/** The content, buttons and ephemerality of an interaction's last reply. */
+function replyOf(discord: DiscordSandbox, interactionId: string): CommandReply {
+  const responses = discord.interactionResponses(interactionId).filter((r) => !r.deferred);
+  const ephemeral = discord.interactionResponses(interactionId).some((r) => r.ephemeral);
+  return { ...readReply(responses.at(-1)?.data ?? null), ephemeral };
+}
+
+/**
+ * Runs a slash command as a member against whatever Tierlink serves the sandbox (in this process
+ * or another) and returns the final reply.
+ */
+export async function sandboxCommand(
+  world: { discord: DiscordSandbox; guildId: string },
+  userId: string,
+  name: string,
+  commandOptions: Array<Record<string, unknown>> = [],
+  memberPermissions = 0n,
+): Promise<CommandReply> {
+  const { discord, guildId } = world;
+  const { interactionId } = discord.injectCommand({ guildId, userId, name, options: commandOptions, memberPermissions });
+  await discord.waitForInteractionResponse(interactionId, { final: true, timeoutMs: 10_000 });
+  // A deferred command may edit its reply more than once (e.g. "updating…" then the result).
+  await new Promise((r) => setTimeout(r, 0));
+  return replyOf(discord, interactionId);
+}
+
+/**
+ * Follows a `/link` or `/connect` button in `browser` through the Discord sign-in (Discord's consent
+ * page as `discordUserId` when it asks) to the membership service's authorize page, or the page the
+ * flow ended on.
+ */
+export async function followToService(
+  discord: DiscordSandbox,
+  browser: Browser,
+  button: string,
+  discordUserId: string,
+): Promise<{ kind: 'service'; url: string } | { kind: 'page'; status: number; html: string }> {
+  const follow = await browser.get(button);
+  let location = follow.headers.get('location');
+  if (follow.status !== 302 || !location) return { kind: 'page', status: follow.status, html: await follow.text() };
+  if (location.startsWith(`${discord.webBaseUrl}/`)) {
+    const back = await browser.get(await discord.approveAuthorization(location, discordUserId));
+    location = back.headers.get('location');
+    if (back.status !== 302 || !location) return { kind: 'page', status: back.status, html: await back.text() };
+  }
+  return { kind: 'service', url: location };
+}
+
+/** `/link` → button → Discord sign-in → authorize as `patreonUserId` → callback, in one browser; the result page. */
+export async function linkPatron(
+  world: { discord: DiscordSandbox; patreon: MembershipServiceSandbox; guildId: string },
+  discordUserId: string,
+  patreonUserId: string,
+  decision: 'allow' | 'deny' = 'allow',
+): Promise<{ status: number; html: string }> {
+  const reply = await sandboxCommand(world, discordUserId, 'link');
+  const button = reply.urls[0];
+  if (!button) throw new Error(`no link button in the /link reply: ${reply.content}`);
+  // One browser follows the button and comes back to the callback (it holds the flow's cookie).
+  const browser = new Browser();
+  const step = await followToService(world.discord, browser, button, discordUserId);
+  if (step.kind === 'page') return { status: step.status, html: step.html };
+  const callback =
+    decision === 'allow'
+      ? await world.patreon.approveAuthorization(step.url, patreonUserId)
+      : await world.patreon.denyAuthorization(step.url);
+  const page = await browser.get(callback);
+  return { status: page.status, html: await page.text() };
+}
+
 export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
   const clock = createManualClock(new Date('2026-11-20T12:00:00Z'));
   const patreon = await createMembershipServiceSandbox({ clock, dialect: options.dialect ?? 'spec' });
@@ -191,11 +261,6 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
   // The pages of /link and /connect sign people in with Discord first (registered as the README says).
   discord.registerRedirectUri(`${url}/discord/callback`);
 
-  const replyOf = (record: { data: Record<string, unknown> | null; ephemeral: boolean } | undefined): CommandReply => {
-    const data = record?.data ?? null;
-    return { ...readReply(data), ephemeral: record?.ephemeral ?? false };
-  };
-
   const e2e: E2E = {
     clock,
     patreon,
@@ -212,15 +277,8 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
     roles,
     tiers,
 
-    async command(userId, name, commandOptions = [], memberPermissions = 0n) {
-      const { interactionId } = discord.injectCommand({ guildId, userId, name, options: commandOptions, memberPermissions });
-      await discord.waitForInteractionResponse(interactionId, { final: true, timeoutMs: 10_000 });
-      // A deferred command may edit its reply more than once (e.g. "updating…" then the result).
-      await new Promise((r) => setTimeout(r, 0));
-      const responses = discord.interactionResponses(interactionId).filter((r) => !r.deferred);
-      const ephemeral = discord.interactionResponses(interactionId).some((r) => r.ephemeral);
-      return { ...replyOf(responses.at(-1)), ephemeral };
-    },
+    command: (userId, name, commandOptions = [], memberPermissions = 0n) =>
+      sandboxCommand({ discord, guildId }, userId, name, commandOptions, memberPermissions),
 
     async autocomplete(userId, name, commandOptions, focused, memberPermissions = ADMIN) {
       const { interactionId } = discord.injectCommand({ guildId, userId, name, options: commandOptions, focused, memberPermissions });
@@ -231,31 +289,10 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
       }));
     },
 
-    async followToService(browser, button, discordUserId) {
-      const follow = await browser.get(button);
-      let location = follow.headers.get('location');
-      if (follow.status !== 302 || !location) return { kind: 'page', status: follow.status, html: await follow.text() };
-      if (location.startsWith(`${discord.webBaseUrl}/`)) {
-        const back = await browser.get(await discord.approveAuthorization(location, discordUserId));
-        location = back.headers.get('location');
-        if (back.status !== 302 || !location) return { kind: 'page', status: back.status, html: await back.text() };
-      }
-      return { kind: 'service', url: location };
-    },
+    followToService: (browser, button, discordUserId) => followToService(discord, browser, button, discordUserId),
 
-    async link(discordUserId, patreonUserId, decision = 'allow') {
-      const reply = await e2e.command(discordUserId, 'link');
-      const button = reply.urls[0];
-      if (!button) throw new Error(`no link button in the /link reply: ${reply.content}`);
-      // One browser follows the button and comes back to the callback (it holds the flow's cookie).
-      const browser = new Browser();
-      const step = await e2e.followToService(browser, button, discordUserId);
-      if (step.kind === 'page') return { status: step.status, html: step.html };
-      const callback =
-        decision === 'allow' ? await patreon.approveAuthorization(step.url, patreonUserId) : await patreon.denyAuthorization(step.url);
-      const page = await browser.get(callback);
-      return { status: page.status, html: await page.text() };
-    },
+    link: (discordUserId, patreonUserId, decision = 'allow') =>
+      linkPatron({ discord, patreon, guildId }, discordUserId, patreonUserId, decision),
 
     async connect() {
       const reply = await e2e.command(ownerId, 'connect', [], ADMIN);

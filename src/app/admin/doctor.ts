@@ -65,6 +65,8 @@ export interface DoctorDeps {
   application?: ApplicationInfo;
   /** The creator tokens of the environment and the servers they may bind. */
   environmentBinding?: EnvironmentBinding;
+  /** Scheduled backups (BACKUP_DIR), when on: the last one, or what went wrong with it. */
+  backups?(): Promise<DoctorCheck>;
 }
 
 const day = (d: Date) => d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
@@ -388,6 +390,7 @@ export function createDoctor(deps: DoctorDeps) {
       if (unreadable) checks.push(unreadable);
       checks.push(...(await syncChecks(deps, guildId)));
       if (deps.joinPage && campaignIds.length > 0) checks.push(await deps.joinPage(guildId));
+      if (deps.backups) checks.push(await deps.backups());
       return checks;
     },
   };

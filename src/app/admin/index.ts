@@ -59,6 +59,8 @@ export interface CreatorAdminDeps {
   joining: { links: JoinLinks; doctorCheck(guildId: string): Promise<DoctorCheck> };
   /** PATREON_CREATOR_ACCESS_TOKEN is set, and DISCORD_GUILD_ID with DISCORD_GUILD_IDS: the servers it may bind. */
   environmentBinding?: EnvironmentBinding;
+  /** Scheduled backups (BACKUP_DIR), for `/doctor`. */
+  backups?: { doctorCheck(): Promise<DoctorCheck> };
 }
 
 /**
@@ -150,6 +152,7 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
       };
     },
     joinPage: (guildId) => deps.joining.doctorCheck(guildId),
+    ...(deps.backups ? { backups: deps.backups.doctorCheck } : {}),
     lastSync: async (guildId) => {
       const run = await repos.syncRuns.lastFinished(guildId);
       if (!run) return null;

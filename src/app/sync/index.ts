@@ -45,6 +45,8 @@ export interface SyncSubsystemDeps {
   jobs: Pick<JobQueue, 'enqueue' | 'register' | 'store'>;
   /** SYNC_SCHEDULE. */
   schedule: string;
+  /** SYNC_TIMEZONE: the time zone of the schedule. */
+  timezone?: string;
   meter?: ApiMeter;
   clock: Clock;
   metrics: Metrics;
@@ -125,6 +127,7 @@ export function createSync(deps: SyncSubsystemDeps) {
     : null;
   const scheduler = createSyncScheduler({
     schedule: deps.schedule,
+    ...(deps.timezone !== undefined ? { timezone: deps.timezone } : {}),
     database: deps.database,
     fullSync,
     logger,

@@ -145,7 +145,10 @@ export function createSyncScheduler(deps: SyncSchedulerDeps) {
         ...(deps.timezone !== undefined ? { timezone: deps.timezone } : {}),
       });
       Promise.resolve(task.start()).catch((error: unknown) => logger.error({ err: error }, 'the full-sync schedule did not start'));
-      logger.info({ schedule: deps.schedule, next: task.getNextRun()?.toISOString() ?? null }, 'full sync scheduled');
+      logger.info(
+        { schedule: deps.schedule, timezone: deps.timezone ?? null, next: task.getNextRun()?.toISOString() ?? null },
+        'full sync scheduled',
+      );
     },
 
     /** Stops the cron job; a run in progress finishes. */

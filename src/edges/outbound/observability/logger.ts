@@ -34,12 +34,33 @@ export const REDACT_PATHS = [
   '*.ticket',
   '*.codeVerifier',
   '*.code_verifier',
+  'req.query.code',
+  'req.body.code',
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["x-patreon-signature"]',
   'req.headers["x-service-signature"]',
   'res.headers["set-cookie"]',
 ];
+
+const REDACTED = '[redacted]';
+
+/**
+ * A `code` field is either an OAuth authorization code (a secret: random letters of both cases and
+ * digits) or the code of a failure, which the operator needs to read: a number (Discord's JSON error
+ * codes, gateway close codes), a constant (an errno such as `ENOTFOUND`, `ERR_…`, a PostgreSQL
+ * SQLSTATE such as `28P01`) or one of our problem kinds (`missing_permissions`). Those stay; anything
+ * else under a `code` key is redacted.
+ */
+export function isFailureCode(value: unknown): boolean {
+  if (typeof value === 'number') return true;
+  return typeof value === 'string' && (/^[A-Z0-9_]{2,40}$/.test(value) || /^[a-z]+(?:_[a-z]+)*$/.test(value));
+}
+
+/** pino's censor: every redacted path reads "[redacted]", except a failure's code (see {@link isFailureCode}). */
+export function censor(value: unknown, path: ReadonlyArray<string | symbol>): unknown {
+  return path.at(-1) === 'code' && isFailureCode(value) ? value : REDACTED;
+}
 
 /**
  * Secrets that travel in URLs: the one-time link tokens in `/link/:token` and `/connect/:token`,
@@ -113,7 +134,7 @@ export function createLogger(setup: LoggerSetup): Logger {
   const options: LoggerOptions = {
     level: setup.level,
     base: { service: 'tierlink' },
-    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    redact: { paths: REDACT_PATHS, censor: censor as (value: unknown, path: string[]) => unknown },
     timestamp: pino.stdTimeFunctions.isoTime,
     serializers: { err: boundedError as (e: Error) => object },
     formatters: { log: (fields) => boundFields(fields) as Record<string, unknown> },

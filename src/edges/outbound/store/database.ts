@@ -10,8 +10,10 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { Client, Pool } from 'pg';
 import type { Logger } from '../../../shared/logger';
-import { packageRoot } from './package-root';
+import { packageVersion } from './package-root';
 import { type DataDirLock, acquireDataDirLock } from './data-dir-lock';
+import { MIGRATIONS_FOLDER, type RawQuery, assertNotNewer, recordRelease } from './schema-level';
+import { copyDatabaseFolder, newSnapshotDir } from './backup/embedded-snapshot';
 import * as schema from './schema';
 
 /** One typed handle for both engines (docs/tech-facts.md §5). */
@@ -39,6 +41,12 @@ export interface Database {
     options?: { shared?: boolean },
   ): Promise<{ acquired: true; value: T } | { acquired: false }>;
   migrate(): Promise<void>;
+  /**
+   * The embedded database of a data folder only: copies its files while no statement runs (a
+   * moment: the time of a file copy) into `DATA_DIR/snapshots/…/pglite` and returns that path, for
+   * a backup to read at leisure (src/edges/outbound/store/backup/embedded-snapshot.ts).
+   */
+  snapshot?(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -86,7 +94,12 @@ export type DatabaseOptions = (
  */
 export const PGLITE_CONF = ['shared_buffers = 16MB'];
 
-export const MIGRATIONS_FOLDER = path.join(packageRoot(), 'drizzle');
+export { MIGRATIONS_FOLDER } from './schema-level';
+
+/** A raw query on a node-postgres client or a PGlite handle (both answer `{ rows }`). */
+export function rawQuery(client: { query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }> }): RawQuery {
+  return async <T>(text: string, params?: unknown[]) => (await client.query(text, params)).rows as T[];
+}
 
 /** A stable 64-bit advisory lock key for a name (advisory locks take a bigint). */
 export function advisoryKey(name: string): bigint {
@@ -199,7 +212,10 @@ async function openPostgres(
       try {
         await client.query('select pg_advisory_lock($1::bigint)', [key]);
         try {
+          const release = packageVersion();
+          await assertNotNewer(rawQuery(client), release);
           await migrateNodePg(drizzleNodePg({ client, schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+          await recordRelease(rawQuery(client), release);
         } finally {
           await client.query('select pg_advisory_unlock($1::bigint)', [key]);
         }
@@ -256,7 +272,22 @@ async function openPglite(dataDir: string | undefined, logger: Logger, onQuery?:
         else held.delete(name);
       }
     },
-    migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+    migrate: async () => {
+      const release = packageVersion();
+      await assertNotNewer(rawQuery(client), release);
+      await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
+      await recordRelease(rawQuery(client), release);
+    },
+    ...(dataDir
+      ? {
+          snapshot: async () => {
+            const into = path.join(newSnapshotDir(dataDir), 'pglite');
+            // PGlite's own exclusion of statements (what its dumpDataDir holds): nothing writes meanwhile.
+            await client._runExclusiveQuery(() => copyDatabaseFolder(path.join(dataDir, 'pglite'), into));
+            return into;
+          },
+        }
+      : {}),
     close: async () => {
       try {
         await client.close();

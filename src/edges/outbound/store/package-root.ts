@@ -18,3 +18,10 @@ export function packageRoot(from: string = __dirname): string {
     dir = parent;
   }
 }
+
+/** The version in our package.json: the release this code is (CHANGELOG.md). */
+export function packageVersion(root: string = packageRoot()): string {
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version?: string };
+  if (typeof manifest.version !== 'string') throw new Error(`no version in ${path.join(root, 'package.json')}`);
+  return manifest.version;
+}

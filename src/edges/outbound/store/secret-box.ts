@@ -72,6 +72,20 @@ function open(key: Buffer, iv: string, tag: string, body: string, aad: Buffer | 
   return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
 }
 
+/**
+ * The id a key writes into every value it seals (`v2.<key id>.…`): it names the key without saying
+ * anything about it, so a restore can tell which key a backup's sealed values need.
+ */
+export function secretKeyId(secretKey: string): string {
+  return keyring(secretKey, 'SECRET_KEY').id;
+}
+
+/** The key id inside a sealed value of the bound form; null for the old unbound form and for anything else. */
+export function sealedKeyId(sealed: string): string | null {
+  const parts = sealed.split('.');
+  return parts[0] === 'v2' && parts.length === 5 ? (parts[1] ?? null) : null;
+}
+
 /** `secretKey`: SECRET_KEY; `previousKey`: SECRET_KEY_PREVIOUS during a rotation. */
 export function createSecretBox(secretKey: string, previousKey?: string): SecretBox {
   const current = keyring(secretKey, 'SECRET_KEY');

@@ -28,3 +28,13 @@ export function loadOrCreateSecretKey(configured: string | undefined, dataDir: s
     throw error;
   }
 }
+
+/** The key file of an embedded install (DATA_DIR/secret.key), when there is one; never creates it. */
+export function readSecretKeyFile(dataDir: string): string | null {
+  try {
+    return fs.readFileSync(path.join(dataDir, SECRET_KEY_FILE), 'utf8').trim() || null;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}

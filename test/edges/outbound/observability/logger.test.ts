@@ -41,3 +41,36 @@ test('secrets stay redacted after bounding', () => {
   expect(log.lines[0]).not.toContain('super-secret-token');
   expect(log.lines[0]).not.toContain('another-secret');
 });
+
+describe('codes: an error code stays readable, an OAuth code does not', () => {
+  test('the errno of a failed DNS lookup or connection is logged as it is', () => {
+    const { log, logger } = logged();
+    logger.error({ err: Object.assign(new Error('getaddrinfo ENOTFOUND db.example'), { code: 'ENOTFOUND' }) }, 'x');
+    logger.error({ err: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }) }, 'y');
+    logger.error({ err: Object.assign(new Error('password authentication failed'), { code: '28P01' }) }, 'z');
+    const codes = log.lines.map((l) => (JSON.parse(l) as { err: { code: string } }).err.code);
+    expect(codes).toEqual(['ENOTFOUND', 'ECONNREFUSED', '28P01']);
+  });
+
+  test("Discord's numeric codes, gateway close codes and Tierlink's problem kinds are logged as they are", () => {
+    const { log, logger } = logged();
+    logger.warn({ code: 4014, shard: 0 }, 'gateway disconnected');
+    logger.warn({ code: 'missing_permissions' }, 'role change failed');
+    logger.warn({ problem: { code: 50013 } }, 'nested');
+    expect(log.lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toMatchObject([
+      { code: 4014 },
+      { code: 'missing_permissions' },
+      { problem: { code: 50013 } },
+    ]);
+  });
+
+  test('an OAuth authorization code is redacted wherever it is logged', () => {
+    const { log, logger } = logged();
+    const oauthCode = 'aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1';
+    logger.info({ code: oauthCode }, 'a');
+    logger.info({ query: { code: oauthCode } }, 'b');
+    logger.info({ callback: { code: oauthCode, state: 'x' } }, 'c');
+    expect(log.text()).not.toContain(oauthCode);
+    expect(log.lines).toHaveLength(3);
+  });
+});
