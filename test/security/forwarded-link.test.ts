@@ -52,9 +52,7 @@ describe('/link', () => {
 
     expect(e.discord.memberRoles(e.guildId, mallory)).toEqual([]);
     expect(e.discord.memberRoles(e.guildId, pennyDiscord)).toContain(e.roles.gold);
-    expect(await rows(sql`select discord_user_id from links where external_id = ${penny.id}`)).toEqual([
-      { discord_user_id: pennyDiscord },
-    ]);
+    expect(await rows(sql`select discord_user_id from links where external_id = ${penny.id}`)).toEqual([{ discord_user_id: pennyDiscord }]);
     expect(await rows(sql`select * from role_grants where discord_user_id = ${mallory}`)).toEqual([]);
     expect(result.reachedService).toBe(false);
     expect(patreonExchanges()).toBe(exchanges);
