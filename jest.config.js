@@ -34,7 +34,7 @@ module.exports = {
     {
       ...shared,
       displayName: 'system',
-      testMatch: ['<rootDir>/test/{e2e,security,cli,demo}/**/*.test.ts'],
+      testMatch: ['<rootDir>/test/{e2e,security,cli,demo,release}/**/*.test.ts'],
     },
     { ...shared, displayName: 'sandbox', testMatch: ['<rootDir>/packages/sandbox/test/**/*.test.ts'] },
   ],

@@ -99,6 +99,7 @@ test(`a running embedded install, backed up and restored into ${onPostgres() ? '
   children.push(first);
   const url = await first.running();
   patreon.registerRedirectUri(`${url}/oauth/callback`);
+  discord.registerRedirectUri(`${url}/discord/callback`);
   await first.logged('registered the campaign webhook');
 
   const patrons = [

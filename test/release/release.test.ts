@@ -174,6 +174,7 @@ test('installed, `npm start` runs against the stand-ins and links a patron; the 
   }
   const url = String(lines.find((l) => l.msg === 'Tierlink is running')!.url);
   patreon.registerRedirectUri(`${url}/oauth/callback`);
+  discord.registerRedirectUri(`${url}/discord/callback`);
   expect(healthcheck(port)).toBe(0);
 
   const member = discord.addMember(guildId, { username: 'rhea' }).userId;
