@@ -69,10 +69,13 @@ async function state(database: Database, secretKey: string, guildId: string, cre
     .sort();
   const settings = await repos.guilds.settings(guildId);
   const tokens = await repos.credentials.load(creatorUserId);
-  return { links, ledger, settings, tokens };
+  const comps = (await repos.comps.inForce(guildId, new Date())).map(
+    (c) => `${c.discordUserId}:${c.tierId}:${c.until.toISOString()}:${c.reason}`,
+  );
+  return { links, ledger, settings, tokens, comps };
 }
 
-test(`a running embedded install, backed up and restored into ${onPostgres() ? 'PostgreSQL' : 'a new embedded data folder'}, starts there with every link, setting and grant; a cancel removes the role; a second restore is refused`, async () => {
+test(`a running embedded install, backed up and restored into ${onPostgres() ? 'PostgreSQL' : 'a new embedded data folder'}, starts there with every link, setting, comp and grant; a cancel removes the role; a second restore is refused`, async () => {
   const ownerId = '100000000000000099';
   const { guildId } = discord.createGuild({ name: 'Moving Club', ownerId });
   const gold = discord.createRole(guildId, { name: 'Gold', position: 1 }).id;
@@ -124,6 +127,24 @@ test(`a running embedded install, backed up and restored into ${onPostgres() ? '
   }
   const settings = await sandboxCommand(world, ownerId, 'settings', [intOption('grace_days', 3)], MANAGE_ROLES);
   expect(settings.content).toMatch(/3 days/);
+  // A comp: Dee, no patron, has Silver until the end of next year.
+  const dee = discord.addMember(guildId, { username: 'dee' }).userId;
+  const until = `${new Date().getUTCFullYear() + 1}-12-31`;
+  const { interactionId } = discord.injectCommand({
+    guildId,
+    userId: ownerId,
+    name: 'comp',
+    subcommand: 'grant',
+    options: [
+      { name: 'member', type: 6, value: dee },
+      { name: 'tier', type: 3, value: 'Silver' },
+      { name: 'until', type: 3, value: until },
+      { name: 'reason', type: 3, value: 'moderator' },
+    ],
+    memberPermissions: MANAGE_ROLES,
+  });
+  await discord.waitForInteractionResponse(interactionId, { final: true, timeoutMs: 10_000 });
+  await discord.waitForMemberRole(guildId, dee, silver, { present: true, timeoutMs: 30_000 });
 
   // The backup, while the service runs: it copies its own database between two statements.
   const file = path.join(work, 'tierlink.backup.gz');
@@ -145,7 +166,8 @@ test(`a running embedded install, backed up and restored into ${onPostgres() ? '
   const before = await state(embedded, generatedKey, guildId, patreon.creatorUserId);
   await embedded.close();
   expect(before.links).toHaveLength(3);
-  expect(before.ledger).toHaveLength(3);
+  expect(before.ledger).toHaveLength(4);
+  expect(before.comps).toHaveLength(1);
   expect(before.settings.graceDays).toBe(3);
   expect(before.tokens).not.toBeNull();
 
@@ -182,6 +204,7 @@ test(`a running embedded install, backed up and restored into ${onPostgres() ? '
     expect(again.stderr).toContain('The database is not empty');
   }
   for (const p of patrons) expect(discord.memberRoles(guildId, p.member)).toContain(p.role);
+  expect(discord.memberRoles(guildId, dee)).toContain(silver);
 
   // Ada cancels: the webhook reaches the moved service, which reads her with the moved creator tokens and removes the role.
   const [ada, ben, cy] = patrons;
