@@ -83,6 +83,6 @@ export async function patreonBotCheck(
     fix:
       'Split the work: Patreon’s integration links patrons’ Discord accounts, Tierlink manages the roles. Map each tier to its ' +
       'role with /map, remove the Discord roles from the tiers on Patreon, then run /sync adopt:true so the roles patrons ' +
-      'already hold become Tierlink’s (README: “Moving from Patreon’s own Discord integration”).',
+      'already hold become Tierlink’s (docs/guide.md: “Moving from Patreon’s own Discord integration”).',
   };
 }

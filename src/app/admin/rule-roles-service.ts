@@ -49,8 +49,8 @@ export class RuleRolesService {
         kind: 'invalid',
         message:
           rule.kind === 'tenure'
-            ? `tenure_months must be a whole number from ${bounds.min} to ${bounds.max}`
-            : `amount_at_least must be from ${(bounds.min / 100).toFixed(2)} to ${(bounds.max / 100).toFixed(0)}`,
+            ? `A tenure is a whole number of months from ${bounds.min} to ${bounds.max}, e.g. "6 months".`
+            : `An amount is from ${(bounds.min / 100).toFixed(2)} to ${(bounds.max / 100).toLocaleString('en-US')} a month, e.g. "20".`,
       };
     }
     const refused = await this.#refusal(actor, rule.roleId, true);

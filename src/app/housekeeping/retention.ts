@@ -4,7 +4,7 @@ import type { Clock } from '../../shared/clock';
 import { DAY, HOUR } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 
-/** How long each kind of row is kept, in days (README, "Security"). */
+/** How long each kind of row is kept, in days (docs/security.md). */
 export interface RetentionPolicy {
   auditDays: number;
   syncRunDays: number;

@@ -90,7 +90,7 @@ export type DatabaseOptions = (
  * set; 16 MB holds it. Measured with `npm run bench` (a 100,000-member first sync, then an idle
  * one): peak RSS 249 MB instead of 396 MB, for about 2.7 s more CPU on the first sync (25.3 s
  * against 22.6 s) and 1.6 s more on the idle one (6.4 s against 4.8 s): the smaller cache reads
- * pages again (README.md, "Speed").
+ * pages again (docs/benchmarks.md).
  */
 export const PGLITE_CONF = ['shared_buffers = 16MB'];
 

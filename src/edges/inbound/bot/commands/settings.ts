@@ -66,7 +66,7 @@ async function applyRuleOptions(
   return fitMessage(lines);
 }
 
-/** What each channel setting posts, for the reply and the README. */
+/** What each channel setting posts, for the reply and the guide. */
 const CHANNEL_PURPOSE: Record<ChannelSetting, string> = {
   modLog: 'Tierlink’s role changes, batched',
   announcePatrons: 'a welcome when a pledge begins',

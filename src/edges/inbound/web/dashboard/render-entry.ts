@@ -29,7 +29,7 @@ export function renderServers(o: { viewer: Viewer; servers: readonly ServerChoic
   const mark = (name: string) => [...name.trim()][0]?.toUpperCase() ?? '?';
   const list =
     o.servers.length === 0
-      ? html`<p class="hint">None of your servers has Tierlink in it. Invite Tierlink to your server (see README), then sign in again.</p>`
+      ? html`<p class="hint">None of your servers has Tierlink in it. Invite Tierlink to your server (the set-up in Tierlink’s README), then sign in again.</p>`
       : html`<ul class="servers">${allowed.map(
           (s) =>
             html`<li><a class="server" href="${guildPath(s.guildId)}"><span class="server-mark" aria-hidden="true">${mark(s.name)}</span><span>${s.name}</span>${icons.chevronRight}</a></li>`,
