@@ -19,6 +19,7 @@ import type { RetryPolicy } from './edges/outbound/patreon/http';
 import type { Database } from './edges/outbound/store/database';
 import { createInboxQueue } from './edges/outbound/store/durable-queue';
 import { createPostgresBudgetStore } from './edges/outbound/store/discord-budget-store';
+import { createFences } from './edges/outbound/store/fences';
 import { createInstanceRegistry } from './edges/outbound/store/instance-registry';
 import { createJobQueue, createJobStore } from './edges/outbound/store/job-queue';
 import { createRepositories } from './edges/outbound/store/repositories';
@@ -26,6 +27,7 @@ import { createRetentionStore } from './edges/outbound/store/retention-store';
 import { createSecretBox } from './edges/outbound/store/secret-box';
 import { loadOrCreateSecretKey } from './edges/outbound/store/secret-key';
 import { type Clock, type Random, type Sleep, realSleep, systemClock } from './shared/clock';
+import { createFenceScope } from './shared/fence';
 import type { Logger } from './shared/logger';
 
 /**
@@ -77,6 +79,9 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   const publicUrl = () => config.publicUrl ?? listeningUrl ?? `http://localhost:${config.port}`;
 
   const repos = createRepositories(db, box);
+  // The fence of the work running now (a gateway event's shard, a queued row), checked at the ledger's write (docs/decisions.md §22).
+  const fenceScope = createFenceScope();
+  const fences = createFences(db);
   // The instances of this installation and their gateway shards: also read to split shared budgets.
   const instances = createInstanceRegistry(db, { leaseMs: options.instanceLeaseMs ?? INSTANCE_LEASE_MS });
   const discord = createDiscordAccess({
@@ -106,7 +111,14 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   });
   // Durable background work, shared: each subsystem registers its own job kinds.
   const jobStore = createJobStore(db);
-  const jobQueue = createJobQueue({ store: jobStore, clock, random, logger, ...(pollMs !== undefined ? { pollMs } : {}) });
+  const jobQueue = createJobQueue({
+    store: jobStore,
+    clock,
+    random,
+    logger,
+    fences: fenceScope,
+    ...(pollMs !== undefined ? { pollMs } : {}),
+  });
 
   const meter = createApiMeter({ discordRest: discord.rest.rest });
   const sync = createSync({
@@ -121,6 +133,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     clock,
     metrics,
     logger,
+    fences: fenceScope,
   });
   // The mod-log and the announcements: posted after the fact from what the rest stored.
   const channels = createChannels({
@@ -148,6 +161,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     clock,
     random,
     pollMs,
+    fences: fenceScope,
   });
   // Discord's OAuth2 for people (DISCORD_CLIENT_SECRET): the dashboard's sign-in and the join page's.
   const discordUserOAuth = config.dashboard.clientSecret
@@ -198,6 +212,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     preferredCampaignId: config.patreon.campaignId,
     joining,
     environmentBinding: { tokens: Boolean(config.patreon.creatorAccessToken), guildIds: config.discord.bindGuildIds },
+    gateway: instances,
   });
 
   const retention = createRetention({
@@ -232,6 +247,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   return {
     ...{ clock, metrics, database, box, repos, discord, rest: discord.rest, accounts, jobQueue, sync, webhooks, linking, admin, publicUrl },
     instances,
+    fences: { scope: fenceScope, store: fences },
     ...{ permissions, audit, dashboard, channels, retention, joining },
     reconciler: sync.reconciler,
     scheduler: sync.scheduler,

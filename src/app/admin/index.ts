@@ -14,6 +14,7 @@ import { createConnectService } from './connect-service';
 import { type DoctorCheck, createDoctor } from './doctor';
 import type { JoinLinks } from '../joining/join-links';
 import type { EnvironmentBinding } from './deployment-checks';
+import type { GatewayStanding } from '../../edges/outbound/store/instance-registry';
 import type { ApplicationInfo } from '../../edges/outbound/discord/application-info';
 import { createMappingService } from './mapping-service';
 import { createSettingsService } from './settings-service';
@@ -42,6 +43,8 @@ export interface CreatorAdminDeps {
   joining: { links: JoinLinks; doctorCheck(guildId: string): Promise<DoctorCheck> };
   /** PATREON_CREATOR_ACCESS_TOKEN is set, and DISCORD_GUILD_ID with DISCORD_GUILD_IDS: the servers it may bind. */
   environmentBinding?: EnvironmentBinding;
+  /** Who holds each gateway shard (`/doctor`). */
+  gateway?: { standing(): Promise<GatewayStanding | null> };
 }
 
 /**
@@ -100,6 +103,7 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
     members: repos.snapshots,
     ...(discord.application ? { application: discord.application } : {}),
     ...(deps.environmentBinding ? { environmentBinding: deps.environmentBinding } : {}),
+    ...(deps.gateway ? { gateway: deps.gateway } : {}),
     clock,
     webhookHealth: async (campaignId) => {
       const health = await deps.registration.health(campaignId);

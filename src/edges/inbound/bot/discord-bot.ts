@@ -9,6 +9,7 @@ import {
   type Interaction,
   type PartialGuildMember,
   type Role,
+  Status,
 } from 'discord.js';
 import type { GatewaySessionFeed } from '../../outbound/discord/member-roles';
 import type { Logger } from '../../../shared/logger';
@@ -60,6 +61,7 @@ export interface ShardClient {
   readonly shardId: number;
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** Connected now: logged in and the shard's session is ready (not reconnecting). */
   isReady(): boolean;
   guildIds(): string[];
   /** The discord.js client, to build interactions that arrived over HTTP with its guild cache. */
@@ -149,7 +151,8 @@ export function createShardClient(deps: ShardClientDeps): ShardClient {
       deps.memberFeed?.lost();
       await destroyKeepingSharedRest(client);
     },
-    isReady: () => client.isReady(),
+    // The client stays "ready" while discord.js reconnects a dropped session: the shard's own status says whether it is connected.
+    isReady: () => client.isReady() && client.ws.shards.get(shardId)?.status === Status.Ready,
     guildIds: () => [...client.guilds.cache.keys()],
   };
 }
