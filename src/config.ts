@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
+import express from 'express';
 import { validate as isValidCron } from 'node-cron';
 import { z } from 'zod';
 import { type Result, err, ok } from './core/result';
@@ -71,6 +72,32 @@ const bearerToken = (what: string) =>
       .optional(),
   );
 
+/**
+ * TRUST_PROXY in Express's `trust proxy` syntax: `true`/`false`, a number of hops, or addresses,
+ * subnets and the names `loopback`, `linklocal`, `uniquelocal`, separated by commas. Checked by
+ * Express itself, so what starts is what Express will use.
+ */
+const trustProxy = z
+  .string()
+  .trim()
+  .transform((value): boolean | number | string =>
+    value === 'true' ? true : value === 'false' ? false : /^\d+$/.test(value) ? Number(value) : value,
+  )
+  .refine(
+    (value) => {
+      try {
+        express().set('trust proxy', value);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    {
+      error:
+        'must be Express’s `trust proxy` setting: true, false, a number of hops, or addresses, subnets and loopback, linklocal, uniquelocal separated by commas (e.g. "loopback" or "loopback, 10.0.0.5")',
+    },
+  );
+
 const schema = z
   .object({
     DISCORD_TOKEN: required('the bot token from the Discord Developer Portal → Bot'),
@@ -125,6 +152,7 @@ const schema = z
       z.string().trim().min(32, { error: 'must be at least 32 characters: the SECRET_KEY used before this one' }).optional(),
     ),
     HEALTH_TOKEN: bearerToken('the bearer token for the detailed /healthz'),
+    TRUST_PROXY: z.preprocess(blankToUndefined, trustProxy.default('loopback')),
     METRICS_TOKEN: bearerToken('the bearer token for /metrics'),
     SYNC_SCHEDULE: z.preprocess(
       blankToUndefined,
@@ -223,6 +251,11 @@ export interface Config {
   healthToken: string | undefined;
   /** METRICS_TOKEN: the bearer token for `/metrics` from outside the loopback address. */
   metricsToken: string | undefined;
+  /**
+   * TRUST_PROXY: whose forwarding headers name the client (its rate-limit budget, its address in
+   * the log); Express's `trust proxy`. Default: the loopback address only.
+   */
+  trustProxy: boolean | number | string;
   syncSchedule: string;
   logLevel: (typeof LOG_LEVELS)[number];
   /** Sign-in with Discord for the dashboard; `clientSecret` undefined turns the dashboard off. */
@@ -319,6 +352,7 @@ export function parseConfig(env: Record<string, string | undefined>, needs: Conf
       secretKeyPrevious: e.SECRET_KEY_PREVIOUS,
       healthToken: e.HEALTH_TOKEN,
       metricsToken: e.METRICS_TOKEN,
+      trustProxy: e.TRUST_PROXY,
       syncSchedule: e.SYNC_SCHEDULE,
       logLevel: e.LOG_LEVEL,
       dashboard: { clientSecret: e.DISCORD_CLIENT_SECRET, webBaseUrl: e.DISCORD_WEB_BASE_URL },

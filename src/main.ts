@@ -117,6 +117,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     healthOk: async () => (await databaseAnswers(database)) && gatewayFailing(bot.gaps()).length === 0,
     healthToken: config.healthToken,
     metricsToken: config.metricsToken,
+    trustProxy: config.trustProxy,
     hsts: config.publicUrl?.startsWith('https:') === true,
     isShuttingDown: () => shuttingDown,
     publicUrl: services.publicUrl,
