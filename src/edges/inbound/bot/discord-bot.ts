@@ -24,6 +24,13 @@ export async function destroyKeepingSharedRest(client: Client): Promise<void> {
   await client.destroy();
 }
 
+/**
+ * The mentions every message of the bot's clients may ping by default: none. Replies quote text
+ * Tierlink does not control (a tier's title from Patreon, a member's name), and `@everyone` or a
+ * role mention in it must not ping the server (docs/discord-api-notes.md §9).
+ */
+export const NO_MENTIONS = { parse: [] as never[], repliedUser: false };
+
 /** discord.js's IDENTIFY throttler (`ws.buildIdentifyThrottler`): resolves when the shard may identify. */
 export interface IdentifyThrottler {
   waitForIdentify(shardId: number, signal: AbortSignal): Promise<void>;
@@ -83,6 +90,8 @@ export function createShardClient(deps: ShardClientDeps): ShardClient {
     shards: [shardId],
     shardCount: deps.shardCount,
     ws: { buildIdentifyThrottler: () => deps.identifyThrottler },
+    // Every reply may echo text from outside (tier titles, names): it pings nobody unless a reply says so.
+    allowedMentions: NO_MENTIONS,
     waitGuildTimeout: deps.waitGuildTimeoutMs ?? 15_000,
     // Every role change Tierlink makes comes back as a member update that discord.js would cache:
     // after a large sync that is thousands of members nobody reads (roles are read over REST).
