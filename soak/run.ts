@@ -380,9 +380,14 @@ async function main(): Promise<number> {
       await command(ownerId, 'sync', ADMIN);
     });
     // Patreon's own retry schedule for a webhook whose deliveries failed (it keeps them queued).
+    let pausedNow = false;
     const retries = setInterval(() => {
-      for (const webhook of patreon.webhooks()) if (webhook.queued > 0 && !webhook.paused) patreon.retryWebhook(webhook.id);
-    }, 15 * SECOND);
+      const webhooks = patreon.webhooks();
+      const paused = webhooks.some((w) => w.paused);
+      if (paused && !pausedNow) figures.webhookPauses += 1;
+      pausedNow = paused;
+      for (const webhook of webhooks) if (webhook.queued > 0 && !webhook.paused) patreon.retryWebhook(webhook.id);
+    }, 5 * SECOND);
 
     // ---- the run -----------------------------------------------------------------------------------
     const end = Date.now() + durationMs;
@@ -395,11 +400,9 @@ async function main(): Promise<number> {
     log(`events over: ${Object.values(figures.events).reduce((a, b) => a + b, 0)} events`);
 
     // ---- settling ----------------------------------------------------------------------------------
-    const wasPaused = new Set<string>();
     const quietBy = Date.now() + 5 * MINUTE;
     for (;;) {
       const webhooks = patreon.webhooks();
-      for (const w of webhooks) if (w.paused) wasPaused.add(w.id);
       const queued = webhooks.reduce((sum, w) => sum + w.queued, 0);
       const { rows } = await db.query<{ pending: number; dead: number }>(
         `select count(*) filter (where status = 'pending')::int as pending, count(*) filter (where status = 'dead')::int as dead from webhook_inbox`,
@@ -412,7 +415,6 @@ async function main(): Promise<number> {
       }
       await sleep(2 * SECOND);
     }
-    figures.webhookPauses = wasPaused.size;
     clearInterval(retries);
     await sleep(10 * SECOND);
 
@@ -489,7 +491,10 @@ async function main(): Promise<number> {
         'webhook deliveries by Patreon',
         `${deliveries.length}: ${deliveries.filter((d) => d.ok).length} accepted, ${deliveries.filter((d) => !d.ok).length} refused or failed (retried)`,
       ],
-      ['webhook paused by Patreon', `${figures.webhookPauses} (un-paused by Tierlink)`],
+      [
+        'webhook paused by Patreon (seen)',
+        `${figures.webhookPauses} time(s); ${patreon.webhooks().some((w) => w.paused) ? 'still paused' : 'not paused at the end'}`,
+      ],
       ['inbox at the end', inbox.map((r) => `${r.status} ${r.n}`).join(', ') || 'empty'],
       ['commands answered', `${figures.commands.answered} of ${figures.commands.sent}`],
       ['/link through a browser', `${figures.links.linked} linked of ${figures.links.attempted} tries`],

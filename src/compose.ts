@@ -79,7 +79,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   const publicUrl = () => config.publicUrl ?? listeningUrl ?? `http://localhost:${config.port}`;
 
   const repos = createRepositories(db, box);
-  // The fence of the work running now (a gateway event's shard, a queued row), checked at the ledger's write (docs/decisions.md §22).
+  // The fence of the work running now (a gateway event's shard, a queued row), checked at the ledger's write (docs/outages-and-fencing.md).
   const fenceScope = createFenceScope();
   const fences = createFences(db);
   // The instances of this installation and their gateway shards: also read to split shared budgets.

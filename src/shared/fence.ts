@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
- * What entitles a piece of work to act (docs/decisions.md §22): a fencing token the database checks
+ * What entitles a piece of work to act (docs/outages-and-fencing.md): a fencing token the database checks
  * at the write, so an instance that was paused (a stopped process, a long collection, a frozen
  * virtual machine) and resumes acts on nothing another instance took over meanwhile.
  *

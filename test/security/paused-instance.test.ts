@@ -4,7 +4,7 @@ import { type InstancesWorld, createInstancesWorld, eventually } from '../suppor
 /**
  * Attack (fault): the instance that holds the gateway shard is paused (SIGSTOP: a frozen machine, a
  * long pause) past its lease; another instance takes the shard and serves it; then the first one
- * resumes with the events it missed still in its socket. Refusal (docs/decisions.md §22): it acts
+ * resumes with the events it missed still in its socket. Refusal (docs/outages-and-fencing.md): it acts
  * on none of them, because each handler checks the shard's lease at the generation it took it with:
  * the rejoin restored once, the command answered once. Two processes need PostgreSQL.
  */

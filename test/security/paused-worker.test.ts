@@ -13,7 +13,7 @@ import { type World, createWorld } from '../support/world';
 /**
  * Attack (fault): an instance is paused (a stopped process, a long pause of its machine) while it
  * works something, its lease runs out, another instance takes the work over, and then the first
- * one resumes. Refusal: the resumed instance's writes are fenced (docs/decisions.md §22); the grant
+ * one resumes. Refusal: the resumed instance's writes are fenced (docs/outages-and-fencing.md); the grant
  * it was about to make is neither recorded nor sent, whether it held a queued row or a gateway shard.
  */
 

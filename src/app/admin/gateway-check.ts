@@ -6,7 +6,7 @@ const who = (holder: NonNullable<GatewayStanding['shards'][number]['holder']>) =
   holder.host ? `the instance on ${holder.host} (pid ${holder.pid})` : `instance ${holder.id.slice(0, 8)}`;
 
 /**
- * `/doctor`'s line about the gateway (docs/decisions.md §22): every shard must be held by a live
+ * `/doctor`'s line about the gateway (docs/outages-and-fencing.md): every shard must be held by a live
  * instance whose session of it is connected, or its servers' commands and rejoining members go
  * unanswered. The server's own shard is named first; the others matter to every server of the
  * installation, so they are named too. Nothing before the gateway was ever opened.

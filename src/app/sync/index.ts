@@ -48,7 +48,7 @@ export interface SyncSubsystemDeps {
   guildPageSize?: number;
   /** Live instances (the instance table): with several, the nightly sync's guilds are spread over them. */
   liveInstances?(): Promise<number>;
-  /** The fence of the work under way, checked where the role applier records grants (docs/decisions.md §22). */
+  /** The fence of the work under way, checked where the role applier records grants (docs/outages-and-fencing.md). */
   fences?: FenceScope;
 }
 

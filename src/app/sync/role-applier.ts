@@ -38,7 +38,7 @@ export interface RoleApplierDeps {
   /**
    * The fence of the work under way (a gateway event's shard lease, a queued row's lease): the
    * planned grants are recorded only while it holds, and nothing is sent to Discord when it does
-   * not (docs/decisions.md §22).
+   * not (docs/outages-and-fencing.md).
    */
   fences?: FenceScope;
 }

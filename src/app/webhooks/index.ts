@@ -54,7 +54,7 @@ export interface WebhooksDeps {
   random: Random;
   /** Sweep period of the inbox and the jobs. Default 5 s. */
   pollMs?: number;
-  /** Deliveries are worked under their rows' fences (docs/decisions.md §22). */
+  /** Deliveries are worked under their rows' fences (docs/outages-and-fencing.md). */
   fences?: FenceScope;
   /** See `MemberRefreshDeps.recheckDelayMs`. */
   recheckDelayMs?: number;

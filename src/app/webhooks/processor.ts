@@ -42,7 +42,7 @@ export interface WebhookProcessorDeps {
   immediateConcurrency?: number;
   /** Finished inbox rows are deleted after this. Default 7 days. */
   retainMs?: number;
-  /** A delivery is worked under its row's fence (docs/decisions.md §22). */
+  /** A delivery is worked under its row's fence (docs/outages-and-fencing.md). */
   fences?: FenceScope;
 }
 

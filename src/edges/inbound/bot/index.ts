@@ -63,7 +63,7 @@ export interface BotDeps extends Omit<BotServices, 'sync' | 'doctor'> {
     tickMs?: number;
   };
   /**
-   * The fences of the shards' events (docs/decisions.md §22): an event is acted on only while this
+   * The fences of the shards' events (docs/outages-and-fencing.md): an event is acted on only while this
    * instance still holds its shard's lease at the generation it took it with, and the writes it
    * leads to check the same (the scope carries the fence to the role applier). An interaction is
    * claimed with the fence, so an old and a new session of one shard never both answer it.

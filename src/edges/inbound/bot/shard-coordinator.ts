@@ -61,7 +61,7 @@ export interface SessionGap {
   forMs: number;
 }
 
-/** The fencing token of one held shard (docs/decisions.md §22). */
+/** The fencing token of one held shard (docs/outages-and-fencing.md). */
 export interface ShardFence {
   kind: 'shard';
   shardId: number;
@@ -70,7 +70,7 @@ export interface ShardFence {
 }
 
 /**
- * Holds this instance's gateway shards (docs/decisions.md §17, §22): every tick it renews its
+ * Holds this instance's gateway shards (docs/decisions.md §17, docs/outages-and-fencing.md): every tick it renews its
  * heartbeat and leases in one go, then takes free shards up to its fair share and, once the instance
  * list has stayed the same for five rounds, gives one shard away when another instance is short. A
  * shard's session is opened only after its lease is taken and closed before the lease is given back,

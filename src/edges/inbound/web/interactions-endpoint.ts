@@ -45,7 +45,7 @@ export interface InteractionsEndpointDeps {
   handle(payload: Record<string, unknown>): void;
   /**
    * Takes the interaction's id for this instance: false when it was taken before (a replay of the
-   * signed request, which the signature's five minutes allow; docs/decisions.md §22). Every
+   * signed request, which the signature's five minutes allow; docs/outages-and-fencing.md). Every
    * instance shares the record, so a replay sent to another instance behind the balancer is refused too.
    */
   claim?(interactionId: string): Promise<boolean>;

@@ -28,7 +28,7 @@ export interface DurableQueue {
   renew(id: number, attempts: number, until: Date): Promise<boolean>;
   /**
    * Finishing a row (done, retry later, dead) is conditional on the claim it was worked under
-   * (`attempts`, the row's fencing token: docs/decisions.md §22): a worker that was paused past its
+   * (`attempts`, the row's fencing token: docs/outages-and-fencing.md): a worker that was paused past its
    * lease and resumes cannot undo the claim of the worker that took the row over.
    */
   complete(id: number, attempts: number, now: Date): Promise<void>;

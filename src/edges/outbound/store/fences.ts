@@ -3,7 +3,7 @@ import type { Fence } from '../../../shared/fence';
 import { type Db, queryRows } from './database';
 
 /**
- * The condition, in SQL, under which `fence` still holds (docs/decisions.md §22): the shard's lease
+ * The condition, in SQL, under which `fence` still holds (docs/outages-and-fencing.md): the shard's lease
  * row names this holder and generation and has not expired by the database's clock; the queued row
  * is still pending, claimed as this attempt, and its lease runs past `now` (the worker's clock, as
  * the claim wrote it).

@@ -14,7 +14,7 @@ export interface InstanceRow {
   connectedShards: number[];
 }
 
-/** A lease this instance holds, with the generation that fences its events and writes (docs/decisions.md §22). */
+/** A lease this instance holds, with the generation that fences its events and writes (docs/outages-and-fencing.md). */
 export interface HeldLease {
   shardId: number;
   generation: number;

@@ -72,7 +72,7 @@ export function createJobQueue(deps: {
   logger: Logger;
   handlers?: Record<string, JobHandler>;
   pollMs?: number;
-  /** A job is worked under its row's fence (docs/decisions.md §22). */
+  /** A job is worked under its row's fence (docs/outages-and-fencing.md). */
   fences?: FenceScope;
 }): JobQueue {
   const handlers = new Map<string, JobHandler>(Object.entries(deps.handlers ?? {}));

@@ -28,7 +28,7 @@ export interface QueueWorkerOptions {
   onRetry?(row: ClaimedRow, error: unknown): void;
   onDead?(row: ClaimedRow, error: unknown): void;
   /**
-   * The work of a row runs under the row's fence (its table, id and attempt: docs/decisions.md §22),
+   * The work of a row runs under the row's fence (its table, id and attempt: docs/outages-and-fencing.md),
    * so the writes it leads to are refused once the row is no longer this worker's.
    */
   fencing?: { scope: FenceScope; table: QueueTable };

@@ -6,7 +6,7 @@ import { createInstanceRegistry } from '../../../../src/edges/outbound/store/ins
 import type { Fence } from '../../../../src/shared/fence';
 import { type TestDatabase, createTestDatabase } from '../../../support/test-database';
 
-/** The fencing tokens of docs/decisions.md §22, checked by the database, on both engines. */
+/** The fencing tokens of docs/outages-and-fencing.md, checked by the database, on both engines. */
 
 let t: TestDatabase;
 beforeAll(async () => {

@@ -94,7 +94,7 @@ export function createLedgerRepository(db: Db) {
     /**
      * Records `recorded` (a grant already recorded keeps its first time, so an in-flight window
      * never restarts) and drops `removed`, a statement per thousand rows. With a `fence`, the
-     * grants are written only while it holds, in the same statement (docs/decisions.md §22), and
+     * grants are written only while it holds, in the same statement (docs/outages-and-fencing.md), and
      * nothing at all is written when it does not: answers false then (with no grant to record, the
      * fence is checked on its own, so removals are fenced too).
      */

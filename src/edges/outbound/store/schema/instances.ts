@@ -29,7 +29,7 @@ export const instances = pgTable('instances', {
 /**
  * Where the lease generations come from: every take of a shard gets a number never given before, so
  * an event or a write of an older hold of the same shard (a paused instance that resumed) is told
- * apart from the current one (docs/decisions.md §22).
+ * apart from the current one (docs/outages-and-fencing.md).
  */
 export const shardLeaseGeneration = pgSequence('shard_lease_generation');
 
@@ -50,7 +50,7 @@ export const shardLeases = pgTable('shard_leases', {
 });
 
 /**
- * Interactions some instance took on (docs/decisions.md §22): the first to write an interaction's id
+ * Interactions some instance took on (docs/outages-and-fencing.md): the first to write an interaction's id
  * acts on it, every later delivery of the same id (a replay of a signed request, the same command on
  * an old and a new session of one shard) is dropped. Rows go after 15 minutes: Discord signs a request
  * for at most 5 minutes (src/edges/inbound/web/interactions-endpoint.ts).
