@@ -390,14 +390,22 @@ export function createShardCoordinator(deps: ShardCoordinatorDeps) {
   return {
     /**
      * Agrees on the plan, registers this instance and takes its first shards; resolves once they are
-     * ready (none when other instances hold them all). A session that fails to open (a bad token,
-     * a disallowed intent) fails the start.
+     * ready (none when other instances hold them all), or after {@link recoverMs} when Discord's
+     * gateway does not answer (the rounds then go on trying, and `/healthz` says so). A session that
+     * fails to open (a bad token, a disallowed intent) fails the start.
      */
     async start(): Promise<void> {
       plan = await agreePlan();
       logger.info({ instance: me.id, ...plan }, 'gateway plan');
       const started = await round();
-      await Promise.all(started);
+      let waiting: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => (waiting = setTimeout(() => resolve('late'), recoverMs)));
+      const all = Promise.all(started);
+      const opened = await Promise.race([all, late]).finally(() => clearTimeout(waiting));
+      if (opened === 'late') {
+        logger.warn({ shards: held() }, 'the gateway did not open within the start-up wait; going on, and trying again');
+        all.catch((error: unknown) => logger.error({ err: error }, 'opening a gateway shard failed'));
+      }
       // Say at once which sessions are connected: every instance's /doctor reads it from the instance table.
       await leases.heartbeat(me, { shards: held(), connected: connected() }, false).catch(() => undefined);
       schedule();
