@@ -129,6 +129,7 @@ async function main(): Promise<number> {
     }
     const bystanders = Array.from({ length: 10 }, (_, i) => discord.addMember(guildId, { username: `member${i}` }).userId);
     patreon.registerRedirectUri(`${balancer.url}/oauth/callback`);
+    discord.registerRedirectUri(`${balancer.url}/discord/callback`);
 
     // The model's expected roles, and how many grants its changes call for (per member and role).
     const expected = (p: Patron): string[] => (p.inGuild && p.linked && p.tier ? [roles[p.tier]] : []);
@@ -218,8 +219,14 @@ async function main(): Promise<number> {
         const url = components.flatMap((c) => c.components ?? []).find((c) => c.url)?.url;
         if (!url) return;
         const browser = new CookieBrowser();
-        const follow = await browser.get(url);
+        // The link page signs the person in with Discord first (as the account that ran /link), then
+        // sends them to the service's consent page.
+        let follow = await browser.get(url);
         if (follow.status !== 302 || !follow.location) return;
+        if (follow.location.startsWith(`${discord.webBaseUrl}/`)) {
+          follow = await browser.get(await discord.approveAuthorization(follow.location, p.discordUserId));
+          if (follow.status !== 302 || !follow.location) return;
+        }
         const callback = await patreon.approveAuthorization(follow.location, p.patreonUserId);
         await browser.get(callback);
       } catch {

@@ -1,5 +1,5 @@
 import { Permission } from '@tierlink/sandbox/discord';
-import { signIn, withDashboard } from '../support/dashboard-client';
+import { signIn } from '../support/dashboard-client';
 import { type E2E, startE2E } from '../support/e2e';
 
 /**
@@ -12,7 +12,7 @@ import { type E2E, startE2E } from '../support/e2e';
 
 let e: E2E;
 beforeAll(async () => {
-  e = await startE2E({ connected: true, ...withDashboard });
+  e = await startE2E({ connected: true });
 }, 60_000);
 afterAll(() => e?.stop());
 

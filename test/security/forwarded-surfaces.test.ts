@@ -90,6 +90,7 @@ describe('whose X-Forwarded-For names the client', () => {
       DISCORD_APPLICATION_ID: '123456789012345678',
       PATREON_CLIENT_ID: 'c',
       PATREON_CLIENT_SECRET: 's',
+      DISCORD_CLIENT_SECRET: 'd',
     });
     if (!config.ok) throw config.error;
     expect(config.value.trustProxy).toBe('loopback');

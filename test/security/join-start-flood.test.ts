@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/edges/outbound/store/database';
-import { DashboardBrowser, withJoinPermissions } from '../support/dashboard-client';
+import { DashboardBrowser } from '../support/dashboard-client';
 import { type E2E, pageText, startE2E } from '../support/e2e';
 
 /**
@@ -12,7 +12,7 @@ import { type E2E, pageText, startE2E } from '../support/e2e';
 
 let e: E2E;
 beforeAll(async () => {
-  e = await startE2E({ connected: true, ...withJoinPermissions });
+  e = await startE2E({ connected: true });
   e.discord.registerRedirectUri(`${e.url}/join/callback`);
 }, 60_000);
 afterAll(() => e?.stop());

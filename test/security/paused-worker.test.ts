@@ -32,7 +32,7 @@ function addGold(userId: string): UserPlan {
     roleId: world.roles.gold,
     roleName: 'Gold',
     reason: 'Gold tier (active patron)',
-    grant: { campaignId: world.campaignId, tierId: world.tiers.gold, kind: 'tier' },
+    grant: { campaignId: world.campaignId, tierId: world.tiers.gold, kind: 'tier', sources: ['patreon'] },
   };
   return { guildId: world.guildId, userId, changes: [change], blocked: [] };
 }
