@@ -215,7 +215,11 @@ export function createShardCoordinator(deps: ShardCoordinatorDeps) {
 
   function open(shardId: number, current: ShardPlan): Promise<void> {
     throttler ??= watchedThrottler(deps.createThrottler(current.maxConcurrency));
+    // Discord closed the session for good (a bad token, a disallowed intent): its failure to open is
+    // passed on even though the close already let the shard go, so that the start fails with it.
+    let closedForGood = false;
     const session = deps.openShard(shardId, current.shardCount, throttler, (code) => {
+      closedForGood = true;
       logger.error({ shard: shardId, code }, 'gateway shard closed for good');
       if (code === SHARDING_REQUIRED) replanWanted = true;
       if (sessions.get(shardId) === session || opening.get(shardId)?.session === session) void fail(shardId, `close code ${code}`);
@@ -239,7 +243,10 @@ export function createShardCoordinator(deps: ShardCoordinatorDeps) {
       },
       async (error: unknown) => {
         await session.stop().catch(() => undefined);
-        if (!stillOpening()) return;
+        if (!stillOpening()) {
+          if (closedForGood) throw error;
+          return;
+        }
         await fail(shardId, 'the session failed to open');
         throw error;
       },
