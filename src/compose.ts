@@ -25,6 +25,7 @@ import type { RetryPolicy } from './edges/outbound/patreon/http';
 import type { Database } from './edges/outbound/store/database';
 import { createInboxQueue } from './edges/outbound/store/durable-queue';
 import { createPostgresBudgetStore } from './edges/outbound/store/discord-budget-store';
+import { createFences } from './edges/outbound/store/fences';
 import { createInstanceRegistry } from './edges/outbound/store/instance-registry';
 import { createJobQueue, createJobStore } from './edges/outbound/store/job-queue';
 import { type Repositories, createRepositories } from './edges/outbound/store/repositories';
@@ -32,6 +33,7 @@ import { createRetentionStore } from './edges/outbound/store/retention-store';
 import { createSecretBox } from './edges/outbound/store/secret-box';
 import { loadOrCreateSecretKey } from './edges/outbound/store/secret-key';
 import { type Clock, type Random, type Sleep, realSleep, systemClock } from './shared/clock';
+import { createFenceScope } from './shared/fence';
 import type { Logger } from './shared/logger';
 
 /**
@@ -91,6 +93,9 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   const publicUrl = () => config.publicUrl ?? listeningUrl ?? `http://localhost:${config.port}`;
 
   const repos = createRepositories(db, box);
+  // The fence of the work running now (a gateway event's shard, a queued row), checked at the ledger's write (docs/outages-and-fencing.md).
+  const fenceScope = createFenceScope();
+  const fences = createFences(db);
   // The instances of this installation and their gateway shards: also read to split shared budgets.
   const instances = createInstanceRegistry(db, { leaseMs: options.instanceLeaseMs ?? INSTANCE_LEASE_MS });
   const discord = createDiscordAccess({
@@ -120,7 +125,14 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   });
   // Durable background work, shared: each subsystem registers its own job kinds.
   const jobStore = createJobStore(db);
-  const jobQueue = createJobQueue({ store: jobStore, clock, random, logger, ...(pollMs !== undefined ? { pollMs } : {}) });
+  const jobQueue = createJobQueue({
+    store: jobStore,
+    clock,
+    random,
+    logger,
+    fences: fenceScope,
+    ...(pollMs !== undefined ? { pollMs } : {}),
+  });
 
   const meter = createApiMeter({ discordRest: discord.rest.rest });
   const sources = entitlementSources(repos, clock);
@@ -138,6 +150,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     clock,
     metrics,
     logger,
+    fences: fenceScope,
   });
   // The mod-log and the announcements: posted after the fact from what the rest stored.
   const channels = createChannels({
@@ -165,6 +178,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     clock,
     random,
     pollMs,
+    fences: fenceScope,
   });
   // Discord's OAuth2 for people (DISCORD_CLIENT_SECRET): every page signs the person in with it.
   const discordUserOAuth = createDiscordUserOAuth({
@@ -233,6 +247,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     joining,
     environmentBinding: { tokens: Boolean(config.patreon.creatorAccessToken), guildIds: config.discord.bindGuildIds },
     ...(backups ? { backups } : {}),
+    gateway: instances,
   });
 
   const retention = createRetention({
@@ -266,6 +281,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   return {
     ...{ clock, metrics, database, box, repos, discord, rest: discord.rest, accounts, jobQueue, sync, webhooks, linking, admin, publicUrl },
     instances,
+    fences: { scope: fenceScope, store: fences },
     ...{ permissions, audit, dashboard, channels, retention, joining, backups },
     reconciler: sync.reconciler,
     scheduler: sync.scheduler,

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
+import express from 'express';
 import { validate as isValidCron } from 'node-cron';
 import { z } from 'zod';
 import { type Result, err, ok } from './core/result';
@@ -81,6 +82,32 @@ function isTimeZone(value: string): boolean {
   }
 }
 
+/**
+ * TRUST_PROXY in Express's `trust proxy` syntax: `true`/`false`, a number of hops, or addresses,
+ * subnets and the names `loopback`, `linklocal`, `uniquelocal`, separated by commas. Checked by
+ * Express itself, so what starts is what Express will use.
+ */
+const trustProxy = z
+  .string()
+  .trim()
+  .transform((value): boolean | number | string =>
+    value === 'true' ? true : value === 'false' ? false : /^\d+$/.test(value) ? Number(value) : value,
+  )
+  .refine(
+    (value) => {
+      try {
+        express().set('trust proxy', value);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    {
+      error:
+        'must be Express’s `trust proxy` setting: true, false, a number of hops, or addresses, subnets and loopback, linklocal, uniquelocal separated by commas (e.g. "loopback" or "loopback, 10.0.0.5")',
+    },
+  );
+
 const schema = z
   .object({
     DISCORD_TOKEN: required('the bot token from the Discord Developer Portal → Bot'),
@@ -135,6 +162,7 @@ const schema = z
       z.string().trim().min(32, { error: 'must be at least 32 characters: the SECRET_KEY used before this one' }).optional(),
     ),
     HEALTH_TOKEN: bearerToken('the bearer token for the detailed /healthz'),
+    TRUST_PROXY: z.preprocess(blankToUndefined, trustProxy.default('loopback')),
     METRICS_TOKEN: bearerToken('the bearer token for /metrics'),
     SYNC_SCHEDULE: z.preprocess(
       blankToUndefined,
@@ -260,6 +288,11 @@ export interface Config {
   healthToken: string | undefined;
   /** METRICS_TOKEN: the bearer token for `/metrics` from outside the loopback address. */
   metricsToken: string | undefined;
+  /**
+   * TRUST_PROXY: whose forwarding headers name the client (its rate-limit budget, its address in
+   * the log); Express's `trust proxy`. Default: the loopback address only.
+   */
+  trustProxy: boolean | number | string;
   syncSchedule: string;
   /** SYNC_TIMEZONE: the IANA time zone SYNC_SCHEDULE is read in (UTC by default, whatever the machine's). */
   syncTimezone: string;
@@ -368,6 +401,7 @@ export function parseConfig(env: Record<string, string | undefined>, needs: Conf
       secretKeyPrevious: e.SECRET_KEY_PREVIOUS,
       healthToken: e.HEALTH_TOKEN,
       metricsToken: e.METRICS_TOKEN,
+      trustProxy: e.TRUST_PROXY,
       syncSchedule: e.SYNC_SCHEDULE,
       syncTimezone: e.SYNC_TIMEZONE,
       backups: {

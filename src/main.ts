@@ -5,7 +5,8 @@ import { type Services, type TierlinkOptions, buildServices } from './compose';
 import { createBot } from './edges/inbound/bot';
 import { publicUrlWarning } from './config';
 import { listBotGuilds } from './edges/outbound/discord/bot-guilds';
-import { checkHealth, databaseAnswers, healthChecks } from './edges/outbound/observability/health';
+import { checkHealth, databaseAnswers, gatewayFailing, healthChecks } from './edges/outbound/observability/health';
+import { createInboxQueue } from './edges/outbound/store/durable-queue';
 import { openConfiguredDatabase } from './edges/outbound/store/open-configured';
 import { resealSecrets } from './edges/outbound/store/reseal-secrets';
 import { createWeb } from './edges/inbound/web';
@@ -86,6 +87,12 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     memberRoles: services.discord.memberRoles,
     registeredCommands: repos.appState,
     gateway: { instance, leases: services.instances, fixedShardCount: config.instances.shardCount },
+    fences: {
+      holds: (fence) => services.fences.store.holds(fence, services.clock.now()),
+      claimInteraction: (interactionId, fence) =>
+        services.fences.store.claimInteraction(interactionId, instance.id, fence, services.clock.now()),
+      scope: services.fences.scope,
+    },
     isServing: () => serving,
     ...(options.discordWaitGuildTimeoutMs !== undefined ? { waitGuildTimeoutMs: options.discordWaitGuildTimeoutMs } : {}),
   });
@@ -108,6 +115,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
           interactionsRouter: createInteractionsEndpoint({
             publicKeyHex: config.instances.publicKey,
             handle: (payload) => bot.handleInteraction(payload),
+            claim: (interactionId) => services.fences.store.claimInteraction(interactionId, instance.id, null, services.clock.now()),
             clock: services.clock,
             logger,
           }),
@@ -116,9 +124,10 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     joining: services.joining,
     health: () =>
       checkHealth(healthChecks({ database, gateway: bot, ...repos, accounts: services.accounts, registration: webhooks.registration })),
-    healthOk: () => databaseAnswers(database),
+    healthOk: async () => (await databaseAnswers(database)) && gatewayFailing(bot.gaps()).length === 0,
     healthToken: config.healthToken,
     metricsToken: config.metricsToken,
+    trustProxy: config.trustProxy,
     hsts: config.publicUrl?.startsWith('https:') === true,
     isShuttingDown: () => shuttingDown,
     publicUrl: services.publicUrl,
@@ -173,10 +182,16 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       logger.info({ url: services.dashboard.url() }, 'dashboard on (sign in with Discord)');
       const plainHttp = publicUrlWarning(services.publicUrl());
       if (plainHttp) logger.warn(plainHttp);
+      // The embedded database has one process by construction: rows an earlier process left are
+      // void, and the work it was doing when it stopped is free now, not when its leases run out.
+      if (database.engine === 'pglite') {
+        await services.instances.reset();
+        const reclaimed = (await createInboxQueue(database.db).reclaimAll()) + (await services.jobQueue.store.queue.reclaimAll());
+        if (reclaimed > 0) logger.info({ reclaimed }, 'work the previous process left in flight is taken up again now');
+      }
       webhooks.start();
       services.jobQueue.worker.start();
-      // The embedded database has one process by construction: rows an earlier process left are void.
-      if (database.engine === 'pglite') await services.instances.reset();
+      void services.jobQueue.worker.sweep().catch((error: unknown) => logger.warn({ err: error }, 'the job sweep at start failed'));
       await connectFromEnvironment();
       serving = true;
       await inStep('discord', () => bot.start());

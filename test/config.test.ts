@@ -154,6 +154,23 @@ test('HEALTH_TOKEN and METRICS_TOKEN must be long enough not to be guessed; SECR
   ]);
 });
 
+test('TRUST_PROXY takes Express’s trust proxy syntax (loopback by default); anything else is named', () => {
+  const parsed = (value: string) => {
+    const result = parseConfig({ ...minimal, TRUST_PROXY: value });
+    return result.ok ? result.value.trustProxy : null;
+  };
+  expect(parsed('')).toBe('loopback');
+  expect(parsed('loopback, 10.0.0.5, 192.168.0.0/16')).toBe('loopback, 10.0.0.5, 192.168.0.0/16');
+  expect(parsed('2')).toBe(2);
+  expect(parsed('false')).toBe(false);
+  expect(parsed('true')).toBe(true);
+  for (const bad of ['everyone', '10.0.0.300', 'loopback; 10.0.0.5']) {
+    expect(problems({ ...minimal, TRUST_PROXY: bad }).problems).toEqual([
+      { variable: 'TRUST_PROXY', message: expect.stringContaining('Express’s `trust proxy` setting') },
+    ]);
+  }
+});
+
 test('a plain-http PUBLIC_URL that is not loopback earns a start-up warning; https and loopback do not', () => {
   expect(publicUrlWarning('http://tierlink.example.com')).toMatch(/^PUBLIC_URL http:\/\/tierlink\.example\.com is plain http/);
   expect(publicUrlWarning('http://203.0.113.9:3000')).not.toBeNull();

@@ -7,7 +7,16 @@ import { MINUTE } from '../shared/clock';
 
 /** What a user may do in a guild, read from Discord (guild-level: channel overwrites do not count). */
 export type MemberStanding =
-  | { kind: 'member'; owner: boolean; permissions: bigint; manageRoles: boolean; manageGuild: boolean; displayName: string }
+  | {
+      kind: 'member';
+      owner: boolean;
+      permissions: bigint;
+      manageRoles: boolean;
+      manageGuild: boolean;
+      displayName: string;
+      /** The member's roles as read. */
+      roleIds: readonly string[];
+    }
   | { kind: 'not_member' }
   /** The bot is not (or no longer) in the guild: nothing can be read or changed there. */
   | { kind: 'bot_absent' };
@@ -57,6 +66,7 @@ export function createGuildPermissions(deps: GuildPermissionsDeps) {
         manageRoles: hasPermission(authority, Permission.ManageRoles),
         manageGuild: hasPermission(authority, Permission.ManageGuild),
         displayName: member.nick ?? member.globalName ?? member.username,
+        roleIds: member.roleIds,
       };
     } catch (error) {
       if (error instanceof DiscordProblemError && (error.kind === 'missing_access' || error.kind === 'unknown_guild')) {

@@ -29,6 +29,11 @@ export function nextPlan(stored: ShardPlan | null, proposed: ShardPlan): ShardPl
   return { shardCount, maxConcurrency: proposed.maxConcurrency, fixed: stored.fixed };
 }
 
+/** The gateway shard a guild's events arrive on: `(guild_id >> 22) % shard_count` (docs/discord-api-notes.md §4). */
+export function shardOfGuild(guildId: string, shardCount: number): number {
+  return Number((BigInt(guildId) >> 22n) % BigInt(Math.max(1, shardCount)));
+}
+
 /**
  * Each live instance's fair share of `shardCount` shards: ⌊n/m⌋ each, and one more for the
  * ⌈n mod m⌉ oldest (`members` is ordered oldest first), so shares never differ by more than one and

@@ -73,7 +73,7 @@ async function linkStepByStep(discordUserId: string, patreonUserId: string) {
 /** Every row of every table of the schema, as JSON text per table. */
 async function everyTable(): Promise<Map<string, string>> {
   const { db } = e.db.database;
-  const tables = Object.values(schema)
+  const tables = (Object.values(schema) as unknown[])
     .filter((t: unknown): t is PgTable => t instanceof PgTable)
     .map((t) => getTableName(t));
   const out = new Map<string, string>();

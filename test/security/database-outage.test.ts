@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { signWebhookBody } from '../../src/app/webhooks/verify-signature';
 import { standInEnvironment } from '@tierlink/sandbox';
 import { type DiscordSandbox, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import { type MembershipServiceSandbox, createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
@@ -110,6 +111,21 @@ let service: ServiceProcess | undefined;
 
     const health = await fetch(`${url}/healthz`);
     expect(health.status).toBe(503);
+
+    // A delivery while the database is away is not at fault: 503 with Retry-After, never 500.
+    const [webhook] = patreon.webhooks();
+    const delivery = JSON.stringify({ data: { type: 'member', id: 'outage-member', attributes: {} } });
+    const answer = await fetch(`${url}/webhooks/patreon`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'X-Patreon-Event': 'members:update',
+        'X-Patreon-Signature': signWebhookBody(webhook!.secret, delivery),
+      },
+      body: delivery,
+    });
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('retry-after')).toBe('30');
 
     proxy.restore();
     for (let i = 0; i < 100 && (await fetch(`${url}/healthz`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 200));

@@ -28,7 +28,7 @@ export interface TestDatabase {
 
 export const onPostgres = (): boolean => Boolean(process.env.DATABASE_URL);
 
-const TABLES = Object.values(schema)
+const TABLES = (Object.values(schema) as unknown[])
   .filter((t: unknown): t is PgTable => t instanceof PgTable)
   .map((t) => `"${getTableName(t)}"`);
 

@@ -19,6 +19,10 @@ export interface ActorView {
   authority: Authority;
   /** The guild's roles and the bot's own role ids. */
   snapshot: GuildSnapshot;
+  /** The actor's own roles (without @everyone), for what they may see (a channel's overwrites). */
+  memberRoleIds: readonly string[];
+  /** The guild's owner. */
+  ownerId: string;
 }
 
 /** Why a request about a role is refused: the person may not (`not_allowed`) or the bot cannot (`bot_cannot`). */
@@ -67,7 +71,7 @@ export function createActorAuthority(deps: ActorAuthorityDeps) {
       memberRoleIds: member.roleIds,
       roles: snapshot.roles,
     });
-    return { actor, authority, snapshot };
+    return { actor, authority, snapshot, memberRoleIds: member.roleIds, ownerId: guild.ownerId };
   }
 
   return {

@@ -1,5 +1,5 @@
 import { Permission, hasPermission } from '../../core/authority';
-import { checkCanPost } from '../../core/channel-access';
+import { ChannelPermission, channelPermissions, checkCanPost } from '../../core/channel-access';
 import {
   CHANNEL_SETTINGS,
   type ChannelChange,
@@ -39,10 +39,25 @@ export const channelKeys = (change: ChannelChange): ChannelSetting[] => SETTINGS
 /**
  * The channels of `/settings` (the mod-log, new patrons, new posts). Choosing one needs Manage
  * Roles at guild level, as every setting does, read from Discord through the actor's view (never
- * the channel-level bits an interaction carries); and the bot must be able to post there: View
+ * the channel-level bits an interaction carries), and that the person sees the channel (View
+ * Channel from its overwrites and their roles: nobody points Tierlink at a channel hidden from
+ * them); and the bot must be able to post there: View
  * Channel, Send Messages and, for messages with embeds, Embed Links, computed from the channel's
  * permission overwrites (src/core/channel-access.ts).
  */
+/** Whether the person asking has View Channel there, from the channel's overwrites and their own roles. */
+function actorSees(view: ActorView, channel: GuildChannel): boolean {
+  const bits = channelPermissions({
+    guildId: view.actor.guildId,
+    ownerId: view.ownerId,
+    roles: view.snapshot.roles,
+    memberId: view.actor.userId,
+    memberRoleIds: view.memberRoleIds,
+    overwrites: channel.overwrites,
+  });
+  return (bits & ChannelPermission.ViewChannel) !== 0n;
+}
+
 export function createChannelSettings(deps: ChannelSettingsDeps) {
   async function check(view: ActorView, change: ChannelChange): Promise<ChannelCheck> {
     const keys = channelKeys(change);
@@ -61,7 +76,15 @@ export function createChannelSettings(deps: ChannelSettingsDeps) {
     for (const key of setTo) {
       const { label, embeds } = CHANNEL_SETTINGS[key];
       const channel: GuildChannel | null = await deps.channels.getChannel(change[key]!);
-      if (!channel) {
+      if (channel && channel.guildId === guildId && !actorSees(view, channel)) {
+        // Tierlink would post there what the person asking cannot read, and tell them nothing of
+        // a channel they cannot see: refused as if it were not there for them.
+        out.notAllowed.push(
+          `The ${label} cannot be used: you cannot see that channel. **Fix:** Pick a channel you can see, or ask someone who can see it.`,
+        );
+        continue;
+      }
+      if (!channel || channel.guildId !== guildId) {
         out.invalid.push(
           `The ${label} cannot be used: Tierlink cannot see that channel. **Fix:** Allow View Channel for the Tierlink role in it, or pick another channel.`,
         );

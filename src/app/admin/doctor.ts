@@ -22,6 +22,8 @@ import type { SyncProgress } from '../../core/sync-report';
 import type { SnapshotRepository } from '../../edges/outbound/store/repositories/snapshot-repository';
 import type { ApplicationInfo } from '../../edges/outbound/discord/application-info';
 import { type EnvironmentBinding, botInviteCheck, unboundServerCheck } from './deployment-checks';
+import type { GatewayStanding } from '../../edges/outbound/store/instance-registry';
+import { gatewayCheck } from './gateway-check';
 
 export interface DoctorCheck {
   name: string;
@@ -67,6 +69,8 @@ export interface DoctorDeps {
   environmentBinding?: EnvironmentBinding;
   /** Scheduled backups (BACKUP_DIR), when on: the last one, or what went wrong with it. */
   backups?(): Promise<DoctorCheck>;
+  /** Who holds each gateway shard and whether it is connected (the instance table). */
+  gateway?: { standing(): Promise<GatewayStanding | null> };
 }
 
 const day = (d: Date) => d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
@@ -384,6 +388,7 @@ export function createDoctor(deps: DoctorDeps) {
       const checks: DoctorCheck[] = [];
       if (campaignIds.length === 0) checks.push(unboundServerCheck(guildId, deps.environmentBinding));
       checks.push(...(await discordChecks(guildId)));
+      if (deps.gateway) checks.push(...gatewayCheck(await deps.gateway.standing(), guildId));
       if (deps.application) checks.push(...(await botInviteCheck(deps.application)));
       for (const campaignId of campaignIds) checks.push(...(await campaignChecks(campaignId)));
       const unreadable = await unreadableMembersCheck(deps.members, campaignIds);

@@ -15,6 +15,7 @@ import { createConnectService } from './connect-service';
 import { type DoctorCheck, createDoctor } from './doctor';
 import type { JoinLinks } from '../joining/join-links';
 import type { EnvironmentBinding } from './deployment-checks';
+import type { GatewayStanding } from '../../edges/outbound/store/instance-registry';
 import type { ApplicationInfo } from '../../edges/outbound/discord/application-info';
 import { createMappingService } from './mapping-service';
 import { createRoleAllowances } from './role-allowances';
@@ -61,6 +62,8 @@ export interface CreatorAdminDeps {
   environmentBinding?: EnvironmentBinding;
   /** Scheduled backups (BACKUP_DIR), for `/doctor`. */
   backups?: { doctorCheck(): Promise<DoctorCheck> };
+  /** Who holds each gateway shard (`/doctor`). */
+  gateway?: { standing(): Promise<GatewayStanding | null> };
 }
 
 /**
@@ -138,6 +141,7 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
     members: repos.snapshots,
     ...(discord.application ? { application: discord.application } : {}),
     ...(deps.environmentBinding ? { environmentBinding: deps.environmentBinding } : {}),
+    ...(deps.gateway ? { gateway: deps.gateway } : {}),
     clock,
     webhookHealth: async (campaignId) => {
       const health = await deps.registration.health(campaignId);

@@ -5,6 +5,8 @@ import { freeTierRoleIds } from '../../core/planner';
 import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
 import type { SecretBox } from '../../edges/outbound/store/secret-box';
 import { type SettingsChange, applySettingsChange } from '../../core/planner/settings';
+import { Permission, hasPermission } from '../../core/authority';
+import { POLICY_LABELS, policyChanges, weakenings } from '../../core/settings-policy';
 import type { GuildSettings } from '../../core/planner/types';
 import type { Clock } from '../../shared/clock';
 import { MINUTE } from '../../shared/clock';
@@ -170,6 +172,22 @@ export function createSettingsService(deps: SettingsServiceDeps) {
       if (!view) return { kind: 'not_allowed', problems: [`${NOT_A_MEMBER.message} **Fix:** ${NOT_A_MEMBER.fix}`] };
       const notAllowed: string[] = [];
       const invalid: string[] = [];
+      // The server's rules (grace, the mass-removal guard, the mode, who may join) are the server's
+      // managers' to change, and to weaken only its owner's or an administrator's.
+      const policy = policyChanges(before, next.value);
+      if (policy.length > 0 && !hasPermission(view.authority, Permission.ManageGuild)) {
+        const what = [...new Set(policy.map((k) => POLICY_LABELS[k]))].join(', ');
+        notAllowed.push(
+          `Changing ${what} needs the Manage Server permission: these are the server’s rules, not a role. **Fix:** Ask someone with Manage Server, the server owner or an administrator.`,
+        );
+      } else if (policy.length > 0 && !view.authority.isOwner && !view.authority.isAdministrator) {
+        const weaker = weakenings(before, next.value);
+        if (weaker.length > 0) {
+          notAllowed.push(
+            `${weaker.join('; ').replace(/^./, (c) => c.toUpperCase())} protects members and the server less: only the server owner or an administrator can do that. **Fix:** Ask the server owner or someone with Administrator.`,
+          );
+        }
+      }
       for (const [key, label] of [
         ['formerPatronRoleId', 'former-patron role'],
         ['followerRoleId', 'follower role'],

@@ -27,7 +27,11 @@ import type { CompService } from '../comps/comp-service';
 
 export interface DashboardDeps {
   repos: Pick<Repositories, 'guilds' | 'campaigns' | 'syncRuns' | 'auditLog' | 'ledger' | 'patronDirectory' | 'dashboardSessions'>;
-  discord: { directory: GuildDirectory; snapshots: GuildSnapshotCache };
+  discord: {
+    directory: GuildDirectory;
+    snapshots: GuildSnapshotCache;
+    memberRoles?: { peek(guildId: string, userId: string): readonly string[] | null | undefined };
+  };
   permissions: GuildPermissions;
   /** The audit log's reader (also `/audit`'s). */
   audit: AuditBrowser;
@@ -71,7 +75,12 @@ export function createDashboard(deps: DashboardDeps) {
     logger,
     redirectUri: () => `${deps.publicUrl()}/dashboard/callback`,
   });
-  const access = createDashboardAccess({ guilds: repos.guilds, permissions: deps.permissions });
+  const access = createDashboardAccess({
+    guilds: repos.guilds,
+    permissions: deps.permissions,
+    clock: deps.clock,
+    ...(deps.discord.memberRoles ? { gateway: deps.discord.memberRoles } : {}),
+  });
   const { audit } = deps;
   const overview = createOverview({
     ...repos,

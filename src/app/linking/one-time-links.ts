@@ -70,6 +70,10 @@ export type RedeemedChoice =
   | { kind: 'invalid' };
 
 const flowIdOf = (tokenHash: string) => tokenHash.slice(0, 16);
+/** A join flow not yet written anywhere but in its browser's cookie: sealed to its token hash. */
+const pendingJoinSeal = (tokenHash: string) => ({ table: 'join-flow-cookie', column: 'pending', row: tokenHash });
+/** A join flow's state names its guild after its nonce (`<nonce>~<guild id>`): the state is all there is of it until the consent comes back. */
+const JOIN_NONCE = /^([A-Za-z0-9_-]{10,64})~(\d{1,20})$/;
 /** The PKCE verifier is sealed to its own link_tokens row. */
 const verifierSeal = (tokenHash: string) => ({ table: 'link_tokens', column: 'code_verifier', row: tokenHash });
 
@@ -87,6 +91,51 @@ const verifierSeal = (tokenHash: string) => ({ table: 'link_tokens', column: 'co
  */
 export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: SecretBox; clock: Clock; publicUrl: () => string }) {
   const { repo, box, clock } = deps;
+
+  /**
+   * The service's callback of a join flow (see `begin`): in the browser that started it, within
+   * {@link STATE_LIFETIME_MS}, the flow is written now, used and consumed at once, so a second
+   * callback of the same state finds it spent. From another browser nothing is written.
+   */
+  async function consumeJoinState(
+    tokenHash: string,
+    nonce: string,
+    guildId: string,
+    binding: string,
+    readNonce: ReadNonce,
+  ): Promise<ConsumedState> {
+    const flowId = flowIdOf(tokenHash);
+    const replay = async (): Promise<ConsumedState> =>
+      (await repo.find(tokenHash)) ? { kind: 'invalid', replayOf: { purpose: 'join', guildId } } : { kind: 'invalid' };
+    const cookie = readNonce(flowId);
+    if (cookie === undefined || !sameText(digest(cookie), binding)) {
+      if (await repo.find(tokenHash)) return replay();
+      return { kind: 'unbound', purpose: 'join', flowId, guildId };
+    }
+    let pending: string[];
+    try {
+      pending = box.decrypt(cookie, pendingJoinSeal(tokenHash)).split('.');
+    } catch {
+      return { kind: 'invalid' };
+    }
+    const [sealedGuild, codeVerifier, startedAt] = pending;
+    const started = Number(startedAt);
+    const now = clock.now();
+    if (sealedGuild !== guildId || !codeVerifier || !Number.isSafeInteger(started)) return { kind: 'invalid' };
+    // Past its time: the page says which flow to start again.
+    if (started < now.getTime() - STATE_LIFETIME_MS) return { kind: 'invalid', replayOf: { purpose: 'join', guildId } };
+    const row = await repo.createConsumedJoin({
+      tokenHash,
+      guildId,
+      startedAt: new Date(started),
+      expiresAt: new Date(started + LINK_LIFETIME_MS),
+      stateNonceHash: sha256(nonce),
+      now,
+    });
+    if (!row) return replay();
+    return { kind: 'consumed', row, codeVerifier, flow: { tokenHash, flowId, binding } };
+  }
+
   return {
     /** Creates a link for a Discord user in a guild; returns its URL. */
     async create(purpose: 'link' | 'connect', discordUserId: string, guildId: string): Promise<{ url: string; expiresAt: Date }> {
@@ -134,23 +183,22 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
     },
 
     /**
-     * A join page's flow: a link made and followed at once (nobody hands it out), for a guild and
-     * no Discord user yet. The same binding, state and PKCE as a followed `/link`.
+     * A join page's flow, for a guild and no Discord user yet: the same binding, state and PKCE as a
+     * followed `/link`, but nothing is written until the service's consent comes back (anyone may
+     * open a join page, as often as they like). Its guild, PKCE verifier and start time travel in
+     * the flow's cookie, sealed, which is also the browser's binding; the state names the guild.
      */
     async begin(guildId: string): Promise<{ state: string; codeChallenge: string; browser: BrowserBinding }> {
-      const token = randomBytes(16).toString('base64url');
-      const now = clock.now();
-      await repo.create({
-        tokenHash: sha256(token),
-        purpose: 'join',
-        discordUserId: null,
-        guildId,
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + LINK_LIFETIME_MS),
-      });
-      const followed = await this.follow('join', token);
-      if (!followed) throw new Error('a join flow could not be followed right after it was made');
-      return { state: followed.state, codeChallenge: followed.codeChallenge, browser: followed.browser };
+      const tokenHash = sha256(randomBytes(16).toString('base64url'));
+      const nonce = randomBytes(16).toString('base64url');
+      const pkce = pkcePair();
+      const cookie = box.encrypt(`${guildId}.${pkce.verifier}.${clock.now().getTime()}`, pendingJoinSeal(tokenHash));
+      const unsigned = `${tokenHash}.${nonce}~${guildId}.${digest(cookie)}`;
+      return {
+        state: `${unsigned}.${box.sign(`state:${unsigned}`)}`,
+        codeChallenge: pkce.challenge,
+        browser: { flowId: flowIdOf(tokenHash), nonce: cookie },
+      };
     },
 
     /**
@@ -162,6 +210,8 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
       if (!tokenHash || !nonce || !binding || !signature || rest.length > 0) return { kind: 'invalid' };
       if (!box.verify(`state:${tokenHash}.${nonce}.${binding}`, signature)) return { kind: 'invalid' };
       const now = clock.now();
+      const join = JOIN_NONCE.exec(nonce);
+      if (join) return consumeJoinState(tokenHash, nonce, join[2]!, binding, readNonce);
       const row = await repo.consumeState(tokenHash, sha256(nonce), new Date(now.getTime() - STATE_LIFETIME_MS), now);
       if (!row) {
         const spent = await repo.find(tokenHash);

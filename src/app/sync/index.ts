@@ -1,4 +1,5 @@
 import type { GuildDirectory } from '../../edges/outbound/discord/guild-directory';
+import type { FenceScope } from '../../shared/fence';
 import type { GuildSnapshotCache } from '../../edges/outbound/discord/guild-snapshot-cache';
 import type { MemberRoles } from '../../edges/outbound/discord/member-roles';
 import type { RoleWriter } from '../../edges/outbound/discord/role-writer';
@@ -57,6 +58,8 @@ export interface SyncSubsystemDeps {
   guildPageSize?: number;
   /** Live instances (the instance table): with several, the nightly sync's guilds are spread over them. */
   liveInstances?(): Promise<number>;
+  /** The fence of the work under way, checked where the role applier records grants (docs/outages-and-fencing.md). */
+  fences?: FenceScope;
 }
 
 /**
@@ -74,6 +77,7 @@ export function createSync(deps: SyncSubsystemDeps) {
     metrics,
     logger,
     ...(deps.concurrency !== undefined ? { concurrency: deps.concurrency } : {}),
+    ...(deps.fences ? { fences: deps.fences } : {}),
   });
   const contexts = createGuildContextLoader({ ...repos, discordSnapshots: discord.snapshots });
   const graceChecks = createGraceChecks({ jobs: deps.jobs.store, logger });

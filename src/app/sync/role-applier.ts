@@ -4,6 +4,7 @@ import type { RoleWriter } from '../../edges/outbound/discord/role-writer';
 import type { Metrics } from '../../edges/outbound/observability/metrics';
 import type { AuditEntry, GrantRecord, LedgerRepository } from '../../edges/outbound/store/repositories/ledger-repository';
 import type { Clock } from '../../shared/clock';
+import { type FenceScope, LeaseLostError } from '../../shared/fence';
 import { createKeyedMutex, mapWithConcurrency } from '../../shared/keyed-mutex';
 import { type ApplyResult, type FailedChange, type Trigger, auditEntry, auditReason } from './applied-changes';
 import { createJoinApply } from './join-apply';
@@ -34,6 +35,12 @@ export interface RoleApplierDeps {
   logger: Logger;
   /** Members whose changes are applied at once in a bulk apply (each member's own changes go one by one). Default 8. */
   concurrency?: number;
+  /**
+   * The fence of the work under way (a gateway event's shard lease, a queued row's lease): the
+   * planned grants are recorded only while it holds, and nothing is sent to Discord when it does
+   * not (docs/outages-and-fencing.md).
+   */
+  fences?: FenceScope;
 }
 
 /** Members whose ledger and audit rows a bulk apply writes together (bounds what a crash mid-run can leave). */
@@ -111,10 +118,18 @@ export function createRoleApplier(deps: RoleApplierDeps) {
     const intents: GrantRecord[] = live.flatMap(({ plan, changes }) =>
       changes.flatMap((c) => (c.op === 'add' ? [{ discordUserId: plan.userId, roleId: c.roleId, ...c.grant, reason: c.reason }] : [])),
     );
+    const fence = deps.fences?.current() ?? null;
+    const sends = live.some((w) => w.changes.some((c) => c.op !== 'forget'));
     try {
-      if (intents.length > 0) await ledger.write(guildId, intents, [], clock.now());
+      if ((intents.length > 0 || (fence && sends)) && !(await ledger.write(guildId, intents, [], clock.now(), fence))) {
+        throw new LeaseLostError(fence!);
+      }
     } catch (error) {
-      logger.error({ err: error, guildId, trigger }, 'role changes not applied: the planned grants could not be recorded');
+      if (error instanceof LeaseLostError) {
+        logger.warn({ guildId, trigger, fence }, 'role changes not applied: this instance no longer holds the work (another one does)');
+      } else {
+        logger.error({ err: error, guildId, trigger }, 'role changes not applied: the planned grants could not be recorded');
+      }
       if (options.rethrow) throw error;
       return { results, stopped: `recording planned grants failed: ${describe(error)}` };
     }

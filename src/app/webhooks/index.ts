@@ -10,6 +10,7 @@ import type { MemberIntake } from '../membership/member-intake';
 import { type InboxWriter, createInboxWriter } from './inbox-writer';
 import { type MemberReader, createMemberRefresh } from './member-refresh';
 import { type PostDeliveryHandler, type WebhookProcessor, createWebhookProcessor } from './processor';
+import type { FenceScope } from '../../shared/fence';
 import { type WebhookRegistration, type WebhookRegistrationDeps, createWebhookRegistration } from './registration';
 import { type WebhookSecretProvider, type WebhookSecrets, createWebhookSecrets } from './webhook-secrets';
 
@@ -46,6 +47,8 @@ export interface WebhooksDeps {
   random: Random;
   /** Sweep period of the inbox and the jobs. Default 5 s. */
   pollMs?: number;
+  /** Deliveries are worked under their rows' fences (docs/outages-and-fencing.md). */
+  fences?: FenceScope;
   /** See `MemberRefreshDeps.recheckDelayMs`. */
   recheckDelayMs?: number;
   /** See `WebhookProcessorDeps.immediateConcurrency`. */
@@ -120,6 +123,7 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
     immediateConcurrency: deps.immediateConcurrency,
     lockMs: deps.lockMs,
     renewEveryMs: deps.renewEveryMs,
+    ...(deps.fences ? { fences: deps.fences } : {}),
   });
   for (const [kind, handler] of Object.entries(processor.jobHandlers)) deps.jobs.queue.register(kind, handler);
   const registration = createWebhookRegistration({

@@ -4,6 +4,7 @@ import type { Resource } from '../../edges/outbound/patreon/json-api';
 import type { ClaimedRow, DurableQueue } from '../../edges/outbound/store/durable-queue';
 import type { JobHandler } from '../../edges/outbound/store/job-queue';
 import { type QueueWorker, createQueueWorker } from '../../edges/outbound/store/queue-worker';
+import type { FenceScope } from '../../shared/fence';
 import type { Metrics } from '../../edges/outbound/observability/metrics';
 import type { Clock, Random } from '../../shared/clock';
 import { DAY, HOUR, MINUTE } from '../../shared/clock';
@@ -41,6 +42,8 @@ export interface WebhookProcessorDeps {
   immediateConcurrency?: number;
   /** Finished inbox rows are deleted after this. Default 7 days. */
   retainMs?: number;
+  /** A delivery is worked under its row's fence (docs/outages-and-fencing.md). */
+  fences?: FenceScope;
 }
 
 export type DeliveryOutcome =
@@ -179,6 +182,7 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
     async handle(row) {
       await handleDelivery(row);
     },
+    ...(deps.fences ? { fencing: { scope: deps.fences, table: 'webhook_inbox' as const } } : {}),
     onRetry: () => metrics.webhookRetries.inc(),
     onDead: (row, error) => {
       metrics.webhookDeadLetters.inc();

@@ -43,8 +43,8 @@ test('with several live instances the nightly sync reads each campaign once, the
   expect(world.discord.sandbox.memberRoles(world.guildId, patron.discordUserId)).toEqual([]);
 
   const a = instanceSync();
-  await a.registry.heartbeat({ id: 'a', host: 'h', pid: 1 }, [], false);
-  await a.registry.heartbeat({ id: 'b', host: 'h', pid: 2 }, [], false);
+  await a.registry.heartbeat({ id: 'a', host: 'h', pid: 1 }, { shards: [], connected: [] }, false);
+  await a.registry.heartbeat({ id: 'b', host: 'h', pid: 2 }, { shards: [], connected: [] }, false);
   world.patreon.resetRequests();
   const outcome = await a.sync.scheduler.runScheduled();
   if (outcome === null || isSkipped(outcome)) throw new Error('the nightly sync did not run');
@@ -76,7 +76,7 @@ test('alone (one live instance) or for one server, the run syncs every server it
   await world.repos.guilds.ensure(second, 'Third Club');
   await world.repos.guilds.bind(second, world.campaignId);
   const a = instanceSync();
-  await a.registry.heartbeat({ id: 'a', host: 'h', pid: 1 }, [], false);
+  await a.registry.heartbeat({ id: 'a', host: 'h', pid: 1 }, { shards: [], connected: [] }, false);
   const outcome = await a.sync.scheduler.runScheduled();
   if (outcome === null || isSkipped(outcome)) throw new Error('the nightly sync did not run');
   expect(outcome.spreadGuilds).toBeUndefined();

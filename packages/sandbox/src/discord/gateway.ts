@@ -100,6 +100,7 @@ export class Gateway {
   private readonly unsubscribe: () => void;
   private settings: GatewaySettings;
   private readonly pacer: IdentifyPacer;
+  private available = true;
 
   constructor(private readonly options: GatewayOptions) {
     validateSettings(options.settings ?? {});
@@ -135,6 +136,10 @@ export class Gateway {
   }
 
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    if (!this.available) {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
     this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, req));
   }
 
@@ -158,6 +163,16 @@ export class Gateway {
   /** Close codes the sandbox sent (4004, 4014, …), oldest first. */
   closeCodes(): Array<{ code: number; reason: string }> {
     return this.closes.map((c) => ({ ...c }));
+  }
+
+  /**
+   * An outage of Discord's gateway (`false`) and its end (`true`): while it lasts, every open socket
+   * drops without a close frame (the client sees 1006) and every new connection is refused with 503;
+   * sessions stay resumable, as when Discord comes back. REST is not affected.
+   */
+  setAvailable(available: boolean): void {
+    this.available = available;
+    if (!available) for (const connection of this.connections) connection.socket.terminate();
   }
 
   /** Closes every client socket with `code`; a 4xxx code other than 4004/4010–4014 lets clients resume. */

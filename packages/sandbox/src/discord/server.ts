@@ -214,6 +214,8 @@ export interface DiscordSandbox {
   gatewayCloses(): Array<{ code: number; reason: string }>;
   /** Closes gateway sockets with `code` (4000 when absent), leaving sessions resumable. */
   disconnectGateway(code?: number): void;
+  /** A gateway outage: `false` drops every socket and refuses new ones (503) until `true`; REST keeps answering. */
+  setGatewayAvailable(available: boolean): void;
 
   // ---- OAuth2 (docs/discord-api-notes.md §1) ----------------------------------------------------
   /**
@@ -486,6 +488,7 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
     gatewayIdentifies: () => gateway.identifyLog(),
     gatewayCloses: () => gateway.closeCodes(),
     disconnectGateway: (code) => gateway.disconnectAll(code),
+    setGatewayAvailable: (available) => gateway.setAvailable(available),
 
     setOAuth2Application(settings) {
       if (settings.clientSecret !== undefined) {

@@ -9,6 +9,7 @@ import {
   type Interaction,
   type PartialGuildMember,
   type Role,
+  Status,
 } from 'discord.js';
 import type { GatewaySessionFeed } from '../../outbound/discord/member-roles';
 import type { Logger } from '../../../shared/logger';
@@ -22,6 +23,13 @@ export async function destroyKeepingSharedRest(client: Client): Promise<void> {
   client.rest = new REST();
   await client.destroy();
 }
+
+/**
+ * The mentions every message of the bot's clients may ping by default: none. Replies quote text
+ * Tierlink does not control (a tier's title from Patreon, a member's name), and `@everyone` or a
+ * role mention in it must not ping the server (docs/discord-api-notes.md §9).
+ */
+export const NO_MENTIONS = { parse: [] as never[], repliedUser: false };
 
 /** discord.js's IDENTIFY throttler (`ws.buildIdentifyThrottler`): resolves when the shard may identify. */
 export interface IdentifyThrottler {
@@ -60,6 +68,7 @@ export interface ShardClient {
   readonly shardId: number;
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** Connected now: logged in and the shard's session is ready (not reconnecting). */
   isReady(): boolean;
   guildIds(): string[];
   /** The discord.js client, to build interactions that arrived over HTTP with its guild cache. */
@@ -81,6 +90,8 @@ export function createShardClient(deps: ShardClientDeps): ShardClient {
     shards: [shardId],
     shardCount: deps.shardCount,
     ws: { buildIdentifyThrottler: () => deps.identifyThrottler },
+    // Every reply may echo text from outside (tier titles, names): it pings nobody unless a reply says so.
+    allowedMentions: NO_MENTIONS,
     waitGuildTimeout: deps.waitGuildTimeoutMs ?? 15_000,
     // Every role change Tierlink makes comes back as a member update that discord.js would cache:
     // after a large sync that is thousands of members nobody reads (roles are read over REST).
@@ -149,7 +160,8 @@ export function createShardClient(deps: ShardClientDeps): ShardClient {
       deps.memberFeed?.lost();
       await destroyKeepingSharedRest(client);
     },
-    isReady: () => client.isReady(),
+    // The client stays "ready" while discord.js reconnects a dropped session: the shard's own status says whether it is connected.
+    isReady: () => client.isReady() && client.ws.shards.get(shardId)?.status === Status.Ready,
     guildIds: () => [...client.guilds.cache.keys()],
   };
 }

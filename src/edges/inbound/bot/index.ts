@@ -1,8 +1,9 @@
 import type { REST } from '@discordjs/rest';
-import { type RESTGetAPIGatewayBotResult, Routes } from 'discord.js';
+import { type Interaction, type RESTGetAPIGatewayBotResult, Routes } from 'discord.js';
 import { type DoctorCheck, renderDoctor } from '../../../app/admin/doctor';
 import type { SyncOutcome } from '../../../app/sync/sync-scheduler';
 import { formatSyncReport } from '../../../core/sync-report';
+import type { Fence, FenceScope } from '../../../shared/fence';
 import type { Logger } from '../../../shared/logger';
 import type { BotServices } from './bot-services';
 import { COMMANDS } from './commands';
@@ -12,7 +13,7 @@ import { createIdentifyThrottler } from './identify-gate';
 import { createInteractionRouter } from './interaction-router';
 import { createPayloadInteractions } from './payload-interactions';
 import { type RegisteredCommandsMemo, registerCommands } from './register-commands';
-import { type GatewayLeases, type InstanceIdentity, createShardCoordinator } from './shard-coordinator';
+import { type GatewayLeases, type InstanceIdentity, type SessionGap, createShardCoordinator } from './shard-coordinator';
 
 /** The rejoin restore: one member reconciled, and what was applied (null on a dry run). */
 export interface MemberReconciler {
@@ -61,6 +62,17 @@ export interface BotDeps extends Omit<BotServices, 'sync' | 'doctor'> {
     /** Tests: a shorter round than the default (a fifth of the lease). */
     tickMs?: number;
   };
+  /**
+   * The fences of the shards' events (docs/outages-and-fencing.md): an event is acted on only while this
+   * instance still holds its shard's lease at the generation it took it with, and the writes it
+   * leads to check the same (the scope carries the fence to the role applier). An interaction is
+   * claimed with the fence, so an old and a new session of one shard never both answer it.
+   */
+  fences?: {
+    holds(fence: Fence): Promise<boolean>;
+    claimInteraction(interactionId: string, fence: Fence | null): Promise<boolean>;
+    scope: FenceScope;
+  };
   /** False until the configured campaigns are bound: commands are answered "starting" until then. */
   isServing(): boolean;
   /** Shorter in tests: how long to wait for guilds listed in READY. */
@@ -76,6 +88,8 @@ export interface DiscordBot {
   isReady(): boolean;
   /** The shards whose sessions this instance holds, and the shard count. */
   shards(): { held: number[]; count: number | null };
+  /** Shards this instance holds without a connected session, and for how long. */
+  gaps(): SessionGap[];
   /** Guilds on the shards this instance holds. */
   guildIds(): string[];
   /**
@@ -117,6 +131,40 @@ export function createBot(deps: BotDeps): DiscordBot {
     doctor: { report: async (guildId) => renderDoctor(await deps.doctor.run(guildId)) },
   };
   const onInteraction = createInteractionRouter(COMMANDS, { services, logger }, { isServing: deps.isServing });
+  /** Interactions that came by HTTP, while the router hears them (claimed by the endpoint already). */
+  const viaHttp = new Set<string>();
+
+  /** Runs an event's handler only while this instance still holds the event's shard (see {@link BotDeps.fences}). */
+  async function fenced(shardId: number, what: string, task: () => Promise<void>): Promise<void> {
+    const fence = coordinator.fenceFor(shardId);
+    if (!fence || (deps.fences && !(await deps.fences.holds(fence)))) {
+      logger.warn({ shard: shardId, what }, 'an event of a shard this instance no longer holds: dropped');
+      return;
+    }
+    await (deps.fences ? deps.fences.scope.run(fence, task) : task());
+  }
+
+  /** A gateway interaction is answered by the one instance that claims it while holding its shard. */
+  async function onGatewayInteraction(shardId: number, interaction: Interaction): Promise<void> {
+    if (viaHttp.has(interaction.id) || !deps.fences) return onInteraction(interaction);
+    const fence = coordinator.fenceFor(shardId);
+    let claimed: boolean;
+    try {
+      claimed = fence !== null && (await deps.fences.claimInteraction(interaction.id, fence));
+    } catch (error) {
+      // The database is away: answer anyway (an autocomplete, "try again"), as before any claim existed.
+      logger.warn({ err: error, shard: shardId }, 'the interaction could not be claimed; answering it anyway');
+      claimed = true;
+    }
+    if (!claimed) {
+      logger.warn(
+        { shard: shardId, id: interaction.id },
+        'an interaction another instance took, or of a shard no longer held here: dropped',
+      );
+      return;
+    }
+    await onInteraction(interaction);
+  }
   const coordinator = createShardCoordinator({
     me: deps.gateway.instance,
     leases: deps.gateway.leases,
@@ -137,15 +185,16 @@ export function createBot(deps: BotDeps): DiscordBot {
         onFatalClose,
         rest: deps.rest,
         logger,
-        onInteraction,
-        onMemberAdd: async (guildId, userId) => {
-          const outcome = await deps.members.reconcileMember(guildId, userId, { trigger: 'rejoin' });
-          const added = outcome.result?.applied.filter((c) => c.op === 'add').length ?? 0;
-          if (added > 0) logger.info({ guildId, userId, added }, 'roles restored on rejoin');
-        },
+        onInteraction: (interaction) => onGatewayInteraction(shardId, interaction),
+        onMemberAdd: (guildId, userId) =>
+          fenced(shardId, 'member joined', async () => {
+            const outcome = await deps.members.reconcileMember(guildId, userId, { trigger: 'rejoin' });
+            const added = outcome.result?.applied.filter((c) => c.op === 'add').length ?? 0;
+            if (added > 0) logger.info({ guildId, userId, added }, 'roles restored on rejoin');
+          }),
         onGuildAvailable: (guildId, name) => deps.guilds.ensure(guildId, name),
         onRolesChanged: (guildId) => deps.roleSnapshots.invalidate(guildId),
-        onRoleDeleted: (guildId, roleId) => deps.mapping.forgetDeletedRole(guildId, roleId),
+        onRoleDeleted: (guildId, roleId) => fenced(shardId, 'role deleted', () => deps.mapping.forgetDeletedRole(guildId, roleId)),
         ...(deps.memberRoles ? { memberFeed: deps.memberRoles.session() } : {}),
         ...(deps.waitGuildTimeoutMs !== undefined ? { waitGuildTimeoutMs: deps.waitGuildTimeoutMs } : {}),
       }),
@@ -177,7 +226,16 @@ export function createBot(deps: BotDeps): DiscordBot {
     },
     isReady: () => coordinator.isReady(),
     shards: () => ({ held: coordinator.shards(), count: coordinator.shardCount() }),
+    gaps: () => coordinator.gaps(),
     guildIds: () => coordinator.sessions().flatMap((s) => s.guildIds()),
-    handleInteraction: (payload) => payloads.handle(payload),
+    handleInteraction: (payload) => {
+      const id = typeof payload.id === 'string' ? payload.id : null;
+      if (id) viaHttp.add(id);
+      try {
+        payloads.handle(payload);
+      } finally {
+        if (id) viaHttp.delete(id);
+      }
+    },
   };
 }

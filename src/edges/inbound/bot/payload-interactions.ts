@@ -1,7 +1,7 @@
 import type { REST } from '@discordjs/rest';
 import { Client, Events, type Interaction, Options } from 'discord.js';
 import type { Logger } from '../../../shared/logger';
-import { destroyKeepingSharedRest } from './discord-bot';
+import { NO_MENTIONS, destroyKeepingSharedRest } from './discord-bot';
 
 /** The action discord.js runs on a gateway INTERACTION_CREATE: builds the interaction from the raw payload and emits it. */
 interface InteractionCreateAction {
@@ -38,6 +38,7 @@ export function createPayloadInteractions(deps: {
 }) {
   const detached = new Client({
     intents: [],
+    allowedMentions: NO_MENTIONS,
     // It never logs in: nothing to cache beyond what one interaction carries.
     makeCache: Options.cacheWithLimits({ ...Options.DefaultMakeCacheSettings, UserManager: 0, GuildMemberManager: 0 }),
   });

@@ -51,6 +51,12 @@ export interface WebAppDeps {
   metricsToken?: string | undefined;
   /** PUBLIC_URL is https: every answer carries Strict-Transport-Security. */
   hsts?: boolean;
+  /**
+   * TRUST_PROXY (Express's `trust proxy`): whose `X-Forwarded-For` names the client of a request,
+   * for its rate-limit budget. Default the loopback address only: a client anywhere else, on the
+   * local network too, cannot choose its budget by writing the header.
+   */
+  trustProxy?: boolean | number | string;
   /** Per-address budgets of the public routes (defaults: {@link webLimits}). */
   limits?: Partial<WebLimits>;
   /** The clock of the budgets' windows (real time unless a test says otherwise). */
@@ -101,7 +107,7 @@ export function createWebApp(deps: WebAppDeps): express.Express {
   const { logger, metrics } = deps;
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  app.set('trust proxy', deps.trustProxy ?? 'loopback');
 
   if (deps.hsts) {
     app.use((_req, res, next) => {

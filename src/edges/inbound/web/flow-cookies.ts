@@ -53,7 +53,8 @@ export function createFlowCookies(options: { secure: () => boolean }) {
       const jar = cookies(req);
       return (flowId) => {
         const value = jar.get(name(flowId));
-        return value && /^[A-Za-z0-9_-]{1,128}$/.test(value) ? value : undefined;
+        // A nonce, or a join flow's sealed pending state (`v2.…`: src/app/linking/one-time-links.ts).
+        return value && /^[A-Za-z0-9_.-]{1,512}$/.test(value) ? value : undefined;
       };
     },
   };

@@ -43,6 +43,12 @@ export interface InteractionsEndpointDeps {
   publicKeyHex: string;
   /** Hands a verified interaction (not a PING) to the bot; returns at once. */
   handle(payload: Record<string, unknown>): void;
+  /**
+   * Takes the interaction's id for this instance: false when it was taken before (a replay of the
+   * signed request, which the signature's five minutes allow; docs/outages-and-fencing.md). Every
+   * instance shares the record, so a replay sent to another instance behind the balancer is refused too.
+   */
+  claim?(interactionId: string): Promise<boolean>;
   clock: Clock;
   logger: Logger;
   /** Requests refused before a signature verified, allowed per address before 429 unread. Default 30 a minute. */
@@ -108,7 +114,7 @@ export function createInteractionsEndpoint(deps: InteractionsEndpointDeps): Rout
       refuse(req, res, 415, 'compressed_body', 'the body is compressed; send it as signed, uncompressed');
     },
     express.raw({ type: () => true, limit: MAX_INTERACTION_BODY_BYTES, inflate: false }),
-    (req: Request, res: Response) => {
+    async (req: Request, res: Response) => {
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       const verdict = verifyInteraction(
         key,
@@ -140,6 +146,24 @@ export function createInteractionsEndpoint(deps: InteractionsEndpointDeps): Rout
       if (interaction.type === 1) {
         res.status(200).json({ type: 1 });
         return;
+      }
+      if (typeof interaction.id !== 'string' || !/^\d{1,20}$/.test(interaction.id)) {
+        res.status(400).json({ error: 'the interaction has no id' });
+        return;
+      }
+      if (deps.claim) {
+        let first: boolean;
+        try {
+          first = await deps.claim(interaction.id);
+        } catch (error) {
+          // The database is away: the interaction is answered as it can be (most commands say so).
+          deps.logger.warn({ err: error }, 'the interaction could not be recorded; handling it anyway');
+          first = true;
+        }
+        if (!first) {
+          refuse(req, res, 409, 'replayed', 'this interaction was received before');
+          return;
+        }
       }
       deps.handle(interaction);
       res.status(202).end();

@@ -98,6 +98,9 @@ function headerValues(req: Request, name: string): string[] {
   return Array.isArray(value) ? value : [value];
 }
 
+/** What a 503 asks the sender to wait: the database is usually back within seconds, Patreon retries on its own schedule anyway. */
+export const RETRY_AFTER_SECONDS = 30;
+
 /**
  * `POST /webhooks/patreon` (mount the router at `WEBHOOK_PATH`, src/app/webhooks/delivery.ts). A
  * delivery is verified against the bytes on the wire before anything reads them (a compressed body
@@ -111,7 +114,9 @@ function headerValues(req: Request, name: string): string[] {
  * - compressed (`Content-Encoding` other than identity): 415, unread;
  * - a replay (its body was seen within 7 days): 200, dropped without a read of the service;
  * - an address past its budget of failed deliveries ({@link UNVERIFIED_LIMIT}): 429, unread;
- * - the inbox write failed: 503, so the service retries the delivery later.
+ * - the database is away (the secrets cannot be read, or the inbox write failed): 503 with
+ *   `Retry-After`, so the service retries the delivery later; never 500, which says the delivery
+ *   itself is at fault.
  *
  * Every answer is JSON (`{ ok: true }` or `{ error, message }`) and counted in
  * `tierlink_webhook_deliveries_total{result}`. Refusals are logged without the signature, outside
@@ -175,6 +180,16 @@ export function createWebhookEndpoint(deps: WebhookEndpointDeps): Router {
       .json({ error: 'rate_limited', message: 'Too many failed deliveries from this address; retry later.' });
   }
 
+  /** The database is away: the sender is asked to come back, the delivery is not at fault. */
+  const unavailable = (res: Response, error: unknown, what: string, trigger: string | null): void => {
+    metrics.webhookDeliveries.inc({ result: 'failed' });
+    logger.error({ err: error, trigger }, `webhook delivery ${what}; answering 503 so the service retries`);
+    res
+      .status(503)
+      .set('Retry-After', String(RETRY_AFTER_SECONDS))
+      .json({ error: 'unavailable', message: 'The delivery could not be stored; retry later.' });
+  };
+
   async function verify(body: Buffer, signatures: readonly string[]): Promise<WebhookSecret | null> {
     const match = (list: readonly WebhookSecret[]): WebhookSecret | null => {
       for (const signature of signatures) {
@@ -197,7 +212,13 @@ export function createWebhookEndpoint(deps: WebhookEndpointDeps): Router {
       const body: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       const signatures = SIGNATURE_HEADERS.flatMap((name) => headerValues(req, name));
       if (signatures.length === 0) return reject(req, res, 'missing_signature');
-      const secret = await verify(body, signatures);
+      let secret: WebhookSecret | null;
+      try {
+        secret = await verify(body, signatures);
+      } catch (error) {
+        const header = headerValues(req, EVENT_HEADER)[0]?.trim() ?? '';
+        return unavailable(res, error, 'not verified: the webhook secrets could not be read', TRIGGER_NAME.test(header) ? header : null);
+      }
       if (!secret) return reject(req, res, 'invalid_signature');
 
       let text: string;
@@ -233,10 +254,7 @@ export function createWebhookEndpoint(deps: WebhookEndpointDeps): Router {
           bodyHash,
         });
       } catch (error) {
-        metrics.webhookDeliveries.inc({ result: 'failed' });
-        logger.error({ err: error, trigger }, 'webhook delivery verified but not stored; answering 503 so the service retries');
-        res.status(503).json({ error: 'unavailable', message: 'The delivery could not be stored; retry later.' });
-        return;
+        return unavailable(res, error, 'verified but not stored', trigger);
       }
       if (id === null) {
         // The same bytes were accepted within 7 days: already queued or processed. Acknowledged so the

@@ -106,6 +106,15 @@ export function createMemberRoleCache(options: MemberRoleCacheOptions) {
       return roleIds;
     },
 
+    /**
+     * What the gateway says of the member right now, without asking Discord: their roles, null
+     * when they are not in the guild, undefined when this process does not know (the guild's events
+     * go to another instance, or the member was never seen).
+     */
+    peek(guildId: string, userId: string): readonly string[] | null | undefined {
+      return live.get(guildId)?.get(userId);
+    },
+
     /** Our own request was accepted: the member holds the role now (or no longer). */
     roleChanged(guildId: string, userId: string, roleId: string, op: 'add' | 'remove'): void {
       live.get(guildId)?.change(userId, roleId, op);

@@ -1,4 +1,7 @@
-/** The body of `GET /healthz`: `ok` is the database; the other checks are reported, not fatal. */
+/**
+ * The body of `GET /healthz`: `ok` is the database and this instance's gateway (every shard it
+ * holds has a session, give or take a reconnection); the other checks are reported, not fatal.
+ */
 export interface HealthReport {
   ok: boolean;
   checks: Record<string, { ok: boolean; detail?: string; [key: string]: unknown }>;
@@ -6,9 +9,27 @@ export interface HealthReport {
 
 export interface HealthChecks {
   database(): Promise<void>;
-  gateway(): { ready: boolean; shards?: { held: number[]; count: number | null } };
+  gateway(): { ready: boolean; shards?: { held: number[]; count: number | null }; gaps?: GatewayGap[] };
   creators(): Promise<Array<{ creatorUserId: string; connected: boolean; refreshFailedAt: Date | null; cooldownUntil: Date | null }>>;
   webhooks(): Promise<Array<{ campaignId: string; registered: boolean; paused: boolean; numConsecutiveTimesFailed: number }>>;
+}
+
+/** A shard this instance holds without a connected session, and for how long. */
+export interface GatewayGap {
+  shardId: number;
+  forMs: number;
+}
+
+/**
+ * How long a held shard may be without a session before the instance is not healthy: a session
+ * Discord drops comes back (RESUME) within a second or two; one that stays away this long will not
+ * by itself, and Tierlink throws it away at 20 s (src/edges/inbound/bot/shard-coordinator.ts).
+ */
+export const GATEWAY_GAP_GRACE_MS = 10_000;
+
+/** The held shards that have been without a session past the grace. */
+export function gatewayFailing(gaps: readonly GatewayGap[] | undefined, graceMs = GATEWAY_GAP_GRACE_MS): GatewayGap[] {
+  return (gaps ?? []).filter((g) => g.forMs >= graceMs);
 }
 
 type CreatorCheck = Awaited<ReturnType<HealthChecks['creators']>>[number];
@@ -16,7 +37,7 @@ type CreatorCheck = Awaited<ReturnType<HealthChecks['creators']>>[number];
 /** Where the checks read: the database, the gateway, each creator's session, each campaign's webhook. */
 export interface HealthSources {
   database: { ping(): Promise<void> };
-  gateway: { isReady(): boolean; shards?(): { held: number[]; count: number | null } };
+  gateway: { isReady(): boolean; shards?(): { held: number[]; count: number | null }; gaps?(): GatewayGap[] };
   credentials: { creators(): Promise<string[]> };
   accounts: { sessionForCreator(creatorUserId: string): { status(): Promise<Omit<CreatorCheck, 'creatorUserId'>> } };
   campaigns: { all(): Promise<ReadonlyArray<{ id: string }>> };
@@ -28,7 +49,11 @@ export interface HealthSources {
 export function healthChecks(sources: HealthSources): HealthChecks {
   return {
     database: () => sources.database.ping(),
-    gateway: () => ({ ready: sources.gateway.isReady(), ...(sources.gateway.shards ? { shards: sources.gateway.shards() } : {}) }),
+    gateway: () => ({
+      ready: sources.gateway.isReady(),
+      ...(sources.gateway.shards ? { shards: sources.gateway.shards() } : {}),
+      ...(sources.gateway.gaps ? { gaps: sources.gateway.gaps() } : {}),
+    }),
     creators: async () =>
       Promise.all(
         (await sources.credentials.creators()).map(async (creatorUserId) => ({
@@ -52,9 +77,11 @@ export function healthChecks(sources: HealthSources): HealthChecks {
 }
 
 /**
- * `GET /healthz`: 200 while the database answers, 503 when it does not (docs/contract.md). The other
- * parts are reported, not fatal: a paused webhook or a lost gateway is something to look at, and
- * the service still serves links and heals on the next sync.
+ * `GET /healthz`: 200 while the database answers and every gateway shard this instance holds has a
+ * session, 503 otherwise (docs/contract.md). A shard held without a session is fatal because nothing
+ * else answers its commands or restores its rejoining members while the lease says this instance
+ * does. The other parts are reported, not fatal: a paused webhook is something to look at, and the
+ * service still serves links and heals on the next sync.
  */
 export async function checkHealth(checks: HealthChecks, timeoutMs = 2000): Promise<HealthReport> {
   const withTimeout = <T>(p: Promise<T>) =>
@@ -72,15 +99,23 @@ export async function checkHealth(checks: HealthChecks, timeoutMs = 2000): Promi
     return report;
   }
   const gateway = checks.gateway();
+  const failing = gatewayFailing(gateway.gaps);
+  if (failing.length > 0) report.ok = false;
   report.checks.discordGateway = {
-    ok: gateway.ready,
-    detail: !gateway.ready
-      ? 'not connected'
-      : gateway.shards && gateway.shards.held.length === 0
-        ? 'holds no shard: other instances hold the gateway'
-        : 'connected',
+    ok: failing.length === 0 && (gateway.gaps !== undefined || gateway.ready),
+    detail:
+      failing.length > 0
+        ? `${failing.map((g) => `shard ${g.shardId} has had no session for ${Math.round(g.forMs / 1000)} s`).join('; ')}: this instance holds ${failing.length === 1 ? 'its lease' : 'their leases'}, so no other instance serves ${failing.length === 1 ? 'it' : 'them'}; Tierlink opens ${failing.length === 1 ? 'it' : 'them'} again or hands ${failing.length === 1 ? 'it' : 'them'} over within 30 s`
+        : gateway.gaps === undefined && !gateway.ready
+          ? 'not connected'
+          : (gateway.gaps?.length ?? 0) > 0 || !gateway.ready
+            ? 'connecting'
+            : gateway.shards && gateway.shards.held.length === 0
+              ? 'holds no shard: other instances hold the gateway'
+              : 'connected',
     // Several instances share the gateway: which shards this one holds (docs/decisions.md §17).
     ...(gateway.shards ? { shards: gateway.shards.held, shardCount: gateway.shards.count } : {}),
+    ...(failing.length > 0 ? { withoutSession: failing.map((g) => g.shardId) } : {}),
   };
   try {
     const creators = await withTimeout(checks.creators());

@@ -62,20 +62,32 @@ export function censor(value: unknown, path: ReadonlyArray<string | symbol>): un
   return path.at(-1) === 'code' && isFailureCode(value) ? value : REDACTED;
 }
 
+/** Query parameters that carry secrets, in any letter case. */
+const SECRET_PARAMS = new Set(['code', 'state', 'token', 'access_token', 'refresh_token', 'ticket', 'csrf', 'code_verifier']);
+
 /**
  * Secrets that travel in URLs: the one-time link tokens in `/link/:token` and `/connect/:token`,
  * the OAuth `code` and `state` on the callback, and a campaign chooser's `ticket` (it is posted, but
- * an old link or a hand-made GET may carry one). Any URL we log goes through this first.
+ * an old link or a hand-made GET may carry one). Any URL we log goes through this first. Paths are
+ * matched as the router matches them, and then some: in any letter case (Express routes
+ * `/Link/<token>` to the link page), percent-encoded or not, with repeated slashes.
  */
 export function redactUrl(url: string): string {
-  const [path = '', query] = url.split('?', 2);
+  const at = url.indexOf('?');
+  const path = at < 0 ? url : url.slice(0, at);
+  const query = at < 0 ? undefined : url.slice(at + 1);
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // Not valid percent-encoding: matched as it is.
+  }
   // `/connect/choose` names a route, not a token.
-  const safePath = path.replace(/^\/(link|connect)\/(?!choose(?:$|\/))[^/]+/, '/$1/[redacted]');
+  const token = /^\/+(link|connect)\/+(?!choose(?:$|\/))[^/]+/i;
+  const safePath = token.test(decoded) ? decoded.replace(token, (_m, name: string) => `/${name}/[redacted]`) : path;
   if (query === undefined) return safePath;
   const params = new URLSearchParams(query);
-  for (const key of ['code', 'state', 'token', 'access_token', 'refresh_token', 'ticket', 'csrf', 'code_verifier']) {
-    if (params.has(key)) params.set(key, '[redacted]');
-  }
+  for (const key of [...new Set(params.keys())]) if (SECRET_PARAMS.has(key.toLowerCase())) params.set(key, '[redacted]');
   return `${safePath}?${params.toString()}`;
 }
 

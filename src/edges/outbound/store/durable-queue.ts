@@ -26,9 +26,19 @@ export interface DurableQueue {
    * when the row is no longer ours (finished, or claimed again after the lease ran out).
    */
   renew(id: number, attempts: number, until: Date): Promise<boolean>;
-  complete(id: number, now: Date): Promise<void>;
-  retry(id: number, error: string, runAt: Date): Promise<void>;
-  kill(id: number, error: string, now: Date): Promise<void>;
+  /**
+   * Finishing a row (done, retry later, dead) is conditional on the claim it was worked under
+   * (`attempts`, the row's fencing token: docs/outages-and-fencing.md): a worker that was paused past its
+   * lease and resumes cannot undo the claim of the worker that took the row over.
+   */
+  complete(id: number, attempts: number, now: Date): Promise<void>;
+  retry(id: number, attempts: number, error: string, runAt: Date): Promise<void>;
+  kill(id: number, attempts: number, error: string, now: Date): Promise<void>;
+  /**
+   * Frees every row a claim still holds (the embedded database at start: its one process is this
+   * one, so whatever an earlier process was working is free now, not after its lease). Answers how many.
+   */
+  reclaimAll(): Promise<number>;
   /** Rows waiting (due or scheduled), for metrics. */
   depth(): Promise<number>;
   /** Deletes finished rows older than `before`. */
@@ -62,16 +72,30 @@ export function createDurableQueue(db: Db, table: QueueTable): DurableQueue {
       );
       return rows.length > 0;
     },
-    async complete(id, now) {
-      await db.execute(sql`update ${t} set status = 'done', finished_at = ${now}, locked_until = null, last_error = null where id = ${id}`);
-    },
-    async retry(id, error, runAt) {
-      await db.execute(sql`update ${t} set locked_until = null, run_at = ${runAt}, last_error = ${error.slice(0, 2000)} where id = ${id}`);
-    },
-    async kill(id, error, now) {
+    async complete(id, attempts, now) {
       await db.execute(
-        sql`update ${t} set status = 'dead', finished_at = ${now}, locked_until = null, last_error = ${error.slice(0, 2000)} where id = ${id}`,
+        sql`update ${t} set status = 'done', finished_at = ${now}, locked_until = null, last_error = null
+            where id = ${id} and attempts = ${attempts} and status = 'pending'`,
       );
+    },
+    async retry(id, attempts, error, runAt) {
+      await db.execute(
+        sql`update ${t} set locked_until = null, run_at = ${runAt}, last_error = ${error.slice(0, 2000)}
+            where id = ${id} and attempts = ${attempts} and status = 'pending'`,
+      );
+    },
+    async kill(id, attempts, error, now) {
+      await db.execute(
+        sql`update ${t} set status = 'dead', finished_at = ${now}, locked_until = null, last_error = ${error.slice(0, 2000)}
+            where id = ${id} and attempts = ${attempts} and status = 'pending'`,
+      );
+    },
+    async reclaimAll() {
+      const rows = await queryRows<{ id: number }>(
+        db,
+        sql`update ${t} set locked_until = null where status = 'pending' and locked_until is not null returning id`,
+      );
+      return rows.length;
     },
     async depth() {
       const [row] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from ${t} where status = 'pending'`);

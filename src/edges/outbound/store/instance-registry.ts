@@ -10,6 +10,14 @@ export interface InstanceRow {
   heartbeatAt: Date;
   stopping: boolean;
   shards: number[];
+  /** Of `shards`, those with a connected gateway session. */
+  connectedShards: number[];
+}
+
+/** A lease this instance holds, with the generation that fences its events and writes (docs/outages-and-fencing.md). */
+export interface HeldLease {
+  shardId: number;
+  generation: number;
 }
 
 /** Who holds a gateway shard, and until when (the database's clock). */
@@ -20,6 +28,7 @@ export interface ShardLeaseRow {
   expiresAt: Date;
   /** Not expired when read. */
   live: boolean;
+  generation: number;
 }
 
 /** How the gateway is cut: the shard count every instance uses and Discord's `max_concurrency`. */
@@ -28,6 +37,18 @@ export interface GatewayPlan {
   maxConcurrency: number;
   /** Whether DISCORD_SHARD_COUNT set the count (then only another such setting changes it). */
   fixed: boolean;
+}
+
+/** Who holds each shard of the gateway and whether its session is connected, as every instance can read it (`/doctor`). */
+export interface GatewayStanding {
+  shardCount: number;
+  shards: Array<{
+    shardId: number;
+    /** The live holder of the shard's lease (host and pid when its instance row is live), or null: nobody holds it. */
+    holder: { id: string; host: string | null; pid: number | null } | null;
+    /** The holder says its session of the shard is connected. */
+    connected: boolean;
+  }>;
 }
 
 const PLAN_KEY = 'gateway-plan';
@@ -51,28 +72,35 @@ export function createInstanceRegistry(db: Db, options: { leaseMs: number }) {
     leaseMs: options.leaseMs,
 
     /**
-     * Writes the instance's row (inserted on the first call) with a fresh heartbeat and the shards
-     * it holds, and renews its leases. Answers the shards whose leases it still holds: one another
-     * instance took after they expired is no longer among them.
+     * Writes the instance's row (inserted on the first call) with a fresh heartbeat, the shards it
+     * holds and those of them with a connected session, and renews its leases. Answers the leases it
+     * still holds, with their generations: one another instance took after it expired is no longer
+     * among them, and one it holds without a session is (the caller opens a session or gives it up).
      */
-    async heartbeat(me: { id: string; host: string; pid: number }, shards: readonly number[], stopping: boolean): Promise<number[]> {
-      const held = JSON.stringify([...shards].sort((a, b) => a - b));
+    async heartbeat(
+      me: { id: string; host: string; pid: number },
+      gateway: { shards: readonly number[]; connected: readonly number[] },
+      stopping: boolean,
+    ): Promise<HeldLease[]> {
+      const list = (ids: readonly number[]) => JSON.stringify([...ids].sort((a, b) => a - b));
       await db.execute(sql`
-        insert into instances (id, host, pid, started_at, heartbeat_at, stopping, shards)
-        values (${me.id}, ${me.host}, ${me.pid}, now(), now(), ${stopping}, ${held}::jsonb)
-        on conflict (id) do update set heartbeat_at = now(), stopping = excluded.stopping, shards = excluded.shards`);
+        insert into instances (id, host, pid, started_at, heartbeat_at, stopping, shards, connected_shards)
+        values (${me.id}, ${me.host}, ${me.pid}, now(), now(), ${stopping}, ${list(gateway.shards)}::jsonb, ${list(gateway.connected)}::jsonb)
+        on conflict (id) do update set heartbeat_at = now(), stopping = excluded.stopping, shards = excluded.shards,
+          connected_shards = excluded.connected_shards`);
       const rows = await queryRows<Raw>(
         db,
-        sql`update shard_leases set expires_at = now() + ${lease} where holder = ${me.id} and expires_at > now() returning shard_id`,
+        sql`update shard_leases set expires_at = now() + ${lease} where holder = ${me.id} and expires_at > now()
+            returning shard_id, generation`,
       );
-      return rows.map((r) => Number(r.shard_id)).sort((a, b) => a - b);
+      return rows.map((r) => ({ shardId: Number(r.shard_id), generation: Number(r.generation) })).sort((a, b) => a.shardId - b.shardId);
     },
 
     /** Instances whose heartbeat is younger than the lease time, oldest first (then by id). */
     async live(): Promise<InstanceRow[]> {
       const rows = await queryRows<Raw>(
         db,
-        sql`select id, host, pid, started_at, heartbeat_at, stopping, shards from instances
+        sql`select id, host, pid, started_at, heartbeat_at, stopping, shards, connected_shards from instances
             where heartbeat_at > now() - ${lease} order by started_at, id`,
       );
       return rows.map((r) => ({
@@ -83,13 +111,14 @@ export function createInstanceRegistry(db: Db, options: { leaseMs: number }) {
         heartbeatAt: date(r.heartbeat_at),
         stopping: Boolean(r.stopping),
         shards: shardList(r.shards),
+        connectedShards: shardList(r.connected_shards),
       }));
     },
 
     async leases(): Promise<ShardLeaseRow[]> {
       const rows = await queryRows<Raw>(
         db,
-        sql`select shard_id, shard_count, holder, expires_at, expires_at > now() as live from shard_leases order by shard_id`,
+        sql`select shard_id, shard_count, holder, expires_at, expires_at > now() as live, generation from shard_leases order by shard_id`,
       );
       return rows.map((r) => ({
         shardId: Number(r.shard_id),
@@ -97,24 +126,27 @@ export function createInstanceRegistry(db: Db, options: { leaseMs: number }) {
         holder: String(r.holder),
         expiresAt: date(r.expires_at),
         live: Boolean(r.live),
+        generation: Number(r.generation),
       }));
     },
 
     /**
      * Takes shard `shardId` of `shardCount` for `holder` when nobody holds it: no row, an expired
-     * row, or a row of another shard count (the gateway was cut anew). True when taken.
+     * row, or a row of another shard count (the gateway was cut anew). Answers the new hold's
+     * generation (a number no hold of any shard had before), or null when someone else holds it.
      */
-    async claim(shardId: number, shardCount: number, holder: string): Promise<boolean> {
+    async claim(shardId: number, shardCount: number, holder: string): Promise<number | null> {
       const rows = await queryRows<Raw>(
         db,
         sql`insert into shard_leases (shard_id, shard_count, holder, acquired_at, expires_at)
             values (${shardId}, ${shardCount}, ${holder}, now(), now() + ${lease})
             on conflict (shard_id) do update
-              set shard_count = excluded.shard_count, holder = excluded.holder, acquired_at = now(), expires_at = excluded.expires_at
+              set shard_count = excluded.shard_count, holder = excluded.holder, acquired_at = now(), expires_at = excluded.expires_at,
+                  generation = nextval('shard_lease_generation')
               where shard_leases.expires_at <= now() or shard_leases.shard_count <> excluded.shard_count
-            returning shard_id`,
+            returning generation`,
       );
-      return rows.length > 0;
+      return rows.length > 0 ? Number(rows[0]!.generation) : null;
     },
 
     /** Gives shards up (their sessions are closed already): free for another instance at once. */
@@ -138,6 +170,26 @@ export function createInstanceRegistry(db: Db, options: { leaseMs: number }) {
     async reset(): Promise<void> {
       await db.execute(sql`delete from shard_leases`);
       await db.execute(sql`delete from instances`);
+    },
+
+    /** Every shard of the current plan, its holder and whether that holder has it connected; null before any plan. */
+    async standing(): Promise<GatewayStanding | null> {
+      const plan = await this.plan();
+      if (!plan) return null;
+      const [held, live] = [await this.leases(), await this.live()];
+      return {
+        shardCount: plan.shardCount,
+        shards: Array.from({ length: plan.shardCount }, (_, shardId) => {
+          const lease = held.find((l) => l.shardId === shardId && l.live && l.shardCount === plan.shardCount);
+          if (!lease) return { shardId, holder: null, connected: false };
+          const row = live.find((i) => i.id === lease.holder);
+          return {
+            shardId,
+            holder: { id: lease.holder, host: row?.host ?? null, pid: row?.pid ?? null },
+            connected: row?.connectedShards.includes(shardId) ?? false,
+          };
+        }),
+      };
     },
 
     /** Deletes the rows of instances that died long ago. */

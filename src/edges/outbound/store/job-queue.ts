@@ -4,6 +4,7 @@ import { type DurableQueue, createDurableQueue } from './durable-queue';
 import type { Clock, Random } from '../../../shared/clock';
 import type { Logger } from '../../../shared/logger';
 import { type QueueWorker, createQueueWorker } from './queue-worker';
+import type { FenceScope } from '../../../shared/fence';
 
 export type JobHandler = (payload: Record<string, unknown>) => Promise<void>;
 
@@ -71,6 +72,8 @@ export function createJobQueue(deps: {
   logger: Logger;
   handlers?: Record<string, JobHandler>;
   pollMs?: number;
+  /** A job is worked under its row's fence (docs/outages-and-fencing.md). */
+  fences?: FenceScope;
 }): JobQueue {
   const handlers = new Map<string, JobHandler>(Object.entries(deps.handlers ?? {}));
   const worker = createQueueWorker({
@@ -81,6 +84,7 @@ export function createJobQueue(deps: {
     logger: deps.logger,
     concurrency: 2,
     ...(deps.pollMs !== undefined ? { pollMs: deps.pollMs } : {}),
+    ...(deps.fences ? { fencing: { scope: deps.fences, table: 'jobs' as const } } : {}),
     async handle(row) {
       const kind = String(row.kind);
       const handler = handlers.get(kind);

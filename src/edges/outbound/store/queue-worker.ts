@@ -1,4 +1,5 @@
-import type { ClaimedRow, DurableQueue } from './durable-queue';
+import type { ClaimedRow, DurableQueue, QueueTable } from './durable-queue';
+import type { FenceScope } from '../../../shared/fence';
 import type { Clock, Random } from '../../../shared/clock';
 import { MINUTE } from '../../../shared/clock';
 import type { Logger } from '../../../shared/logger';
@@ -26,6 +27,11 @@ export interface QueueWorkerOptions {
   concurrency?: number;
   onRetry?(row: ClaimedRow, error: unknown): void;
   onDead?(row: ClaimedRow, error: unknown): void;
+  /**
+   * The work of a row runs under the row's fence (its table, id and attempt: docs/outages-and-fencing.md),
+   * so the writes it leads to are refused once the row is no longer this worker's.
+   */
+  fencing?: { scope: FenceScope; table: QueueTable };
 }
 
 export interface QueueWorker {
@@ -94,15 +100,20 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
   async function work(row: ClaimedRow): Promise<void> {
     const release = holdLease(row);
     try {
-      await options.handle(row);
+      const fencing = options.fencing;
+      if (fencing) {
+        await fencing.scope.run({ kind: 'work', queue: fencing.table, id: row.id, attempts: row.attempts }, () => options.handle(row));
+      } else {
+        await options.handle(row);
+      }
       release();
-      await queue.complete(row.id, clock.now());
+      await queue.complete(row.id, row.attempts, clock.now());
     } catch (error) {
       release();
       const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       if (row.attempts >= maxAttempts) {
         logger.error({ queue: options.name, id: row.id, attempts: row.attempts, err: error }, 'giving up on a queued item');
-        await queue.kill(row.id, message, clock.now());
+        await queue.kill(row.id, row.attempts, message, clock.now());
         options.onDead?.(row, error);
       } else {
         const delay = retryDelayMs(row.attempts, options.random);
@@ -110,7 +121,7 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
           { queue: options.name, id: row.id, attempts: row.attempts, retryInMs: delay, err: error },
           'queued item failed; will retry',
         );
-        await queue.retry(row.id, message, new Date(clock.now().getTime() + delay));
+        await queue.retry(row.id, row.attempts, message, new Date(clock.now().getTime() + delay));
         options.onRetry?.(row, error);
       }
     }

@@ -36,4 +36,17 @@ describe('GET /healthz: the gateway check', () => {
     const report = await checkHealth(checks({ ready: true }));
     expect(report.checks.discordGateway).toEqual({ ok: true, detail: 'connected' });
   });
+
+  test('a shard this instance holds without a session past the grace makes the instance unhealthy, named with the fix', async () => {
+    const report = await checkHealth(checks({ ready: false, shards: { held: [], count: 2 }, gaps: [{ shardId: 1, forMs: 42_000 }] }));
+    expect(report.ok).toBe(false);
+    expect(report.checks.discordGateway).toMatchObject({ ok: false, withoutSession: [1], shards: [] });
+    expect(String(report.checks.discordGateway!.detail)).toMatch(/^shard 1 has had no session for 42 s: this instance holds its lease/);
+  });
+
+  test('a gap shorter than a reconnection is reported as connecting, and the instance stays healthy', async () => {
+    const report = await checkHealth(checks({ ready: false, shards: { held: [0], count: 1 }, gaps: [{ shardId: 0, forMs: 2_000 }] }));
+    expect(report.ok).toBe(true);
+    expect(report.checks.discordGateway).toEqual({ ok: true, detail: 'connecting', shards: [0], shardCount: 1 });
+  });
 });

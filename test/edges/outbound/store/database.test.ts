@@ -32,6 +32,7 @@ test('migrations create every table and a second run changes nothing', async () 
     'guilds',
     'identify_slots',
     'instances',
+    'interaction_claims',
     'jobs',
     'link_events',
     'link_tokens',

@@ -264,7 +264,7 @@ describe('durable queue', () => {
     // The worker died: after the lease, the row is taken again, counting the attempt.
     const again = await q.claim({ limit: 10, lockMs: 60_000, now: new Date(T0.getTime() + 61_000) });
     expect(again).toMatchObject([{ id: row!.id, attempts: 2 }]);
-    await q.complete(row!.id, T0);
+    await q.complete(row!.id, again[0]!.attempts, T0);
     expect(await q.claim({ limit: 10, lockMs: 1, now: later(1) })).toEqual([]);
     expect(await q.depth()).toBe(0);
   });
@@ -273,9 +273,10 @@ describe('durable queue', () => {
     const q = createDurableQueue(t.database.db, 'webhook_inbox');
     const [a] = await t.database.db.insert(webhookInbox).values({ body: 'a', runAt: T0 }).returning();
     const [b] = await t.database.db.insert(webhookInbox).values({ body: 'b', runAt: T0 }).returning();
-    await q.claim({ limit: 10, lockMs: 60_000, now: T0 });
-    await q.retry(a!.id, 'service down', later(1));
-    await q.kill(b!.id, 'bad payload', T0);
+    const claimed = await q.claim({ limit: 10, lockMs: 60_000, now: T0 });
+    const attemptOf = (id: number) => claimed.find((r) => r.id === id)!.attempts;
+    await q.retry(a!.id, attemptOf(a!.id), 'service down', later(1));
+    await q.kill(b!.id, attemptOf(b!.id), 'bad payload', T0);
     expect(await q.claim({ limit: 10, lockMs: 1000, now: later(0.5) })).toEqual([]);
     expect((await q.claim({ limit: 10, lockMs: 1000, now: later(1) })).map((r) => r.id)).toEqual([a!.id]);
     expect(await q.depth()).toBe(1);

@@ -166,7 +166,8 @@ export function createDashboardRouter(deps: DashboardRouterDeps): Router {
         const next = safeNext(`/dashboard/${guildId}${req.path === '/' ? '' : req.path}`);
         return sendDashboardPage(res, 401, renderSignIn({ next }));
       }
-      const entry = await dashboard.access.enter(session, guildId);
+      // Pages use the standing kept for the session a moment; a form that changes something reads it again.
+      const entry = await dashboard.access.enter(session, guildId, { fresh: req.method !== 'GET' && req.method !== 'HEAD' });
       if (entry.kind === 'allowed') {
         const locals: GuildLocals = { session, viewer: viewerOf(session), access: entry.access };
         res.locals.guild = locals;

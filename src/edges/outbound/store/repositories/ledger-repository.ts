@@ -1,6 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { GrantKind, LedgerEntry } from '../../../../core/planner/types';
+import type { Fence } from '../../../../shared/fence';
 import { type Db, queryRows, textArray } from '../database';
+import { fenceHolds } from '../fences';
 import { auditLog, roleGrants } from '../schema';
 
 export type LedgerRepository = ReturnType<typeof createLedgerRepository>;
@@ -93,26 +95,41 @@ export function createLedgerRepository(db: Db) {
 
     /**
      * Records `recorded` (a grant already recorded keeps its first time, so an in-flight window
-     * never restarts) and drops `removed`, a statement per thousand rows.
+     * never restarts) and drops `removed`, a statement per thousand rows. With a `fence`, the
+     * grants are written only while it holds, in the same statement (docs/outages-and-fencing.md), and
+     * nothing at all is written when it does not: answers false then (with no grant to record, the
+     * fence is checked on its own, so removals are fenced too).
      */
     async write(
       guildId: string,
       recorded: readonly GrantRecord[],
       removed: ReadonlyArray<{ discordUserId: string; roleId: string }>,
       now: Date,
-    ): Promise<void> {
+      fence: Fence | null = null,
+    ): Promise<boolean> {
+      const holds = fence ? fenceHolds(fence, now) : sql`true`;
+      if (fence && recorded.length === 0) {
+        const [row] = await queryRows<{ ok: boolean }>(db, sql`select ${holds} as ok`);
+        if (row?.ok !== true) return false;
+      }
       for (let i = 0; i < recorded.length; i += CHUNK) {
         const rows = recorded
           .slice(i, i + CHUNK)
           .map((g) => ({ u: g.discordUserId, r: g.roleId, c: g.campaignId, t: g.tierId, k: g.kind, s: g.sources, why: g.reason }));
-        await db.execute(sql`
+        const written = await queryRows<{ one: number }>(
+          db,
+          sql`
           insert into role_grants (guild_id, discord_user_id, role_id, campaign_id, tier_id, kind, sources, reason, granted_at)
           select ${guildId}, r.u, r.r, r.c, r.t, r.k, array(select jsonb_array_elements_text(r.s)), r.why, ${now.toISOString()}::timestamptz
           from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(u text, r text, c text, t text, k text, s jsonb, why text)
+          where ${holds}
           on conflict (guild_id, discord_user_id, role_id) do update set
             campaign_id = excluded.campaign_id, tier_id = excluded.tier_id, kind = excluded.kind, sources = excluded.sources,
             reason = excluded.reason
-        `);
+          returning 1 as one
+        `,
+        );
+        if (written.length === 0) return false;
       }
       for (let i = 0; i < removed.length; i += CHUNK) {
         const rows = removed.slice(i, i + CHUNK).map((g) => ({ u: g.discordUserId, r: g.roleId }));
@@ -122,6 +139,7 @@ export function createLedgerRepository(db: Db) {
           where g.guild_id = ${guildId} and g.discord_user_id = r.u and g.role_id = r.r
         `);
       }
+      return true;
     },
 
     /** Audit rows, a statement per thousand. */

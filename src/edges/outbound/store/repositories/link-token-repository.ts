@@ -130,6 +130,37 @@ export function createLinkTokenRepository(db: Db) {
       return row ?? null;
     },
 
+    /**
+     * A join page's flow, written only when the service's consent comes back to the browser that
+     * started it (until then it lives in that browser's sealed cookie): used and its state consumed
+     * at once. Null when it was written before (a replayed callback).
+     */
+    async createConsumedJoin(flow: {
+      tokenHash: string;
+      guildId: string;
+      startedAt: Date;
+      expiresAt: Date;
+      stateNonceHash: string;
+      now: Date;
+    }): Promise<LinkTokenRow | null> {
+      const [row] = await db
+        .insert(linkTokens)
+        .values({
+          tokenHash: flow.tokenHash,
+          purpose: 'join',
+          discordUserId: null,
+          guildId: flow.guildId,
+          createdAt: flow.startedAt,
+          expiresAt: flow.expiresAt,
+          usedAt: flow.startedAt,
+          stateNonceHash: flow.stateNonceHash,
+          stateUsedAt: flow.now,
+        })
+        .onConflictDoNothing()
+        .returning();
+      return row ?? null;
+    },
+
     async find(tokenHash: string): Promise<LinkTokenRow | null> {
       const [row] = await db.select().from(linkTokens).where(eq(linkTokens.tokenHash, tokenHash));
       return row ?? null;

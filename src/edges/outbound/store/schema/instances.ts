@@ -1,4 +1,5 @@
-import { boolean, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, index, integer, jsonb, pgSequence, pgTable, text } from 'drizzle-orm/pg-core';
 import { ts } from './columns';
 
 // What the instances on one database share: who is running, who holds each gateway shard, the IDENTIFY slots, and Discord's request budget.
@@ -18,7 +19,19 @@ export const instances = pgTable('instances', {
   /** A graceful stop is under way: it takes no new shard and counts for no share. */
   stopping: boolean('stopping').notNull().default(false),
   shards: jsonb('shards').$type<number[]>().notNull().default([]),
+  /**
+   * Of `shards`, those whose gateway session is connected now: a shard listed in `shards` but not
+   * here has no session on its holder (`/doctor` says so on every instance).
+   */
+  connectedShards: jsonb('connected_shards').$type<number[]>().notNull().default([]),
 });
+
+/**
+ * Where the lease generations come from: every take of a shard gets a number never given before, so
+ * an event or a write of an older hold of the same shard (a paused instance that resumed) is told
+ * apart from the current one (docs/outages-and-fencing.md).
+ */
+export const shardLeaseGeneration = pgSequence('shard_lease_generation');
 
 /**
  * Who holds each gateway shard: one row per shard of the current shard count, held by one instance
@@ -30,7 +43,27 @@ export const shardLeases = pgTable('shard_leases', {
   holder: text('holder').notNull(),
   acquiredAt: ts('acquired_at').notNull().defaultNow(),
   expiresAt: ts('expires_at').notNull(),
+  /** The fencing token of this hold: new at every take, kept by renewals. */
+  generation: bigint('generation', { mode: 'number' })
+    .notNull()
+    .default(sql`nextval('shard_lease_generation')`),
 });
+
+/**
+ * Interactions some instance took on (docs/outages-and-fencing.md): the first to write an interaction's id
+ * acts on it, every later delivery of the same id (a replay of a signed request, the same command on
+ * an old and a new session of one shard) is dropped. Rows go after 15 minutes: Discord signs a request
+ * for at most 5 minutes (src/edges/inbound/web/interactions-endpoint.ts).
+ */
+export const interactionClaims = pgTable(
+  'interaction_claims',
+  {
+    id: text('id').primaryKey(),
+    holder: text('holder').notNull(),
+    claimedAt: ts('claimed_at').notNull().defaultNow(),
+  },
+  (t) => [index('interaction_claims_at_idx').on(t.claimedAt)],
+);
 
 /** The last IDENTIFY of each `rate_limit_key` (`shard_id % max_concurrency`) by any instance: one per key per 5 s. */
 export const identifySlots = pgTable('identify_slots', {

@@ -1,0 +1,42 @@
+import { shardOfGuild } from '../../core/shard-assignment';
+import type { GatewayStanding } from '../../edges/outbound/store/instance-registry';
+import type { DoctorCheck } from './doctor';
+
+const who = (holder: NonNullable<GatewayStanding['shards'][number]['holder']>) =>
+  holder.host ? `the instance on ${holder.host} (pid ${holder.pid})` : `instance ${holder.id.slice(0, 8)}`;
+
+/**
+ * `/doctor`'s line about the gateway (docs/outages-and-fencing.md): every shard must be held by a live
+ * instance whose session of it is connected, or its servers' commands and rejoining members go
+ * unanswered. The server's own shard is named first; the others matter to every server of the
+ * installation, so they are named too. Nothing before the gateway was ever opened.
+ */
+export function gatewayCheck(standing: GatewayStanding | null, guildId: string): DoctorCheck[] {
+  if (!standing || standing.shards.length === 0) return [];
+  const own = shardOfGuild(guildId, standing.shardCount);
+  const problems: string[] = [];
+  const ordered = [...standing.shards].sort((a, b) => (a.shardId === own ? -1 : b.shardId === own ? 1 : a.shardId - b.shardId));
+  for (const shard of ordered) {
+    const name = `shard ${shard.shardId}${shard.shardId === own ? ' (this server’s)' : ''}`;
+    if (!shard.holder) problems.push(`no instance holds ${name}`);
+    else if (!shard.connected) problems.push(`${name} is held by ${who(shard.holder)} without a gateway session`);
+  }
+  if (problems.length === 0) {
+    return [
+      {
+        name: 'Discord gateway',
+        ok: true,
+        detail: standing.shardCount === 1 ? 'connected' : `all ${standing.shardCount} shards connected`,
+        fix: null,
+      },
+    ];
+  }
+  return [
+    {
+      name: 'Discord gateway',
+      ok: false,
+      detail: `${problems.join('; ')}: commands and rejoining members of ${problems.length === 1 ? 'its' : 'their'} servers go unanswered`,
+      fix: 'Tierlink opens a shard again, or hands it to another instance, within 30 s. If this lasts, read that instance’s log (“gateway shard”) for why: the bot token, the intents, or its network to Discord; restarting it hands its shards over.',
+    },
+  ];
+}
