@@ -15,6 +15,7 @@ import { createDiscordAccess } from '../src/edges/outbound/discord';
 import { createMetrics } from '../src/edges/outbound/observability/metrics';
 import { realSleep, systemClock } from '../src/shared/clock';
 import { silentLogger } from '../src/shared/logger';
+import { runCommand } from '../src/cli/cli-support';
 import { createSecretBox } from '../src/edges/outbound/store/secret-box';
 import { createApiMeter } from '../src/app/sync/api-meter';
 import { createSync } from '../src/app/sync';
@@ -288,7 +289,7 @@ async function main(): Promise<void> {
 }
 
 if (require.main === module) {
-  main().catch((error: unknown) => {
+  runCommand('the full-sync benchmark', main, (error: unknown) => {
     process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exitCode = 1;
   });

@@ -1,5 +1,5 @@
 import { openConfiguredDatabase } from '../edges/outbound/store/open-configured';
-import { cliLogger, exitOnError, loadConfigOrExit } from './cli-support';
+import { cliLogger, exitOnError, loadConfigOrExit, runCommand } from './cli-support';
 
 /** `npm run migrate`: applies the database migrations and exits. */
 async function main(): Promise<void> {
@@ -14,4 +14,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (require.main === module) main().catch((error) => exitOnError(cliLogger({ logLevel: 'info' }))(error));
+if (require.main === module) runCommand('npm run migrate', main, (error) => exitOnError(cliLogger({ logLevel: 'info' }))(error));

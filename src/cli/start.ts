@@ -1,5 +1,5 @@
 import { type Tierlink, createTierlink } from '../main';
-import { cliLogger, exitOnError, loadConfigOrExit } from './cli-support';
+import { cliLogger, exitOnError, loadConfigOrExit, runCommand } from './cli-support';
 import { handleUnhandledRejections } from './process-faults';
 import { handleShutdownSignals } from './shutdown-signals';
 
@@ -27,4 +27,4 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+runCommand('npm start', main, (error) => exitOnError(cliLogger({ logLevel: 'info' }))(error));

@@ -64,6 +64,9 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
   const learning = new Map<string, Promise<void>>();
   const taking = new Map<string, { lane: Lane; result: Promise<TakeResult> }>();
   const wakers = new Map<string, Set<() => void>>();
+  /** Every wait in progress, ended by {@link close}. */
+  const stops = new Set<(reason: Error) => void>();
+  let closed: Error | null = null;
   let lastPrune = now();
 
   function wake(key: string): void {
@@ -73,24 +76,35 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
     for (const w of set) w();
   }
 
-  /** Sleeps `ms`, or less when the key's budget changes (an answer came, an interactive request arrived) or `signal` aborts. */
+  /**
+   * Sleeps `ms`, or less when the key's budget changes (an answer came, an interactive request
+   * arrived) or `signal` aborts. The timer holds the process open: a request waiting for its
+   * bucket is work not done yet, and a command (`npm run sync`) whose only work left is such a
+   * wait must not end there. {@link close} ends every wait at shutdown.
+   */
   function pause(key: string, ms: number, signal?: AbortSignal): Promise<void> {
+    if (closed) return Promise.reject(closed);
     return new Promise((resolve, reject) => {
       const done = () => {
         clearTimeout(timer);
         wakers.get(key)?.delete(done);
         signal?.removeEventListener('abort', aborted);
+        stops.delete(stopped);
         resolve();
       };
       const aborted = () => {
         done();
         reject(signal?.reason ?? new Error('aborted'));
       };
+      const stopped = (reason: Error) => {
+        done();
+        reject(reason);
+      };
       const timer = setTimeout(done, ms);
-      timer.unref();
       let set = wakers.get(key);
       if (!set) wakers.set(key, (set = new Set()));
       set.add(done);
+      stops.add(stopped);
       if (signal?.aborted) aborted();
       else signal?.addEventListener('abort', aborted, { once: true });
     });
@@ -166,7 +180,11 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
           continue;
         }
         if (wait > 0) {
-          await pause(key, wait);
+          try {
+            await pause(key, wait);
+          } catch (error) {
+            for (const waiter of [...queue.interactive.splice(0), ...queue.bulk.splice(0)]) waiter.fail(error);
+          }
           continue;
         }
         // Whoever is first now gets the request: an interactive one that arrived meanwhile may use a bulk grant.
@@ -186,6 +204,7 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
      * `send`'s request does not wait for it again on its way out.
      */
     run<T>(key: string, lane: Lane, send: () => Promise<T>): Promise<T> {
+      if (closed) return Promise.reject(closed);
       return new Promise<T>((resolve, reject) => {
         let queue = queues.get(key);
         if (!queue) queues.set(key, (queue = { interactive: [], bulk: [], running: false }));
@@ -225,6 +244,15 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
         }
         return base(url, init);
       };
+    },
+
+    /**
+     * Ends every wait for a bucket with an error, and every later one at once: at shutdown, once
+     * the work that could still finish has had its grace, nothing waits on.
+     */
+    close(): void {
+      closed ??= new Error('the Discord client is stopping; the request was not sent');
+      for (const stop of [...stops]) stop(closed);
     },
 
     /** What a response says about its bucket (and, on a 429, about the global limit). */
