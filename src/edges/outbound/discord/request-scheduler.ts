@@ -1,7 +1,16 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../../../shared/logger';
-import { type BudgetStore, GLOBAL_KEY, type KnownLimit, type Lane, type SeenLimit, type TakeResult, budgetKeyOf } from './request-budget';
+import {
+  type BudgetStore,
+  GLOBAL_KEY,
+  type KnownLimit,
+  type Lane,
+  PROBE_MS,
+  type SeenLimit,
+  type TakeResult,
+  budgetKeyOf,
+} from './request-budget';
 
 /** What a request carries down to the HTTP layer: its lane, and the bucket it already paid for. */
 interface RequestContext {
@@ -66,6 +75,10 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
   const wakers = new Map<string, Set<() => void>>();
   /** Every wait in progress, ended by {@link close}. */
   const stops = new Set<(reason: Error) => void>();
+  /** Interactive requests of this process waiting in {@link pace}, per key. */
+  const urgent = new Map<string, number>();
+  /** Requests sent and not answered yet, per key: when each was counted. */
+  const inFlight = new Map<string, Set<{ at: number }>>();
   let closed: Error | null = null;
   let lastPrune = now();
 
@@ -110,6 +123,54 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
     });
   }
 
+  /** Takes the request off the in-flight set; how many of its bucket were sent after it and are still out. */
+  function settle(key: string, ticket: { at: number }): number {
+    const sent = inFlight.get(key);
+    if (!sent) return 0;
+    sent.delete(ticket);
+    if (sent.size === 0) inFlight.delete(key);
+    let after = 0;
+    for (const other of sent) if (other.at > ticket.at) after += 1;
+    return after;
+  }
+
+  /**
+   * What a response says about its bucket (and, on a 429, about the global limit), with the
+   * request's place among the others of its bucket: when it was sent, and how many sent after it
+   * are still out (src/edges/outbound/discord/request-budget.ts, `learnInto`).
+   */
+  function observe(key: string, status: number, headers: HeaderSource, ticket: { at: number }): void {
+    const inFlightAfter = settle(key, ticket);
+    const number = (name: string) => {
+      const raw = headers.get(name);
+      const value = raw === null ? Number.NaN : Number(raw);
+      return Number.isFinite(value) ? value : null;
+    };
+    const limit = number('x-ratelimit-limit');
+    const remaining = number('x-ratelimit-remaining');
+    const resetAfter = number('x-ratelimit-reset-after');
+    const retryAfter = number('retry-after');
+    const seen: SeenLimit | null =
+      limit !== null && remaining !== null && resetAfter !== null
+        ? { limit, remaining, resetAfterMs: resetAfter * 1000, ageMs: Math.max(0, now() - ticket.at), inFlightAfter }
+        : null;
+    // A lease is given up when Discord says less remains than it holds (the bucket shrank, or
+    // another program spent it): the next take asks the store, which applies the reserve to what it learned.
+    const lease = leases.get(key);
+    if (lease && (seen ? lease.tokens > seen.remaining : status === 429)) leases.delete(key);
+    const global = status === 429 && headers.get('x-ratelimit-global') !== null;
+    if (status === 429) options.logger?.warn({ key, global, retryAfterS: retryAfter }, 'discord answered 429');
+    const write = (async () => {
+      if (status === 429 && retryAfter !== null) await store.blocked(global ? GLOBAL_KEY : key, retryAfter * 1000);
+      if (seen || status !== 429) await store.learn(key, seen);
+    })().catch((error: unknown) => options.logger?.warn({ err: error, key }, 'recording a Discord rate limit failed'));
+    learning.set(key, write);
+    void write.then(() => {
+      if (learning.get(key) === write) learning.delete(key);
+      wake(key);
+    });
+  }
+
   function fromLease(key: string, lane: Lane, t: number): boolean {
     const lease = leases.get(key);
     if (!lease || lease.tokens <= 0 || t >= lease.until || (lane === 'bulk' && lease.lane !== 'bulk')) return false;
@@ -150,6 +211,7 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
       try {
         const answer = await result;
         if (answer.granted > 0) return 0;
+        options.logger?.debug({ bucket: key, lane, waitMs: answer.waitMs }, 'discord request waits for its bucket');
         options.onWait?.(lane, answer.waitMs);
         return answer.waitMs;
       } finally {
@@ -158,11 +220,37 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
     }
   }
 
+  /**
+   * Waits until one request of `key` may go, and counts it. While an interactive request of this
+   * process waits for the key, bulk ones do not ask: the next room goes to it (the global limit
+   * counted by one process keeps no share for a lane; this order is its lanes).
+   */
   async function pace(key: string, lane: Lane, signal?: AbortSignal, known?: KnownLimit): Promise<void> {
-    for (;;) {
-      const wait = await acquire(key, lane, known);
-      if (wait === 0) return;
-      await pause(key, wait, signal);
+    let waiting = false;
+    try {
+      for (;;) {
+        if (lane === 'bulk' && (urgent.get(key) ?? 0) > 0) {
+          await pause(key, PROBE_MS, signal);
+          continue;
+        }
+        const wait = await acquire(key, lane, known);
+        if (wait === 0) return;
+        if (lane === 'interactive' && !waiting) {
+          waiting = true;
+          urgent.set(key, (urgent.get(key) ?? 0) + 1);
+        }
+        await pause(key, wait, signal);
+      }
+    } finally {
+      if (waiting) {
+        const left = (urgent.get(key) ?? 1) - 1;
+        if (left > 0) urgent.set(key, left);
+        else {
+          urgent.delete(key);
+          // The bulk requests held back for it ask again.
+          wake(key);
+        }
+      }
     }
   }
 
@@ -227,22 +315,34 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
      * Wraps @discordjs/rest's `makeRequest` (its HTTP call, made for every attempt): the request
      * waits for its bucket and for the global limit first. `pathOf` turns the URL into the API path.
      */
-    makeRequest<I extends { method?: string; signal?: AbortSignal | null }, R>(
+    makeRequest<I extends { method?: string; signal?: AbortSignal | null }, R extends { status: number; headers: HeaderSource }>(
       base: (url: string, init: I) => Promise<R>,
       pathOf: (url: string) => string,
     ): (url: string, init: I) => Promise<R> {
       return async (url, init) => {
         const key = budgetKeyOf(init.method ?? 'GET', pathOf(url));
-        if (key !== null) {
-          const ctx = context.getStore();
-          const lane = ctx?.lane ?? 'interactive';
-          const signal = init.signal ?? undefined;
-          // Paid once: a retry of the same request (after a 5xx or a 429) pays again.
-          if (ctx?.prepaidKey === key) ctx.prepaidKey = null;
-          else await pace(key, lane, signal);
+        if (key === null) return base(url, init);
+        const ctx = context.getStore();
+        const lane = ctx?.lane ?? 'interactive';
+        const signal = init.signal ?? undefined;
+        // Paid once: a retry of the same request (after a 5xx or a 429) pays again.
+        if (ctx?.prepaidKey === key) ctx.prepaidKey = null;
+        else await pace(key, lane, signal);
+        // In flight from here: counted in its bucket, whatever the global limit makes it wait.
+        const ticket = { at: now() };
+        let sent = inFlight.get(key);
+        if (!sent) inFlight.set(key, (sent = new Set()));
+        sent.add(ticket);
+        let response: R;
+        try {
           await pace(GLOBAL_KEY, lane, signal, options.global);
+          response = await base(url, init);
+        } catch (error) {
+          settle(key, ticket);
+          throw error;
         }
-        return base(url, init);
+        observe(key, response.status, response.headers, ticket);
+        return response;
       };
     },
 
@@ -253,38 +353,6 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
     close(): void {
       closed ??= new Error('the Discord client is stopping; the request was not sent');
       for (const stop of [...stops]) stop(closed);
-    },
-
-    /** What a response says about its bucket (and, on a 429, about the global limit). */
-    observe(method: string, path: string, status: number, headers: HeaderSource): void {
-      const key = budgetKeyOf(method, path);
-      if (key === null) return;
-      const number = (name: string) => {
-        const raw = headers.get(name);
-        const value = raw === null ? Number.NaN : Number(raw);
-        return Number.isFinite(value) ? value : null;
-      };
-      const limit = number('x-ratelimit-limit');
-      const remaining = number('x-ratelimit-remaining');
-      const resetAfter = number('x-ratelimit-reset-after');
-      const retryAfter = number('retry-after');
-      const seen: SeenLimit | null =
-        limit !== null && remaining !== null && resetAfter !== null ? { limit, remaining, resetAfterMs: resetAfter * 1000 } : null;
-      // A lease is given up when Discord says less remains than it holds (the bucket shrank, or
-      // another program spent it): the next take asks the store, which applies the reserve to what it learned.
-      const lease = leases.get(key);
-      if (lease && (seen ? lease.tokens > seen.remaining : status === 429)) leases.delete(key);
-      const global = status === 429 && headers.get('x-ratelimit-global') !== null;
-      if (status === 429) options.logger?.warn({ key, global, retryAfterS: retryAfter }, 'discord answered 429');
-      const write = (async () => {
-        if (status === 429 && retryAfter !== null) await store.blocked(global ? GLOBAL_KEY : key, retryAfter * 1000);
-        if (seen || status !== 429) await store.learn(key, seen);
-      })().catch((error: unknown) => options.logger?.warn({ err: error, key }, 'recording a Discord rate limit failed'));
-      learning.set(key, write);
-      void write.then(() => {
-        if (learning.get(key) === write) learning.delete(key);
-        wake(key);
-      });
     },
   };
 }
