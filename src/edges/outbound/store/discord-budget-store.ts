@@ -74,7 +74,8 @@ export function createPostgresBudgetStore(db: Db): BudgetStore {
     shared: true,
     async take(key, lane, want, known) {
       // One process's sliding log has no place here: instances count the global limit in windows (globalBudgetOf).
-      if (known?.counting === 'sliding') throw new Error(`the shared Discord request budget counts ${key} in windows, not as a sliding log`);
+      if (known?.counting === 'sliding')
+        throw new Error(`the shared Discord request budget counts ${key} in windows, not as a sliding log`);
       return change<TakeResult>(key, (current, now) => {
         const { row, result } = takeFrom(current, lane, want, now, known);
         return { row, value: result };
