@@ -8,7 +8,7 @@ import { silentLogger } from '../support/logger';
 import { liveAccessToken, tokenKindOf } from './auth';
 import { CONSENT_DECISION_PATH, requestIdFromConsentPage } from './consent-page';
 import { controlRoutes } from './control-api';
-import type { RateLimits, ServiceDialect } from './dialect';
+import type { RateLimits, RateWindow, ServiceDialect } from './dialect';
 import { PATREON_DEFAULT_PAGE_SIZE, PATREON_RATE_LIMITS } from './dialect';
 import type { FaultSpec, RepeatCursorSpec } from './faults';
 import { createFaults, faultResponse } from './faults';
@@ -64,10 +64,17 @@ export interface MembershipServiceSandboxOptions {
    */
   signatureHeaders?: SignatureHeader[];
   /**
-   * Requests answered 429 beyond these. Default: Patreon's published limits in its dialect
-   * (100 per 2 s per client, 100 per minute per token), `none` in the spec's (which states no quota).
+   * Requests answered 429 beyond these. Default: Patreon's published limits (100 per 2 s per
+   * client, 100 per minute per token) in both dialects: the spec's names Patreon's API and states
+   * no quota of its own (docs/patreon-api-notes.md §6). Anything above them (or `none`) needs
+   * {@link raisedLimits}.
    */
   rateLimits?: RateLimits | 'none';
+  /**
+   * Why this stand-in's limits go above Patreon's (required when `rateLimits` does): a test whose
+   * claim is not about the limits, a benchmark of Tierlink alone.
+   */
+  raisedLimits?: string;
   /** Patreon's dialect: members per page when `page[count]` is absent. Default 20 (reported). */
   defaultPageSize?: number;
   /** Members per page at most, whatever `page[count]` asks: a service that answers smaller pages. Default: the Limits (1000). */
@@ -222,6 +229,19 @@ function snapshotMember(m: MemberRecord, liveTierIds: string[]): SandboxMember {
 const triggersOf = (option: ChangeOptions['trigger'], fallback: string): readonly string[] =>
   option === undefined ? [fallback] : typeof option === 'string' ? [option] : option;
 
+/** A window more generous than Patreon's in any way: a larger burst, or a shorter wait for the next. */
+const raises = (window: RateWindow, real: RateWindow): boolean => window.requests > real.requests || window.windowMs < real.windowMs;
+
+/** Refuses limits above Patreon's unless a reason is given. */
+function checkRaise(limits: RateLimits | 'none', raised: string | undefined): void {
+  const above =
+    limits === 'none' || raises(limits.perClient, PATREON_RATE_LIMITS.perClient) || raises(limits.perToken, PATREON_RATE_LIMITS.perToken);
+  if (!above || (raised !== undefined && raised.trim().length > 0)) return;
+  throw new RangeError(
+    "the membership stand-in keeps Patreon's limits (100 per 2 s per client, 100 per minute per token); these raise them: say why (raisedLimits)",
+  );
+}
+
 /**
  * Starts the sandbox: a strict HTTP stand-in of the membership service, seeded with one OAuth
  * client, its creator, the creator's campaign and the creator's tokens (all v2 scopes).
@@ -240,7 +260,8 @@ export async function createMembershipServiceSandbox(options: MembershipServiceS
       options.signatureHeaders ?? (dialect === 'patreon' ? ['X-Patreon-Signature'] : ['X-Patreon-Signature', 'X-Service-Signature']),
     pauseAfterFailures: options.pauseAfterFailures ?? 3,
   });
-  const limits = options.rateLimits ?? (dialect === 'patreon' ? PATREON_RATE_LIMITS : 'none');
+  const limits = options.rateLimits ?? PATREON_RATE_LIMITS;
+  checkRaise(limits, options.raisedLimits);
   const limiter: RateLimiter | null = limits === 'none' ? null : createRateLimiter(limits, clock);
   const requestLog: RequestLogEntry[] = [];
   let baseUrl = '';

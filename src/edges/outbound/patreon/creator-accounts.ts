@@ -14,7 +14,7 @@ import {
 import type { DialectStore } from './dialect';
 import { createDialectMemory } from './dialect';
 import type { OAuthTokens } from './oauth';
-import type { BudgetLimits } from './request-budget';
+import type { BudgetLimits, PatreonBudgetStore } from './request-budget';
 import { createRequestBudget } from './request-budget';
 import type { ServiceDialect } from './dialect';
 
@@ -43,8 +43,12 @@ export function createCreatorAccounts(deps: {
   campaigns: CampaignRepository;
   /** Where the learned dialect survives a restart (the database); without it each process learns it again. */
   dialectStore?: DialectStore;
-  /** The request budget's limits per dialect (default: Patreon's published ones; none for the spec's). */
+  /** The request budget's limits per dialect (default: Patreon's published ones). */
   budgetLimits?: Partial<Record<ServiceDialect, BudgetLimits | null>>;
+  /** Where the request budget counts: shared by every instance on PostgreSQL; this process's memory when absent. */
+  budgetStore?: PatreonBudgetStore;
+  /** Runs a creator's token refresh under a lock every instance shares (`Database.withLock`); in-process when absent. */
+  refreshLock?: <T>(name: string, refresh: () => Promise<T>) => Promise<T>;
 }): CreatorAccounts {
   const { credentials } = deps;
   // One dialect and one budget for the registered client: every creator's client and the patron client share them.
@@ -61,7 +65,11 @@ export function createCreatorAccounts(deps: {
       clock: deps.service.clock,
       sleep: deps.service.sleep,
       dialect,
+      logger: deps.service.logger,
+      // Patreon counts per client and per grant: the client's key names it, for a store other installations may share.
+      clientKey: `client:${deps.service.clientId}`,
       ...(deps.budgetLimits ? { limits: deps.budgetLimits } : {}),
+      ...(deps.budgetStore ? { store: deps.budgetStore } : {}),
     });
   const service: ServiceOptions = { ...deps.service, dialect, budget };
   const oauth = createOAuthClient(service);
@@ -101,6 +109,9 @@ export function createCreatorAccounts(deps: {
         },
         save: (tokens) => credentials.save(creatorUserId, tokens, service.clock.now()),
         saveRefreshFailure: (at) => credentials.markRefreshFailed(creatorUserId, 'refresh failed', at),
+        ...(deps.refreshLock
+          ? { exclusive: <T>(refresh: () => Promise<T>) => deps.refreshLock!(`creator-refresh:${creatorUserId}`, refresh) }
+          : {}),
       };
       session = createCreatorSession({ store, refresh: oauth.refreshToken, clock: service.clock, logger: service.logger });
       sessions.set(creatorUserId, session);
