@@ -111,6 +111,8 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     // Every instance on one PostgreSQL shares Patreon's limits and refreshes a creator's tokens one at a time.
     ...(database.engine === 'postgres' ? { budgetStore: createPostgresPatreonBudgetStore(db) } : {}),
     refreshLock: (name, refresh) => database.withLock(name, refresh),
+    // What Patreon answered oddly, for every instance's /doctor.
+    oddValueStore: repos.appState,
   });
   // Durable background work, shared: each subsystem registers its own job kinds.
   const jobStore = createJobStore(db);

@@ -164,6 +164,19 @@ export interface MembershipServiceSandbox {
    * them all): an "odd member" with an unknown `patron_status` or an unexpected null.
    */
   overrideMemberAttributes(memberId: string, attributes: Record<string, JsonValue> | null): void;
+  /**
+   * Serves these attributes of a resource verbatim from now on (`null` clears them all): a tier
+   * whose `title` is null, a user whose `full_name` is null, as Patreon has been seen to answer.
+   */
+  overrideAttributes(type: 'member' | 'user' | 'tier' | 'campaign', id: string, attributes: Record<string, JsonValue> | null): void;
+  /** Serves a resource without these attributes even when asked for (a value the service stopped sending); `[]` serves them again. */
+  omitAttributes(type: 'member' | 'user' | 'tier' | 'campaign', id: string, names: readonly string[]): void;
+  /**
+   * The service drops these attributes of a type altogether, as Patreon will its deprecated ones
+   * (`is_follower`, `lifetime_support_cents`: docs/patreon-api-notes.md §1.1): asking for one is
+   * answered 400 like any unknown name, and no answer or delivery carries it.
+   */
+  retireAttributes(type: string, names: readonly string[]): void;
   memberOf(userId: string, campaignId: string): SandboxMember | null;
   generateMembers(options: GenerateMembersOptions): GeneratedMembers;
   /** Publishes a post and delivers `posts:publish` (or the given trigger). */
@@ -272,6 +285,10 @@ export async function createMembershipServiceSandbox(options: MembershipServiceS
   const client = store.createClient(creator.id, []);
   const creatorTokens = store.issueTokens(client.id, creator.id, V2_SCOPES);
 
+  const requireRecord = (type: 'member' | 'user' | 'tier' | 'campaign', id: string): void => {
+    const found = { member: store.members, user: store.users, tier: store.tiers, campaign: store.campaigns }[type].has(id);
+    if (!found) throw new Error(`no ${type} ${id}`);
+  };
   const requireUser = (userId: string) => {
     const user = store.users.get(userId);
     if (!user) throw new Error(`no user ${userId}`);
@@ -432,9 +449,23 @@ export async function createMembershipServiceSandbox(options: MembershipServiceS
       return m ? snapshotMember(m, store.liveTierIds(m)) : null;
     },
     overrideMemberAttributes(memberId, attributes) {
-      if (!store.members.has(memberId)) throw new Error(`no member ${memberId}`);
-      if (attributes === null) store.memberOverrides.delete(memberId);
-      else store.memberOverrides.set(memberId, { ...store.memberOverrides.get(memberId), ...attributes });
+      sandbox.overrideAttributes('member', memberId, attributes);
+    },
+    overrideAttributes(type, id, attributes) {
+      requireRecord(type, id);
+      const key = `${type}:${id}`;
+      if (attributes === null) store.attributeOverrides.delete(key);
+      else store.attributeOverrides.set(key, { ...store.attributeOverrides.get(key), ...attributes });
+    },
+    omitAttributes(type, id, names) {
+      requireRecord(type, id);
+      if (names.length === 0) store.omittedAttributes.delete(`${type}:${id}`);
+      else store.omittedAttributes.set(`${type}:${id}`, new Set(names));
+    },
+    retireAttributes(type, names) {
+      const resourceType = types.get(type);
+      if (!resourceType) throw new Error(`no resource type ${type}`);
+      resourceType.retire(names);
     },
     memberOf(userId, campaignId) {
       const m = store.campaignMembers(campaignId).byUser.get(userId);

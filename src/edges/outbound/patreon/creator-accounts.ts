@@ -11,7 +11,8 @@ import {
   createOAuthClient,
   createPatreonClient,
 } from '.';
-import type { DialectStore } from './dialect';
+import type { DialectStore, KeyValueStore } from './dialect';
+import { type OddValueLog, createOddValueLog } from './odd-values';
 import { createDialectMemory } from './dialect';
 import type { OAuthTokens } from './oauth';
 import type { BudgetLimits, PatreonBudgetStore } from './request-budget';
@@ -31,6 +32,8 @@ export interface CreatorAccounts {
   clientForCampaign(campaignId: string): Promise<PatreonClient | null>;
   /** Stores a creator's tokens (from `/connect` or the environment) and returns who they are. */
   connect(tokens: OAuthTokens): Promise<{ creatorUserId: string; fullName: string; client: PatreonClient }>;
+  /** The odd values every client tolerated lately (a null tier title, a missing name), for `/doctor`. */
+  oddValues: Pick<OddValueLog, 'list' | 'flush'>;
 }
 
 /**
@@ -49,6 +52,8 @@ export function createCreatorAccounts(deps: {
   budgetStore?: PatreonBudgetStore;
   /** Runs a creator's token refresh under a lock every instance shares (`Database.withLock`); in-process when absent. */
   refreshLock?: <T>(name: string, refresh: () => Promise<T>) => Promise<T>;
+  /** Where the odd values are kept for every instance's `/doctor` (the database); this process's memory when absent. */
+  oddValueStore?: KeyValueStore;
 }): CreatorAccounts {
   const { credentials } = deps;
   // One dialect and one budget for the registered client: every creator's client and the patron client share them.
@@ -71,7 +76,20 @@ export function createCreatorAccounts(deps: {
       ...(deps.budgetLimits ? { limits: deps.budgetLimits } : {}),
       ...(deps.budgetStore ? { store: deps.budgetStore } : {}),
     });
-  const service: ServiceOptions = { ...deps.service, dialect, budget };
+  const oddValues = createOddValueLog({
+    clock: deps.service.clock,
+    logger: deps.service.logger,
+    ...(deps.oddValueStore ? { store: deps.oddValueStore } : {}),
+  });
+  const service: ServiceOptions = {
+    ...deps.service,
+    dialect,
+    budget,
+    onOddValue: (odd) => {
+      deps.service.onOddValue?.(odd);
+      oddValues.note(odd);
+    },
+  };
   const oauth = createOAuthClient(service);
   const sessions = new Map<string, CreatorSession>();
   const clients = new Map<string, PatreonClient>();
@@ -143,5 +161,6 @@ export function createCreatorAccounts(deps: {
       await sessionForCreator(user.id).replaceTokens(tokens);
       return { creatorUserId: user.id, fullName: user.fullName, client: clientForCreator(user.id) };
     },
+    oddValues,
   };
 }

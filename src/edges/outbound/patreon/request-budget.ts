@@ -72,15 +72,17 @@ export interface CountedWindow {
 export interface PatreonBudgetStore {
   /**
    * Counts one request in every window of `windows` when each has room for `priority` (a bulk
-   * request may not use the reserve): `waitMs` 0 and `at`, the time it was counted at (the store's
-   * clock); otherwise counts nothing and answers how many ms until one more fits.
+   * request may not use the reserve): `waitMs` 0 and `at`, the time it is counted at for now (the
+   * store's clock, {@link IN_FLIGHT_MS} ahead: until its answer, see `answered`); otherwise counts
+   * nothing and answers how many ms until one more fits.
    */
   take(windows: readonly CountedWindow[], priority: RequestPriority): Promise<{ waitMs: number; at: number }>;
   /**
    * The request counted at `at` in these keys was answered: it is counted from now instead. A
    * request reaches Patreon some time after it was counted, and that delay varies (a new
-   * connection, a busy event loop): counted from its answer, it never leaves our window before it
-   * leaves Patreon's.
+   * connection, a busy event loop, a slow answer): counted until its answer as if it would come
+   * {@link IN_FLIGHT_MS} late, then from its answer, it never leaves our window before it leaves
+   * Patreon's, whoever is waiting meanwhile.
    */
   answered(keys: readonly string[], at: number): Promise<void>;
   /** Forgets keys with no request left in their window. */
@@ -92,13 +94,19 @@ export interface PatreonBudgetStore {
  * {@link PatreonBudgetStore.answered}): clocks of Patreon's and ours tick apart a little.
  */
 export const COUNT_MARGIN_MS = 100;
+/**
+ * How long after its count a request is taken to be answered until it is (a request's time-out,
+ * with room): a request still on its way holds its place in the window, and one whose process
+ * stopped before the answer frees it this much later.
+ */
+export const IN_FLIGHT_MS = 30_000;
 
-/** `log` with its first `at` moved to `now`, oldest first again. */
+/** `log` with its first `at` (a request's provisional time) moved back to `now`, its answer's, oldest first again. */
 export function movedInLog(log: readonly number[], at: number, now: number): number[] {
   const index = log.indexOf(at);
   if (index < 0) return [...log];
   const next = [...log];
-  next[index] = Math.max(at, now);
+  next[index] = Math.min(at, now);
   return next.sort((a, b) => a - b);
 }
 
@@ -132,7 +140,7 @@ export function takeFromLogs(
     next.set(key, log);
     waitMs = Math.max(waitMs, waitInLog(log, window, priority, reserve, now));
   }
-  if (waitMs === 0) for (const log of next.values()) log.push(now);
+  if (waitMs === 0) for (const log of next.values()) log.push(now + IN_FLIGHT_MS);
   return { logs: next, waitMs: Math.max(0, Math.ceil(waitMs)) };
 }
 
@@ -149,7 +157,7 @@ export function createMemoryPatreonBudgetStore(clock: Clock): PatreonBudgetStore
         if (times.length > 0) logs.set(w.key, { times, windowMs: w.window.windowMs });
         else logs.delete(w.key);
       }
-      return { waitMs, at: now };
+      return { waitMs, at: now + IN_FLIGHT_MS };
     },
     async answered(keys, at) {
       const now = clock.now().getTime();
@@ -246,11 +254,13 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
         w.release({
           answered: () => {
             if (keys.length === 0) return;
-            store
-              .answered(keys, taken.at)
-              .catch((error: unknown) =>
-                options.logger?.warn({ err: error }, 'recording a membership service answer in the budget failed'),
-              );
+            store.answered(keys, taken.at).then(
+              () => {
+                answers += 1;
+                wake?.();
+              },
+              (error: unknown) => options.logger?.warn({ err: error }, 'recording a membership service answer in the budget failed'),
+            );
           },
         });
         continue;
@@ -271,11 +281,33 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
     return passes;
   };
 
+  /** Ends the pump's sleep early: a request was answered (its place in the window moved back), so a wait may be shorter now. */
+  let wake: (() => void) | null = null;
+  /** Answers recorded so far: one that came while the pump was between sleeps asks for another pass. */
+  let answers = 0;
+  const sleepOrWake = (ms: number): Promise<void> => {
+    const stop = new AbortController();
+    const woken = new Promise<void>((resolve) => {
+      wake = () => {
+        stop.abort();
+        resolve();
+      };
+    });
+    return Promise.race([options.sleep(ms, stop.signal), woken]).finally(() => {
+      wake = null;
+    });
+  };
+
   const pump = async (): Promise<void> => {
     if (pumping) return;
     pumping = true;
     try {
-      for (let wait = await pass(); wait !== null; wait = await pass()) await options.sleep(wait);
+      for (;;) {
+        const seen = answers;
+        const wait = await pass();
+        if (wait === null) break;
+        if (answers === seen) await sleepOrWake(wait);
+      }
     } finally {
       pumping = false;
       // A waiter that came during the last pass and must wait needs a pump to sleep for it.

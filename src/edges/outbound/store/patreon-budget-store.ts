@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { type PatreonBudgetStore, takeFromLogs } from '../patreon/request-budget';
+import { IN_FLIGHT_MS, type PatreonBudgetStore, takeFromLogs } from '../patreon/request-budget';
 import { type Db, queryRows, textArray } from './database';
 
 type Raw = Record<string, unknown>;
@@ -38,17 +38,20 @@ export function createPostgresPatreonBudgetStore(db: Db): PatreonBudgetStore {
           if (times.length === before.length && times.every((x, i) => x === before[i])) continue;
           await t.execute(sql`update patreon_budget set times = ${`{${times.join(',')}}`}::bigint[] where key = ${key}`);
         }
-        return { waitMs, at: now };
+        return { waitMs, at: now + IN_FLIGHT_MS };
       });
     },
     async answered(keys, at) {
       if (keys.length === 0) return;
-      // Every request counted at that very ms moves: later, never sooner, so never past Patreon's count.
+      // One request counted at that time moves back to now, its answer's time (others counted in the same ms stay on their way).
+      const now = sql`(extract(epoch from clock_timestamp()) * 1000)::bigint`;
       await db.execute(
         sql`update patreon_budget
             set times = (select coalesce(array_agg(x order by x), '{}'::bigint[])
-                         from unnest(array_replace(times, ${at}::bigint, greatest(${at}::bigint, (extract(epoch from clock_timestamp()) * 1000)::bigint))) as x)
-            where key = any(${textArray([...keys])}::text[])`,
+                         from unnest(times[1:array_position(times, ${at}::bigint) - 1]
+                                     || least(${at}::bigint, ${now})
+                                     || times[array_position(times, ${at}::bigint) + 1:]) as x)
+            where key = any(${textArray([...keys])}::text[]) and array_position(times, ${at}::bigint) is not null`,
       );
     },
     async prune() {

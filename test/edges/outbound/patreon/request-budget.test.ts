@@ -20,17 +20,27 @@ function budgetOn(dialect: ServiceDialect, limits?: Partial<Record<ServiceDialec
   const pending: Array<{ until: number; wake: () => void }> = [];
   const budget: RequestBudget = createRequestBudget({
     clock,
-    sleep: (ms) =>
+    // An aborted sleep ends at once, without time passing.
+    sleep: (ms, signal) =>
       new Promise<void>((wake) => {
         sleeps.push(ms);
-        pending.push({ until: clock.now().getTime() + ms, wake });
+        const entry = { until: clock.now().getTime() + ms, wake };
+        pending.push(entry);
+        signal?.addEventListener('abort', () => {
+          pending.splice(pending.indexOf(entry), 1);
+          sleeps.splice(sleeps.lastIndexOf(ms), 1);
+          wake();
+        });
       }),
     dialect: { current: async () => dialect },
     ...(limits ? { limits } : {}),
   });
-  /** Acquires and resolves with the ms (since the start) at which the request went. */
+  /** Acquires, is answered at once, and resolves with the ms (since the start) at which the request went. */
   const go = (tokenKey: string | null, priority: RequestPriority): Promise<number> =>
-    budget.acquire({ tokenKey, priority }).then(() => clock.now().getTime() - start);
+    budget.acquire({ tokenKey, priority }).then((counted) => {
+      counted.answered();
+      return clock.now().getTime() - start;
+    });
   /** Lets time pass, sleep by sleep, until every promise has settled. */
   const all = async <T>(promises: ReadonlyArray<Promise<T>>): Promise<T[]> => {
     let done = false;
@@ -143,7 +153,16 @@ describe("the client's budget against the stand-in's rate limits (Patreon's dial
       storedDialect: 'patreon',
       budgetLimits: { patreon: small(6, 2, { requests: 100, windowMs: 2_000 }) },
       // Time passes only when the test says so, once the requests it expects have been answered.
-      sleep: (ms) => new Promise<void>((wake) => wakes.push(() => (clock?.advance(ms), wake()))),
+      sleep: (ms, signal) =>
+        new Promise<void>((wake) => {
+          const entry = () => (clock?.advance(ms), wake());
+          wakes.push(entry);
+          // Aborted (a request was answered, the wait may be shorter): ends at once, without time passing.
+          signal?.addEventListener('abort', () => {
+            wakes.splice(wakes.indexOf(entry), 1);
+            wake();
+          });
+        }),
     });
     clock = h.clock;
     const tier = h.sb.createTier(h.sb.campaignId, { title: 'Gold', amountCents: 500 });
@@ -167,7 +186,10 @@ describe("the client's budget against the stand-in's rate limits (Patreon's dial
     expect(pageTimes()).toEqual([0, 0, 0, 0]); // 6 − 2 kept for interactive requests
     const reReads = await Promise.all([h.client.getMember(member.id), h.client.getMember(member.id)]);
     expect(reReads.map((d) => d?.member.id)).toEqual([member.id, member.id]);
-    expect(wakes).toHaveLength(1); // answered while the sync still waits
+    // Answered while the sync still waits (its wait looked at again once they were answered).
+    await waiting(1);
+    expect(wakes).toHaveLength(1);
+    expect(pageTimes()).toEqual([0, 0, 0, 0]);
     wakes.shift()?.();
     await waiting(1);
     wakes.shift()?.();
