@@ -46,6 +46,8 @@ export interface ChildInput {
   discord: { apiBaseUrl: string; botToken: string; botUserId: string; globalRequestsPerSecond: number };
   guildId: string;
   campaignId: string;
+  /** The stand-in counts nothing (its raise names why): Tierlink's own pacing to Patreon off too. */
+  patreonUnpaced: boolean;
   concurrency: number;
   /** Run a second sync right after the first. */
   secondRun: boolean;
@@ -180,6 +182,7 @@ async function main(): Promise<void> {
       credentials,
       campaigns: repos.campaigns,
       dialectStore: keyValueDialectStore(repos.appState, input.patreon.url),
+      ...(input.patreonUnpaced ? { budgetLimits: { spec: null, patreon: null } } : {}),
     });
 
     if (input.mode === 'setup') {

@@ -63,6 +63,8 @@ export interface KnownLimit {
 export interface TakeResult {
   /** Requests granted (0: none now). */
   granted: number;
+  /** A sliding count's place of the granted request, to hand back to {@link BudgetStore.answered}. */
+  at?: number;
   /** When nothing was granted: how long to wait before asking again. */
   waitMs: number;
   /** How long the granted requests stay valid (the rest of the window). */
@@ -86,24 +88,25 @@ export const GLOBAL_WINDOW_MS = 150;
 /** How much later than its count a request may reach Discord (a database round trip, a busy event loop, the network). */
 export const GLOBAL_JITTER_MS = 200;
 /**
- * The same for one process, which counts a request just before it sends it: how much the delay
- * from that count to Discord may vary (the event loop, the socket, the network).
+ * What one process adds to Discord's second when it counts the global limit itself: its requests
+ * are counted until their answers (the latest Discord can have counted them), so no delay between
+ * a count and Discord matters; this covers only the grain of the two clocks.
  */
-export const LOCAL_JITTER_MS = 50;
+export const LOCAL_MARGIN_MS = 10;
 
 /**
  * Discord's global limit (`perSecond`, 50) as Tierlink counts it (docs/decisions.md §19).
  *
- * - One process (`shared` false) keeps the times of its last requests and sends at most 50 in any
- *   1,050 ms: any second of Discord's then sees at most 50 even when requests reach it up to
- *   {@link LOCAL_JITTER_MS} later than others, and the bulk lane runs at 47.6 a second, within 1.05×
- *   the floor of Discord's limit.
+ * - One process (`shared` false) sends at most 50 in any 1,010 ms, each request counted from its
+ *   answer (until then, as still on its way): no 51 requests can reach Discord within one second,
+ *   however late a busy process sends some of them, and the bulk lane runs at Discord's 50 a second
+ *   less a round trip per 50.
  * - Instances sharing a store count it in windows of {@link GLOBAL_WINDOW_MS}: 7 requests per
  *   200 ms, 35 a second, so that no second of Discord's sees more than 49 of them, even up to
  *   {@link GLOBAL_JITTER_MS} late.
  */
 export function globalBudgetOf(perSecond: number, shared: boolean): KnownLimit {
-  if (!shared) return { limit: Math.max(1, perSecond), windowMs: 1_000 + LOCAL_JITTER_MS, counting: 'sliding' };
+  if (!shared) return { limit: Math.max(1, perSecond), windowMs: 1_000 + LOCAL_MARGIN_MS, counting: 'sliding' };
   const windows = Math.ceil((1_000 + GLOBAL_JITTER_MS) / (GLOBAL_WINDOW_MS + WINDOW_MARGIN_MS)) + 1;
   return { limit: Math.max(1, Math.floor(perSecond / windows)), windowMs: GLOBAL_WINDOW_MS, counting: 'windows' };
 }
@@ -222,11 +225,15 @@ export function learnInto(current: BudgetRow | undefined, seen: SeenLimit | null
   };
 }
 
+/** Until its answer, a request of a sliding count is counted as if it were answered this long after it was granted. */
+export const IN_FLIGHT_MS = 30_000;
+
 /**
  * Takes up to `want` requests from a limit counted as a sliding log (`known.counting` `sliding`):
- * at most `known.limit` requests in any `known.windowMs`. `times`: when the requests of the last
- * window were taken, oldest first. No share is kept for a lane here: one process orders its own
- * waiting requests, interactive first (src/edges/outbound/discord/request-scheduler.ts).
+ * at most `known.limit` requests in any `known.windowMs`. `times`: where the requests of the last
+ * window are counted, oldest first: a request from its answer, or {@link IN_FLIGHT_MS} after its
+ * grant until then. No share is kept for a lane here: one process orders its own waiting
+ * requests, interactive first (src/edges/outbound/discord/request-scheduler.ts).
  */
 export function takeFromLog(
   times: readonly number[],
@@ -237,8 +244,9 @@ export function takeFromLog(
   const since = now - known.windowMs;
   const kept = times.filter((t) => t > since);
   const granted = Math.max(0, Math.min(want, known.limit - kept.length));
-  for (let i = 0; i < granted; i++) kept.push(now);
-  if (granted > 0) return { times: kept, result: { granted, waitMs: 0, windowLeftMs: known.windowMs } };
+  const at = now + IN_FLIGHT_MS;
+  for (let i = 0; i < granted; i++) kept.push(at);
+  if (granted > 0) return { times: kept.sort((a, b) => a - b), result: { granted, at, waitMs: 0, windowLeftMs: known.windowMs } };
   // The request that must leave the window before one more fits.
   const leaves = kept[kept.length - known.limit]! + known.windowMs;
   return { times: kept, result: { granted: 0, waitMs: Math.max(1, Math.ceil(leaves - now)), windowLeftMs: 0 } };
@@ -253,6 +261,13 @@ export function blockedInto(current: BudgetRow | undefined, retryAfterMs: number
 /** Where the rows live: one process's memory, or PostgreSQL for every instance. */
 export interface BudgetStore {
   take(key: string, lane: Lane, want: number, known?: KnownLimit): Promise<TakeResult>;
+  /**
+   * A request of a sliding count (granted with `at`) was answered: its place in the count moves
+   * back from {@link IN_FLIGHT_MS} ahead to now. Discord counted it when it arrived, at the latest
+   * now; counted from there, a request never leaves our count before it leaves Discord's, however
+   * late a busy process sent it.
+   */
+  answered?(key: string, at: number): Promise<void>;
   learn(key: string, seen: SeenLimit | null): Promise<void>;
   blocked(key: string, retryAfterMs: number): Promise<void>;
   /** Forgets rows idle for {@link IDLE_MS}. */
@@ -284,12 +299,20 @@ export function createMemoryBudgetStore(now: () => number): BudgetStore {
       const row = learnInto(rows.get(key), seen, now());
       if (row) rows.set(key, row);
     },
+    async answered(key, at) {
+      const log = logs.get(key);
+      if (!log) return;
+      const index = log.times.indexOf(at);
+      if (index < 0) return;
+      log.times[index] = Math.min(at, now());
+      log.times.sort((a, b) => a - b);
+    },
     async blocked(key, retryAfterMs) {
       const log = logs.get(key);
       if (log) {
         // Full until the Retry-After ends: every place of the log is taken until then.
         const until = now() + retryAfterMs + WINDOW_MARGIN_MS - log.windowMs;
-        log.times = [...log.times, ...Array<number>(log.limit).fill(until)];
+        log.times = [...log.times, ...Array<number>(log.limit).fill(until)].sort((a, b) => a - b);
         return;
       }
       rows.set(key, blockedInto(rows.get(key), retryAfterMs, now()));

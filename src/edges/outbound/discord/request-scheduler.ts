@@ -179,23 +179,24 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
   }
 
   /**
-   * 0 when one request of `key` may go now (it is counted), else how long to wait before asking
-   * again. One take per key is out at a time: callers arriving meanwhile share its answer (the
-   * requests it granted beyond the first, or its refusal), so a burst costs the store one round trip.
+   * `waitMs` 0 when one request of `key` may go now (it is counted; `at`: where, for a sliding
+   * count, to tell the store its answer came), else how long to wait before asking again. One take
+   * per key is out at a time: callers arriving meanwhile share its answer (the requests it granted
+   * beyond the first, or its refusal), so a burst costs the store one round trip.
    */
-  async function acquire(key: string, lane: Lane, known?: KnownLimit): Promise<number> {
+  async function acquire(key: string, lane: Lane, known?: KnownLimit): Promise<{ waitMs: number; at?: number }> {
     const t = now();
     if (t - lastPrune > PRUNE_EVERY_MS) {
       lastPrune = t;
       store.prune().catch((error: unknown) => options.logger?.warn({ err: error }, 'pruning the Discord request budget failed'));
     }
     for (;;) {
-      if (fromLease(key, lane, now())) return 0;
+      if (fromLease(key, lane, now())) return { waitMs: 0 };
       const pending = taking.get(key);
       if (pending) {
         const shared = await pending.result;
         // A refusal holds for the same lane, and for the bulk lane whatever lane asked.
-        if (shared.granted === 0 && (pending.lane === lane || lane === 'bulk')) return shared.waitMs;
+        if (shared.granted === 0 && (pending.lane === lane || lane === 'bulk')) return { waitMs: shared.waitMs };
         continue;
       }
       const result = (async () => {
@@ -210,10 +211,10 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
       taking.set(key, entry);
       try {
         const answer = await result;
-        if (answer.granted > 0) return 0;
+        if (answer.granted > 0) return answer.at === undefined ? { waitMs: 0 } : { waitMs: 0, at: answer.at };
         options.logger?.debug({ bucket: key, lane, waitMs: answer.waitMs }, 'discord request waits for its bucket');
         options.onWait?.(lane, answer.waitMs);
-        return answer.waitMs;
+        return { waitMs: answer.waitMs };
       } finally {
         if (taking.get(key) === entry) taking.delete(key);
       }
@@ -225,7 +226,7 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
    * process waits for the key, bulk ones do not ask: the next room goes to it (the global limit
    * counted by one process keeps no share for a lane; this order is its lanes).
    */
-  async function pace(key: string, lane: Lane, signal?: AbortSignal, known?: KnownLimit): Promise<void> {
+  async function pace(key: string, lane: Lane, signal?: AbortSignal, known?: KnownLimit): Promise<number | undefined> {
     let waiting = false;
     try {
       for (;;) {
@@ -233,8 +234,8 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
           await pause(key, PROBE_MS, signal);
           continue;
         }
-        const wait = await acquire(key, lane, known);
-        if (wait === 0) return;
+        const { waitMs: wait, at } = await acquire(key, lane, known);
+        if (wait === 0) return at;
         if (lane === 'interactive' && !waiting) {
           waiting = true;
           urgent.set(key, (urgent.get(key) ?? 0) + 1);
@@ -262,7 +263,7 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
         const lane: Lane = queue.interactive.length > 0 ? 'interactive' : 'bulk';
         let wait: number;
         try {
-          wait = await acquire(key, lane);
+          wait = (await acquire(key, lane)).waitMs;
         } catch (error) {
           (queue.interactive.shift() ?? queue.bulk.shift())?.fail(error);
           continue;
@@ -334,12 +335,23 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
         if (!sent) inFlight.set(key, (sent = new Set()));
         sent.add(ticket);
         let response: R;
+        let counted: number | undefined;
         try {
-          await pace(GLOBAL_KEY, lane, signal, options.global);
+          counted = await pace(GLOBAL_KEY, lane, signal, options.global);
           response = await base(url, init);
         } catch (error) {
           settle(key, ticket);
           throw error;
+        } finally {
+          // A sliding count holds the request's place until its answer: Discord counted it before then.
+          if (counted !== undefined) {
+            const answered = store.answered?.(GLOBAL_KEY, counted);
+            // Requests waiting on it look again: its place moved back from far ahead.
+            void answered?.then(
+              () => wake(GLOBAL_KEY),
+              (error: unknown) => options.logger?.warn({ err: error }, 'recording a Discord answer in the budget failed'),
+            );
+          }
         }
         observe(key, response.status, response.headers, ticket);
         return response;

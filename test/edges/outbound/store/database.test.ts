@@ -37,6 +37,7 @@ test('migrations create every table and a second run changes nothing', async () 
     'links',
     'member_snapshots',
     'mod_log_state',
+    'patreon_budget',
     'post_polls',
     'role_grants',
     'role_mappings',
