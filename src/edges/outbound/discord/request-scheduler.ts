@@ -61,8 +61,9 @@ const PRUNE_EVERY_MS = 10 * 60_000;
  * - {@link run}: role requests, one at a time per bucket, the interactive lane first; a bulk
  *   request waiting for its window is overtaken by an interactive one that arrives meanwhile.
  * - {@link makeRequest}: every request (retries too) passes here on its way out; it waits for its
- *   route's bucket (unless {@link run} paid for it) and for the global limit.
- * - {@link observe}: every response teaches the budget its bucket's size and window.
+ *   route's bucket (unless {@link run} paid for it) and for the global limit, and its answer
+ *   teaches the budget its bucket's size, window and count, in the order the requests were sent.
+ * - {@link close}: at shutdown, ends every wait.
  */
 export function createRequestScheduler(options: RequestSchedulerOptions) {
   const { store } = options;
