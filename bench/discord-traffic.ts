@@ -110,11 +110,15 @@ async function atRate<T>(count: number, perSecond: number, send: (i: number) => 
   );
 }
 
+/** Discord's limits out of the way, so that what remains of a change's latency is Tierlink's. */
+const RAISED: NonNullable<Parameters<typeof startStack>[0]['discordRateLimits']> = {
+  rateLimits: { global: { limit: 10_000, windowMs: 1_000 }, routes: { 'member-role': { limit: 10_000, windowMs: 1_000 } } },
+  raisedLimits:
+    '16 changes a second in one server, to measure what Tierlink adds to each; the bucket’s own cost has the rows "during a bulk sync"',
+};
+
 export async function measureInteractive(postgresUrl: string | undefined, changes: number): Promise<BenchRow[]> {
-  const stack = await startStack({
-    ...(postgresUrl ? { postgresUrl } : {}),
-    discordRateLimits: { rateLimits: { global: { limit: 10_000, windowMs: 1_000 } } },
-  });
+  const stack = await startStack({ ...(postgresUrl ? { postgresUrl } : {}), discordRateLimits: RAISED });
   try {
     const where = `${changes} at 16/s, ${stack.label}`;
     // Warm-up (JIT, pools, the guild's role snapshot): not counted.
@@ -180,6 +184,7 @@ function windowsOf(times: readonly number[], windowMs: number): number[] {
 async function measureDuringBulk(postgresUrl: string | undefined, grants: number): Promise<BenchRow[]> {
   const limit = 10;
   const windowMs = 10_000;
+  // Discord's real limits throughout: the stand-in's defaults (DISCORD_RATE_LIMITS).
   const stack = await startStack({ ...(postgresUrl ? { postgresUrl } : {}) });
   try {
     const { discord, guildId, tierlink } = stack;
@@ -194,7 +199,7 @@ async function measureDuringBulk(postgresUrl: string | undefined, grants: number
       await tierlink.services.repos.links.linkOauth('patreon', member.userId, user.id, new Date());
       bulk.push(member.userId);
     }
-    // Discord's member-role bucket from here on.
+    // Discord's member-role bucket, its windows opened afresh for the run (the preparation's grants left out).
     discord.setRateLimit({ route: 'member-role', limit, windowMs });
     discord.clearRoleEvents();
     discord.resetRequests();
@@ -252,6 +257,135 @@ async function measureDuringBulk(postgresUrl: string | undefined, grants: number
   }
 }
 
+/**
+ * The member-role bucket's sizes and windows while the changes run: it grows from Discord's 10 per
+ * 10 s and then changes every {@link CHANGE_EVERY_MS}, each size carrying the run's 32 role
+ * requests a second, so that a change's latency depends only on how soon Tierlink follows Discord.
+ */
+const BUCKETS = [
+  { limit: 60, windowMs: 1_000 },
+  { limit: 600, windowMs: 10_000 },
+  { limit: 40, windowMs: 500 },
+  { limit: 100, windowMs: 2_000 },
+  { limit: 10_000, windowMs: 1_000 },
+] as const;
+const CHANGE_EVERY_MS = 1_500;
+const BUCKETS_RAISED = 'each size carries the run’s 32 role requests a second: the figure is how soon Tierlink follows Discord’s changes';
+
+/**
+ * Webhook → role and `/link` callback → role while Discord's member-role bucket changes size and
+ * window mid-run, in both directions: the bucket starts at Discord's 10 per 10 s (learned by a
+ * warm-up that spends most of a window), then grows and keeps changing every 1.5 s.
+ */
+export async function measureChangingBuckets(postgresUrl: string | undefined, changes: number): Promise<BenchRow[]> {
+  const stack = await startStack({
+    ...(postgresUrl ? { postgresUrl } : {}),
+    discordRateLimits: {
+      rateLimits: { global: { limit: 10_000, windowMs: 1_000 }, routes: { 'member-role': { limit: 10_000, windowMs: 1_000 } } },
+      raisedLimits: `the global limit, and a member-role bucket where ${BUCKETS_RAISED}`,
+    },
+  });
+  const { discord } = stack;
+  let cycling = false;
+  let step = 0;
+  /** Changes the bucket every 1.5 s until stopped. */
+  const cycle = async () => {
+    cycling = true;
+    while (cycling) {
+      const bucket = BUCKETS[step++ % BUCKETS.length]!;
+      discord.setRateLimit({ route: 'member-role', ...bucket, raised: BUCKETS_RAISED });
+      await sleep(CHANGE_EVERY_MS);
+    }
+  };
+  try {
+    const where = `${changes} at 16/s, the member-role bucket from 10 per 10 s to ${BUCKETS.map((b) => `${b.limit}/${b.windowMs / 1000} s`).join(' → ')}, changing every 1.5 s, ${stack.label}`;
+    const upgraders: Array<Awaited<ReturnType<typeof prepareUpgrade>>> = [];
+    for (let i = 0; i < changes + 4; i++) upgraders.push(await prepareUpgrade(stack, 1_000 + i));
+    const links: Array<Awaited<ReturnType<typeof prepareLink>>> = [];
+    for (let i = 0; i < changes; i++) links.push(await prepareLink(stack, 1_000 + i, 'gold'));
+
+    // Discord's own bucket, learned: four upgrades (eight requests) spend most of a 10-second window.
+    discord.setRateLimit({ route: 'member-role', limit: 10, windowMs: 10_000 });
+    for (const upgrader of upgraders.splice(0, 4)) await sendUpgrade(stack, upgrader);
+    discord.resetRequests();
+    const hitsBefore = discord.rateLimitHits().reduce((n, h) => n + h.count, 0);
+
+    const running = cycle();
+    const webhook = (await atRate(changes, 16, (i) => sendUpgrade(stack, upgraders[i]!))).sort((a, b) => a - b);
+    const linked = (await atRate(changes, 16, (i) => sendLink(stack, links[i]!))).sort((a, b) => a - b);
+    cycling = false;
+    await running;
+    const tooMany = discord.rateLimitHits().reduce((n, h) => n + h.count, 0) - hitsBefore;
+    return [
+      {
+        name: `Buckets that change mid-run (${where}): webhook change → role, p50 / p99`,
+        value: `${ms(percentile(webhook, 50))} / ${ms(percentile(webhook, 99))}`,
+        goal: 'p99 ≤ 100 ms',
+      },
+      {
+        name: '… /link callback → role, p50 / p99',
+        value: `${ms(percentile(linked, 50))} / ${ms(percentile(linked, 99))}`,
+        goal: 'p99 ≤ 100 ms',
+      },
+      { name: '… bucket changes during the run / 429 answers', value: `${step} / ${tooMany}`, goal: '0 answered 429' },
+    ];
+  } finally {
+    cycling = false;
+    await stack.close();
+  }
+}
+
+/**
+ * A bulk apply paced by Discord's global limit alone: a sync granting `grants` roles in one server,
+ * the member-role bucket raised so that the floor is the global limit's (50 a second), against the
+ * time the grants took. One process counts the global limit whole; instances sharing a budget
+ * through PostgreSQL count it as 35 a second.
+ */
+export async function measureBulkUnderGlobal(postgresUrl: string | undefined, grants: number): Promise<BenchRow[]> {
+  const stack = await startStack({
+    ...(postgresUrl ? { postgresUrl } : {}),
+    discordRateLimits: {
+      rateLimits: { routes: { 'member-role': { limit: 100_000, windowMs: 1_000 } } },
+      raisedLimits: 'the member-role bucket only, so that the floor measured is the global limit’s (Discord’s 50 a second, kept)',
+    },
+  });
+  try {
+    const { discord, guildId, tierlink } = stack;
+    for (let i = 0; i < grants; i++) {
+      const member = discord.addMember(guildId, { username: `floor${i}` });
+      const user = stack.patreon.createUser({ fullName: `Bench Floor ${i}` });
+      pledge(stack, user.id, 'silver', false);
+      await tierlink.services.repos.links.linkOauth('patreon', member.userId, user.id, new Date());
+    }
+    discord.clearRoleEvents();
+    discord.resetRequests();
+    // A second after the preparation's last request: Discord's current second is the sync's own.
+    await sleep(1_100);
+    const outcome = await tierlink.services.runSync({ guildId, dryRun: false, force: false, trigger: 'cli' });
+    const times = discord
+      .roleEvents()
+      .filter((e) => e.via === 'rest')
+      .map((e) => e.at.getTime())
+      .sort((a, b) => a - b);
+    const requests = discord.requests().length;
+    const spanS = (times.at(-1)! - times[0]!) / 1000;
+    // The floor of the requests sent from the first grant to the last, at 50 a second.
+    const during = discord.requests().filter((r) => r.at.getTime() >= times[0]! && r.at.getTime() <= times.at(-1)!).length;
+    const floorS = (during - 1) / 50;
+    const tooMany = discord.rateLimitHits().reduce((n, h) => n + h.count, 0);
+    return [
+      {
+        name: `Bulk under Discord's global limit (${grants} grants in one server, ${stack.label}): the grants' span / the floor of its ${during} requests at 50 a second`,
+        value: `${spanS.toFixed(1)} s / ${floorS.toFixed(1)} s = ${(spanS / floorS).toFixed(2)}× (${'skipped' in outcome ? 'skipped' : outcome.status}; ${requests} requests in all)`,
+        goal: postgresUrl ? 'shared budget: 35 a second (1.43×)' : '≤ 1.1×',
+      },
+      { name: '… 429 answers', value: String(tooMany), goal: '0' },
+    ];
+  } finally {
+    await stack.close();
+  }
+}
+
 /** The member-role cache's own memory for 100,000 members, fed as the gateway feeds it. */
 export function measureCacheMemory(members: number): BenchRow[] {
   v8.setFlagsFromString('--expose-gc');
@@ -287,11 +421,17 @@ export function measureCacheMemory(members: number): BenchRow[] {
   ];
 }
 
-export async function runDiscordTrafficBenchmarks(options: { postgresUrl?: string; changes?: number; bulkGrants?: number } = {}) {
+export async function runDiscordTrafficBenchmarks(
+  options: { postgresUrl?: string; changes?: number; bulkGrants?: number; floorGrants?: number } = {},
+) {
   const changes = options.changes ?? 100;
   const rows: BenchRow[] = [...measureCacheMemory(100_000)];
   rows.push(...(await measureInteractive(undefined, changes)));
   if (options.postgresUrl) rows.push(...(await measureInteractive(options.postgresUrl, changes)));
+  rows.push(...(await measureChangingBuckets(undefined, changes)));
+  if (options.postgresUrl) rows.push(...(await measureChangingBuckets(options.postgresUrl, changes)));
+  rows.push(...(await measureBulkUnderGlobal(undefined, options.floorGrants ?? 2_500)));
+  if (options.postgresUrl) rows.push(...(await measureBulkUnderGlobal(options.postgresUrl, options.floorGrants ?? 2_500)));
   rows.push(...(await measureDuringBulk(undefined, options.bulkGrants ?? 60)));
   if (options.postgresUrl) rows.push(...(await measureDuringBulk(options.postgresUrl, options.bulkGrants ?? 60)));
   return rows;

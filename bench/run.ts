@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { runCommand } from '../src/cli/cli-support';
 import { runAuditLogBenchmark } from './audit-log';
 import { runDiscordTrafficBenchmarks } from './discord-traffic';
 import { runFullSyncBenchmark } from './full-sync';
@@ -84,7 +85,7 @@ async function main(): Promise<void> {
   printTable(rows);
 }
 
-main().catch((error) => {
+runCommand('npm run bench', main, (error) => {
   console.error(error);
   process.exit(1);
 });

@@ -85,8 +85,13 @@ async function startStack(db: ScratchDatabase, options: { process: boolean }) {
   const metrics = createMetrics({ defaultMetrics: false });
   const box = createSecretBox(SECRET_KEY);
   const d = db.database.db;
-  const patreon = await createMembershipServiceSandbox({ clock });
-  const discord = await createDiscordSandbox({ rateLimits: { global: { limit: 10_000, windowMs: 1000 } } });
+  const raisedLimits =
+    "the figures are Tierlink's own (deliveries accepted, change → role); Discord's and Patreon's pace have their own rows";
+  const patreon = await createMembershipServiceSandbox({ clock, rateLimits: 'none', raisedLimits });
+  const discord = await createDiscordSandbox({
+    rateLimits: { global: { limit: 10_000, windowMs: 1000 }, routes: { 'member-role': { limit: 100_000, windowMs: 1_000 } } },
+    raisedLimits,
+  });
   const discordAccess = createDiscordAccess({
     apiBaseUrl: discord.apiBaseUrl,
     token: discord.botToken,
@@ -106,6 +111,8 @@ async function startStack(db: ScratchDatabase, options: { process: boolean }) {
       logger,
     },
     ...repos,
+    // The stand-in counts nothing (its raise says why): Tierlink's own pacing to Patreon off too.
+    budgetLimits: { spec: null, patreon: null },
   });
   const jobStore = createJobStore(d);
   const jobQueue = createJobQueue({ store: jobStore, clock, random: Math.random, logger });

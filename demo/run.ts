@@ -1,4 +1,5 @@
 import { createDemo } from '@tierlink/sandbox/demo';
+import { runCommand } from '../src/cli/cli-support';
 import { createLogger } from '../src/edges/outbound/observability/logger';
 import { startTierlinkUnderDemo } from './tierlink-under-demo';
 
@@ -35,8 +36,9 @@ async function main(argv: readonly string[]): Promise<number> {
   return result.outcome === 'ok' ? 0 : result.outcome === 'stopped' ? 130 : 1;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+runCommand(
+  'npm run demo',
+  async () => process.exit(await main(process.argv.slice(2))),
   (error: unknown) => {
     process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exit(1);

@@ -22,6 +22,8 @@ export const startTierlinkUnderDemo: StartServiceUnderDemo = async (world, optio
     clock: world.clock,
     // The stand-in sends GUILD_CREATE right after READY; no need to wait 15 s for a missing one.
     discordWaitGuildTimeoutMs: 2_000,
+    // The demo's membership stand-in counts nothing (its world says why): Tierlink does not pace to it either.
+    patreonLimits: { spec: null, patreon: null },
   });
   let url: string;
   try {

@@ -20,12 +20,14 @@ import { createDiscordSignIn } from './app/discord-sign-in';
 import { createDiscordAccess, createDiscordUserOAuth } from './edges/outbound/discord';
 import { type Metrics, createMetrics } from './edges/outbound/observability/metrics';
 import { createCreatorAccounts } from './edges/outbound/patreon/creator-accounts';
-import { keyValueDialectStore } from './edges/outbound/patreon/dialect';
+import { type ServiceDialect, keyValueDialectStore } from './edges/outbound/patreon/dialect';
+import type { BudgetLimits } from './edges/outbound/patreon/request-budget';
 import type { RetryPolicy } from './edges/outbound/patreon/http';
 import type { Database } from './edges/outbound/store/database';
 import { createInboxQueue } from './edges/outbound/store/durable-queue';
 import { createPostgresBudgetStore } from './edges/outbound/store/discord-budget-store';
 import { createFences } from './edges/outbound/store/fences';
+import { createPostgresPatreonBudgetStore } from './edges/outbound/store/patreon-budget-store';
 import { createInstanceRegistry } from './edges/outbound/store/instance-registry';
 import { createJobQueue, createJobStore } from './edges/outbound/store/job-queue';
 import { type Repositories, createRepositories } from './edges/outbound/store/repositories';
@@ -55,6 +57,8 @@ export interface TierlinkOptions {
   discordWaitGuildTimeoutMs?: number;
   /** Tests: faster back-off against the sandbox. */
   patreonRetry?: Partial<RetryPolicy>;
+  /** Tests whose membership stand-in raised Patreon's limits (and says why there): Tierlink's own pacing to match. */
+  patreonLimits?: Partial<Record<ServiceDialect, BudgetLimits | null>>;
   /** Tests: faster sweeps of the durable queues. */
   pollMs?: number;
   /** How long `stop()` waits for in-flight work before it closes anyway (its leases then expire and a later start takes it). Default 10 s. */
@@ -122,6 +126,12 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     ...repos,
     // Learned once per installation: no later process pays a rejected request to learn it again.
     dialectStore: keyValueDialectStore(repos.appState, config.patreon.baseUrl),
+    ...(options.patreonLimits ? { budgetLimits: options.patreonLimits } : {}),
+    // Every instance on one PostgreSQL shares Patreon's limits and refreshes a creator's tokens one at a time.
+    ...(database.engine === 'postgres' ? { budgetStore: createPostgresPatreonBudgetStore(db) } : {}),
+    refreshLock: (name, refresh) => database.withLock(name, refresh),
+    // What Patreon answered oddly, for every instance's /doctor.
+    oddValueStore: repos.appState,
   });
   // Durable background work, shared: each subsystem registers its own job kinds.
   const jobStore = createJobStore(db);

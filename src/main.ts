@@ -228,6 +228,8 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       const grace = options.shutdownGraceMs ?? 10_000;
       const done = await Promise.all([webhooks.stop(grace), services.jobQueue.worker.stop(grace)]);
       if (done.includes(false)) logger.warn('stopped with work in flight; its leases expire and another start picks it up');
+      services.discord.scheduler.close();
+      await services.accounts.oddValues.flush();
       await closing;
       await snapshotEndpoint?.close();
       if (ownsDatabase) await database.close();

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { takeBackup } from '../edges/outbound/store/backup/take-backup';
 import { packageVersion } from '../edges/outbound/store/package-root';
 import { inStep } from '../shared/startup-step';
-import { cliLogger, exitOnError, exitOnVersionFlag, loadConfigOrExit } from './cli-support';
+import { cliLogger, exitOnError, exitOnVersionFlag, loadConfigOrExit, runCommand } from './cli-support';
 
 const USAGE = `Usage: npm run backup -- --out <file>
 
@@ -64,4 +64,5 @@ async function main(): Promise<void> {
   );
 }
 
-if (require.main === module) main().catch((error) => exitOnError(cliLogger({ logLevel: 'info' }, { stderr: true }))(error));
+if (require.main === module)
+  runCommand('npm run backup', main, (error) => exitOnError(cliLogger({ logLevel: 'info' }, { stderr: true }))(error));

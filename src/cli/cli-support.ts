@@ -55,3 +55,33 @@ export function exitOnError(logger: Logger, config?: Parameters<typeof explainCo
     process.exit(ExitCode.bug);
   };
 }
+
+/**
+ * Runs a command's `main` so that it finishes or fails loudly. Node ends a process whose event loop
+ * is empty even while `main` still awaits something (a wait on a timer that does not hold the loop
+ * open, a promise nobody will settle): the work would stop halfway with exit code 0 and nothing
+ * said. Should that happen, the command says so on stderr and exits 1. Errors `main` throws end as
+ * {@link exitOnError} ends them.
+ */
+export function runCommand(name: string, main: () => Promise<void>, onError: (error: unknown) => void): void {
+  let settled = false;
+  const stalled = () => {
+    if (settled) return;
+    process.stderr.write(
+      `${name} stopped before its work was done: nothing was left that could finish it (a bug in Tierlink; please report it)\n`,
+    );
+    process.exit(1);
+  };
+  process.on('beforeExit', stalled);
+  main().then(
+    () => {
+      settled = true;
+      process.off('beforeExit', stalled);
+    },
+    (error: unknown) => {
+      settled = true;
+      process.off('beforeExit', stalled);
+      onError(error);
+    },
+  );
+}

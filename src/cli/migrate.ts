@@ -1,6 +1,6 @@
 import { openConfiguredDatabase } from '../edges/outbound/store/open-configured';
 import { inStep } from '../shared/startup-step';
-import { cliLogger, exitOnError, exitOnVersionFlag, loadConfigOrExit } from './cli-support';
+import { cliLogger, exitOnError, exitOnVersionFlag, loadConfigOrExit, runCommand } from './cli-support';
 
 /** `npm run migrate`: applies the database migrations and exits (exit codes: docs/operating.md). */
 async function main(): Promise<void> {
@@ -19,4 +19,4 @@ async function main(): Promise<void> {
   await database.close();
 }
 
-if (require.main === module) main().catch((error) => exitOnError(cliLogger({ logLevel: 'info' }))(error));
+if (require.main === module) runCommand('npm run migrate', main, (error) => exitOnError(cliLogger({ logLevel: 'info' }))(error));

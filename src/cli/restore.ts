@@ -7,7 +7,7 @@ import { describeLevel } from '../edges/outbound/store/schema-level';
 import { SECRET_KEY_FILE, readSecretKeyFile } from '../edges/outbound/store/secret-key';
 import { packageVersion } from '../edges/outbound/store/package-root';
 import { inStep } from '../shared/startup-step';
-import { cliLogger, exitOnError, exitOnVersionFlag, loadConfigOrExit } from './cli-support';
+import { cliLogger, exitOnError, exitOnVersionFlag, loadConfigOrExit, runCommand } from './cli-support';
 
 const USAGE = `Usage: npm run restore -- <file>
 
@@ -77,4 +77,5 @@ async function main(): Promise<void> {
   }
 }
 
-if (require.main === module) main().catch((error) => exitOnError(cliLogger({ logLevel: 'info' }, { stderr: true }))(error));
+if (require.main === module)
+  runCommand('npm run restore', main, (error) => exitOnError(cliLogger({ logLevel: 'info' }, { stderr: true }))(error));

@@ -1,5 +1,5 @@
 import { type Tierlink, createTierlink } from '../main';
-import { cliLogger, exitOnError, exitOnVersionFlag, loadConfigOrExit } from './cli-support';
+import { cliLogger, exitOnError, exitOnVersionFlag, loadConfigOrExit, runCommand } from './cli-support';
 import { handleUnhandledRejections } from './process-faults';
 import { handleShutdownSignals } from './shutdown-signals';
 
@@ -28,4 +28,4 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+runCommand('npm start', main, (error) => exitOnError(cliLogger({ logLevel: 'info' }))(error));

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createTierlink } from '../main';
 import { formatSyncReport } from '../core/sync-report';
-import { cliLogger, exitOnError, exitOnVersionFlag, loadConfigOrExit } from './cli-support';
+import { cliLogger, exitOnError, exitOnVersionFlag, loadConfigOrExit, runCommand } from './cli-support';
 
 const USAGE = `Usage: npm run sync -- [--dry-run] [--json] [--force] [--adopt] [--guild <id>]
 
@@ -60,4 +60,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (require.main === module) main().catch((error) => exitOnError(cliLogger({ logLevel: 'info' }))(error));
+if (require.main === module) runCommand('npm run sync', main, (error) => exitOnError(cliLogger({ logLevel: 'info' }))(error));

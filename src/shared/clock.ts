@@ -6,17 +6,27 @@ export interface Clock {
   now(): Date;
 }
 
-/** Sleeps for `ms` milliseconds. Injected next to {@link Clock} wherever code waits (back-off, Retry-After). */
-export type Sleep = (ms: number) => Promise<void>;
+/**
+ * Sleeps for `ms` milliseconds, or until `signal` aborts (then it resolves early). Injected next
+ * to {@link Clock} wherever code waits (back-off, Retry-After, a request budget).
+ */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
 /** A source of uniform randomness in [0, 1), injected for jitter so tests can pin it. */
 export type Random = () => number;
 
 export const systemClock: Clock = { now: () => new Date() };
 
-export const realSleep: Sleep = (ms) =>
+export const realSleep: Sleep = (ms, signal) =>
   new Promise((resolve) => {
-    setTimeout(resolve, Math.max(0, ms));
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, Math.max(0, ms));
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
   });
 
 export const MINUTE = 60_000;

@@ -48,7 +48,12 @@ test('a sync SIGKILLed mid-apply is taken over by the next process, which sends 
     );
     return member.userId;
   });
-  e.discord.setRateLimit({ route: 'member-role', limit: 2, windowMs: 1000 });
+  e.discord.setRateLimit({
+    route: 'member-role',
+    limit: 2,
+    windowMs: 1000,
+    raised: 'two grants a second keep the run going long enough to kill it, and short',
+  });
   e.discord.resetRequests();
 
   const first = startSync();

@@ -14,7 +14,11 @@ import { type E2E, pageText, serviceUrl, startE2E } from '../support/e2e';
 
 let e: E2E;
 beforeAll(async () => {
-  e = await startE2E({ connected: true });
+  e = await startE2E({
+    connected: true,
+    raisedLimits:
+      "every test of the file links in one server, a role change each within seconds of the last; the claims are the flow's pages and roles, not Discord's 10 per 10 s",
+  });
 }, 60_000);
 afterAll(() => e?.stop());
 

@@ -15,7 +15,10 @@ const MISSING_ROLE = '999999999999999999';
 let e: E2E;
 let tiers: { copper: string; ghost: string; diamond: string };
 beforeAll(async () => {
-  e = await startE2E();
+  e = await startE2E({
+    raisedLimits:
+      "every test of the file changes roles in one server within seconds of the last; the claims are links, /status, /unlink and rejoins, not Discord's 10 per 10 s",
+  });
   // A tier that grants no role here, and one whose chat_role_ids names a role the server lacks.
   tiers = {
     copper: e.patreon.createTier(e.patreon.campaignId, { title: 'Copper', amountCents: 100 }).id,

@@ -5,6 +5,7 @@ import type { MemberRoleCache } from '../../src/edges/outbound/discord/member-ro
 import type { RoleWriter } from '../../src/edges/outbound/discord/role-writer';
 import { type DiscordSandbox, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import type { Clock } from '../../src/shared/clock';
+import { RAISED_GLOBAL_PER_SECOND, raisedDiscord } from './raised-limits';
 
 /** The Discord stand-in and our real role port over HTTP to it. */
 export interface DiscordKit {
@@ -17,13 +18,14 @@ export interface DiscordKit {
   close(): Promise<void>;
 }
 
-export async function createDiscordKit(clock: Clock): Promise<DiscordKit> {
-  const sandbox = await createDiscordSandbox({ rateLimits: { global: { limit: 10_000, windowMs: 1000 } } });
+/** `raisedLimits`: why the stand-in's limits (and Tierlink's count of the global one) are raised; Discord's real ones when absent. */
+export async function createDiscordKit(clock: Clock, options: { raisedLimits?: string } = {}): Promise<DiscordKit> {
+  const sandbox = await createDiscordSandbox(options.raisedLimits ? raisedDiscord(options.raisedLimits) : {});
   const { directory, snapshots, memberRoles, writer } = createDiscordAccess({
     apiBaseUrl: sandbox.apiBaseUrl,
     token: sandbox.botToken,
     botUserId: sandbox.botUserId,
-    rest: { globalRequestsPerSecond: 10_000 },
+    ...(options.raisedLimits ? { rest: { globalRequestsPerSecond: RAISED_GLOBAL_PER_SECOND } } : {}),
     snapshotTtlMs: 0,
     clock,
   });

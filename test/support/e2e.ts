@@ -8,6 +8,7 @@ import { createLogger } from '../../src/edges/outbound/observability/logger';
 import { type DiscordSandbox, Permission, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import { type MembershipServiceSandbox, createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { Browser } from './browser';
+import { UNPACED_PATREON, raisedDiscord, raisedPatreon } from './raised-limits';
 import { type TestDatabase, createTestDatabase } from './test-database';
 import { standInEnvironment, type ManualClock, createManualClock } from '@tierlink/sandbox';
 import { pageText } from '@tierlink/sandbox/demo';
@@ -96,6 +97,11 @@ export interface E2EOptions {
   ownDatabase?: boolean;
   /** Extra environment variables. */
   env?: Record<string, string>;
+  /**
+   * Why this file raises the stand-ins' limits (and Tierlink's pacing to Patreon with them); the
+   * real services' limits when absent.
+   */
+  raisedLimits?: string;
   /**
    * Runs after the sandboxes are seeded and before the service is created (a second campaign or
    * guild that must exist at start-up); the variables it returns are added to the environment.
@@ -202,9 +208,14 @@ export async function linkPatron(
 
 export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
   const clock = createManualClock(new Date('2026-11-20T12:00:00Z'));
-  const patreon = await createMembershipServiceSandbox({ clock, dialect: options.dialect ?? 'spec' });
+  const { raisedLimits } = options;
+  const patreon = await createMembershipServiceSandbox({
+    clock,
+    dialect: options.dialect ?? 'spec',
+    ...(raisedLimits ? raisedPatreon(raisedLimits) : {}),
+  });
   // Set up as the README says: Public Bot turned off (only the operator adds the bot to a server).
-  const discord = await createDiscordSandbox({ clock, botPublic: false });
+  const discord = await createDiscordSandbox({ clock, botPublic: false, ...(raisedLimits ? raisedDiscord(raisedLimits) : {}) });
   const db = await createTestDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tierlink-e2e-'));
 
@@ -254,6 +265,7 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
     ...(options.ownDatabase ? {} : { database: db.database }),
     discordWaitGuildTimeoutMs: 500,
     patreonRetry: { baseDelayMs: 5, maxDelayMs: 50 },
+    ...(raisedLimits ? { patreonLimits: UNPACED_PATREON } : {}),
     pollMs: 200,
   });
   const { url, port } = await tierlink.start();

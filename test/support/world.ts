@@ -11,6 +11,7 @@ import type { Reconciler } from '../../src/app/sync/reconciler';
 import type { MemberIntake } from '../../src/app/membership/member-intake';
 import { createJobQueue, createJobStore } from '../../src/edges/outbound/store/job-queue';
 import { type DiscordKit, createDiscordKit } from './discord-kit';
+import { UNPACED_PATREON, raisedPatreon } from './raised-limits';
 import { TEST_SECRET_KEY, repositories } from './service-fixtures';
 import { type TestDatabase, createTestDatabase } from './test-database';
 import { entitlementSources } from '../../src/compose';
@@ -61,11 +62,16 @@ export interface PatronIds {
 /** The key credentials are sealed with (the same as the fixtures'). */
 export const SECRET_KEY = TEST_SECRET_KEY;
 
-export async function createWorld(): Promise<World> {
+/**
+ * `raisedLimits`: why the stand-ins' limits are raised (and Tierlink's own pacing with them) for
+ * this file; the real services' limits when absent.
+ */
+export async function createWorld(options: { raisedLimits?: string } = {}): Promise<World> {
   const clock = createManualClock(new Date('2026-11-20T12:00:00Z'));
   const db = await createTestDatabase();
-  const patreon = await createMembershipServiceSandbox({ clock });
-  const discord = await createDiscordKit(clock);
+  const { raisedLimits } = options;
+  const patreon = await createMembershipServiceSandbox({ clock, ...(raisedLimits ? raisedPatreon(raisedLimits) : {}) });
+  const discord = await createDiscordKit(clock, raisedLimits ? { raisedLimits } : {});
   const metrics = createMetrics({ defaultMetrics: false });
   let counter = 0;
 
@@ -97,6 +103,7 @@ export async function createWorld(): Promise<World> {
       },
       credentials: world.repos.credentials,
       campaigns: world.repos.campaigns,
+      ...(raisedLimits ? { budgetLimits: UNPACED_PATREON } : {}),
     });
     const g = discord.sandbox.createGuild({ name: `Fan Club ${++counter}` });
     world.guildId = g.guildId;

@@ -17,6 +17,7 @@ import { guildRoles } from '../../core/guild-roles';
 import { findRolesElsewhere } from './roles-elsewhere';
 import { campaignWebhooks } from '../webhooks/campaign-webhooks';
 import { patreonBotCheck, unreadableMembersCheck } from './membership-checks';
+import { oddValuesCheck } from './odd-values-check';
 import { type LastSync, syncChecks } from './sync-checks';
 import type { SyncProgress } from '../../core/sync-report';
 import type { SnapshotRepository } from '../../edges/outbound/store/repositories/snapshot-repository';
@@ -393,6 +394,8 @@ export function createDoctor(deps: DoctorDeps) {
       for (const campaignId of campaignIds) checks.push(...(await campaignChecks(campaignId)));
       const unreadable = await unreadableMembersCheck(deps.members, campaignIds);
       if (unreadable) checks.push(unreadable);
+      const odd = await oddValuesCheck(deps.accounts);
+      if (odd) checks.push(odd);
       checks.push(...(await syncChecks(deps, guildId)));
       if (deps.joinPage && campaignIds.length > 0) checks.push(await deps.joinPage(guildId));
       if (deps.backups) checks.push(await deps.backups());

@@ -12,7 +12,10 @@ import { type World, createWorld } from '../../support/world';
  */
 let world: World;
 beforeAll(async () => {
-  world = await createWorld();
+  world = await createWorld({
+    raisedLimits:
+      "full syncs of dozens of members in one server; the claims are what a sync writes and sends, not Discord's or Patreon's pace",
+  });
 }, 60_000);
 afterAll(() => world?.close());
 beforeEach(() => world.reset());

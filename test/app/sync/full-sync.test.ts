@@ -4,7 +4,10 @@ import { type World, createWorld } from '../../support/world';
 
 let world: World;
 beforeAll(async () => {
-  world = await createWorld();
+  world = await createWorld({
+    raisedLimits:
+      "full syncs of dozens of members in one server; the claims are the plan, the guard and the report, not Discord's or Patreon's pace",
+  });
 });
 afterAll(() => world.close());
 beforeEach(() => world.reset());

@@ -319,6 +319,12 @@ test('a concurrent burst larger than the immediate-start bound is processed in f
   await instance.close();
   instance = await startInstance(world, { immediateConcurrency: 2 });
   await instance.registration.ensure(world.campaignId);
+  world.discord.sandbox.setRateLimit({
+    route: 'member-role',
+    limit: 10_000,
+    windowMs: 1_000,
+    raised: '36 role changes in one server at once; the claim is that the queue processes every delivery, not the pace',
+  });
   const patrons = await Promise.all(Array.from({ length: 12 }, () => linkedPatron('bronze')));
   for (const p of patrons) setTier(p.patreonUserId, 'silver', { deliver: false });
   // The service sends one webhook's deliveries one at a time; these arrive together.
@@ -345,6 +351,7 @@ test('a concurrent burst larger than the immediate-start bound is processed in f
   for (const p of patrons) expect(tierRolesOf(p.discordUserId)).toEqual([world.roles.silver]);
   expect((await inboxRows(world)).every((r) => r.status === 'done' && r.attempts === 1)).toBe(true);
   expect(puts()).toHaveLength(12);
+  world.discord.sandbox.setRateLimit({ route: 'member-role', limit: 10, windowMs: 10_000 });
 });
 
 test('posts:* deliveries are acknowledged and logged with no role effect', async () => {

@@ -59,12 +59,29 @@ export interface StandIns {
 
 const ADMINISTRATOR = Permission.Administrator;
 
+/**
+ * The demo tells months of a campaign in a minute, a sync over 5,000 generated members among them:
+ * under Discord's 10 role changes per 10 s and Patreon's 100 requests a minute that would take most
+ * of an hour. Its stand-ins raise both, and say so; the tests hold the real limits.
+ */
+export const DEMO_RAISED_LIMITS = 'the demo tells months in a minute, a sync of 5,000 members among them';
+
 /** Starts both stand-ins on free ports and seeds them; nothing of Tierlink runs yet. */
 export async function startStandIns(clock: ShiftableClock, logger: Logger): Promise<StandIns> {
-  const patreon = await createMembershipServiceSandbox({ clock, logger: logger.child({ component: 'membership-sandbox' }) });
+  const patreon = await createMembershipServiceSandbox({
+    clock,
+    logger: logger.child({ component: 'membership-sandbox' }),
+    rateLimits: 'none',
+    raisedLimits: DEMO_RAISED_LIMITS,
+  });
   let discord: DiscordSandbox;
   try {
-    discord = await createDiscordSandbox({ clock, logger: logger.child({ component: 'discord-sandbox' }) });
+    discord = await createDiscordSandbox({
+      clock,
+      logger: logger.child({ component: 'discord-sandbox' }),
+      rateLimits: { routes: { 'member-role': { limit: 10_000, windowMs: 1_000 } } },
+      raisedLimits: DEMO_RAISED_LIMITS,
+    });
   } catch (error) {
     await patreon.close();
     throw error;

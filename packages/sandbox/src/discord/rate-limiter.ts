@@ -6,26 +6,49 @@ export interface Window {
   windowMs: number;
 }
 
-/** Generous defaults so benchmarks are not throttled unless a test asks (docs/tech-facts.md §1). */
+/**
+ * Routes whose limit Discord does not publish and nobody reported: a wide bucket, so only the
+ * global limit holds them (docs/tech-facts.md §1).
+ */
 export const DEFAULT_ROUTE_WINDOW: Window = { limit: 10_000, windowMs: 1_000 };
 /** "All bots can make up to 50 requests per second" (Discord's docs, Rate Limits; docs/tech-facts.md §1). */
 export const DEFAULT_GLOBAL_WINDOW: Window = { limit: 50, windowMs: 1_000 };
-/**
- * Messages: 5 per 5 s per channel, as reported (docs/discord-api-notes.md §9); on by default because
- * nothing but a mod-log or announcement writes messages, and those must pace themselves.
- */
-const DEFAULT_ROUTE_WINDOWS: Partial<Record<RateLimitRoute, Window>> = { 'channel-messages': { limit: 5, windowMs: 5_000 } };
 
 /**
- * Discord's own figures, for tests and benchmarks that want the real limits rather than the generous
- * defaults: the global 50 requests/s, the member-role bucket's reported `x-ratelimit-limit: 10` with
- * a fixed window (10 s, the figure Tierlink's issues use; Discord does not publish it), and messages
- * at 5 per 5 s per channel (docs/discord-api-notes.md §6, §9). Pass as `rateLimits`.
+ * Discord's own figures, the stand-in's defaults: the global 50 requests/s, the member-role
+ * bucket's reported `x-ratelimit-limit: 10` with a fixed window (10 s, the figure Tierlink's issues
+ * use; Discord does not publish it), and messages at 5 per 5 s per channel (docs/discord-api-notes.md
+ * §6, §9). A test or benchmark that raises any of them names why ({@link RaisedLimits}).
  */
-export const DISCORD_RATE_LIMITS: { global: Window; routes: Partial<Record<RateLimitRoute, Window>> } = {
+export const DISCORD_RATE_LIMITS: { global: Window; routes: Partial<Record<RateLimitRoute, Window>> } = Object.freeze({
   global: DEFAULT_GLOBAL_WINDOW,
-  routes: { 'member-role': { limit: 10, windowMs: 10_000 }, 'channel-messages': { limit: 5, windowMs: 5_000 } },
-};
+  routes: Object.freeze({ 'member-role': { limit: 10, windowMs: 10_000 }, 'channel-messages': { limit: 5, windowMs: 5_000 } }),
+});
+
+/**
+ * Why a stand-in's limits are above the real service's (a test whose claim is not about them, a
+ * benchmark of Tierlink alone): required whenever they are, so that every raise says so by name.
+ */
+export type RaisedLimits = string;
+
+/** A window more generous than `real` in any way: a larger burst, or a shorter wait for the next. */
+function raises(window: Window, real: Window | undefined): boolean {
+  return real !== undefined && (window.limit > real.limit || window.windowMs < real.windowMs);
+}
+
+function realWindowOf(route: RateLimitRoute | 'global'): Window | undefined {
+  return route === 'global' ? DISCORD_RATE_LIMITS.global : DISCORD_RATE_LIMITS.routes[route];
+}
+
+/** Refuses a limit above Discord's real one unless a reason is given. */
+function checkRaise(route: RateLimitRoute | 'global', window: Window, raised: RaisedLimits | undefined): void {
+  if (!raises(window, realWindowOf(route)) || (raised !== undefined && raised.trim().length > 0)) return;
+  const real = realWindowOf(route)!;
+  throw new RangeError(
+    `the Discord stand-in keeps Discord's real limits (${route}: ${real.limit} per ${real.windowMs} ms); ` +
+      `${window.limit} per ${window.windowMs} ms raises them: say why (raisedLimits / raised)`,
+  );
+}
 
 export type RateLimitVerdict =
   { ok: true; headers: Record<string, string> } | { ok: false; retryAfterMs: number; headers: Record<string, string> };
@@ -43,24 +66,34 @@ interface Counter {
  * Discord's docs, Rate Limits): every process using the bot token draws on the same windows.
  */
 export class RateLimiter {
-  private readonly routes = new Map<RateLimitRoute, Window>(Object.entries(DEFAULT_ROUTE_WINDOWS) as Array<[RateLimitRoute, Window]>);
+  private readonly routes = new Map<RateLimitRoute, Window>(Object.entries(DISCORD_RATE_LIMITS.routes) as Array<[RateLimitRoute, Window]>);
   private global: Window;
   private readonly counters = new Map<string, Counter>();
   private readonly globalCounters = new Map<string, Counter>();
 
+  /** `raised`: why `settings` go above Discord's real limits, when they do (then also the reason of later {@link set}s). */
   constructor(
     private readonly nowMs: () => number,
     settings: { global?: Window; routes?: Partial<Record<RateLimitRoute, Window>> } = {},
+    private readonly raised?: RaisedLimits,
   ) {
     this.global = settings.global ?? DEFAULT_GLOBAL_WINDOW;
+    checkRaise('global', this.global, raised);
     for (const [route, window] of Object.entries(settings.routes ?? {})) {
-      if (window) this.routes.set(route as RateLimitRoute, window);
+      if (!window) continue;
+      checkRaise(route as RateLimitRoute, window, raised);
+      this.routes.set(route as RateLimitRoute, window);
     }
   }
 
+  /**
+   * Changes a bucket's limit and window now, as Discord does: its windows open afresh from the
+   * next request. Above Discord's real limit it needs a reason (`setting.raised`, or the stand-in's).
+   */
   set(setting: RateLimitSetting): void {
     if (!(setting.limit >= 1) || !(setting.windowMs > 0)) throw new RangeError('rate limit needs limit >= 1 and windowMs > 0');
     const window = { limit: setting.limit, windowMs: setting.windowMs };
+    checkRaise(setting.route, window, setting.raised ?? this.raised);
     if (setting.route === 'global') {
       this.global = window;
       this.globalCounters.clear();

@@ -97,7 +97,17 @@ export interface DiscordSandboxOptions {
    * 3 s by default. Answers later than 3 s by `clock` fail too.
    */
   interactionTimeoutMs?: number;
+  /**
+   * The rate limits, Discord's real ones by default (`DISCORD_RATE_LIMITS`: global 50 per second,
+   * member-role 10 per 10 s per guild, messages 5 per 5 s per channel). Limits above those need
+   * {@link raisedLimits}.
+   */
   rateLimits?: { global?: Window; routes?: Partial<Record<RateLimitRoute, Window>> };
+  /**
+   * Why this stand-in's limits go above Discord's real ones (required when `rateLimits` or a later
+   * `setRateLimit` does): a test whose claim is not about the limits, a benchmark of Tierlink alone.
+   */
+  raisedLimits?: string;
 }
 
 export interface WaitForMemberRoleOptions {
@@ -301,7 +311,7 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
     gatewayBot: () => gateway.botInfo(),
   };
   const oauth = new OAuth2Store(clock, applicationId);
-  const limiter = new RateLimiter(() => rateClock.now().getTime(), options.rateLimits);
+  const limiter = new RateLimiter(() => rateClock.now().getTime(), options.rateLimits, options.raisedLimits);
   const log = new RequestLog();
   const faults = new FaultInjector();
   const holds = new HoldRegistry();

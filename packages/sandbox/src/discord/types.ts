@@ -112,6 +112,8 @@ export interface RateLimitSetting {
   route: RateLimitRoute | 'global';
   limit: number;
   windowMs: number;
+  /** Why, when this goes above Discord's real limit for the route (required then, unless the stand-in was given `raisedLimits`). */
+  raised?: string;
 }
 
 export interface FaultSpec {

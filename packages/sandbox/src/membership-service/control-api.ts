@@ -121,6 +121,8 @@ function attempt(action: () => unknown, status = 200): SandboxResponse {
  * typed methods of {@link MembershipServiceSandbox} directly; these routes expose the main ones.
  * They are not part of the spec, not logged in `requests()` and never faulted.
  */
+
+const resourceKind = z.enum(['member', 'user', 'tier', 'campaign']);
 export function controlRoutes(sandbox: MembershipServiceSandbox, faults: Faults): Route[] {
   return [
     route('GET', PREFIX, () =>
@@ -199,6 +201,22 @@ export function controlRoutes(sandbox: MembershipServiceSandbox, faults: Faults)
     route('PUT', `${PREFIX}/members/:id/attributes`, (req) => {
       const body = bodyOf(z.record(z.string(), jsonValue).nullable(), req);
       return body.ok ? attempt(() => sandbox.overrideMemberAttributes(req.params.id ?? '', body.value)) : body.response;
+    }),
+    route('PUT', `${PREFIX}/resources/:type/:id/attributes`, (req) => {
+      const body = bodyOf(z.record(z.string(), jsonValue).nullable(), req);
+      const type = resourceKind.safeParse(req.params.type);
+      if (!type.success) return plainJson(400, { error: 'type must be member, user, tier or campaign' });
+      return body.ok ? attempt(() => sandbox.overrideAttributes(type.data, req.params.id ?? '', body.value)) : body.response;
+    }),
+    route('PUT', `${PREFIX}/resources/:type/:id/omitted`, (req) => {
+      const body = bodyOf(z.array(z.string()), req);
+      const type = resourceKind.safeParse(req.params.type);
+      if (!type.success) return plainJson(400, { error: 'type must be member, user, tier or campaign' });
+      return body.ok ? attempt(() => sandbox.omitAttributes(type.data, req.params.id ?? '', body.value)) : body.response;
+    }),
+    route('POST', `${PREFIX}/types/:type/retired`, (req) => {
+      const body = bodyOf(z.array(z.string()), req);
+      return body.ok ? attempt(() => sandbox.retireAttributes(req.params.type ?? '', body.value)) : body.response;
     }),
     route('GET', `${PREFIX}/webhooks`, () => plainJson(200, sandbox.webhooks())),
     route('POST', `${PREFIX}/webhooks/:id/pause`, (req) => attempt(() => sandbox.pauseWebhook(req.params.id ?? ''))),

@@ -27,6 +27,8 @@ export interface Linkage {
 export interface ResourceType {
   readonly type: string;
   readonly attributeNames: ReadonlySet<string>;
+  /** The service no longer knows these names: asking for one is a 400, as for any unknown name, and nothing renders them. */
+  retire(names: readonly string[]): void;
   attributes(ctx: RenderContext, id: string, names: readonly string[]): Record<string, unknown>;
   relationship(ctx: RenderContext, id: string, name: string): Linkage;
 }
@@ -190,11 +192,21 @@ export function defineType<R>(def: {
   return {
     type: def.type,
     attributeNames,
+    retire(names) {
+      for (const name of names) attributeNames.delete(name);
+    },
     attributes(ctx, id, names) {
       const record = def.find(ctx, id);
       const out: Record<string, unknown> = {};
       if (record === undefined) return out;
+      const overrides = ctx.store.attributeOverrides.size > 0 ? ctx.store.attributeOverrides.get(`${def.type}:${id}`) : undefined;
+      const omitted = ctx.store.omittedAttributes.size > 0 ? ctx.store.omittedAttributes.get(`${def.type}:${id}`) : undefined;
       for (const name of names) {
+        if (!attributeNames.has(name) || omitted?.has(name)) continue;
+        if (overrides && name in overrides) {
+          out[name] = overrides[name];
+          continue;
+        }
         const getter = def.attributes[name];
         const value = getter ? getter(record, ctx) : null;
         if (value !== OMIT) out[name] = value;

@@ -82,22 +82,6 @@ const campaignUrl = (c: CampaignRecord, ctx: RenderContext): string => `${ctx.ba
 
 type Getter<R> = (record: R, ctx: RenderContext) => unknown;
 
-/**
- * A member's getters, each first serving what {@link MembershipServiceSandbox.overrideMemberAttributes}
- * set for that member: a test's "odd member" (an unknown enum value, an unexpected null).
- */
-function withOverrides(getters: Readonly<Record<string, Getter<MemberRecord>>>): Record<string, Getter<MemberRecord>> {
-  return Object.fromEntries(
-    Object.entries(getters).map(([name, get]): [string, Getter<MemberRecord>] => [
-      name,
-      (m, ctx) => {
-        const overrides = ctx.store.memberOverrides.get(m.id);
-        return overrides && name in overrides ? overrides[name] : get(m, ctx);
-      },
-    ]),
-  );
-}
-
 function memberType(dialect: ServiceDialect): ResourceType {
   const patreon = dialect === 'patreon';
   const getters: Record<string, Getter<MemberRecord>> = {
@@ -124,7 +108,7 @@ function memberType(dialect: ServiceDialect): ResourceType {
   return defineType<MemberRecord>({
     type: 'member',
     find: findMember,
-    attributes: withOverrides(getters),
+    attributes: getters,
     relationships: {
       address: { type: 'address', many: false, get: () => null },
       campaign: { type: 'campaign', many: false, get: (m) => m.campaignId },

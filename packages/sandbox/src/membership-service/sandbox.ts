@@ -8,7 +8,7 @@ import { silentLogger } from '../support/logger';
 import { liveAccessToken, tokenKindOf } from './auth';
 import { CONSENT_DECISION_PATH, requestIdFromConsentPage } from './consent-page';
 import { controlRoutes } from './control-api';
-import type { RateLimits, ServiceDialect } from './dialect';
+import type { RateLimits, RateWindow, ServiceDialect } from './dialect';
 import { PATREON_DEFAULT_PAGE_SIZE, PATREON_RATE_LIMITS } from './dialect';
 import type { FaultSpec, RepeatCursorSpec } from './faults';
 import { createFaults, faultResponse } from './faults';
@@ -64,10 +64,17 @@ export interface MembershipServiceSandboxOptions {
    */
   signatureHeaders?: SignatureHeader[];
   /**
-   * Requests answered 429 beyond these. Default: Patreon's published limits in its dialect
-   * (100 per 2 s per client, 100 per minute per token), `none` in the spec's (which states no quota).
+   * Requests answered 429 beyond these. Default: Patreon's published limits (100 per 2 s per
+   * client, 100 per minute per token) in both dialects: the spec's names Patreon's API and states
+   * no quota of its own (docs/patreon-api-notes.md §6). Anything above them (or `none`) needs
+   * {@link raisedLimits}.
    */
   rateLimits?: RateLimits | 'none';
+  /**
+   * Why this stand-in's limits go above Patreon's (required when `rateLimits` does): a test whose
+   * claim is not about the limits, a benchmark of Tierlink alone.
+   */
+  raisedLimits?: string;
   /** Patreon's dialect: members per page when `page[count]` is absent. Default 20 (reported). */
   defaultPageSize?: number;
   /** Members per page at most, whatever `page[count]` asks: a service that answers smaller pages. Default: the Limits (1000). */
@@ -157,6 +164,19 @@ export interface MembershipServiceSandbox {
    * them all): an "odd member" with an unknown `patron_status` or an unexpected null.
    */
   overrideMemberAttributes(memberId: string, attributes: Record<string, JsonValue> | null): void;
+  /**
+   * Serves these attributes of a resource verbatim from now on (`null` clears them all): a tier
+   * whose `title` is null, a user whose `full_name` is null, as Patreon has been seen to answer.
+   */
+  overrideAttributes(type: 'member' | 'user' | 'tier' | 'campaign', id: string, attributes: Record<string, JsonValue> | null): void;
+  /** Serves a resource without these attributes even when asked for (a value the service stopped sending); `[]` serves them again. */
+  omitAttributes(type: 'member' | 'user' | 'tier' | 'campaign', id: string, names: readonly string[]): void;
+  /**
+   * The service drops these attributes of a type altogether, as Patreon will its deprecated ones
+   * (`is_follower`, `lifetime_support_cents`: docs/patreon-api-notes.md §1.1): asking for one is
+   * answered 400 like any unknown name, and no answer or delivery carries it.
+   */
+  retireAttributes(type: string, names: readonly string[]): void;
   memberOf(userId: string, campaignId: string): SandboxMember | null;
   generateMembers(options: GenerateMembersOptions): GeneratedMembers;
   /** Publishes a post and delivers `posts:publish` (or the given trigger). */
@@ -222,6 +242,19 @@ function snapshotMember(m: MemberRecord, liveTierIds: string[]): SandboxMember {
 const triggersOf = (option: ChangeOptions['trigger'], fallback: string): readonly string[] =>
   option === undefined ? [fallback] : typeof option === 'string' ? [option] : option;
 
+/** A window more generous than Patreon's in any way: a larger burst, or a shorter wait for the next. */
+const raises = (window: RateWindow, real: RateWindow): boolean => window.requests > real.requests || window.windowMs < real.windowMs;
+
+/** Refuses limits above Patreon's unless a reason is given. */
+function checkRaise(limits: RateLimits | 'none', raised: string | undefined): void {
+  const above =
+    limits === 'none' || raises(limits.perClient, PATREON_RATE_LIMITS.perClient) || raises(limits.perToken, PATREON_RATE_LIMITS.perToken);
+  if (!above || (raised !== undefined && raised.trim().length > 0)) return;
+  throw new RangeError(
+    "the membership stand-in keeps Patreon's limits (100 per 2 s per client, 100 per minute per token); these raise them: say why (raisedLimits)",
+  );
+}
+
 /**
  * Starts the sandbox: a strict HTTP stand-in of the membership service, seeded with one OAuth
  * client, its creator, the creator's campaign and the creator's tokens (all v2 scopes).
@@ -240,7 +273,8 @@ export async function createMembershipServiceSandbox(options: MembershipServiceS
       options.signatureHeaders ?? (dialect === 'patreon' ? ['X-Patreon-Signature'] : ['X-Patreon-Signature', 'X-Service-Signature']),
     pauseAfterFailures: options.pauseAfterFailures ?? 3,
   });
-  const limits = options.rateLimits ?? (dialect === 'patreon' ? PATREON_RATE_LIMITS : 'none');
+  const limits = options.rateLimits ?? PATREON_RATE_LIMITS;
+  checkRaise(limits, options.raisedLimits);
   const limiter: RateLimiter | null = limits === 'none' ? null : createRateLimiter(limits, clock);
   const requestLog: RequestLogEntry[] = [];
   let baseUrl = '';
@@ -251,6 +285,10 @@ export async function createMembershipServiceSandbox(options: MembershipServiceS
   const client = store.createClient(creator.id, []);
   const creatorTokens = store.issueTokens(client.id, creator.id, V2_SCOPES);
 
+  const requireRecord = (type: 'member' | 'user' | 'tier' | 'campaign', id: string): void => {
+    const found = { member: store.members, user: store.users, tier: store.tiers, campaign: store.campaigns }[type].has(id);
+    if (!found) throw new Error(`no ${type} ${id}`);
+  };
   const requireUser = (userId: string) => {
     const user = store.users.get(userId);
     if (!user) throw new Error(`no user ${userId}`);
@@ -411,9 +449,23 @@ export async function createMembershipServiceSandbox(options: MembershipServiceS
       return m ? snapshotMember(m, store.liveTierIds(m)) : null;
     },
     overrideMemberAttributes(memberId, attributes) {
-      if (!store.members.has(memberId)) throw new Error(`no member ${memberId}`);
-      if (attributes === null) store.memberOverrides.delete(memberId);
-      else store.memberOverrides.set(memberId, { ...store.memberOverrides.get(memberId), ...attributes });
+      sandbox.overrideAttributes('member', memberId, attributes);
+    },
+    overrideAttributes(type, id, attributes) {
+      requireRecord(type, id);
+      const key = `${type}:${id}`;
+      if (attributes === null) store.attributeOverrides.delete(key);
+      else store.attributeOverrides.set(key, { ...store.attributeOverrides.get(key), ...attributes });
+    },
+    omitAttributes(type, id, names) {
+      requireRecord(type, id);
+      if (names.length === 0) store.omittedAttributes.delete(`${type}:${id}`);
+      else store.omittedAttributes.set(`${type}:${id}`, new Set(names));
+    },
+    retireAttributes(type, names) {
+      const resourceType = types.get(type);
+      if (!resourceType) throw new Error(`no resource type ${type}`);
+      resourceType.retire(names);
     },
     memberOf(userId, campaignId) {
       const m = store.campaignMembers(campaignId).byUser.get(userId);

@@ -50,8 +50,10 @@ export function createStore(clock: Clock, options: { accessTokenLifetimeSeconds?
   const codes = new Map<string, AuthorizationCodeRecord>();
   const pendingAuthorizations = new Map<string, PendingAuthorization>();
   const webhooks = new Map<string, WebhookRecord>();
-  /** Attributes served verbatim for a member, whatever its record says (an "odd member" for tests). */
-  const memberOverrides = new Map<string, Record<string, unknown>>();
+  /** Attributes served verbatim for a resource (`type:id`), whatever its record says (an "odd member", a tier without a title). */
+  const attributeOverrides = new Map<string, Record<string, unknown>>();
+  /** Attributes a resource (`type:id`) is served without, even when asked for (a value the service stopped sending). */
+  const omittedAttributes = new Map<string, Set<string>>();
 
   const membersByCampaign = new Map<string, CampaignMembers>();
   const membershipsByUser = new Map<string, Set<string>>();
@@ -135,7 +137,8 @@ export function createStore(clock: Clock, options: { accessTokenLifetimeSeconds?
     codes,
     pendingAuthorizations,
     webhooks,
-    memberOverrides,
+    attributeOverrides,
+    omittedAttributes,
     dialect,
     secret,
     campaignMembers,

@@ -47,7 +47,7 @@ describe('messages through the real discord.js client', () => {
   });
 
   it("paces itself on the channel's bucket headers: no 429 while sending past the limit", async () => {
-    sandbox.setRateLimit({ route: 'channel-messages', limit: 5, windowMs: 400 });
+    sandbox.setRateLimit({ route: 'channel-messages', limit: 5, windowMs: 400, raised: 'a window of 400 ms keeps the test short' });
     const channel = client.channels.cache.get(modLogId) as TextChannel;
     for (let i = 0; i < 7; i += 1) await channel.send({ content: `line ${i}`, allowedMentions: { parse: [] } });
     const waited = await sandbox.waitForMessage(modLogId, { where: (m) => m.content === 'line 6' });
@@ -103,7 +103,12 @@ describe('POST /channels/{id}/messages', () => {
 
   it('validates content, embeds and allowed_mentions with 50035, and an empty message with 50006', async () => {
     // Refused requests count against the channel's bucket too; this test sends a dozen.
-    sandbox.setRateLimit({ route: 'channel-messages', limit: 100, windowMs: 5_000 });
+    sandbox.setRateLimit({
+      route: 'channel-messages',
+      limit: 100,
+      windowMs: 5_000,
+      raised: 'these checks are about the body, not the pace',
+    });
     const field = (n: number) => ({ name: 'n', value: 'v'.repeat(n) });
     const bad: Array<[unknown, string]> = [
       [{ content: 'x'.repeat(2001) }, 'BASE_TYPE_MAX_LENGTH'],

@@ -95,7 +95,7 @@ describe('@discordjs/rest against the member-role bucket', () => {
   it('paces itself by the headers: every grant lands, no 429', async () => {
     const sandbox = await createDiscordSandbox();
     try {
-      sandbox.setRateLimit({ route: 'member-role', limit: 10, windowMs: 250 });
+      sandbox.setRateLimit({ route: 'member-role', limit: 10, windowMs: 250, raised: 'a window of 250 ms keeps the test short' });
       const { guildId } = sandbox.createGuild();
       const gold = sandbox.createRole(guildId, { name: 'Gold' }).id;
       const rest = new REST({ api: sandbox.apiBaseUrl }).setToken(sandbox.botToken);
@@ -106,5 +106,26 @@ describe('@discordjs/rest against the member-role bucket', () => {
     } finally {
       await sandbox.close();
     }
+  });
+});
+
+describe("the stand-in's limits are Discord's unless a raise says why", () => {
+  it('starts with the member-role bucket at 10 per 10 s, and refuses a raise without a reason', async () => {
+    const sandbox = await createDiscordSandbox();
+    try {
+      const { guildId } = sandbox.createGuild();
+      const gold = sandbox.createRole(guildId, { name: 'Gold' }).id;
+      const users = Array.from({ length: 11 }, () => sandbox.addMember(guildId).userId);
+      const statuses = [];
+      for (const u of users) statuses.push((await call(sandbox, 'PUT', `/guilds/${guildId}/members/${u}/roles/${gold}`)).status);
+      expect(statuses).toEqual([...Array<number>(10).fill(204), 429]);
+      expect(() => sandbox.setRateLimit({ route: 'member-role', limit: 100, windowMs: 10_000 })).toThrow('say why');
+      expect(() => sandbox.setRateLimit({ route: 'global', limit: 51, windowMs: 1_000 })).toThrow('say why');
+      // At or below Discord's own limits no reason is needed.
+      sandbox.setRateLimit({ route: 'member-role', limit: 5, windowMs: 10_000 });
+    } finally {
+      await sandbox.close();
+    }
+    await expect(createDiscordSandbox({ rateLimits: { global: { limit: 1_000, windowMs: 1_000 } } })).rejects.toThrow('say why');
   });
 });

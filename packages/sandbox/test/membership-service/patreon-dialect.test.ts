@@ -16,7 +16,11 @@ describe("membership-service sandbox: Patreon's dialect (docs/patreon-api-notes.
   let tierId: string;
 
   beforeEach(async () => {
-    sb = await createMembershipServiceSandbox({ dialect: 'patreon', rateLimits: 'none' });
+    sb = await createMembershipServiceSandbox({
+      dialect: 'patreon',
+      rateLimits: 'none',
+      raisedLimits: "these checks are about the dialect's names and answers, not the pace",
+    });
     token = sb.creatorTokens.accessToken;
     tierId = sb.createTier(sb.campaignId, { title: 'Gold', amountCents: 500, chatRoleIds: [ROLE] }).id;
   });
@@ -185,7 +189,12 @@ describe("membership-service sandbox: Patreon's webhooks", () => {
   let receiver: WebhookReceiver;
   const opened: MembershipServiceSandbox[] = [];
   const start = async (options: Parameters<typeof createMembershipServiceSandbox>[0] = {}) => {
-    const sb = await createMembershipServiceSandbox({ dialect: 'patreon', rateLimits: 'none', ...options });
+    const sb = await createMembershipServiceSandbox({
+      dialect: 'patreon',
+      rateLimits: 'none',
+      raisedLimits: "these checks are about Patreon's webhooks, not the pace",
+      ...options,
+    });
     opened.push(sb);
     const created = await sendJson(sb.url, 'POST', `${V2}/webhooks`, sb.creatorTokens.accessToken, {
       data: {
@@ -327,12 +336,12 @@ describe("membership-service sandbox: Patreon's rate limits (100 per 2 s per cli
     expect((await identity(tokens[2] ?? '')).status).toBe(200);
   });
 
-  it('takes other limits, or none', async () => {
+  it("keeps Patreon's limits in the spec's dialect too; takes stricter ones freely, raised ones or none only with a reason", async () => {
     await sb.close();
     sb = await createMembershipServiceSandbox({
       dialect: 'patreon',
       clock,
-      rateLimits: { perClient: { requests: 1000, windowMs: 1000 }, perToken: { requests: 2, windowMs: 10_000 } },
+      rateLimits: { perClient: { requests: 100, windowMs: 2_000 }, perToken: { requests: 2, windowMs: 60_000 } },
     });
     const token = sb.creatorTokens.accessToken;
     expect((await identity(token)).status).toBe(200);
@@ -340,9 +349,24 @@ describe("membership-service sandbox: Patreon's rate limits (100 per 2 s per cli
     expect((await identity(token)).status).toBe(429);
     const spec = await createMembershipServiceSandbox({ clock });
     try {
-      for (let i = 0; i < 150; i++) expect((await getJson(spec.url, `${V2}/identity`, spec.creatorTokens.accessToken)).status).toBe(200);
+      for (let i = 0; i < 100; i++) expect((await getJson(spec.url, `${V2}/identity`, spec.creatorTokens.accessToken)).status).toBe(200);
+      expect((await getJson(spec.url, `${V2}/identity`, spec.creatorTokens.accessToken)).status).toBe(429);
     } finally {
       await spec.close();
+    }
+    await expect(createMembershipServiceSandbox({ clock, rateLimits: 'none' })).rejects.toThrow('say why (raisedLimits)');
+    await expect(
+      createMembershipServiceSandbox({
+        clock,
+        rateLimits: { perClient: { requests: 1000, windowMs: 1000 }, perToken: { requests: 100, windowMs: 60_000 } },
+      }),
+    ).rejects.toThrow('say why (raisedLimits)');
+    const unlimited = await createMembershipServiceSandbox({ clock, rateLimits: 'none', raisedLimits: 'this check counts nothing' });
+    try {
+      for (let i = 0; i < 150; i++)
+        expect((await getJson(unlimited.url, `${V2}/identity`, unlimited.creatorTokens.accessToken)).status).toBe(200);
+    } finally {
+      await unlimited.close();
     }
   });
 });

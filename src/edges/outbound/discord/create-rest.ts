@@ -42,8 +42,8 @@ export interface CreateRestOptions {
   onRateLimited?: (event: RestRateLimitEvent) => void;
   /** Other @discordjs/rest options (timeouts, retries, `globalRequestsPerSecond`). */
   rest?: Partial<Omit<RESTOptions, 'api'>>;
-  /** Paces every request on its way out and learns each bucket from the answers (src/edges/outbound/discord/request-scheduler.ts). */
-  scheduler?: Pick<RequestScheduler, 'makeRequest' | 'observe'>;
+  /** Paces every request on its way out and learns each bucket from its answer (src/edges/outbound/discord/request-scheduler.ts). */
+  scheduler?: Pick<RequestScheduler, 'makeRequest'>;
 }
 
 export interface RestHandle {
@@ -89,7 +89,6 @@ export function createRest(options: CreateRestOptions): RestHandle {
     stats.requests += 1;
     stats.byRoute[key] = (stats.byRoute[key] ?? 0) + 1;
     if (event.status === 429) stats.tooManyRequests += 1;
-    scheduler?.observe(event.method, request.path, event.status, response.headers);
     options.onResponse?.(event);
   });
 

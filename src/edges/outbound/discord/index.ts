@@ -65,9 +65,10 @@ export interface DiscordAccessOptions {
  */
 export function createDiscordAccess(options: DiscordAccessOptions) {
   const { clock, logger, metrics } = options;
+  const store = options.budget ?? createMemoryBudgetStore(options.monotonicNow ?? (() => performance.now()));
   const scheduler = createRequestScheduler({
-    store: options.budget ?? createMemoryBudgetStore(options.monotonicNow ?? (() => performance.now())),
-    global: globalBudgetOf(options.rest?.globalRequestsPerSecond ?? 50),
+    store,
+    global: globalBudgetOf(options.rest?.globalRequestsPerSecond ?? 50, store.shared),
     ...(options.monotonicNow ? { now: options.monotonicNow } : {}),
     ...(logger ? { logger } : {}),
     ...(metrics ? { onWait: (lane) => metrics.discordPacedWaits.inc({ lane }) } : {}),

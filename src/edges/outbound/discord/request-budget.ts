@@ -16,7 +16,10 @@ export type Lane = 'interactive' | 'bulk';
 export interface BudgetRow {
   /** Requests per window: `X-RateLimit-Limit`; 1 until a response said. */
   limit: number;
-  /** The window's length: the largest `X-RateLimit-Reset-After` seen (a window's first answer carries it). */
+  /**
+   * The window's length: the `X-RateLimit-Reset-After` of the latest answer to a window's first
+   * request (it carries the whole window), or the largest one seen since.
+   */
   windowMs: number;
   /** When the current window ends. */
   windowEnd: number;
@@ -24,6 +27,12 @@ export interface BudgetRow {
   used: number;
   /** False while the bucket is unknown: one request (the probe) at a time until its answer comes. */
   learned: boolean;
+  /**
+   * When the request whose answer the row follows was sent (0: none yet). Answers arrive in any
+   * order; Discord counted them in the order they were sent, so the row follows the answer of the
+   * request sent last, and an answer of a request sent earlier only adds to the same window's count.
+   */
+  seenSentAt: number;
 }
 
 /** What one response said about its bucket. */
@@ -31,17 +40,31 @@ export interface SeenLimit {
   limit: number;
   remaining: number;
   resetAfterMs: number;
+  /** How long before its answer was read the request left (its place in Discord's order); 0 when unknown. */
+  ageMs?: number;
+  /**
+   * Requests of the bucket sent after this one whose answers were not in yet: Discord counts them
+   * in this window or a later one, so the count this answer says is at least this much more.
+   */
+  inFlightAfter?: number;
 }
 
-/** A bucket whose size is known without asking: the global limit (50 requests per second; docs/tech-facts.md §1). */
+/**
+ * A bucket whose size is known without asking: the global limit (50 requests per second;
+ * docs/tech-facts.md §1). `sliding`: at most `limit` in any `windowMs` (one process keeps the
+ * times); `windows`: at most `limit` in each window of ours (a shared store keeps a count).
+ */
 export interface KnownLimit {
   limit: number;
   windowMs: number;
+  counting: 'sliding' | 'windows';
 }
 
 export interface TakeResult {
   /** Requests granted (0: none now). */
   granted: number;
+  /** A sliding count's place of the granted request, to hand back to {@link BudgetStore.answered}. */
+  at?: number;
   /** When nothing was granted: how long to wait before asking again. */
   waitMs: number;
   /** How long the granted requests stay valid (the rest of the window). */
@@ -64,14 +87,28 @@ export const WINDOW_MARGIN_MS = 50;
 export const GLOBAL_WINDOW_MS = 150;
 /** How much later than its count a request may reach Discord (a database round trip, a busy event loop, the network). */
 export const GLOBAL_JITTER_MS = 200;
+/**
+ * What one process adds to Discord's second when it counts the global limit itself: its requests
+ * are counted until their answers (the latest Discord can have counted them), so no delay between
+ * a count and Discord matters; this covers only the grain of the two clocks.
+ */
+export const LOCAL_MARGIN_MS = 10;
 
 /**
- * Discord's global limit (`perSecond`, 50) as a window of {@link GLOBAL_WINDOW_MS}: 7 requests per
- * 200 ms, 35 a second, so that no second of Discord's sees more than 49 of them.
+ * Discord's global limit (`perSecond`, 50) as Tierlink counts it (docs/decisions.md §19).
+ *
+ * - One process (`shared` false) sends at most 50 in any 1,010 ms, each request counted from its
+ *   answer (until then, as still on its way): no 51 requests can reach Discord within one second,
+ *   however late a busy process sends some of them, and the bulk lane runs at Discord's 50 a second
+ *   less a round trip per 50.
+ * - Instances sharing a store count it in windows of {@link GLOBAL_WINDOW_MS}: 7 requests per
+ *   200 ms, 35 a second, so that no second of Discord's sees more than 49 of them, even up to
+ *   {@link GLOBAL_JITTER_MS} late.
  */
-export function globalBudgetOf(perSecond: number): KnownLimit {
+export function globalBudgetOf(perSecond: number, shared: boolean): KnownLimit {
+  if (!shared) return { limit: Math.max(1, perSecond), windowMs: 1_000 + LOCAL_MARGIN_MS, counting: 'sliding' };
   const windows = Math.ceil((1_000 + GLOBAL_JITTER_MS) / (GLOBAL_WINDOW_MS + WINDOW_MARGIN_MS)) + 1;
-  return { limit: Math.max(1, Math.floor(perSecond / windows)), windowMs: GLOBAL_WINDOW_MS };
+  return { limit: Math.max(1, Math.floor(perSecond / windows)), windowMs: GLOBAL_WINDOW_MS, counting: 'windows' };
 }
 /** An unknown bucket: its probe's answer is awaited this long at most before another probe. */
 export const PROBE_MS = 5_000;
@@ -126,10 +163,10 @@ export function takeFrom(
 ): { row: BudgetRow; result: TakeResult } {
   let row: BudgetRow;
   if (known) {
-    const base = current ?? { limit: known.limit, windowMs: known.windowMs, windowEnd: 0, used: 0, learned: true };
+    const base = current ?? { limit: known.limit, windowMs: known.windowMs, windowEnd: 0, used: 0, learned: true, seenSentAt: 0 };
     row = { ...base, limit: known.limit, windowMs: known.windowMs, learned: true };
   } else {
-    row = current ?? { limit: 1, windowMs: PROBE_MS, windowEnd: 0, used: 0, learned: false };
+    row = current ?? { limit: 1, windowMs: PROBE_MS, windowEnd: 0, used: 0, learned: false, seenSentAt: 0 };
   }
   if (now >= row.windowEnd) row = row.learned ? opened(row, now) : { ...row, used: 0, windowEnd: now + PROBE_MS };
   const left = row.windowEnd - now;
@@ -142,44 +179,95 @@ export function takeFrom(
 }
 
 /**
- * What a response says, merged into the row. `seen` null: the response carried no rate-limit
- * headers, so an unknown bucket is limited by the global limit only. An answer from an earlier
- * window (its end well before the current one's) changes nothing, unless it says the bucket is
- * smaller than the row thought: then it replaces the row.
+ * What a response says, merged into the row: the bucket follows Discord's latest answer, in both
+ * directions (docs/discord-api-notes.md §6: limits change, and are read from the headers, never
+ * remembered).
+ *
+ * - The answer of the request sent last (`ageMs`) is Discord's state now: its limit, its window's
+ *   end (sooner or later than ours) and its count, plus the requests sent after it
+ *   (`inFlightAfter`). While it is the same window as ours (the same limit, an end within the
+ *   tolerance), what we counted stays when it is more (requests granted and not sent yet, another
+ *   instance's).
+ * - The answer of a request sent before it only adds to the count of the same window; of another
+ *   window, it says nothing about now.
+ * - The window's length is the `Reset-After` of a window's first request (remaining one less than
+ *   the limit), which carries the whole window; otherwise at least what the answer says is left.
+ *
+ * `seen` null: the response carried no rate-limit headers, so an unknown bucket is limited by the
+ * global limit only.
  */
 export function learnInto(current: BudgetRow | undefined, seen: SeenLimit | null, now: number): BudgetRow | undefined {
   if (!seen) {
     if (current?.learned) return current;
-    return { limit: UNLIMITED, windowMs: 1_000, windowEnd: now, used: 0, learned: true };
+    return { limit: UNLIMITED, windowMs: 1_000, windowEnd: now, used: 0, learned: true, seenSentAt: 0 };
   }
+  const sentAt = now - Math.max(0, seen.ageMs ?? 0);
   const end = now + seen.resetAfterMs + WINDOW_MARGIN_MS;
-  const usedSeen = Math.max(0, seen.limit - seen.remaining);
-  // A bucket that shrank: what we counted was of the larger one; Discord's answer is the state now.
-  const shrank = current?.learned === true && seen.limit < current.limit;
-  const windowMs = Math.max(current?.learned && !shrank ? current.windowMs : 0, Math.ceil(seen.resetAfterMs), 1);
-  if (!current || !current.learned || shrank || now >= current.windowEnd) {
-    return { limit: seen.limit, windowMs, windowEnd: end, used: usedSeen, learned: true };
+  const said = Math.max(0, seen.limit - seen.remaining) + Math.max(0, seen.inFlightAfter ?? 0);
+  const resetAfter = Math.max(1, Math.ceil(seen.resetAfterMs));
+  const opening = seen.remaining >= seen.limit - 1;
+  if (!current || !current.learned) {
+    return { limit: seen.limit, windowMs: resetAfter, windowEnd: end, used: said, learned: true, seenSentAt: sentAt };
   }
-  const tolerance = Math.min(1_000, windowMs / 4);
-  if (end < current.windowEnd - tolerance) return current;
+  const tolerance = Math.min(1_000, current.windowMs / 4);
+  const sameWindow = now < current.windowEnd && Math.abs(end - current.windowEnd) <= tolerance && seen.limit === current.limit;
+  if (sentAt < current.seenSentAt) {
+    return sameWindow && said > current.used ? { ...current, used: said } : current;
+  }
   return {
     limit: seen.limit,
-    windowMs,
-    windowEnd: Math.max(current.windowEnd, end),
-    used: Math.max(current.used, usedSeen),
+    // Only a window's first answer may shorten it: a window counted too short lets a burst in too early.
+    windowMs: opening ? resetAfter : Math.max(current.windowMs, resetAfter),
+    windowEnd: sameWindow ? Math.max(current.windowEnd, end) : end,
+    used: sameWindow ? Math.max(current.used, said) : said,
     learned: true,
+    seenSentAt: sentAt,
   };
+}
+
+/** Until its answer, a request of a sliding count is counted as if it were answered this long after it was granted. */
+export const IN_FLIGHT_MS = 30_000;
+
+/**
+ * Takes up to `want` requests from a limit counted as a sliding log (`known.counting` `sliding`):
+ * at most `known.limit` requests in any `known.windowMs`. `times`: where the requests of the last
+ * window are counted, oldest first: a request from its answer, or {@link IN_FLIGHT_MS} after its
+ * grant until then. No share is kept for a lane here: one process orders its own waiting
+ * requests, interactive first (src/edges/outbound/discord/request-scheduler.ts).
+ */
+export function takeFromLog(
+  times: readonly number[],
+  want: number,
+  now: number,
+  known: KnownLimit,
+): { times: number[]; result: TakeResult } {
+  const since = now - known.windowMs;
+  const kept = times.filter((t) => t > since);
+  const granted = Math.max(0, Math.min(want, known.limit - kept.length));
+  const at = now + IN_FLIGHT_MS;
+  for (let i = 0; i < granted; i++) kept.push(at);
+  if (granted > 0) return { times: kept.sort((a, b) => a - b), result: { granted, at, waitMs: 0, windowLeftMs: known.windowMs } };
+  // The request that must leave the window before one more fits.
+  const leaves = kept[kept.length - known.limit]! + known.windowMs;
+  return { times: kept, result: { granted: 0, waitMs: Math.max(1, Math.ceil(leaves - now)), windowLeftMs: 0 } };
 }
 
 /** A 429: the bucket is spent until `retryAfterMs` from now, whatever we counted. */
 export function blockedInto(current: BudgetRow | undefined, retryAfterMs: number, now: number): BudgetRow {
-  const row = current ?? { limit: 1, windowMs: PROBE_MS, windowEnd: 0, used: 0, learned: false };
+  const row = current ?? { limit: 1, windowMs: PROBE_MS, windowEnd: 0, used: 0, learned: false, seenSentAt: 0 };
   return { ...row, used: row.limit, windowEnd: Math.max(row.windowEnd, now + retryAfterMs + WINDOW_MARGIN_MS) };
 }
 
 /** Where the rows live: one process's memory, or PostgreSQL for every instance. */
 export interface BudgetStore {
   take(key: string, lane: Lane, want: number, known?: KnownLimit): Promise<TakeResult>;
+  /**
+   * A request of a sliding count (granted with `at`) was answered: its place in the count moves
+   * back from {@link IN_FLIGHT_MS} ahead to now. Discord counted it when it arrived, at the latest
+   * now; counted from there, a request never leaves our count before it leaves Discord's, however
+   * late a busy process sent it.
+   */
+  answered?(key: string, at: number): Promise<void>;
   learn(key: string, seen: SeenLimit | null): Promise<void>;
   blocked(key: string, retryAfterMs: number): Promise<void>;
   /** Forgets rows idle for {@link IDLE_MS}. */
@@ -188,12 +276,21 @@ export interface BudgetStore {
   readonly shared: boolean;
 }
 
-/** The store of one process (the embedded database runs one process). `now`: a monotonic clock in ms. */
+/**
+ * The store of one process (the embedded database runs one process). `now`: a monotonic clock in
+ * ms. A known limit counted as a sliding log keeps its request times here.
+ */
 export function createMemoryBudgetStore(now: () => number): BudgetStore {
   const rows = new Map<string, BudgetRow>();
+  const logs = new Map<string, { times: number[]; windowMs: number; limit: number }>();
   return {
     shared: false,
     async take(key, lane, want, known) {
+      if (known?.counting === 'sliding') {
+        const { times, result } = takeFromLog(logs.get(key)?.times ?? [], want, now(), known);
+        logs.set(key, { times, windowMs: known.windowMs, limit: known.limit });
+        return result;
+      }
       const { row, result } = takeFrom(rows.get(key), lane, want, now(), known);
       rows.set(key, row);
       return result;
@@ -202,12 +299,28 @@ export function createMemoryBudgetStore(now: () => number): BudgetStore {
       const row = learnInto(rows.get(key), seen, now());
       if (row) rows.set(key, row);
     },
+    async answered(key, at) {
+      const log = logs.get(key);
+      if (!log) return;
+      const index = log.times.indexOf(at);
+      if (index < 0) return;
+      log.times[index] = Math.min(at, now());
+      log.times.sort((a, b) => a - b);
+    },
     async blocked(key, retryAfterMs) {
+      const log = logs.get(key);
+      if (log) {
+        // Full until the Retry-After ends: every place of the log is taken until then.
+        const until = now() + retryAfterMs + WINDOW_MARGIN_MS - log.windowMs;
+        log.times = [...log.times, ...Array<number>(log.limit).fill(until)].sort((a, b) => a - b);
+        return;
+      }
       rows.set(key, blockedInto(rows.get(key), retryAfterMs, now()));
     },
     async prune() {
       const before = now() - IDLE_MS;
       for (const [key, row] of rows) if (row.windowEnd < before) rows.delete(key);
+      for (const [key, log] of logs) if ((log.times.at(-1) ?? 0) < now() - log.windowMs) logs.delete(key);
     },
   };
 }

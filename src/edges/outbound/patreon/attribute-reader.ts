@@ -13,6 +13,23 @@ export class AttributeProblem extends Error {
 }
 
 /**
+ * A value Patreon answered oddly on a resource that still reads: null or missing where its
+ * documentation promises a value, or of another kind, on an attribute that only labels (a tier's
+ * title, a user's name). Tolerated and reported (`/doctor`), never a failure.
+ */
+export interface OddValue {
+  /** The resource's type and id: `tier`, `5000101`. */
+  type: string;
+  id: string;
+  attribute: string;
+  /** `null`, `missing`, or a short description of what came. */
+  found: string;
+}
+
+/** Where odd values go (the client's `onOddValue`). */
+export type OddValueSink = (odd: OddValue) => void;
+
+/**
  * Attribute access that fails loudly. A missing attribute means a request forgot to ask for it
  * (v2 returns only what `fields` names), and reading it as null would turn "not asked" into
  * "not a patron" (docs/architecture.md: a failed read never reads as "nobody is a patron"). It throws an
@@ -22,8 +39,38 @@ export class AttributeProblem extends Error {
 export class AttributeReader {
   private readonly attributes: Record<string, unknown>;
 
-  constructor(private readonly resource: Resource) {
+  /** `odd`: where the lenient readers report a value they had to replace. */
+  constructor(
+    private readonly resource: Resource,
+    private readonly odd?: OddValueSink,
+  ) {
     this.attributes = resource.attributes ?? {};
+  }
+
+  /** Reports `name` as odd (null, missing, or what it was instead) and answers `fallback`. */
+  replaced<T>(name: string, fallback: T): T {
+    const found = !(name in this.attributes) ? 'missing' : this.attributes[name] === null ? 'null' : describeValue(this.attributes[name]);
+    this.odd?.({ type: this.resource.type, id: this.resource.id, attribute: name, found });
+    return fallback;
+  }
+
+  /** A string that only labels: `fallback` (reported) when it is not one. */
+  label(name: string, fallback: string): string {
+    const v = this.attributes[name];
+    return typeof v === 'string' ? v : this.replaced(name, fallback);
+  }
+
+  /** A boolean that decides nothing on its own: `fallback` (reported) when it is not one. */
+  flag(name: string, fallback: boolean): boolean {
+    const v = this.attributes[name];
+    return typeof v === 'boolean' ? v : this.replaced(name, fallback);
+  }
+
+  /** A count that only informs: null when absent or null, null (reported) when it is not a number. */
+  count(name: string): number | null {
+    const v = this.attributes[name];
+    if (v === undefined || v === null) return null;
+    return typeof v === 'number' && Number.isFinite(v) ? v : this.replaced(name, null);
   }
 
   fail(name: string, expected: string): never {

@@ -11,10 +11,11 @@ import {
   createOAuthClient,
   createPatreonClient,
 } from '.';
-import type { DialectStore } from './dialect';
+import type { DialectStore, KeyValueStore } from './dialect';
+import { type OddValueLog, createOddValueLog } from './odd-values';
 import { createDialectMemory } from './dialect';
 import type { OAuthTokens } from './oauth';
-import type { BudgetLimits } from './request-budget';
+import type { BudgetLimits, PatreonBudgetStore } from './request-budget';
 import { createRequestBudget } from './request-budget';
 import type { ServiceDialect } from './dialect';
 
@@ -31,6 +32,8 @@ export interface CreatorAccounts {
   clientForCampaign(campaignId: string): Promise<PatreonClient | null>;
   /** Stores a creator's tokens (from `/connect` or the environment) and returns who they are. */
   connect(tokens: OAuthTokens): Promise<{ creatorUserId: string; fullName: string; client: PatreonClient }>;
+  /** The odd values every client tolerated lately (a null tier title, a missing name), for `/doctor`. */
+  oddValues: Pick<OddValueLog, 'list' | 'flush'>;
 }
 
 /**
@@ -43,8 +46,14 @@ export function createCreatorAccounts(deps: {
   campaigns: CampaignRepository;
   /** Where the learned dialect survives a restart (the database); without it each process learns it again. */
   dialectStore?: DialectStore;
-  /** The request budget's limits per dialect (default: Patreon's published ones; none for the spec's). */
+  /** The request budget's limits per dialect (default: Patreon's published ones). */
   budgetLimits?: Partial<Record<ServiceDialect, BudgetLimits | null>>;
+  /** Where the request budget counts: shared by every instance on PostgreSQL; this process's memory when absent. */
+  budgetStore?: PatreonBudgetStore;
+  /** Runs a creator's token refresh under a lock every instance shares (`Database.withLock`); in-process when absent. */
+  refreshLock?: <T>(name: string, refresh: () => Promise<T>) => Promise<T>;
+  /** Where the odd values are kept for every instance's `/doctor` (the database); this process's memory when absent. */
+  oddValueStore?: KeyValueStore;
 }): CreatorAccounts {
   const { credentials } = deps;
   // One dialect and one budget for the registered client: every creator's client and the patron client share them.
@@ -61,9 +70,26 @@ export function createCreatorAccounts(deps: {
       clock: deps.service.clock,
       sleep: deps.service.sleep,
       dialect,
+      logger: deps.service.logger,
+      // Patreon counts per client and per grant: the client's key names it, for a store other installations may share.
+      clientKey: `client:${deps.service.clientId}`,
       ...(deps.budgetLimits ? { limits: deps.budgetLimits } : {}),
+      ...(deps.budgetStore ? { store: deps.budgetStore } : {}),
     });
-  const service: ServiceOptions = { ...deps.service, dialect, budget };
+  const oddValues = createOddValueLog({
+    clock: deps.service.clock,
+    logger: deps.service.logger,
+    ...(deps.oddValueStore ? { store: deps.oddValueStore } : {}),
+  });
+  const service: ServiceOptions = {
+    ...deps.service,
+    dialect,
+    budget,
+    onOddValue: (odd) => {
+      deps.service.onOddValue?.(odd);
+      oddValues.note(odd);
+    },
+  };
   const oauth = createOAuthClient(service);
   const sessions = new Map<string, CreatorSession>();
   const clients = new Map<string, PatreonClient>();
@@ -101,6 +127,9 @@ export function createCreatorAccounts(deps: {
         },
         save: (tokens) => credentials.save(creatorUserId, tokens, service.clock.now()),
         saveRefreshFailure: (at) => credentials.markRefreshFailed(creatorUserId, 'refresh failed', at),
+        ...(deps.refreshLock
+          ? { exclusive: <T>(refresh: () => Promise<T>) => deps.refreshLock!(`creator-refresh:${creatorUserId}`, refresh) }
+          : {}),
       };
       session = createCreatorSession({ store, refresh: oauth.refreshToken, clock: service.clock, logger: service.logger });
       sessions.set(creatorUserId, session);
@@ -132,5 +161,6 @@ export function createCreatorAccounts(deps: {
       await sessionForCreator(user.id).replaceTokens(tokens);
       return { creatorUserId: user.id, fullName: user.fullName, client: clientForCreator(user.id) };
     },
+    oddValues,
   };
 }

@@ -17,6 +17,13 @@ export interface CreatorTokenStore {
   load(): Promise<StoredCreatorTokens | null>;
   save(tokens: OAuthTokens): Promise<void>;
   saveRefreshFailure?(at: Date): Promise<void>;
+  /**
+   * Runs a refresh while no other process refreshes these tokens (a lock every instance on the
+   * database shares). Patreon rotates the refresh token: two refreshing one pair at once, the
+   * second is refused, and would mark good tokens failed. Without it, one process's callers share
+   * one refresh.
+   */
+  exclusive?<T>(refresh: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -124,19 +131,35 @@ export function createCreatorSession(options: CreatorSessionOptions): CreatorSes
     );
   }
 
+  /**
+   * One refresh of `used` at a time, in this process and (through `store.exclusive`) in every
+   * instance: whoever comes second finds the rotated pair in the store and uses it, or the failure
+   * the first recorded, and refreshes nothing itself.
+   */
   function refreshOnce(used: OAuthTokens): Promise<OAuthTokens> {
     if (tokens && tokens.accessToken !== used.accessToken) return Promise.resolve(tokens);
-    refreshing ??= (async () => {
+    const run = async (): Promise<OAuthTokens> => {
       const stored = await store.load();
       if (stored && stored.accessToken !== used.accessToken) {
         tokens = { accessToken: stored.accessToken, refreshToken: stored.refreshToken, expiresAt: stored.expiresAt, scopes: stored.scopes };
         return tokens;
+      }
+      // Another instance refreshed this pair and failed while we waited: its cooldown holds here too.
+      if (stored?.refreshFailedAt && clock.now().getTime() - stored.refreshFailedAt.getTime() < cooldownMs) {
+        failedAt = stored.refreshFailedAt;
+        failedPair = used;
       }
       if (inCooldown()) throw sessionError('refresh_cooldown', 'refreshing the creator token failed recently; not retried yet');
       let next: OAuthTokens;
       try {
         next = await options.refresh(used.refreshToken);
       } catch (e) {
+        // Refused because someone else (another program, the creator's /connect) replaced the pair meanwhile: theirs is good.
+        const now = await store.load().catch(() => null);
+        if (now && now.accessToken !== used.accessToken && now.refreshToken !== used.refreshToken) {
+          tokens = { accessToken: now.accessToken, refreshToken: now.refreshToken, expiresAt: now.expiresAt, scopes: now.scopes };
+          return tokens;
+        }
         failedAt = clock.now();
         failedPair = used;
         logger.error(
@@ -159,7 +182,8 @@ export function createCreatorSession(options: CreatorSessionOptions): CreatorSes
       failedPair = null;
       logger.info({ expiresAt: next.expiresAt.toISOString() }, 'creator token refreshed');
       return next;
-    })().finally(() => {
+    };
+    refreshing ??= (store.exclusive ? store.exclusive(run) : run()).finally(() => {
       refreshing = null;
     });
     return refreshing;

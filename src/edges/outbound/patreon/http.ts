@@ -186,7 +186,7 @@ export function createHttp(options: HttpOptions): Http {
       let rateWaits = 0;
       for (;;) {
         attempt += 1;
-        await options.budget?.acquire({ tokenKey, priority: req.priority ?? 'interactive' });
+        const counted = await options.budget?.acquire({ tokenKey, priority: req.priority ?? 'interactive' });
         const started = clock.now().getTime();
         const report = (status: number | null, outcome: RequestInfo['outcome'], errorKind: PatreonErrorKind | null): void => {
           options.onRequest?.({
@@ -203,8 +203,12 @@ export function createHttp(options: HttpOptions): Http {
         let res: Response;
         let text: string;
         try {
-          res = await doFetch(url, { method: req.method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
-          text = await res.text();
+          try {
+            res = await doFetch(url, { method: req.method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
+            text = await res.text();
+          } finally {
+            counted?.answered();
+          }
         } catch (e) {
           const kind: PatreonErrorKind = errorName(e) === 'TimeoutError' || errorName(e) === 'AbortError' ? 'timeout' : 'network';
           if (!req.unsafe && failures + 1 < policy.maxAttempts) {

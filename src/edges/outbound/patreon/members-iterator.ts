@@ -4,8 +4,10 @@ import { nameIn } from './dialect';
 import { PatreonApiError } from './errors';
 import type { JsonApiDocument } from './json-api';
 import { buildQuery, indexIncluded, nextCursor, paginationTotal, primaryList } from './json-api';
-import type { Member, Tier, UnreadableMember, User } from './resources';
-import { USER_FIELDS, memberFields, parseTier, parseUser, readMember, tierFields } from './resources';
+import { err } from '../../../core/result';
+import type { OddValueSink } from './attribute-reader';
+import type { Member, MemberReading, Tier, UnreadableMember, User } from './resources';
+import { USER_FIELDS, memberFields, parseUser, readMember, readTier, tierFields } from './resources';
 
 /** One page of a campaign's members, parsed. */
 export interface MemberPage {
@@ -32,6 +34,8 @@ export interface MembersIteratorDeps {
   /** GETs a path as the creator (a bulk request) and returns the parsed document. */
   getDocument(path: string, query: QueryFor): Promise<JsonApiDocument>;
   logger: Logger;
+  /** Where odd values of labels go (tolerated, reported by `/doctor`). */
+  odd?: OddValueSink;
 }
 
 export const MEMBERS_INCLUDE = ['currently_entitled_tiers', 'user'] as const;
@@ -97,6 +101,15 @@ export async function* iterateMemberPages(deps: MembersIteratorDeps, campaignId:
       maxPages = total !== null && resources.length > 0 ? Math.ceil(total / resources.length) * 2 + 10 : 100_000;
     }
 
+    // A tier whose amount or role ids cannot be read makes its members unreadable, never the page.
+    const tiers: Tier[] = [];
+    const oddTiers = new Map<string, string>();
+    for (const resource of included.ofType('tier')) {
+      const reading = readTier(resource, { campaignId, where, ...(deps.odd ? { odd: deps.odd } : {}) });
+      if (reading.ok) tiers.push(reading.value);
+      else oddTiers.set(resource.id, `${reading.error.attribute} ${reading.error.reason}`);
+    }
+
     let repeated = 0;
     const members: Member[] = [];
     const unreadable: UnreadableMember[] = [];
@@ -106,7 +119,18 @@ export async function* iterateMemberPages(deps: MembersIteratorDeps, campaignId:
         continue;
       }
       seenMembers.add(resource.id);
-      const reading = readMember(resource, included, { campaignId, where });
+      const read = readMember(resource, included, { campaignId, where, ...(deps.odd ? { odd: deps.odd } : {}) });
+      const oddTier = read.ok ? read.value.entitledTierIds.find((id) => oddTiers.has(id)) : undefined;
+      const reading: MemberReading =
+        read.ok && oddTier !== undefined
+          ? err({
+              memberId: read.value.id,
+              campaignId: read.value.campaignId,
+              userId: read.value.userId,
+              attribute: 'currently_entitled_tiers',
+              reason: `name tier ${oddTier}, whose ${oddTiers.get(oddTier)}`,
+            })
+          : read;
       if (reading.ok) {
         members.push(reading.value);
         continue;
@@ -124,8 +148,8 @@ export async function* iterateMemberPages(deps: MembersIteratorDeps, campaignId:
     yield {
       members,
       unreadable,
-      tiers: included.ofType('tier').map((t) => parseTier(t, { campaignId, where })),
-      users: included.ofType('user').map((u) => parseUser(u, included, where)),
+      tiers,
+      users: included.ofType('user').map((u) => parseUser(u, included, where, deps.odd)),
       pageNumber,
       total,
     };

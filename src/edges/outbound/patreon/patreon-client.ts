@@ -16,6 +16,8 @@ import type { RequestBudget, RequestPriority } from './request-budget';
 import { createRequestBudget } from './request-budget';
 import { MAX_POST_PAGES, POST_FIELDS, type Post, parsePost } from './posts';
 import type { Campaign, Member, Tier, UnreadableMember, User, Webhook } from './resources';
+import type { OddValueSink } from './attribute-reader';
+import { type Result, err, ok } from '../../../core/result';
 import {
   CAMPAIGN_CREATOR_FIELDS,
   CAMPAIGN_LINK_FIELDS,
@@ -29,15 +31,40 @@ import {
   parseUser,
   parseWebhook,
   readMember,
+  readTier,
   tierFields,
 } from './resources';
 
 /** The included tiers with these ids that the answer carries, as tiers of `campaignId`. */
-function includedTiers(included: IncludedIndex, ids: readonly string[], campaignId: string, where: string): Tier[] {
+function includedTiers(included: IncludedIndex, ids: readonly string[], campaignId: string, where: string, odd?: OddValueSink): Tier[] {
   return ids.flatMap((id) => {
     const tier = included.get('tier', id);
-    return tier ? [parseTier(tier, { campaignId, where })] : [];
+    return tier ? [parseTier(tier, { campaignId, where, ...(odd ? { odd } : {}) })] : [];
   });
+}
+
+/**
+ * A member's entitled tiers, or why the member cannot be read: a tier whose amount or role ids are
+ * unreadable leaves the member's roles as they are (an unreadable member), never fails the call.
+ */
+function memberTiers(included: IncludedIndex, member: Member, where: string, odd?: OddValueSink): Result<Tier[], UnreadableMember> {
+  const tiers: Tier[] = [];
+  for (const id of member.entitledTierIds) {
+    const resource = included.get('tier', id);
+    if (!resource) continue;
+    const reading = readTier(resource, { campaignId: member.campaignId, where, ...(odd ? { odd } : {}) });
+    if (!reading.ok) {
+      return err({
+        memberId: member.id,
+        campaignId: member.campaignId,
+        userId: member.userId,
+        attribute: 'currently_entitled_tiers',
+        reason: `name tier ${id}, whose ${reading.error.attribute} ${reading.error.reason}`,
+      });
+    }
+    tiers.push(reading.value);
+  }
+  return ok(tiers);
 }
 
 /** Spec: Events, Triggers (member events). */
@@ -76,6 +103,8 @@ export interface PatreonClientOptions {
   budget?: RequestBudget;
   /** What the service counts the session's requests against (one creator's grant); default: each token. */
   sessionTokenKey?: string;
+  /** Told of each odd value of a label the client tolerated (a null tier title, a missing name): `/doctor` reports them. */
+  onOddValue?: OddValueSink;
 }
 
 export interface MemberDetails {
@@ -142,6 +171,7 @@ export function createPatreonClient(options: PatreonClientOptions): PatreonClien
   const budget = options.budget ?? createRequestBudget({ clock: options.clock, sleep: options.sleep, dialect });
   const http: Http = createHttp({ ...options, budget });
   const { session } = options;
+  const odd = options.onOddValue;
   const oauth = createOAuthClient({ ...options, budget });
 
   interface Send {
@@ -205,8 +235,8 @@ export function createPatreonClient(options: PatreonClientOptions): PatreonClien
 
   const campaignDetails = (doc: JsonApiDocument, resource: ReturnType<typeof primaryOne>, where: string): CampaignDetails => {
     const included = indexIncluded(doc.included);
-    const campaign = parseCampaign(resource, included, where);
-    return { campaign, tiers: includedTiers(included, relatedIds(resource, 'tiers') ?? [], campaign.id, where) };
+    const campaign = parseCampaign(resource, included, where, odd);
+    return { campaign, tiers: includedTiers(included, relatedIds(resource, 'tiers') ?? [], campaign.id, where, odd) };
   };
 
   const webhookBody = (id: string | null, attributes: Record<string, unknown>, campaignId?: string): unknown => ({
@@ -234,7 +264,7 @@ export function createPatreonClient(options: PatreonClientOptions): PatreonClien
         );
       const doc = await get(path, queryFor, { accessToken, priority: 'interactive' });
       const included = indexIncluded(doc.included);
-      const user = parseUser(primaryOne(doc, { method: 'GET', path }), included, path);
+      const user = parseUser(primaryOne(doc, { method: 'GET', path }), included, path, odd);
       const members: Member[] = [];
       const unreadable: UnreadableMember[] = [];
       const tiers: Tier[] = [];
@@ -242,13 +272,18 @@ export function createPatreonClient(options: PatreonClientOptions): PatreonClien
         for (const { memberId } of user.memberships) {
           const resource = included.get('member', memberId);
           if (!resource) continue;
-          const reading = readMember(resource, included, { user, where: path });
+          const reading = readMember(resource, included, { user, where: path, ...(odd ? { odd } : {}) });
           if (!reading.ok) {
             unreadable.push(reading.error);
             continue;
           }
+          const entitled = memberTiers(included, reading.value, path, odd);
+          if (!entitled.ok) {
+            unreadable.push(entitled.error);
+            continue;
+          }
           members.push(reading.value);
-          tiers.push(...includedTiers(included, reading.value.entitledTierIds, reading.value.campaignId, path));
+          tiers.push(...entitled.value);
         }
       }
       return { user, members, unreadable, tiers };
@@ -272,17 +307,30 @@ export function createPatreonClient(options: PatreonClientOptions): PatreonClien
         throw e;
       }
       const included = indexIncluded(doc.included);
-      const member = parseMember(primaryOne(doc, { method: 'GET', path }), included, { where: path });
-      const tiers = includedTiers(included, member.entitledTierIds, member.campaignId, path);
+      const member = parseMember(primaryOne(doc, { method: 'GET', path }), included, { where: path, ...(odd ? { odd } : {}) });
+      const tiers = memberTiers(included, member, path, odd);
+      if (!tiers.ok) {
+        const { memberId, attribute, reason } = tiers.error;
+        throw new PatreonApiError({
+          kind: 'invalid_response',
+          method: 'PARSE',
+          path,
+          message: `member ${memberId}: ${attribute} ${reason}`,
+          unreadable: tiers.error,
+        });
+      }
       const userResource = included.get('user', member.userId);
-      return { member, tiers, user: userResource ? parseUser(userResource, included, path) : null };
+      return { member, tiers: tiers.value, user: userResource ? parseUser(userResource, included, path, odd) : null };
     },
 
     listMembers(campaignId, opts = {}) {
       const priority = opts.priority ?? 'bulk';
       return {
         [Symbol.asyncIterator]: () =>
-          iterateMemberPages({ getDocument: (path, queryFor) => asCreator(path, queryFor, priority), logger: options.logger }, campaignId),
+          iterateMemberPages(
+            { getDocument: (path, queryFor) => asCreator(path, queryFor, priority), logger: options.logger, ...(odd ? { odd } : {}) },
+            campaignId,
+          ),
       };
     },
 

@@ -4,7 +4,7 @@ import { isSnowflake } from '../../../core/snowflake';
 import type { ServiceDialect } from './dialect';
 import { RENAMES, nameIn } from './dialect';
 import { PatreonApiError } from './errors';
-import { AttributeProblem, AttributeReader } from './attribute-reader';
+import { AttributeProblem, AttributeReader, type OddValueSink } from './attribute-reader';
 import type { IncludedIndex, Resource } from './json-api';
 import { relatedId, relatedIds } from './json-api';
 import type { TierRoleIds } from '../../../core/tier-roles';
@@ -23,7 +23,11 @@ export interface Member {
   userId: string;
   fullName: string;
   patronStatus: PatronStatus;
-  /** The spec's `is_follower`; Patreon deprecated it and always answers false. */
+  /**
+   * The spec's `is_follower`: false when the answer does not carry it. Patreon deprecated it
+   * ("always false", replaced by free membership: docs/patreon-api-notes.md §1.1), so its dialect
+   * does not ask for it.
+   */
   isFollower: boolean;
   /** Patreon's `is_free_trial`; false where the service has no such attribute (the spec's dialect). */
   isFreeTrial: boolean;
@@ -37,7 +41,6 @@ export interface Member {
   pledgeRelationshipStart: string | null;
   /** Null as Patreon's own samples show it (docs/patreon-api-notes.md §3.3), or when unreadable: it decides nothing. */
   currentlyEntitledAmountCents: number | null;
-  lifetimeSupportCents: number;
   /** The user's `social_connections.discord.user_id`, when they connected Discord on the service. */
   discordUserId: string | null;
 }
@@ -93,12 +96,10 @@ export interface Webhook {
 export const MEMBER_FIELDS = [
   'full_name',
   'patron_status',
-  'is_follower',
   'last_charge_date',
   'last_charge_status',
   'pledge_relationship_start',
   'currently_entitled_amount_cents',
-  'lifetime_support_cents',
 ] as const;
 export const USER_FIELDS = ['full_name', 'social_connections'] as const;
 export const TIER_BASE_FIELDS = ['title', 'amount_cents', 'patron_count', 'published'] as const;
@@ -110,8 +111,16 @@ export const WEBHOOK_FIELDS = ['triggers', 'uri', 'paused', 'last_attempted_at',
 
 const present = (names: ReadonlyArray<string | null>): string[] => names.filter((n): n is string => n !== null);
 
+/**
+ * Nothing Patreon marks deprecated is asked for (docs/patreon-api-notes.md §1.1): `is_follower`
+ * only in the spec's dialect (its follower role), `lifetime_support_cents` in neither (nothing reads it).
+ */
 export function memberFields(dialect: ServiceDialect): string[] {
-  return [...MEMBER_FIELDS, ...present([nameIn(dialect, 'memberFreeTrial'), nameIn(dialect, 'memberGifted')])];
+  return [
+    ...MEMBER_FIELDS,
+    ...(dialect === 'spec' ? ['is_follower'] : []),
+    ...present([nameIn(dialect, 'memberFreeTrial'), nameIn(dialect, 'memberGifted')]),
+  ];
 }
 
 export function tierFields(dialect: ServiceDialect): string[] {
@@ -152,6 +161,8 @@ export interface MemberContext {
   user?: User;
   /** Where the resource came from, for error messages. */
   where?: string;
+  /** Where odd values of labels go (tolerated, reported by `/doctor`). */
+  odd?: OddValueSink;
 }
 
 /**
@@ -173,9 +184,10 @@ export type MemberReading = Result<Member, UnreadableMember>;
 /**
  * A member (spec: Member), with its user's Discord id from the included user, or why it cannot be
  * read. Values that decide roles (`patron_status`, `last_charge_status`, `last_charge_date`,
- * `is_follower`, `is_free_trial`, `is_gifted`, the entitled tiers, the user) are read strictly;
- * values that only label (`full_name`, the amounts, `pledge_relationship_start`) leniently, since
- * Patreon's own samples break its table there (`currently_entitled_amount_cents: null`).
+ * `is_free_trial`, `is_gifted`, the entitled tiers, the user) are read strictly; values that only
+ * label (`full_name`, the amounts, `pledge_relationship_start`) leniently, since Patreon's own
+ * samples break its table there (`currently_entitled_amount_cents: null`). `is_follower` may be
+ * absent (Patreon deprecated it): false then; an odd value of it is reported, and false.
  */
 export function readMember(resource: Resource, included: IncludedIndex, context: MemberContext = {}): MemberReading {
   const campaign = relatedId(resource, 'campaign') ?? context.campaignId ?? null;
@@ -203,7 +215,7 @@ export function parseMember(resource: Resource, included: IncludedIndex, context
 }
 
 function memberOf(resource: Resource, included: IncludedIndex, context: MemberContext): Member {
-  const r = new AttributeReader(resource);
+  const r = new AttributeReader(resource, context.odd);
   const campaignId = relatedId(resource, 'campaign') ?? context.campaignId ?? missingRelationship(resource, 'campaign');
   const userId = relatedId(resource, 'user') ?? context.user?.id ?? missingRelationship(resource, 'user');
   const entitledTierIds = relatedIds(resource, 'currently_entitled_tiers') ?? missingRelationship(resource, 'currently_entitled_tiers');
@@ -221,61 +233,89 @@ function memberOf(resource: Resource, included: IncludedIndex, context: MemberCo
     patronStatus: r.oneOf<NonNullable<PatronStatus>>('patron_status', PATRON_STATUSES),
     lastChargeStatus: r.oneOf<NonNullable<ChargeStatus>>('last_charge_status', CHARGE_STATUSES),
     lastChargeDate: r.nullableDate('last_charge_date'),
-    isFollower: r.boolean('is_follower'),
+    isFollower: r.has('is_follower') ? r.flag('is_follower', false) : false,
     isFreeTrial: r.optionalBoolean(RENAMES.memberFreeTrial.patreon),
     isGifted: r.optionalBoolean(RENAMES.memberGifted.patreon),
     entitledTierIds,
-    fullName: r.lenientString('full_name') ?? '',
+    fullName: r.has('full_name') ? r.label('full_name', '') : '',
     pledgeRelationshipStart: r.lenientDate('pledge_relationship_start'),
     currentlyEntitledAmountCents: r.lenientInteger('currently_entitled_amount_cents'),
-    lifetimeSupportCents: r.lenientInteger('lifetime_support_cents') ?? 0,
     discordUserId,
   };
 }
 
-/** A tier (spec: Tier). At least one of the role-id attributes must have been requested. */
-export function parseTier(resource: Resource, context: { campaignId?: string; where?: string } = {}): Tier {
-  return orInvalid(context.where ?? 'tier', () => {
-    const r = new AttributeReader(resource);
+export interface TierContext {
+  campaignId?: string;
+  where?: string;
+  /** Where odd values of labels go (tolerated, reported by `/doctor`). */
+  odd?: OddValueSink;
+}
+
+/** The title a tier Patreon answers without one is shown by. */
+export const untitledTier = (id: string): string => `Tier ${id}`;
+
+/**
+ * A tier (spec: Tier), or why it cannot be read. What decides roles is read strictly (the amount,
+ * which `highest` mode and free tiers compare; the role ids, at least one of whose attributes must
+ * have been requested); what labels leniently, reported when odd: a null `title` reads as
+ * "Tier <id>", an odd `published` as published, an odd `patron_count` as unknown.
+ */
+export function readTier(resource: Resource, context: TierContext = {}): Result<Tier, AttributeProblem> {
+  try {
+    const r = new AttributeReader(resource, context.odd);
     if (!TIER_ROLE_ID_ATTRIBUTES.some((name) => r.has(name))) r.raw(TIER_ROLE_ID_ATTRIBUTES.join(' / '));
-    return {
+    return ok({
       id: resource.id,
       campaignId: relatedId(resource, 'campaign') ?? context.campaignId ?? missingRelationship(resource, 'campaign'),
-      title: r.string('title'),
+      title: r.label('title', untitledTier(resource.id)),
       amountCents: r.integer('amount_cents'),
-      patronCount: r.optionalInteger('patron_count'),
-      published: r.boolean('published'),
+      patronCount: r.count('patron_count'),
+      published: r.flag('published', true),
       roleIds: parseTierRoleIds(resource.attributes ?? {}),
-    };
-  });
+    });
+  } catch (error) {
+    if (error instanceof AttributeProblem) return err(error);
+    throw error;
+  }
 }
 
-/** A user (spec: User v2), memberships resolved against included members' campaign relationship. */
-export function parseUser(resource: Resource, included: IncludedIndex, where = 'user'): User {
-  return orInvalid(where, () => userOf(resource, included));
+/** {@link readTier} for a whole answer: an unreadable tier is an `invalid_response` naming it. */
+export function parseTier(resource: Resource, context: TierContext = {}): Tier {
+  const reading = readTier(resource, context);
+  if (reading.ok) return reading.value;
+  throw new PatreonApiError({ kind: 'invalid_response', method: 'PARSE', path: context.where ?? 'tier', message: reading.error.message });
 }
 
-function userOf(resource: Resource, included: IncludedIndex): User {
-  const r = new AttributeReader(resource);
+/**
+ * A user (spec: User v2), memberships resolved against included members' campaign relationship.
+ * Nothing of a user decides roles but its Discord id, which reads as none when odd; a missing or
+ * null name reads as empty (both reported to `odd`).
+ */
+export function parseUser(resource: Resource, included: IncludedIndex, where = 'user', odd?: OddValueSink): User {
+  return orInvalid(where, () => userOf(resource, included, odd));
+}
+
+function userOf(resource: Resource, included: IncludedIndex, odd?: OddValueSink): User {
+  const r = new AttributeReader(resource, odd);
   const memberships = (relatedIds(resource, 'memberships') ?? []).map((memberId) => {
     const member = included.get('member', memberId);
     return { memberId, campaignId: member ? (relatedId(member, 'campaign') ?? null) : null };
   });
   return {
     id: resource.id,
-    fullName: r.string('full_name'),
-    discordUserId: discordUserIdOf(r.raw('social_connections')),
+    fullName: r.label('full_name', ''),
+    discordUserId: r.has('social_connections') ? discordUserIdOf(r.raw('social_connections')) : r.replaced('social_connections', null),
     memberships,
   };
 }
 
-/** A campaign (spec: Campaign v2), the creator's name from the included creator. */
-export function parseCampaign(resource: Resource, included: IncludedIndex, where = 'campaign'): Campaign {
+/** A campaign (spec: Campaign v2), the creator's name from the included creator (odd: none, reported). */
+export function parseCampaign(resource: Resource, included: IncludedIndex, where = 'campaign', odd?: OddValueSink): Campaign {
   return orInvalid(where, () => {
-    const r = new AttributeReader(resource);
+    const r = new AttributeReader(resource, odd);
     const creatorId = relatedId(resource, 'creator') ?? null;
     const creator = creatorId ? included.get('user', creatorId) : undefined;
-    const creatorName = creator ? new AttributeReader(creator).string('full_name') : null;
+    const creatorName = creator ? new AttributeReader(creator, odd).label('full_name', '') || null : null;
     return {
       id: resource.id,
       vanity: r.nullableString('vanity'),

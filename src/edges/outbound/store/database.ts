@@ -9,6 +9,7 @@ import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { Client, Pool } from 'pg';
+import { createKeyedMutex } from '../../../shared/keyed-mutex';
 import type { Logger } from '../../../shared/logger';
 import { packageVersion } from './package-root';
 import { type DataDirLock, acquireDataDirLock } from './data-dir-lock';
@@ -40,6 +41,13 @@ export interface Database {
     fn: () => Promise<T>,
     options?: { shared?: boolean },
   ): Promise<{ acquired: true; value: T } | { acquired: false }>;
+  /**
+   * Runs `fn` while holding a lock named `name` across every process on this database, waiting
+   * for it as long as another holds it (at most `waitMs`, then it throws). For short work that
+   * must not run twice at once (refreshing a creator's tokens). PostgreSQL: a session advisory lock
+   * on a connection of its own; PGlite: in-process, one process by construction.
+   */
+  withLock<T>(name: string, fn: () => Promise<T>, options?: { waitMs?: number }): Promise<T>;
   migrate(): Promise<void>;
   /**
    * The embedded database of a data folder only: copies its files while no statement runs (a
@@ -49,6 +57,9 @@ export interface Database {
   snapshot?(): Promise<string>;
   close(): Promise<void>;
 }
+
+/** How long {@link Database.withLock} waits for another holder by default. */
+export const LOCK_WAIT_MS = 120_000;
 
 /**
  * Called after each statement the database answered (or refused), with its text and the wall time
@@ -201,6 +212,23 @@ async function openPostgres(
       await pool.query('select 1');
     },
     tryWithLock: (name, fn, options) => withSessionLock(name, options?.shared === true, fn),
+    withLock: async (name, fn, options) => {
+      const client = new Client({ connectionString: url, connectionTimeoutMillis: timeouts.connectMs, keepAlive: true });
+      client.on('error', (error) => logger.error({ err: error, lock: name }, 'the PostgreSQL connection holding a lock failed'));
+      await client.connect();
+      const key = advisoryKey(name).toString();
+      try {
+        await client.query(`set lock_timeout = ${Math.max(1, Math.round(options?.waitMs ?? LOCK_WAIT_MS))}`);
+        await client.query('select pg_advisory_lock($1::bigint)', [key]);
+        try {
+          return await fn();
+        } finally {
+          await client.query('select pg_advisory_unlock($1::bigint)', [key]);
+        }
+      } finally {
+        await client.end();
+      }
+    },
     migrate: async () => {
       // drizzle's migrate() takes no lock (drizzle-orm#874): instances starting together would race.
       // Its own connection, without the statement and query timeouts: waiting for another
@@ -252,6 +280,7 @@ async function openPglite(dataDir: string | undefined, logger: Logger, onQuery?:
   const db = drizzlePglite({ client, schema });
   /** Lock name → how many hold it shared, or -1 while one holds it exclusively. */
   const held = new Map<string, number>();
+  const waited = createKeyedMutex();
   logger.debug({ dataDir: dataDir ?? 'memory' }, 'embedded database open');
   const database: Database = {
     db: db as unknown as Db,
@@ -272,6 +301,7 @@ async function openPglite(dataDir: string | undefined, logger: Logger, onQuery?:
         else held.delete(name);
       }
     },
+    withLock: (name, fn) => waited.run(name, fn),
     migrate: async () => {
       const release = packageVersion();
       await assertNotNewer(rawQuery(client), release);

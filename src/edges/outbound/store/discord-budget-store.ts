@@ -14,7 +14,8 @@ const same = (a: BudgetRow | undefined, b: BudgetRow | undefined) =>
   a.windowMs === b.windowMs &&
   a.windowEnd === b.windowEnd &&
   a.used === b.used &&
-  a.learned === b.learned;
+  a.learned === b.learned &&
+  a.seenSentAt === b.seenSentAt;
 
 /**
  * Discord's request budget in PostgreSQL, shared by every instance of the installation
@@ -32,7 +33,7 @@ export function createPostgresBudgetStore(db: Db): BudgetStore {
       const [raw] = await queryRows<Raw>(
         db,
         sql`select b.limit_count, b.window_ms, extract(epoch from b.window_end) * 1000 as window_end_ms, b.used, b.learned, b.version,
-                   extract(epoch from n.now) * 1000 as now_ms
+                   extract(epoch from b.seen_sent_at) * 1000 as seen_sent_at_ms, extract(epoch from n.now) * 1000 as now_ms
             from (select now() as now) n left join discord_budget b on b.key = ${key}`,
       );
       const now = Number(raw!.now_ms);
@@ -45,21 +46,23 @@ export function createPostgresBudgetStore(db: Db): BudgetStore {
               windowEnd: Number(raw!.window_end_ms),
               used: Number(raw!.used),
               learned: Boolean(raw!.learned),
+              seenSentAt: raw!.seen_sent_at_ms === null || raw!.seen_sent_at_ms === undefined ? 0 : Number(raw!.seen_sent_at_ms),
             };
       const { row, value } = rule(current, now);
       if (!row || same(row, current)) return value;
       const end = sql`to_timestamp(${row.windowEnd / 1000})`;
+      const seenSentAt = row.seenSentAt > 0 ? sql`to_timestamp(${row.seenSentAt / 1000})` : sql`null`;
       const written = current
         ? await queryRows<Raw>(
             db,
             sql`update discord_budget set limit_count = ${row.limit}, window_ms = ${row.windowMs}, window_end = ${end},
-                  used = ${row.used}, learned = ${row.learned}, version = version + 1
+                  used = ${row.used}, learned = ${row.learned}, seen_sent_at = ${seenSentAt}, version = version + 1
                 where key = ${key} and version = ${Number(raw!.version)} returning key`,
           )
         : await queryRows<Raw>(
             db,
-            sql`insert into discord_budget (key, limit_count, window_ms, window_end, used, learned, version)
-                values (${key}, ${row.limit}, ${row.windowMs}, ${end}, ${row.used}, ${row.learned}, 1)
+            sql`insert into discord_budget (key, limit_count, window_ms, window_end, used, learned, seen_sent_at, version)
+                values (${key}, ${row.limit}, ${row.windowMs}, ${end}, ${row.used}, ${row.learned}, ${seenSentAt}, 1)
                 on conflict (key) do nothing returning key`,
           );
       if (written.length > 0) return value;
@@ -69,11 +72,15 @@ export function createPostgresBudgetStore(db: Db): BudgetStore {
 
   return {
     shared: true,
-    take: (key, lane, want, known) =>
-      change<TakeResult>(key, (current, now) => {
+    async take(key, lane, want, known) {
+      // One process's sliding log has no place here: instances count the global limit in windows (globalBudgetOf).
+      if (known?.counting === 'sliding')
+        throw new Error(`the shared Discord request budget counts ${key} in windows, not as a sliding log`);
+      return change<TakeResult>(key, (current, now) => {
         const { row, result } = takeFrom(current, lane, want, now, known);
         return { row, value: result };
-      }),
+      });
+    },
     learn: (key, seen) => change(key, (current, now) => ({ row: learnInto(current, seen, now), value: undefined })),
     blocked: (key, retryAfterMs) => change(key, (current, now) => ({ row: blockedInto(current, retryAfterMs, now), value: undefined })),
     async prune() {

@@ -46,7 +46,7 @@ describe('REST client rate limits against the Discord sandbox', () => {
   it('paces itself from the rate-limit headers, so a small bucket causes waits but no 429', async () => {
     const { guildId, gold, handle, writer, waits } = build();
     const users = Array.from({ length: 5 }, () => sandbox.addMember(guildId).userId);
-    sandbox.setRateLimit({ route: 'member-role', limit: 2, windowMs: 250 });
+    sandbox.setRateLimit({ route: 'member-role', limit: 2, windowMs: 250, raised: 'a window of 250 ms keeps the test short' });
     try {
       sandbox.resetRequests();
       const results = await Promise.all(users.map((u) => writer.addRole(guildId, u, gold, 'sync')));
@@ -57,7 +57,7 @@ describe('REST client rate limits against the Discord sandbox', () => {
       expect(handle.stats().rateLimitWaitMs).toBeGreaterThan(0);
       expect(handle.stats().byRoute['PUT /guilds/:id/members/:id/roles/:id']).toBe(5);
     } finally {
-      sandbox.setRateLimit({ route: 'member-role', limit: 10_000, windowMs: 1_000 });
+      sandbox.setRateLimit({ route: 'member-role', limit: 10, windowMs: 10_000 });
     }
   });
 });

@@ -9,7 +9,7 @@ import { createDiscordAccess, createMemberRoleCache } from '../../../../src/edge
  */
 let sandbox: DiscordSandbox;
 beforeAll(async () => {
-  sandbox = await createDiscordSandbox({ rateLimits: { global: { limit: 10_000, windowMs: 1_000 } } });
+  sandbox = await createDiscordSandbox();
 });
 afterAll(() => sandbox.close());
 
@@ -23,7 +23,6 @@ function setup() {
     token: sandbox.botToken,
     botUserId: sandbox.botUserId,
     clock: createManualClock(),
-    rest: { globalRequestsPerSecond: 10_000 },
   });
   sandbox.resetRequests();
   // Reads of members other than the bot (the writer reads the bot's own member for the role hierarchy).

@@ -1,11 +1,14 @@
 import {
   type BudgetRow,
   GLOBAL_JITTER_MS,
+  LOCAL_MARGIN_MS,
   PROBE_MS,
   UNLIMITED,
   WINDOW_MARGIN_MS,
   blockedInto,
+  GLOBAL_KEY,
   budgetKeyOf,
+  createMemoryBudgetStore,
   globalBudgetOf,
   learnInto,
   releaseOf,
@@ -20,6 +23,7 @@ const bucket = (over: Partial<BudgetRow> = {}): BudgetRow => ({
   windowEnd: 10_000 + WINDOW_MARGIN_MS,
   used: 0,
   learned: true,
+  seenSentAt: 0,
   ...over,
 });
 
@@ -71,7 +75,7 @@ test('an unknown bucket lets one request probe it, then waits (polling) for the 
   expect(second.result.granted).toBe(0);
   expect(second.result.waitMs).toBeLessThanOrEqual(100);
   const learned = learnInto(second.row, { limit: 10, remaining: 9, resetAfterMs: 9_990 }, 20)!;
-  expect(learned).toEqual({ limit: 10, windowMs: 9_990, windowEnd: 20 + 9_990 + WINDOW_MARGIN_MS, used: 1, learned: true });
+  expect(learned).toEqual({ limit: 10, windowMs: 9_990, windowEnd: 20 + 9_990 + WINDOW_MARGIN_MS, used: 1, learned: true, seenSentAt: 20 });
 });
 
 test('an answer without rate-limit headers leaves the route to the global limit', () => {
@@ -81,16 +85,36 @@ test('an answer without rate-limit headers leaves the route to the global limit'
   expect(learnInto(known, null, 5)).toBe(known);
 });
 
-test('what Discord counted wins when it is more than ours (another process spent some); an older window changes nothing', () => {
+test('in the same window, what Discord counted wins when it is more than ours (another process spent some), and what we counted when it is more', () => {
   const ours = bucket({ used: 2 });
-  expect(learnInto(ours, { limit: 10, remaining: 4, resetAfterMs: 9_000 }, 1_000)).toMatchObject({ used: 6 });
+  expect(learnInto(ours, { limit: 10, remaining: 4, resetAfterMs: 9_000 }, 1_000)).toMatchObject({
+    used: 6,
+    windowEnd: 10_000 + WINDOW_MARGIN_MS,
+  });
   expect(learnInto(ours, { limit: 10, remaining: 9, resetAfterMs: 9_000 }, 1_000)).toMatchObject({ used: 2 });
-  const fresh = bucket({ used: 1, windowEnd: 20_000 });
-  // The answer of a request sent at the end of the previous window: it says the bucket was spent.
-  expect(learnInto(fresh, { limit: 10, remaining: 0, resetAfterMs: 20 }, 10_000)).toBe(fresh);
+  // The requests sent after it and not answered yet are in Discord's count by the time it is read.
+  expect(learnInto(ours, { limit: 10, remaining: 4, resetAfterMs: 9_000, inFlightAfter: 2 }, 1_000)).toMatchObject({ used: 8 });
 });
 
-test('an answer saying the bucket is smaller than the row thought replaces the row, window and count', () => {
+test('an answer of a request sent before the one the row follows says nothing about now: it only adds to the same window', () => {
+  // The row follows a request sent at 9,995, the first of a new window; a request sent at 9,980 answers late, of the old window.
+  const fresh = bucket({ used: 1, windowEnd: 20_000, seenSentAt: 9_995 });
+  expect(learnInto(fresh, { limit: 10, remaining: 0, resetAfterMs: 20, ageMs: 20 }, 10_000)).toBe(fresh);
+  const current = bucket({ used: 2, windowEnd: 10_000 + WINDOW_MARGIN_MS, seenSentAt: 900 });
+  expect(learnInto(current, { limit: 10, remaining: 5, resetAfterMs: 9_000, ageMs: 200 }, 1_000)).toEqual({ ...current, used: 5 });
+});
+
+test('a bucket that grows is learned from the latest answer: its limit, and a shorter window even though it ends before ours', () => {
+  // 10 per 10 s, spent; Discord now allows 100 per second, and says so in the next answer (a window's first request).
+  const spent = bucket({ used: 10, seenSentAt: 100 });
+  const grown = learnInto(spent, { limit: 100, remaining: 99, resetAfterMs: 1_000, ageMs: 10 }, 2_000)!;
+  expect(grown).toEqual({ limit: 100, windowMs: 1_000, windowEnd: 3_000 + WINDOW_MARGIN_MS, used: 1, learned: true, seenSentAt: 1_990 });
+  expect(drain(grown, 'interactive', 2_000).granted).toBe(99);
+  // Its windows from then on are of a second.
+  expect(takeFrom(grown, 'interactive', 1, 5_000).row).toMatchObject({ used: 1, windowEnd: 6_000 + WINDOW_MARGIN_MS });
+});
+
+test('a bucket that shrinks is learned from the latest answer: its limit, window and count', () => {
   const large = bucket({ limit: 10_000, windowMs: 60_000, windowEnd: 50_000, used: 100 });
   expect(learnInto(large, { limit: 10, remaining: 9, resetAfterMs: 2_000 }, 1_000)).toEqual({
     limit: 10,
@@ -98,15 +122,85 @@ test('an answer saying the bucket is smaller than the row thought replaces the r
     windowEnd: 3_000 + WINDOW_MARGIN_MS,
     used: 1,
     learned: true,
+    seenSentAt: 1_000,
   });
 });
 
-test("the global limit is counted in windows short enough that no second of Discord's sees more than 50, even 200 ms late", () => {
-  const global = globalBudgetOf(50);
-  expect(global).toEqual({ limit: 7, windowMs: 150 });
+test('only the answer to a window’s first request shortens the window; a later one in it may lengthen it; the end follows Discord', () => {
+  const row = bucket({ windowMs: 10_000, windowEnd: 10_000 + WINDOW_MARGIN_MS, used: 3 });
+  // Half-way through a window of 1 s (Discord changed it): the end moves, the length stays until a window's first answer says.
+  const midway = learnInto(row, { limit: 10, remaining: 5, resetAfterMs: 500 }, 1_000)!;
+  expect(midway).toMatchObject({ windowMs: 10_000, windowEnd: 1_500 + WINDOW_MARGIN_MS, used: 5 });
+  expect(learnInto(midway, { limit: 10, remaining: 9, resetAfterMs: 1_000 }, 2_000)).toMatchObject({ windowMs: 1_000, used: 1 });
+  expect(learnInto(row, { limit: 10, remaining: 5, resetAfterMs: 30_000 }, 1_000)).toMatchObject({ windowMs: 30_000 });
+});
+
+test("instances sharing a store count the global limit in windows short enough that no second of Discord's sees more than 50, even 200 ms late", () => {
+  const global = globalBudgetOf(50, true);
+  expect(global).toEqual({ limit: 7, windowMs: 150, counting: 'windows' });
   const window = global.windowMs + WINDOW_MARGIN_MS;
   // A second of Discord's plus the jitter overlaps at most this many of our windows, each spent whole.
   expect((Math.ceil((1_000 + GLOBAL_JITTER_MS) / window) + 1) * global.limit).toBeLessThanOrEqual(50);
+});
+
+/**
+ * Greedy takers of one process's global count for `seconds`: each granted request reaches Discord
+ * `delay(i)` ms after its grant and is answered 5 ms after that. The arrivals, sorted.
+ */
+async function greedy(seconds: number, delay: (i: number) => number): Promise<number[]> {
+  let now = 0;
+  const store = createMemoryBudgetStore(() => now);
+  const global = globalBudgetOf(50, false);
+  const answers: Array<{ at: number; ticket: number }> = [];
+  const arrivals: number[] = [];
+  for (; now < seconds * 1_000; now += 1) {
+    for (const a of answers.filter((x) => x.at === now)) await store.answered!(GLOBAL_KEY, a.ticket);
+    for (;;) {
+      const taken = await store.take(GLOBAL_KEY, 'bulk', 1, global);
+      if (taken.granted === 0) {
+        expect(taken.waitMs).toBeGreaterThan(0);
+        break;
+      }
+      const arrival = now + delay(arrivals.length);
+      arrivals.push(arrival);
+      answers.push({ at: arrival + 5, ticket: taken.at! });
+    }
+  }
+  return arrivals.sort((a, b) => a - b);
+}
+
+/** The most requests that reach Discord within any one second. */
+function busiestSecond(arrivals: readonly number[]): number {
+  let worst = 0;
+  for (let i = 0, j = 0; i < arrivals.length; i++) {
+    while (arrivals[i]! - arrivals[j]! >= 1_000) j++;
+    worst = Math.max(worst, i - j + 1);
+  }
+  return worst;
+}
+
+test("one process uses the global limit whole: its requests counted until their answers, no second of Discord's sees more than 50, however late some are sent", async () => {
+  const global = globalBudgetOf(50, false);
+  expect(global).toEqual({ limit: 50, windowMs: 1_000 + LOCAL_MARGIN_MS, counting: 'sliding' });
+  // A quiet process: requests reach Discord a few ms after their grant. Within 1.05× of Discord's floor (50 a second).
+  const quiet = await greedy(10, (i) => 2 + (i % 3));
+  expect(busiestSecond(quiet)).toBeLessThanOrEqual(50);
+  expect(quiet.length / 10).toBeGreaterThanOrEqual(50 / 1.05);
+  // A busy one: some requests leave up to 400 ms after their grant (a long pause of the event loop), the others at once.
+  const busy = await greedy(10, (i) => (i % 7 === 0 ? 400 : 1));
+  expect(busiestSecond(busy)).toBeLessThanOrEqual(50);
+});
+
+test('a 429 of the global limit fills the sliding log until its Retry-After', async () => {
+  let now = 0;
+  const store = createMemoryBudgetStore(() => now);
+  const global = globalBudgetOf(50, false);
+  expect((await store.take('global', 'interactive', 1, global)).granted).toBe(1);
+  await store.blocked('global', 2_000);
+  now = 1_500;
+  expect(await store.take('global', 'interactive', 1, global)).toMatchObject({ granted: 0, waitMs: 500 + WINDOW_MARGIN_MS });
+  now = 2_000 + WINDOW_MARGIN_MS;
+  expect((await store.take('global', 'interactive', 1, global)).granted).toBe(1);
 });
 
 test('a 429 spends the bucket until its Retry-After', () => {
@@ -114,7 +208,7 @@ test('a 429 spends the bucket until its Retry-After', () => {
 });
 
 test('the global limit is known without asking and granted several at a time to a shared store', () => {
-  const { result, row } = takeFrom(undefined, 'interactive', 100, 0, { limit: 50, windowMs: 1_000 });
+  const { result, row } = takeFrom(undefined, 'interactive', 100, 0, { limit: 50, windowMs: 1_000, counting: 'windows' });
   expect(result.granted).toBe(5);
   expect(row).toMatchObject({ limit: 50, used: 5, learned: true });
 });

@@ -1,6 +1,8 @@
+import pino from 'pino';
 import { createManualClock } from '@tierlink/sandbox';
 import { type DiscordSandbox, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import { createDiscordAccess, createMemoryBudgetStore } from '../../../../src/edges/outbound/discord';
+import { createRequestScheduler } from '../../../../src/edges/outbound/discord/request-scheduler';
 
 /**
  * Pacing and lanes against the Discord stand-in's own rate limits: its member-role bucket (10 per
@@ -12,6 +14,8 @@ let sandbox: DiscordSandbox;
 beforeAll(async () => {
   sandbox = await createDiscordSandbox({
     rateLimits: { global: { limit: 50, windowMs: 1_000 }, routes: { 'member-role': { limit: 10, windowMs: 2_000 } } },
+    raisedLimits:
+      'member-role windows of 2 s instead of 10 s keep the tests short; Tierlink learns whatever the headers say, and the tests change the bucket at will',
   });
 });
 afterAll(() => sandbox.close());
@@ -117,7 +121,9 @@ test('a bucket that shrank: the requests held from a larger window are cut to wh
 
 test("Discord's global 50 requests per second is kept across guilds: 120 grants in 12 guilds, no 429", async () => {
   const guilds = Array.from({ length: 12 }, () => setup(10));
-  // One REST client (one process) for all of them, as in production.
+  // The earlier tests' requests count in Discord's current second, and this process does not know them: a second later they do not.
+  await new Promise((r) => setTimeout(r, 1_100));
+  // One REST client (one process) for all of them, as in production: it counts the global limit whole (50 in any 1,050 ms).
   const { access } = guilds[0]!;
   const results = await Promise.all(
     guilds.flatMap(({ guildId, gold, ids }) => ids.map((u) => access.writer.addRole(guildId, u, gold, 'bulk', { lane: 'bulk' }))),
@@ -125,4 +131,96 @@ test("Discord's global 50 requests per second is kept across guilds: 120 grants 
   expect(results.every((r) => r.ok)).toBe(true);
   expect(sandbox.rateLimitHits()).toEqual([]);
   expect(access.rest.stats().tooManyRequests).toBe(0);
+});
+
+/** A debug logger whose lines the test reads. */
+function memoryLogger() {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino(
+    { level: 'debug' },
+    {
+      write: (line: string) => {
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      },
+    },
+  );
+  return { logger, lines };
+}
+
+test('a bucket that changes size and window mid-run is followed in both directions from the next answer: no 429, no wait but the old window’s rest', async () => {
+  const { logger, lines } = memoryLogger();
+  const { guildId, gold, ids } = setup(60);
+  // A new process: the earlier tests' requests in Discord's current second are not its to know.
+  await new Promise((r) => setTimeout(r, 1_100));
+  const access = createDiscordAccess({
+    apiBaseUrl: sandbox.apiBaseUrl,
+    token: sandbox.botToken,
+    botUserId: sandbox.botUserId,
+    clock: createManualClock(),
+    logger,
+  });
+  const key = `member-role:${guildId}`;
+  const waitsFor = () => lines.filter((l) => l.msg === 'discord request waits for its bucket' && l.bucket === key);
+  const grant = (members: readonly string[], reason: string) =>
+    Promise.all(members.map((u) => access.writer.addRole(guildId, u, gold, reason, { lane: 'interactive' })));
+  try {
+    // 10 per 2 s, learned; the window is spent.
+    expect((await grant(ids.slice(0, 10), 'small')).every((r) => r.ok)).toBe(true);
+    // Discord grows the bucket: 100 per second. The old window's rest is waited once; the next answer teaches the rest.
+    sandbox.setRateLimit({ route: 'member-role', limit: 100, windowMs: 1_000 });
+    const before = waitsFor().length;
+    expect((await grant(ids.slice(10, 40), 'grown')).every((r) => r.ok)).toBe(true);
+    const grownWaits = waitsFor().slice(before);
+    expect(grownWaits.length).toBeLessThanOrEqual(1);
+    for (const wait of grownWaits) expect(wait).toMatchObject({ lane: 'interactive', waitMs: expect.any(Number) });
+    // Discord shrinks it, window longer: 5 per 1.5 s. Followed from the first answer, no request refused by Discord.
+    sandbox.setRateLimit({ route: 'member-role', limit: 5, windowMs: 1_500 });
+    const shrunk = await grant(ids.slice(40, 52), 'shrunk');
+    expect(shrunk.every((r) => r.ok)).toBe(true);
+    // 12 requests in windows of 5: two waits for a window at least.
+    expect(waitsFor().length - before - grownWaits.length).toBeGreaterThanOrEqual(2);
+    expect(sandbox.rateLimitHits()).toEqual([]);
+    expect(grantsIn(guildId)).toHaveLength(52);
+  } finally {
+    sandbox.setRateLimit({ route: 'member-role', limit: 10, windowMs: 2_000 });
+  }
+});
+
+test('at shutdown a request waiting for its bucket ends with an error, and later ones at once', async () => {
+  const { guildId, gold, ids, access } = setup(12);
+  // 10 go out; the 11th waits for the window.
+  const granted = Promise.allSettled(ids.slice(0, 11).map((u) => access.writer.addRole(guildId, u, gold, 'waiting')));
+  await until(() => grantsIn(guildId).length >= 10, 'the window spent');
+  access.scheduler.close();
+  const results = await granted;
+  expect(results.filter((r) => r.status === 'fulfilled' && r.value.ok)).toHaveLength(10);
+  expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([
+    expect.stringContaining('the Discord client is stopping'),
+  ]);
+  await expect(access.writer.addRole(guildId, ids[11]!, gold, 'after')).rejects.toThrow('the Discord client is stopping');
+  expect(grantsIn(guildId)).toHaveLength(10);
+});
+
+test('when the global limit is spent by bulk requests, an interactive request of the same process takes the next room before every waiting bulk one', async () => {
+  const scheduler = createRequestScheduler({
+    store: createMemoryBudgetStore(() => performance.now()),
+    // As one process counts the global limit, here 2 in any 100 ms.
+    global: { limit: 2, windowMs: 100, counting: 'sliding' },
+  });
+  const sent: string[] = [];
+  const headers = new Headers({ 'x-ratelimit-limit': '1000', 'x-ratelimit-remaining': '999', 'x-ratelimit-reset-after': '60' });
+  const send = scheduler.makeRequest(
+    async (url: string, _init: { method: string }) => {
+      sent.push(url);
+      return { status: 200, headers };
+    },
+    () => '/users/@me',
+  );
+  await send('learn', { method: 'GET' });
+  await new Promise((r) => setTimeout(r, 120));
+  const bulk = ['b1', 'b2', 'b3', 'b4', 'b5', 'b6'].map((name) => scheduler.inLane('bulk', () => send(name, { method: 'GET' })));
+  await new Promise((r) => setTimeout(r, 10));
+  const interactive = scheduler.inLane('interactive', () => send('i', { method: 'GET' }));
+  await Promise.all([...bulk, interactive]);
+  expect(sent.slice(1)).toEqual(['b1', 'b2', 'i', 'b3', 'b4', 'b5', 'b6']);
 });

@@ -1,4 +1,5 @@
 import { startWebhookReceiver } from '@tierlink/sandbox';
+import { UNPACED_PATREON, raisedPatreon } from '../../../support/raised-limits';
 import type { PatreonApiError, ServiceDialect } from '../../../../src/edges/outbound/patreon';
 import {
   MEMBER_TRIGGERS,
@@ -167,7 +168,11 @@ describe("the client in Patreon's dialect (against the stand-in)", () => {
   let h: Harness;
   let gold: string;
   const start = async (options: HarnessOptions = {}) => {
-    h = await startHarness({ ...options, sandbox: { dialect: 'patreon', rateLimits: 'none', ...options.sandbox } });
+    h = await startHarness({
+      budgetLimits: UNPACED_PATREON,
+      ...options,
+      sandbox: { dialect: 'patreon', ...raisedPatreon("these checks are about the dialect's names, not the pace"), ...options.sandbox },
+    });
     gold = h.sb.createTier(h.sb.campaignId, { title: 'Gold', amountCents: 500, discordRoleIds: [ROLE] }).id;
   };
   afterEach(() => h.close());

@@ -23,6 +23,7 @@ import {
 import type { MembershipServiceSandbox, MembershipServiceSandboxOptions } from '@tierlink/sandbox/membership-service';
 import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import type { Sleep } from '../../../../src/shared/clock';
+import type { OddValueSink } from '../../../../src/edges/outbound/patreon/attribute-reader';
 import { silentLogger } from '../../../../src/shared/logger';
 
 /** An in-memory creator token store that remembers every save. */
@@ -79,6 +80,8 @@ export interface HarnessOptions {
   /** What the dialect store holds at start (a dialect learned by an earlier process). */
   storedDialect?: ServiceDialect | null;
   budgetLimits?: Partial<Record<ServiceDialect, BudgetLimits | null>>;
+  /** Told of each odd value the client tolerated. */
+  onOddValue?: OddValueSink;
 }
 
 /** A sandbox plus our client wired to it: real HTTP, a manual clock, a recording sleep, jitter pinned to 0.5. */
@@ -116,7 +119,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     const budget = createRequestBudget({ clock, sleep, dialect, ...(options.budgetLimits ? { limits: options.budgetLimits } : {}) });
     const oauth = createOAuthClient({ ...common, budget });
     const session = createCreatorSession({ store, refresh: (token) => oauth.refreshToken(token), clock, logger: silentLogger });
-    const client = createPatreonClient({ ...common, session, dialect, budget, onRequest: (info) => infos.push(info) });
+    const client = createPatreonClient({
+      ...common,
+      session,
+      dialect,
+      budget,
+      onRequest: (info) => infos.push(info),
+      ...(options.onOddValue ? { onOddValue: options.onOddValue } : {}),
+    });
     return { dialect, budget, session, client };
   };
   const first = wire();

@@ -76,6 +76,13 @@ describe('listing members (members-iterator against the sandbox)', () => {
     );
     let found;
     for await (const page of h.client.listMembers(h.sb.campaignId)) found ??= page.members.find((x) => x.id === m.id);
+    // Only what decides or labels is asked for: no lifetime support (nothing reads it).
+    expect(
+      h.sb
+        .requests()
+        .find((r) => r.path.endsWith('/members'))
+        ?.query['fields[member]']?.split(','),
+    ).not.toContain('lifetime_support_cents');
     expect(found).toEqual({
       id: m.id,
       campaignId: h.sb.campaignId,
@@ -91,7 +98,6 @@ describe('listing members (members-iterator against the sandbox)', () => {
       entitledTierIds: [tierId],
       pledgeRelationshipStart: '2025-01-01T00:00:00.000Z',
       currentlyEntitledAmountCents: 500,
-      lifetimeSupportCents: 6000,
       discordUserId: '323456789012345678',
     });
   });

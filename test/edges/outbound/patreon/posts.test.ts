@@ -1,4 +1,5 @@
 import { PatreonApiError } from '../../../../src/edges/outbound/patreon/errors';
+import { UNPACED_PATREON, raisedPatreon } from '../../../support/raised-limits';
 import type { Resource } from '../../../../src/edges/outbound/patreon/json-api';
 import { parsePost, webUrl } from '../../../../src/edges/outbound/patreon/posts';
 import { type Harness, startHarness } from './harness';
@@ -66,7 +67,10 @@ test('a missing attribute or a wrong type is an invalid response, not a guess', 
 describe.each(['spec', 'patreon'] as const)('the posts endpoints in the %s dialect (against the stand-in)', (dialect) => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ sandbox: { dialect, rateLimits: 'none' } });
+    h = await startHarness({
+      sandbox: { dialect, ...raisedPatreon('the posts checks share one harness and are about the answers, not the pace') },
+      budgetLimits: UNPACED_PATREON,
+    });
   });
   afterAll(() => h.close());
 

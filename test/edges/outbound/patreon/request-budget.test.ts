@@ -1,6 +1,10 @@
 import { type ManualClock, createManualClock } from '@tierlink/sandbox';
 import type { BudgetLimits, RequestBudget, RequestPriority, ServiceDialect } from '../../../../src/edges/outbound/patreon';
 import { PATREON_PUBLISHED_LIMITS, createRequestBudget } from '../../../../src/edges/outbound/patreon';
+import { COUNT_MARGIN_MS } from '../../../../src/edges/outbound/patreon/request-budget';
+
+/** A window of 60 s as counted: a request leaves it this long after its answer (here, on a manual clock, its count). */
+const MINUTE = 60_000 + COUNT_MARGIN_MS;
 import type { Harness } from './harness';
 import { listAll, startHarness } from './harness';
 
@@ -16,17 +20,27 @@ function budgetOn(dialect: ServiceDialect, limits?: Partial<Record<ServiceDialec
   const pending: Array<{ until: number; wake: () => void }> = [];
   const budget: RequestBudget = createRequestBudget({
     clock,
-    sleep: (ms) =>
+    // An aborted sleep ends at once, without time passing.
+    sleep: (ms, signal) =>
       new Promise<void>((wake) => {
         sleeps.push(ms);
-        pending.push({ until: clock.now().getTime() + ms, wake });
+        const entry = { until: clock.now().getTime() + ms, wake };
+        pending.push(entry);
+        signal?.addEventListener('abort', () => {
+          pending.splice(pending.indexOf(entry), 1);
+          sleeps.splice(sleeps.lastIndexOf(ms), 1);
+          wake();
+        });
       }),
     dialect: { current: async () => dialect },
     ...(limits ? { limits } : {}),
   });
-  /** Acquires and resolves with the ms (since the start) at which the request went. */
+  /** Acquires, is answered at once, and resolves with the ms (since the start) at which the request went. */
   const go = (tokenKey: string | null, priority: RequestPriority): Promise<number> =>
-    budget.acquire({ tokenKey, priority }).then(() => clock.now().getTime() - start);
+    budget.acquire({ tokenKey, priority }).then((counted) => {
+      counted.answered();
+      return clock.now().getTime() - start;
+    });
   /** Lets time pass, sleep by sleep, until every promise has settled. */
   const all = async <T>(promises: ReadonlyArray<Promise<T>>): Promise<T[]> => {
     let done = false;
@@ -67,7 +81,7 @@ describe('request budget (mocked clock)', () => {
     const b = budgetOn('patreon', { patreon: small(5, 2) });
     const bulk = await b.all([0, 1, 2, 3, 4].map(() => b.go('creator:1', 'bulk')));
     // Three fit (5 − 2 reserved); the fourth and fifth wait until the first three leave the minute.
-    expect(bulk).toEqual([0, 0, 0, 60_000, 60_000]);
+    expect(bulk).toEqual([0, 0, 0, MINUTE, MINUTE]);
   });
 
   it('an interactive request goes at once on the reserve while bulk requests wait', async () => {
@@ -75,10 +89,10 @@ describe('request budget (mocked clock)', () => {
     const order: string[] = [];
     const bulk = [0, 1, 2, 3].map((i) => b.go('creator:1', 'bulk').then((at) => order.push(`bulk ${i} @${at}`)));
     await new Promise((resolve) => setImmediate(resolve));
-    expect(b.sleeps).toEqual([60_000]);
+    expect(b.sleeps).toEqual([MINUTE]);
     const interactive = b.go('creator:1', 'interactive').then((at) => order.push(`interactive @${at}`));
     await b.all([...bulk, interactive]);
-    expect(order).toEqual(['bulk 0 @0', 'bulk 1 @0', 'bulk 2 @0', 'interactive @0', 'bulk 3 @60000']);
+    expect(order).toEqual(['bulk 0 @0', 'bulk 1 @0', 'bulk 2 @0', 'interactive @0', `bulk 3 @${MINUTE}`]);
   });
 
   it('when a slot frees, waiting interactive requests go before bulk ones that came earlier', async () => {
@@ -91,21 +105,22 @@ describe('request budget (mocked clock)', () => {
       b.go('creator:1', 'interactive').then((at) => order.push(`interactive @${at}`)),
     ];
     await b.all(waits);
-    expect(order).toEqual(['interactive @60000', 'bulk A @60000', 'bulk B @120000']);
+    expect(order).toEqual([`interactive @${MINUTE}`, `bulk A @${MINUTE}`, `bulk B @${2 * MINUTE}`]);
   });
 
   it("another token's requests do not wait for a full token; the client's window holds them all", async () => {
     const b = budgetOn('patreon', { patreon: small(2, 0, { requests: 3, windowMs: 2_000 }) });
     expect(await b.all([b.go('a', 'interactive'), b.go('a', 'interactive'), b.go('b', 'interactive')])).toEqual([0, 0, 0]);
-    expect(await b.all([b.go('c', 'interactive'), b.go(null, 'interactive')])).toEqual([2_000, 2_000]);
-    expect(await b.all([b.go('a', 'interactive')])).toEqual([60_000]);
+    expect(await b.all([b.go('c', 'interactive'), b.go(null, 'interactive')])).toEqual([2_000 + COUNT_MARGIN_MS, 2_000 + COUNT_MARGIN_MS]);
+    expect(await b.all([b.go('a', 'interactive')])).toEqual([MINUTE]);
   });
 
-  it("the spec's dialect states no quota: nothing is paced", async () => {
+  it("the spec's dialect is paced as Patreon's (its names are Patreon's API): 90 bulk requests a minute per token", async () => {
     const b = budgetOn('spec');
-    const times = await b.all(Array.from({ length: 500 }, () => b.go('creator:1', 'bulk')));
-    expect(new Set(times)).toEqual(new Set([0]));
-    expect(b.sleeps).toEqual([]);
+    const times = await b.all(Array.from({ length: 200 }, () => b.go('creator:1', 'bulk')));
+    expect(times.filter((t) => t === 0)).toHaveLength(90);
+    expect(times.filter((t) => t === MINUTE)).toHaveLength(90);
+    expect(times.filter((t) => t === 2 * MINUTE)).toHaveLength(20);
   });
 });
 
@@ -122,8 +137,8 @@ describe("the client's budget against the stand-in's rate limits (Patreon's dial
     expect(h.sb.requests().map((r) => r.status)).toEqual(Array.from({ length: 150 }, () => 200));
     const times = h.sb.requests().map((r) => Date.parse(r.at) - started);
     expect(times.slice(0, 100)).toEqual(Array.from({ length: 100 }, () => 0));
-    expect(new Set(times.slice(100))).toEqual(new Set([60_000]));
-    expect(h.sleeps).toEqual([60_000]);
+    expect(new Set(times.slice(100))).toEqual(new Set([MINUTE]));
+    expect(h.sleeps).toEqual([MINUTE]);
   });
 
   it('webhook re-reads during a sync go at once on the reserve while the pages wait', async () => {
@@ -138,7 +153,16 @@ describe("the client's budget against the stand-in's rate limits (Patreon's dial
       storedDialect: 'patreon',
       budgetLimits: { patreon: small(6, 2, { requests: 100, windowMs: 2_000 }) },
       // Time passes only when the test says so, once the requests it expects have been answered.
-      sleep: (ms) => new Promise<void>((wake) => wakes.push(() => (clock?.advance(ms), wake()))),
+      sleep: (ms, signal) =>
+        new Promise<void>((wake) => {
+          const entry = () => (clock?.advance(ms), wake());
+          wakes.push(entry);
+          // Aborted (a request was answered, the wait may be shorter): ends at once, without time passing.
+          signal?.addEventListener('abort', () => {
+            wakes.splice(wakes.indexOf(entry), 1);
+            wake();
+          });
+        }),
     });
     clock = h.clock;
     const tier = h.sb.createTier(h.sb.campaignId, { title: 'Gold', amountCents: 500 });
@@ -162,13 +186,16 @@ describe("the client's budget against the stand-in's rate limits (Patreon's dial
     expect(pageTimes()).toEqual([0, 0, 0, 0]); // 6 − 2 kept for interactive requests
     const reReads = await Promise.all([h.client.getMember(member.id), h.client.getMember(member.id)]);
     expect(reReads.map((d) => d?.member.id)).toEqual([member.id, member.id]);
-    expect(wakes).toHaveLength(1); // answered while the sync still waits
+    // Answered while the sync still waits (its wait looked at again once they were answered).
+    await waiting(1);
+    expect(wakes).toHaveLength(1);
+    expect(pageTimes()).toEqual([0, 0, 0, 0]);
     wakes.shift()?.();
     await waiting(1);
     wakes.shift()?.();
     const { pages } = await sync;
     expect(pages).toBe(10);
-    expect(pageTimes()).toEqual([0, 0, 0, 0, 60_000, 60_000, 60_000, 60_000, 120_000, 120_000]);
+    expect(pageTimes()).toEqual([0, 0, 0, 0, MINUTE, MINUTE, MINUTE, MINUTE, 2 * MINUTE, 2 * MINUTE]);
     expect(h.sb.requests().every((r) => r.status === 200)).toBe(true);
   });
 

@@ -39,6 +39,7 @@ test('migrations create every table and a second run changes nothing', async () 
     'links',
     'member_snapshots',
     'mod_log_state',
+    'patreon_budget',
     'post_polls',
     'role_allowances',
     'role_grants',
@@ -75,6 +76,32 @@ test('a named lock is held by one holder at a time', async () => {
   release();
   await expect(first).resolves.toEqual({ acquired: true, value: 'first' });
   await expect(other.tryWithLock('nightly-sync', async () => 'second')).resolves.toEqual({ acquired: true, value: 'second' });
+  if (other !== t.database) await other.close();
+});
+
+test('a lock waited for runs its holders one after another, across instances', async () => {
+  const other = onPostgres() ? await openDatabase({ engine: 'postgres', url: t.url!, logger: silentLogger, poolSize: 2 }) : t.database;
+  const order: string[] = [];
+  let release!: () => void;
+  const holding = new Promise<void>((resolve) => (release = resolve));
+  const first = t.database.withLock('creator-refresh:1', async () => {
+    order.push('first in');
+    await holding;
+    order.push('first out');
+    return 'first';
+  });
+  await new Promise((r) => setTimeout(r, 100));
+  const second = other.withLock('creator-refresh:1', async () => {
+    order.push('second in');
+    return 'second';
+  });
+  const elsewhere = await other.withLock('creator-refresh:2', async () => 'another creator');
+  expect(elsewhere).toBe('another creator');
+  await new Promise((r) => setTimeout(r, 100));
+  expect(order).toEqual(['first in']);
+  release();
+  await expect(Promise.all([first, second])).resolves.toEqual(['first', 'second']);
+  expect(order).toEqual(['first in', 'first out', 'second in']);
   if (other !== t.database) await other.close();
 });
 

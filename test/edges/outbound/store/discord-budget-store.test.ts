@@ -48,7 +48,7 @@ test('the bulk lane leaves the reserve to the interactive lane of any instance',
 });
 
 test('the global limit is shared: a take may grant several at once, and all instances together stay within 50 per window', async () => {
-  const known = { limit: 50, windowMs: 60_000 };
+  const known = { limit: 50, windowMs: 60_000, counting: 'windows' as const };
   const results = await Promise.all(Array.from({ length: 40 }, (_, i) => stores[i % 3]!.take(GLOBAL_KEY, 'interactive', 100, known)));
   const granted = results.reduce((n, r) => n + r.granted, 0);
   expect(granted).toBe(50);
@@ -70,4 +70,28 @@ test('what one instance learns and a 429 another saw are in the one row; idle ro
   await t.database.db.execute(sql`update discord_budget set window_end = now() - interval '2 hours'`);
   await stores[0]!.prune();
   expect(await queryRows(t.database.db, sql`select key from discord_budget`)).toEqual([]);
+});
+
+test("every instance follows Discord's latest answer: a bucket that grew is used whole at once, and an answer of an earlier request changes nothing", async () => {
+  const key = 'member-role:444444444444444444';
+  // Spent for a minute, as one instance learned it.
+  await stores[0]!.learn(key, { limit: 10, remaining: 0, resetAfterMs: 60_000, ageMs: 0 });
+  expect((await stores[1]!.take(key, 'interactive', 1)).granted).toBe(0);
+  // Another instance's next answer: Discord allows 100 a second now (the answer of a window's first request).
+  await stores[1]!.learn(key, { limit: 100, remaining: 99, resetAfterMs: 1_000, ageMs: 0 });
+  expect((await stores[2]!.take(key, 'interactive', 100)).granted).toBe(10);
+  // An answer that arrives late, of a request sent 3 s ago under the old bucket: the row stays as Discord said last.
+  await stores[0]!.learn(key, { limit: 10, remaining: 0, resetAfterMs: 57_000, ageMs: 3_000 });
+  expect((await stores[0]!.take(key, 'interactive', 100)).granted).toBe(10);
+  const [row] = await queryRows<{ limit_count: number; window_ms: number }>(
+    t.database.db,
+    sql`select limit_count, window_ms from discord_budget where key = ${key}`,
+  );
+  expect(row).toEqual({ limit_count: 100, window_ms: 1_000 });
+});
+
+test('the shared store counts the global limit in windows; a sliding count of one process is refused loudly', async () => {
+  await expect(stores[0]!.take(GLOBAL_KEY, 'interactive', 1, { limit: 50, windowMs: 1_050, counting: 'sliding' })).rejects.toThrow(
+    'counts global in windows',
+  );
 });

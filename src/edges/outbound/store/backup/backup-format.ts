@@ -23,10 +23,18 @@ export const BACKUP_FORMAT_VERSION = 1;
 
 /**
  * Tables that say which processes are running now (their heartbeats, gateway shard leases,
- * IDENTIFY slots, Discord's request windows), not what Tierlink knows: a backup leaves them out,
- * so a restored database starts with no process holding anything. Every other table is carried.
+ * IDENTIFY slots, Discord's and Patreon's request windows, the interactions being answered this
+ * quarter hour), not what Tierlink knows: a backup leaves them out, so a restored database starts
+ * with no process holding anything. Every other table is carried.
  */
-export const PROCESS_TABLES: readonly string[] = ['instances', 'shard_leases', 'identify_slots', 'discord_budget'];
+export const PROCESS_TABLES: readonly string[] = [
+  'instances',
+  'shard_leases',
+  'identify_slots',
+  'discord_budget',
+  'patreon_budget',
+  'interaction_claims',
+];
 
 /** Which key sealed the stored secrets of the install that made the backup. */
 export interface SealedWith {

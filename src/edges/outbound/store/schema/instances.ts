@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, jsonb, pgSequence, pgTable, text } from 'drizzle-orm/pg-core';
 import { ts } from './columns';
 
-// What the instances on one database share: who is running, who holds each gateway shard, the IDENTIFY slots, and Discord's request budget.
+// What the instances on one database share: who is running, who holds each gateway shard, the IDENTIFY slots, and Discord's and Patreon's request budgets.
 
 /**
  * The running instances of this installation (docs/decisions.md §17): each writes its row at start
@@ -84,5 +84,18 @@ export const discordBudget = pgTable('discord_budget', {
   windowEnd: ts('window_end').notNull(),
   used: integer('used').notNull(),
   learned: boolean('learned').notNull(),
+  /** When the request whose answer the row follows was sent (the database's clock); null: none yet. */
+  seenSentAt: ts('seen_sent_at'),
   version: integer('version').notNull().default(1),
+});
+
+/**
+ * Patreon's request budget shared by every instance on this database (docs/decisions.md §19,
+ * docs/patreon-api-notes.md §6): one row per limit Patreon counts (the OAuth client's, each
+ * creator grant's), holding the times of the requests still inside its window (ms, the database's
+ * clock), oldest first. Changed under a row lock by src/edges/outbound/store/patreon-budget-store.ts.
+ */
+export const patreonBudget = pgTable('patreon_budget', {
+  key: text('key').primaryKey(),
+  times: bigint('times', { mode: 'number' }).array().notNull(),
 });
