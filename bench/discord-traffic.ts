@@ -6,7 +6,7 @@ import { type PreparedLink, linkUpToCallback, sendCallback } from './link-flow';
 import { type TierlinkStack, startTierlinkStack } from './tierlink-stack';
 
 /**
- * Discord traffic figures for `npm run bench` (issue 14, points 1–2): the whole service and both
+ * Discord traffic figures for `npm run bench`: the whole service and both
  * stand-ins (bench/tierlink-stack.ts), the real discord.js client on the Discord stand-in's gateway
  * feeding the member-role cache, the real clock.
  *

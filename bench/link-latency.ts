@@ -2,7 +2,7 @@ import { linkUpToCallback, sendCallback } from './link-flow';
 import { startTierlinkStack } from './tierlink-stack';
 
 /**
- * `/link` figures for `npm run bench` (issue 3), on the whole service and both stand-ins
+ * `/link` figures for `npm run bench`, on the whole service and both stand-ins
  * (bench/tierlink-stack.ts). Each link runs the way a patron's browser runs it (bench/link-flow.ts):
  * `/link` is injected, the button's URL is followed, the stand-in's consent page is approved, and
  * the callback is requested.

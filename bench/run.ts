@@ -48,7 +48,7 @@ async function main(): Promise<void> {
       run: async () => [...(await runLinkLatencyBenchmark()), ...(postgresUrl ? await runLinkLatencyBenchmark({ postgresUrl }) : [])],
     },
     { title: 'Webhooks', run: () => runWebhookBenchmarks(postgresUrl ? { postgresUrl } : {}) },
-    // Issue 14: member roles from the gateway, interactive before bulk under Discord's member-role bucket.
+    // member roles from the gateway, interactive before bulk under Discord's member-role bucket.
     { title: 'Discord traffic', run: () => runDiscordTrafficBenchmarks(postgresUrl ? { postgresUrl } : {}) },
     { title: 'Full sync', run: () => runFullSyncBenchmark() },
     ...(postgresUrl ? [{ title: 'Full sync on PostgreSQL', run: () => runFullSyncBenchmark({ postgresUrl }) }] : []),

@@ -24,7 +24,7 @@ import { type ScratchDatabase, openScratchDatabase } from './scratch-database';
 import { entitlementSources } from '../src/compose';
 
 /**
- * Webhook figures for `npm run bench` (issue 4):
+ * Webhook figures for `npm run bench`:
  * - the latency from a member change in the membership-service stand-in to the role change on the
  *   Discord stand-in, through the whole path (signed delivery over HTTP → receiver → inbox → processor
  *   → re-read → snapshot → reconciler → Discord REST), median and p99 over `changes` changes;

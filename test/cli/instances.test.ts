@@ -3,7 +3,7 @@ import { onPostgres } from '../support/test-database';
 import { type InstanceProcess, type InstancesWorld, createInstancesWorld, eventually } from '../support/instances';
 
 /**
- * Several `npm start` processes on one PostgreSQL against the stand-ins (issue 13, docs/decisions.md
+ * Several `npm start` processes on one PostgreSQL against the stand-ins (docs/decisions.md
  * §17): one gateway session per shard, each command answered once, each event handled once, a
  * graceful stop handing the gateway over within 5 s and a killed holder replaced within 30 s.
  * Two processes cannot share the embedded database (the second refuses DATA_DIR,

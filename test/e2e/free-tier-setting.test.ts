@@ -4,7 +4,7 @@ import { type E2E, pageText, startE2E } from '../support/e2e';
 import { MANAGE_ROLES, boolOption, runCommand } from '../support/e2e-admin';
 
 /**
- * Whether a free tier grants its roles (issue 10, every kind of member): a per-guild setting, yes by
+ * Whether a free tier grants its roles (every kind of member): a per-guild setting, yes by
  * default, changed with `/settings free_tiers_grant_roles:` or on the dashboard's Tiers-and-roles
  * page. Turning it off takes the free tier's role from its free members through the one apply path
  * (ledger row gone, audit row with the settings trigger); on gives it back. A moderator whose

@@ -7,7 +7,7 @@ import { DashboardBrowser, type PageAnswer } from '../support/dashboard-client';
 import { type E2E, pageText, startE2E } from '../support/e2e';
 
 /**
- * The join page end to end (issue 16), through both stand-ins over real HTTP: a patron in no server
+ * The join page end to end, through both stand-ins over real HTTP: a patron in no server
  * opens `/join/<slug>`, allows the service's consent page and then Discord's (`identify guilds.join`),
  * and ends in the server with their tier's role, added by one Add Guild Member request with the
  * roles. The Discord token is used for that one request only: no table and no log line holds it.

@@ -3,7 +3,7 @@ import { type E2E, pageText, startE2E } from '../support/e2e';
 import { EVERYONE, runCommand } from '../support/e2e-admin';
 
 /**
- * The campaign chooser of `/connect` (issue 11): its ticket was a reusable GET link, logged in clear.
+ * The campaign chooser of `/connect`: its ticket was a reusable GET link, logged in clear.
  * Now each choice is a form posting a ticket with a token tied to the flow's cookie; a ticket acts
  * once, never by GET, never from another browser, and is never logged.
  */

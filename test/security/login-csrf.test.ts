@@ -6,7 +6,7 @@ import { type E2E, pageText, serviceUrl, startE2E } from '../support/e2e';
 import { EVERYONE, activePatron, runCommand } from '../support/e2e-admin';
 
 /**
- * Login CSRF (issue 11): an attacker runs `/link` (or `/connect`), follows his own link as far as
+ * Login CSRF: an attacker runs `/link` (or `/connect`), follows his own link as far as
  * the service's consent page, and sends that page to a patron (or the creator), who allows in her
  * own browser. Each person has their own `Browser` (cookie jar); everything goes over real HTTP,
  * through the stand-in's consent page. The callback in the wrong browser must refuse and move nothing.

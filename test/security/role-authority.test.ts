@@ -4,7 +4,7 @@ import { type E2E, startE2E } from '../support/e2e';
 import { EVERYONE, MANAGE_ROLES, activePatron, boolOption, pressButton, roleOption, runCommand, tierOption } from '../support/e2e-admin';
 
 /**
- * Role laundering (issue 11): a moderator with Manage Roles must not get, through Tierlink, what
+ * Role laundering: a moderator with Manage Roles must not get, through Tierlink, what
  * Discord refuses him directly: giving or taking away a role at or above his own highest role, or a
  * role with staff powers. The whole service runs against the stand-ins; every command goes through
  * the real discord.js client, and the moderator's authority comes from his roles in the guild.

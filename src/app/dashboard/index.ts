@@ -60,7 +60,7 @@ export interface DashboardDeps {
 }
 
 /**
- * The creator dashboard's services (issue 15): sign-in with Discord and sessions, who may enter a
+ * The creator dashboard's services: sign-in with Discord and sessions, who may enter a
  * server, and the queries and changes behind each page. The pages (src/edges/inbound/web/dashboard) call
  * only these.
  */

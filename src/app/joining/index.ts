@@ -43,7 +43,7 @@ const READINESS_CHECK: Record<JoinReadiness, { ok: boolean; detail: string; fix:
 };
 
 /**
- * The join page (issue 16): a public page per server from which a patron who is not in the server
+ * The join page: a public page per server from which a patron who is not in the server
  * yet signs in with the service and with Discord and arrives in the server with their tier roles.
  */
 export function createJoining(deps: JoiningDeps) {

@@ -271,7 +271,7 @@ const SAMPLES: Sample[] = [
   ...joinSamples(),
 ];
 
-/** The join page (issue 16): the page itself, the result, and refusals a person meets. */
+/** The join page: the page itself, the result, and refusals a person meets. */
 function joinSamples(): Sample[] {
   const place: JoinPlace = {
     guildId: '100000000000000001',
