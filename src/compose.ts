@@ -261,6 +261,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     clock,
     logger,
     publicUrl,
+    joinUrl: async (guildId) => (await joining.links.linkOf(guildId)).url,
   });
 
   return {
