@@ -3,6 +3,7 @@ CREATE TABLE "guild_presence" (
 	"discord_user_id" text NOT NULL,
 	"display_name" text,
 	"seen_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"listing" text,
 	CONSTRAINT "guild_presence_guild_id_discord_user_id_pk" PRIMARY KEY("guild_id","discord_user_id")
 );
 --> statement-breakpoint

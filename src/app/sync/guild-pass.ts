@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { adoptions, managedRoleIds, planUser } from '../../core/planner';
 import type { GuildContext, LedgerEntry, MemberState } from '../../core/planner/types';
 import type { GuildSyncReport, PlannedMember } from '../../core/sync-report';
@@ -63,9 +64,10 @@ export function createGuildPass(deps: GuildPassDeps) {
           : false;
       const pendingBySource = new Map([[PATREON, pendingLinks]]);
       let complete = false;
+      const listing = randomUUID();
       try {
-        const listing = deps.directory.listMembers(guild.guildId, deps.pageSize !== undefined ? { pageSize: deps.pageSize } : {});
-        for await (const page of listing) {
+        const pages = deps.directory.listMembers(guild.guildId, deps.pageSize !== undefined ? { pageSize: deps.pageSize } : {});
+        for await (const page of pages) {
           report.discord.pages += 1;
           report.discord.members += page.length;
           const userIds = page.map((m) => m.userId);
@@ -82,6 +84,7 @@ export function createGuildPass(deps: GuildPassDeps) {
             guild.guildId,
             todo.map((m) => ({ userId: m.userId, name: m.nick ?? m.globalName ?? m.username })),
             now,
+            listing,
           );
           for (const m of todo) {
             const isLinked = linked.has(m.userId);
@@ -122,7 +125,7 @@ export function createGuildPass(deps: GuildPassDeps) {
           'full sync: reading the server members failed; no role will be removed',
         );
       }
-      if (complete) await deps.memberList?.sweep(guild.guildId, now);
+      if (complete) await deps.memberList?.sweep(guild.guildId, listing);
       return pending;
     },
   };

@@ -75,9 +75,11 @@ describe('the Members list', () => {
         { userId: id(1), name: 'one' },
         { userId: id(4), name: 'four' },
       ],
-      later,
+      NOW,
+      'listing-2',
     );
-    await repo.sweep(G, later);
+    // The same instant as the seed's rows: the listing's mark, not the clock, tells who it saw.
+    await repo.sweep(G, 'listing-2');
     await build(repo);
     const rows = await repo.page(scope, 'all', 'name', 0, 100);
     const byUser = new Map(rows.filter((r) => r.discordUserId).map((r) => [r.discordUserId!, r]));
@@ -85,7 +87,7 @@ describe('the Members list', () => {
     expect(byUser.get(id(7))).toMatchObject({ inServer: false });
     // A member no source knows (a role Tierlink granted, say) is listed once, as in the server.
     const before = await repo.version(G);
-    await repo.seen(G, [{ userId: '500000000000000001', name: 'helper' }], later);
+    await repo.seen(G, [{ userId: '500000000000000001', name: 'helper' }], later, 'listing-2');
     expect(await repo.version(G)).not.toBe(before);
     await build(repo);
     const all = await repo.page(scope, 'all', 'name', 0, 100);

@@ -37,8 +37,8 @@ const SORT_LABELS: Record<MemberSort, string> = {
 
 const STANDING: Record<ListedStanding, { label: string; pill: string }> = {
   patron: { label: 'patron', pill: 'added' },
-  grace: { label: 'payment declined, in grace', pill: 'warn' },
-  lapsed: { label: 'payment declined, grace over', pill: 'removed' },
+  grace: { label: 'declined, in grace', pill: 'warn' },
+  lapsed: { label: 'declined, grace over', pill: 'removed' },
   former: { label: 'former patron', pill: 'muted' },
   follower: { label: 'follower', pill: 'muted' },
   none: { label: 'no membership', pill: 'muted' },

@@ -264,24 +264,32 @@ export function createMemberListRepository(db: Db) {
     },
 
     /**
-     * Members of a page of the full sync's listing that a source knows (or that hold a role
-     * Tierlink granted): in the server now, under this name. One statement per page.
+     * Members of a page of the full sync's listing (`listing`: that listing's own mark) that a
+     * source knows (or that hold a role Tierlink granted): in the server now, under this name. One
+     * statement per page.
      */
-    async seen(guildId: string, members: ReadonlyArray<{ userId: string; name: string | null }>, at: Date): Promise<void> {
+    async seen(
+      guildId: string,
+      members: ReadonlyArray<{ userId: string; name: string | null }>,
+      at: Date,
+      listing: string | null = null,
+    ): Promise<void> {
       if (members.length === 0) return;
       await db.execute(sql`
-        insert into guild_presence (guild_id, discord_user_id, display_name, seen_at)
-        select ${guildId}, u.id, nullif(u.name, ''), ${at.toISOString()}::timestamptz
+        insert into guild_presence (guild_id, discord_user_id, display_name, seen_at, listing)
+        select ${guildId}, u.id, nullif(u.name, ''), ${at.toISOString()}::timestamptz, ${listing}
         from unnest(${textArray(members.map((m) => m.userId))}::text[], ${textArray(members.map((m) => m.name ?? ''))}::text[]) as u(id, name)
-        on conflict (guild_id, discord_user_id) do update set display_name = excluded.display_name, seen_at = excluded.seen_at`);
+        on conflict (guild_id, discord_user_id) do update
+          set display_name = coalesce(excluded.display_name, guild_presence.display_name), seen_at = excluded.seen_at,
+            listing = excluded.listing`);
     },
 
-    /** After a complete listing that began at `since`: whoever it did not see has left the server. */
-    async sweep(guildId: string, since: Date): Promise<void> {
-      await db.execute(sql`delete from guild_presence where guild_id = ${guildId} and seen_at < ${since.toISOString()}::timestamptz`);
+    /** After a complete listing (`listing`, as given to {@link seen}): whoever it did not see has left the server. */
+    async sweep(guildId: string, listing: string): Promise<void> {
+      await db.execute(sql`delete from guild_presence where guild_id = ${guildId} and listing is distinct from ${listing}`);
     },
 
-    /** One member joined or left (a reconcile or a gateway event learnt it). */
+    /** One member is in the server or not (a reconcile learnt it); `name` null keeps the name last seen. */
     async present(guildId: string, discordUserId: string, name: string | null, at: Date, inServer: boolean): Promise<void> {
       if (inServer) await this.seen(guildId, [{ userId: discordUserId, name }], at);
       else await db.execute(sql`delete from guild_presence where guild_id = ${guildId} and discord_user_id = ${discordUserId}`);

@@ -18,6 +18,8 @@ export const guildPresence = pgTable(
     /** Their name in the server (nickname, display name or username) when seen. */
     displayName: text('display_name'),
     seenAt: ts('seen_at').notNull().defaultNow(),
+    /** The full sync's listing that last saw them (null: a single reconcile did); its sweep removes the others. */
+    listing: text('listing'),
   },
   (t) => [primaryKey({ columns: [t.guildId, t.discordUserId] }), index('guild_presence_seen_idx').on(t.guildId, t.seenAt)],
 );
