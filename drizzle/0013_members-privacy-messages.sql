@@ -43,7 +43,7 @@ CREATE TABLE "member_preferences" (
 --> statement-breakpoint
 ALTER TABLE "guilds" ADD COLUMN "welcome_names" text DEFAULT 'mention' NOT NULL;--> statement-breakpoint
 ALTER TABLE "guilds" ADD COLUMN "patron_messages" boolean DEFAULT false NOT NULL;--> statement-breakpoint
-ALTER TABLE "member_snapshots" ADD COLUMN "hides_pledges" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+ALTER TABLE "member_snapshots" ADD COLUMN "hides_pledges" boolean;--> statement-breakpoint
 CREATE INDEX "guild_presence_seen_idx" ON "guild_presence" USING btree ("guild_id","seen_at");--> statement-breakpoint
 CREATE INDEX "member_list_rows_name_idx" ON "member_list_rows" USING btree ("guild_id","sort_name","row_key");--> statement-breakpoint
 CREATE INDEX "member_list_rows_since_idx" ON "member_list_rows" USING btree ("guild_id","since","row_key");--> statement-breakpoint

@@ -4,6 +4,7 @@ import { createDashboard } from './app/dashboard';
 import { createAuditBrowser } from './app/dashboard/audit';
 import { createGuildPermissions } from './app/guild-permissions';
 import { createJoining } from './app/joining';
+import { createPrivacy } from './app/membership/privacy';
 import { createJoinLinks } from './app/joining/join-links';
 import { createLinking } from './app/linking';
 import type { EntitlementSource } from './core/entitlement-source';
@@ -143,6 +144,10 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   const channels = createChannels({
     repos,
     channels: discord.channels,
+    nameInServer: async (guildId, userId) => {
+      const member = await discord.directory.getMember(guildId, userId);
+      return member ? (member.nick ?? member.globalName ?? member.username) : null;
+    },
     accounts,
     withLock: (name, fn) => database.tryWithLock(name, fn),
     clock,
@@ -268,6 +273,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     ...{ clock, metrics, database, box, repos, discord, rest: discord.rest, accounts, jobQueue, sync, webhooks, linking, admin, publicUrl },
     instances,
     ...{ permissions, audit, dashboard, channels, retention, joining, backups },
+    privacy: createPrivacy({ memberPreferences: repos.memberPreferences, clock }),
     reconciler: sync.reconciler,
     scheduler: sync.scheduler,
     runSync: sync.runSync,
