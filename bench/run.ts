@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { runCommand } from '../src/cli/cli-support';
+import { runMemberListBenchmark } from './member-list';
 import { runAuditLogBenchmark } from './audit-log';
 import { runDiscordTrafficBenchmarks } from './discord-traffic';
 import { runFullSyncBenchmark } from './full-sync';
@@ -62,6 +63,11 @@ async function main(): Promise<void> {
     // Patreon's dialect: page[count], its names, and its published limits paced by the request budget.
     { title: "Full sync in Patreon's dialect", run: () => runFullSyncBenchmark({ dialect: 'patreon', secondRun: false }) },
     { title: 'Audit log', run: () => runAuditLogBenchmark() },
+    // The Members page at 100,000 memberships: counts, a filtered page and its HTML.
+    {
+      title: 'Members page',
+      run: async () => [...(await runMemberListBenchmark()), ...(postgresUrl ? await runMemberListBenchmark({ postgresUrl }) : [])],
+    },
   ];
   const rows: Array<Row & { section: string }> = [];
   console.log(`Tierlink benchmarks on ${machine()}`);

@@ -4,6 +4,7 @@ import { createDashboard } from './app/dashboard';
 import { createAuditBrowser } from './app/dashboard/audit';
 import { createGuildPermissions } from './app/guild-permissions';
 import { createJoining } from './app/joining';
+import { createPrivacy } from './app/membership/privacy';
 import { createJoinLinks } from './app/joining/join-links';
 import { createLinking } from './app/linking';
 import type { EntitlementSource } from './core/entitlement-source';
@@ -166,6 +167,10 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   const channels = createChannels({
     repos,
     channels: discord.channels,
+    nameInServer: async (guildId, userId) => {
+      const member = await discord.directory.getMember(guildId, userId);
+      return member ? (member.nick ?? member.globalName ?? member.username) : null;
+    },
     accounts,
     withLock: (name, fn) => database.tryWithLock(name, fn),
     clock,
@@ -286,6 +291,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     clock,
     logger,
     publicUrl,
+    joinUrl: async (guildId) => (await joining.links.linkOf(guildId)).url,
   });
 
   return {
@@ -293,6 +299,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     instances,
     fences: { scope: fenceScope, store: fences },
     ...{ permissions, audit, dashboard, channels, retention, joining, backups },
+    privacy: createPrivacy({ memberPreferences: repos.memberPreferences, clock }),
     reconciler: sync.reconciler,
     scheduler: sync.scheduler,
     runSync: sync.runSync,

@@ -78,6 +78,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       audit: services.audit,
       adoption: admin.adoption,
       allowances: admin.allowances,
+      privacy: services.privacy,
     },
     runSync: sync.runSync,
     doctor: admin.doctor,

@@ -134,15 +134,44 @@ export function composeModLog(changes: readonly ModLogChange[]): ComposedMessage
   }));
 }
 
-/** A welcome for a new patron: the Discord member when linked (shown, never pinged), else the Patreon name. */
-export function composeWelcome(input: {
+/**
+ * How a server's welcomes name a new patron (`/settings welcome_names:`): their Discord mention
+ * (shown, never pinged), their name in the server, or nobody.
+ */
+export type WelcomeNames = 'mention' | 'display_name' | 'none';
+export const WELCOME_NAMES: readonly WelcomeNames[] = ['mention', 'display_name', 'none'];
+
+/** What a welcome may know of the new patron, to decide whether to name them. */
+export interface WelcomeSubject {
+  /** The Discord account linked to the membership; null: not linked. */
   discordUserId: string | null;
-  fullName: string | null;
-  tierTitles: readonly string[];
-}): ComposedMessage {
-  const who = input.discordUserId ? `<@${input.discordUserId}>` : `**${plainText(input.fullName ?? 'a new patron', 64)}**`;
+  /** Their name in the server; null when they are not in it. */
+  nameInServer: string | null;
+  /** Patreon's `hide_pledges`; null when no read said (then it is not known to be public). */
+  hidesPledges: boolean | null;
+  /** They chose with `/privacy` not to be named in announcements. */
+  optedOut: boolean;
+}
+
+export type WelcomeWho = { kind: 'mention'; userId: string } | { kind: 'name'; name: string } | null;
+
+/**
+ * Whom a welcome names: only a member who is linked and in the server, who does not keep their
+ * pledges private on Patreon and did not opt out, and only as the server's policy allows. Never a
+ * Patreon name: it is often a person's real name, and the welcome is public.
+ */
+export function welcomeWho(policy: WelcomeNames, s: WelcomeSubject): WelcomeWho {
+  if (policy === 'none' || s.discordUserId === null || s.nameInServer === null || s.hidesPledges !== false || s.optedOut) return null;
+  return policy === 'mention' ? { kind: 'mention', userId: s.discordUserId } : { kind: 'name', name: s.nameInServer };
+}
+
+/** A welcome for a new patron: named as {@link welcomeWho} decided (a mention pings no one), or nobody. */
+export function composeWelcome(input: { who: WelcomeWho; tierTitles: readonly string[] }): ComposedMessage {
   const tiers = input.tierTitles.length > 0 ? ` (${plainText(input.tierTitles.join(', '), 200)})` : '';
-  return { content: `🎉 Welcome ${who}, our newest patron${tiers}! Thank you for your support.` };
+  const { who } = input;
+  if (!who) return { content: `🎉 Welcome to our newest patron${tiers}! Thank you for your support.` };
+  const named = who.kind === 'mention' ? `<@${who.userId}>` : `**${plainText(who.name, 64)}**`;
+  return { content: `🎉 Welcome ${named}, our newest patron${tiers}! Thank you for your support.` };
 }
 
 export interface PostFacts {

@@ -6,6 +6,7 @@ import {
   composePostAnnouncement,
   composeWelcome,
   plainText,
+  welcomeWho,
 } from '../../src/core/channel-posts';
 import { NO_CHANNELS, applyChannelChange } from '../../src/core/guild-channels';
 
@@ -65,13 +66,28 @@ describe('composeModLog', () => {
 });
 
 describe('announcements', () => {
-  test('a welcome names the linked member (a mention, pinging no one by allowed_mentions) or the Patreon name, escaped', () => {
-    expect(composeWelcome({ discordUserId: '1234', fullName: 'Nia', tierTitles: ['Gold'] }).content).toBe(
+  test('a welcome names the member by mention (pinging no one by allowed_mentions) or their server name, escaped, or nobody', () => {
+    expect(composeWelcome({ who: { kind: 'mention', userId: '1234' }, tierTitles: ['Gold'] }).content).toBe(
       '🎉 Welcome <@1234>, our newest patron (Gold)! Thank you for your support.',
     );
-    expect(composeWelcome({ discordUserId: null, fullName: '@everyone **hi**\n<@1>', tierTitles: [] }).content).toBe(
+    expect(composeWelcome({ who: { kind: 'name', name: '@everyone **hi**\n<@1>' }, tierTitles: [] }).content).toBe(
       '🎉 Welcome **@\u200beveryone \\*\\*hi\\*\\* \\<@\u200b1\\>**, our newest patron! Thank you for your support.',
     );
+    expect(composeWelcome({ who: null, tierTitles: ['Gold'] }).content).toBe(
+      '🎉 Welcome to our newest patron (Gold)! Thank you for your support.',
+    );
+  });
+
+  test('a welcome names only a linked member in the server who shows their pledges and did not opt out, as the policy allows', () => {
+    const nia = { discordUserId: '1234', nameInServer: 'Nia', hidesPledges: false, optedOut: false };
+    expect(welcomeWho('mention', nia)).toEqual({ kind: 'mention', userId: '1234' });
+    expect(welcomeWho('display_name', nia)).toEqual({ kind: 'name', name: 'Nia' });
+    expect(welcomeWho('none', nia)).toBeNull();
+    expect(welcomeWho('mention', { ...nia, discordUserId: null })).toBeNull();
+    expect(welcomeWho('mention', { ...nia, nameInServer: null })).toBeNull();
+    expect(welcomeWho('mention', { ...nia, hidesPledges: true })).toBeNull();
+    expect(welcomeWho('mention', { ...nia, hidesPledges: null })).toBeNull();
+    expect(welcomeWho('display_name', { ...nia, optedOut: true })).toBeNull();
   });
 
   test('a post: its title linking to it and who can see it', () => {

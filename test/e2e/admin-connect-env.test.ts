@@ -32,7 +32,7 @@ test('the creator tokens in the environment bind the campaign PATREON_CAMPAIGN_I
 
   const tiers = await runCommand(e, { userId: e.ownerId, name: 'tiers', memberPermissions: MANAGE_ROLES }).reply();
   expect(tiers.content).toContain('**Side Supporter** — $2');
-  expect(tiers.content).toContain(`<@&${side.roleId}> (from chat_role_ids)`);
+  expect(tiers.content).toContain(`<@&${side.roleId}> (from the tier’s Discord role on Patreon)`);
   expect(tiers.content).not.toContain('Gold');
 
   // A patron of that campaign links and gets its role.

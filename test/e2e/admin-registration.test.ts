@@ -24,6 +24,7 @@ test('commands are registered on DISCORD_GUILD_ID at start, each admin command w
     'doctor',
     'link',
     'map',
+    'privacy',
     'settings',
     'status',
     'sync',

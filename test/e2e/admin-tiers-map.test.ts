@@ -35,9 +35,13 @@ afterAll(() => e?.stop());
 test('/tiers lists each tier with its price and the roles it grants, marked chat_role_ids', async () => {
   const content = await tiers();
   expect(content.split('\n')[0]).toBe('**Casey Creator**');
-  expect(tierLines(content, 'Bronze')).toBe(`**Bronze** — $3 · 0 patrons\n  • <@&${e.roles.bronze}> (from chat_role_ids)`);
-  expect(tierLines(content, 'Silver')).toMatch(/^\*\*Silver\*\* — \$5 · \d+ patrons?\n {2}• <@&\d+> \(from chat_role_ids\)$/);
-  expect(tierLines(content, 'Gold')).toContain(`<@&${e.roles.gold}> (from chat_role_ids)`);
+  expect(tierLines(content, 'Bronze')).toBe(
+    `**Bronze** — $3 · 0 patrons\n  • <@&${e.roles.bronze}> (from the tier’s Discord role on Patreon)`,
+  );
+  expect(tierLines(content, 'Silver')).toMatch(
+    /^\*\*Silver\*\* — \$5 · \d+ patrons?\n {2}• <@&\d+> \(from the tier’s Discord role on Patreon\)$/,
+  );
+  expect(tierLines(content, 'Gold')).toContain(`<@&${e.roles.gold}> (from the tier’s Discord role on Patreon)`);
   expect(content).not.toContain('⚠️');
 });
 
@@ -120,7 +124,7 @@ test('/tiers warns about a role above the bot and a mapped role deleted while Ti
 
   const content = await tiers();
   expect(tierLines(content, 'Silver')).toContain(
-    `<@&${e.roles.silver}> (from chat_role_ids) ⚠️ Silver is at or above Tierlink, the bot's highest role, so Discord refuses to assign it. → Move the Tierlink role above Silver in Server Settings → Roles.`,
+    `<@&${e.roles.silver}> (from the tier’s Discord role on Patreon) ⚠️ Silver is at or above Tierlink, the bot's highest role, so Discord refuses to assign it. → Move the Tierlink role above Silver in Server Settings → Roles.`,
   );
   expect(tierLines(content, 'Gold')).toContain(
     `role ${extra} (from /map) ⚠️ role ${extra} does not exist in this server → It was deleted: map the tier to another role with /map tier:Gold`,

@@ -41,7 +41,7 @@ afterAll(() => e?.stop());
 
 test('without DISCORD_GUILD_ID the commands are registered globally', () => {
   expect(e.discord.commands().map((c) => c.name)).toEqual(expect.arrayContaining(['link', 'connect', 'map', 'comp', 'allow-role']));
-  expect(e.discord.commands()).toHaveLength(13);
+  expect(e.discord.commands()).toHaveLength(14);
   expect(e.discord.commandPutCount()).toBe(1);
   expect(e.discord.commands(e.guildId)).toEqual([]);
   expect(e.discord.commands(second.guildId)).toEqual([]);

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/edges/outbound/store/database';
 import { DAY } from '../../src/shared/clock';
 import { type E2E, pageText, startE2E } from '../support/e2e';
+import { pressButton, runCommand, unlinkConfirmed } from '../support/e2e-admin';
 
 /**
  * After the link: `/status` (why each role is or is not there), `/unlink`, the roles coming back
@@ -141,7 +142,7 @@ describe('/unlink', () => {
     expect(e.discord.memberRoles(e.guildId, member.userId).sort()).toEqual([e.roles.gold, e.roles.silver, e.roles.staff].sort());
     // Gold also grants Staff (through /map), but the moderator gave it first: it is not in the ledger.
 
-    const reply = await e.command(member.userId, 'unlink');
+    const reply = await unlinkConfirmed(e, member.userId);
 
     expect(reply.ephemeral).toBe(true);
     expect(reply.content).toMatch(/Your Patreon membership is unlinked\./);
@@ -163,9 +164,29 @@ describe('/unlink', () => {
     await waitForInbox();
     expect(e.discord.memberRoles(e.guildId, member.userId)).not.toContain(e.roles.gold);
 
-    const again = await e.command(member.userId, 'unlink');
+    const again = await unlinkConfirmed(e, member.userId);
     expect(again.content).toMatch(/You had no linked Patreon membership/);
-    expect(again.content).toMatch(/none were removed/);
+    expect(again.buttons).toEqual([]);
+  });
+
+  test('asks first: it says which roles would go, and nothing changes until the member presses Unlink', async () => {
+    const user = patron('Ask First', { status: 'active_patron', tiers: [e.tiers.gold], chargedDaysAgo: 3 });
+    const member = e.discord.addMember(e.guildId, { username: 'askfirst' });
+    await e.link(member.userId, user.id);
+    const asked = runCommand(e, { userId: member.userId, name: 'unlink', memberPermissions: null });
+    const preview = await asked.reply();
+    expect(preview.ephemeral).toBe(true);
+    expect(preview.content).toContain('Unlink your Patreon membership?');
+    expect(preview.content).toContain(`Tierlink would remove here: ${mention(e.roles.gold)}`);
+    expect(preview.buttons.map((b) => b.label)).toEqual(['Unlink']);
+    // Nothing changed yet.
+    expect(e.discord.memberRoles(e.guildId, member.userId)).toContain(e.roles.gold);
+    expect(await e.tierlink.services.repos.links.byDiscordUser(member.userId, 'patreon')).not.toBeNull();
+    // The reply is ephemeral (only its member sees the button); the press also checks who pressed it.
+    const done = await (await pressButton(e, asked, 'Unlink')).reply();
+    expect(done.content).toMatch(/Your Patreon membership is unlinked\./);
+    expect(done.buttons).toEqual([]);
+    expect(e.discord.memberRoles(e.guildId, member.userId)).not.toContain(e.roles.gold);
   });
 
   test('a role Tierlink granted that a moderator already took away is not reported as removed', async () => {
@@ -174,7 +195,7 @@ describe('/unlink', () => {
     await e.link(member.userId, user.id);
     e.discord.setMemberRolesByHand(e.guildId, member.userId, []);
 
-    const reply = await e.command(member.userId, 'unlink');
+    const reply = await unlinkConfirmed(e, member.userId);
 
     expect(reply.content).toMatch(/Your Patreon membership is unlinked\./);
     expect(reply.content).not.toContain(mention(e.roles.bronze));
@@ -245,7 +266,7 @@ describe('social auto-link', () => {
     await e.patreon.flushDeliveries();
     await e.discord.waitForMemberRole(e.guildId, member.userId, e.roles.bronze, { present: true, timeoutMs: 5_000 });
 
-    const unlinked = await e.command(member.userId, 'unlink');
+    const unlinked = await unlinkConfirmed(e, member.userId);
     expect(unlinked.content).toContain('Your Patreon membership is unlinked.');
     setPledge(user.id, { status: 'active_patron', tiers: [e.tiers.silver], chargedDaysAgo: 0 }, true);
     await e.patreon.flushDeliveries();

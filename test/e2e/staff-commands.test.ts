@@ -65,7 +65,7 @@ test('/audit lists the member’s last role changes, newest first, with outcome,
   const reply = await runCommand(e, { userId: moderator, name: 'audit', options: [member(mira)], memberPermissions: MANAGE_ROLES }).reply();
   expect(reply.ephemeral).toBe(true);
   expect(reply.content).toContain(`**Last role changes of <@${mira}>**`);
-  expect(reply.content).toMatch(new RegExp(`UTC: gave <@&${e.roles.gold}> · link · Gold tier \\(active patron`));
+  expect(reply.content).toMatch(new RegExp(`UTC: gave <@&${e.roles.gold}> · \\/link · Gold tier \\(active patron`));
   const nobody = await runCommand(e, {
     userId: e.ownerId,
     name: 'audit',

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/edges/outbound/store/database';
 import { Browser, discordConsent } from '../support/browser';
 import { type E2E, pageText, startE2E } from '../support/e2e';
-import { EVERYONE, activePatron, runCommand } from '../support/e2e-admin';
+import { EVERYONE, activePatron, runCommand, unlinkConfirmed } from '../support/e2e-admin';
 
 /**
  * A forwarded, unopened `/link` URL: the attacker runs `/link` and sends the URL itself to a patron.
@@ -96,7 +96,7 @@ describe('/link', () => {
     expect(await rows(sql`select * from dashboard_sessions`)).toEqual([]);
 
     // Again later, in the same browser: Discord answers at once, with no page, and the patron is on Patreon's page.
-    await runCommand(e, { userId: danaDiscord, name: 'unlink', memberPermissions: EVERYONE }).reply();
+    await unlinkConfirmed(e, danaDiscord);
     const second = await runCommand(e, { userId: danaDiscord, name: 'link', memberPermissions: EVERYONE }).reply();
     const again = await browser.get(second.urls[0]!);
     const skipped = await browser.get(again.headers.get('location')!);

@@ -168,3 +168,11 @@ export async function waitForGuildKnown(e: E2E, guildId: string, timeoutMs = 5_0
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** `/unlink` as `userId`, confirmed with its button: the reply after the press. */
+export async function unlinkConfirmed(e: E2E, userId: string): Promise<CommandReply> {
+  const asked = runCommand(e, { userId, name: 'unlink', memberPermissions: null });
+  const first = await asked.reply();
+  if (!first.buttons.some((b) => b.label === 'Unlink')) return first;
+  return (await pressButton(e, asked, 'Unlink')).reply();
+}

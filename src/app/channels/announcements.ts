@@ -1,12 +1,12 @@
-import { type ComposedMessage, composePostAnnouncement, composeWelcome } from '../../core/channel-posts';
+import { type ComposedMessage, type WelcomeNames, composePostAnnouncement, composeWelcome, welcomeWho } from '../../core/channel-posts';
+import type { MemberPreferenceRepository } from '../../edges/outbound/store/repositories/member-preference-repository';
 import type { Post } from '../../edges/outbound/patreon/posts';
 import type { PatreonClient } from '../../edges/outbound/patreon';
 import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
 import type { ChannelOutboxRepository } from '../../edges/outbound/store/repositories/channel-outbox-repository';
-import { welcomeSubject } from '../../edges/outbound/store/repositories/channel-outbox-repository';
+import { type RecentPledge, welcomeSubject } from '../../edges/outbound/store/repositories/channel-outbox-repository';
 import type { CredentialRepository } from '../../edges/outbound/store/repositories/credential-repository';
 import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
-import { PATREON } from '../../edges/outbound/patreon/patreon-source';
 import type { LinkRepository } from '../../edges/outbound/store/repositories/link-repository';
 import type { WebhookRepository } from '../../edges/outbound/store/repositories/webhook-repository';
 import type { Clock } from '../../shared/clock';
@@ -30,7 +30,11 @@ export type PostSource =
   { kind: 'webhook'; detail: string } | { kind: 'poll'; detail: string } | { kind: 'none'; detail: string; fix: string };
 
 export interface AnnouncementsDeps {
-  guilds: Pick<GuildRepository, 'campaignsOf' | 'guildsOf' | 'channels'>;
+  guilds: Pick<GuildRepository, 'campaignsOf' | 'guildsOf' | 'channels' | 'welcomeNames'>;
+  /** Each person's own choice (`/privacy`): whether announcements may name them. */
+  memberPreferences: Pick<MemberPreferenceRepository, 'of'>;
+  /** The member's name in the server; null when they are not in it. */
+  nameInServer(guildId: string, userId: string): Promise<string | null>;
   campaigns: Pick<CampaignRepository, 'get' | 'tiersOf'>;
   links: Pick<LinkRepository, 'byExternal'>;
   credentials: Pick<CredentialRepository, 'status'>;
@@ -69,18 +73,32 @@ export function createAnnouncements(deps: AnnouncementsDeps) {
     });
   }
 
+  /** Whom the welcome of a pledge names ({@link welcomeWho}): what it needs is read only as far as it may name them. */
+  async function welcomeFor(guildId: string, policy: WelcomeNames, p: RecentPledge) {
+    if (policy === 'none' || p.hidesPledges !== false || !p.externalUserId) return null;
+    const link = await deps.links.byExternal(p.source, p.externalUserId);
+    if (!link) return null;
+    const [nameInServer, preferences] = await Promise.all([
+      deps.nameInServer(guildId, link.discordUserId),
+      deps.memberPreferences.of(link.discordUserId),
+    ]);
+    return welcomeWho(policy, {
+      discordUserId: link.discordUserId,
+      nameInServer,
+      hidesPledges: p.hidesPledges,
+      optedOut: !preferences.namedInAnnouncements,
+    });
+  }
+
   async function welcomeNewPatrons(guildId: string, channelId: string, since: Date): Promise<number> {
     const campaignIds = await deps.guilds.campaignsOf(guildId);
     const from = latest(since, new Date(clock.now().getTime() - ANNOUNCE_WINDOW_MS));
     const pledges = await outbox.recentPledges(guildId, campaignIds, from, WELCOMES_PER_ROUND);
+    const policy: WelcomeNames = await deps.guilds.welcomeNames(guildId);
     let written = 0;
     for (const p of pledges) {
-      const link = p.externalUserId ? await deps.links.byExternal(PATREON, p.externalUserId) : null;
-      const message = composeWelcome({
-        discordUserId: link?.discordUserId ?? null,
-        fullName: p.fullName,
-        tierTitles: await tierTitles([p.campaignId], p.entitledTierIds),
-      });
+      const who = await welcomeFor(guildId, policy, p);
+      const message = composeWelcome({ who, tierTitles: await tierTitles([p.campaignId], p.entitledTierIds) });
       const added = await outbox.addAnnouncement({
         guildId,
         kind: 'patron',

@@ -12,7 +12,9 @@ export type { Announcements, PostSource } from './announcements';
 export type { ModLog } from './mod-log';
 
 export interface ChannelsDeps {
-  repos: Pick<Repositories, 'guilds' | 'campaigns' | 'links' | 'credentials' | 'webhooks' | 'channelOutbox'>;
+  repos: Pick<Repositories, 'guilds' | 'campaigns' | 'links' | 'credentials' | 'webhooks' | 'channelOutbox' | 'memberPreferences'>;
+  /** A member's name in the server (null: not in it), for the welcomes that may name them. */
+  nameInServer(guildId: string, userId: string): Promise<string | null>;
   channels: ChannelMessages;
   accounts: { clientForCampaign(campaignId: string): Promise<Pick<PatreonClient, 'getPost' | 'listPosts'> | null> };
   /** Runs `fn` under a lock across instances, or skips it (`Database.tryWithLock`). */
@@ -38,7 +40,15 @@ export function createChannels(deps: ChannelsDeps) {
   const settleRounds = Math.max(1, Math.ceil((deps.settleMs ?? 2_000) / pollMs));
   const poster = createChannelPoster({ channels: deps.channels, outbox, clock });
   const modLog = createModLog({ outbox, poster, clock, logger });
-  const announcements = createAnnouncements({ ...repos, outbox, accounts: deps.accounts, poster, clock, logger });
+  const announcements = createAnnouncements({
+    ...repos,
+    outbox,
+    accounts: deps.accounts,
+    nameInServer: deps.nameInServer,
+    poster,
+    clock,
+    logger,
+  });
 
   /** Audit ids observed at the last rounds, newest last: the oldest is settled once it is `settleRounds` old. */
   const observed: number[] = [];

@@ -18,6 +18,7 @@ import { createDashboardAccess } from './access';
 import type { AuditBrowser } from './audit';
 import { createConfiguration } from './configuration';
 import { createMemberLookup } from './members';
+import { createMemberList } from './member-list';
 import { createOverview } from './overview';
 import { createSignIn } from './sign-in';
 import type { ChannelSettings } from '../admin/channel-settings';
@@ -26,7 +27,10 @@ import type { RuleRolesService } from '../admin/rule-roles-service';
 import type { CompService } from '../comps/comp-service';
 
 export interface DashboardDeps {
-  repos: Pick<Repositories, 'guilds' | 'campaigns' | 'syncRuns' | 'auditLog' | 'ledger' | 'patronDirectory' | 'dashboardSessions'>;
+  repos: Pick<
+    Repositories,
+    'guilds' | 'campaigns' | 'syncRuns' | 'auditLog' | 'ledger' | 'patronDirectory' | 'dashboardSessions' | 'memberList'
+  >;
   discord: {
     directory: GuildDirectory;
     snapshots: GuildSnapshotCache;
@@ -57,6 +61,8 @@ export interface DashboardDeps {
   clock: Clock;
   logger: Logger;
   publicUrl: () => string;
+  /** The server's join page address (the Members page offers it to reach patrons who are not in the server). */
+  joinUrl?: (guildId: string) => Promise<string>;
 }
 
 /**
@@ -82,8 +88,10 @@ export function createDashboard(deps: DashboardDeps) {
     ...(deps.discord.memberRoles ? { gateway: deps.discord.memberRoles } : {}),
   });
   const { audit } = deps;
+  const memberList = createMemberList({ ...repos, clock, logger });
   const overview = createOverview({
     ...repos,
+    members: memberList,
     doctor: deps.admin.doctor,
     webhookHealth: (campaignId) => deps.registration.health(campaignId),
     clock,
@@ -98,6 +106,8 @@ export function createDashboard(deps: DashboardDeps) {
     overview,
     audit,
     members,
+    memberList,
+    joinUrl: (guildId: string): Promise<string | null> => (deps.joinUrl ? deps.joinUrl(guildId) : Promise.resolve(null)),
     syncs,
     configuration,
     /** Comps on a member's page, as `/comp` gives and ends them. */

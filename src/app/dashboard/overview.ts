@@ -9,6 +9,7 @@ import type { Clock } from '../../shared/clock';
 import { DAY } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import { type SyncRun, toSyncRun } from './views';
+import type { MemberCounts } from './member-list';
 
 /** The chart covers this many days, today included. */
 export const CHART_DAYS = 14;
@@ -30,6 +31,10 @@ export interface Overview {
   perDay: Array<{ day: string; adds: number; removes: number }>;
   /** Roles Tierlink holds in the server (its ledger). */
   grants: number;
+  /** The Members list's counts, from the data of the moment. */
+  members: MemberCounts;
+  /** The role changes the last full sync that changed anything (not a dry run) made; null: none has run. */
+  lastSync: { at: Date; adds: number; removes: number } | null;
 }
 
 export interface OverviewDeps {
@@ -38,6 +43,7 @@ export interface OverviewDeps {
   syncRuns: Pick<SyncRunRepository, 'recent'>;
   auditLog: Pick<AuditLogRepository, 'appliedPerDay'>;
   ledger: Pick<LedgerRepository, 'countInGuild'>;
+  members: { counts(guildId: string): Promise<MemberCounts> };
   doctor: { run(guildId: string): Promise<DoctorCheck[]> };
   webhookHealth(campaignId: string): Promise<WebhookHealth>;
   clock: Clock;
@@ -106,19 +112,23 @@ export function createOverview(deps: OverviewDeps) {
 
     async of(guildId: string): Promise<Overview> {
       const campaignIds = await deps.guilds.campaignsOf(guildId);
-      const [campaigns, checks, runs, counts, grants] = await Promise.all([
+      const [campaigns, checks, runs, counts, grants, members] = await Promise.all([
         Promise.all(campaignIds.map((id) => summary(id))),
         checksOf(guildId),
         deps.syncRuns.recent(guildId, 5),
         perDay(guildId),
         deps.ledger.countInGuild(guildId),
+        deps.members.counts(guildId),
       ]);
+      const last = runs.find((r) => !r.dryRun && r.finishedAt !== null);
       return {
         campaigns: campaigns.filter((c): c is CampaignSummary => c !== null),
         checks: [...checks.filter((c) => !c.ok), ...checks.filter((c) => c.ok)],
         recentSyncs: runs.map(toSyncRun),
         perDay: counts,
         grants,
+        members,
+        lastSync: last ? { at: last.startedAt, adds: last.appliedAdds, removes: last.appliedRemoves } : null,
       };
     },
   };

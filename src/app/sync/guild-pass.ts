@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { adoptions, managedRoleIds, planUser } from '../../core/planner';
 import type { GuildContext, LedgerEntry, MemberState } from '../../core/planner/types';
 import type { GuildSyncReport, PlannedMember } from '../../core/sync-report';
 import type { GuildDirectory, GuildMemberInfo } from '../../edges/outbound/discord/guild-directory';
 import type { LedgerRepository } from '../../edges/outbound/store/repositories/ledger-repository';
+import type { MemberListRepository } from '../../edges/outbound/store/repositories/member-list-repository';
 import { PATREON } from '../../edges/outbound/patreon/patreon-source';
 import type { Clock } from '../../shared/clock';
 import type { MemberStates } from '../membership/member-states';
@@ -17,6 +19,8 @@ export interface GuildPassDeps {
   /** Every source's member states (src/app/membership/member-states.ts). */
   states: Pick<MemberStates, 'forUsers'>;
   directory: Pick<GuildDirectory, 'listMembers'>;
+  /** Who of the people a source knows is in the server (the Members page's "not in the server"). */
+  memberList?: Pick<MemberListRepository, 'seen' | 'sweep'>;
   clock: Clock;
   logger: Logger;
   /** Discord member page size, 1..1000; 1000 when absent. */
@@ -59,9 +63,11 @@ export function createGuildPass(deps: GuildPassDeps) {
           ? (campaigns.get(state.campaignId)?.departed(state.memberId, state.readAt) ?? false)
           : false;
       const pendingBySource = new Map([[PATREON, pendingLinks]]);
+      let complete = false;
+      const listing = randomUUID();
       try {
-        const listing = deps.directory.listMembers(guild.guildId, deps.pageSize !== undefined ? { pageSize: deps.pageSize } : {});
-        for await (const page of listing) {
+        const pages = deps.directory.listMembers(guild.guildId, deps.pageSize !== undefined ? { pageSize: deps.pageSize } : {});
+        for await (const page of pages) {
           report.discord.pages += 1;
           report.discord.members += page.length;
           const userIds = page.map((m) => m.userId);
@@ -73,6 +79,12 @@ export function createGuildPass(deps: GuildPassDeps) {
           const todo = page.filter(
             (m: GuildMemberInfo) =>
               linked.has(m.userId) || states.has(m.userId) || ledger.has(m.userId) || (strict && m.roleIds.some((r) => managed.has(r))),
+          );
+          await deps.memberList?.seen(
+            guild.guildId,
+            todo.map((m) => ({ userId: m.userId, name: m.nick ?? m.globalName ?? m.username })),
+            now,
+            listing,
           );
           for (const m of todo) {
             const isLinked = linked.has(m.userId);
@@ -102,6 +114,7 @@ export function createGuildPass(deps: GuildPassDeps) {
           }
           await input.onPage?.(report);
         }
+        complete = true;
       } catch (error) {
         const pages = report.discord.pages;
         report.errors.push(
@@ -112,6 +125,7 @@ export function createGuildPass(deps: GuildPassDeps) {
           'full sync: reading the server members failed; no role will be removed',
         );
       }
+      if (complete) await deps.memberList?.sweep(guild.guildId, listing);
       return pending;
     },
   };

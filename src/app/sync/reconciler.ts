@@ -1,6 +1,7 @@
 import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
 import type { LedgerRepository } from '../../edges/outbound/store/repositories/ledger-repository';
 import type { LinkRepository } from '../../edges/outbound/store/repositories/link-repository';
+import type { MemberListRepository } from '../../edges/outbound/store/repositories/member-list-repository';
 import type { MemberRoles } from '../../edges/outbound/discord/member-roles';
 import type { MemberStates } from '../membership/member-states';
 import { type PlannedUser, planUser } from '../../core/planner';
@@ -46,6 +47,8 @@ export interface ReconcilerDeps {
   memberRoles: MemberRoles;
   applier: Pick<RoleApplier, 'withMember' | 'apply' | 'join'>;
   graceChecks: Pick<GraceChecks, 'schedule'>;
+  /** Who is in the server, for the Members page: a reconcile learns it for one member. */
+  memberList?: Pick<MemberListRepository, 'present'>;
   clock: Clock;
   logger: Logger;
 }
@@ -114,6 +117,9 @@ export function createReconciler(deps: ReconcilerDeps) {
     });
     const result = options.dryRun ? null : await deps.applier.apply(planned.plan, options.trigger);
     if (!options.dryRun && roleIds !== null) await scheduleGraceEnd(graceEndOf(guild, discordUserId, members, deps.clock.now()));
+    if (!options.dryRun && (members.length > 0 || ledger.length > 0)) {
+      await deps.memberList?.present(guildId, discordUserId, null, deps.clock.now(), roleIds !== null);
+    }
     return { ...planned, guildId, userId: discordUserId, inGuild: roleIds !== null, result };
   }
 

@@ -152,7 +152,7 @@ function userType(dialect: ServiceDialect): ResourceType {
       created: (u) => iso(u.createdAt),
       url: (u, ctx) => `${ctx.baseUrl}/user?u=${u.id}`,
       like_count: () => 0,
-      hide_pledges: () => false,
+      hide_pledges: (u) => u.hidePledges,
       social_connections: socialConnections,
     },
     relationships: {

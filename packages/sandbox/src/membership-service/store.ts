@@ -157,6 +157,7 @@ export function createStore(clock: Clock, options: { accessTokenLifetimeSeconds?
         vanity: input.vanity ?? null,
         about: null,
         discordUserId: input.discordUserId ?? null,
+        hidePledges: input.hidePledges ?? false,
         createdAt: clock.now(),
       };
       users.set(id, user);

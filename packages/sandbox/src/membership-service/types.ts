@@ -37,6 +37,8 @@ export interface UserRecord {
   vanity: string | null;
   about: string | null;
   discordUserId: string | null;
+  /** `hide_pledges`: the user keeps private which creators they pledge to. */
+  hidePledges: boolean;
   createdAt: Date;
 }
 
@@ -224,6 +226,7 @@ export interface CreateUserInput {
   email?: string;
   vanity?: string | null;
   discordUserId?: string | null;
+  hidePledges?: boolean;
 }
 
 export interface CreateCampaignInput {

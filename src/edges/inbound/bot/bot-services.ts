@@ -11,6 +11,7 @@ import type { AuditBrowser } from '../../../app/dashboard/audit';
 import type { GuildPermissions } from '../../../app/guild-permissions';
 import type { CompService } from '../../../app/comps/comp-service';
 import type { RuleRolesService } from '../../../app/admin/rule-roles-service';
+import type { Privacy } from '../../../app/membership/privacy';
 
 /** What `/sync` needs: one run over a guild, reported as text for Discord. */
 export interface SyncPort {
@@ -46,4 +47,6 @@ export interface BotServices {
   staff: Pick<GuildPermissions, 'canManageRoles'>;
   /** A member's role changes (`/audit`). */
   audit: Pick<AuditBrowser, 'page'>;
+  /** Each person's own choices (`/privacy`). */
+  privacy: Pick<Privacy, 'of' | 'set'>;
 }

@@ -125,6 +125,7 @@ export function createBot(deps: BotDeps): DiscordBot {
     audit: deps.audit,
     adoption: deps.adoption,
     allowances: deps.allowances,
+    privacy: deps.privacy,
     sync: {
       runForGuild: async (guildId, opts) => formatSyncReport(await deps.runSync({ ...opts, guildId, trigger: 'manual' }), SYNC_REPORT),
     },

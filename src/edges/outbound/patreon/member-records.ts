@@ -23,6 +23,7 @@ export function snapshotFromMember(member: Member, readBy: SnapshotRow['readBy']
     pledgeRelationshipStart: member.pledgeRelationshipStart ? new Date(member.pledgeRelationshipStart) : null,
     entitledAmountCents: member.currentlyEntitledAmountCents,
     fullName: member.fullName.trim() === '' ? null : member.fullName.slice(0, 200),
+    ...(member.hidesPledges !== null ? { hidesPledges: member.hidesPledges } : {}),
     readBy,
   };
 }

@@ -43,6 +43,8 @@ export interface Member {
   currentlyEntitledAmountCents: number | null;
   /** The user's `social_connections.discord.user_id`, when they connected Discord on the service. */
   discordUserId: string | null;
+  /** The user's `hide_pledges` ("keep private which creators they pledge to"); null when the read did not include the user. */
+  hidesPledges: boolean | null;
 }
 
 export interface Tier {
@@ -101,7 +103,7 @@ export const MEMBER_FIELDS = [
   'pledge_relationship_start',
   'currently_entitled_amount_cents',
 ] as const;
-export const USER_FIELDS = ['full_name', 'social_connections'] as const;
+export const USER_FIELDS = ['full_name', 'social_connections', 'hide_pledges'] as const;
 export const TIER_BASE_FIELDS = ['title', 'amount_cents', 'patron_count', 'published'] as const;
 export const CAMPAIGN_BASE_FIELDS = ['vanity', 'url', 'patron_count'] as const;
 export const CAMPAIGN_CREATOR_FIELDS = ['full_name'] as const;
@@ -241,6 +243,8 @@ function memberOf(resource: Resource, included: IncludedIndex, context: MemberCo
     pledgeRelationshipStart: r.lenientDate('pledge_relationship_start'),
     currentlyEntitledAmountCents: r.lenientInteger('currently_entitled_amount_cents'),
     discordUserId,
+    hidesPledges:
+      includedUser?.attributes && 'hide_pledges' in includedUser.attributes ? includedUser.attributes.hide_pledges === true : null,
   };
 }
 

@@ -88,6 +88,7 @@ describe('listing members (members-iterator against the sandbox)', () => {
       campaignId: h.sb.campaignId,
       userId: user.id,
       fullName: 'Pat Ron',
+      hidesPledges: false,
       patronStatus: 'declined_patron',
       isFollower: false,
       // The spec dialect has neither attribute: read as false.

@@ -1,5 +1,5 @@
 import { InteractionContextType, MessageFlags, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
-import type { AuditEntry } from '../../../../app/dashboard/views';
+import { type AuditEntry, TRIGGER_LABELS } from '../../../../app/dashboard/views';
 import type { Command } from '../command';
 import { NO_PINGS, fitMessage, roleMention } from '../format';
 
@@ -14,7 +14,9 @@ export function renderAudit(userId: string, entries: readonly AuditEntry[]): str
   for (const e of entries) {
     const when = e.at.toISOString().slice(0, 16).replace('T', ' ');
     const outcome = e.outcome === 'applied' ? '' : ` — **${e.outcome}**${e.error ? ` (${e.error.slice(0, 120)})` : ''}`;
-    lines.push(`• ${when} UTC: ${VERB[e.action]} ${roleMention(e.roleId)}${outcome} · ${e.trigger} · ${e.reason.slice(0, 200)}`);
+    lines.push(
+      `• ${when} UTC: ${VERB[e.action]} ${roleMention(e.roleId)}${outcome} · ${TRIGGER_LABELS[e.trigger as keyof typeof TRIGGER_LABELS] ?? e.trigger} · ${e.reason.slice(0, 200)}`,
+    );
   }
   return fitMessage(lines);
 }

@@ -11,6 +11,7 @@ import { statusCommand } from './status';
 import { syncCommand } from './sync';
 import { tiersCommand } from './tiers';
 import { unlinkCommand } from './unlink';
+import { privacyCommand } from './privacy';
 
 /** Every slash command of docs/contract.md, registered in this order. */
 export const COMMANDS: readonly Command[] = [
@@ -27,4 +28,5 @@ export const COMMANDS: readonly Command[] = [
   syncCommand,
   doctorCommand,
   auditCommand,
+  privacyCommand,
 ];

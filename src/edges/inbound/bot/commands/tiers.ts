@@ -18,13 +18,13 @@ export function renderTiers(tiers: readonly TierLine[]): string {
     if (here.length === 0) lines.push(`  • no role in this server — map one with /map tier:${t.title}`);
     for (const r of here) {
       const name = r.roleName ? roleMention(r.roleId) : `role ${r.roleId}`;
-      const from = r.source === 'map' ? '/map' : 'chat_role_ids';
+      const from = r.source === 'map' ? '/map' : 'the tier’s Discord role on Patreon';
       const problem = r.problem ?? r.heldBack;
       lines.push(`  • ${name} (from ${from})${problem ? ` ⚠️ ${problem.message} → ${problem.fix}` : ''}`);
     }
     const elsewhere = [...new Set(t.roles.flatMap((r) => (r.elsewhere === null ? [] : [r.elsewhere])))];
     if (elsewhere.length > 0)
-      lines.push(`  • (its chat_role_ids are roles of ${elsewhere.map((n) => `**${n}**`).join(', ')}, not of this server)`);
+      lines.push(`  • (its Discord roles on Patreon are roles of ${elsewhere.map((n) => `**${n}**`).join(', ')}, not of this server)`);
   }
   return fitMessage(lines);
 }

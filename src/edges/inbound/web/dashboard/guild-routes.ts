@@ -11,6 +11,7 @@ import type { RuleRoleOutcome } from '../../../../app/admin/rule-roles-service';
 import type { CompRefusal } from '../../../../app/comps/comp-service';
 import type { Logger } from '../../../../shared/logger';
 import { csvRow } from './csv';
+import { isMemberFilter, isMemberSort } from '../../../../app/dashboard/member-list';
 import { SNOWFLAKE, describeFollowUp, parseAuditFilter, parseChannelsForm, parseSettingsForm, text } from './forms';
 import { seeOther, sendDashboardPage } from './http';
 import { renderAudit } from './render-audit';
@@ -370,8 +371,59 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
   router.get('/:guildId/members', async (req, res) => {
     const { access, viewer } = locals(res);
     const query = text(req.query.q, 100);
-    const [result, flash] = await Promise.all([query ? dashboard.members.search(access.guildId, query) : null, flashOf(res)]);
-    sendDashboardPage(res, 200, renderMemberSearch({ access, viewer, query, result, flash }));
+    const filter = isMemberFilter(req.query.filter) ? req.query.filter : 'all';
+    const sort = isMemberSort(req.query.sort) ? req.query.sort : 'name';
+    const page = Number.parseInt(typeof req.query.page === 'string' ? req.query.page : '1', 10) || 1;
+    const [result, list, joinUrl, flash] = await Promise.all([
+      query ? dashboard.members.search(access.guildId, query) : null,
+      dashboard.memberList.page(access.guildId, { filter, sort, page }),
+      dashboard.joinUrl(access.guildId),
+      flashOf(res),
+    ]);
+    sendDashboardPage(res, 200, renderMemberSearch({ access, viewer, query, result, list, joinUrl, flash }));
+  });
+
+  router.get('/:guildId/members.csv', async (req, res) => {
+    const { access } = locals(res);
+    const filter = isMemberFilter(req.query.filter) ? req.query.filter : 'all';
+    res.status(200).set({
+      'Content-Type': 'text/csv; charset=utf-8',
+      'Content-Disposition': `attachment; filename="tierlink-members-${filter}-${access.guildId}.csv"`,
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    let aborted = false;
+    res.on('close', () => {
+      aborted = !res.writableFinished;
+    });
+    res.write(
+      `\uFEFF${csvRow(['name', 'tier', 'standing', 'patron since', 'on', 'discord user id', 'discord name', 'in the server', 'comped'])}`,
+    );
+    try {
+      for await (const batch of dashboard.memberList.export(access.guildId, filter)) {
+        if (aborted) return;
+        const chunk = batch
+          .map((m) =>
+            csvRow([
+              m.patronName ?? m.displayName,
+              m.tierTitles.join('; '),
+              m.standing,
+              m.since ? m.since.toISOString().slice(0, 10) : null,
+              m.source === 'discord' ? null : m.source,
+              m.discordUserId,
+              m.displayName,
+              m.discordUserId ? (m.inServer ? 'yes' : 'no') : null,
+              m.comped ? 'yes' : 'no',
+            ]),
+          )
+          .join('');
+        if (!res.write(chunk)) await once(res, 'drain');
+      }
+      res.end();
+    } catch (error) {
+      deps.logger.error({ err: error, guildId: access.guildId }, 'members export failed');
+      res.destroy();
+    }
   });
 
   router.get('/:guildId/members/:userId', async (req, res, next) => {

@@ -9,6 +9,8 @@ import { grantReason } from '../../../../core/planner';
 import { icons, mention } from '../pages/layout';
 import { type Viewer, cell, csrfField, guildPath, panel, renderDashboard, when } from './shell';
 import type { DashboardFlash } from './views';
+import type { MemberListPage } from '../../../../app/dashboard/member-list';
+import { filterChips, memberListPanel } from './render-member-list';
 
 /** A member written for people: their names, and the id as the last resort. */
 export function memberLabel(m: {
@@ -35,6 +37,8 @@ export function renderMemberSearch(o: {
   viewer: Viewer;
   query: string;
   result: { hits: readonly MemberHit[]; unlinkedPatrons: readonly string[] } | null;
+  list: MemberListPage;
+  joinUrl: string | null;
   flash: DashboardFlash | null;
 }): string {
   const { access, result } = o;
@@ -58,8 +62,8 @@ export function renderMemberSearch(o: {
     viewer: o.viewer,
     server: { id: access.guildId, name: access.guildName, tab: 'members' },
     flash: o.flash,
-    intro: 'Find a member to see their link, their standing on Patreon, and why they have (or lack) each role.',
-    main: html`<div class="stack">${panel({ id: 'search', title: 'Find a member', body: searchForm(access.guildId, o.query) })}${body}</div>`,
+    intro: 'Who the server’s patrons are, who has not linked, and why each member has (or lacks) each role.',
+    main: html`<div class="stack">${filterChips(access.guildId, o.list)}${panel({ id: 'search', title: 'Find a member', body: searchForm(access.guildId, o.query) })}${body}${memberListPanel(access.guildId, o.list, o.joinUrl)}</div>`,
   });
 }
 

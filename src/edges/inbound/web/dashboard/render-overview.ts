@@ -48,6 +48,25 @@ export function runsTable(runs: readonly SyncRun[], caption: string): SafeHtml {
   )}</tbody></table></div>`;
 }
 
+/** The key numbers: who the patrons are and what Tierlink does for them, each linking to its list. */
+function keyNumbers(overview: Overview, guildId: string): SafeHtml {
+  const m = overview.members;
+  const key = (n: number, label: string, href: string) =>
+    html`<a class="key" href="${href}"><strong>${n.toLocaleString('en-US')}</strong><span>${label}</span></a>`;
+  const list = (filter: string) => `${guildPath(guildId, '/members')}?filter=${filter}`;
+  const last = overview.lastSync;
+  return html`<div class="keys">
+${key(m.patrons, 'patrons', list('patrons'))}
+${key(m.linked, 'linked', list('linked'))}
+${key(m['not-linked'], 'not linked', list('not-linked'))}
+${key(m['not-in-server'], 'not in the server', list('not-in-server'))}
+${key(m.grace, 'in grace', list('grace'))}
+${key(m.comped, 'comped', list('comped'))}
+${key(overview.grants, 'roles Tierlink holds', guildPath(guildId, '/tiers'))}
+${key(last ? last.adds + last.removes : 0, last ? `role changes in the last sync (${plural(last.adds, 'given', 'given')}, ${last.removes.toLocaleString('en-US')} taken away)` : 'role changes: no sync yet', guildPath(guildId, '/syncs'))}
+</div>`;
+}
+
 export function renderOverview(o: { access: GuildAccess; viewer: Viewer; overview: Overview; flash: DashboardFlash | null }): string {
   const { overview, access } = o;
   const problems = overview.checks.filter((c) => !c.ok);
@@ -66,7 +85,7 @@ export function renderOverview(o: { access: GuildAccess; viewer: Viewer; overvie
                   ? html`<span class="pill warn">${plural(c.webhook.failures, 'failed delivery', 'failed deliveries')}</span>`
                   : html`<span class="pill added">webhook delivering</span>`;
           return html`<li class="item"><div class="item-head"><span class="item-title">${href ? html`<a href="${href}" rel="noopener noreferrer">${c.name}</a>` : c.name}</span>${hook}</div>
-<p class="item-text">${c.patronCount !== null ? `${plural(c.patronCount, 'patron')} · ` : ''}webhook last checked ${when(c.webhook.checkedAt)}</p></li>`;
+<p class="item-text">webhook last checked ${when(c.webhook.checkedAt)}</p></li>`;
         })}</ul>`;
   const checks = html`<ul class="list">${overview.checks.map(
     (
@@ -84,6 +103,7 @@ export function renderOverview(o: { access: GuildAccess; viewer: Viewer; overvie
         ? `Everything Tierlink needs is in place. It holds ${plural(overview.grants, 'role')} in this server.`
         : `${plural(problems.length, 'problem')} to fix. Tierlink holds ${plural(overview.grants, 'role')} in this server.`,
     main: html`<div class="stack">
+${panel({ id: 'numbers', title: 'Members', hint: 'Counted from what Tierlink knows now; each number opens its list.', body: keyNumbers(overview, access.guildId) })}
 <div class="cols two">
 ${panel({ id: 'connection', title: 'Patreon connection', body: connection })}
 ${panel({ id: 'chart', title: 'Role changes per day', hint: 'Roles Tierlink gave and took away in the last 14 days (UTC).', body: renderDayChart(overview.perDay, 'chart') })}

@@ -48,6 +48,15 @@ main:focus{outline:none}
 .chip form{display:inline}
 .chip .muted{font-size:.8125rem;font-weight:500}
 .chip .link-button{font-size:.8125rem}
+.filters .chips{display:flex;flex-wrap:wrap;gap:.5rem}
+a.chip.filter{color:var(--text);text-decoration:none}
+a.chip.filter strong{font-variant-numeric:tabular-nums}
+a.chip.filter[aria-current]{background:var(--accent);border-color:var(--accent);color:var(--on-accent)}
+.keys{display:grid;grid-template-columns:repeat(auto-fill,minmax(9.5rem,1fr));gap:.625rem}
+.key{display:block;padding:.75rem .875rem;border-radius:.875rem;background:var(--surface-2);border:1px solid var(--border);color:var(--text);text-decoration:none}
+.key strong{display:block;font-size:1.5rem;font-variant-numeric:tabular-nums}
+.key span{color:var(--muted);font-size:.875rem}
+.join-copy{margin:.75rem 0}
 .kv{display:grid;grid-template-columns:minmax(7rem,max-content) 1fr;gap:.375rem 1rem;font-size:.9375rem}
 .kv dt{color:var(--muted)}
 .kv dd{min-width:0}

@@ -20,6 +20,9 @@ export interface RecentPledge {
   fullName: string | null;
   pledgeStart: Date;
   entitledTierIds: string[];
+  source: string;
+  /** Patreon's `hide_pledges` as last read; null when no read said. */
+  hidesPledges: boolean | null;
 }
 
 /** The subject of a welcome: once per member and pledge (its start). */
@@ -169,6 +172,8 @@ export function createChannelOutboxRepository(db: Db) {
           fullName: memberSnapshots.fullName,
           pledgeStart: memberSnapshots.pledgeRelationshipStart,
           entitledTierIds: memberSnapshots.entitledTierIds,
+          source: memberSnapshots.source,
+          hidesPledges: memberSnapshots.hidesPledges,
         })
         .from(memberSnapshots)
         .where(

@@ -100,6 +100,19 @@ export function createGuildRepository(db: Db) {
     },
 
     // The channels Tierlink posts in (src/app/channels).
+    /** How the server's welcomes name a new patron (`/settings welcome_names:`). */
+    async welcomeNames(guildId: string): Promise<'mention' | 'display_name' | 'none'> {
+      const [row] = await db.select({ welcomeNames: guilds.welcomeNames }).from(guilds).where(eq(guilds.id, guildId));
+      return row?.welcomeNames ?? 'mention';
+    },
+
+    async setWelcomeNames(guildId: string, policy: 'mention' | 'display_name' | 'none'): Promise<void> {
+      await db
+        .insert(guilds)
+        .values({ id: guildId, welcomeNames: policy })
+        .onConflictDoUpdate({ target: guilds.id, set: { welcomeNames: policy, updatedAt: new Date() } });
+    },
+
     async channels(guildId: string): Promise<GuildChannels> {
       const [row] = await db.select(CHANNEL_COLUMNS).from(guilds).where(eq(guilds.id, guildId));
       return row ?? { ...NO_CHANNELS };

@@ -18,6 +18,8 @@ import { createChannelOutboxRepository } from './channel-outbox-repository';
 import { createCompRepository } from './comp-repository';
 import { createRuleRoleRepository } from './rule-role-repository';
 import { createRoleAllowanceRepository } from './role-allowance-repository';
+import { createMemberListRepository } from './member-list-repository';
+import { createMemberPreferenceRepository } from './member-preference-repository';
 
 /** Every repository over one database; the secret box seals credentials and webhook secrets. */
 export function createRepositories(db: Db, box: SecretBox) {
@@ -39,6 +41,9 @@ export function createRepositories(db: Db, box: SecretBox) {
     // The dashboard's reads and sessions.
     auditLog: createAuditLogRepository(db),
     patronDirectory: createPatronDirectoryRepository(db),
+    memberList: createMemberListRepository(db),
+    // Each person's own choices (/privacy).
+    memberPreferences: createMemberPreferenceRepository(db),
     dashboardSessions: createDashboardSessionRepository(db),
     // The mod-log and the announcements (src/app/channels).
     channelOutbox: createChannelOutboxRepository(db),

@@ -31,6 +31,8 @@ export interface SnapshotInput {
   entitledAmountCents: number | null;
   /** The member's name on the service; absent or null keeps the stored one. */
   fullName?: string | null;
+  /** The user's `hide_pledges`; absent: the read did not say, the stored value stays. */
+  hidesPledges?: boolean | null;
   readBy: SnapshotRow['readBy'];
 }
 
@@ -75,6 +77,8 @@ export function readDigest(s: SnapshotInput): string {
       s.pledgeRelationshipStart?.getTime() ?? '',
       s.entitledAmountCents ?? '',
       s.fullName ?? '',
+      // Only when set, so the digests of reads before this attribute was read stay the same.
+      ...(s.hidesPledges ? ['hides pledges'] : []),
     ].join('\u0001'),
   );
 }
@@ -159,17 +163,19 @@ export function createSnapshotRepository(db: Db) {
       s.readBy === 'webhook-payload' ? null : readDigest(s),
       s.fullName ?? null,
       s.source,
+      s.hidesPledges ?? null,
     ]);
     const at = now.toISOString();
     await db.execute(sql`
       insert into member_snapshots as s (
         source, campaign_id, member_id, external_user_id, patron_status, is_follower, is_free_trial, is_gifted, last_charge_date,
         last_charge_status, entitled_tier_ids, last_active_tier_ids, first_declined_at, pledge_relationship_start,
-        entitled_amount_cents, full_name, unreadable, read_by, fetched_at, read_hash
+        entitled_amount_cents, full_name, unreadable, read_by, fetched_at, read_hash, hides_pledges
       )
       select r->>16, r->>13, r->>0, r->>1, r->>2, (r->>3)::boolean, (r->>4)::boolean, (r->>5)::boolean, (r->>7)::timestamptz, r->>8, r->9,
         case when r->>2 in ('active_patron', 'declined_patron') and r->>12 <> 'webhook-payload' then r->9 else '[]'::jsonb end,
-        (r->>6)::timestamptz, (r->>10)::timestamptz, (r->>11)::integer, r->>15, null, r->>12, ${at}::timestamptz, r->>14
+        (r->>6)::timestamptz, (r->>10)::timestamptz, (r->>11)::integer, r->>15, null, r->>12, ${at}::timestamptz, r->>14,
+        (r->>17)::boolean
       from jsonb_array_elements(${JSON.stringify(rows)}::jsonb) as r
       on conflict (source, campaign_id, member_id) do update set
         external_user_id = excluded.external_user_id,
@@ -186,6 +192,7 @@ export function createSnapshotRepository(db: Db) {
         pledge_relationship_start = excluded.pledge_relationship_start,
         entitled_amount_cents = excluded.entitled_amount_cents,
         full_name = coalesce(excluded.full_name, s.full_name),
+        hides_pledges = coalesce(excluded.hides_pledges, s.hides_pledges),
         unreadable = null,
         read_by = excluded.read_by,
         fetched_at = excluded.fetched_at,

@@ -30,6 +30,14 @@ export const guilds = pgTable('guilds', {
   joinNonPatrons: boolean('join_non_patrons').notNull().default(false),
   /** The role someone who joins through the join page without a tier role gets. */
   joinerRoleId: text('joiner_role_id'),
+  /**
+   * How a welcome names a new patron (`/settings welcome_names:`): `mention` (their Discord mention,
+   * which pings nobody), `display_name` (their name in the server), `none` (a welcome without a name).
+   * Whatever the policy, only a member who is in the server and linked is ever named.
+   */
+  welcomeNames: text('welcome_names').$type<'mention' | 'display_name' | 'none'>().notNull().default('mention'),
+  /** Whether Tierlink sends patrons direct messages about their membership (a declined payment, the grace end, a new link). */
+  patronMessages: boolean('patron_messages').notNull().default(false),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });

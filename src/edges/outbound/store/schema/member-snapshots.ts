@@ -55,6 +55,11 @@ export const memberSnapshots = pgTable(
     unreadable: jsonb('unreadable').$type<UnreadableMark>(),
     pledgeRelationshipStart: ts('pledge_relationship_start'),
     entitledAmountCents: integer('entitled_amount_cents'),
+    /**
+     * The user's `hide_pledges` as last read ("keep private which creators they pledge to"): never
+     * named in a welcome. Null: no read included the user yet (a welcome then names nobody either).
+     */
+    hidesPledges: boolean('hides_pledges'),
     /** The member's `full_name` as last read: the dashboard searches members by it. */
     fullName: text('full_name'),
     /** Which read wrote it: a link, a webhook's re-read, a webhook's payload (unconfirmed), the full sync. */
@@ -73,5 +78,7 @@ export const memberSnapshots = pgTable(
     index('member_snapshots_external_user_idx').on(t.source, t.externalUserId),
     // New pledges to welcome (src/app/channels/announcements.ts): recent starts of a campaign.
     index('member_snapshots_pledge_start_idx').on(t.campaignId, t.pledgeRelationshipStart),
+    // The Members list's rebuild check (src/edges/outbound/store/repositories/member-list-repository.ts): the newest read of a campaign.
+    index('member_snapshots_fetched_idx').on(t.campaignId, t.fetchedAt),
   ],
 );
