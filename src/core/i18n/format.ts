@@ -8,14 +8,6 @@ import type { Locale } from './locales';
 /** How often a price is paid, as the campaign states it (Patreon's `is_monthly`; per creation otherwise). */
 export type Cadence = 'month' | 'year' | 'creation';
 
-export interface Price {
-  /** In the currency's minor unit, as Patreon's `amount_cents`. */
-  amountCents: number;
-  /** ISO 4217 code, e.g. `EUR`. */
-  currency: string;
-  cadence: Cadence;
-}
-
 export function formatNumber(locale: Locale, value: number): string {
   return new Intl.NumberFormat(locale).format(value);
 }

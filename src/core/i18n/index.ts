@@ -8,7 +8,7 @@ import { type Catalogue, type Message, type Translate, createTranslator } from '
 export * from './format';
 export * from './locales';
 export { catalogueProblems, pluralCategories } from './check';
-export { placeholders, textsOf, type Catalogue, type Message, type PluralForms } from './translate';
+export { placeholders, textsOf, type Catalogue, type Message, type ParamsOf, type ParamValue, type PluralForms } from './translate';
 export type { EnglishCatalogue, MessageKey };
 
 /** What a reply, a page or a view takes to speak: `t('key', { param })`. */

@@ -35,11 +35,11 @@ export type Catalogue<Source extends Record<string, Message>> = {
 
 export type ParamValue = string | number;
 
-/** `t(key)` for a message without placeholders, `t(key, { name })` with them. */
-export type Translate<Source extends Record<string, Message>> = <K extends keyof Source & string>(
+/** `t(key)` for a message without placeholders, `t(key, { name })` with them; `t.locale` its language. */
+export type Translate<Source extends Record<string, Message>> = (<K extends keyof Source & string>(
   key: K,
   ...params: [ParamsOf<Source[K]>] extends [never] ? [] : [Record<ParamsOf<Source[K]>, ParamValue>]
-) => string;
+) => string) & { readonly locale: Locale };
 
 const PLACEHOLDER = /\{([A-Za-z][A-Za-z0-9_]*)\}/g;
 
@@ -64,7 +64,7 @@ export function createTranslator<Source extends Record<string, Message>>(
 ): Translate<Source> {
   const plural = new Intl.PluralRules(locale);
   const number = new Intl.NumberFormat(locale);
-  return ((key: string, params?: Record<string, ParamValue>) => {
+  const t = (key: string, params?: Record<string, ParamValue>) => {
     const message = (catalogue as Record<string, Message | undefined>)[key] ?? (source as Record<string, Message>)[key];
     if (message === undefined) throw new Error(`no message "${key}"`);
     let text: string;
@@ -80,5 +80,6 @@ export function createTranslator<Source extends Record<string, Message>>(
       if (value === undefined) return whole;
       return typeof value === 'number' ? number.format(value) : value;
     });
-  }) as Translate<Source>;
+  };
+  return Object.assign(t, { locale }) as Translate<Source>;
 }

@@ -69,7 +69,8 @@ export const de: Catalogue<EnglishCatalogue> = {
   'command.audit': 'Team: die letzten Rollenänderungen von Tierlink für ein Mitglied, und warum',
   'command.audit.member': 'Das Mitglied',
 
-  'reply.staffOnly': 'Du brauchst auf diesem Server die Berechtigung **Rollen verwalten**, um {command} zu verwenden. Mit /status siehst du deinen eigenen Status.',
+  'reply.staffOnly':
+    'Du brauchst auf diesem Server die Berechtigung **Rollen verwalten**, um {command} zu verwenden. Mit /status siehst du deinen eigenen Status.',
   'reply.moreLines': { one: '…und {count} weitere Zeile', other: '…und {count} weitere Zeilen' },
   'reply.notConnected':
     'Dieser Server ist noch mit keiner Patreon-Kampagne verbunden, deshalb vergibt Tierlink hier keine Rollen. Der Serverinhaber oder ein Administrator kann mit /connect eine verbinden.',
@@ -89,7 +90,10 @@ export const de: Catalogue<EnglishCatalogue> = {
   'unlink.none': 'Du hattest keine verknüpfte Patreon-Mitgliedschaft.',
   'unlink.removedHere': 'Hier entfernt: {roles}.',
   'unlink.noneHere': 'Tierlink hat dir hier keine Rollen gegeben, also wurde keine entfernt.',
-  'unlink.elsewhere': { one: 'Außerdem wurde {count} Rolle auf anderen Servern entfernt.', other: 'Außerdem wurden {count} Rollen auf anderen Servern entfernt.' },
+  'unlink.elsewhere': {
+    one: 'Außerdem wurde {count} Rolle auf anderen Servern entfernt.',
+    other: 'Außerdem wurden {count} Rollen auf anderen Servern entfernt.',
+  },
   'unlink.failed': {
     one: '{count} Rolle konnte nicht entfernt werden: Der Serverinhaber kann /doctor ausführen.',
     other: '{count} Rollen konnten nicht entfernt werden: Der Serverinhaber kann /doctor ausführen.',
@@ -102,7 +106,8 @@ export const de: Catalogue<EnglishCatalogue> = {
   'status.linkedSocialThem': '**Verknüpft** mit Patreon (über die Discord-Verbindung in dessen Patreon-Konto).',
   'status.movedYou':
     '**Nicht verknüpft.** Deine Patreon-Mitgliedschaft wurde am {date} mit einem anderen Discord-Konto verknüpft, und ihre Rollen sind dorthin gewandert. Führe hier /link aus, um sie zurückzuholen.',
-  'status.movedThem': '**Nicht verknüpft.** Die Patreon-Mitgliedschaft wurde am {date} mit einem anderen Discord-Konto verknüpft, und ihre Rollen sind dorthin gewandert.',
+  'status.movedThem':
+    '**Nicht verknüpft.** Die Patreon-Mitgliedschaft wurde am {date} mit einem anderen Discord-Konto verknüpft, und ihre Rollen sind dorthin gewandert.',
   'status.unlinkedYou': '**Nicht verknüpft.** Du hast die Verknüpfung am {date} gelöst. Mit /link verknüpfst du wieder.',
   'status.unlinkedThem': '**Nicht verknüpft.** Die Verknüpfung wurde am {date} gelöst.',
   'status.neverYou': '**Nicht verknüpft.** Führe /link aus, um deine Patreon-Mitgliedschaft zu verknüpfen.',
@@ -174,14 +179,16 @@ export const de: Catalogue<EnglishCatalogue> = {
   'label.502': 'Patreon-Verbindung',
   'label.503': 'Vorübergehend nicht verfügbar',
 
-  'linkPage.thanks': 'Danke für deine Unterstützung, <strong>{patron}</strong>! Deine Patreon-Mitgliedschaft ist jetzt mit deinem Discord-Konto verknüpft.',
+  'linkPage.thanks':
+    'Danke für deine Unterstützung, <strong>{patron}</strong>! Deine Patreon-Mitgliedschaft ist jetzt mit deinem Discord-Konto verknüpft.',
   'linkPage.linkedTo':
     'Deine Patreon-Mitgliedschaft ist mit dem Discord-Konto <strong>{account}</strong> verknüpft. Nicht du? Führe <code>/link</code> selbst in Discord aus: Die Mitgliedschaft wandert zu deinem Konto.',
   'linkPage.moved':
     'Dieses Patreon-Konto war vorher mit einem anderen Discord-Konto verknüpft. Jetzt ist es mit diesem verknüpft, und seine Rollen sind mitgekommen.',
   'linkPage.problemsIntro': {
     one: 'Diese Rolle kann erst vergeben werden, wenn {server} richtig eingerichtet ist. Der Serverinhaber weiß Bescheid; du musst nichts tun.',
-    other: 'Diese Rollen können erst vergeben werden, wenn {server} richtig eingerichtet ist. Der Serverinhaber weiß Bescheid; du musst nichts tun.',
+    other:
+      'Diese Rollen können erst vergeben werden, wenn {server} richtig eingerichtet ist. Der Serverinhaber weiß Bescheid; du musst nichts tun.',
   },
   'linkPage.footer': 'Tierlink hält deine Discord-Rollen im Einklang mit deiner Patreon-Mitgliedschaft. Du kannst diesen Tab schließen.',
   'linkPage.footerUnlink': 'Zum Trennen führe <code>/unlink</code> in Discord aus.',
@@ -217,10 +224,12 @@ export const de: Catalogue<EnglishCatalogue> = {
   'linkPage.lapsedLeadRemoved':
     'Du bist als <strong>{patron}</strong> verknüpft, aber die Zahlung ist nicht rechtzeitig durchgegangen, deshalb wurden deine Mitgliederrollen entfernt.',
   'linkPage.lapsedStep': 'Aktualisiere deine Zahlungsmethode auf Patreon, um deine Rollen zurückzubekommen.',
-  'linkPage.lapsedDetail': 'Sie kommen von selbst zurück, sobald die Zahlung durch ist. Du musst <code>/link</code> nicht noch einmal ausführen.',
+  'linkPage.lapsedDetail':
+    'Sie kommen von selbst zurück, sobald die Zahlung durch ist. Du musst <code>/link</code> nicht noch einmal ausführen.',
   'linkPage.lapsedAction': 'Zahlung auf Patreon aktualisieren',
   'linkPage.headFormer': 'Du bist kein Mitglied mehr',
-  'linkPage.formerLead': 'Du bist als <strong>{patron}</strong> verknüpft. Deine Mitgliedschaft ist beendet, deshalb gelten gerade keine Mitgliederrollen.',
+  'linkPage.formerLead':
+    'Du bist als <strong>{patron}</strong> verknüpft. Deine Mitgliedschaft ist beendet, deshalb gelten gerade keine Mitgliederrollen.',
   'linkPage.formerStep': 'Werde auf Patreon wieder Mitglied, um deine Rollen zurückzubekommen.',
   'linkPage.formerAction': 'Wieder Mitglied werden',
   'linkPage.headFollower': 'Du folgst, bist aber kein zahlendes Mitglied',
@@ -231,9 +240,11 @@ export const de: Catalogue<EnglishCatalogue> = {
   'linkPage.noneLead': 'Du bist als <strong>{patron}</strong> verknüpft, aber dieses Patreon-Konto hat hier keine Mitgliedschaft.',
   'linkPage.noneStep': 'Werde auf Patreon Mitglied, um deine Rollen zu bekommen.',
   'linkPage.noneAction': 'Mitglied werden',
-  'linkPage.noneAside': 'Mit einem anderen Patreon-Konto unterstützt? Führe <code>/link</code> in Discord erneut aus und melde dich mit diesem an.',
+  'linkPage.noneAside':
+    'Mit einem anderen Patreon-Konto unterstützt? Führe <code>/link</code> in Discord erneut aus und melde dich mit diesem an.',
   'linkPage.pledgeDetail': 'Deine Konten sind jetzt verknüpft, deine Rollen kommen also kurz nach deiner Unterstützung von selbst.',
-  'linkPage.pledgeDetailJoin': 'Deine Konten sind jetzt verknüpft, deine Rollen kommen also von selbst, kurz nachdem du unterstützt und dem Server beitrittst.',
+  'linkPage.pledgeDetailJoin':
+    'Deine Konten sind jetzt verknüpft, deine Rollen kommen also von selbst, kurz nachdem du unterstützt und dem Server beitrittst.',
   'linkPage.standingActive': 'Aktives Mitglied',
   'linkPage.standingFollower': 'Folgt, ohne zu unterstützen',
   'linkPage.standingFormer': 'Ehemaliges Mitglied',
@@ -241,6 +252,7 @@ export const de: Catalogue<EnglishCatalogue> = {
   'linkPage.standingGrace': 'Zahlung abgelehnt; Rollen bleiben bis {date}',
   'linkPage.standingLapsed': 'Zahlung abgelehnt; die Schonfrist ist vorbei',
 
+  'msg.expiredTitle': 'Dieser Link ist abgelaufen',
   'msg.usedTitle': 'Dieser Link wurde schon benutzt',
   'msg.usedMessage': 'Links von {command} funktionieren einmal und nur kurze Zeit, damit dein Konto sicher bleibt.',
   'msg.usedNext': 'Führe {command} in Discord erneut aus, um einen neuen Link zu bekommen.',
@@ -263,10 +275,12 @@ export const de: Catalogue<EnglishCatalogue> = {
   'msg.notAllowedMessage':
     'Die Stufen einer Kampagne bestimmen, welche Rollen ihre Mitglieder auf dem Server bekommen, deshalb kann nur der Serverinhaber oder jemand mit der Berechtigung Administrator eine verbinden. Es wurde nichts verbunden.',
   'msg.notAllowedNext': 'Bitte den Serverinhaber oder einen Administrator, /connect auszuführen.',
-  'msg.discordDeniedMessage': 'Du hast auf der Seite von Discord abgebrochen. Tierlink fragt Discord nur, wer du bist, um sicherzugehen, dass der {command}-Link dir gehört.',
+  'msg.discordDeniedMessage':
+    'Du hast auf der Seite von Discord abgebrochen. Tierlink fragt Discord nur, wer du bist, um sicherzugehen, dass der {command}-Link dir gehört.',
   'msg.discordDeniedNext': 'Doch anders entschieden? Drück den Button von {command} erneut und wähle „Autorisieren“.',
   'msg.discordDownTitle': 'Discord war nicht erreichbar',
-  'msg.discordDownMessage': 'Discord hat nicht rechtzeitig geantwortet, deshalb konnte Tierlink nicht prüfen, wer du bist. Es wurde nichts geändert.',
+  'msg.discordDownMessage':
+    'Discord hat nicht rechtzeitig geantwortet, deshalb konnte Tierlink nicht prüfen, wer du bist. Es wurde nichts geändert.',
   'msg.waitThenRun': 'Warte eine Minute und führe dann {command} in Discord erneut aus.',
   'msg.serviceDownTitle': 'Patreon war nicht erreichbar',
   'msg.serviceDownLink': 'Patreon hat nicht rechtzeitig geantwortet, deshalb konnten wir deine Mitgliedschaft nicht prüfen.',
@@ -293,15 +307,18 @@ export const de: Catalogue<EnglishCatalogue> = {
   'join.eyebrowPage': 'Beitrittsseite',
   'join.eyebrowOpen': 'Dem Server beitreten',
   'join.eyebrowPatrons': 'Für Mitglieder',
-  'join.leadOpen': 'Alle mit einem Patreon-Konto können <strong>{server}</strong> beitreten. Mitglieder von <strong>{campaign}</strong> bekommen ihre Stufenrollen gleich mit.',
-  'join.leadPatrons': 'Mitglieder von <strong>{campaign}</strong> kommen in einem Schritt mit ihren Stufenrollen auf <strong>{server}</strong>.',
+  'join.leadOpen':
+    'Alle mit einem Patreon-Konto können <strong>{server}</strong> beitreten. Mitglieder von <strong>{campaign}</strong> bekommen ihre Stufenrollen gleich mit.',
+  'join.leadPatrons':
+    'Mitglieder von <strong>{campaign}</strong> kommen in einem Schritt mit ihren Stufenrollen auf <strong>{server}</strong>.',
   'join.stepPatreon': 'Mit Patreon anmelden',
   'join.stepPatreonDetail': 'Tierlink prüft deine Mitgliedschaft bei {campaign}.',
   'join.stepDiscord': 'Mit Discord anmelden',
   'join.stepDiscordDetail': 'Tierlink fügt dich {server} mit den Rollen deiner Stufe hinzu.',
   'join.howItWorks': 'So funktioniert’s',
   'join.button': '{server} beitreten',
-  'join.notPatronYet': 'Noch kein Mitglied? <a href="{href}" rel="noopener noreferrer">Werde Mitglied auf Patreon</a> und komm dann hierher zurück.',
+  'join.notPatronYet':
+    'Noch kein Mitglied? <a href="{href}" rel="noopener noreferrer">Werde Mitglied auf Patreon</a> und komm dann hierher zurück.',
   'join.notReadyTitle': 'Diese Beitrittsseite ist noch nicht bereit',
   'join.notReadyMessage': 'Sie kann gerade niemanden hinzufügen.',
   'join.tryLater': 'Versuch es später noch einmal.',
@@ -309,22 +326,27 @@ export const de: Catalogue<EnglishCatalogue> = {
   'join.notConnectedNext': 'Versuch es später noch einmal: Der Creator richtet alles noch ein.',
   'join.botGoneMessage': 'Tierlink ist nicht (mehr) auf diesem Server und kann deshalb niemanden hinzufügen.',
   'join.botGoneNext': 'Sag dem Creator Bescheid; Tierlink muss erneut auf den Server eingeladen werden.',
-  'join.noInviteMessage': 'Dem Bot von Tierlink fehlt auf diesem Server die Berechtigung Einladung erstellen, die Discord zum Hinzufügen verlangt.',
-  'join.noManageRolesMessage': 'Dem Bot von Tierlink fehlt auf diesem Server die Berechtigung Rollen verwalten, deshalb konnte er dir deine Rollen nicht geben.',
+  'join.noInviteMessage':
+    'Dem Bot von Tierlink fehlt auf diesem Server die Berechtigung Einladung erstellen, die Discord zum Hinzufügen verlangt.',
+  'join.noManageRolesMessage':
+    'Dem Bot von Tierlink fehlt auf diesem Server die Berechtigung Rollen verwalten, deshalb konnte er dir deine Rollen nicht geben.',
   'join.doctorNext': 'Sag dem Creator Bescheid: /doctor auf dem Server zeigt, wie es sich beheben lässt. Versuch es danach noch einmal.',
   'join.headAdded': 'Du bist auf {server}',
   'join.headAlready': 'Du bist schon auf {server}',
   'join.leadAdded': 'Willkommen, <strong>{name}</strong>! Tierlink hat dich {server} hinzugefügt.',
   'join.leadAddedRoles': 'Willkommen, <strong>{name}</strong>! Tierlink hat dich {server} mit deinen Rollen hinzugefügt.',
-  'join.leadAlready': 'Deine Patreon-Mitgliedschaft ist mit <strong>{account}</strong> verknüpft, und deine Rollen auf {server} sind aktuell.',
+  'join.leadAlready':
+    'Deine Patreon-Mitgliedschaft ist mit <strong>{account}</strong> verknüpft, und deine Rollen auf {server} sind aktuell.',
   'join.open': 'Öffne {server} in Discord.',
-  'join.openDetail': 'Deine Rollen folgen ab jetzt deiner Mitgliedschaft: Wechsle die Stufe oder kündige auf Patreon, und Discord zieht mit.',
+  'join.openDetail':
+    'Deine Rollen folgen ab jetzt deiner Mitgliedschaft: Wechsle die Stufe oder kündige auf Patreon, und Discord zieht mit.',
   'join.openAction': '{server} öffnen',
   'join.joinedAs':
     'Du bist als Discord-Konto <strong>{account}</strong> beigetreten, und deine Patreon-Mitgliedschaft ist damit verknüpft. Nicht du? Melde dich bei Discord mit deinem Konto an und <a href="{href}">öffne die Beitrittsseite erneut</a>.',
   'join.problemsIntro': {
     one: 'Diese Rolle kann erst vergeben werden, wenn {server} richtig eingerichtet ist; der Serverinhaber sieht mit /doctor, warum. Sie kommt von selbst, sobald es behoben ist.',
-    other: 'Diese Rollen können erst vergeben werden, wenn {server} richtig eingerichtet ist; der Serverinhaber sieht mit /doctor, warum. Sie kommen von selbst, sobald es behoben ist.',
+    other:
+      'Diese Rollen können erst vergeben werden, wenn {server} richtig eingerichtet ist; der Serverinhaber sieht mit /doctor, warum. Sie kommen von selbst, sobald es behoben ist.',
   },
   'join.again': '<a href="{href}">Öffne die Beitrittsseite erneut</a>, um neu anzufangen.',
   'join.againAction': 'Beitrittsseite erneut öffnen',
@@ -345,42 +367,67 @@ export const de: Catalogue<EnglishCatalogue> = {
   'join.lapsedNext': 'Aktualisiere deine Zahlungsmethode auf Patreon; sobald die Zahlung durch ist, öffne diese Beitrittsseite erneut.',
   'join.lapsedAction': 'Zahlung auf Patreon aktualisieren',
   'join.bannedTitle': 'Du kannst {server} nicht beitreten',
-  'join.bannedMessage': 'Du bist von diesem Server gebannt, deshalb kann Tierlink dich nicht hinzufügen. Deine Patreon-Mitgliedschaft ist mit deinem Discord-Konto verknüpft.',
+  'join.bannedMessage':
+    'Du bist von diesem Server gebannt, deshalb kann Tierlink dich nicht hinzufügen. Deine Patreon-Mitgliedschaft ist mit deinem Discord-Konto verknüpft.',
   'join.bannedNext': 'Wenn du das für einen Fehler hältst, schreib dem Creator auf Patreon.',
   'join.fullTitle': '{server} ist voll',
-  'join.fullMessage': 'Der Server hat so viele Mitglieder, wie Discord erlaubt, deshalb konnte Tierlink dich nicht hinzufügen. Sonst hat sich nichts geändert.',
+  'join.fullMessage':
+    'Der Server hat so viele Mitglieder, wie Discord erlaubt, deshalb konnte Tierlink dich nicht hinzufügen. Sonst hat sich nichts geändert.',
   'join.fullNext': 'Sag dem Creator Bescheid und öffne diese Beitrittsseite später erneut.',
   'join.permsMessage':
     'Dem Bot von Tierlink fehlt auf {server} eine Berechtigung, die Discord zum Hinzufügen mit Rollen verlangt (Einladung erstellen, Rollen verwalten), deshalb wurdest du nicht hinzugefügt.',
-  'join.permsNext': 'Sag dem Creator Bescheid: /doctor auf dem Server zeigt, wie es sich beheben lässt. Öffne diese Beitrittsseite danach erneut.',
+  'join.permsNext':
+    'Sag dem Creator Bescheid: /doctor auf dem Server zeigt, wie es sich beheben lässt. Öffne diese Beitrittsseite danach erneut.',
   'join.tokenTitle': 'Discord hat Tierlink dich nicht hinzufügen lassen',
-  'join.tokenMessage': 'Die Erlaubnis, dich dem Server hinzuzufügen, wurde auf der Seite von Discord abgewählt oder zurückgezogen. Es wurde nichts geändert.',
+  'join.tokenMessage':
+    'Die Erlaubnis, dich dem Server hinzuzufügen, wurde auf der Seite von Discord abgewählt oder zurückgezogen. Es wurde nichts geändert.',
   'join.tokenNext': 'Öffne diese Beitrittsseite erneut und wähle auf der Seite von Discord „Autorisieren“, ohne etwas abzuwählen.',
   'join.tooManyTitle': 'Du bist auf zu vielen Servern',
   'join.tooManyMessage': 'Dein Discord-Konto ist auf so vielen Servern, wie Discord erlaubt, und kann keinem weiteren beitreten.',
   'join.tooManyNext': 'Verlasse einen Server, den du nicht mehr nutzt, und öffne diese Beitrittsseite dann erneut.',
   'join.limitedTitle': 'Discord hat Beitritte eingeschränkt',
-  'join.limitedMessage': 'Discord hat vorerst eingeschränkt, wie dein Konto neuen Servern beitritt, deshalb konnte Tierlink dich nicht hinzufügen.',
+  'join.limitedMessage':
+    'Discord hat vorerst eingeschränkt, wie dein Konto neuen Servern beitritt, deshalb konnte Tierlink dich nicht hinzufügen.',
   'join.limitedNext': 'Versuch es später noch einmal oder tritt mit einer Einladung des Creators bei.',
-  'join.discordDownMessage': 'Discord hat nicht rechtzeitig geantwortet, deshalb wurdest du nicht hinzugefügt. Sonst hat sich nichts geändert.',
+  'join.discordDownMessage':
+    'Discord hat nicht rechtzeitig geantwortet, deshalb wurdest du nicht hinzugefügt. Sonst hat sich nichts geändert.',
   'join.waitThenOpen': 'Warte eine Minute und öffne diese Beitrittsseite dann erneut.',
   'join.notAddedTitle': 'Du wurdest nicht hinzugefügt',
   'join.deniedMessage': 'Du hast Tierlink auf der Seite von Discord keine Erlaubnis gegeben, deshalb hat sich nichts geändert.',
   'join.deniedNext': 'Doch anders entschieden? Öffne diese Beitrittsseite erneut und wähle „Autorisieren“.',
-  'join.serviceDeniedMessage': 'Du hast deine Patreon-Mitgliedschaft nicht freigegeben, deshalb konnte Tierlink sie nicht prüfen. Es hat sich nichts geändert.',
+  'join.serviceDeniedMessage':
+    'Du hast deine Patreon-Mitgliedschaft nicht freigegeben, deshalb konnte Tierlink sie nicht prüfen. Es hat sich nichts geändert.',
   'join.serviceDeniedNext': 'Doch anders entschieden? Öffne diese Beitrittsseite erneut und wähle „Zulassen“.',
   'join.otherBrowserTitle': 'Fang auf der Beitrittsseite neu an',
   'join.otherBrowserMessage':
     'Diese Seite wurde in einem anderen Browser geöffnet als die Beitrittsseite, jemand anderes hat die Anmeldung weitergegeben, oder dieser Browser hat das Cookie von Tierlink nicht behalten. Damit deine Konten sicher bleiben, wurde nichts verknüpft oder geändert.',
   'join.otherBrowserNext': 'Öffne die Beitrittsseite selbst, in diesem Browser.',
   'join.badStateTitle': 'Diese Anmeldung kann nicht verwendet werden',
-  'join.badStateMessage': 'Sie wurde schon benutzt, hat länger als 15 Minuten gedauert oder stammt nicht von Tierlink. Damit deine Konten sicher bleiben, wurde nichts geändert.',
+  'join.badStateMessage':
+    'Sie wurde schon benutzt, hat länger als 15 Minuten gedauert oder stammt nicht von Tierlink. Damit deine Konten sicher bleiben, wurde nichts geändert.',
   'join.openAgain': 'Öffne die Beitrittsseite erneut.',
   'join.openFromPatreon': 'Öffne die Beitrittsseite erneut über die Patreon-Seite des Creators.',
-  'join.serviceDownMessage': 'Patreon hat nicht rechtzeitig geantwortet, deshalb konnte Tierlink deine Mitgliedschaft nicht prüfen. Es wurde nichts geändert.',
+  'join.serviceDownMessage':
+    'Patreon hat nicht rechtzeitig geantwortet, deshalb konnte Tierlink deine Mitgliedschaft nicht prüfen. Es wurde nichts geändert.',
   'join.unknownTitle': 'Diese Beitrittsseite gibt es nicht',
-  'join.unknownMessage': 'Diese Adresse führt zu keiner Beitrittsseite. Vielleicht ist sie falsch geschrieben, oder der Creator hat sie geändert.',
+  'join.unknownMessage':
+    'Diese Adresse führt zu keiner Beitrittsseite. Vielleicht ist sie falsch geschrieben, oder der Creator hat sie geändert.',
   'join.unknownNext': 'Öffne den Beitrittslink auf der Patreon-Seite des Creators erneut.',
+
+  'app.notFoundTitle': 'Hier ist nichts',
+  'app.notFoundMessage': 'Diese Adresse führt nirgendwohin.',
+  'app.restartingTitle': 'Neustart',
+  'app.restartingMessage': 'Tierlink startet gerade neu. Dein Link ist weiterhin gültig.',
+  'app.restartingNext': 'Lade diese Seite in ein paar Sekunden neu.',
+  'app.tooManyTitle': 'Zu viele Anfragen',
+  'app.tooManyMessage': 'Von dieser Adresse kamen mehr Anfragen, als Tierlink in einer Minute beantwortet.',
+  'app.tooManyNext': 'Warte eine Minute und versuch es dann noch einmal.',
+  'app.failedTitle': 'Bei uns ist etwas schiefgegangen',
+  'app.failedMessage': 'Das Problem wurde protokolliert. An deinem Konto wurde nichts geändert.',
+  'app.failedNext': 'Versuch es in ein paar Minuten noch einmal.',
+  'app.rootTitle': 'Tierlink läuft',
+  'app.rootMessage': 'Patreon-Stufen, im Einklang mit Discord-Rollen.',
+  'app.rootNext': 'Führe /link auf deinem Discord-Server aus, um deine Mitgliedschaft zu verknüpfen.',
 
   'dash.overview': 'Übersicht',
   'dash.tiers': 'Stufen und Rollen',

@@ -89,7 +89,10 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'unlink.none': 'No tenías ninguna membresía de Patreon vinculada.',
   'unlink.removedHere': 'Quitados aquí: {roles}.',
   'unlink.noneHere': 'Tierlink no te había dado ningún rol aquí, así que no se ha quitado ninguno.',
-  'unlink.elsewhere': { one: 'También se ha quitado {count} rol en otros servidores.', other: 'También se han quitado {count} roles en otros servidores.' },
+  'unlink.elsewhere': {
+    one: 'También se ha quitado {count} rol en otros servidores.',
+    other: 'También se han quitado {count} roles en otros servidores.',
+  },
   'unlink.failed': {
     one: 'No se ha podido quitar {count} rol: el propietario del servidor puede usar /doctor.',
     other: 'No se han podido quitar {count} roles: el propietario del servidor puede usar /doctor.',
@@ -181,7 +184,8 @@ export const esES: Catalogue<EnglishCatalogue> = {
     'Esta cuenta de Patreon estaba vinculada a otra cuenta de Discord. Ahora está vinculada a esta, y sus roles se han venido con ella.',
   'linkPage.problemsIntro': {
     one: 'Este rol no se puede dar hasta que {server} esté bien configurado. Ya se ha avisado al propietario del servidor; no tienes que hacer nada.',
-    other: 'Estos roles no se pueden dar hasta que {server} esté bien configurado. Ya se ha avisado al propietario del servidor; no tienes que hacer nada.',
+    other:
+      'Estos roles no se pueden dar hasta que {server} esté bien configurado. Ya se ha avisado al propietario del servidor; no tienes que hacer nada.',
   },
   'linkPage.footer': 'Tierlink mantiene tus roles de Discord al día con tu membresía de Patreon. Ya puedes cerrar esta pestaña.',
   'linkPage.footerUnlink': 'Para desconectar, usa <code>/unlink</code> en Discord.',
@@ -220,7 +224,8 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'linkPage.lapsedDetail': 'Volverán solos en cuanto se complete el pago. No hace falta volver a usar <code>/link</code>.',
   'linkPage.lapsedAction': 'Actualizar el pago en Patreon',
   'linkPage.headFormer': 'Ya no eres miembro',
-  'linkPage.formerLead': 'Estás vinculado como <strong>{patron}</strong>. Tu membresía ha terminado, así que ahora no te corresponden roles de miembro.',
+  'linkPage.formerLead':
+    'Estás vinculado como <strong>{patron}</strong>. Tu membresía ha terminado, así que ahora no te corresponden roles de miembro.',
   'linkPage.formerStep': 'Vuelve a hacerte miembro en Patreon para recuperar tus roles.',
   'linkPage.formerAction': 'Volver a ser miembro',
   'linkPage.headFollower': 'Sigues la campaña, pero no eres miembro de pago',
@@ -233,7 +238,8 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'linkPage.noneAction': 'Hacerse miembro',
   'linkPage.noneAside': '¿Pagaste con otra cuenta de Patreon? Vuelve a usar <code>/link</code> en Discord e inicia sesión con esa.',
   'linkPage.pledgeDetail': 'Tus cuentas ya están vinculadas, así que tus roles llegarán solos poco después de que te hagas miembro.',
-  'linkPage.pledgeDetailJoin': 'Tus cuentas ya están vinculadas, así que tus roles llegarán solos poco después de que te hagas miembro y te unas al servidor.',
+  'linkPage.pledgeDetailJoin':
+    'Tus cuentas ya están vinculadas, así que tus roles llegarán solos poco después de que te hagas miembro y te unas al servidor.',
   'linkPage.standingActive': 'Miembro activo',
   'linkPage.standingFollower': 'Sigue la campaña sin pagar',
   'linkPage.standingFormer': 'Antiguo miembro',
@@ -241,6 +247,7 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'linkPage.standingGrace': 'Pago rechazado; los roles se mantienen hasta el {date}',
   'linkPage.standingLapsed': 'Pago rechazado; el periodo de gracia ha terminado',
 
+  'msg.expiredTitle': 'Este enlace ha caducado',
   'msg.usedTitle': 'Este enlace ya se ha usado',
   'msg.usedMessage': 'Los enlaces de {command} funcionan una sola vez y durante poco tiempo, para proteger tu cuenta.',
   'msg.usedNext': 'Vuelve a usar {command} en Discord para obtener un enlace nuevo.',
@@ -263,10 +270,12 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'msg.notAllowedMessage':
     'Los niveles de una campaña deciden qué roles reciben sus miembros en el servidor, así que solo el propietario del servidor o alguien con el permiso Administrador puede conectar una. No se ha conectado nada.',
   'msg.notAllowedNext': 'Pide al propietario del servidor o a un administrador que use /connect.',
-  'msg.discordDeniedMessage': 'Has cancelado en la página de Discord. Tierlink solo pregunta a Discord quién eres, para asegurarse de que el enlace de {command} es tuyo.',
+  'msg.discordDeniedMessage':
+    'Has cancelado en la página de Discord. Tierlink solo pregunta a Discord quién eres, para asegurarse de que el enlace de {command} es tuyo.',
   'msg.discordDeniedNext': '¿Has cambiado de idea? Vuelve a pulsar el botón de {command} y elige «Autorizar».',
   'msg.discordDownTitle': 'No hemos podido contactar con Discord',
-  'msg.discordDownMessage': 'Discord no ha respondido a tiempo, así que Tierlink no ha podido comprobar quién eres. No se ha cambiado nada.',
+  'msg.discordDownMessage':
+    'Discord no ha respondido a tiempo, así que Tierlink no ha podido comprobar quién eres. No se ha cambiado nada.',
   'msg.waitThenRun': 'Espera un minuto y vuelve a usar {command} en Discord.',
   'msg.serviceDownTitle': 'No hemos podido contactar con Patreon',
   'msg.serviceDownLink': 'Patreon no ha respondido a tiempo, así que no hemos podido comprobar tu membresía.',
@@ -293,8 +302,10 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'join.eyebrowPage': 'Página para unirse',
   'join.eyebrowOpen': 'Únete al servidor',
   'join.eyebrowPatrons': 'Para miembros',
-  'join.leadOpen': 'Cualquiera con una cuenta de Patreon puede unirse a <strong>{server}</strong>. Los miembros de <strong>{campaign}</strong> reciben los roles de su nivel al entrar.',
-  'join.leadPatrons': 'Los miembros de <strong>{campaign}</strong> entran en <strong>{server}</strong> con los roles de su nivel, en un solo paso.',
+  'join.leadOpen':
+    'Cualquiera con una cuenta de Patreon puede unirse a <strong>{server}</strong>. Los miembros de <strong>{campaign}</strong> reciben los roles de su nivel al entrar.',
+  'join.leadPatrons':
+    'Los miembros de <strong>{campaign}</strong> entran en <strong>{server}</strong> con los roles de su nivel, en un solo paso.',
   'join.stepPatreon': 'Inicia sesión con Patreon',
   'join.stepPatreonDetail': 'Tierlink comprueba tu membresía de {campaign}.',
   'join.stepDiscord': 'Inicia sesión con Discord',
@@ -309,8 +320,10 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'join.notConnectedNext': 'Inténtalo más tarde: el creador aún lo está configurando.',
   'join.botGoneMessage': 'Tierlink no está (ya) en este servidor, así que no puede añadir a nadie.',
   'join.botGoneNext': 'Avisa al creador; hay que volver a invitar a Tierlink al servidor.',
-  'join.noInviteMessage': 'Al bot de Tierlink le falta en este servidor el permiso Crear invitación, que Discord exige para añadir personas.',
-  'join.noManageRolesMessage': 'Al bot de Tierlink le falta en este servidor el permiso Gestionar roles, así que no ha podido darte tus roles.',
+  'join.noInviteMessage':
+    'Al bot de Tierlink le falta en este servidor el permiso Crear invitación, que Discord exige para añadir personas.',
+  'join.noManageRolesMessage':
+    'Al bot de Tierlink le falta en este servidor el permiso Gestionar roles, así que no ha podido darte tus roles.',
   'join.doctorNext': 'Avisa al creador: /doctor en su servidor explica cómo arreglarlo. Inténtalo de nuevo cuando esté arreglado.',
   'join.headAdded': 'Ya estás en {server}',
   'join.headAlready': 'Ya estabas en {server}',
@@ -324,7 +337,8 @@ export const esES: Catalogue<EnglishCatalogue> = {
     'Te has unido como la cuenta de Discord <strong>{account}</strong>, y tu membresía de Patreon está vinculada a ella. ¿No eres tú? Inicia sesión en Discord con tu cuenta y <a href="{href}">vuelve a abrir la página para unirse</a>.',
   'join.problemsIntro': {
     one: 'Este rol no se puede dar hasta que {server} esté bien configurado; el propietario del servidor puede ver por qué con /doctor. Llegará solo cuando se arregle.',
-    other: 'Estos roles no se pueden dar hasta que {server} esté bien configurado; el propietario del servidor puede ver por qué con /doctor. Llegarán solos cuando se arregle.',
+    other:
+      'Estos roles no se pueden dar hasta que {server} esté bien configurado; el propietario del servidor puede ver por qué con /doctor. Llegarán solos cuando se arregle.',
   },
   'join.again': '<a href="{href}">Vuelve a abrir la página para unirse</a> para empezar de nuevo.',
   'join.againAction': 'Volver a abrir la página para unirse',
@@ -345,10 +359,12 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'join.lapsedNext': 'Actualiza tu método de pago en Patreon; cuando el pago se complete, vuelve a abrir esta página.',
   'join.lapsedAction': 'Actualizar el pago en Patreon',
   'join.bannedTitle': 'No puedes unirte a {server}',
-  'join.bannedMessage': 'Tienes un baneo en este servidor, así que Tierlink no puede añadirte. Tu membresía de Patreon está vinculada a tu cuenta de Discord.',
+  'join.bannedMessage':
+    'Tienes un baneo en este servidor, así que Tierlink no puede añadirte. Tu membresía de Patreon está vinculada a tu cuenta de Discord.',
   'join.bannedNext': 'Si crees que es un error, escribe al creador en Patreon.',
   'join.fullTitle': '{server} está lleno',
-  'join.fullMessage': 'El servidor tiene tantos miembros como permite Discord, así que Tierlink no ha podido añadirte. No ha cambiado nada más.',
+  'join.fullMessage':
+    'El servidor tiene tantos miembros como permite Discord, así que Tierlink no ha podido añadirte. No ha cambiado nada más.',
   'join.fullNext': 'Avisa al creador y vuelve a abrir esta página más tarde.',
   'join.permsMessage':
     'Al bot de Tierlink le falta en {server} un permiso que Discord exige para añadir personas con sus roles (Crear invitación, Gestionar roles), así que no se te ha añadido.',
@@ -367,20 +383,39 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'join.notAddedTitle': 'No se te ha añadido',
   'join.deniedMessage': 'Has decidido no dar permiso a Tierlink en la página de Discord, así que no ha cambiado nada.',
   'join.deniedNext': '¿Has cambiado de idea? Vuelve a abrir esta página y elige «Autorizar».',
-  'join.serviceDeniedMessage': 'Has decidido no compartir tu membresía de Patreon, así que Tierlink no ha podido comprobarla. No ha cambiado nada.',
+  'join.serviceDeniedMessage':
+    'Has decidido no compartir tu membresía de Patreon, así que Tierlink no ha podido comprobarla. No ha cambiado nada.',
   'join.serviceDeniedNext': '¿Has cambiado de idea? Vuelve a abrir esta página y elige «Permitir».',
   'join.otherBrowserTitle': 'Vuelve a empezar desde la página para unirse',
   'join.otherBrowserMessage':
     'Esta página se ha abierto en un navegador distinto del que abrió la página para unirse, alguien te ha pasado el inicio de sesión, o este navegador no ha guardado la cookie de Tierlink. Para proteger tus cuentas, no se ha vinculado ni cambiado nada.',
   'join.otherBrowserNext': 'Abre tú mismo la página para unirse, en este navegador.',
   'join.badStateTitle': 'Este inicio de sesión no se puede usar',
-  'join.badStateMessage': 'Ya se ha usado, ha tardado más de 15 minutos o no viene de Tierlink. Para proteger tus cuentas, no se ha cambiado nada.',
+  'join.badStateMessage':
+    'Ya se ha usado, ha tardado más de 15 minutos o no viene de Tierlink. Para proteger tus cuentas, no se ha cambiado nada.',
   'join.openAgain': 'Vuelve a abrir la página para unirse.',
   'join.openFromPatreon': 'Vuelve a abrir la página para unirse desde la página de Patreon del creador.',
-  'join.serviceDownMessage': 'Patreon no ha respondido a tiempo, así que Tierlink no ha podido comprobar tu membresía. No se ha cambiado nada.',
+  'join.serviceDownMessage':
+    'Patreon no ha respondido a tiempo, así que Tierlink no ha podido comprobar tu membresía. No se ha cambiado nada.',
   'join.unknownTitle': 'Esta página para unirse no existe',
-  'join.unknownMessage': 'Esta dirección no lleva a la página para unirse de ningún servidor. Puede que esté mal escrita o que el creador la haya cambiado.',
+  'join.unknownMessage':
+    'Esta dirección no lleva a la página para unirse de ningún servidor. Puede que esté mal escrita o que el creador la haya cambiado.',
   'join.unknownNext': 'Vuelve a abrir el enlace para unirse desde la página de Patreon del creador.',
+
+  'app.notFoundTitle': 'Aquí no hay nada',
+  'app.notFoundMessage': 'Esta dirección no lleva a ninguna parte.',
+  'app.restartingTitle': 'Reiniciando',
+  'app.restartingMessage': 'Tierlink se está reiniciando. Tu enlace sigue siendo válido.',
+  'app.restartingNext': 'Vuelve a cargar esta página dentro de unos segundos.',
+  'app.tooManyTitle': 'Demasiadas solicitudes',
+  'app.tooManyMessage': 'Esta dirección ha enviado más solicitudes de las que Tierlink responde en un minuto.',
+  'app.tooManyNext': 'Espera un minuto y vuelve a intentarlo.',
+  'app.failedTitle': 'Algo ha fallado por nuestra parte',
+  'app.failedMessage': 'El problema ha quedado registrado. No se ha cambiado nada en tu cuenta.',
+  'app.failedNext': 'Vuelve a intentarlo dentro de unos minutos.',
+  'app.rootTitle': 'Tierlink está en marcha',
+  'app.rootMessage': 'Los niveles de Patreon, al día con los roles de Discord.',
+  'app.rootNext': 'Usa /link en tu servidor de Discord para vincular tu membresía.',
 
   'dash.overview': 'Resumen',
   'dash.tiers': 'Niveles y roles',

@@ -89,7 +89,10 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'unlink.none': 'Você não tinha nenhuma assinatura do Patreon vinculada.',
   'unlink.removedHere': 'Removidos aqui: {roles}.',
   'unlink.noneHere': 'O Tierlink não tinha dado nenhum cargo a você aqui, então nenhum foi removido.',
-  'unlink.elsewhere': { one: 'Também foi removido {count} cargo em outros servidores.', other: 'Também foram removidos {count} cargos em outros servidores.' },
+  'unlink.elsewhere': {
+    one: 'Também foi removido {count} cargo em outros servidores.',
+    other: 'Também foram removidos {count} cargos em outros servidores.',
+  },
   'unlink.failed': {
     one: 'Não foi possível remover {count} cargo: o dono do servidor pode usar /doctor.',
     other: 'Não foi possível remover {count} cargos: o dono do servidor pode usar /doctor.',
@@ -102,7 +105,8 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'status.linkedSocialThem': '**Vinculado** ao Patreon (pela conexão do Discord na conta do Patreon dessa pessoa).',
   'status.movedYou':
     '**Não vinculado.** Sua assinatura do Patreon foi vinculada a outra conta do Discord em {date}, e os cargos dela foram para lá. Use /link aqui para trazê-los de volta.',
-  'status.movedThem': '**Não vinculado.** A assinatura do Patreon dessa pessoa foi vinculada a outra conta do Discord em {date}, e os cargos dela foram para lá.',
+  'status.movedThem':
+    '**Não vinculado.** A assinatura do Patreon dessa pessoa foi vinculada a outra conta do Discord em {date}, e os cargos dela foram para lá.',
   'status.unlinkedYou': '**Não vinculado.** Você desvinculou em {date}. Use /link para vincular de novo.',
   'status.unlinkedThem': '**Não vinculado.** A pessoa desvinculou em {date}.',
   'status.neverYou': '**Não vinculado.** Use /link para vincular sua assinatura do Patreon.',
@@ -174,14 +178,16 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'label.502': 'Conexão com o Patreon',
   'label.503': 'Indisponível no momento',
 
-  'linkPage.thanks': 'Obrigado pelo apoio, <strong>{patron}</strong>! Sua assinatura do Patreon agora está vinculada à sua conta do Discord.',
+  'linkPage.thanks':
+    'Obrigado pelo apoio, <strong>{patron}</strong>! Sua assinatura do Patreon agora está vinculada à sua conta do Discord.',
   'linkPage.linkedTo':
     'Sua assinatura do Patreon está vinculada à conta do Discord <strong>{account}</strong>. Não é você? Use <code>/link</code> você mesmo no Discord: a assinatura passa para a sua conta.',
   'linkPage.moved':
     'Esta conta do Patreon estava vinculada a outra conta do Discord. Agora está vinculada a esta, e os cargos dela vieram junto.',
   'linkPage.problemsIntro': {
     one: 'Este cargo só pode ser dado quando {server} estiver bem configurado. O dono do servidor já foi avisado; você não precisa fazer nada.',
-    other: 'Estes cargos só podem ser dados quando {server} estiver bem configurado. O dono do servidor já foi avisado; você não precisa fazer nada.',
+    other:
+      'Estes cargos só podem ser dados quando {server} estiver bem configurado. O dono do servidor já foi avisado; você não precisa fazer nada.',
   },
   'linkPage.footer': 'O Tierlink mantém seus cargos do Discord em dia com sua assinatura do Patreon. Você já pode fechar esta aba.',
   'linkPage.footerUnlink': 'Para desconectar, use <code>/unlink</code> no Discord.',
@@ -220,7 +226,8 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'linkPage.lapsedDetail': 'Eles voltam sozinhos assim que o pagamento for aprovado. Não é preciso usar <code>/link</code> de novo.',
   'linkPage.lapsedAction': 'Atualizar o pagamento no Patreon',
   'linkPage.headFormer': 'Você não é mais membro',
-  'linkPage.formerLead': 'Você está vinculado como <strong>{patron}</strong>. Sua assinatura terminou, então os cargos de membro não valem agora.',
+  'linkPage.formerLead':
+    'Você está vinculado como <strong>{patron}</strong>. Sua assinatura terminou, então os cargos de membro não valem agora.',
   'linkPage.formerStep': 'Assine de novo no Patreon para recuperar seus cargos.',
   'linkPage.formerAction': 'Voltar a ser membro',
   'linkPage.headFollower': 'Você segue, mas não é membro pagante',
@@ -233,7 +240,8 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'linkPage.noneAction': 'Tornar-se membro',
   'linkPage.noneAside': 'Assinou com outra conta do Patreon? Use <code>/link</code> de novo no Discord e entre com essa conta.',
   'linkPage.pledgeDetail': 'Suas contas já estão vinculadas, então seus cargos chegam sozinhos logo depois que você assinar.',
-  'linkPage.pledgeDetailJoin': 'Suas contas já estão vinculadas, então seus cargos chegam sozinhos logo depois que você assinar e entrar no servidor.',
+  'linkPage.pledgeDetailJoin':
+    'Suas contas já estão vinculadas, então seus cargos chegam sozinhos logo depois que você assinar e entrar no servidor.',
   'linkPage.standingActive': 'Membro ativo',
   'linkPage.standingFollower': 'Segue, sem pagar',
   'linkPage.standingFormer': 'Ex-membro',
@@ -241,6 +249,7 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'linkPage.standingGrace': 'Pagamento recusado; cargos mantidos até {date}',
   'linkPage.standingLapsed': 'Pagamento recusado; o período de carência acabou',
 
+  'msg.expiredTitle': 'Este link expirou',
   'msg.usedTitle': 'Este link já foi usado',
   'msg.usedMessage': 'Links do {command} funcionam uma vez e por pouco tempo, para manter sua conta segura.',
   'msg.usedNext': 'Use {command} de novo no Discord para receber um link novo.',
@@ -263,7 +272,8 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'msg.notAllowedMessage':
     'Os níveis de uma campanha decidem quais cargos os membros recebem no servidor, então só o dono do servidor ou alguém com a permissão Administrador pode conectar uma. Nada foi conectado.',
   'msg.notAllowedNext': 'Peça ao dono do servidor ou a um administrador para usar /connect.',
-  'msg.discordDeniedMessage': 'Você cancelou na página do Discord. O Tierlink só pergunta ao Discord quem você é, para ter certeza de que o link do {command} é seu.',
+  'msg.discordDeniedMessage':
+    'Você cancelou na página do Discord. O Tierlink só pergunta ao Discord quem você é, para ter certeza de que o link do {command} é seu.',
   'msg.discordDeniedNext': 'Mudou de ideia? Aperte o botão do {command} de novo e escolha "Autorizar".',
   'msg.discordDownTitle': 'Não conseguimos falar com o Discord',
   'msg.discordDownMessage': 'O Discord não respondeu a tempo, então o Tierlink não pôde verificar quem você é. Nada foi alterado.',
@@ -293,7 +303,8 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'join.eyebrowPage': 'Página de entrada',
   'join.eyebrowOpen': 'Entrar no servidor',
   'join.eyebrowPatrons': 'Para membros',
-  'join.leadOpen': 'Qualquer pessoa com conta no Patreon pode entrar em <strong>{server}</strong>. Membros de <strong>{campaign}</strong> recebem os cargos do seu nível na entrada.',
+  'join.leadOpen':
+    'Qualquer pessoa com conta no Patreon pode entrar em <strong>{server}</strong>. Membros de <strong>{campaign}</strong> recebem os cargos do seu nível na entrada.',
   'join.leadPatrons': 'Membros de <strong>{campaign}</strong> entram em <strong>{server}</strong> com os cargos do seu nível, de uma vez.',
   'join.stepPatreon': 'Entre com o Patreon',
   'join.stepPatreonDetail': 'O Tierlink verifica sua assinatura de {campaign}.',
@@ -324,7 +335,8 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
     'Você entrou como a conta do Discord <strong>{account}</strong>, e sua assinatura do Patreon está vinculada a ela. Não é você? Entre no Discord com a sua conta e <a href="{href}">abra a página de entrada de novo</a>.',
   'join.problemsIntro': {
     one: 'Este cargo só pode ser dado quando {server} estiver bem configurado; o dono do servidor pode ver o motivo com /doctor. Ele chega sozinho depois da correção.',
-    other: 'Estes cargos só podem ser dados quando {server} estiver bem configurado; o dono do servidor pode ver o motivo com /doctor. Eles chegam sozinhos depois da correção.',
+    other:
+      'Estes cargos só podem ser dados quando {server} estiver bem configurado; o dono do servidor pode ver o motivo com /doctor. Eles chegam sozinhos depois da correção.',
   },
   'join.again': '<a href="{href}">Abra a página de entrada de novo</a> para recomeçar.',
   'join.againAction': 'Abrir a página de entrada de novo',
@@ -345,7 +357,8 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'join.lapsedNext': 'Atualize sua forma de pagamento no Patreon; quando o pagamento for aprovado, abra esta página de entrada de novo.',
   'join.lapsedAction': 'Atualizar o pagamento no Patreon',
   'join.bannedTitle': 'Você não pode entrar em {server}',
-  'join.bannedMessage': 'Você foi banido deste servidor, então o Tierlink não pode adicionar você. Sua assinatura do Patreon está vinculada à sua conta do Discord.',
+  'join.bannedMessage':
+    'Você foi banido deste servidor, então o Tierlink não pode adicionar você. Sua assinatura do Patreon está vinculada à sua conta do Discord.',
   'join.bannedNext': 'Se acha que é um engano, fale com o criador no Patreon.',
   'join.fullTitle': '{server} está cheio',
   'join.fullMessage': 'O servidor tem tantos membros quanto o Discord permite, então o Tierlink não pôde adicionar você. Nada mais mudou.',
@@ -360,27 +373,46 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'join.tooManyMessage': 'Sua conta do Discord está em tantos servidores quanto o Discord permite, então não pode entrar em outro.',
   'join.tooManyNext': 'Saia de um servidor que você não usa mais e abra esta página de entrada de novo.',
   'join.limitedTitle': 'O Discord limitou a entrada em servidores',
-  'join.limitedMessage': 'O Discord limitou por enquanto como sua conta entra em novos servidores, então o Tierlink não pôde adicionar você.',
+  'join.limitedMessage':
+    'O Discord limitou por enquanto como sua conta entra em novos servidores, então o Tierlink não pôde adicionar você.',
   'join.limitedNext': 'Tente de novo mais tarde ou entre com um convite do criador.',
   'join.discordDownMessage': 'O Discord não respondeu a tempo, então você não foi adicionado. Nada mais mudou.',
   'join.waitThenOpen': 'Espere um minuto e abra esta página de entrada de novo.',
   'join.notAddedTitle': 'Você não foi adicionado',
   'join.deniedMessage': 'Você preferiu não dar permissão ao Tierlink na página do Discord, então nada mudou.',
   'join.deniedNext': 'Mudou de ideia? Abra esta página de entrada de novo e escolha "Autorizar".',
-  'join.serviceDeniedMessage': 'Você preferiu não compartilhar sua assinatura do Patreon, então o Tierlink não pôde verificá-la. Nada mudou.',
+  'join.serviceDeniedMessage':
+    'Você preferiu não compartilhar sua assinatura do Patreon, então o Tierlink não pôde verificá-la. Nada mudou.',
   'join.serviceDeniedNext': 'Mudou de ideia? Abra esta página de entrada de novo e escolha "Permitir".',
   'join.otherBrowserTitle': 'Comece de novo pela página de entrada',
   'join.otherBrowserMessage':
     'Esta página foi aberta em um navegador diferente do que abriu a página de entrada, alguém passou o login adiante, ou este navegador não guardou o cookie do Tierlink. Para manter suas contas seguras, nada foi vinculado ou alterado.',
   'join.otherBrowserNext': 'Abra a página de entrada você mesmo, neste navegador.',
   'join.badStateTitle': 'Este login não pode ser usado',
-  'join.badStateMessage': 'Ele já foi usado, levou mais de 15 minutos ou não veio do Tierlink. Para manter suas contas seguras, nada foi alterado.',
+  'join.badStateMessage':
+    'Ele já foi usado, levou mais de 15 minutos ou não veio do Tierlink. Para manter suas contas seguras, nada foi alterado.',
   'join.openAgain': 'Abra a página de entrada de novo.',
   'join.openFromPatreon': 'Abra a página de entrada de novo pela página do criador no Patreon.',
   'join.serviceDownMessage': 'O Patreon não respondeu a tempo, então o Tierlink não pôde verificar sua assinatura. Nada foi alterado.',
   'join.unknownTitle': 'Esta página de entrada não existe',
-  'join.unknownMessage': 'Este endereço não leva à página de entrada de nenhum servidor. Pode ter sido digitado errado, ou o criador o mudou.',
+  'join.unknownMessage':
+    'Este endereço não leva à página de entrada de nenhum servidor. Pode ter sido digitado errado, ou o criador o mudou.',
   'join.unknownNext': 'Abra de novo o link de entrada na página do criador no Patreon.',
+
+  'app.notFoundTitle': 'Não há nada aqui',
+  'app.notFoundMessage': 'Este endereço não leva a lugar nenhum.',
+  'app.restartingTitle': 'Reiniciando',
+  'app.restartingMessage': 'O Tierlink está reiniciando. Seu link continua válido.',
+  'app.restartingNext': 'Recarregue esta página em alguns segundos.',
+  'app.tooManyTitle': 'Solicitações demais',
+  'app.tooManyMessage': 'Este endereço enviou mais solicitações do que o Tierlink responde em um minuto.',
+  'app.tooManyNext': 'Espere um minuto e tente de novo.',
+  'app.failedTitle': 'Algo deu errado do nosso lado',
+  'app.failedMessage': 'O problema foi registrado. Nada foi alterado na sua conta.',
+  'app.failedNext': 'Tente de novo em alguns minutos.',
+  'app.rootTitle': 'O Tierlink está funcionando',
+  'app.rootMessage': 'Níveis do Patreon em dia com os cargos do Discord.',
+  'app.rootNext': 'Use /link no seu servidor do Discord para vincular sua assinatura.',
 
   'dash.overview': 'Visão geral',
   'dash.tiers': 'Níveis e cargos',

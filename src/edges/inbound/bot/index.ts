@@ -1,6 +1,7 @@
 import type { REST } from '@discordjs/rest';
 import { type RESTGetAPIGatewayBotResult, Routes } from 'discord.js';
 import { type DoctorCheck, renderDoctor } from '../../../app/admin/doctor';
+import { translator } from '../../../core/i18n';
 import type { SyncOutcome } from '../../../app/sync/sync-scheduler';
 import { formatSyncReport } from '../../../core/sync-report';
 import type { Logger } from '../../../shared/logger';
@@ -114,7 +115,7 @@ export function createBot(deps: BotDeps): DiscordBot {
     sync: {
       runForGuild: async (guildId, opts) => formatSyncReport(await deps.runSync({ ...opts, guildId, trigger: 'manual' }), SYNC_REPORT),
     },
-    doctor: { report: async (guildId) => renderDoctor(await deps.doctor.run(guildId)) },
+    doctor: { report: async (guildId, locale = 'en') => renderDoctor(await deps.doctor.run(guildId), translator(locale)) },
   };
   const onInteraction = createInteractionRouter(COMMANDS, { services, logger }, { isServing: deps.isServing });
   const coordinator = createShardCoordinator({
