@@ -25,6 +25,15 @@ describe('the catalogues', () => {
     ]);
   });
 
+  it('keeps every command description and choice within Discord’s 100 characters, in every language', () => {
+    const long = LOCALES.flatMap((locale) =>
+      Object.entries(CATALOGUES[locale])
+        .filter(([key, text]) => key.startsWith('command.') && typeof text === 'string' && (text.length < 1 || text.length > 100))
+        .map(([key]) => `${locale}: ${key}`),
+    );
+    expect(long).toEqual([]);
+  });
+
   it('falls back to English for a key a language lacks', () => {
     const t = createTranslator('de', { 'link.button': 'Patreon verknüpfen' }, en);
     expect(t('link.button')).toBe('Patreon verknüpfen');

@@ -64,7 +64,7 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'command.sync': 'Sincroniza ya los roles de todos los miembros (o muestra el plan)',
   'command.sync.dry_run': 'Solo muestra lo que cambiaría',
   'command.sync.force': 'Aplica las retiradas aunque superen el límite de seguridad',
-  'command.sync.adopt': 'Pasa a Tierlink los roles de nivel que ya tienen los miembros, para que se vayan al acabar la membresía',
+  'command.sync.adopt': 'Pasa a Tierlink los roles de nivel que ya tienen los miembros, para quitarlos al acabar su membresía',
   'command.doctor': 'Revisa permisos, orden de roles, intents, la conexión con Patreon y la última sincronización',
   'command.audit': 'Equipo: los últimos cambios de roles de Tierlink para un miembro, y por qué',
   'command.audit.member': 'El miembro',
