@@ -6,6 +6,7 @@ import { Browser } from '../support/browser';
 import { type E2E, startE2E } from '../support/e2e';
 import { runCommand } from '../support/e2e-admin';
 import { englishIn } from '../support/english-leaks';
+import { signIn } from '../support/dashboard-client';
 
 /**
  * The member's language, end to end through both stand-ins: commands registered with their
@@ -117,7 +118,7 @@ describe('replies in the member’s language', () => {
     const member = e.discord.addMember(e.guildId, { username: 'reader-en' });
     const link = await runCommand(e, { userId: member.userId, name: 'link', locale: 'en-GB' }).reply();
     expect(link.content.split('\n')[0]).toBe('Link your Patreon membership to get your tier roles here.');
-    expect(new URL(link.urls[0]!).searchParams.get('lang')).toBe('en');
+    expect(new URL(link.urls[0]!).searchParams.has('lang')).toBe(false);
     const french = await runCommand(e, { userId: member.userId, name: 'status', locale: 'fr' }).reply();
     expect(french.content).toMatch(/^\*\*Not linked\.\*\* Run \/link to link your Patreon membership\./);
   });
@@ -214,5 +215,24 @@ describe('pages in the reader’s language', () => {
     expect(html).toContain(`<h1>${translator('de')('join.unknownTitle')}</h1>`);
     const nowhere = await (await fetch(`${e.url}/nowhere`, { headers: { 'accept-language': 'pt-BR' } })).text();
     expect(nowhere).toContain(`<h1>${translator('pt-BR')('app.notFoundTitle')}</h1>`);
+  });
+});
+
+describe('the dashboard', () => {
+  test('its frame (tabs, top bar, footer, lang) follows the signed-in user’s Discord language', async () => {
+    const admins = e.discord.createRole(e.guildId, { name: 'Admins', permissions: ADMIN }).id;
+    const german = e.discord.addMember(e.guildId, { username: 'greta', locale: 'de', roleIds: [admins] });
+    const { landing } = await signIn(e, german.userId, `/dashboard/${e.guildId}`);
+    expect(landing.status).toBe(200);
+    expect(/<html lang="([^"]+)">/.exec(landing.html)?.[1]).toBe('de');
+    for (const label of ['Übersicht', 'Stufen und Rollen', 'Mitglieder', 'Audit-Log', 'Abgleiche', 'Abmelden', 'Zum Inhalt springen']) {
+      expect(landing.html).toContain(label);
+    }
+    expect(landing.html).toContain('Tierlink hält Discord-Rollen im Einklang mit Patreon-Stufen.');
+
+    // The owner's client is in English: the same frame in English.
+    const { landing: english } = await signIn(e, e.ownerId, `/dashboard/${e.guildId}`);
+    expect(/<html lang="([^"]+)">/.exec(english.html)?.[1]).toBe('en');
+    expect(english.html).toContain('>Tiers and roles</a>');
   });
 });

@@ -5,12 +5,13 @@ import type { Command } from '../command';
 import { speakerFor } from '../speak';
 
 /**
- * The one-time link with the member's language, when Discord's client names one of ours: the
- * pages of the link flow then speak it (a `lang` the web pages read; src/edges/inbound/web/page-language.ts).
+ * The one-time link with the member's language, when Discord's client names one of ours other
+ * than English: the pages of the link flow then speak it (a `lang` the web pages read;
+ * src/edges/inbound/web/page-language.ts). English, the default, leaves the browser's language to decide.
  */
 function withLanguage(url: string, discordLocale: string | null | undefined): string {
   const locale = matchLocale(discordLocale);
-  if (!locale) return url;
+  if (!locale || locale === 'en') return url;
   const address = new URL(url);
   address.searchParams.set('lang', locale);
   return address.toString();
