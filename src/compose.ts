@@ -229,6 +229,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     logger,
     metrics,
     publicUrl,
+    currency: config.patreon.currency,
   });
   // Optional scheduled backups (BACKUP_DIR): `npm run backup` in a child process, on BACKUP_SCHEDULE.
   const { dir: backupDir } = config.backups;

@@ -133,6 +133,16 @@ const schema = z
       z.string().trim().regex(/^\d+$/, { error: 'must be a numeric campaign id' }).optional(),
     ),
     PATREON_WEBHOOK_SECRET: optional(),
+    PATREON_CURRENCY: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .trim()
+        .regex(/^[A-Za-z]{3}$/, { error: 'must be a three-letter currency code such as EUR' })
+        .transform((code) => code.toUpperCase())
+        .refine((code) => Intl.supportedValuesOf('currency').includes(code), { error: 'must be a currency code Intl knows, such as EUR' })
+        .default('USD'),
+    ),
     PUBLIC_URL: z.preprocess(blankToUndefined, httpUrl('where people and the service reach this server').optional()),
     PORT: z.preprocess(
       blankToUndefined,
@@ -275,6 +285,11 @@ export interface Config {
     creatorRefreshToken: string | undefined;
     campaignId: string | undefined;
     webhookSecret: string | undefined;
+    /**
+     * PATREON_CURRENCY: the currency the campaign's prices are in. Patreon's API states a campaign's
+     * cadence (`is_monthly`) but not its currency (docs/i18n.md); US dollars by default.
+     */
+    currency: string;
   };
   /** `undefined` means `http://localhost:<the port we listen on>`, which is only known after listen when PORT=0. */
   publicUrl: string | undefined;
@@ -392,6 +407,7 @@ export function parseConfig(env: Record<string, string | undefined>, needs: Conf
         creatorRefreshToken: e.PATREON_CREATOR_REFRESH_TOKEN,
         campaignId: e.PATREON_CAMPAIGN_ID,
         webhookSecret: e.PATREON_WEBHOOK_SECRET,
+        currency: e.PATREON_CURRENCY,
       },
       publicUrl: e.PUBLIC_URL,
       port: e.PORT,

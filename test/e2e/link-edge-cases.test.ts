@@ -103,7 +103,7 @@ test('a link is single use: following it a second time gets the 410 page', async
 
   expect(first.status).toBe(302);
   expect(second.status).toBe(410);
-  expect(second.text).toMatch(/This link has expired/);
+  expect(second.text).toMatch(/This link was already used/);
 });
 
 test('an unknown or malformed link token gets the 410 page', async () => {

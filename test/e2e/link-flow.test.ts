@@ -232,7 +232,7 @@ test('a declined patron inside the grace period keeps the tier’s role, and the
   expect(status.content).toContain(`<@&${e.roles.silver}>`);
 });
 
-test('a declined patron past the grace period gets no role, and the page says how to renew', async () => {
+test('a declined patron past the grace period gets no role, and the page says to update the payment', async () => {
   const user = patron('Lapsed Larry', { status: 'declined_patron', tiers: [e.tiers.silver], chargedDaysAgo: 10 });
   const member = e.discord.addMember(e.guildId, { username: 'larry' });
 
@@ -243,7 +243,7 @@ test('a declined patron past the grace period gets no role, and the page says ho
   expect(run.rolesWhenPageReturned).toEqual([]);
   expect(run.page.text).toContain('Your membership has lapsed');
   expect(run.page.text).toContain('grace period ended on 2026-11-17');
-  expect(run.page.text).toMatch(/Renew on Patreon/);
+  expect(run.page.text).toMatch(/Update payment on Patreon/);
 
   const status = await e.command(member.userId, 'status');
   expect(status.content).toMatch(/grace period ended on 2026-11-17/);
@@ -260,7 +260,7 @@ test('a declined patron for whom the service lists no tier any more gets no role
   expect(run.rolesWhenPageReturned).toEqual([]);
   expect(run.page.text).not.toMatch(/roles are kept|roles kept until/);
   expect(run.page.text).toMatch(/payment declined on 2026-11-18\s*; no tier is listed until a payment goes through/i);
-  expect(run.page.text).toMatch(/Renew on Patreon/);
+  expect(run.page.text).toMatch(/Update payment on Patreon/);
   const status = await e.command(member.userId, 'status');
   expect(status.content).not.toMatch(/roles kept until/);
   expect(status.content).toMatch(/payment declined on 2026-11-18; no tier is listed until a payment goes through/);

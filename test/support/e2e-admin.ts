@@ -47,6 +47,8 @@ export function runCommand(
     channelId?: string;
     /** The subcommand (`/comp grant`), its options in `options`. */
     subcommand?: string;
+    /** The member's Discord language (`interaction.locale`); `en-US` when absent. */
+    locale?: string;
   },
 ): RunningCommand {
   const guildId = options.guildId ?? e.guildId;
@@ -61,6 +63,7 @@ export function runCommand(
     ...(options.memberPermissions === null ? {} : { memberPermissions: options.memberPermissions ?? 0n }),
     ...(options.channelId ? { channelId: options.channelId } : {}),
     ...(options.subcommand ? { subcommand: options.subcommand } : {}),
+    ...(options.locale ? { locale: options.locale } : {}),
   });
   return following(e, interactionId);
 }

@@ -24,6 +24,8 @@ export async function storeCampaign(
     url: details.campaign.url,
     vanity: details.campaign.vanity,
     patronCount: details.campaign.patronCount,
+    payPer: details.campaign.isMonthly === null ? null : details.campaign.isMonthly ? 'month' : 'creation',
+    payPerName: details.campaign.payPerName,
   });
   await deps.campaigns.replaceTiers(details.campaign.id, details.tiers.map(toTierInput), deps.clock.now());
 }

@@ -1,3 +1,4 @@
+import { type T, translator } from '../../core/i18n';
 import type { CreatorAccounts } from '../../edges/outbound/patreon/creator-accounts';
 import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
 import type { CredentialRepository } from '../../edges/outbound/store/repositories/credential-repository';
@@ -404,14 +405,15 @@ export function createDoctor(deps: DoctorDeps) {
   };
 }
 
-/** The `/doctor` reply: problems first with their fixes, or "all good". */
-export function renderDoctor(checks: readonly DoctorCheck[]): string {
+/**
+ * The `/doctor` reply: problems first with their fixes, or "all good", its frame in the asker's
+ * language. The checks' names, details and fixes are English: they name Discord's and Patreon's
+ * settings as the English interfaces show them.
+ */
+export function renderDoctor(checks: readonly DoctorCheck[], t: T = translator('en')): string {
   const problems = checks.filter((c) => !c.ok);
-  const lines =
-    problems.length === 0
-      ? ['**All good.** Everything Tierlink needs is in place.']
-      : [`**${problems.length} problem${problems.length === 1 ? '' : 's'} found**`];
-  for (const c of problems) lines.push(`❌ **${c.name}**: ${c.detail}\n   **Fix:** ${c.fix ?? 'see above'}`);
+  const lines = problems.length === 0 ? [t('doctor.allGood')] : [t('doctor.problems', { count: problems.length })];
+  for (const c of problems) lines.push(`❌ **${c.name}**: ${c.detail}\n   ${t('doctor.fix', { fix: c.fix ?? t('doctor.seeAbove') })}`);
   for (const c of checks.filter((x) => x.ok)) lines.push(`✅ **${c.name}**: ${c.detail}`);
   return lines.join('\n').slice(0, 1990);
 }

@@ -22,6 +22,8 @@ export interface DashboardSession {
   idHash: string;
   userId: string;
   userName: string;
+  /** The user's Discord locale at sign-in (`de`, `pt-BR`, …); null when Discord did not say. */
+  locale: string | null;
   guildIds: readonly string[];
   expiresAt: Date;
   /** The form token of this session (every POST carries it). */
@@ -115,6 +117,7 @@ export function createSignIn(deps: SignInDeps) {
             idHash: sha256(sessionId),
             discordUserId: user.id,
             userName: (user.globalName ?? user.username).slice(0, 100),
+            locale: user.locale ?? null,
             guildIds: guilds.value.slice(0, 200).map((g) => g.id),
             createdAt: now,
             expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS),
@@ -146,6 +149,7 @@ export function createSignIn(deps: SignInDeps) {
         idHash: row.idHash,
         userId: row.discordUserId,
         userName: row.userName,
+        locale: row.locale ?? null,
         guildIds: row.guildIds,
         expiresAt: row.expiresAt,
         csrfToken: csrfTokenOf(row.idHash),

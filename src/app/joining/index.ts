@@ -23,6 +23,8 @@ export interface JoiningDeps {
   logger: Logger;
   metrics: Metrics;
   publicUrl: () => string;
+  /** PATREON_CURRENCY: the currency of prices whose campaign does not state one. */
+  currency?: string;
 }
 
 /** What `/doctor` says about the join page, per readiness. */
@@ -55,6 +57,7 @@ export function createJoining(deps: JoiningDeps) {
     links: deps.links,
     served: deps.linking.link.servedCampaigns,
     clock,
+    ...(deps.currency ? { currency: deps.currency } : {}),
   });
   const flow = createJoinFlow({
     places,

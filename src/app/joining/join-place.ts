@@ -1,5 +1,6 @@
 import { type PlannedUser, planUser, tierRoles } from '../../core/planner';
 import type { GuildContext } from '../../core/planner/types';
+import type { Cadence } from '../../core/i18n';
 import { CREATE_INSTANT_INVITE, MANAGE_ROLES, botGuildPermissions } from '../../core/role-hierarchy';
 import { DiscordProblemError } from '../../edges/outbound/discord/discord-problem';
 import type { GuildSnapshotCache } from '../../edges/outbound/discord/guild-snapshot-cache';
@@ -12,10 +13,16 @@ import type { LinkService } from '../linking/link-service';
 import type { GuildContextLoader } from '../sync/guild-context';
 import type { JoinLink, JoinLinks } from './join-links';
 
-/** A tier that lets a patron in: the roles it gives in this server. */
+/** A tier that lets a patron in: its price as the campaign states it, and the roles it gives in this server. */
 export interface JoinTier {
   title: string;
   amountCents: number;
+  /** ISO 4217: the campaign's, else PATREON_CURRENCY. */
+  currency: string;
+  /** How often patrons pay: the campaign's `is_monthly` (a month, or per creation); a month when not read yet. */
+  cadence: Cadence;
+  /** What a per-creation campaign calls a creation (Patreon's `pay_per_name`), as the creator typed it. */
+  payPerName: string | null;
   roles: string[];
 }
 
@@ -45,23 +52,31 @@ export interface JoinPreview {
 
 export interface JoinPlacesDeps {
   guilds: Pick<GuildRepository, 'name' | 'campaignsOf' | 'settings'>;
-  campaigns: Pick<CampaignRepository, 'tiersOf'>;
+  campaigns: Pick<CampaignRepository, 'tiersOf' | 'get'>;
   snapshots: Pick<SnapshotRepository, 'forExternalUser'>;
   contexts: GuildContextLoader;
   discordSnapshots: Pick<GuildSnapshotCache, 'get'>;
   links: JoinLinks;
   served: LinkService['servedCampaigns'];
   clock: Clock;
+  /** The currency of prices whose campaign does not state one (PATREON_CURRENCY); US dollars when absent. */
+  currency?: string;
 }
+
+type Pricing = Pick<JoinTier, 'currency' | 'cadence' | 'payPerName'>;
+
+const CADENCES: readonly string[] = ['month', 'year', 'creation'] satisfies Cadence[];
 
 /** The facts a join page shows and decides from: the server, its tiers, whether it can add people, who gets in. */
 export function createJoinPlaces(deps: JoinPlacesDeps) {
-  function accessTiers(guild: GuildContext, published: ReadonlySet<string>): JoinTier[] {
+  function accessTiers(guild: GuildContext, published: ReadonlySet<string>, pricing: ReadonlyMap<string, Pricing>): JoinTier[] {
+    const fallback: Pricing = { currency: deps.currency ?? 'USD', cadence: 'month', payPerName: null };
     return guild.tiers
       .filter((t) => !t.removed && published.has(`${t.campaignId}/${t.tierId}`))
       .map((t) => ({
         title: t.title,
         amountCents: t.amountCents,
+        ...(pricing.get(t.campaignId) ?? fallback),
         roles: tierRoles(guild, t).flatMap(({ roleId }) => guild.roles.get(roleId)?.name ?? []),
       }))
       .filter((t) => t.roles.length > 0)
@@ -76,14 +91,26 @@ export function createJoinPlaces(deps: JoinPlacesDeps) {
         deps.served(guildId),
         deps.links.linkOf(guildId),
       ]);
-      const rows = await deps.campaigns.tiersOf(guild.campaignIds);
+      const [rows, campaigns] = await Promise.all([
+        deps.campaigns.tiersOf(guild.campaignIds),
+        Promise.all(guild.campaignIds.map((id) => deps.campaigns.get(id))),
+      ]);
+      const pricing = new Map<string, Pricing>();
+      for (const c of campaigns) {
+        if (!c) continue;
+        pricing.set(c.id, {
+          currency: c.currency ?? deps.currency ?? 'USD',
+          cadence: c.payPer && CADENCES.includes(c.payPer) ? (c.payPer as Cadence) : 'month',
+          payPerName: c.payPerName,
+        });
+      }
       const published = new Set(rows.filter((r) => r.published).map((r) => `${r.campaignId}/${r.id}`));
       return {
         guildId,
         guildName,
         campaignName: served.names.join(' & ') || 'this creator',
         pledgeUrl: served.pledgeUrl,
-        tiers: accessTiers(guild, published),
+        tiers: accessTiers(guild, published, pricing),
         openToEveryone: guild.settings.joinNonPatrons === true,
         link,
       };

@@ -14,8 +14,8 @@ export type FlowPurpose = 'link' | 'connect';
 export type DiscordStepStart =
   /** To Discord's authorize page; the browser keeps `sealed` in a cookie named after `flowId`. */
   | { kind: 'sign_in'; authorizeUrl: string; sealed: string; flowId: string }
-  /** Unknown, used or expired: there is nothing to sign in for. */
-  | { kind: 'expired' };
+  /** Unknown, used (`used`) or expired: there is nothing to sign in for. */
+  | { kind: 'expired'; used: boolean };
 
 export type DiscordStepAnswer =
   | { kind: 'signed_in'; purpose: FlowPurpose; token: string; user: DiscordUser }
@@ -38,13 +38,14 @@ interface Carried {
  */
 export function createDiscordStep(deps: {
   signIn: DiscordSignIn;
-  oneTimeLinks: Pick<OneTimeLinks, 'isLive'>;
+  oneTimeLinks: Pick<OneTimeLinks, 'isLive' | 'wasUsed'>;
   /** `$PUBLIC_URL/discord/callback`: Discord's redirect URI for these sign-ins. */
   redirectUri: () => string;
 }) {
   return {
     async begin(purpose: FlowPurpose, token: string): Promise<DiscordStepStart> {
-      if (!(await deps.oneTimeLinks.isLive(purpose, token))) return { kind: 'expired' };
+      if (!(await deps.oneTimeLinks.isLive(purpose, token)))
+        return { kind: 'expired', used: await deps.oneTimeLinks.wasUsed(purpose, token) };
       const started = deps.signIn.begin<Carried>({
         kind: 'flow',
         scopes: FLOW_SIGN_IN_SCOPES,

@@ -4,6 +4,7 @@ import type { CreatorAccounts } from '../../edges/outbound/patreon/creator-accou
 import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
 import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
 import type { LinkRepository } from '../../edges/outbound/store/repositories/link-repository';
+import type { SnapshotRepository } from '../../edges/outbound/store/repositories/snapshot-repository';
 import type { Metrics } from '../../edges/outbound/observability/metrics';
 import { type Member, type Tier, PatreonApiError } from '../../edges/outbound/patreon';
 import type { MemberIntake } from '../membership/member-intake';
@@ -55,13 +56,21 @@ export type LinkCompletion =
   | { kind: 'service_error'; message: string };
 
 /** `joinUrl`: the server's join page, for patrons not in the server yet (when the join page is on). */
-export type LinkStart = { kind: 'link'; url: string; expiresAt: Date; joinUrl: string | null } | { kind: 'not_connected' };
+/**
+ * What `/link` hands out. `linkedTo`: the Patreon account the member is linked to already (its
+ * name as last read, null when never read), so the reply says what linking again does.
+ */
+export type LinkStart =
+  | { kind: 'link'; url: string; expiresAt: Date; joinUrl: string | null; linkedTo: { name: string | null } | null }
+  | { kind: 'not_connected' };
 
 /** Who the patron is, read with their consent: their memberships of the guild's campaigns are stored. */
 export type PatronRead = { kind: 'read'; patreonUserId: string; patronName: string } | { kind: 'service_error'; message: string };
 
 export interface LinkServiceDeps {
   links: LinkRepository;
+  /** The members as last read: the name of the Patreon account a member is linked to already. */
+  snapshots?: Pick<SnapshotRepository, 'forExternalUser'>;
   /** Where the patron's memberships come in (src/app/membership/member-intake.ts). */
   intake: MemberIntake;
   guilds: GuildRepository;
@@ -199,11 +208,17 @@ export function createLinkService(deps: LinkServiceDeps) {
      */
     async start(discordUserId: string, guildId: string): Promise<LinkStart> {
       if ((await deps.guilds.campaignsOf(guildId)).length === 0) return { kind: 'not_connected' };
-      const [created, joinUrl] = await Promise.all([
+      const [created, joinUrl, existing] = await Promise.all([
         deps.oneTimeLinks.create('link', discordUserId, guildId),
         deps.joinUrl ? deps.joinUrl(guildId) : Promise.resolve(null),
+        deps.links.byDiscordUser(discordUserId, PATREON),
       ]);
-      return { kind: 'link', ...created, joinUrl };
+      let linkedTo: { name: string | null } | null = null;
+      if (existing) {
+        const read = deps.snapshots ? await deps.snapshots.forExternalUser(PATREON, existing.externalId) : [];
+        linkedTo = { name: read.find((r) => r.fullName)?.fullName ?? null };
+      }
+      return { kind: 'link', ...created, joinUrl, linkedTo };
     },
 
     /**

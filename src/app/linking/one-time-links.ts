@@ -152,6 +152,13 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
       return (await repo.findLive(purpose, sha256(token), clock.now())) !== null;
     },
 
+    /** Whether a link that is not live was used already (its page says so) or expired, or never was ours. */
+    async wasUsed(purpose: 'link' | 'connect', token: string): Promise<boolean> {
+      if (!/^[A-Za-z0-9_-]{10,64}$/.test(token)) return false;
+      const row = await repo.find(sha256(token));
+      return row !== null && row.purpose === purpose && row.usedAt !== null;
+    },
+
     /**
      * Uses a link: the row, the OAuth state and PKCE challenge to send, and the browser binding the
      * web edge must set as a cookie; null when the link is unknown, used or expired.

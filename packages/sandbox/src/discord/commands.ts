@@ -12,6 +12,69 @@ function fail(path: string, code: string, message: string): never {
   throw ApiErrors.invalidFormBody(path, code, message);
 }
 
+/** Discord's locales, the keys a localization dictionary may have (Discord's docs, Reference: Locales). */
+export const DISCORD_LOCALES = [
+  'id',
+  'da',
+  'de',
+  'en-GB',
+  'en-US',
+  'es-ES',
+  'es-419',
+  'fr',
+  'hr',
+  'it',
+  'lt',
+  'hu',
+  'nl',
+  'no',
+  'pl',
+  'pt-BR',
+  'ro',
+  'fi',
+  'sv-SE',
+  'vi',
+  'tr',
+  'cs',
+  'el',
+  'bg',
+  'ru',
+  'uk',
+  'hi',
+  'th',
+  'zh-CN',
+  'ja',
+  'zh-TW',
+  'ko',
+] as const;
+
+/**
+ * A `name_localizations` or `description_localizations` dictionary: keys are Discord's locales,
+ * values follow the same rules as the field they localize (a name's pattern, a description's
+ * 1 to 100 characters). Returns the dictionary to store, or null.
+ */
+function validateLocalizations(
+  raw: unknown,
+  path: string,
+  valid: (value: string) => boolean,
+  rule: [string, string],
+): Record<string, string> | null {
+  if (raw === undefined || raw === null) return null;
+  if (typeof raw !== 'object' || Array.isArray(raw)) fail(path, 'DICT_TYPE_CONVERT', 'Only dictionaries may be used in a DictType');
+  const out: Record<string, string> = {};
+  for (const [locale, value] of Object.entries(raw as Record<string, unknown>)) {
+    if (!(DISCORD_LOCALES as readonly string[]).includes(locale))
+      fail(`${path}.${locale}`, 'BASE_TYPE_CHOICES', `Value must be one of {${DISCORD_LOCALES.map((l) => `'${l}'`).join(', ')}}.`);
+    if (typeof value !== 'string' || !valid(value)) fail(`${path}.${locale}`, rule[0], rule[1]);
+    out[locale] = value;
+  }
+  return out;
+}
+
+const DESCRIPTION_RULE: [string, string] = ['BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.'];
+const NAME_RULE: [string, string] = ['APPLICATION_COMMAND_INVALID_NAME', 'Command name is invalid'];
+const describes = (value: string) => value.length >= 1 && value.length <= 100;
+
 function validateOptions(options: unknown, path: string, depth: number): void {
   if (options === undefined || options === null) return;
   if (!Array.isArray(options)) fail(path, 'LIST_TYPE_CONVERT', 'Only iterables may be used in a ListType');
@@ -30,6 +93,14 @@ function validateOptions(options: unknown, path: string, depth: number): void {
     names.add(option.name);
     if (typeof option.description !== 'string' || option.description.length < 1 || option.description.length > 100) {
       fail(`${at}.description`, 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
+    }
+    validateLocalizations(option.name_localizations, `${at}.name_localizations`, (v) => CHAT_INPUT_NAME.test(v), NAME_RULE);
+    validateLocalizations(option.description_localizations, `${at}.description_localizations`, describes, DESCRIPTION_RULE);
+    if (Array.isArray(option.choices)) {
+      option.choices.forEach((choice: unknown, c) => {
+        const name = (choice as Record<string, unknown> | null)?.name_localizations;
+        validateLocalizations(name, `${at}.choices.${c}.name_localizations`, describes, DESCRIPTION_RULE);
+      });
     }
     if (option.autocomplete === true && option.choices !== undefined) {
       fail(
@@ -65,11 +136,14 @@ function validateCommand(raw: unknown, index: number): Record<string, unknown> {
   if (typeof command.name !== 'string' || !(type === 1 ? CHAT_INPUT_NAME : OTHER_NAME).test(command.name)) {
     fail(`${at}.name`, 'APPLICATION_COMMAND_INVALID_NAME', 'Command name is invalid');
   }
+  const nameRule = type === 1 ? CHAT_INPUT_NAME : OTHER_NAME;
+  validateLocalizations(command.name_localizations, `${at}.name_localizations`, (v) => nameRule.test(v), NAME_RULE);
   if (type === 1) {
     if (typeof command.description !== 'string' || command.description.length < 1 || command.description.length > 100) {
       fail(`${at}.description`, 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
     }
     validateOptions(command.options, `${at}.options`, 0);
+    validateLocalizations(command.description_localizations, `${at}.description_localizations`, describes, DESCRIPTION_RULE);
   } else if (command.description !== undefined && command.description !== '') {
     fail(`${at}.description`, 'APPLICATION_COMMAND_INVALID_DESCRIPTION', 'Context menu commands cannot have a description');
   }
@@ -131,8 +205,8 @@ export class CommandStore {
         description: typeof c.description === 'string' ? c.description : '',
         default_member_permissions: typeof c.default_member_permissions === 'string' ? c.default_member_permissions : null,
         nsfw: c.nsfw === true,
-        name_localizations: null,
-        description_localizations: null,
+        name_localizations: validateLocalizations(c.name_localizations, '_', () => true, NAME_RULE),
+        description_localizations: validateLocalizations(c.description_localizations, '_', () => true, DESCRIPTION_RULE),
         contexts: Array.isArray(c.contexts) ? c.contexts : null,
         integration_types: Array.isArray(c.integration_types) ? c.integration_types : [0],
       };

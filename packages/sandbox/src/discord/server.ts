@@ -240,7 +240,7 @@ export interface DiscordSandbox {
    * A Discord user who is in no guild yet (an OAuth2 sign-in, a join); `addMember` creates users too.
    * `nitro`: the user may be in 200 servers instead of 100 (Add Guild Member answers 30001 past it).
    */
-  createUser(options?: { userId?: string; username?: string; globalName?: string | null; nitro?: boolean }): UserSnapshot;
+  createUser(options?: { userId?: string; username?: string; globalName?: string | null; nitro?: boolean; locale?: string }): UserSnapshot;
   /**
    * Opens the authorize URL over HTTP, logs in as `userId` and clicks Authorize; returns the redirect
    * location (`…?code=…&state=…`). Throws with the page's message when the request is refused.

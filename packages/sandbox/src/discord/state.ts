@@ -12,6 +12,8 @@ export interface UserRecord {
   bot: boolean;
   /** Nitro raises how many servers the user may be in from 100 to 200 (Add Guild Member's 30001). */
   nitro: boolean;
+  /** The language of the user's client, as `GET /users/@me` reports it (`locale`); `en-US` by default. */
+  locale: string;
 }
 
 /** How many servers a user may be in: 100, or 200 with Nitro (docs/discord-api-notes.md §2). */
@@ -154,6 +156,8 @@ export interface AddMemberOptions {
   bot?: boolean;
   /** The member's nickname in this guild. */
   nick?: string | null;
+  /** The language of the user's client (`GET /users/@me` `locale`). */
+  locale?: string;
 }
 
 /** Thrown by control methods used wrongly (unknown guild in a test, …): a test bug, not a Discord answer. */
@@ -183,7 +187,7 @@ export class DiscordState {
     readonly nextId: SnowflakeFactory,
     options: { botUserId: string; botUsername: string; membersIntentEnabled: boolean; botPublic?: boolean },
   ) {
-    this.botUser = { id: options.botUserId, username: options.botUsername, globalName: null, bot: true, nitro: false };
+    this.botUser = { id: options.botUserId, username: options.botUsername, globalName: null, bot: true, nitro: false, locale: 'en-US' };
     this.users.set(this.botUser.id, this.botUser);
     this.membersIntentEnabled = options.membersIntentEnabled;
     this.botPublic = options.botPublic ?? true;
@@ -429,7 +433,14 @@ export class DiscordState {
     return count;
   }
 
-  ensureUser(options: { userId?: string; username?: string; globalName?: string | null; bot?: boolean; nitro?: boolean }): UserRecord {
+  ensureUser(options: {
+    userId?: string;
+    username?: string;
+    globalName?: string | null;
+    bot?: boolean;
+    nitro?: boolean;
+    locale?: string;
+  }): UserRecord {
     const existing = options.userId ? this.users.get(options.userId) : undefined;
     if (existing) return existing;
     this.userCounter += 1;
@@ -439,6 +450,7 @@ export class DiscordState {
       globalName: options.globalName ?? null,
       bot: options.bot ?? false,
       nitro: options.nitro ?? false,
+      locale: options.locale ?? 'en-US',
     };
     this.users.set(user.id, user);
     return user;
@@ -464,7 +476,7 @@ export class DiscordState {
     const guild = this.requireGuild(guildId);
     if (!guild.members.delete(userId)) throw new SandboxUsageError(`user ${userId} is not a member of ${guildId}`);
     guild.sortedIds = null;
-    const user = this.users.get(userId) ?? { id: userId, username: 'unknown', globalName: null, bot: false, nitro: false };
+    const user = this.users.get(userId) ?? { id: userId, username: 'unknown', globalName: null, bot: false, nitro: false, locale: 'en-US' };
     this.emit({ type: 'member-remove', guildId, user });
   }
 

@@ -57,7 +57,7 @@ export function userRoutes(core: CoreContext): RouteDefinition[] {
         const body: Json = {
           ...userJson(user),
           mfa_enabled: false,
-          locale: 'en-US',
+          locale: user.locale,
           flags: 0,
           banner: null,
           accent_color: null,

@@ -151,6 +151,8 @@ export interface MembershipServiceSandbox {
   createCampaign(input?: CreateCampaignInput & { creatorUserId?: string }): SandboxCampaign;
   createTier(campaignId: string, input: CreateTierInput): SandboxTier;
   updateTier(tierId: string, patch: Partial<CreateTierInput>): SandboxTier;
+  /** Charges per month (`is_monthly: true`, `pay_per_name: "month"`) or per creation. */
+  updateCampaign(campaignId: string, patch: { isMonthly?: boolean }): void;
   deleteTier(tierId: string): void;
   createUser(input: CreateUserInput): SandboxUser;
   updateUser(userId: string, patch: { fullName?: string; discordUserId?: string | null }): SandboxUser;
@@ -421,6 +423,9 @@ export async function createMembershipServiceSandbox(options: MembershipServiceS
     },
     updateTier(tierId, patch) {
       return tierSnapshot(store.updateTier(tierId, patch).id);
+    },
+    updateCampaign(campaignId, patch) {
+      store.updateCampaign(campaignId, patch);
     },
     deleteTier(tierId) {
       store.deleteTier(tierId);

@@ -211,6 +211,14 @@ export function createStore(clock: Clock, options: { accessTokenLifetimeSeconds?
       return tier;
     },
 
+    /** The creator changes how the campaign charges (Patreon's "per month" or "per creation"). */
+    updateCampaign(campaignId: string, patch: { isMonthly?: boolean }): CampaignRecord {
+      const campaign = campaigns.get(campaignId);
+      if (!campaign) throw new Error(`no campaign ${campaignId}`);
+      if (patch.isMonthly !== undefined) campaign.isMonthly = patch.isMonthly;
+      return campaign;
+    },
+
     updateTier(tierId: string, patch: Partial<CreateTierInput>): TierRecord {
       const tier = tiers.get(tierId);
       if (!tier || tier.deleted) throw new Error(`no tier ${tierId}`);

@@ -1,3 +1,4 @@
+import type { Locale } from '../../../core/i18n';
 import type { ActorAuthority } from '../../../app/admin/actor-authority';
 import type { AdoptionCheck } from '../../../app/admin/adoption-check';
 import type { RoleAllowances } from '../../../app/admin/role-allowances';
@@ -20,7 +21,8 @@ export interface SyncPort {
 
 /** What `/doctor` needs: every check over a guild, reported as text for Discord. */
 export interface DoctorPort {
-  report(guildId: string): Promise<string>;
+  /** In `locale`, English when absent. */
+  report(guildId: string, locale?: Locale): Promise<string>;
 }
 
 /** The services slash commands call; commands never touch the database or the APIs directly. */

@@ -1,15 +1,17 @@
+import { type T, translator } from '../../../core/i18n';
+
 /** Small text helpers for Discord replies (Markdown, role mentions that never ping). */
 
 export const roleMention = (roleId: string) => `<@&${roleId}>`;
 
 /** Discord caps message content at 2,000 characters: cut at a line and say how many were left out. */
-export function fitMessage(lines: readonly string[], max = 1900): string {
+export function fitMessage(lines: readonly string[], max = 1900, t: T = translator('en')): string {
   const out: string[] = [];
   let length = 0;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (length + line.length + 1 > max) {
-      out.push(`…and ${lines.length - i} more lines`);
+      out.push(t('reply.moreLines', { count: lines.length - i }));
       break;
     }
     out.push(line);
@@ -27,8 +29,7 @@ export function money(cents: number): string {
 }
 
 /** The refusal of a staff command to a member without Manage Roles in the server. */
-export const STAFF_ONLY = (command: string) =>
-  `You need the **Manage Roles** permission in this server to use ${command}. Run /status to see your own.`;
+export const STAFF_ONLY = (command: string, t: T = translator('en')) => t('reply.staffOnly', { command });
 
 /** Replies mention roles by id; this keeps Discord from pinging anyone. */
 export const NO_PINGS = { parse: [] as never[] };

@@ -1,6 +1,7 @@
 import type { REST } from '@discordjs/rest';
 import { type Interaction, type RESTGetAPIGatewayBotResult, Routes } from 'discord.js';
 import { type DoctorCheck, renderDoctor } from '../../../app/admin/doctor';
+import { translator } from '../../../core/i18n';
 import type { SyncOutcome } from '../../../app/sync/sync-scheduler';
 import { formatSyncReport } from '../../../core/sync-report';
 import type { Fence, FenceScope } from '../../../shared/fence';
@@ -129,7 +130,7 @@ export function createBot(deps: BotDeps): DiscordBot {
     sync: {
       runForGuild: async (guildId, opts) => formatSyncReport(await deps.runSync({ ...opts, guildId, trigger: 'manual' }), SYNC_REPORT),
     },
-    doctor: { report: async (guildId) => renderDoctor(await deps.doctor.run(guildId)) },
+    doctor: { report: async (guildId, locale = 'en') => renderDoctor(await deps.doctor.run(guildId), translator(locale)) },
   };
   const onInteraction = createInteractionRouter(COMMANDS, { services, logger }, { isServing: deps.isServing });
   /** Interactions that came by HTTP, while the router hears them (claimed by the endpoint already). */

@@ -3,6 +3,7 @@ import type { REST } from '@discordjs/rest';
 import { Routes } from 'discord.js';
 import type { Logger } from '../../../shared/logger';
 import type { Command } from './command';
+import { localizeCommand } from './command-localizations';
 
 /** Where the hash of the definitions registered last time is kept between starts. */
 export interface RegisteredCommandsMemo {
@@ -12,7 +13,7 @@ export interface RegisteredCommandsMemo {
 
 /**
  * Registers the slash commands with one bulk overwrite: on DISCORD_GUILD_ID when set (instant),
- * globally otherwise. Skipped when the definitions are the ones registered last time, because
+ * globally otherwise, each with its descriptions in German, Spanish and Portuguese. Skipped when the definitions are the ones registered last time, because
  * creating commands counts toward Discord's daily limit (docs/tech-facts.md §4).
  */
 export async function registerCommands(deps: {
@@ -23,7 +24,7 @@ export async function registerCommands(deps: {
   appState: RegisteredCommandsMemo;
   logger: Logger;
 }): Promise<'registered' | 'unchanged'> {
-  const body = deps.commands.map((c) => c.data);
+  const body = deps.commands.map((c) => localizeCommand(c.data));
   const scope = deps.guildId ? `guild:${deps.guildId}` : 'global';
   const hash = createHash('sha256')
     .update(JSON.stringify({ applicationId: deps.applicationId, body }))

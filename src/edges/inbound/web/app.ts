@@ -21,6 +21,9 @@ import { mayRead } from './surface-access';
 import type { GuildNames, TierTitles } from './page-sources';
 import { PAGE_CONTENT_SECURITY_POLICY, renderMessage } from './pages';
 import type { ConnectResultView, MessageView } from './pages/views';
+import { speech } from './pages/speech';
+import { localeOf, pageLanguage, tOf } from './page-language';
+import type { Locale, T } from '../../../core/i18n';
 
 export interface WebAppDeps {
   logger: Logger;
@@ -69,35 +72,42 @@ export interface WebAppDeps {
 
 /** Pages with one message that only this module uses; the flow messages live with the renderers. */
 const messages = {
-  notFound: { status: 404, tone: 'info', title: 'Nothing here', message: 'This address does not lead anywhere.', next: null },
-  unavailable: {
+  notFound: (t: T): MessageView => ({
+    status: 404,
+    tone: 'info',
+    title: t('app.notFoundTitle'),
+    message: t('app.notFoundMessage'),
+    next: null,
+  }),
+  unavailable: (t: T): MessageView => ({
     status: 503,
     tone: 'warning',
-    title: 'Restarting',
-    message: 'Tierlink is restarting. Your link is still valid.',
-    next: 'Reload this page in a few seconds.',
-  },
-  tooMany: {
+    title: t('app.restartingTitle'),
+    message: t('app.restartingMessage'),
+    next: t('app.restartingNext'),
+  }),
+  tooMany: (t: T): MessageView => ({
     status: 429,
     tone: 'warning',
-    title: 'Too many requests',
-    message: 'This address sent more requests than Tierlink answers in a minute.',
-    next: 'Wait a minute, then try again.',
-  },
-  failed: {
+    title: t('app.tooManyTitle'),
+    message: t('app.tooManyMessage'),
+    next: t('app.tooManyNext'),
+  }),
+  failed: (t: T): MessageView => ({
     status: 500,
     tone: 'error',
-    title: 'Something went wrong on our side',
-    message: 'The problem was logged. Nothing was changed on your account.',
-    next: 'Try again in a few minutes.',
-  },
-} satisfies Record<string, MessageView>;
+    title: t('app.failedTitle'),
+    message: t('app.failedMessage'),
+    next: t('app.failedNext'),
+  }),
+};
 
 function sendPage(res: Response, status: number, html: string): void {
   sendHtml(res, status, html, PAGE_CONTENT_SECURITY_POLICY);
 }
 
-const message = (res: Response, view: MessageView) => sendPage(res, view.status, renderMessage(view));
+const message = (res: Response, view: MessageView, locale?: Locale) =>
+  sendPage(res, view.status, renderMessage(view, speech(locale ?? localeOf(res))));
 
 /**
  * The web side of Tierlink (docs/contract.md, HTTP routes): the one-time links of `/link` and
@@ -115,6 +125,7 @@ export function createWebApp(deps: WebAppDeps): express.Express {
       next();
     });
   }
+  app.use(pageLanguage({ secure: () => deps.publicUrl().startsWith('https:') }));
   app.use((req, res, next) => {
     res.on('finish', () => {
       const route = (req.route?.path as string | undefined) ?? (req.baseUrl || 'unmatched');
@@ -126,7 +137,7 @@ export function createWebApp(deps: WebAppDeps): express.Express {
   // limiter logs once per address and window).
   const limits = webLimits(deps.limits);
   const limited = (name: string, rule: keyof WebLimits) =>
-    limitPerAddress(limits[rule], { name, logger, now: deps.limiterNow, refuse: (res) => message(res, messages.tooMany) });
+    limitPerAddress(limits[rule], { name, logger, now: deps.limiterNow, refuse: (res) => message(res, messages.tooMany(tOf(res))) });
   app.use(['/link', '/connect'], limited('/link and /connect', 'links'));
   app.use(['/oauth/callback', DISCORD_CALLBACK_PATH], limited('/oauth/callback and /discord/callback', 'callback'));
   app.use('/dashboard', limited('/dashboard', 'dashboard'));
@@ -186,18 +197,13 @@ export function createWebApp(deps: WebAppDeps): express.Express {
   app.use(WEBHOOK_PATH, deps.webhookRouter);
   if (deps.interactionsRouter) app.use('/interactions', deps.interactionsRouter);
 
-  app.use((_req, res, next) => (deps.isShuttingDown() ? message(res, messages.unavailable) : next()));
+  app.use((_req, res, next) => (deps.isShuttingDown() ? message(res, messages.unavailable(tOf(res))) : next()));
 
   app.use('/dashboard', deps.dashboardRouter);
 
   app.get('/', (_req, res) => {
-    message(res, {
-      status: 200,
-      tone: 'info',
-      title: 'Tierlink is running',
-      message: 'Patreon tiers, kept in step with Discord roles.',
-      next: 'Run /link in your Discord server to link your membership.',
-    });
+    const t = tOf(res);
+    message(res, { status: 200, tone: 'info', title: t('app.rootTitle'), message: t('app.rootMessage'), next: t('app.rootNext') });
   });
 
   app.use(
@@ -209,12 +215,12 @@ export function createWebApp(deps: WebAppDeps): express.Express {
     }),
   );
 
-  app.use((_req, res) => message(res, messages.notFound));
+  app.use((_req, res) => message(res, messages.notFound(tOf(res))));
 
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     logger.error({ err: error, url: boundText(redactUrl(req.url)) }, 'request failed');
     if (res.headersSent) return;
-    message(res, messages.failed);
+    message(res, messages.failed(tOf(res)));
   });
 
   return app;

@@ -27,6 +27,9 @@ import {
   serviceDownMessage,
 } from './pages';
 import type { ConnectResultView, MessageView } from './pages/views';
+import { localeOf, tOf } from './page-language';
+import type { Locale } from '../../../core/i18n';
+import { speech } from './pages/speech';
 
 /** Where the campaign chooser posts its choice. */
 export const CHOOSE_PATH = '/connect/choose';
@@ -48,7 +51,8 @@ export interface FlowRoutesDeps {
   /** The join pages (src/app/joining); their flows share the service's callback with `/link` and `/connect`. */
   joining: JoinRoutesDeps['joining'];
   sendPage(res: Response, status: number, html: string): void;
-  message(res: Response, view: MessageView): void;
+  /** A one-message page in the request's language (`locale` when the view's texts are in another). */
+  message(res: Response, view: MessageView, locale?: Locale): void;
 }
 
 /**
@@ -68,7 +72,7 @@ export function createFlowRoutes(deps: FlowRoutesDeps): Router {
   async function signInFor(purpose: FlowPurpose, req: Request, res: Response): Promise<void> {
     const token = typeof req.params.token === 'string' ? req.params.token : '';
     const started = await deps.discordStep.begin(purpose, token);
-    if (started.kind === 'expired') return message(res, linkExpiredMessage(COMMAND[purpose]));
+    if (started.kind === 'expired') return message(res, linkExpiredMessage(COMMAND[purpose], tOf(res), started.used));
     cookies.setSignIn(res, started.flowId, started.sealed, STATE_LIFETIME_MS);
     res.set('Cache-Control', 'no-store').redirect(302, started.authorizeUrl);
   }
@@ -81,21 +85,21 @@ export function createFlowRoutes(deps: FlowRoutesDeps): Router {
     const sealed = flowId ? cookies.readSignIn(req, flowId) : undefined;
     if (flowId) cookies.clearSignIn(res, flowId);
     const answer = await deps.discordStep.finish({ code: q('code'), state: q('state'), error: q('error') }, sealed);
-    if (answer.kind === 'bad_state') return message(res, badStateMessage(null));
+    if (answer.kind === 'bad_state') return message(res, badStateMessage(null, tOf(res)));
     const command = COMMAND[answer.purpose];
-    if (answer.kind === 'denied') return message(res, discordDeniedMessage(command));
-    if (answer.kind === 'discord_error') return message(res, discordDownMessage(command));
+    if (answer.kind === 'denied') return message(res, discordDeniedMessage(command, tOf(res)));
+    if (answer.kind === 'discord_error') return message(res, discordDownMessage(command, tOf(res)));
     const followed =
       answer.purpose === 'link'
         ? await deps.linkService.follow(answer.token, answer.user)
         : await deps.connectService.follow(answer.token, answer.user);
     switch (followed.kind) {
       case 'expired':
-        return message(res, linkExpiredMessage(command));
+        return message(res, linkExpiredMessage(command, tOf(res)));
       case 'someone_else':
-        return message(res, madeForSomeoneElseMessage(command, followed.signedInAs));
+        return message(res, madeForSomeoneElseMessage(command, followed.signedInAs, tOf(res)));
       case 'not_allowed':
-        return message(res, connectNotAllowedMessage());
+        return message(res, connectNotAllowedMessage(tOf(res)));
       case 'redirect':
         cookies.set(res, followed.browser, STATE_LIFETIME_MS);
         return void res.set('Cache-Control', 'no-store').redirect(302, followed.url);
@@ -104,7 +108,7 @@ export function createFlowRoutes(deps: FlowRoutesDeps): Router {
 
   router.get(CHOOSE_PATH, (_req, res) => {
     res.set('Allow', 'POST');
-    message(res, chooseByFormMessage());
+    message(res, chooseByFormMessage(tOf(res)));
   });
 
   router.post(CHOOSE_PATH, express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 }), async (req: Request, res) => {
@@ -113,7 +117,7 @@ export function createFlowRoutes(deps: FlowRoutesDeps): Router {
     const completion = await deps.connectService.choose(field('ticket'), field('csrf'), cookies.reader(req));
     if (completion.kind === 'choice_refused') {
       logger.warn({ reason: completion.reason }, 'campaign choice refused');
-      return message(res, choiceRefusedMessage(completion.reason));
+      return message(res, choiceRefusedMessage(completion.reason, tOf(res)));
     }
     await renderConnect(req, res, completion);
   });
@@ -130,42 +134,42 @@ export function createFlowRoutes(deps: FlowRoutesDeps): Router {
       deps.metrics.links.inc({ outcome: 'other_browser' });
       logger.warn({ purpose: consumed.purpose }, 'oauth callback refused: the state belongs to another browser');
       cookies.clear(res, consumed.flowId);
-      return message(res, otherBrowserMessage(consumed.purpose === 'connect' ? '/connect' : '/link'));
+      return message(res, otherBrowserMessage(consumed.purpose === 'connect' ? '/connect' : '/link', tOf(res)));
     }
     const flow = consumed.kind === 'consumed' && consumed.row.purpose === 'connect' ? '/connect' : '/link';
     if (consumed.kind === 'consumed' && (consumed.row.purpose === 'link' || q('error'))) cookies.clear(res, consumed.flow.flowId);
     if (q('error')) {
       // The state is consumed all the same: a denied authorization cannot be replayed with a code.
       deps.metrics.links.inc({ outcome: 'denied' });
-      if (q('error') === 'access_denied') return message(res, consentDeniedMessage(flow));
+      if (q('error') === 'access_denied') return message(res, consentDeniedMessage(flow, tOf(res)));
       logger.warn({ error: q('error')?.slice(0, 100) }, 'the service answered the authorization with an error');
-      return message(res, serviceDownMessage(flow));
+      return message(res, serviceDownMessage(flow, tOf(res)));
     }
     if (consumed.kind !== 'consumed' || !q('code')) {
       logger.warn(
         { hasState: Boolean(q('state')), hasCode: Boolean(q('code')) },
         'oauth callback rejected: missing, forged or replayed state',
       );
-      return message(res, badStateMessage(flow));
+      return message(res, badStateMessage(flow, tOf(res)));
     }
     if (consumed.row.purpose === 'connect') return renderConnect(req, res, await deps.connectService.complete(q('code')!, consumed));
 
     const done = await deps.linkService.complete(q('code')!, consumed);
-    if (done.kind === 'service_error') return message(res, serviceDownMessage('/link'));
+    if (done.kind === 'service_error') return message(res, serviceDownMessage('/link', tOf(res)));
     const [guildName, tiers] = await Promise.all([
       deps.guilds.name(done.guildId),
       deps.tierTitles.tiersOf(done.outcome.entitlements.map((e) => e.campaignId)),
     ]);
     const title = (campaignId: string, tierId: string) =>
       tiers.find((t) => t.campaignId === campaignId && t.id === tierId)?.title ?? tierId;
-    sendPage(res, 200, renderLinkResult(linkResultView(done, guildName, title)));
+    sendPage(res, 200, renderLinkResult(linkResultView(done, guildName, title, tOf(res)), speech(localeOf(res))));
   });
 
   async function renderConnect(req: Request, res: Response, completion: ConnectCompletion | ConnectNotAllowed): Promise<void> {
     switch (completion.kind) {
       case 'not_allowed':
         clearFlowOf(req, res);
-        return message(res, connectNotAllowedMessage());
+        return message(res, connectNotAllowedMessage(tOf(res)));
       case 'bound':
         clearFlowOf(req, res);
         return sendPage(res, 200, renderConnectResult(await deps.connectView(completion)));
@@ -196,15 +200,19 @@ export function createFlowRoutes(deps: FlowRoutesDeps): Router {
       }
       case 'no_campaign':
         clearFlowOf(req, res);
-        return message(res, {
-          status: 200,
-          tone: 'warning',
-          title: 'No campaign to connect',
-          message: `${completion.creatorName} has no campaign on Patreon yet, so there are no tiers to sync.`,
-          next: 'Create a campaign with tiers on Patreon, then run /connect again.',
-        });
+        return message(
+          res,
+          {
+            status: 200,
+            tone: 'warning',
+            title: 'No campaign to connect',
+            message: `${completion.creatorName} has no campaign on Patreon yet, so there are no tiers to sync.`,
+            next: 'Create a campaign with tiers on Patreon, then run /connect again.',
+          },
+          'en',
+        );
       case 'service_error':
-        return message(res, serviceDownMessage('/connect'));
+        return message(res, serviceDownMessage('/connect', tOf(res)));
     }
   }
 

@@ -1,59 +1,63 @@
 import type { JoinCompletion, Joined } from '../../../app/joining/join-flow';
 import type { JoinPlace, JoinPreview, JoinReadiness, JoinTier } from '../../../app/joining/join-place';
 import { bestEntitlement } from '../../../app/linking/status-service';
+import { type T, formatMoney, translator } from '../../../core/i18n';
 import type { MemberAddProblemCode } from '../../outbound/discord/member-adder';
 import { problemLines } from './link-result-view';
+import { grantReasonText } from './role-reasons';
 import type { JoinPageView, JoinRefusalView, JoinResultView, JoinTierLine, RoleLine } from './pages/views';
 
-/** "$10 a month": tiers are priced in US cents (docs/membership-service-api.md). */
-export function price(amountCents: number): string {
-  if (amountCents === 0) return 'free';
-  const dollars = amountCents / 100;
-  return `$${Number.isInteger(dollars) ? dollars : dollars.toFixed(2)} a month`;
+/**
+ * A tier's price as the campaign states it, in the reader's language: "€5 per creation",
+ * "5 € im Monat", "R$ 10 por mês". A per-creation campaign's own word for a creation
+ * (Patreon's `pay_per_name`, typed by the creator) is used when it names one.
+ */
+export function price(tier: Pick<JoinTier, 'amountCents' | 'currency' | 'cadence' | 'payPerName'>, t: T = translator('en')): string {
+  if (tier.amountCents === 0) return t('price.free');
+  const amount = formatMoney(t.locale, tier.amountCents, tier.currency);
+  if (tier.cadence === 'month') return t('price.month', { amount });
+  if (tier.cadence === 'year') return t('price.year', { amount });
+  const thing = tier.payPerName?.trim();
+  return thing && !/^(creation|month)$/i.test(thing) ? t('price.per', { amount, thing }) : t('price.creation', { amount });
 }
 
-const tierLines = (tiers: readonly JoinTier[]): JoinTierLine[] =>
-  tiers.map((t) => ({ title: t.title, price: price(t.amountCents), roles: t.roles }));
+const tierLines = (tiers: readonly JoinTier[], t: T): JoinTierLine[] =>
+  tiers.map((tier) => ({ title: tier.title, price: price(tier, t), roles: tier.roles }));
 
 /** Why a join page cannot add anyone now, for whoever opened it. */
-const NOT_READY: Record<Exclude<JoinReadiness, 'ready'>, { title: string; message: string; next: string }> = {
-  not_connected: {
-    title: 'This join page is not ready',
-    message: 'No Patreon campaign is connected to this server yet, so there are no tiers to check.',
-    next: 'Try again later: the creator is still setting it up.',
-  },
-  bot_not_in_server: {
-    title: 'This join page is not ready',
-    message: 'Tierlink is not in this server (any more), so it cannot add anyone to it.',
-    next: 'Let the creator know; Tierlink needs to be invited to the server again.',
-  },
-  bot_lacks_invite: {
-    title: 'This join page is not ready',
-    message: 'Tierlink’s bot in this server lacks the Create Invite permission, which Discord requires to add people.',
-    next: 'Let the creator know: /doctor in their server says how to fix it. Try again once it is fixed.',
-  },
-  bot_lacks_manage_roles: {
-    title: 'This join page is not ready',
-    message: 'Tierlink’s bot in this server lacks the Manage Roles permission, so it could not give you your roles.',
-    next: 'Let the creator know: /doctor in their server says how to fix it. Try again once it is fixed.',
-  },
-};
+function notReady(readiness: Exclude<JoinReadiness, 'ready'>, t: T): { title: string; message: string; next: string } {
+  const title = t('join.notReadyTitle');
+  switch (readiness) {
+    case 'not_connected':
+      return { title, message: t('join.notConnectedMessage'), next: t('join.notConnectedNext') };
+    case 'bot_not_in_server':
+      return { title, message: t('join.botGoneMessage'), next: t('join.botGoneNext') };
+    case 'bot_lacks_invite':
+      return { title, message: t('join.noInviteMessage'), next: t('join.doctorNext') };
+    case 'bot_lacks_manage_roles':
+      return { title, message: t('join.noManageRolesMessage'), next: t('join.doctorNext') };
+  }
+}
 
 /** `GET /join/<slug>`. */
-export function joinPageView(place: JoinPlace, readiness: JoinReadiness, startHref: string): JoinPageView {
+export function joinPageView(place: JoinPlace, readiness: JoinReadiness, startHref: string, t: T = translator('en')): JoinPageView {
   return {
     campaignName: place.campaignName,
     guildName: place.guildName,
-    tiers: tierLines(place.tiers),
+    tiers: tierLines(place.tiers, t),
     openToEveryone: place.openToEveryone,
     startHref: readiness === 'ready' ? startHref : null,
-    notReady: readiness === 'ready' ? null : NOT_READY[readiness],
+    notReady: readiness === 'ready' ? null : notReady(readiness, t),
     pledgeUrl: place.pledgeUrl,
   };
 }
 
 /** The page after joining, from what the join did in the server. */
-export function joinResultView(done: Joined, tierTitle: (campaignId: string, tierId: string) => string): JoinResultView {
+export function joinResultView(
+  done: Joined,
+  tierTitle: (campaignId: string, tierId: string) => string,
+  t: T = translator('en'),
+): JoinResultView {
   const { outcome, place } = done;
   const applied = outcome.result?.applied ?? [];
   const added = new Set(applied.filter((c) => c.op === 'add').map((c) => c.roleId));
@@ -62,15 +66,15 @@ export function joinResultView(done: Joined, tierTitle: (campaignId: string, tie
   const kept: RoleLine[] = [];
   for (const grant of outcome.desired.grants.values()) {
     if (failed.has(grant.roleId) || outcome.plan.blocked.some((b) => b.roleId === grant.roleId)) continue;
-    (added.has(grant.roleId) ? granted : kept).push({ name: grant.roleName, reason: grant.reason });
+    (added.has(grant.roleId) ? granted : kept).push({ name: grant.roleName, reason: grantReasonText(grant, tierTitle, t) });
   }
-  const problems = problemLines(outcome);
+  const problems = problemLines(outcome, t);
   const { discordAccount: a } = done;
   return {
     outcome: done.kind,
     campaignName: place.campaignName,
     guildName: place.guildName,
-    discordAccount: { name: a.globalName ?? a.username ?? `Discord user ${a.userId}`, username: a.username },
+    discordAccount: { name: a.globalName ?? a.username ?? t('page.discordUser', { id: a.userId }), username: a.username },
     serverUrl: `https://discord.com/channels/${place.guildId}`,
     tiers: outcome.entitlements.flatMap((e) => e.tierIds.map((id) => tierTitle(e.campaignId, id))),
     granted,
@@ -86,158 +90,199 @@ type Refusal = Omit<JoinRefusalView, 'campaignName' | 'guildName' | 'tiers' | 'j
   tiers?: JoinTierLine[];
 };
 
-function refusal(place: JoinPlace | null, view: Refusal): JoinRefusalView {
+function refusal(place: JoinPlace | null, view: Refusal, t: T): JoinRefusalView {
   const joinUrl = place?.link.url ?? null;
   return {
     campaignName: place?.campaignName ?? null,
     guildName: place?.guildName ?? null,
     joinUrl,
     tiers: [],
-    action: joinUrl ? { label: 'Open the join page again', href: joinUrl } : null,
+    action: joinUrl ? { label: t('join.againAction'), href: joinUrl } : null,
     ...view,
   };
 }
 
-const server = (place: JoinPlace | null) => place?.guildName ?? 'the server';
+const server = (place: JoinPlace | null, t: T) => place?.guildName ?? t('join.theServer');
 
-/** Someone whose tiers give no role in the server, on a join page that lets only patrons in. */
-export function notPatronView(place: JoinPlace, preview: JoinPreview): JoinRefusalView {
+/**
+ * Someone whose tiers give no role in the server, on a join page that lets only patrons in. A
+ * patron whose payment failed and whose grace is over is told to update the payment, not to pledge.
+ */
+export function notPatronView(place: JoinPlace, preview: JoinPreview, t: T = translator('en')): JoinRefusalView {
   const best = bestEntitlement(preview.planned.entitlements);
+  if (best?.kind === 'lapsed' || (best?.kind === 'grace' && best.tierIds.length === 0)) {
+    return refusal(
+      place,
+      {
+        status: 403,
+        tone: 'warning',
+        title: t('join.lapsedTitle'),
+        message: t('join.lapsedMessage', { campaign: place.campaignName, server: server(place, t) }),
+        next: t('join.lapsedNext'),
+        action: place.pledgeUrl ? { label: t('join.lapsedAction'), href: place.pledgeUrl } : null,
+        tiers: tierLines(place.tiers, t),
+      },
+      t,
+    );
+  }
   const standing =
     best === null || best.kind === 'none'
-      ? 'this Patreon account has no membership of the campaign'
+      ? t('join.standingNone')
       : best.kind === 'active' || best.kind === 'grace'
-        ? 'your tier comes with no role in this server'
-        : best.reason;
-  return refusal(place, {
-    status: 403,
-    tone: 'info',
-    title: 'Joining is for patrons',
-    message: `${server(place)} is for patrons of ${place.campaignName} whose tier comes with a role here; Patreon says ${standing}. Nothing was changed.`,
-    next: 'Become a patron on Patreon, then open this join page again. Pledged with a different Patreon account? Open it again and sign in with that one.',
-    action: place.pledgeUrl ? { label: 'Become a patron', href: place.pledgeUrl } : null,
-    tiers: tierLines(place.tiers),
-  });
+        ? t('join.standingNoRole')
+        : best.kind === 'follower'
+          ? t('join.standingFollower')
+          : t.locale === 'en'
+            ? best.reason
+            : t('join.standingFormer');
+  return refusal(
+    place,
+    {
+      status: 403,
+      tone: 'info',
+      title: t('join.notPatronTitle'),
+      message: t('join.notPatronMessage', { server: server(place, t), campaign: place.campaignName, standing }),
+      next: t('join.notPatronNext'),
+      action: place.pledgeUrl ? { label: t('join.becomePatron'), href: place.pledgeUrl } : null,
+      tiers: tierLines(place.tiers, t),
+    },
+    t,
+  );
 }
 
 /** Discord did not add the person, by its code. */
-const ADD_REFUSALS: Record<MemberAddProblemCode, (place: JoinPlace | null) => Refusal> = {
-  banned: (p) => ({
-    status: 403,
-    tone: 'error',
-    title: `You can’t join ${server(p)}`,
-    message: 'You are banned from this server, so Tierlink cannot add you. Your Patreon membership is linked to your Discord account.',
-    next: 'If you think this is a mistake, contact the creator on Patreon.',
-    action: null,
-  }),
-  server_full: (p) => ({
-    status: 409,
-    tone: 'warning',
-    title: `${server(p)} is full`,
-    message: 'The server has as many members as Discord allows, so Tierlink could not add you. Nothing else changed.',
-    next: 'Let the creator know, and open this join page again later.',
-  }),
-  bot_lacks_permissions: (p) => ({
-    status: 503,
-    tone: 'warning',
-    title: 'This join page is not ready',
-    message: `Tierlink’s bot in ${server(p)} lacks a permission Discord requires to add people with their roles (Create Invite, Manage Roles), so you were not added.`,
-    next: 'Let the creator know: /doctor in their server says how to fix it. Then open this join page again.',
-  }),
-  bot_not_in_server: () => ({ ...NOT_READY.bot_not_in_server, status: 503, tone: 'warning' }),
-  token_refused: () => ({
-    status: 400,
-    tone: 'warning',
-    title: 'Discord did not let Tierlink add you',
-    message: 'The permission to add you to the server was left out on Discord’s page, or was withdrawn. Nothing was changed.',
-    next: 'Open this join page again and choose Authorize on Discord’s page without changing what it asks for.',
-  }),
-  too_many_servers: () => ({
-    status: 409,
-    tone: 'warning',
-    title: 'You are in too many servers',
-    message: 'Your Discord account is in as many servers as Discord allows, so it cannot join another one.',
-    next: 'Leave a server you no longer use, then open this join page again.',
-  }),
-  joining_limited: () => ({
-    status: 403,
-    tone: 'warning',
-    title: 'Discord limited joining servers',
-    message: 'Discord has limited how your account joins new servers for now, so Tierlink could not add you.',
-    next: 'Try again later, or join with an invite from the creator.',
-  }),
-  unavailable: () => ({
-    status: 502,
-    tone: 'warning',
-    title: 'We couldn’t reach Discord',
-    message: 'Discord did not answer in time, so you were not added. Nothing else changed.',
-    next: 'Wait a minute, then open this join page again.',
-  }),
-};
+function addRefusal(code: MemberAddProblemCode, p: JoinPlace | null, t: T): Refusal {
+  switch (code) {
+    case 'banned':
+      return {
+        status: 403,
+        tone: 'error',
+        title: t('join.bannedTitle', { server: server(p, t) }),
+        message: t('join.bannedMessage'),
+        next: t('join.bannedNext'),
+        action: null,
+      };
+    case 'server_full':
+      return {
+        status: 409,
+        tone: 'warning',
+        title: t('join.fullTitle', { server: server(p, t) }),
+        message: t('join.fullMessage'),
+        next: t('join.fullNext'),
+      };
+    case 'bot_lacks_permissions':
+      return {
+        status: 503,
+        tone: 'warning',
+        title: t('join.notReadyTitle'),
+        message: t('join.permsMessage', { server: server(p, t) }),
+        next: t('join.permsNext'),
+      };
+    case 'bot_not_in_server':
+      return { ...notReady('bot_not_in_server', t), status: 503, tone: 'warning' };
+    case 'token_refused':
+      return { status: 400, tone: 'warning', title: t('join.tokenTitle'), message: t('join.tokenMessage'), next: t('join.tokenNext') };
+    case 'too_many_servers':
+      return {
+        status: 409,
+        tone: 'warning',
+        title: t('join.tooManyTitle'),
+        message: t('join.tooManyMessage'),
+        next: t('join.tooManyNext'),
+      };
+    case 'joining_limited':
+      return {
+        status: 403,
+        tone: 'warning',
+        title: t('join.limitedTitle'),
+        message: t('join.limitedMessage'),
+        next: t('join.limitedNext'),
+      };
+    case 'unavailable':
+      return {
+        status: 502,
+        tone: 'warning',
+        title: t('msg.discordDownTitle'),
+        message: t('join.discordDownMessage'),
+        next: t('join.waitThenOpen'),
+      };
+  }
+}
 
 /** The page of a join that ended without joining. */
 export function joinRefusalView(
   completion: Exclude<JoinCompletion, Joined> | { kind: 'other_browser' | 'service_error' | 'service_denied'; place: JoinPlace | null },
+  t: T = translator('en'),
 ): JoinRefusalView {
   switch (completion.kind) {
     case 'not_patron':
-      return notPatronView(completion.place, completion.preview);
+      return notPatronView(completion.place, completion.preview, t);
     case 'refused':
-      return refusal(completion.place, ADD_REFUSALS[completion.problem.code](completion.place));
+      return refusal(completion.place, addRefusal(completion.problem.code, completion.place, t), t);
     case 'denied':
-      return refusal(completion.place, {
-        status: 200,
-        tone: 'info',
-        title: 'You were not added',
-        message: 'You chose not to give Tierlink permission on Discord’s page, so nothing changed.',
-        next: 'Changed your mind? Open this join page again and choose Authorize.',
-      });
+      return refusal(
+        completion.place,
+        { status: 200, tone: 'info', title: t('join.notAddedTitle'), message: t('join.deniedMessage'), next: t('join.deniedNext') },
+        t,
+      );
     case 'service_denied':
-      return refusal(completion.place, {
-        status: 200,
-        tone: 'info',
-        title: 'You were not added',
-        message: 'You chose not to share your Patreon membership, so Tierlink could not check it. Nothing changed.',
-        next: 'Changed your mind? Open this join page again and choose Allow.',
-      });
+      return refusal(
+        completion.place,
+        {
+          status: 200,
+          tone: 'info',
+          title: t('join.notAddedTitle'),
+          message: t('join.serviceDeniedMessage'),
+          next: t('join.serviceDeniedNext'),
+        },
+        t,
+      );
     case 'other_browser':
-      return refusal(completion.place, {
-        status: 403,
-        tone: 'error',
-        title: 'Start again from the join page',
-        message:
-          'This page was opened in a different browser from the one that opened the join page, the sign-in was passed on by someone else, or this browser did not keep Tierlink’s cookie. To keep your accounts safe, nothing was linked or changed.',
-        next: 'Open the join page yourself, in this browser.',
-      });
+      return refusal(
+        completion.place,
+        {
+          status: 403,
+          tone: 'error',
+          title: t('join.otherBrowserTitle'),
+          message: t('join.otherBrowserMessage'),
+          next: t('join.otherBrowserNext'),
+        },
+        t,
+      );
     case 'bad_state':
-      return refusal(completion.place, {
-        status: 400,
-        tone: 'error',
-        title: 'This sign-in can’t be used',
-        message:
-          'It was already used, took longer than 15 minutes, or did not come from Tierlink. To keep your accounts safe, nothing was changed.',
-        next: completion.place ? 'Open the join page again.' : 'Open the join page from the creator’s Patreon page again.',
-      });
+      return refusal(
+        completion.place,
+        {
+          status: 400,
+          tone: 'error',
+          title: t('join.badStateTitle'),
+          message: t('join.badStateMessage'),
+          next: completion.place ? t('join.openAgain') : t('join.openFromPatreon'),
+        },
+        t,
+      );
     case 'discord_error':
-      return refusal(completion.place, ADD_REFUSALS.unavailable(completion.place));
+      return refusal(completion.place, addRefusal('unavailable', completion.place, t), t);
     case 'service_error':
-      return refusal(completion.place, {
-        status: 502,
-        tone: 'warning',
-        title: 'We couldn’t reach Patreon',
-        message: 'Patreon did not answer in time, so Tierlink could not check your membership. Nothing was changed.',
-        next: 'Wait a minute, then open this join page again.',
-      });
+      return refusal(
+        completion.place,
+        {
+          status: 502,
+          tone: 'warning',
+          title: t('msg.serviceDownTitle'),
+          message: t('join.serviceDownMessage'),
+          next: t('join.waitThenOpen'),
+        },
+        t,
+      );
   }
 }
 
 /** `GET /join/<slug>` for an address that leads to no server. */
-export function unknownJoinPageView(): JoinRefusalView {
-  return refusal(null, {
-    status: 404,
-    tone: 'info',
-    title: 'No such join page',
-    message: 'This address does not lead to a server’s join page. It may have been typed wrong, or the creator changed it.',
-    next: 'Open the join link on the creator’s Patreon page again.',
-  });
+export function unknownJoinPageView(t: T = translator('en')): JoinRefusalView {
+  return refusal(
+    null,
+    { status: 404, tone: 'info', title: t('join.unknownTitle'), message: t('join.unknownMessage'), next: t('join.unknownNext') },
+    t,
+  );
 }

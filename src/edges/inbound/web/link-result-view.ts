@@ -1,15 +1,17 @@
 import type { LinkCompletion } from '../../../app/linking/link-service';
 import { bestEntitlement } from '../../../app/linking/status-service';
 import type { MemberOutcome } from '../../../app/sync/reconciler';
+import { type T, formatDate, translator } from '../../../core/i18n';
+import { grantReasonText } from './role-reasons';
 import type { LinkResultView, ProblemLine, RoleLine } from './pages/views';
 
 type Linked = Extract<LinkCompletion, { kind: 'linked' }>;
 
-const STANDING_TEXT = {
-  active: 'Active patron',
-  follower: 'Following, not pledging',
-  former: 'Former patron',
-  none: 'Not a patron yet',
+const STANDING_KEY = {
+  active: 'linkPage.standingActive',
+  follower: 'linkPage.standingFollower',
+  former: 'linkPage.standingFormer',
+  none: 'linkPage.standingNone',
 } as const;
 
 /**
@@ -21,17 +23,24 @@ export function linkResultView(
   done: Linked,
   guildName: string | null,
   tierTitle: (campaignId: string, tierId: string) => string,
+  t: T = translator('en'),
 ): LinkResultView {
   const { outcome } = done;
   const best = bestEntitlement(outcome.entitlements);
   // Declined with no tier to keep: the patron's next step is the lapsed one (fix the payment).
   const standing = best?.kind === 'grace' && best.tierIds.length === 0 ? 'lapsed' : (best?.kind ?? 'none');
+  // English keeps the planner's sentence (it names the days and the grace period); another language
+  // says the same from the entitlement's fields.
   const standingText =
-    standing === 'grace' || standing === 'lapsed'
-      ? best!.reason
-      : standing === 'active' && best!.tierIds.length === 0
+    standing === 'grace' || standing === 'lapsed' || (standing === 'active' && best!.tierIds.length === 0)
+      ? t.locale === 'en'
         ? best!.reason
-        : STANDING_TEXT[standing];
+        : standing === 'grace' && best!.graceEndsAt
+          ? t('linkPage.standingGrace', { date: formatDate(t.locale, best!.graceEndsAt) })
+          : standing === 'active'
+            ? t('linkPage.standingActive')
+            : t('linkPage.standingLapsed')
+      : t(STANDING_KEY[standing]);
   const applied = outcome.result?.applied ?? [];
   const added = new Set(applied.filter((c) => c.op === 'add').map((c) => c.roleId));
   const granted: RoleLine[] = [];
@@ -40,22 +49,22 @@ export function linkResultView(
     const blocked = outcome.plan.blocked.some((b) => b.roleId === grant.roleId);
     const failed = outcome.result?.failed.some((f) => f.change.roleId === grant.roleId) ?? false;
     if (blocked || failed) continue;
-    (added.has(grant.roleId) ? granted : kept).push({ name: grant.roleName, reason: grant.reason });
+    (added.has(grant.roleId) ? granted : kept).push({ name: grant.roleName, reason: grantReasonText(grant, tierTitle, t) });
   }
   const removed: RoleLine[] = applied
     .filter((c) => c.op === 'remove')
     .map((c) => ({ name: 'roleName' in c && c.roleName ? c.roleName : c.roleId, reason: c.reason }));
   const notGranted: RoleLine[] = outcome.desired.notes
     .filter((n) => n.roleName !== null || n.fix === null)
-    .map((n) => ({ name: n.roleName ?? (n.tierId ? tierTitle(n.campaignId ?? '', n.tierId) : 'A role'), reason: n.reason }));
-  const problems = problemLines(outcome);
+    .map((n) => ({ name: n.roleName ?? (n.tierId ? tierTitle(n.campaignId ?? '', n.tierId) : t('page.aRole')), reason: n.reason }));
+  const problems = problemLines(outcome, t);
   const tiers = outcome.entitlements.flatMap((e) => e.tierIds.map((id) => tierTitle(e.campaignId, id)));
   return {
-    campaignName: done.campaignNames.join(' & ') || 'this creator',
+    campaignName: done.campaignNames.join(' & ') || t('page.thisCreator'),
     guildName,
     patronName: done.patronName,
     discordAccount: {
-      name: done.discordAccount.globalName ?? done.discordAccount.username ?? `Discord user ${done.discordAccount.userId}`,
+      name: done.discordAccount.globalName ?? done.discordAccount.username ?? t('page.discordUser', { id: done.discordAccount.userId }),
       username: done.discordAccount.username,
     },
     standing,
@@ -70,17 +79,18 @@ export function linkResultView(
     // Active patrons need no link; everyone else gets Patreon (to pledge, or to fix a payment).
     pledgeUrl: standing === 'active' ? null : done.pledgeUrl,
     movedFromAnotherAccount: done.movedFromAnotherAccount,
+    graceEndsAt: standing === 'grace' ? best!.graceEndsAt : null,
   };
 }
 
 /** The roles a member's reconcile could not give, with why and what to change: the link and join result pages. */
-export function problemLines(outcome: Pick<MemberOutcome, 'plan' | 'result'>): ProblemLine[] {
+export function problemLines(outcome: Pick<MemberOutcome, 'plan' | 'result'>, t: T = translator('en')): ProblemLine[] {
   return [
     ...outcome.plan.blocked.map((b) => ({ name: b.roleName, problem: b.problem.message, fix: b.problem.fix })),
     ...(outcome.result?.failed ?? []).map((f) => ({
       name: 'roleName' in f.change && f.change.roleName ? f.change.roleName : f.change.roleId,
       problem: f.message,
-      fix: f.fix ?? 'The server’s owner can run /doctor to find out what to change.',
+      fix: f.fix ?? t('page.ownerCanDoctor'),
     })),
   ];
 }

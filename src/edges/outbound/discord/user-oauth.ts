@@ -35,6 +35,8 @@ export interface DiscordUser {
   id: string;
   username: string;
   globalName: string | null;
+  /** The language of the user's Discord client (`locale` of `GET /users/@me`); absent when not read. */
+  locale?: string | null;
 }
 
 /** A guild of `GET /users/@me/guilds`: `permissions` are guild-level and relative to the user. */
@@ -191,7 +193,12 @@ export function createDiscordUserOAuth(options: DiscordUserOAuthOptions) {
       if (typeof b.id !== 'string' || typeof b.username !== 'string') {
         return err({ kind: 'unavailable', status: answer.value.status, detail: 'the user object lacks id or username' });
       }
-      return ok({ id: b.id, username: b.username, globalName: typeof b.global_name === 'string' ? b.global_name : null });
+      return ok({
+        id: b.id,
+        username: b.username,
+        globalName: typeof b.global_name === 'string' ? b.global_name : null,
+        locale: typeof b.locale === 'string' ? b.locale.slice(0, 16) : null,
+      });
     },
 
     /** `GET /users/@me/guilds` (scope `guilds`): at most 200, which is every guild a user can be in (§1.5). */

@@ -76,6 +76,10 @@ export interface Campaign {
   patronCount: number | null;
   /** The campaign's Discord server: the spec's `chat_server_id`, Patreon's `discord_server_id`. */
   chatServerId: string | null;
+  /** `is_monthly`: charges per month (true) or per creation (false); null when the answer lacks it. */
+  isMonthly: boolean | null;
+  /** `pay_per_name`: what patrons pay per, as the creator names it; null when absent. */
+  payPerName: string | null;
 }
 
 export interface Webhook {
@@ -105,7 +109,7 @@ export const MEMBER_FIELDS = [
 ] as const;
 export const USER_FIELDS = ['full_name', 'social_connections', 'hide_pledges'] as const;
 export const TIER_BASE_FIELDS = ['title', 'amount_cents', 'patron_count', 'published'] as const;
-export const CAMPAIGN_BASE_FIELDS = ['vanity', 'url', 'patron_count'] as const;
+export const CAMPAIGN_BASE_FIELDS = ['vanity', 'url', 'patron_count', 'is_monthly', 'pay_per_name'] as const;
 export const CAMPAIGN_CREATOR_FIELDS = ['full_name'] as const;
 /** An included campaign whose id is all we need (a member's, a webhook's): one small attribute, in both dialects. */
 export const CAMPAIGN_LINK_FIELDS = ['vanity'] as const;
@@ -328,6 +332,9 @@ export function parseCampaign(resource: Resource, included: IncludedIndex, where
       creatorName,
       patronCount: r.optionalInteger('patron_count'),
       chatServerId: r.nullableStringOfEither([RENAMES.campaignServer.spec, RENAMES.campaignServer.patreon]),
+      // How prices read on pages: worth showing, never worth failing a read for.
+      isMonthly: typeof resource.attributes?.is_monthly === 'boolean' ? resource.attributes.is_monthly : null,
+      payPerName: r.lenientString('pay_per_name'),
     };
   });
 }

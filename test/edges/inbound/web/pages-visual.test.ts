@@ -35,6 +35,8 @@ import type { PlannedUser } from '../../../../src/core/planner';
 import type { MemberAddProblem } from '../../../../src/edges/outbound/discord/member-adder';
 import { joinPageView, joinRefusalView, notPatronView } from '../../../../src/edges/inbound/web/join-views';
 import type { JoinRefusalView, JoinResultView } from '../../../../src/edges/inbound/web/pages/views';
+import { speech } from '../../../../src/edges/inbound/web/pages/speech';
+import { type Locale, translator } from '../../../../src/core/i18n';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = path.resolve(__dirname, '../../../../screenshots');
@@ -269,7 +271,127 @@ const SAMPLES: Sample[] = [
     }),
   },
   ...joinSamples(),
+  ...languageSamples('de', { currency: 'EUR', cadence: 'creation' }, 'all'),
+  ...languageSamples('pt-BR', { currency: 'BRL', cadence: 'month' }, 'all'),
+  ...languageSamples('es-ES', { currency: 'EUR', cadence: 'month' }, 'some'),
 ];
+
+/**
+ * The patron's pages in German (the longest of the four), Brazilian Portuguese and Spanish, with
+ * prices in the campaign's currency and cadence: each is held to the same checks as the English
+ * ones (no sideways scrolling on a phone, the next step on screen), named `<page>-<language>`.
+ */
+function languageSamples(locale: Locale, pricing: { currency: string; cadence: 'month' | 'creation' }, which: 'all' | 'some'): Sample[] {
+  const said = speech(locale);
+  const t = translator(locale);
+  const tier = t('grant.tier', { tier: 'Gold Lantern ✨' });
+  const place: JoinPlace = {
+    guildId: '100000000000000001',
+    guildName: GUILD,
+    campaignName: CAMPAIGN,
+    pledgeUrl: PLEDGE_URL,
+    tiers: [
+      { title: 'Candle', amountCents: 300, ...pricing, payPerName: null, roles: ['Candle'] },
+      { title: 'Lantern', amountCents: 550, ...pricing, payPerName: null, roles: ['Lantern', 'Early Access 🎧'] },
+      { title: 'Gold Lantern ✨', amountCents: 1000, ...pricing, payPerName: null, roles: ['Gold Lantern', 'Early Access 🎧'] },
+    ],
+    openToEveryone: false,
+    link: { slug: 'lumenandlantern', source: 'vanity', url: 'https://tierlink.example.com/join/lumenandlantern' },
+  };
+  const languages = (l: Locale) => `/join/lumenandlantern?lang=${l}`;
+  const lapsed = {
+    kind: 'lapsed',
+    source: 'patreon',
+    campaignId: '1',
+    tierIds: [],
+    reason: 'payment declined',
+    graceEndsAt: null,
+    isFollower: false,
+    basis: null,
+  };
+  const samples: Sample[] = [
+    {
+      name: `join-page-${locale}`,
+      status: 200,
+      html: renderJoinPage(joinPageView(place, 'ready', '/join/lumenandlantern/start', t), said, languages),
+    },
+    {
+      name: `link-active-${locale}`,
+      status: 200,
+      html: renderLinkResult(
+        patron({
+          standingText: t('linkPage.standingActive'),
+          tiers: ['Gold Lantern ✨'],
+          granted: [
+            { name: 'Gold Lantern', reason: tier },
+            { name: 'Early Access 🎧', reason: tier },
+          ],
+          kept: [{ name: 'Patron', reason: t('grant.setting') }],
+        }),
+        said,
+      ),
+    },
+  ];
+  if (which === 'some') return samples;
+  return [
+    ...samples,
+    {
+      name: `link-grace-${locale}`,
+      status: 200,
+      html: renderLinkResult(
+        patron({
+          standing: 'grace',
+          standingText: t('linkPage.standingGrace', { date: '9. November 2026' }),
+          graceEndsAt: new Date('2026-11-09T00:00:00Z'),
+          tiers: ['Gold Lantern ✨'],
+          kept: [{ name: 'Gold Lantern', reason: tier }],
+        }),
+        said,
+      ),
+    },
+    {
+      name: `link-lapsed-${locale}`,
+      status: 200,
+      html: renderLinkResult(
+        patron({ standing: 'lapsed', standingText: t('linkPage.standingLapsed'), removed: [{ name: 'Gold Lantern', reason: tier }] }),
+        said,
+      ),
+    },
+    {
+      name: `join-added-${locale}`,
+      status: 200,
+      html: renderJoinResult(
+        {
+          outcome: 'added',
+          campaignName: CAMPAIGN,
+          guildName: GUILD,
+          discordAccount: { name: 'Mira', username: 'mira.oh' },
+          serverUrl: `https://discord.com/channels/${place.guildId}`,
+          tiers: ['Gold Lantern ✨'],
+          granted: [
+            { name: 'Gold Lantern', reason: tier },
+            { name: 'Early Access 🎧', reason: tier },
+          ],
+          kept: [],
+          notGranted: [],
+          problems: [],
+          joinUrl: place.link.url,
+        },
+        said,
+      ),
+    },
+    {
+      name: `join-lapsed-${locale}`,
+      status: 403,
+      html: renderJoinRefusal(
+        notPatronView(place, { planned: { entitlements: [lapsed] } as unknown as PlannedUser, admitted: false }, t),
+        said,
+        languages,
+      ),
+    },
+    { name: `message-used-${locale}`, status: 410, html: renderMessage(linkExpiredMessage('/link', t, true), said) },
+  ];
+}
 
 /** The join page: the page itself, the result, and refusals a person meets. */
 function joinSamples(): Sample[] {
@@ -279,9 +401,16 @@ function joinSamples(): Sample[] {
     campaignName: CAMPAIGN,
     pledgeUrl: PLEDGE_URL,
     tiers: [
-      { title: 'Candle', amountCents: 300, roles: ['Candle'] },
-      { title: 'Lantern', amountCents: 500, roles: ['Lantern', 'Early Access 🎧'] },
-      { title: 'Gold Lantern ✨', amountCents: 1000, roles: ['Gold Lantern', 'Early Access 🎧'] },
+      { title: 'Candle', amountCents: 300, currency: 'USD', cadence: 'month', payPerName: 'month', roles: ['Candle'] },
+      { title: 'Lantern', amountCents: 500, currency: 'USD', cadence: 'month', payPerName: 'month', roles: ['Lantern', 'Early Access 🎧'] },
+      {
+        title: 'Gold Lantern ✨',
+        amountCents: 1000,
+        currency: 'USD',
+        cadence: 'month',
+        payPerName: 'month',
+        roles: ['Gold Lantern', 'Early Access 🎧'],
+      },
     ],
     openToEveryone: false,
     link: { slug: 'lumenandlantern', source: 'vanity', url: 'https://tierlink.example.com/join/lumenandlantern' },

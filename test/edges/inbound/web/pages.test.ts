@@ -361,7 +361,7 @@ describe('link result: every standing has a headline and a next step', () => {
     expect(page).toContain('<ol class="steps numbered">');
   });
 
-  test('lapsed: renew the pledge, the roles come back on their own', () => {
+  test('lapsed: update the payment, the roles come back on their own', () => {
     const page = renderLinkResult(
       linkView({
         standing: 'lapsed',
@@ -371,8 +371,8 @@ describe('link result: every standing has a headline and a next step', () => {
       }),
     );
     expect(headline(page)).toBe('Your membership has lapsed');
-    expect(nextStep(page)).toContain('Renew your pledge on Patreon to get your roles back.');
-    expect(buttons(page)).toEqual([{ href: PLEDGE_URL, label: 'Renew on Patreon' }]);
+    expect(nextStep(page)).toContain('Update your payment method on Patreon to get your roles back.');
+    expect(buttons(page)).toEqual([{ href: PLEDGE_URL, label: 'Update payment on Patreon' }]);
     expect(text(page)).toContain('so your patron roles were removed');
     expect(text(page)).toContain('@Gold Lantern Removed Grace ended');
   });

@@ -129,6 +129,9 @@ describe("the client reads Patreon's documented sample answers", () => {
       creatorName: 'Platform Team',
       patronCount: 2,
       chatServerId: '998877665544332211',
+      // How the campaign charges, as the sample states it: per creation.
+      isMonthly: false,
+      payPerName: 'creation',
     });
     const tier = included.get('tier', '54321');
     if (!tier) throw new Error('no tier');

@@ -1,8 +1,9 @@
 import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import type { Command } from '../command';
 import { NO_PINGS } from '../format';
+import { speakerFor } from '../speak';
 
-/** `/doctor` (Manage Roles): checks everything that makes roles fail and says how to fix each problem. */
+/** `/doctor` (Manage Roles): checks everything that makes roles fail and says how to fix each problem; its frame in the asker's language. */
 export const doctorCommand: Command = {
   data: new SlashCommandBuilder()
     .setName('doctor')
@@ -12,6 +13,9 @@ export const doctorCommand: Command = {
     .toJSON(),
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
   async execute(interaction, { services }) {
-    await interaction.editReply({ content: await services.doctor.report(interaction.guildId!), allowedMentions: NO_PINGS });
+    await interaction.editReply({
+      content: await services.doctor.report(interaction.guildId!, speakerFor(interaction).locale),
+      allowedMentions: NO_PINGS,
+    });
   },
 };

@@ -1,64 +1,49 @@
-import { grantReason } from '../../../../core/planner';
 import { InteractionContextType, MessageFlags, SlashCommandBuilder } from 'discord.js';
 import { type StatusReport, tierKey } from '../../../../app/linking/status-service';
 import type { Command } from '../command';
-import { NO_PINGS, STAFF_ONLY, day, fitMessage, roleMention } from '../format';
+import { NO_PINGS, STAFF_ONLY, fitMessage, roleMention } from '../format';
+import { ENGLISH_SPEAKER, type Speaker, dayFor, grantReasonFor, speakerFor, standingFor } from '../speak';
 
 /**
  * The `/status` text: link, standing per campaign, each role and why, each role not given and why.
  * With `about` (staff asking about another member, `/status member:`), it speaks of that member.
+ * In the asker's language (`speaker`); the planner's reasons for a role not given, and the
+ * problems that block one, are English data and stay so.
  */
-export function renderStatus(report: StatusReport, about: { userId: string } | null = null): string {
+export function renderStatus(report: StatusReport, about: { userId: string } | null = null, speaker: Speaker = ENGLISH_SPEAKER): string {
+  const { t } = speaker;
   const lines: string[] = [];
   const { outcome } = report;
   const who = about ? `<@${about.userId}>` : null;
-  if (who) lines.push(`**Status of ${who}**`);
+  const title = (campaignId: string, tierId: string) => report.tierTitles.get(tierKey(campaignId, tierId)) ?? null;
+  if (who) lines.push(t('status.of', { who }));
   if (report.linked) {
-    lines.push(
-      `**Linked** to Patreon${report.method === 'social' ? ` (through the Discord connection on ${who ? 'their' : 'your'} Patreon account)` : ''}.`,
-    );
+    lines.push(t(report.method === 'social' ? (who ? 'status.linkedSocialThem' : 'status.linkedSocialYou') : 'status.linked'));
   } else if (report.lastEvent?.kind === 'moved_away') {
-    lines.push(
-      who
-        ? `**Not linked.** Their Patreon membership was linked to another Discord account on ${day(report.lastEvent.at)}, so its roles moved there.`
-        : `**Not linked.** Your Patreon membership was linked to another Discord account on ${day(report.lastEvent.at)}, so its roles moved there. Run /link here to move them back.`,
-    );
+    lines.push(t(who ? 'status.movedThem' : 'status.movedYou', { date: dayFor(speaker, report.lastEvent.at) }));
   } else if (report.lastEvent?.kind === 'unlinked') {
-    lines.push(
-      who
-        ? `**Not linked.** They unlinked on ${day(report.lastEvent.at)}.`
-        : `**Not linked.** You unlinked on ${day(report.lastEvent.at)}. Run /link to link again.`,
-    );
+    lines.push(t(who ? 'status.unlinkedThem' : 'status.unlinkedYou', { date: dayFor(speaker, report.lastEvent.at) }));
   } else {
-    lines.push(who ? '**Not linked.** They have not run /link yet.' : '**Not linked.** Run /link to link your Patreon membership.');
+    lines.push(t(who ? 'status.neverThem' : 'status.neverYou'));
   }
-  if (outcome.entitlements.length === 0) {
-    lines.push(
-      'This server is not connected to a Patreon campaign yet, so Tierlink grants no roles here. The server’s owner or an administrator can connect one with /connect.',
-    );
-  }
+  if (outcome.entitlements.length === 0) lines.push(t('reply.notConnected'));
   if (report.linked) {
-    for (const c of report.campaigns) {
-      const tiers = c.tierTitles.length > 0 ? `: ${c.tierTitles.join(', ')}` : '';
-      lines.push(`**${c.name}** — ${c.entitlement.reason}${tiers}`);
-    }
+    for (const c of report.campaigns) lines.push(`**${c.name}** — ${standingFor(speaker, c.entitlement, c.tierTitles)}`);
   }
-  if (!outcome.inGuild) {
-    lines.push(
-      who
-        ? 'They are not a member of this server now; their roles arrive when they join.'
-        : 'You are not a member of this server yet; your roles arrive when you join.',
-    );
-  }
+  if (!outcome.inGuild) lines.push(t(who ? 'status.notInGuildThem' : 'status.notInGuildYou'));
 
   const grants = [...outcome.desired.grants.values()];
   if (grants.length > 0) {
-    lines.push('', '**Roles from Tierlink**');
+    lines.push('', t('status.rolesHeading'));
     for (const g of grants) {
       const blocked = outcome.plan.blocked.find((b) => b.roleId === g.roleId);
       const pending = outcome.plan.changes.some((c) => c.op === 'add' && c.roleId === g.roleId);
-      const suffix = blocked ? ` — cannot be granted: ${blocked.problem.message}` : pending ? ' — on its way' : '';
-      lines.push(`• ${roleMention(g.roleId)} — ${grantReason(g)}${suffix}`);
+      const suffix = blocked
+        ? ` — ${t('status.blocked', { problem: blocked.problem.message })}`
+        : pending
+          ? ` — ${t('status.pending')}`
+          : '';
+      lines.push(`• ${roleMention(g.roleId)} — ${grantReasonFor(speaker, g, title)}${suffix}`);
     }
   }
   const notes = outcome.desired.notes.filter((n) => n.roleId !== '');
@@ -68,23 +53,23 @@ export function renderStatus(report: StatusReport, about: { userId: string } | n
     // mapped role waits on /link, whatever the user's pledge.
     const waiting = notes.filter((n) => n.roleName !== null);
     if (waiting.length > 0) {
-      lines.push('', who ? '**Roles they do not get, and why**' : '**Roles you do not get, and why**');
+      lines.push('', t(who ? 'status.missingThem' : 'status.missingYou'));
       for (const n of waiting) {
-        const title = n.campaignId && n.tierId ? (report.tierTitles.get(tierKey(n.campaignId, n.tierId)) ?? null) : null;
-        lines.push(`• ${roleMention(n.roleId)} — ${title ? `${title} tier: ` : ''}needs a linked Patreon membership`);
+        const tier = n.campaignId && n.tierId ? title(n.campaignId, n.tierId) : null;
+        lines.push(`• ${roleMention(n.roleId)} — ${tier ? t('status.needsLinkTier', { tier }) : t('status.needsLink')}`);
       }
     }
   } else if (notes.length > 0 || tierNotes.length > 0) {
-    lines.push('', who ? '**Roles they do not get, and why**' : '**Roles you do not get, and why**');
-    for (const n of notes) lines.push(`• ${n.roleName ? roleMention(n.roleId) : `role ${n.roleId}`} — ${n.reason}`);
+    lines.push('', t(who ? 'status.missingThem' : 'status.missingYou'));
+    for (const n of notes) lines.push(`• ${n.roleName ? roleMention(n.roleId) : t('status.role', { id: n.roleId })} — ${n.reason}`);
     for (const n of tierNotes) lines.push(`• ${n.reason}`);
   }
   const leaving = outcome.plan.changes.filter((c) => c.op === 'remove');
   if (leaving.length > 0) {
-    lines.push('', '**Roles on their way out**');
+    lines.push('', t('status.leavingHeading'));
     for (const c of leaving) lines.push(`• ${roleMention(c.roleId)} — ${c.reason}`);
   }
-  return fitMessage(lines);
+  return fitMessage(lines, undefined, t);
 }
 
 /**
@@ -101,18 +86,19 @@ export const statusCommand: Command = {
     .toJSON(),
   async execute(interaction, { services }) {
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+    const speaker = speakerFor(interaction);
     const guildId = interaction.guildId!;
     const member = interaction.options.getUser('member');
     if (member && member.id !== interaction.user.id) {
       if (!(await services.staff.canManageRoles(guildId, interaction.user.id))) {
-        await interaction.editReply({ content: STAFF_ONLY('/status member'), allowedMentions: NO_PINGS });
+        await interaction.editReply({ content: STAFF_ONLY('/status member', speaker.t), allowedMentions: NO_PINGS });
         return;
       }
       const report = await services.status.explain(guildId, member.id);
-      await interaction.editReply({ content: renderStatus(report, { userId: member.id }), allowedMentions: NO_PINGS });
+      await interaction.editReply({ content: renderStatus(report, { userId: member.id }, speaker), allowedMentions: NO_PINGS });
       return;
     }
     const report = await services.status.explain(guildId, interaction.user.id);
-    await interaction.editReply({ content: renderStatus(report), allowedMentions: NO_PINGS });
+    await interaction.editReply({ content: renderStatus(report, null, speaker), allowedMentions: NO_PINGS });
   },
 };

@@ -1,3 +1,4 @@
+import { fromDiscordLocale } from '../../../../core/i18n';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Dashboard } from '../../../../app/dashboard';
 import type { GuildAccess } from '../../../../app/dashboard/access';
@@ -21,7 +22,11 @@ export interface GuildLocals {
   access: GuildAccess;
 }
 
-export const viewerOf = (session: DashboardSession): Viewer => ({ name: session.userName, csrfToken: session.csrfToken });
+export const viewerOf = (session: DashboardSession): Viewer => ({
+  name: session.userName,
+  csrfToken: session.csrfToken,
+  locale: fromDiscordLocale(session.locale),
+});
 
 /**
  * `GET /dashboard` and below (docs/contract.md, second round): sign-in with Discord, the server menu and

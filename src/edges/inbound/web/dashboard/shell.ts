@@ -1,4 +1,6 @@
+import { type Locale, translator } from '../../../../core/i18n';
 import { type HtmlValue, type SafeHtml, html, trustedHtml } from '../pages/html';
+import { richOf } from '../pages/speech';
 import { LOGO_SVG, renderHtmlDocument } from '../pages/document';
 import { icons, type Tone } from '../pages/layout';
 import type { DashboardFlash } from './views';
@@ -6,11 +8,11 @@ import { DASHBOARD_CONTENT_SECURITY_POLICY, DASHBOARD_STYLESHEET } from './style
 
 /** The tabs of a server's dashboard, in order: their path below `/dashboard/<guild id>`. */
 export const TABS = [
-  { id: 'overview', label: 'Overview', path: '' },
-  { id: 'tiers', label: 'Tiers and roles', path: '/tiers' },
-  { id: 'members', label: 'Members', path: '/members' },
-  { id: 'audit', label: 'Audit log', path: '/audit' },
-  { id: 'syncs', label: 'Syncs', path: '/syncs' },
+  { id: 'overview', label: 'dash.overview', path: '' },
+  { id: 'tiers', label: 'dash.tiers', path: '/tiers' },
+  { id: 'members', label: 'dash.members', path: '/members' },
+  { id: 'audit', label: 'dash.audit', path: '/audit' },
+  { id: 'syncs', label: 'dash.syncs', path: '/syncs' },
 ] as const;
 
 export type TabId = (typeof TABS)[number]['id'];
@@ -19,6 +21,8 @@ export type TabId = (typeof TABS)[number]['id'];
 export interface Viewer {
   name: string;
   csrfToken: string;
+  /** The language of the viewer's Discord client at sign-in: the frame (tabs, top bar, footer, `lang`) speaks it. */
+  locale?: Locale;
 }
 
 export interface ShellOptions {
@@ -55,27 +59,30 @@ export function panel(o: { id: string; title: string; hint?: HtmlValue; body: Ht
 
 /** A complete dashboard document: skip link, top bar, tabs, the page's one `h1`, the content. */
 export function renderDashboard(o: ShellOptions): string {
+  const locale = o.viewer?.locale ?? 'en';
+  const t = translator(locale);
   const tabs = o.server
     ? html`<nav class="tabs" aria-label="${o.server.name}">${TABS.map(
-        (t) =>
-          html`<a href="${guildPath(o.server!.id, t.path)}"${t.id === o.server!.tab ? trustedHtml(' aria-current="page"') : null}>${t.label}</a>`,
+        (tab) =>
+          html`<a href="${guildPath(o.server!.id, tab.path)}"${tab.id === o.server!.tab ? trustedHtml(' aria-current="page"') : null}>${t(tab.label)}</a>`,
       )}</nav>`
     : null;
   const user = o.viewer
-    ? html`<div class="topbar-user"><span>Signed in as <strong>${o.viewer.name}</strong></span>${
-        o.server ? html`<a href="/dashboard">All servers</a>` : null
-      }<form method="post" action="/dashboard/logout">${csrfField(o.viewer.csrfToken)}<button class="link-button" type="submit">Sign out</button></form></div>`
+    ? html`<div class="topbar-user"><span>${richOf(t)('dash.signedInAs', { name: o.viewer.name })}</span>${
+        o.server ? html`<a href="/dashboard">${t('dash.allServers')}</a>` : null
+      }<form method="post" action="/dashboard/logout">${csrfField(o.viewer.csrfToken)}<button class="link-button" type="submit">${t('dash.signOut')}</button></form></div>`
     : null;
   return renderHtmlDocument({
     title: `${o.title}${o.server ? ` · ${o.server.name}` : ''}`,
     stylesheet: DASHBOARD_STYLESHEET,
     contentSecurityPolicy: DASHBOARD_CONTENT_SECURITY_POLICY,
+    lang: locale,
     bodyClass: null,
-    body: html`<a class="skip-link" href="#main">Skip to content</a>
+    body: html`<a class="skip-link" href="#main">${t('dash.skip')}</a>
 <div class="dash-shell">
 <header class="topbar">
 <a class="brand" href="/dashboard">${LOGO}<span>Tierlink</span></a>
-${o.server ? html`<span class="topbar-server">${icons.server}<span><span class="visually-hidden">Server: </span>${o.server.name}</span></span>` : null}
+${o.server ? html`<span class="topbar-server">${icons.server}<span><span class="visually-hidden">${t('dash.server')}: </span>${o.server.name}</span></span>` : null}
 ${user}
 </header>
 ${tabs}
@@ -84,7 +91,7 @@ ${tabs}
 ${o.flash ? flashBox(o.flash) : null}
 ${o.main}
 </main>
-<footer class="foot"><p>Tierlink keeps Discord roles in step with Patreon tiers.</p></footer>
+<footer class="foot"><p>${t('dash.footer')}</p></footer>
 </div>`,
   });
 }

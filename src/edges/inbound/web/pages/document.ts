@@ -37,6 +37,8 @@ export interface HtmlDocumentOptions {
   /** The page's one inline stylesheet; `contentSecurityPolicy` must allow it (see {@link stylesheetOnlyPolicy}). */
   stylesheet: string;
   contentSecurityPolicy: string;
+  /** The language of the page (`<html lang>`); English when absent. */
+  lang?: string;
   /** The `class` of `<body>`, or null for none. */
   bodyClass: string | null;
   body: HtmlValue;
@@ -45,7 +47,7 @@ export interface HtmlDocumentOptions {
 /** A complete HTML document around a page's body. */
 export function renderHtmlDocument(o: HtmlDocumentOptions): string {
   const page = html`<!doctype html>
-<html lang="en">
+<html lang="${o.lang ?? 'en'}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

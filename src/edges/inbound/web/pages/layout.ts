@@ -1,3 +1,4 @@
+import { LANGUAGE_NAMES, LOCALES, type Locale, type T, translator } from '../../../../core/i18n';
 import { LOGO_SVG, renderHtmlDocument, stylesheetOnlyPolicy } from './document';
 import { html, safeHref, trustedHtml, prose, type HtmlValue, type SafeHtml } from './html';
 
@@ -41,6 +42,12 @@ svg{flex:none}
 .shell{max-width:42rem;margin:0 auto;padding:1rem .75rem 2rem}
 .brand{display:flex;align-items:center;gap:.5rem;padding:.25rem .5rem 1rem;font-weight:700;letter-spacing:-.01em;color:var(--text)}
 .brand svg{width:1.625rem;height:1.625rem}
+.top{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:.25rem .75rem;padding-bottom:1rem}
+.top .brand{padding-bottom:0}
+.languages{display:flex;flex-wrap:wrap;gap:.125rem .625rem;padding:0 .5rem;font-size:.875rem}
+.languages a{color:var(--muted);text-decoration:none;border-radius:.375rem}
+.languages a:hover{color:var(--link);text-decoration:underline}
+.languages a[aria-current]{color:var(--text);font-weight:650}
 .card{background:var(--surface);border:1px solid var(--border);border-radius:1.25rem;box-shadow:var(--shadow);overflow:hidden}
 .hero{padding:1.5rem 1.25rem 1.25rem}
 .context{display:grid;gap:.25rem;margin-bottom:1.25rem;font-size:.875rem;color:var(--muted)}
@@ -122,6 +129,7 @@ code,kbd{font:600 .92em/1.3 ui-monospace,"SFMono-Regular",Menlo,Consolas,"Libera
 @media (min-width:36rem){
 .shell{padding:3rem 1.5rem 3rem}
 .brand{padding-bottom:1.25rem}
+.top{padding-bottom:1.25rem}
 .hero{padding:2.25rem 2.25rem 1.5rem}
 .next,.notice{margin-left:2.25rem;margin-right:2.25rem}
 .next{margin-bottom:2rem;padding:1.25rem 1.5rem 1.375rem}
@@ -181,6 +189,10 @@ const TONE_ICON: Record<Tone, SafeHtml> = {
 export interface DocumentOptions {
   /** The tab title; " · Tierlink" is appended. */
   title: string;
+  /** The page's language; English when absent. */
+  locale?: Locale;
+  /** Where the page is in another language: the switch at the top. Absent on pages that must not be loaded twice. */
+  languages?: ((locale: Locale) => string) | null;
   tone: Tone;
   /** The card's content: {@link hero}, {@link nextSteps}, {@link section}s. */
   main: HtmlValue;
@@ -194,15 +206,30 @@ export function renderDocument(options: DocumentOptions): string {
     title: options.title,
     stylesheet: STYLES,
     contentSecurityPolicy: PAGE_CONTENT_SECURITY_POLICY,
+    lang: options.locale ?? 'en',
     bodyClass: `tone-${options.tone}`,
     body: html`<div class="shell">
-<header class="brand">${LOGO}<span>Tierlink</span></header>
+<div class="top"><header class="brand">${LOGO}<span>Tierlink</span></header>${languageSwitch(options.locale ?? 'en', options.languages ?? null)}</div>
 <main class="card">
 ${options.main}
 </main>
 <footer class="foot">${options.footer.map((line) => html`<p>${line}</p>`)}</footer>
 </div>`,
   });
+}
+
+/**
+ * The switch between languages: each language named in itself, in its own `lang`, the current one
+ * marked. No script: each is a link to the same page with `?lang=` (src/edges/inbound/web/page-language.ts).
+ */
+function languageSwitch(current: Locale, href: ((locale: Locale) => string) | null): SafeHtml | null {
+  if (!href) return null;
+  const t = translator(current);
+  return html`<nav class="languages" aria-label="${t('page.language')}">${LOCALES.map((locale) =>
+    locale === current
+      ? html`<a href="${href(locale)}" lang="${locale}" hreflang="${locale}" aria-current="true">${LANGUAGE_NAMES[locale]}</a>`
+      : html`<a href="${href(locale)}" lang="${locale}" hreflang="${locale}">${LANGUAGE_NAMES[locale]}</a>`,
+  )}</nav>`;
 }
 
 export interface HeroOptions {
@@ -247,7 +274,7 @@ export interface Step {
  * What to do now. Marked `data-next-step` so the visual test can check it is on screen without
  * scrolling. One step reads as a sentence; several become a numbered list.
  */
-export function nextSteps(steps: readonly Step[], title = 'Next step'): SafeHtml | null {
+export function nextSteps(steps: readonly Step[], title?: string | null, t: T = translator('en')): SafeHtml | null {
   if (steps.length === 0) return null;
   const items = steps.map((s) => {
     const href = safeHref(s.action?.href);
@@ -256,7 +283,7 @@ export function nextSteps(steps: readonly Step[], title = 'Next step'): SafeHtml
     }</li>`;
   });
   return html`<section class="next" data-next-step aria-labelledby="next-title">
-<h2 class="next-title" id="next-title">${icons.arrowRight}${steps.length > 1 ? 'Next steps' : title}</h2>
+<h2 class="next-title" id="next-title">${icons.arrowRight}${steps.length > 1 ? t('page.nextSteps') : (title ?? t('page.nextStep'))}</h2>
 <ol class="steps${steps.length > 1 ? ' numbered' : ''}">${items}</ol>
 </section>`;
 }

@@ -1,14 +1,16 @@
+import type { Locale } from '../../../../core/i18n';
 import { html, prose, safeHref, type HtmlValue, type SafeHtml } from './html';
 import { context, hero, icons, mention, nextSteps, notice, renderDocument, section, type Step, type Tone } from './layout';
+import { type PageSpeech, richOf, speech } from './speech';
 import type { JoinPageView, JoinRefusalView, JoinResultView, JoinTierLine, RoleLine } from './views';
 
 /**
  * The join page (`GET /join/<slug>`), the page after joining, and the pages of a join that did not
- * happen. The same document and parts as the `/link` pages: no script, nothing fetched.
+ * happen. The same document and parts as the `/link` pages: no script, nothing fetched. Each in
+ * the reader's language (`said`); `languages` puts the switch on pages that may be loaded again.
  */
 
-const FOOTER_PRIVACY =
-  'Tierlink sees who you are on Patreon and Discord and your pledge. Discord’s permission to add you is used once and withdrawn right after: nothing that can act as you is kept.';
+type Languages = ((locale: Locale) => string) | null;
 
 function tierRows(tiers: readonly JoinTierLine[]): SafeHtml {
   return html`<ul class="rows">${tiers.map(
@@ -19,166 +21,168 @@ function tierRows(tiers: readonly JoinTierLine[]): SafeHtml {
   )}</ul>`;
 }
 
-function tiersSection(tiers: readonly JoinTierLine[], openToEveryone: boolean, guildName: string | null): SafeHtml | null {
+function tiersSection(
+  tiers: readonly JoinTierLine[],
+  openToEveryone: boolean,
+  guildName: string | null,
+  { t }: PageSpeech,
+): SafeHtml | null {
   if (tiers.length === 0) return null;
+  const server = guildName ?? t('join.theServer');
   return section({
     id: 'tiers',
-    title: openToEveryone ? 'Tiers and their roles' : 'Tiers that come with access',
-    intro: openToEveryone
-      ? `Everyone may join ${guildName ?? 'the server'}; patrons of these tiers get their roles on the way in.`
-      : `A pledge to one of these tiers lets you into ${guildName ?? 'the server'} with its roles.`,
+    title: openToEveryone ? t('join.tiersOpen') : t('join.tiersPatrons'),
+    intro: openToEveryone ? t('join.tiersOpenIntro', { server }) : t('join.tiersPatronsIntro', { server }),
     body: tierRows(tiers),
   });
 }
 
-/** `GET /join/<slug>`: the campaign and the server, the two sign-ins, one button. */
-export function renderJoinPage(view: JoinPageView): string {
-  const server = view.guildName ?? 'the Discord server';
-  const where = context([
-    { icon: icons.star, label: 'Campaign', name: view.campaignName },
-    { icon: icons.server, label: 'Discord server', name: view.guildName },
+const where = (view: { campaignName: string | null; guildName: string | null }, { t }: PageSpeech) =>
+  context([
+    { icon: icons.star, label: t('page.campaign'), name: view.campaignName },
+    { icon: icons.server, label: t('page.server'), name: view.guildName },
   ]);
+
+/** `GET /join/<slug>`: the campaign and the server, the two sign-ins, one button. */
+export function renderJoinPage(view: JoinPageView, said: PageSpeech = speech(), languages: Languages = null): string {
+  const { t, locale } = said;
+  const rich = richOf(t);
+  const server = view.guildName ?? t('page.theServer');
   if (view.notReady || !view.startHref) {
-    const notReady = view.notReady ?? {
-      title: 'This join page is not ready',
-      message: 'It cannot add anyone now.',
-      next: 'Try again later.',
-    };
+    const notReady = view.notReady ?? { title: t('join.notReadyTitle'), message: t('join.notReadyMessage'), next: t('join.tryLater') };
     return renderDocument({
       title: notReady.title,
+      locale,
+      languages,
       tone: 'warning',
       main: [
-        hero({ tone: 'warning', context: where, eyebrow: 'Join page', headline: notReady.title, lead: prose(notReady.message) }),
-        nextSteps([{ text: prose(notReady.next) }]),
+        hero({
+          tone: 'warning',
+          context: where(view, said),
+          eyebrow: t('join.eyebrowPage'),
+          headline: notReady.title,
+          lead: prose(notReady.message),
+        }),
+        nextSteps([{ text: prose(notReady.next) }], null, t),
       ],
-      footer: ['You can close this tab. Nothing was changed.'],
+      footer: [t('page.closeNothingChanged')],
     });
   }
   const lead = view.openToEveryone
-    ? html`Anyone with a Patreon account can join <strong>${server}</strong>. Patrons of <strong>${view.campaignName}</strong> get their tier roles on the way in.`
-    : html`Patrons of <strong>${view.campaignName}</strong> get into <strong>${server}</strong> with their tier roles, in one go.`;
+    ? rich('join.leadOpen', { server, campaign: view.campaignName })
+    : rich('join.leadPatrons', { server, campaign: view.campaignName });
   const steps = [
-    { text: 'Sign in with Patreon', detail: `Tierlink checks your membership of ${view.campaignName}.` },
-    { text: 'Sign in with Discord', detail: `Tierlink adds you to ${server} with the roles of your tier.` },
+    { text: t('join.stepPatreon'), detail: t('join.stepPatreonDetail', { campaign: view.campaignName }) },
+    { text: t('join.stepDiscord'), detail: t('join.stepDiscordDetail', { server }) },
   ];
   const start = html`<section class="next" data-next-step aria-labelledby="next-title">
-<h2 class="next-title" id="next-title">${icons.arrowRight}How it works</h2>
+<h2 class="next-title" id="next-title">${icons.arrowRight}${t('join.howItWorks')}</h2>
 <ol class="steps numbered">${steps.map((s) => html`<li class="step"><p class="step-text">${s.text}</p><p class="step-detail">${s.detail}</p></li>`)}</ol>
-<a class="button" href="${view.startHref}">Join ${server}${icons.arrowRight}</a>
+<a class="button" href="${view.startHref}">${t('join.button', { server })}${icons.arrowRight}</a>
 </section>`;
   return renderDocument({
-    title: `Join ${server}`,
+    title: t('join.button', { server }),
+    locale,
+    languages,
     tone: 'info',
     main: [
       hero({
         tone: 'info',
-        context: where,
-        eyebrow: view.openToEveryone ? 'Join the server' : 'For patrons',
-        headline: `Join ${server}`,
+        context: where(view, said),
+        eyebrow: view.openToEveryone ? t('join.eyebrowOpen') : t('join.eyebrowPatrons'),
+        headline: t('join.button', { server }),
         lead,
       }),
       start,
-      tiersSection(view.tiers, view.openToEveryone, view.guildName),
-      !view.openToEveryone &&
-        view.pledgeUrl &&
-        notice(
-          html`Not a patron yet? <a href="${safeHref(view.pledgeUrl) ?? '#'}" rel="noopener noreferrer">Become one on Patreon</a>, then come back here.`,
-        ),
+      tiersSection(view.tiers, view.openToEveryone, view.guildName, said),
+      !view.openToEveryone && view.pledgeUrl && notice(rich('join.notPatronYet', { href: safeHref(view.pledgeUrl) ?? '#' })),
     ],
-    footer: [FOOTER_PRIVACY],
+    footer: [t('join.privacy')],
   });
 }
 
 /** The page after joining: who joined, with which roles, and the way into the server. */
-export function renderJoinResult(view: JoinResultView): string {
-  const server = view.guildName ?? 'the Discord server';
+export function renderJoinResult(view: JoinResultView, said: PageSpeech = speech()): string {
+  const { t, locale } = said;
+  const rich = richOf(t);
+  const server = view.guildName ?? t('page.theServer');
   const account = accountName(view.discordAccount);
   const added = view.outcome === 'added';
   const tone: Tone = view.problems.length > 0 ? 'warning' : 'success';
-  const headline = added ? `You’re in ${server}` : `You’re already in ${server}`;
+  const headline = added ? t('join.headAdded', { server }) : t('join.headAlready', { server });
   const lead: HtmlValue = added
-    ? html`Welcome, <strong>${view.discordAccount.name}</strong>! Tierlink added you to ${server}${view.granted.length > 0 ? ' with your roles' : ''}.`
-    : html`Your Patreon membership is linked to <strong>${account}</strong>, and your roles in ${server} are up to date.`;
+    ? rich(view.granted.length > 0 ? 'join.leadAddedRoles' : 'join.leadAdded', { name: view.discordAccount.name, server })
+    : rich('join.leadAlready', { account, server });
   const steps: Step[] = [
     {
-      text: `Open ${server} in Discord.`,
-      detail: 'Your roles follow your pledge from now on: upgrade, downgrade or cancel on Patreon and Discord keeps up.',
-      action: { label: `Open ${server}`, href: view.serverUrl },
+      text: t('join.open', { server }),
+      detail: t('join.openDetail'),
+      action: { label: t('join.openAction', { server }), href: view.serverUrl },
     },
   ];
   const rows = [
-    ...view.granted.map((r) => roleRow(r, 'added', 'Added')),
-    ...view.kept.map((r) => roleRow(r, 'kept', 'Kept')),
-    ...view.notGranted.map((r) => roleRow(r, 'skipped', 'Not included')),
+    ...view.granted.map((r) => roleRow(r, 'added', t('page.added'))),
+    ...view.kept.map((r) => roleRow(r, 'kept', t('page.kept'))),
+    ...view.notGranted.map((r) => roleRow(r, 'skipped', t('page.notIncluded'))),
   ];
   return renderDocument({
     title: headline,
+    locale,
     tone,
     main: [
       hero({
         tone,
         context: context([
-          { icon: icons.star, label: 'Campaign', name: view.campaignName },
-          { icon: icons.server, label: 'Discord server', name: view.guildName },
-          { icon: icons.user, label: 'Discord account', name: account },
+          { icon: icons.star, label: t('page.campaign'), name: view.campaignName },
+          { icon: icons.server, label: t('page.server'), name: view.guildName },
+          { icon: icons.user, label: t('page.account'), name: account },
         ]),
         headline,
         lead,
       }),
-      nextSteps(steps),
-      notice(
-        html`You joined as the Discord account <strong>${account}</strong>, and your Patreon membership is linked to it. Not you? Sign in to Discord as yourself and <a href="${safeHref(view.joinUrl) ?? '#'}">open the join page again</a>.`,
-      ),
+      nextSteps(steps, null, t),
+      notice(rich('join.joinedAs', { account, href: safeHref(view.joinUrl) ?? '#' })),
       view.tiers.length > 0 &&
         section({
           id: 'tier',
-          title: view.tiers.length === 1 ? 'Your tier' : 'Your tiers',
-          body: html`<ul class="chips">${view.tiers.map((t) => html`<li class="chip">${icons.star}${t}</li>`)}</ul>`,
+          title: t('page.yourTier', { count: view.tiers.length }),
+          body: html`<ul class="chips">${view.tiers.map((tier) => html`<li class="chip">${icons.star}${tier}</li>`)}</ul>`,
         }),
-      rows.length > 0 && section({ id: 'roles', title: `Your roles in ${server}`, body: html`<ul class="rows">${rows}</ul>` }),
+      rows.length > 0 && section({ id: 'roles', title: t('page.yourRolesIn', { server }), body: html`<ul class="rows">${rows}</ul>` }),
       view.problems.length > 0 &&
         section({
           id: 'problems',
-          title: 'Waiting on the server',
-          intro: `${view.problems.length === 1 ? 'This role' : 'These roles'} can’t be given until ${server} is set up right; the server’s owner can see why with /doctor. ${view.problems.length === 1 ? 'It arrives' : 'They arrive'} on its own once fixed.`,
+          title: t('page.waiting'),
+          intro: t('join.problemsIntro', { count: view.problems.length, server }),
           body: html`<ul class="rows">${view.problems.map(
             (p) =>
-              html`<li class="row"><div class="row-main"><span class="row-name">${mention(p.name)}</span> <span class="pill warn">On hold</span></div><p class="row-text">${prose(p.problem)}</p></li>`,
+              html`<li class="row"><div class="row-main"><span class="row-name">${mention(p.name)}</span> <span class="pill warn">${t('page.onHold')}</span></div><p class="row-text">${prose(p.problem)}</p></li>`,
           )}</ul>`,
         }),
     ],
-    footer: [FOOTER_PRIVACY, 'You can close this tab.'],
+    footer: [t('join.privacy'), t('page.close')],
   });
 }
 
 /** A join that did not happen: why, what to do next, and for someone who is not a patron the tiers that let people in. */
-export function renderJoinRefusal(view: JoinRefusalView): string {
-  const label =
-    view.status === 403 ? 'Not allowed' : view.status === 400 ? 'Security check' : view.status >= 500 ? 'Temporarily unavailable' : null;
+export function renderJoinRefusal(view: JoinRefusalView, said: PageSpeech = speech(), languages: Languages = null): string {
+  const { t, locale } = said;
+  const label = view.status === 403 ? t('label.403') : view.status === 400 ? t('label.400') : view.status >= 500 ? t('label.503') : null;
   const steps: Step[] = view.next ? [{ text: prose(view.next), action: view.action }] : [];
   const again =
-    view.joinUrl && view.action?.href !== view.joinUrl
-      ? notice(html`<a href="${safeHref(view.joinUrl) ?? '#'}">Open the join page again</a> to start over.`)
-      : null;
+    view.joinUrl && view.action?.href !== view.joinUrl ? notice(richOf(t)('join.again', { href: safeHref(view.joinUrl) ?? '#' })) : null;
   return renderDocument({
     title: view.title,
+    locale,
+    languages,
     tone: view.tone,
     main: [
-      hero({
-        tone: view.tone,
-        context: context([
-          { icon: icons.star, label: 'Campaign', name: view.campaignName },
-          { icon: icons.server, label: 'Discord server', name: view.guildName },
-        ]),
-        eyebrow: label,
-        headline: view.title,
-        lead: prose(view.message),
-      }),
-      nextSteps(steps),
+      hero({ tone: view.tone, context: where(view, said), eyebrow: label, headline: view.title, lead: prose(view.message) }),
+      nextSteps(steps, null, t),
       again,
-      tiersSection(view.tiers, false, view.guildName),
+      tiersSection(view.tiers, false, view.guildName, said),
     ],
-    footer: [view.status >= 400 ? `You can close this tab. Error code ${view.status}.` : 'You can close this tab.'],
+    footer: [view.status >= 400 ? t('page.closeCode', { status: view.status }) : t('page.close')],
   });
 }
 

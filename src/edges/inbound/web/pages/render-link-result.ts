@@ -1,75 +1,73 @@
-import { html, plural, prose, type HtmlValue, type SafeHtml } from './html';
-import { command, context, hero, icons, mention, nextSteps, notice, renderDocument, section, type Step, type Tone } from './layout';
+import { type Locale, formatDate } from '../../../../core/i18n';
+import { html, prose, type HtmlValue, type SafeHtml } from './html';
+import { context, hero, icons, mention, nextSteps, notice, renderDocument, section, type Step, type Tone } from './layout';
+import { type PageSpeech, richOf, speech } from './speech';
 import type { LinkResultView, RoleLine } from './views';
 
 /**
  * The page a patron lands on after authorizing from `/link`. Every standing gets a headline and a
- * next step, so nobody is left wondering why a role is (or is not) there.
+ * next step, so nobody is left wondering why a role is (or is not) there. In the reader's language
+ * (`said`); no language switch: the page ends a one-time sign-in and cannot be loaded again.
  */
-export function renderLinkResult(view: LinkResultView): string {
-  const copy = linkResultCopy(view);
-  const server = view.guildName ?? 'the Discord server';
+export function renderLinkResult(view: LinkResultView, said: PageSpeech = speech()): string {
+  const { t, locale } = said;
+  const rich = richOf(t);
+  const copy = linkResultCopy(view, said);
+  const server = view.guildName ?? t('page.theServer');
 
   const roleRows = [
-    ...view.granted.map((r) => roleRow(r, 'added', 'Added')),
-    ...view.kept.map((r) => roleRow(r, 'kept', 'Kept')),
-    ...view.removed.map((r) => roleRow(r, 'removed', 'Removed')),
-    ...view.notGranted.map((r) => roleRow(r, 'skipped', 'Not included')),
+    ...view.granted.map((r) => roleRow(r, 'added', t('page.added'))),
+    ...view.kept.map((r) => roleRow(r, 'kept', t('page.kept'))),
+    ...view.removed.map((r) => roleRow(r, 'removed', t('page.removed'))),
+    ...view.notGranted.map((r) => roleRow(r, 'skipped', t('page.notIncluded'))),
   ];
 
   const main = [
     hero({
       tone: copy.tone,
       context: context([
-        { icon: icons.star, label: 'Campaign', name: view.campaignName },
-        { icon: icons.server, label: 'Discord server', name: view.guildName },
-        { icon: icons.user, label: 'Discord account', name: accountName(view) },
+        { icon: icons.star, label: t('page.campaign'), name: view.campaignName },
+        { icon: icons.server, label: t('page.server'), name: view.guildName },
+        { icon: icons.user, label: t('page.account'), name: accountName(view) },
       ]),
       headline: copy.headline,
       lead: copy.lead,
       standing: view.standingText,
     }),
-    nextSteps(copy.steps),
+    nextSteps(copy.steps, null, t),
     copy.aside && notice(copy.aside),
-    notice(
-      html`Your Patreon membership is linked to the Discord account <strong>${accountName(view)}</strong>. Not you? Run ${command('/link')} yourself in Discord: the membership moves to your account.`,
-    ),
-    view.movedFromAnotherAccount &&
-      notice(
-        'This Patreon account was linked to another Discord account before. It is linked to this one now, and its roles moved here with it.',
-      ),
+    notice(rich('linkPage.linkedTo', { account: accountName(view) })),
+    view.movedFromAnotherAccount && notice(t('linkPage.moved')),
     view.tiers.length > 0 &&
       section({
         id: 'tiers',
-        title: view.tiers.length === 1 ? 'Your tier' : 'Your tiers',
-        body: html`<ul class="chips">${view.tiers.map((t) => html`<li class="chip">${icons.star}${t}</li>`)}</ul>`,
+        title: t('page.yourTier', { count: view.tiers.length }),
+        body: html`<ul class="chips">${view.tiers.map((tier) => html`<li class="chip">${icons.star}${tier}</li>`)}</ul>`,
       }),
     roleRows.length > 0 &&
       section({
         id: 'roles',
-        title: view.guildName ? `Your roles in ${view.guildName}` : 'Your roles',
+        title: view.guildName ? t('page.yourRolesIn', { server: view.guildName }) : t('page.yourRoles'),
         body: html`<ul class="rows">${roleRows}</ul>`,
       }),
     view.problems.length > 0 &&
       section({
         id: 'problems',
-        title: 'Waiting on the server',
-        intro: `${view.problems.length === 1 ? 'This role' : 'These roles'} can't be given until ${server} is set up right. The server's owner has been told; nothing for you to do.`,
+        title: t('page.waiting'),
+        intro: t('linkPage.problemsIntro', { count: view.problems.length, server }),
         body: html`<ul class="rows">${view.problems.map(
           (p) =>
-            html`<li class="row"><div class="row-main"><span class="row-name">${mention(p.name)}</span> <span class="pill warn">On hold</span></div><p class="row-text">${prose(p.problem)}</p></li>`,
+            html`<li class="row"><div class="row-main"><span class="row-name">${mention(p.name)}</span> <span class="pill warn">${t('page.onHold')}</span></div><p class="row-text">${prose(p.problem)}</p></li>`,
         )}</ul>`,
       }),
   ];
 
   return renderDocument({
     title: copy.headline,
+    locale,
     tone: copy.tone,
     main,
-    footer: [
-      'Tierlink keeps your Discord roles in step with your Patreon membership. You can close this tab.',
-      html`To disconnect, run ${command('/unlink')} in Discord.`,
-    ],
+    footer: [t('linkPage.footer'), rich('linkPage.footerUnlink')],
   });
 }
 
@@ -88,123 +86,84 @@ interface LinkCopy {
   aside?: SafeHtml;
 }
 
-function linkResultCopy(view: LinkResultView): LinkCopy {
-  const server = view.guildName ?? 'the Discord server';
+function linkResultCopy(view: LinkResultView, { t, locale }: PageSpeech): LinkCopy {
+  const rich = richOf(t);
+  const server = view.guildName ?? t('page.theServer');
   const hasRoles = view.granted.length + view.kept.length > 0;
   const pledge = (label: string): Step['action'] => (view.pledgeUrl ? { label, href: view.pledgeUrl } : null);
-  const joinStep: Step = {
-    text: `Join ${server}. Your roles arrive when you do.`,
-    detail: html`Your accounts are linked, so there is no need to run ${command('/link')} again.`,
-  };
-  const onHold = view.problems.length === 1 ? 'the role on hold' : 'the roles on hold';
-  const problemStep: Step = {
-    text: `Nothing to do for ${onHold}: the server's owner has been told.`,
-    detail: `${view.problems.length === 1 ? 'It arrives on its own' : 'They arrive on their own'} as soon as the server's setup is fixed.`,
-  };
+  const joinStep: Step = { text: t('linkPage.join', { server }), detail: rich('linkPage.joinDetail') };
+  const count = view.problems.length;
+  const problemStep: Step = { text: t('linkPage.problemStep', { count }), detail: t('linkPage.problemDetail', { count }) };
+  const thanks = rich('linkPage.thanks', { patron: view.patronName });
+  const pledgeAgain = (text: string, action: Step['action']): Step => ({
+    text,
+    detail: t(view.inGuild ? 'linkPage.pledgeDetail' : 'linkPage.pledgeDetailJoin'),
+    action,
+  });
 
   switch (view.standing) {
     case 'active': {
-      if (!view.inGuild) {
-        return { tone: 'info', headline: 'Linked! Now join the server', lead: thanks(view), steps: [joinStep] };
-      }
-      if (view.problems.length > 0 && !hasRoles) {
-        return { tone: 'warning', headline: 'Linked, but your roles are on hold', lead: thanks(view), steps: [problemStep] };
-      }
+      if (!view.inGuild) return { tone: 'info', headline: t('linkPage.headJoin'), lead: thanks, steps: [joinStep] };
+      if (count > 0 && !hasRoles) return { tone: 'warning', headline: t('linkPage.headOnHoldAll'), lead: thanks, steps: [problemStep] };
       const steps: Step[] = hasRoles
-        ? [
-            {
-              text: 'Head back to Discord: your roles are already there.',
-              detail: 'They follow your pledge from now on. Upgrade, downgrade or cancel on Patreon and Discord keeps up.',
-            },
-          ]
+        ? [{ text: t('linkPage.backToDiscord'), detail: t('linkPage.follows') }]
         : view.tiers.length === 0
-          ? [
-              {
-                text: `Your pledge has no tier, and only tiers come with roles in ${server}.`,
-                detail: 'Choose a tier on Patreon and its role arrives on its own.',
-              },
-            ]
-          : [
-              {
-                text: `Your tier comes with no role in ${server}, so there is nothing to add.`,
-                detail: 'If a tier you join later comes with a role, it arrives on its own.',
-              },
-            ];
-      if (view.problems.length > 0) steps.push(problemStep);
+          ? [{ text: t('linkPage.noTier', { server }), detail: t('linkPage.noTierDetail') }]
+          : [{ text: t('linkPage.tierNoRole', { server }), detail: t('linkPage.tierNoRoleDetail') }];
+      if (count > 0) steps.push(problemStep);
+      // The count and its noun stay on one line.
       const headline =
-        view.problems.length > 0
-          ? `You're linked; ${plural(view.problems.length, 'role').replace(' ', '\u00a0')} ${view.problems.length === 1 ? 'is' : 'are'} on hold`
+        count > 0
+          ? t('linkPage.headOnHold', { count }).replace(/(\d) /, '$1\u00a0')
           : hasRoles
-            ? "You're all set"
-            : "You're linked";
-      return { tone: 'success', headline, lead: thanks(view), steps };
+            ? t('linkPage.headAllSet')
+            : t('linkPage.headLinked');
+      return { tone: 'success', headline, lead: thanks, steps };
     }
     case 'grace': {
-      const until = lastDate(view.standingText);
+      // English reads the day from the planner's sentence, as it always did; another language from the view.
+      const until = locale !== 'en' && view.graceEndsAt ? formatDate(locale, view.graceEndsAt, 'UTC') : lastDate(view.standingText, locale);
       const steps: Step[] = [
         {
-          text: until ? `Update your payment method on Patreon before ${until}.` : 'Update your payment method on Patreon soon.',
-          detail: 'Your roles stay until then, and nothing else changes once the payment goes through.',
-          action: pledge('Open Patreon'),
+          text: until ? t('linkPage.graceUntil', { date: until }) : t('linkPage.graceSoon'),
+          detail: t('linkPage.graceDetail'),
+          action: pledge(t('linkPage.openPatreon')),
         },
       ];
       if (!view.inGuild) steps.push(joinStep);
-      if (view.problems.length > 0) steps.push(problemStep);
-      return {
-        tone: 'warning',
-        headline: "Your last payment didn't go through",
-        lead: html`You're linked as <strong>${view.patronName}</strong>, and your roles are kept for now.`,
-        steps,
-      };
+      if (count > 0) steps.push(problemStep);
+      return { tone: 'warning', headline: t('linkPage.headGrace'), lead: rich('linkPage.graceLead', { patron: view.patronName }), steps };
     }
     case 'lapsed':
       return {
         tone: 'error',
-        headline: 'Your membership has lapsed',
-        lead: html`You're linked as <strong>${view.patronName}</strong>, but the payment didn't go through in time${view.removed.length > 0 ? ', so your patron roles were removed' : ''}.`,
-        steps: [
-          {
-            text: 'Renew your pledge on Patreon to get your roles back.',
-            detail: html`They come back on their own once your payment goes through. No need to run ${command('/link')} again.`,
-            action: pledge('Renew on Patreon'),
-          },
-        ],
+        headline: t('linkPage.headLapsed'),
+        lead: rich(view.removed.length > 0 ? 'linkPage.lapsedLeadRemoved' : 'linkPage.lapsedLead', { patron: view.patronName }),
+        steps: [{ text: t('linkPage.lapsedStep'), detail: rich('linkPage.lapsedDetail'), action: pledge(t('linkPage.lapsedAction')) }],
       };
     case 'former':
       return {
         tone: 'info',
-        headline: "You're no longer a patron",
-        lead: html`You're linked as <strong>${view.patronName}</strong>. Your pledge has ended, so patron roles don't apply right now.`,
-        steps: [pledgeAgainStep(view, 'Pledge again on Patreon to get your roles back.', pledge('Become a patron again'))],
+        headline: t('linkPage.headFormer'),
+        lead: rich('linkPage.formerLead', { patron: view.patronName }),
+        steps: [pledgeAgain(t('linkPage.formerStep'), pledge(t('linkPage.formerAction')))],
       };
     case 'follower':
       return {
         tone: 'info',
-        headline: 'You follow, but aren\u2019t a paid member',
-        lead: html`You're linked as <strong>${view.patronName}</strong>. Following is free and doesn't come with roles in ${server}.`,
-        steps: [pledgeAgainStep(view, 'Join a paid tier on Patreon to unlock your roles.', pledge('See the tiers'))],
+        headline: t('linkPage.headFollower'),
+        lead: rich('linkPage.followerLead', { patron: view.patronName, server }),
+        steps: [pledgeAgain(t('linkPage.followerStep'), pledge(t('linkPage.followerAction')))],
       };
     case 'none':
       return {
         tone: 'info',
-        headline: "You're not a patron yet",
-        lead: html`You're linked as <strong>${view.patronName}</strong>, but this Patreon account has no membership here.`,
-        steps: [pledgeAgainStep(view, 'Become a patron on Patreon to get your roles.', pledge('Become a patron'))],
-        aside: html`Pledged with a different Patreon account? Run ${command('/link')} again in Discord and sign in with that one.`,
+        headline: t('linkPage.headNone'),
+        lead: rich('linkPage.noneLead', { patron: view.patronName }),
+        steps: [pledgeAgain(t('linkPage.noneStep'), pledge(t('linkPage.noneAction')))],
+        aside: rich('linkPage.noneAside'),
       };
   }
-}
-
-function pledgeAgainStep(view: LinkResultView, text: string, action: Step['action']): Step {
-  return {
-    text,
-    detail: `Your accounts are linked now, so your roles arrive on their own a moment after you pledge${view.inGuild ? '' : ' and join the server'}.`,
-    action,
-  };
-}
-
-function thanks(view: LinkResultView): SafeHtml {
-  return html`Thanks for your support, <strong>${view.patronName}</strong>! Your Patreon membership is now linked to your Discord account.`;
 }
 
 function roleRow(role: RoleLine, kind: string, label: string): SafeHtml {
@@ -218,13 +177,13 @@ function capitalize(text: string): string {
 /**
  * The last calendar day in the standing sentence ("Payment declined on 2026-11-02; roles kept
  * until 2026-11-09" → "November 9, 2026"): the grace period's end, which the view carries only in
- * that sentence.
+ * that sentence (in English; another language's sentence already writes it the language's way).
  */
-function lastDate(text: string): string | null {
+function lastDate(text: string, locale: Locale): string | null {
   const days = text.match(/\d{4}-\d{2}-\d{2}/g);
   const last = days?.[days.length - 1];
   if (!last) return null;
   const date = new Date(`${last}T00:00:00Z`);
   if (Number.isNaN(date.getTime())) return null;
-  return date.toLocaleDateString('en-US', { timeZone: 'UTC', year: 'numeric', month: 'long', day: 'numeric' });
+  return formatDate(locale === 'en' ? 'en' : locale, date);
 }

@@ -1,34 +1,49 @@
+import { type Locale, type T, translator } from '../../../../core/i18n';
 import { prose, type HtmlValue } from './html';
 import { hero, nextSteps, renderDocument, type Tone } from './layout';
+import { type PageSpeech, speech } from './speech';
 import type { MessageView } from './views';
 
-/** A label over the headline that names the kind of failure, for the statuses our routes answer. */
-const STATUS_LABEL: Record<number, string> = {
-  400: 'Security check',
-  403: 'Not allowed',
-  404: 'Not found',
-  410: 'One-time link',
-  429: 'Too many tries',
-  500: 'Unexpected error',
-  502: 'Patreon connection',
-  503: 'Temporarily unavailable',
-  504: 'Patreon connection',
-};
+const EN = translator('en');
 
-/** A one-message page: an expired link, denied consent, a bad state, an outage. */
-export function renderMessage(view: MessageView): string {
+/** A label over the headline that names the kind of failure, for the statuses our routes answer. */
+const STATUS_LABEL = {
+  400: 'label.400',
+  403: 'label.403',
+  404: 'label.404',
+  410: 'label.410',
+  429: 'label.429',
+  500: 'label.500',
+  502: 'label.502',
+  503: 'label.503',
+  504: 'label.502',
+} as const;
+
+/**
+ * A one-message page: an expired link, denied consent, a bad state, an outage, in the reader's
+ * language (the view's texts come from the same language's builders below).
+ */
+export function renderMessage(
+  view: MessageView,
+  said: PageSpeech = speech(),
+  languages: ((locale: Locale) => string) | null = null,
+): string {
+  const { t, locale } = said;
   const tone: Tone = view.tone;
-  const label = STATUS_LABEL[view.status] ?? (view.status >= 500 ? 'Unexpected error' : null);
+  const key = STATUS_LABEL[view.status as keyof typeof STATUS_LABEL] as (typeof STATUS_LABEL)[keyof typeof STATUS_LABEL] | undefined;
+  const label = key ? t(key) : view.status >= 500 ? t('label.500') : null;
   const footer: HtmlValue[] = [];
-  if (view.status >= 500) footer.push('Nothing you did caused this, and nothing was changed.');
-  footer.push(view.status >= 400 ? `You can close this tab. Error code ${view.status}.` : 'You can close this tab.');
+  if (view.status >= 500) footer.push(t('page.notYourFault'));
+  footer.push(view.status >= 400 ? t('page.closeCode', { status: view.status }) : t('page.close'));
 
   return renderDocument({
     title: view.title,
+    locale,
+    languages,
     tone,
     main: [
       hero({ tone, eyebrow: label, headline: view.title, lead: prose(view.message) }),
-      view.next ? nextSteps([{ text: prose(view.next) }]) : null,
+      view.next ? nextSteps([{ text: prose(view.next) }], null, t) : null,
     ],
     footer,
   });
@@ -37,28 +52,25 @@ export function renderMessage(view: MessageView): string {
 /** The command that starts each flow: `/link` for patrons, `/connect` for creators. */
 export type FlowCommand = '/link' | '/connect';
 
-/** 410: a one-time link that is past its lifetime (or was already used up). */
-export function linkExpiredMessage(command: FlowCommand): MessageView {
+/** 410: a one-time link that is past its lifetime, or that was already used (`used`). */
+export function linkExpiredMessage(command: FlowCommand, t: T = EN, used = false): MessageView {
   return {
     status: 410,
     tone: 'warning',
-    title: 'This link has expired',
-    message: `Links from ${command} work once, for a short while, to keep your account safe.`,
-    next: `Run ${command} again in Discord to get a new link.`,
+    title: used ? t('msg.usedTitle') : t('msg.expiredTitle'),
+    message: t('msg.usedMessage', { command }),
+    next: t('msg.usedNext', { command }),
   };
 }
 
 /** The person declined on the service's consent screen. Not an error: nothing was linked. */
-export function consentDeniedMessage(command: FlowCommand): MessageView {
+export function consentDeniedMessage(command: FlowCommand, t: T = EN): MessageView {
   return {
     status: 200,
     tone: 'info',
-    title: command === '/link' ? 'Nothing was linked' : 'Nothing was connected',
-    message:
-      command === '/link'
-        ? 'You chose not to share your Patreon membership, so your Discord roles stay as they are.'
-        : 'You chose not to give Tierlink access to your campaign, so nothing was connected.',
-    next: `Changed your mind? Run ${command} again in Discord and choose Allow.`,
+    title: command === '/link' ? t('msg.deniedLinkTitle') : t('msg.deniedConnectTitle'),
+    message: command === '/link' ? t('msg.deniedLink') : t('msg.deniedConnect'),
+    next: t('msg.deniedNext', { command }),
   };
 }
 
@@ -66,13 +78,13 @@ export function consentDeniedMessage(command: FlowCommand): MessageView {
  * 400: a state that we did not sign, that was tampered with, or that was already used; `null` when
  * nothing says which flow it was (a Discord answer this browser did not ask for).
  */
-export function badStateMessage(command: FlowCommand | null): MessageView {
+export function badStateMessage(command: FlowCommand | null, t: T = EN): MessageView {
   return {
     status: 400,
     tone: 'error',
-    title: "This link can't be used",
-    message: 'It was already used, or it did not come from Tierlink. To keep your account safe, nothing was changed.',
-    next: command ? `Run ${command} again in Discord to get a fresh link.` : 'Run the command again in Discord to get a fresh link.',
+    title: t('msg.badStateTitle'),
+    message: t('msg.badStateMessage'),
+    next: command ? t('msg.badStateNext', { command }) : t('msg.badStateNextAny'),
   };
 }
 
@@ -84,68 +96,63 @@ export function badStateMessage(command: FlowCommand | null): MessageView {
 export function madeForSomeoneElseMessage(
   command: FlowCommand,
   signedInAs: { username: string | null; globalName: string | null },
+  t: T = EN,
 ): MessageView {
   const who = signedInAs.username
     ? signedInAs.globalName
       ? `${signedInAs.globalName} (@${signedInAs.username})`
       : `@${signedInAs.username}`
-    : 'another account';
+    : t('msg.anotherAccount');
   return {
     status: 403,
     tone: 'error',
-    title: 'This link was made for someone else',
-    message:
-      `It was made for another Discord account, and you are signed in to Discord as ${who}. Each ${command} link belongs to ` +
-      'the account that ran the command. Nothing was linked or changed.',
-    next:
-      `Run ${command} yourself in Discord and follow the button it gives you. If you did run it, sign in to Discord in this ` +
-      'browser with that account first.',
+    title: t('msg.someoneElseTitle'),
+    message: t('msg.someoneElseMessage', { who, command }),
+    next: t('msg.someoneElseNext', { command }),
   };
 }
 
 /** 403: the person is not (or no longer) the server's owner or an administrator: no campaign is connected. */
-export function connectNotAllowedMessage(): MessageView {
+export function connectNotAllowedMessage(t: T = EN): MessageView {
   return {
     status: 403,
     tone: 'error',
-    title: 'Only the owner or an administrator can connect',
-    message:
-      'A campaign’s tiers decide which roles its patrons get in the server, so only the server owner or someone with the ' +
-      'Administrator permission can connect one. Nothing was connected.',
-    next: 'Ask the server owner or an administrator to run /connect.',
+    title: t('msg.notAllowedTitle'),
+    message: t('msg.notAllowedMessage'),
+    next: t('msg.notAllowedNext'),
   };
 }
 
 /** The person pressed Cancel on Discord's page: nothing was linked, nothing is wrong. */
-export function discordDeniedMessage(command: FlowCommand): MessageView {
+export function discordDeniedMessage(command: FlowCommand, t: T = EN): MessageView {
   return {
     status: 200,
     tone: 'info',
-    title: command === '/link' ? 'Nothing was linked' : 'Nothing was connected',
-    message: `You cancelled on Discord’s page. Tierlink asks Discord only who you are, to make sure the ${command} link is yours.`,
-    next: `Changed your mind? Press the button from ${command} again and choose Authorize.`,
+    title: command === '/link' ? t('msg.deniedLinkTitle') : t('msg.deniedConnectTitle'),
+    message: t('msg.discordDeniedMessage', { command }),
+    next: t('msg.discordDeniedNext', { command }),
   };
 }
 
 /** 502: Discord failed or timed out while we learned who signed in. */
-export function discordDownMessage(command: FlowCommand): MessageView {
+export function discordDownMessage(command: FlowCommand, t: T = EN): MessageView {
   return {
     status: 502,
     tone: 'warning',
-    title: "We couldn't reach Discord",
-    message: 'Discord did not answer in time, so Tierlink could not check who you are. Nothing was changed.',
-    next: `Wait a minute, then run ${command} again in Discord.`,
+    title: t('msg.discordDownTitle'),
+    message: t('msg.discordDownMessage'),
+    next: t('msg.waitThenRun', { command }),
   };
 }
 
 /** 502: the membership service failed or timed out while we exchanged the code or read the member. */
-export function serviceDownMessage(command: FlowCommand): MessageView {
+export function serviceDownMessage(command: FlowCommand, t: T = EN): MessageView {
   return {
     status: 502,
     tone: 'warning',
-    title: "We couldn't reach Patreon",
-    message: `Patreon did not answer in time, so we could not ${command === '/link' ? 'check your membership' : 'read your campaign'}.`,
-    next: `Wait a minute, then run ${command} again in Discord.`,
+    title: t('msg.serviceDownTitle'),
+    message: command === '/link' ? t('msg.serviceDownLink') : t('msg.serviceDownConnect'),
+    next: t('msg.waitThenRun', { command }),
   };
 }
 
@@ -153,41 +160,29 @@ export function serviceDownMessage(command: FlowCommand): MessageView {
  * 403: a valid state arrived in a browser that did not start the flow (no flow cookie, or another
  * one). That is what a forwarded consent page looks like (login CSRF): nothing is linked.
  */
-export function otherBrowserMessage(command: FlowCommand): MessageView {
+export function otherBrowserMessage(command: FlowCommand, t: T = EN): MessageView {
   return {
     status: 403,
     tone: 'error',
-    title: 'Start again from Discord',
-    message:
-      `This page was opened in a different browser from the one that followed the ${command} link, the link was passed ` +
-      'on by someone else, or this browser did not keep Tierlink’s cookie. To keep your account safe, nothing was linked or changed.',
-    next: `Run ${command} yourself in Discord and follow the button it gives you, in this browser.`,
+    title: t('msg.otherBrowserTitle'),
+    message: t('msg.otherBrowserMessage', { command }),
+    next: t('msg.otherBrowserNext', { command }),
   };
 }
 
 /** The campaign chooser's ticket was already used, expired, or is not for this browser. */
-export function choiceRefusedMessage(reason: 'used' | 'expired' | 'invalid'): MessageView {
-  const message = {
-    used: 'A campaign was already chosen from this page, and a choice works once.',
-    expired: 'The choice of campaign is open for 30 minutes after signing in, and that time is over.',
-    invalid: 'This choice did not come from the page Tierlink showed in this browser, so nothing was connected.',
-  }[reason];
+export function choiceRefusedMessage(reason: 'used' | 'expired' | 'invalid', t: T = EN): MessageView {
+  const message = { used: t('msg.choiceUsed'), expired: t('msg.choiceExpired'), invalid: t('msg.choiceInvalid') }[reason];
   return {
     status: reason === 'used' ? 409 : reason === 'expired' ? 410 : 403,
     tone: 'warning',
-    title: 'Choose again from Discord',
+    title: t('msg.choiceTitle'),
     message,
-    next: 'Run /connect again in Discord to choose a campaign.',
+    next: t('msg.choiceNext'),
   };
 }
 
 /** 405: the chooser acts only on the page's form (a POST), never on a link that can be followed or leaked. */
-export function chooseByFormMessage(): MessageView {
-  return {
-    status: 405,
-    tone: 'warning',
-    title: 'Choose on the page',
-    message: 'A campaign is chosen with the buttons of the page Tierlink showed after you signed in, not with a link.',
-    next: 'Run /connect again in Discord to get that page.',
-  };
+export function chooseByFormMessage(t: T = EN): MessageView {
+  return { status: 405, tone: 'warning', title: t('msg.byFormTitle'), message: t('msg.byFormMessage'), next: t('msg.byFormNext') };
 }

@@ -50,6 +50,8 @@ export interface LinkResultView {
   pledgeUrl: string | null;
   /** This service account was linked to another Discord account, whose roles moved here. */
   movedFromAnotherAccount: boolean;
+  /** The last day of the grace period, for a payment that failed; absent otherwise. */
+  graceEndsAt?: Date | null;
 }
 
 export interface ConnectTierLine {
@@ -96,7 +98,7 @@ export interface MessageView {
 /** A tier that lets a patron in through the join page, with the roles it gives. */
 export interface JoinTierLine {
   title: string;
-  /** "$10 a month". */
+  /** As the campaign states it, in the reader's language: "$10 a month", "5 € pro Werk". */
   price: string;
   roles: string[];
 }

@@ -25,6 +25,8 @@ export function createCampaignRepository(db: Db) {
       url: string | null;
       vanity?: string | null;
       patronCount: number | null;
+      payPer?: string | null;
+      payPerName?: string | null;
     }) {
       const values = { ...campaign, updatedAt: new Date() };
       await db.insert(campaigns).values(values).onConflictDoUpdate({ target: campaigns.id, set: values });

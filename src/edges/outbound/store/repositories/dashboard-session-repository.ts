@@ -12,7 +12,7 @@ export const MAX_SESSIONS_PER_USER = 10;
 /** Dashboard sessions, found by the SHA-256 of their id (the id itself is only in the browser). */
 export function createDashboardSessionRepository(db: Db) {
   return {
-    async create(row: Omit<DashboardSessionRow, 'flash'>): Promise<void> {
+    async create(row: Omit<DashboardSessionRow, 'flash' | 'locale'> & { locale?: string | null }): Promise<void> {
       await db.insert(dashboardSessions).values({ ...row, flash: null });
       const mine = await db
         .select({ idHash: dashboardSessions.idHash })

@@ -16,6 +16,15 @@ export const campaigns = pgTable('campaigns', {
   /** The campaign's name in its Patreon address; the join page's default slug. */
   vanity: text('vanity'),
   patronCount: integer('patron_count'),
+  /**
+   * How often patrons pay, as the source states it: `month` (Patreon's `is_monthly`), `creation`
+   * (per creation), `year`; null when not read yet.
+   */
+  payPer: text('pay_per'),
+  /** Patreon's `pay_per_name`: what a per-creation campaign calls a creation ("video"), as the creator typed it. */
+  payPerName: text('pay_per_name'),
+  /** The currency of its prices (ISO 4217) when the source states it; null: PATREON_CURRENCY. */
+  currency: text('currency'),
   tiersRefreshedAt: ts('tiers_refreshed_at'),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),

@@ -14,6 +14,8 @@ export const dashboardSessions = pgTable(
     idHash: text('id_hash').primaryKey(),
     discordUserId: text('discord_user_id').notNull(),
     userName: text('user_name').notNull(),
+    /** The language of the user's Discord client at sign-in: the dashboard's frame speaks it. */
+    locale: text('locale'),
     /** The servers Discord listed for the user at sign-in (at most 200): a menu, never an authority. */
     guildIds: jsonb('guild_ids').$type<string[]>().notNull(),
     /** One message for the next page after a change (post, redirect, get). */

@@ -1,0 +1,40 @@
+import {
+  type EnglishCatalogue,
+  type Locale,
+  type MessageKey,
+  type ParamValue,
+  type ParamsOf,
+  type T,
+  translator,
+} from '../../../../core/i18n';
+import { type SafeHtml, escapeHtml, trustedHtml } from './html';
+
+/** What a page is written in: its language and that language's translator. */
+export interface PageSpeech {
+  locale: Locale;
+  t: T;
+}
+
+export function speech(locale: Locale = 'en'): PageSpeech {
+  return { locale, t: translator(locale) };
+}
+
+/** A message whose text carries markup (`<strong>`, `<code>`, a link): its parameters escaped, the result markup. */
+export type Rich = <K extends MessageKey>(
+  key: K,
+  ...params: [ParamsOf<EnglishCatalogue[K]>] extends [never] ? [] : [Record<ParamsOf<EnglishCatalogue[K]>, ParamValue>]
+) => SafeHtml;
+
+/**
+ * The markup messages of a language. The catalogue's texts are ours (the catalogue test holds each
+ * language to the source's markup); every parameter is escaped, so a name typed by someone else
+ * never adds markup.
+ */
+export function richOf(t: T): Rich {
+  return ((key: MessageKey, params?: Record<string, ParamValue>) => {
+    const escaped = params
+      ? Object.fromEntries(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? escapeHtml(v) : v]))
+      : undefined;
+    return trustedHtml((t as (k: string, p?: Record<string, ParamValue>) => string)(key, escaped));
+  }) as Rich;
+}
