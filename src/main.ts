@@ -12,6 +12,7 @@ import { createWeb } from './edges/inbound/web';
 import { type HttpServer, listen } from './edges/inbound/web/http-server';
 import { createInteractionsEndpoint } from './edges/inbound/web/interactions-endpoint';
 import { createWebhookEndpoint } from './edges/inbound/web/webhook-endpoint';
+import { createKofiEndpoint } from './edges/inbound/web/kofi-endpoint';
 import { DAY } from './shared/clock';
 import { inStep } from './shared/startup-step';
 import { explainContext, explainFailure } from './edges/outbound/observability/explain-failure';
@@ -102,6 +103,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     registration: webhooks.registration,
     runSync: sync.runSync,
     webhookRouter: createWebhookEndpoint(webhooks.intake),
+    ...(services.kofi ? { kofiRouter: createKofiEndpoint({ receive: services.kofi.receive, logger }) } : {}),
     dashboard: services.dashboard,
     ...(config.instances.publicKey
       ? {
@@ -175,6 +177,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       if (plainHttp) logger.warn(plainHttp);
       webhooks.start();
       services.jobQueue.worker.start();
+      await services.kofi?.start();
       // The embedded database has one process by construction: rows an earlier process left are void.
       if (database.engine === 'pglite') await services.instances.reset();
       await connectFromEnvironment();

@@ -19,3 +19,4 @@ export * from './instances';
 export * from './channels';
 export * from './comps';
 export * from './role-allowances';
+export * from './kofi';
