@@ -72,6 +72,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       tiers: admin.tiers,
       mapping: admin.mapping,
       comps: admin.comps,
+      kofi: services.kofi,
       rules: admin.rules,
       settings: admin.settings,
       staff: services.permissions,

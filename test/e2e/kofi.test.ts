@@ -206,3 +206,34 @@ test('a month and the grace after the last payment the role goes by itself; a re
   const [removal] = await e.tierlink.services.repos.ledger.recentAudit(e.guildId, dan);
   expect(removal).toMatchObject({ roleId: coffeeRole, action: 'remove', trigger: 'grace' });
 });
+
+test('a payment without a Discord account is kept unlinked, then linked by the code /link gives for Ko-fi', async () => {
+  const eve = e.discord.addMember(e.guildId, { username: 'eve' }).userId;
+  await kofi.pay({ email: 'eve@example.com', tierName: 'Coffee Club', fromName: 'Eve' });
+  await settle();
+  expect(holds(eve, coffeeRole)).toBe(false);
+  const unlinked = await e.tierlink.services.kofi!.unlinkedSince(new Date(0), 50);
+  expect(unlinked.map((u) => u.email)).toContain('eve@example.com');
+
+  const reply = await runCommand(e, { userId: eve, name: 'link', options: [{ name: 'source', type: 3, value: 'kofi' }] }).reply();
+  const code = /\*\*(TL-[A-Z0-9]{10})\*\*/.exec(reply.content)?.[1];
+  expect(code).toBeDefined();
+  // Someone else's payment naming no code changes nothing; Eve's next payment with the code links her.
+  await kofi.pay({ type: 'Donation', email: 'eve@example.com', amount: '1.00', message: `Here you go! ${code!.toLowerCase()}` });
+  await until(() => holds(eve, coffeeRole), 2000, 'Eve’s role after the code');
+  expect(await e.tierlink.services.repos.links.byDiscordUser(eve, 'kofi')).toMatchObject({ externalId: 'eve@example.com' });
+  expect((await e.tierlink.services.kofi!.unlinkedSince(new Date(0), 50)).map((u) => u.email)).not.toContain('eve@example.com');
+  // The code works once: a second payment with it from another supporter links nobody.
+  await kofi.pay({ type: 'Donation', email: 'mallory@example.com', amount: '1.00', message: code! });
+  await settle();
+  expect(await e.tierlink.services.repos.links.byExternal('kofi', 'mallory@example.com')).toBeNull();
+});
+
+test('a supporter who is not in the server yet gets the role when they join', async () => {
+  const fay = '100000000000000777';
+  await kofi.pay({ email: 'fay@example.com', tierName: 'Coffee Club', discordUserId: fay });
+  await settle();
+  expect(await e.tierlink.services.repos.links.byDiscordUser(fay, 'kofi')).not.toBeNull();
+  e.discord.addMember(e.guildId, { userId: fay, username: 'fay' });
+  await until(() => holds(fay, coffeeRole), 5000, 'Fay’s role on joining');
+});

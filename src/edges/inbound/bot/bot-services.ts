@@ -46,4 +46,11 @@ export interface BotServices {
   staff: Pick<GuildPermissions, 'canManageRoles'>;
   /** A member's role changes (`/audit`). */
   audit: Pick<AuditBrowser, 'page'>;
+  /** Ko-fi, with KOFI_VERIFICATION_TOKEN: `/link source:Ko-fi` gives a one-time code for a Ko-fi payment's message. */
+  kofi?: KofiLinkPort | null;
+}
+
+/** `/link source:Ko-fi` (src/edges/outbound/kofi/kofi-payments.ts, docs/kofi.md). */
+export interface KofiLinkPort {
+  linkCode(discordUserId: string, guildId: string): Promise<{ kind: 'code'; code: string; expiresAt: Date } | { kind: 'too_many' }>;
 }

@@ -111,6 +111,7 @@ export function createBot(deps: BotDeps): DiscordBot {
     audit: deps.audit,
     adoption: deps.adoption,
     allowances: deps.allowances,
+    kofi: deps.kofi ?? null,
     sync: {
       runForGuild: async (guildId, opts) => formatSyncReport(await deps.runSync({ ...opts, guildId, trigger: 'manual' }), SYNC_REPORT),
     },
