@@ -277,6 +277,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   const audit = createAuditBrowser({ ...repos, snapshots: discord.snapshots, logger });
   const dashboard = createDashboard({
     repos,
+    kofi,
     discord,
     permissions,
     audit,

@@ -15,6 +15,7 @@ import { SNOWFLAKE, describeFollowUp, parseAuditFilter, parseChannelsForm, parse
 import { seeOther, sendDashboardPage } from './http';
 import { renderAudit } from './render-audit';
 import { renderMember, renderMemberSearch } from './render-members';
+import { kofiUnlinkedPanel } from './render-kofi-unlinked';
 import { renderOverview } from './render-overview';
 import { heldReason, renderSyncs } from './render-syncs';
 import { renderTiers } from './render-tiers';
@@ -370,8 +371,12 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
   router.get('/:guildId/members', async (req, res) => {
     const { access, viewer } = locals(res);
     const query = text(req.query.q, 100);
-    const [result, flash] = await Promise.all([query ? dashboard.members.search(access.guildId, query) : null, flashOf(res)]);
-    sendDashboardPage(res, 200, renderMemberSearch({ access, viewer, query, result, flash }));
+    const [result, flash, kofi] = await Promise.all([
+      query ? dashboard.members.search(access.guildId, query) : null,
+      flashOf(res),
+      dashboard.kofiUnlinked(access.guildId),
+    ]);
+    sendDashboardPage(res, 200, renderMemberSearch({ access, viewer, query, result, flash, more: kofi ? kofiUnlinkedPanel(kofi) : null }));
   });
 
   router.get('/:guildId/members/:userId', async (req, res, next) => {

@@ -36,6 +36,8 @@ export function renderMemberSearch(o: {
   query: string;
   result: { hits: readonly MemberHit[]; unlinkedPatrons: readonly string[] } | null;
   flash: DashboardFlash | null;
+  /** Further panels below the search (Ko-fi's supporters who have not linked). */
+  more?: SafeHtml | null;
 }): string {
   const { access, result } = o;
   let body: SafeHtml | null = null;
@@ -59,7 +61,7 @@ export function renderMemberSearch(o: {
     server: { id: access.guildId, name: access.guildName, tab: 'members' },
     flash: o.flash,
     intro: 'Find a member to see their link, their standing on Patreon, and why they have (or lack) each role.',
-    main: html`<div class="stack">${panel({ id: 'search', title: 'Find a member', body: searchForm(access.guildId, o.query) })}${body}</div>`,
+    main: html`<div class="stack">${panel({ id: 'search', title: 'Find a member', body: searchForm(access.guildId, o.query) })}${body}${o.more ?? null}</div>`,
   });
 }
 
