@@ -163,6 +163,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
           reconcileExternal: (source, externalId, opts) => sync.reconciler.reconcileExternal(source, externalId, opts),
           reconcileUser: (discordUserId, opts) => sync.reconciler.reconcileUser(discordUserId, opts),
           jobs: jobQueue,
+          applyGuild: (guildId) => sync.applyGuild(guildId, 'settings'),
           clock,
           logger,
         })

@@ -237,3 +237,33 @@ test('a supporter who is not in the server yet gets the role when they join', as
   e.discord.addMember(e.guildId, { userId: fay, username: 'fay' });
   await until(() => holds(fay, coffeeRole), 5000, 'Fay’s role on joining');
 });
+
+test('a donation grants nothing, unless the server’s donation setting says so: then for its days, in that server', async () => {
+  const tipper = e.discord.createRole(e.guildId, { name: 'Tipper', position: 1 }).id;
+  await mapping('kofi:*donation', tipper);
+  const gus = e.discord.addMember(e.guildId, { username: 'gus' }).userId;
+  await kofi.pay({ type: 'Donation', email: 'gus@example.com', amount: '5.00', discordUserId: gus });
+  await settle();
+  expect(holds(gus, tipper)).toBe(false);
+
+  const set = (value: string) =>
+    runCommand(e, {
+      userId: e.ownerId,
+      name: 'settings',
+      options: [{ name: 'kofi_donation', type: 3, value }],
+      memberPermissions: MANAGE_ROLES,
+    }).reply();
+  expect((await set('soon')).content).toMatch(/^Nothing was changed: write the Ko-fi donation setting/);
+  expect((await set('3 for 10 days')).content).toMatch(
+    /Ko-fi donations\*\* of 3\.00 or more now count as the tier \*\*a Ko-fi donation\*\* for 10 days/,
+  );
+  await until(() => holds(gus, tipper), 5000, 'Gus’s donation role');
+  // Too small a donation grants nothing.
+  const hal = e.discord.addMember(e.guildId, { username: 'hal' }).userId;
+  await kofi.pay({ type: 'Donation', email: 'hal@example.com', amount: '1.00', discordUserId: hal });
+  await settle();
+  expect(holds(hal, tipper)).toBe(false);
+  // Ten days after the donation, the role goes by itself.
+  e.clock.advance(10 * DAY + MINUTE);
+  await afterTheSweep(() => !holds(gus, tipper), 'the end of Gus’s donation');
+});

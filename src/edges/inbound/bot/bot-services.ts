@@ -53,4 +53,6 @@ export interface BotServices {
 /** `/link source:Ko-fi` (src/edges/outbound/kofi/kofi-payments.ts, docs/kofi.md). */
 export interface KofiLinkPort {
   linkCode(discordUserId: string, guildId: string): Promise<{ kind: 'code'; code: string; expiresAt: Date } | { kind: 'too_many' }>;
+  /** `/settings kofi_donation:`: a Ko-fi donation of at least X grants `kofi:*donation` for N days; null: off. */
+  setDonation(guildId: string, setting: { minCents: number; days: number } | null): Promise<unknown>;
 }

@@ -35,6 +35,8 @@ export interface KofiPaymentsDeps {
   /** Plans a Discord user's roles everywhere (their Ko-fi link moved away from them). */
   reconcileUser(discordUserId: string, options: { trigger: 'relink' }): Promise<unknown>;
   jobs: Pick<JobQueue, 'enqueue' | 'register'>;
+  /** Plans every member of a server again (after its donation setting changed). */
+  applyGuild(guildId: string): Promise<unknown>;
   clock: Clock;
   logger: Logger;
 }
@@ -147,6 +149,21 @@ export function createKofiPayments(deps: KofiPaymentsDeps) {
     },
 
     unlinkedSince: store.unlinkedSince,
+
+    /** The server's donation setting, if any. */
+    async donationSetting(guildId: string): Promise<{ minCents: number; days: number } | null> {
+      return (await store.donationSettings()).find((d) => d.guildId === guildId) ?? null;
+    },
+
+    /**
+     * Sets (or, with null, ends) the server's donation setting: a Ko-fi donation of at least
+     * `minCents` entitles to `kofi:*donation` there for `days` days. Its members are planned again.
+     */
+    async setDonation(guildId: string, setting: { minCents: number; days: number } | null): Promise<unknown> {
+      await store.saveDonationSetting(setting ? { guildId, ...setting } : { guildId, minCents: null }, clock.now());
+      logger.info({ guildId, ...(setting ?? { off: true }) }, 'Ko-fi donation setting changed');
+      return deps.applyGuild(guildId);
+    },
   };
 }
 
