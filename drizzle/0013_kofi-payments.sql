@@ -25,6 +25,7 @@ CREATE TABLE "kofi_payments" (
 	"currency" text,
 	"is_subscription_payment" boolean NOT NULL,
 	"is_first_subscription_payment" boolean NOT NULL,
+	"is_public" boolean DEFAULT false NOT NULL,
 	"transaction_id" text,
 	"discord_user_id" text,
 	"link_code_hash" text,

@@ -173,6 +173,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     repos,
     channels: discord.channels,
     accounts,
+    kofi: kofiStore,
     withLock: (name, fn) => database.tryWithLock(name, fn),
     clock,
     logger,

@@ -196,6 +196,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
         const before = new Date(services.clock.now().getTime() - DAY);
         repos.linkTokens.prune(before).catch((error: unknown) => logger.warn({ err: error }, 'pruning link tokens failed'));
         services.dashboard.prune().catch((error: unknown) => logger.warn({ err: error }, 'pruning dashboard sessions failed'));
+        services.kofi?.pruneLinkCodes(before).catch((error: unknown) => logger.warn({ err: error }, 'pruning Ko-fi link codes failed'));
       }, 60 * 60_000);
       housekeeping.unref();
       void checkPublicUrl({ publicUrl: services.publicUrl(), logger, signal: stopping.signal });

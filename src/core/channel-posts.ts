@@ -139,10 +139,13 @@ export function composeWelcome(input: {
   discordUserId: string | null;
   fullName: string | null;
   tierTitles: readonly string[];
+  /** Where they support, when it is not Patreon ("Ko-fi"): named in the welcome. */
+  sourceLabel?: string;
 }): ComposedMessage {
   const who = input.discordUserId ? `<@${input.discordUserId}>` : `**${plainText(input.fullName ?? 'a new patron', 64)}**`;
   const tiers = input.tierTitles.length > 0 ? ` (${plainText(input.tierTitles.join(', '), 200)})` : '';
-  return { content: `🎉 Welcome ${who}, our newest patron${tiers}! Thank you for your support.` };
+  const newest = input.sourceLabel ? `our newest supporter on ${input.sourceLabel}` : 'our newest patron';
+  return { content: `🎉 Welcome ${who}, ${newest}${tiers}! Thank you for your support.` };
 }
 
 export interface PostFacts {

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { type KofiStandIn, createKofiStandIn } from '@tierlink/sandbox/kofi';
 import { sql } from 'drizzle-orm';
+import { Permission } from '@tierlink/sandbox/discord';
 import { oneMonthAfter } from '../../src/edges/outbound/kofi/kofi-states';
 import { DAY, MINUTE } from '../../src/shared/clock';
 import { type E2E, startE2E } from '../support/e2e';
@@ -266,4 +267,28 @@ test('a donation grants nothing, unless the server’s donation setting says so:
   // Ten days after the donation, the role goes by itself.
   e.clock.advance(10 * DAY + MINUTE);
   await afterTheSweep(() => !holds(gus, tipper), 'the end of Gus’s donation');
+});
+
+test('a new Ko-fi supporter is welcomed once, naming Ko-fi; someone who paid privately and linked nothing is not named', async () => {
+  const botRoleId = e.discord.guild(e.guildId).botRoleId;
+  const welcomes = e.discord.createChannel(e.guildId, {
+    name: 'new-supporters',
+    overwrites: [{ id: botRoleId, type: 'role', allow: Permission.ViewChannel | Permission.SendMessages }],
+  }).id;
+  const set = await runCommand(e, {
+    userId: e.ownerId,
+    name: 'settings',
+    options: [{ name: 'announce_patrons_channel', type: 7, value: welcomes }],
+    memberPermissions: MANAGE_ROLES,
+  }).reply();
+  expect(set.content).toMatch(/Settings saved/);
+  e.clock.advance(MINUTE);
+  await kofi.pay({ email: 'quiet@example.com', fromName: 'Quiet Person', tierName: 'Coffee Club', isPublic: false });
+  const ivy = e.discord.addMember(e.guildId, { username: 'ivy' }).userId;
+  await kofi.pay({ email: 'ivy@example.com', fromName: 'Ivy', tierName: 'Coffee Club', discordUserId: ivy, isPublic: false });
+  const welcome = await e.discord.waitForMessage(welcomes, { timeoutMs: 15_000 });
+  expect(welcome.content).toBe(`🎉 Welcome <@${ivy}>, our newest supporter on Ko-fi (Coffee Club)! Thank you for your support.`);
+  await e.tierlink.services.channels.round();
+  await settle();
+  expect(e.discord.messages(welcomes)).toHaveLength(1);
 });

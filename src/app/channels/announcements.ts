@@ -15,6 +15,9 @@ import type { Logger } from '../../shared/logger';
 import type { ChannelPoster } from './channel-poster';
 import { nonceOf } from './channel-poster';
 
+/** Ko-fi's campaign id and source name (src/edges/outbound/kofi). */
+const KOFI_CAMPAIGN = 'kofi';
+
 /** Nothing older than this is announced, whenever Tierlink learns of it. */
 export const ANNOUNCE_WINDOW_MS = 7 * DAY;
 /** How often a campaign whose webhook carries no posts has its posts endpoint read. */
@@ -41,8 +44,22 @@ export interface AnnouncementsDeps {
   >;
   accounts: { clientForCampaign(campaignId: string): Promise<Pick<PatreonClient, 'getPost' | 'listPosts'> | null> };
   poster: ChannelPoster;
+  /**
+   * Ko-fi's first subscription payments (KOFI_VERIFICATION_TOKEN), welcomed in servers that take
+   * Ko-fi into account: by their Discord account when linked, by name only when they paid publicly.
+   */
+  kofi?: { firstSubscriptionsSince(since: Date, limit: number): Promise<KofiFirstPayment[]> } | null;
   clock: Clock;
   logger: Logger;
+}
+
+/** A Ko-fi subscription's first payment, as the welcome needs it (src/edges/outbound/kofi/payment-store.ts). */
+export interface KofiFirstPayment {
+  messageId: string;
+  email: string | null;
+  fromName: string | null;
+  tierName: string | null;
+  isPublic: boolean;
 }
 
 const latest = (a: Date, b: Date) => (a.getTime() > b.getTime() ? a : b);
@@ -90,6 +107,28 @@ export function createAnnouncements(deps: AnnouncementsDeps) {
         now: clock.now(),
       });
       if (added) written += 1;
+    }
+    if (deps.kofi && campaignIds.includes(KOFI_CAMPAIGN)) {
+      for (const p of await deps.kofi.firstSubscriptionsSince(from, WELCOMES_PER_ROUND)) {
+        const link = p.email ? await deps.links.byExternal(KOFI_CAMPAIGN, p.email) : null;
+        // Nobody is named who did not pay publicly on Ko-fi and linked no Discord account.
+        if (!link && !p.isPublic) continue;
+        const message = composeWelcome({
+          discordUserId: link?.discordUserId ?? null,
+          fullName: p.fromName,
+          tierTitles: p.tierName ? [p.tierName] : [],
+          sourceLabel: 'Ko-fi',
+        });
+        const added = await outbox.addAnnouncement({
+          guildId,
+          kind: 'patron',
+          subject: `kofi:${p.messageId}`,
+          channelId,
+          message: message as Record<string, unknown>,
+          now: clock.now(),
+        });
+        if (added) written += 1;
+      }
     }
     if (written > 0) logger.info({ guildId, welcomes: written }, 'new patrons to welcome');
     return written;

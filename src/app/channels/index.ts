@@ -3,7 +3,7 @@ import type { PatreonClient } from '../../edges/outbound/patreon';
 import type { Repositories } from '../../edges/outbound/store/repositories';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
-import { createAnnouncements } from './announcements';
+import { type AnnouncementsDeps, createAnnouncements } from './announcements';
 import { createChannelPoster } from './channel-poster';
 import { createModLog } from './mod-log';
 
@@ -19,6 +19,8 @@ export interface ChannelsDeps {
   withLock<T>(name: string, fn: () => Promise<T>): Promise<{ acquired: true; value: T } | { acquired: false }>;
   clock: Clock;
   logger: Logger;
+  /** Ko-fi's new supporters, welcomed beside Patreon's (src/app/channels/announcements.ts). */
+  kofi?: AnnouncementsDeps['kofi'];
   /** Time between rounds. Default 1 s. */
   pollMs?: number;
   /** How long an observed audit id waits before the mod-log reads up to it (every row below it is committed by then). Default 2 s. */
@@ -38,7 +40,7 @@ export function createChannels(deps: ChannelsDeps) {
   const settleRounds = Math.max(1, Math.ceil((deps.settleMs ?? 2_000) / pollMs));
   const poster = createChannelPoster({ channels: deps.channels, outbox, clock });
   const modLog = createModLog({ outbox, poster, clock, logger });
-  const announcements = createAnnouncements({ ...repos, outbox, accounts: deps.accounts, poster, clock, logger });
+  const announcements = createAnnouncements({ ...repos, outbox, accounts: deps.accounts, poster, kofi: deps.kofi ?? null, clock, logger });
 
   /** Audit ids observed at the last rounds, newest last: the oldest is settled once it is `settleRounds` old. */
   const observed: number[] = [];

@@ -55,6 +55,8 @@ export interface KofiPaymentInput {
   first?: boolean;
   /** Defaults to the stand-in's clock. */
   at?: Date;
+  /** Ko-fi's `is_public` (the supporter let their name and message show); default true. */
+  isPublic?: boolean;
 }
 
 export interface KofiStandIn {
@@ -119,7 +121,7 @@ export function createKofiStandIn(options: { webhookUrl: string; verificationTok
         message_id: randomUUID(),
         timestamp: (input.at ?? clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
         type,
-        is_public: true,
+        is_public: input.isPublic ?? true,
         from_name: input.fromName ?? input.email.split('@')[0]!,
         message: input.message ?? null,
         amount: input.amount ?? '5.00',

@@ -24,6 +24,8 @@ export interface KofiPayment {
   currency: string | null;
   isSubscriptionPayment: boolean;
   isFirstSubscriptionPayment: boolean;
+  /** Ko-fi's `is_public`: the supporter agreed to be shown (a welcome may name them). */
+  isPublic: boolean;
   transactionId: string | null;
   discordUserId: string | null;
   /** SHA-256 of a `/link` code found in the payment's message. */
@@ -113,6 +115,7 @@ export function parseKofiDelivery(data: unknown, verificationToken: string, now:
       currency: text(d.currency, 10)?.toUpperCase() ?? null,
       isSubscriptionPayment: bool(d.is_subscription_payment),
       isFirstSubscriptionPayment: bool(d.is_first_subscription_payment),
+      isPublic: bool(d.is_public),
       transactionId: text(d.kofi_transaction_id, 100),
       discordUserId: discord && /^\d{17,20}$/.test(discord) ? discord : null,
       linkCodeHash: code ? hashCode(code) : null,

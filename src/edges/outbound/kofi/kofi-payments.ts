@@ -149,6 +149,9 @@ export function createKofiPayments(deps: KofiPaymentsDeps) {
     },
 
     unlinkedSince: store.unlinkedSince,
+    firstSubscriptionsSince: store.firstSubscriptionsSince,
+    /** Drops used or expired `/link` codes (the hourly housekeeping). */
+    pruneLinkCodes: (before: Date) => store.pruneLinkCodes(before),
 
     /** The server's donation setting, if any. */
     async donationSetting(guildId: string): Promise<{ minCents: number; days: number } | null> {

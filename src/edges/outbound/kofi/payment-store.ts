@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, inArray, isNull, notExists, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, gte, inArray, isNull, lt, notExists, or, sql } from 'drizzle-orm';
 import type { Db } from '../store/database';
 import { campaigns, kofiDonationSettings, kofiLinkCodes, kofiPayments, links, tiers } from '../store/schema';
 import { KOFI, type KofiPayment } from './kofi-payment';
@@ -26,6 +26,7 @@ const toPayment = (r: PaymentRow): KofiPayment => ({
   currency: r.currency,
   isSubscriptionPayment: r.isSubscriptionPayment,
   isFirstSubscriptionPayment: r.isFirstSubscriptionPayment,
+  isPublic: r.isPublic,
   transactionId: r.transactionId,
   discordUserId: r.discordUserId,
   linkCodeHash: r.linkCodeHash,
@@ -124,6 +125,28 @@ export function createKofiPaymentStore(db: Db) {
         .insert(tiers)
         .values(values)
         .onConflictDoUpdate({ target: [tiers.campaignId, tiers.id], set: { title, amountCents, removedAt: null, updatedAt: now } });
+    },
+
+    /** First payments of subscriptions since `since`, oldest first: the new supporters a welcome may greet. */
+    async firstSubscriptionsSince(since: Date, limit: number): Promise<KofiPayment[]> {
+      const rows = await db
+        .select()
+        .from(kofiPayments)
+        .where(
+          and(eq(kofiPayments.kind, 'Subscription'), eq(kofiPayments.isFirstSubscriptionPayment, true), gte(kofiPayments.paidAt, since)),
+        )
+        .orderBy(kofiPayments.paidAt, kofiPayments.messageId)
+        .limit(limit);
+      return rows.map(toPayment);
+    },
+
+    /** Drops `/link` codes used or expired before `before` (the hourly housekeeping). */
+    async pruneLinkCodes(before: Date): Promise<number> {
+      const rows = await db
+        .delete(kofiLinkCodes)
+        .where(or(lt(kofiLinkCodes.expiresAt, before), lt(kofiLinkCodes.usedAt, before)))
+        .returning({ h: kofiLinkCodes.codeHash });
+      return rows.length;
     },
 
     async saveLinkCode(code: { codeHash: string; discordUserId: string; guildId: string; createdAt: Date; expiresAt: Date }) {

@@ -85,6 +85,7 @@ const payment = (over: Partial<KofiPayment>): KofiPayment => ({
   currency: 'USD',
   isSubscriptionPayment: true,
   isFirstSubscriptionPayment: false,
+  isPublic: true,
   transactionId: null,
   discordUserId: null,
   linkCodeHash: null,

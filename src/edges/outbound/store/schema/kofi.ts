@@ -24,6 +24,8 @@ export const kofiPayments = pgTable(
     currency: text('currency'),
     isSubscriptionPayment: boolean('is_subscription_payment').notNull(),
     isFirstSubscriptionPayment: boolean('is_first_subscription_payment').notNull(),
+    /** Ko-fi's `is_public`: the supporter agreed to be named; a welcome names only them. */
+    isPublic: boolean('is_public').notNull().default(false),
     transactionId: text('transaction_id'),
     /** The Discord account Ko-fi's Discord integration names (`discord_userid`), if any. */
     discordUserId: text('discord_user_id'),
