@@ -14,6 +14,7 @@ export const startTierlinkUnderDemo: StartServiceUnderDemo = async (world, optio
     ...standInEnvironment(world.patreon, world.discord, world.guildId),
     DATA_DIR: options.dataDir,
     LOG_LEVEL: 'info',
+    KOFI_VERIFICATION_TOKEN: world.kofi.token,
   });
   if (!parsed.ok) throw parsed.error;
   const tierlink = await createTierlink({

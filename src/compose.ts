@@ -10,6 +10,10 @@ import { createLinking } from './app/linking';
 import type { EntitlementSource } from './core/entitlement-source';
 import { createPatreonSource } from './edges/outbound/patreon/patreon-source';
 import { createCompSource } from './app/comps/comp-source';
+import { createKofiSource } from './edges/outbound/kofi/kofi-source';
+import { type KofiPaymentStore, createKofiPaymentStore } from './edges/outbound/kofi/payment-store';
+import { createKofiPayments } from './edges/outbound/kofi/kofi-payments';
+import { KOFI } from './edges/outbound/kofi/kofi-payment';
 import { createSync } from './app/sync';
 import { createApiMeter } from './app/sync/api-meter';
 import { createWebhooks } from './app/webhooks';
@@ -79,10 +83,19 @@ export type Services = ReturnType<typeof buildServices>;
 
 /**
  * Every entitlement source Tierlink plans from, registered once here: Patreon (read through the
- * creators' tokens) and the servers' comps. Adding a source is its adapter's folder plus one line here.
+ * creators' tokens), the servers' comps, and Ko-fi's payments when KOFI_VERIFICATION_TOKEN is set.
+ * Adding a source is its adapter's folder plus one line here.
  */
-export function entitlementSources(repos: Pick<Repositories, 'snapshots' | 'comps'>, clock: Clock): EntitlementSource[] {
-  return [createPatreonSource({ snapshots: repos.snapshots }), createCompSource({ comps: repos.comps, clock })];
+export function entitlementSources(
+  repos: Pick<Repositories, 'snapshots' | 'comps'>,
+  clock: Clock,
+  optional: { kofi?: Pick<KofiPaymentStore, 'ofSupporters' | 'donationSettings'> | null } = {},
+): EntitlementSource[] {
+  return [
+    createPatreonSource({ snapshots: repos.snapshots }),
+    createCompSource({ comps: repos.comps, clock }),
+    ...(optional.kofi ? [createKofiSource({ payments: optional.kofi })] : []),
+  ];
 }
 
 /** Every subsystem, each from its one factory, wired to the others. */
@@ -146,7 +159,8 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   });
 
   const meter = createApiMeter({ discordRest: discord.rest.rest });
-  const sources = entitlementSources(repos, clock);
+  const kofiStore = config.kofi.verificationToken ? createKofiPaymentStore(db) : null;
+  const sources = entitlementSources(repos, clock, { kofi: kofiStore });
   const sync = createSync({
     repos,
     discord,
@@ -163,6 +177,21 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     logger,
     fences: fenceScope,
   });
+  // Ko-fi's payments (KOFI_VERIFICATION_TOKEN): stored by POST /webhooks/kofi, processed by a job.
+  const kofi =
+    kofiStore && config.kofi.verificationToken
+      ? createKofiPayments({
+          verificationToken: config.kofi.verificationToken,
+          store: kofiStore,
+          links: repos.links,
+          reconcileExternal: (source, externalId, opts) => sync.reconciler.reconcileExternal(source, externalId, opts),
+          reconcileUser: (discordUserId, opts) => sync.reconciler.reconcileUser(discordUserId, opts),
+          jobs: jobQueue,
+          applyGuild: (guildId) => sync.applyGuild(guildId, 'settings'),
+          clock,
+          logger,
+        })
+      : null;
   // The mod-log and the announcements: posted after the fact from what the rest stored.
   const channels = createChannels({
     repos,
@@ -172,6 +201,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
       return member ? (member.nick ?? member.globalName ?? member.username) : null;
     },
     accounts,
+    kofi: kofiStore,
     withLock: (name, fn) => database.tryWithLock(name, fn),
     clock,
     logger,
@@ -262,6 +292,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     preferredCampaignId: config.patreon.campaignId,
     joining,
     environmentBinding: { tokens: Boolean(config.patreon.creatorAccessToken), guildIds: config.discord.bindGuildIds },
+    ...(kofi ? { openCampaignIds: [KOFI] } : {}),
     ...(backups ? { backups } : {}),
     gateway: instances,
   });
@@ -279,6 +310,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   const audit = createAuditBrowser({ ...repos, snapshots: discord.snapshots, logger });
   const dashboard = createDashboard({
     repos,
+    kofi,
     discord,
     permissions,
     audit,
@@ -299,7 +331,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     ...{ clock, metrics, database, box, repos, discord, rest: discord.rest, accounts, jobQueue, sync, webhooks, linking, admin, publicUrl },
     instances,
     fences: { scope: fenceScope, store: fences },
-    ...{ permissions, audit, dashboard, channels, retention, joining, backups },
+    ...{ permissions, audit, dashboard, channels, retention, joining, backups, kofi },
     privacy: createPrivacy({ memberPreferences: repos.memberPreferences, clock }),
     reconciler: sync.reconciler,
     scheduler: sync.scheduler,

@@ -143,6 +143,15 @@ const schema = z
         .refine((code) => Intl.supportedValuesOf('currency').includes(code), { error: 'must be a currency code Intl knows, such as EUR' })
         .default('USD'),
     ),
+    KOFI_VERIFICATION_TOKEN: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .trim()
+        .min(8, { error: 'must be the verification token of your Ko-fi webhook (Ko-fi: Settings → API → Webhooks → Advanced)' })
+        .max(200, { error: 'is longer than any Ko-fi verification token (200 characters at most)' })
+        .optional(),
+    ),
     PUBLIC_URL: z.preprocess(blankToUndefined, httpUrl('where people and the service reach this server').optional()),
     PORT: z.preprocess(
       blankToUndefined,
@@ -291,6 +300,8 @@ export interface Config {
      */
     currency: string;
   };
+  /** KOFI_VERIFICATION_TOKEN: Ko-fi payments are accepted at `POST /webhooks/kofi` only when set. */
+  kofi: { verificationToken: string | undefined };
   /** `undefined` means `http://localhost:<the port we listen on>`, which is only known after listen when PORT=0. */
   publicUrl: string | undefined;
   port: number;
@@ -409,6 +420,7 @@ export function parseConfig(env: Record<string, string | undefined>, needs: Conf
         webhookSecret: e.PATREON_WEBHOOK_SECRET,
         currency: e.PATREON_CURRENCY,
       },
+      kofi: { verificationToken: e.KOFI_VERIFICATION_TOKEN },
       publicUrl: e.PUBLIC_URL,
       port: e.PORT,
       databaseUrl: e.DATABASE_URL,

@@ -13,6 +13,7 @@ import { createWeb } from './edges/inbound/web';
 import { type HttpServer, listen } from './edges/inbound/web/http-server';
 import { createInteractionsEndpoint } from './edges/inbound/web/interactions-endpoint';
 import { createWebhookEndpoint } from './edges/inbound/web/webhook-endpoint';
+import { createKofiEndpoint } from './edges/inbound/web/kofi-endpoint';
 import { DAY } from './shared/clock';
 import { inStep } from './shared/startup-step';
 import { explainContext, explainFailure } from './edges/outbound/observability/explain-failure';
@@ -72,6 +73,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       tiers: admin.tiers,
       mapping: admin.mapping,
       comps: admin.comps,
+      kofi: services.kofi,
       rules: admin.rules,
       settings: admin.settings,
       staff: services.permissions,
@@ -110,6 +112,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
     registration: webhooks.registration,
     runSync: sync.runSync,
     webhookRouter: createWebhookEndpoint(webhooks.intake),
+    ...(services.kofi ? { kofiRouter: createKofiEndpoint({ receive: services.kofi.receive, logger }) } : {}),
     dashboard: services.dashboard,
     ...(config.instances.publicKey
       ? {
@@ -193,6 +196,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       webhooks.start();
       services.jobQueue.worker.start();
       void services.jobQueue.worker.sweep().catch((error: unknown) => logger.warn({ err: error }, 'the job sweep at start failed'));
+      await services.kofi?.start();
       await connectFromEnvironment();
       serving = true;
       await inStep('discord', () => bot.start());
@@ -208,6 +212,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
         const before = new Date(services.clock.now().getTime() - DAY);
         repos.linkTokens.prune(before).catch((error: unknown) => logger.warn({ err: error }, 'pruning link tokens failed'));
         services.dashboard.prune().catch((error: unknown) => logger.warn({ err: error }, 'pruning dashboard sessions failed'));
+        services.kofi?.pruneLinkCodes(before).catch((error: unknown) => logger.warn({ err: error }, 'pruning Ko-fi link codes failed'));
       }, 60 * 60_000);
       housekeeping.unref();
       void checkPublicUrl({ publicUrl: services.publicUrl(), logger, signal: stopping.signal });

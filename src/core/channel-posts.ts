@@ -166,12 +166,18 @@ export function welcomeWho(policy: WelcomeNames, s: WelcomeSubject): WelcomeWho 
 }
 
 /** A welcome for a new patron: named as {@link welcomeWho} decided (a mention pings no one), or nobody. */
-export function composeWelcome(input: { who: WelcomeWho; tierTitles: readonly string[] }): ComposedMessage {
+export function composeWelcome(input: {
+  who: WelcomeWho;
+  tierTitles: readonly string[];
+  /** Where they support, when it is not Patreon ("Ko-fi"): named in the welcome. */
+  sourceLabel?: string;
+}): ComposedMessage {
   const tiers = input.tierTitles.length > 0 ? ` (${plainText(input.tierTitles.join(', '), 200)})` : '';
   const { who } = input;
-  if (!who) return { content: `🎉 Welcome to our newest patron${tiers}! Thank you for your support.` };
+  const newest = input.sourceLabel ? `our newest supporter on ${plainText(input.sourceLabel, 40)}` : 'our newest patron';
+  if (!who) return { content: `🎉 Welcome to ${newest}${tiers}! Thank you for your support.` };
   const named = who.kind === 'mention' ? `<@${who.userId}>` : `**${plainText(who.name, 64)}**`;
-  return { content: `🎉 Welcome ${named}, our newest patron${tiers}! Thank you for your support.` };
+  return { content: `🎉 Welcome ${named}, ${newest}${tiers}! Thank you for your support.` };
 }
 
 export interface PostFacts {

@@ -286,6 +286,8 @@ export function createDoctor(deps: DoctorDeps) {
     const campaign = await deps.campaigns.get(campaignId);
     const label = campaign?.name ?? `Campaign ${campaignId}`;
     if (!campaign) return [{ name: label, ok: false, detail: 'is bound to this server but unknown', fix: 'Run /connect again.' }];
+    // A source without a creator token or a webhook to register (Ko-fi's page): nothing to check here.
+    if (campaign.source !== 'patreon') return [];
     const status = await deps.credentials.status(campaign.creatorUserId);
     const client = deps.accounts.clientForCreator(campaign.creatorUserId);
     let tokenWorks = false;

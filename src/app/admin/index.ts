@@ -64,6 +64,8 @@ export interface CreatorAdminDeps {
   backups?: { doctorCheck(): Promise<DoctorCheck> };
   /** Who holds each gateway shard (`/doctor`). */
   gateway?: { standing(): Promise<GatewayStanding | null> };
+  /** Campaigns any server may map without `/connect` (Ko-fi's page: src/app/admin/tiers-service.ts). */
+  openCampaignIds?: readonly string[];
 }
 
 /**
@@ -93,7 +95,14 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
     // The owner holds every bit; anyone else needs Administrator, read from Discord now.
     mayConnect: (guildId, userId) => authority.holds({ guildId, userId }, ADMINISTRATOR, { fresh: true }),
   });
-  const tiers = createTiersService({ ...repos, accounts, contexts: sync.contexts, clock, logger });
+  const tiers = createTiersService({
+    ...repos,
+    accounts,
+    contexts: sync.contexts,
+    ...(deps.openCampaignIds ? { openCampaignIds: deps.openCampaignIds } : {}),
+    clock,
+    logger,
+  });
   const allowances = createRoleAllowances({
     authority,
     allowances: repos.roleAllowances,

@@ -39,7 +39,7 @@ export type MapOutcome =
  */
 export function createMappingService(deps: {
   mappings: MappingRepository;
-  guilds: Pick<GuildRepository, 'settings' | 'saveSettings'>;
+  guilds: Pick<GuildRepository, 'settings' | 'saveSettings' | 'bind'>;
   tiers: TiersService;
   authority: ActorAuthority;
   allowances: Pick<RoleAllowances, 'allowNamed' | 'forgetRole'>;
@@ -99,6 +99,8 @@ export function createMappingService(deps: {
       await forgetDeletedRoles(guildId, view.snapshot.roles);
       // Only the owner or an administrator may map a role with dangerous permissions: naming it is their allowance.
       const allowed = await deps.allowances.allowNamed(view, roleId);
+      // An open campaign (Ko-fi's page) is served by a server from its first mapping there.
+      await deps.guilds.bind(guildId, tier.campaignId);
       const changed = await deps.mappings.add(guildId, { campaignId: tier.campaignId, tierId: tier.id, roleId }, actor.userId);
       if (changed) deps.logger.info({ guildId, userId: actor.userId, roleId, tierId: tier.id }, 'tier mapped to a role');
       return {

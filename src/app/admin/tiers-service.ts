@@ -3,6 +3,7 @@ import type { CreatorAccounts } from '../../edges/outbound/patreon/creator-accou
 import type { CampaignRepository, TierRow } from '../../edges/outbound/store/repositories/campaign-repository';
 import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
 import { tierRoles } from '../../core/planner/desired-roles';
+import { guildTier } from '../../core/tier-roles';
 import type { GrantSource } from '../../core/planner/types';
 import type { Clock } from '../../shared/clock';
 import { MINUTE } from '../../shared/clock';
@@ -55,6 +56,12 @@ export function createTiersService(deps: {
   campaigns: CampaignRepository;
   accounts: CreatorAccounts;
   contexts: GuildContextLoader;
+  /**
+   * Campaigns every server may map without `/connect`, on a source that has no sign-in to prove whose
+   * they are (Ko-fi's page, `kofi`, when KOFI_VERIFICATION_TOKEN is set): listed by autocomplete, and
+   * served by a server from its first mapping of one of their tiers.
+   */
+  openCampaignIds?: readonly string[];
   clock: Clock;
   logger: Logger;
 }) {
@@ -63,7 +70,8 @@ export function createTiersService(deps: {
   /** Reads a campaign's tiers again when stored ones are older than 10 minutes (one read at a time). */
   async function refreshIfStale(campaignId: string): Promise<void> {
     const campaign = await deps.campaigns.get(campaignId);
-    if (!campaign) return;
+    // Only Patreon's tiers are read from its service; another source's are the ones its payments named.
+    if (!campaign || campaign.source !== 'patreon') return;
     const age = campaign.tiersRefreshedAt ? deps.clock.now().getTime() - campaign.tiersRefreshedAt.getTime() : Infinity;
     if (age < TIERS_STALE_MS) return;
     let running = refreshing.get(campaignId);
@@ -82,8 +90,13 @@ export function createTiersService(deps: {
     await running;
   }
 
+  /** The guild's campaigns, and the open ones it may map (see `openCampaignIds`). */
+  async function campaignsFor(guildId: string): Promise<string[]> {
+    return [...new Set([...(await deps.guilds.campaignsOf(guildId)), ...(deps.openCampaignIds ?? [])])];
+  }
+
   async function storedTiers(guildId: string): Promise<Array<TierRow & { campaignName: string }>> {
-    const campaignIds = await deps.guilds.campaignsOf(guildId);
+    const campaignIds = await campaignsFor(guildId);
     const names = new Map(
       (await Promise.all(campaignIds.map((id) => deps.campaigns.get(id)))).flatMap((c) => (c ? [[c.id, c.name] as const] : [])),
     );
@@ -99,7 +112,8 @@ export function createTiersService(deps: {
       const guild = await deps.contexts.load(guildId);
       const rows = await storedTiers(guildId);
       const lines = rows.map((row) => {
-        const tier = guild.tiers.find((t) => t.campaignId === row.campaignId && t.tierId === row.id)!;
+        // An open campaign this server does not serve yet (Ko-fi's page before its first mapping) is not in its context.
+        const tier = guild.tiers.find((t) => t.campaignId === row.campaignId && t.tierId === row.id) ?? guildTier(row, guildId);
         return { row, roles: tierRoles(guild, tier) };
       });
       const missing = lines.flatMap((l) =>
@@ -149,7 +163,7 @@ export function createTiersService(deps: {
      * gives autocomplete 3 seconds) and refreshes stale ones in the background.
      */
     async autocomplete(guildId: string, typed: string): Promise<Array<{ name: string; value: string }>> {
-      const campaignIds = await deps.guilds.campaignsOf(guildId);
+      const campaignIds = await campaignsFor(guildId);
       for (const id of campaignIds) {
         // In the background: a failure (the database, the service) must not end the process.
         refreshIfStale(id).catch((error: unknown) => deps.logger.warn({ err: error, campaignId: id }, 'tier refresh failed'));

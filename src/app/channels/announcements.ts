@@ -1,4 +1,11 @@
-import { type ComposedMessage, type WelcomeNames, composePostAnnouncement, composeWelcome, welcomeWho } from '../../core/channel-posts';
+import {
+  type ComposedMessage,
+  type WelcomeNames,
+  type WelcomeWho,
+  composePostAnnouncement,
+  composeWelcome,
+  welcomeWho,
+} from '../../core/channel-posts';
 import type { MemberPreferenceRepository } from '../../edges/outbound/store/repositories/member-preference-repository';
 import type { Post } from '../../edges/outbound/patreon/posts';
 import type { PatreonClient } from '../../edges/outbound/patreon';
@@ -14,6 +21,9 @@ import { DAY, MINUTE } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { ChannelPoster } from './channel-poster';
 import { nonceOf } from './channel-poster';
+
+/** Ko-fi's campaign id and source name (src/edges/outbound/kofi). */
+const KOFI_CAMPAIGN = 'kofi';
 
 /** Nothing older than this is announced, whenever Tierlink learns of it. */
 export const ANNOUNCE_WINDOW_MS = 7 * DAY;
@@ -45,8 +55,22 @@ export interface AnnouncementsDeps {
   >;
   accounts: { clientForCampaign(campaignId: string): Promise<Pick<PatreonClient, 'getPost' | 'listPosts'> | null> };
   poster: ChannelPoster;
+  /**
+   * Ko-fi's first subscription payments (KOFI_VERIFICATION_TOKEN), welcomed in servers that take
+   * Ko-fi into account: by their Discord account when linked, by name only when they paid publicly.
+   */
+  kofi?: { firstSubscriptionsSince(since: Date, limit: number): Promise<KofiFirstPayment[]> } | null;
   clock: Clock;
   logger: Logger;
+}
+
+/** A Ko-fi subscription's first payment, as the welcome needs it (src/edges/outbound/kofi/payment-store.ts). */
+export interface KofiFirstPayment {
+  messageId: string;
+  email: string | null;
+  fromName: string | null;
+  tierName: string | null;
+  isPublic: boolean;
 }
 
 const latest = (a: Date, b: Date) => (a.getTime() > b.getTime() ? a : b);
@@ -108,6 +132,36 @@ export function createAnnouncements(deps: AnnouncementsDeps) {
         now: clock.now(),
       });
       if (added) written += 1;
+    }
+    if (deps.kofi && campaignIds.includes(KOFI_CAMPAIGN)) {
+      for (const p of await deps.kofi.firstSubscriptionsSince(from, WELCOMES_PER_ROUND)) {
+        const link = p.email ? await deps.links.byExternal(KOFI_CAMPAIGN, p.email) : null;
+        // The same rule as Patreon's welcomes: named only when linked, in the server, not opted out,
+        // and paying publicly on Ko-fi (its is_public, as Patreon's hide_pledges); never by Ko-fi's name.
+        let who: WelcomeWho = null;
+        if (link && policy !== 'none') {
+          const [nameInServer, preferences] = await Promise.all([
+            deps.nameInServer(guildId, link.discordUserId),
+            deps.memberPreferences.of(link.discordUserId),
+          ]);
+          who = welcomeWho(policy, {
+            discordUserId: link.discordUserId,
+            nameInServer,
+            hidesPledges: !p.isPublic,
+            optedOut: !preferences.namedInAnnouncements,
+          });
+        }
+        const message = composeWelcome({ who, tierTitles: p.tierName ? [p.tierName] : [], sourceLabel: 'Ko-fi' });
+        const added = await outbox.addAnnouncement({
+          guildId,
+          kind: 'patron',
+          subject: `kofi:${p.messageId}`,
+          channelId,
+          message: message as Record<string, unknown>,
+          now: clock.now(),
+        });
+        if (added) written += 1;
+      }
     }
     if (written > 0) logger.info({ guildId, welcomes: written }, 'new patrons to welcome');
     return written;

@@ -3,7 +3,7 @@ import type { PatreonClient } from '../../edges/outbound/patreon';
 import type { Repositories } from '../../edges/outbound/store/repositories';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
-import { createAnnouncements } from './announcements';
+import { type AnnouncementsDeps, createAnnouncements } from './announcements';
 import { createChannelPoster } from './channel-poster';
 import { createModLog } from './mod-log';
 
@@ -21,6 +21,8 @@ export interface ChannelsDeps {
   withLock<T>(name: string, fn: () => Promise<T>): Promise<{ acquired: true; value: T } | { acquired: false }>;
   clock: Clock;
   logger: Logger;
+  /** Ko-fi's new supporters, welcomed beside Patreon's (src/app/channels/announcements.ts). */
+  kofi?: AnnouncementsDeps['kofi'];
   /** Time between rounds. Default 1 s. */
   pollMs?: number;
   /** How long an observed audit id waits before the mod-log reads up to it (every row below it is committed by then). Default 2 s. */
@@ -46,6 +48,7 @@ export function createChannels(deps: ChannelsDeps) {
     accounts: deps.accounts,
     nameInServer: deps.nameInServer,
     poster,
+    kofi: deps.kofi ?? null,
     clock,
     logger,
   });

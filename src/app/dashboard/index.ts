@@ -12,7 +12,7 @@ import type { GuildDirectory } from '../../edges/outbound/discord/guild-director
 import type { GuildSnapshotCache } from '../../edges/outbound/discord/guild-snapshot-cache';
 import type { Repositories } from '../../edges/outbound/store/repositories';
 import type { SecretBox } from '../../edges/outbound/store/secret-box';
-import type { Clock } from '../../shared/clock';
+import { type Clock, DAY } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import { createDashboardAccess } from './access';
 import type { AuditBrowser } from './audit';
@@ -51,6 +51,8 @@ export interface DashboardDeps {
     comps: Pick<CompService, 'grant' | 'revoke' | 'list'>;
   };
   status: StatusService;
+  /** Ko-fi's payments (KOFI_VERIFICATION_TOKEN): its supporters who paid and linked no Discord account. */
+  kofi?: { unlinkedSince(since: Date, limit: number): Promise<KofiUnlinkedSupporter[]> } | null;
   registration: Pick<WebhookRegistration, 'health'>;
   runSync: RunSync;
   /** Discord's OAuth2 for people (DISCORD_CLIENT_SECRET): the server menu reads the person's servers. */
@@ -70,6 +72,19 @@ export interface DashboardDeps {
  * server, and the queries and changes behind each page. The pages (src/edges/inbound/web/dashboard) call
  * only these.
  */
+/** A Ko-fi supporter who paid and is linked to no Discord account (src/edges/outbound/kofi/payment-store.ts). */
+export interface KofiUnlinkedSupporter {
+  email: string;
+  fromName: string | null;
+  tierName: string | null;
+  kind: string;
+  lastPaidAt: Date;
+}
+
+/** How far back the Members page looks for Ko-fi supporters who have not linked, and how many it lists. */
+export const KOFI_UNLINKED_DAYS = 62;
+export const KOFI_UNLINKED_LIMIT = 50;
+
 export function createDashboard(deps: DashboardDeps) {
   const { repos, discord, clock, logger } = deps;
   const signIn = createSignIn({
@@ -110,6 +125,14 @@ export function createDashboard(deps: DashboardDeps) {
     joinUrl: (guildId: string): Promise<string | null> => (deps.joinUrl ? deps.joinUrl(guildId) : Promise.resolve(null)),
     syncs,
     configuration,
+    /**
+     * The Members page's "paid on Ko-fi, not linked": supporters whose latest payment is from the last
+     * {@link KOFI_UNLINKED_DAYS} days, in a server that takes Ko-fi into account; null elsewhere.
+     */
+    async kofiUnlinked(guildId: string): Promise<KofiUnlinkedSupporter[] | null> {
+      if (!deps.kofi || !(await repos.guilds.campaignsOf(guildId)).includes('kofi')) return null;
+      return deps.kofi.unlinkedSince(new Date(clock.now().getTime() - KOFI_UNLINKED_DAYS * DAY), KOFI_UNLINKED_LIMIT);
+    },
     /** Comps on a member's page, as `/comp` gives and ends them. */
     comps: deps.admin.comps,
     /** Where people reach the dashboard, for the demo and the logs. */

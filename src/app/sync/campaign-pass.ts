@@ -39,7 +39,7 @@ export type CampaignProgress = (campaignId: string, report: CampaignSyncReport) 
 const DELETE_CHUNK = 1000;
 
 export interface CampaignPassDeps {
-  campaigns: Pick<CampaignRepository, 'upsertTiers'>;
+  campaigns: Pick<CampaignRepository, 'upsertTiers' | 'get'>;
   links: Pick<LinkRepository, 'byExternals' | 'byDiscordUsers' | 'unlinkedByChoice' | 'linkedDiscordUsers'>;
   snapshots: Pick<SnapshotRepository, 'digests' | 'deleteMembers'>;
   /** Where every read member comes in (src/app/membership/member-intake.ts). */
@@ -167,6 +167,9 @@ export function createCampaignPass(deps: CampaignPassDeps) {
       pendingLinks: Map<string, string>,
       onProgress?: CampaignProgress,
     ): Promise<CampaignOutcome> {
+      // A source with nothing to list (Ko-fi pushes payments) is planned from what it stored.
+      const source = (await deps.campaigns.get(campaignId))?.source ?? PATREON;
+      if (source !== PATREON) return this.stored(campaignId);
       const before = deps.meter?.read() ?? null;
       const staleBefore = new Date(clock.now().getTime() - STALE_SNAPSHOT_MARGIN_MS);
       const report: CampaignSyncReport = {

@@ -232,7 +232,8 @@ export function createWebhookRegistration(deps: WebhookRegistrationDeps): Webhoo
 
   async function ensureEvery(): Promise<EnsureResult[]> {
     const results: EnsureResult[] = [];
-    for (const campaign of await deps.campaigns.all()) results.push(await ensure(campaign.id));
+    // Only Patreon's campaigns have a webhook to register (Ko-fi's is set on Ko-fi by the creator).
+    for (const campaign of await deps.campaigns.all()) if (campaign.source === 'patreon') results.push(await ensure(campaign.id));
     return results;
   }
 

@@ -1,6 +1,7 @@
 import type { RoleEvent } from '../discord';
 import { DAY, type ShiftableClock } from '../support/clock';
 import type { Logger } from '../support/logger';
+import { createKofiStandIn } from '../kofi';
 import { type Timeline, expectThat, formatMs } from './timeline';
 import {
   type DemoService,
@@ -194,6 +195,44 @@ export async function playStory(timeline: Timeline, env: StoryEnvironment, resou
     s.title(`The nightly sync, ${DAYS_SKIPPED} days later → Platinum goes, Former Patron comes`);
     s.detail('no event marks the end of a grace period: the SYNC_SCHEDULE run (04:00) re-plans every linked member');
     for (const c of changes) s.detail(changeText(c));
+  });
+
+  // ── Ko-fi ───────────────────────────────────────────────────────────────────────────────────
+  timeline.section('A Ko-fi supporter');
+  await timeline.step('Casey runs /map tier:kofi:* role:@Ko-fi Supporter (any Ko-fi membership)', async (s) => {
+    const reply = await service.command(world.owner.discordId, 'map', {
+      permissions: OWNER_PERMISSIONS,
+      options: [
+        { name: 'tier', type: 3, value: 'kofi:*' },
+        { name: 'role', type: 8, value: roles.kofi },
+      ],
+      until: (content) => !content.includes('Updating members’ roles…'),
+    });
+    expectThat(/now grants/.test(reply.content), `/map answered: ${reply.content}`);
+    s.detail(plainMessage(reply.content, roleNames).split('\n')[0]!);
+  });
+  await timeline.step('Finn subscribes on Ko-fi, his Discord connected there', async (s) => {
+    const { finn, token } = world.kofi;
+    const kofi = createKofiStandIn({ webhookUrl: `${service.url}/webhooks/kofi`, verificationToken: token, clock });
+    const paid = performance.now();
+    const attempt = await kofi.pay({
+      email: finn.email,
+      fromName: 'Finn',
+      tierName: 'Coffee Club',
+      amount: '5.00',
+      discordUserId: finn.discordId,
+    });
+    expectThat(attempt.status === 200, `POST /webhooks/kofi answered ${attempt.status}: ${attempt.body}`);
+    await discord.waitForMemberRole(guildId, finn.discordId, roles.kofi, { present: true, timeoutMs: 10_000 });
+    const ms = performance.now() - paid;
+    const again = await kofi.deliver(attempt.data);
+    expectThat(again.status === 200, `the same payment again answered ${again.status}`);
+    const status = plainMessage((await service.command(finn.discordId, 'status')).content, roleNames);
+    const line = status.split('\n').find((l) => l.includes('Ko-fi'));
+    expectThat(line !== undefined, `/status does not name Ko-fi:\n${status}`);
+    s.title(`Finn pays a Ko-fi membership → Ko-fi Supporter in ${formatMs(ms)}`);
+    s.detail('Ko-fi’s form body, token checked in constant time, stored once by message_id, linked by his Discord id');
+    s.detail(`the same payment delivered again: 200, nothing changes; /status: ${line.trim()}`);
   });
 
   // ── Scale ───────────────────────────────────────────────────────────────────────────────────

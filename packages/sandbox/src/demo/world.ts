@@ -42,8 +42,10 @@ export interface StandIns {
   guildId: string;
   guildName: string;
   owner: { name: string; discordId: string };
-  roles: { gold: string; platinum: string; formerPatron: string };
+  roles: { gold: string; platinum: string; formerPatron: string; kofi: string };
   tiers: { gold: string; platinum: string };
+  /** Ko-fi's webhook verification token (KOFI_VERIFICATION_TOKEN), and Finn: in the server, he supports Casey on Ko-fi. */
+  kofi: { token: string; finn: { name: string; discordId: string; email: string } };
   ada: DemoPerson;
   /** In the server, not linked: the link page printed after the story is theirs. */
   you: { name: string; discordId: string };
@@ -97,7 +99,7 @@ export async function startStandIns(clock: ShiftableClock, logger: Logger): Prom
   });
   // Below the bot's role (inserted at position 1, the bot's role moves up): the bot can manage them.
   const role = (name: string) => discord.createRole(guildId, { name, position: 1 }).id;
-  const roles = { gold: role('Gold'), platinum: role('Platinum'), formerPatron: role('Former Patron') };
+  const roles = { gold: role('Gold'), platinum: role('Platinum'), formerPatron: role('Former Patron'), kofi: role('Ko-fi Supporter') };
   const tiers = {
     gold: patreon.createTier(patreon.campaignId, { title: 'Gold', amountCents: 1000, chatRoleIds: [roles.gold] }).id,
     platinum: patreon.createTier(patreon.campaignId, { title: 'Platinum', amountCents: 2500, chatRoleIds: [roles.platinum] }).id,
@@ -126,6 +128,7 @@ export async function startStandIns(clock: ShiftableClock, logger: Logger): Prom
   }
   const ada = discord.addMember(guildId, { username: 'ada' });
   const you = discord.addMember(guildId, { username: 'you' });
+  const finn = discord.addMember(guildId, { username: 'finn' });
   // Not in the server: they arrive through the join page.
   const cleo = discord.createUser({ username: 'cleo', globalName: 'Cleo' });
   const dan = discord.createUser({ username: 'dan' });
@@ -142,6 +145,7 @@ export async function startStandIns(clock: ShiftableClock, logger: Logger): Prom
     tiers,
     ada: { name: 'ada', discordId: ada.userId, patreonUserId: adaPatreon.id },
     you: { name: 'you', discordId: you.userId },
+    kofi: { token: 'demo-kofi-verification-token-4f1c', finn: { name: 'finn', discordId: finn.userId, email: 'finn@example.com' } },
     bea: { name: beaPatreon.fullName, patreonUserId: beaPatreon.id },
     cleo: { name: 'cleo', discordId: cleo.id, patreonUserId: cleoPatreon.id },
     dan: { name: 'dan', discordId: dan.id, patreonUserId: danPatreon.id },

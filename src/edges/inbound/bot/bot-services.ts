@@ -51,4 +51,13 @@ export interface BotServices {
   audit: Pick<AuditBrowser, 'page'>;
   /** Each person's own choices (`/privacy`). */
   privacy: Pick<Privacy, 'of' | 'set'>;
+  /** Ko-fi, with KOFI_VERIFICATION_TOKEN: `/link source:Ko-fi` gives a one-time code for a Ko-fi payment's message. */
+  kofi?: KofiLinkPort | null;
+}
+
+/** `/link source:Ko-fi` (src/edges/outbound/kofi/kofi-payments.ts, docs/kofi.md). */
+export interface KofiLinkPort {
+  linkCode(discordUserId: string, guildId: string): Promise<{ kind: 'code'; code: string; expiresAt: Date } | { kind: 'too_many' }>;
+  /** `/settings kofi_donation:`: a Ko-fi donation of at least X grants `kofi:*donation` for N days; null: off. */
+  setDonation(guildId: string, setting: { minCents: number; days: number } | null): Promise<unknown>;
 }

@@ -127,6 +127,7 @@ export function createBot(deps: BotDeps): DiscordBot {
     adoption: deps.adoption,
     allowances: deps.allowances,
     privacy: deps.privacy,
+    kofi: deps.kofi ?? null,
     sync: {
       runForGuild: async (guildId, opts) => formatSyncReport(await deps.runSync({ ...opts, guildId, trigger: 'manual' }), SYNC_REPORT),
     },

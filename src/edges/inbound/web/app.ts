@@ -9,6 +9,7 @@ import type { Joining } from '../../../app/joining';
 import type { OneTimeLinks } from '../../../app/linking/one-time-links';
 import type { HealthReport } from '../../outbound/observability/health';
 import { WEBHOOK_PATH } from '../../../app/webhooks/delivery';
+import { KOFI_WEBHOOK_PATH } from './kofi-endpoint';
 import { redactUrl } from '../../outbound/observability/logger';
 import { boundText } from '../../../shared/bounded-text';
 import type { Metrics } from '../../outbound/observability/metrics';
@@ -37,6 +38,8 @@ export interface WebAppDeps {
   tierTitles: TierTitles;
   /** `POST /webhooks/patreon`. */
   webhookRouter: Router;
+  /** `POST /webhooks/kofi`, with KOFI_VERIFICATION_TOKEN (src/edges/inbound/web/kofi-endpoint.ts). */
+  kofiRouter?: Router;
   /** `/dashboard` and below (src/edges/inbound/web/dashboard). */
   dashboardRouter: Router;
   /** `POST /interactions`, with DISCORD_PUBLIC_KEY (src/edges/inbound/web/interactions-endpoint.ts). */
@@ -195,6 +198,7 @@ export function createWebApp(deps: WebAppDeps): express.Express {
   });
 
   app.use(WEBHOOK_PATH, deps.webhookRouter);
+  if (deps.kofiRouter) app.use(KOFI_WEBHOOK_PATH, deps.kofiRouter);
   if (deps.interactionsRouter) app.use('/interactions', deps.interactionsRouter);
 
   app.use((_req, res, next) => (deps.isShuttingDown() ? message(res, messages.unavailable(tOf(res))) : next()));

@@ -40,7 +40,7 @@ export interface HealthSources {
   gateway: { isReady(): boolean; shards?(): { held: number[]; count: number | null }; gaps?(): GatewayGap[] };
   credentials: { creators(): Promise<string[]> };
   accounts: { sessionForCreator(creatorUserId: string): { status(): Promise<Omit<CreatorCheck, 'creatorUserId'>> } };
-  campaigns: { all(): Promise<ReadonlyArray<{ id: string }>> };
+  campaigns: { all(): Promise<ReadonlyArray<{ id: string; source?: string }>> };
   registration: {
     health(campaignId: string): Promise<{ exists: boolean; paused: boolean | null; numConsecutiveTimesFailed: number | null }>;
   };
@@ -63,15 +63,17 @@ export function healthChecks(sources: HealthSources): HealthChecks {
       ),
     webhooks: async () =>
       Promise.all(
-        (await sources.campaigns.all()).map(async (c) => {
-          const h = await sources.registration.health(c.id);
-          return {
-            campaignId: c.id,
-            registered: h.exists,
-            paused: h.paused ?? false,
-            numConsecutiveTimesFailed: h.numConsecutiveTimesFailed ?? 0,
-          };
-        }),
+        (await sources.campaigns.all())
+          .filter((c) => (c.source ?? 'patreon') === 'patreon')
+          .map(async (c) => {
+            const h = await sources.registration.health(c.id);
+            return {
+              campaignId: c.id,
+              registered: h.exists,
+              paused: h.paused ?? false,
+              numConsecutiveTimesFailed: h.numConsecutiveTimesFailed ?? 0,
+            };
+          }),
       ),
   };
 }

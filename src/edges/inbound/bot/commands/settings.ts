@@ -66,6 +66,28 @@ async function applyRuleOptions(
   return fitMessage(lines);
 }
 
+/** "5 for 30 days", "$5.50 for 7 days", "off": the Ko-fi donation setting; null when unreadable. */
+export function parseKofiDonation(text: string): { minCents: number; days: number } | 'off' | null {
+  const t = text.trim().toLowerCase();
+  if (t === 'off' || t === 'none') return 'off';
+  const m = /^\$?\s*(\d{1,6})(?:[.,](\d{1,2}))?\s+for\s+(\d{1,3})\s*(?:d|day|days)$/.exec(t);
+  if (!m) return null;
+  const days = Number(m[3]);
+  if (days < 1 || days > 366) return null;
+  return { minCents: Number(m[1]) * 100 + Number((m[2] ?? '0').padEnd(2, '0')), days };
+}
+
+async function applyKofiDonation(services: BotServices, guildId: string, text: string): Promise<string> {
+  if (!services.kofi) return 'Nothing was changed: this installation does not take Ko-fi payments (KOFI_VERIFICATION_TOKEN is not set).';
+  const parsed = parseKofiDonation(text);
+  if (parsed === null)
+    return `Nothing was changed: write the Ko-fi donation setting as an amount and days, e.g. "5 for 30 days", or "off" (not "${text}").`;
+  await services.kofi.setDonation(guildId, parsed === 'off' ? null : parsed);
+  return parsed === 'off'
+    ? '**Ko-fi donations** now grant nothing here.'
+    : `**Ko-fi donations** of ${(parsed.minCents / 100).toFixed(2)} or more now count as the tier **a Ko-fi donation** for ${parsed.days} day${parsed.days === 1 ? '' : 's'} from the donation. Map it to a role with /map tier:kofi:*donation.`;
+}
+
 /** What each channel setting posts, for the reply and the guide. */
 const CHANNEL_PURPOSE: Record<ChannelSetting, string> = {
   modLog: 'Tierlink’s role changes, batched',
@@ -197,6 +219,13 @@ export const settingsCommand: Command = {
         .setMaxLength(30),
     )
     .addRoleOption((o) => o.setName('clear_rule_role').setDescription('Stop giving a role by tenure or amount'))
+    // Ko-fi (docs/kofi.md): a donation of at least X entitles to the tier kofi:*donation for N days.
+    .addStringOption((o) =>
+      o
+        .setName('kofi_donation')
+        .setDescription('Ko-fi donations that count as the tier "a Ko-fi donation": "5 for 30 days", or "off"')
+        .setMaxLength(40),
+    )
     .toJSON(),
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
   button: { prefix: STRICT_BUTTON_PREFIX, press: pressStrictButton },
@@ -238,6 +267,11 @@ export const settingsCommand: Command = {
     if (o.getBoolean('clear_join_role')) change.joinerRoleId = null;
 
     const actor = { guildId: interaction.guildId!, userId: interaction.user.id };
+    const donation = o.getString('kofi_donation');
+    if (donation !== null) {
+      await interaction.editReply({ content: await applyKofiDonation(services, actor.guildId, donation), allowedMentions: NO_PINGS });
+      if (Object.keys(change).length === 0 && Object.keys(channels).length === 0) return;
+    }
     const ruleRole = o.getRole('rule_role');
     const ruleAtLeast = o.getString('rule_at_least');
     const clearRule = o.getRole('clear_rule_role');

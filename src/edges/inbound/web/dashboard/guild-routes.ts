@@ -16,6 +16,7 @@ import { SNOWFLAKE, describeFollowUp, parseAuditFilter, parseChannelsForm, parse
 import { seeOther, sendDashboardPage } from './http';
 import { renderAudit } from './render-audit';
 import { renderMember, renderMemberSearch } from './render-members';
+import { kofiUnlinkedPanel } from './render-kofi-unlinked';
 import { renderOverview } from './render-overview';
 import { heldReason, renderSyncs } from './render-syncs';
 import { renderTiers } from './render-tiers';
@@ -374,13 +375,15 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
     const filter = isMemberFilter(req.query.filter) ? req.query.filter : 'all';
     const sort = isMemberSort(req.query.sort) ? req.query.sort : 'name';
     const page = Number.parseInt(typeof req.query.page === 'string' ? req.query.page : '1', 10) || 1;
-    const [result, list, joinUrl, flash] = await Promise.all([
+    const [result, list, joinUrl, flash, kofi] = await Promise.all([
       query ? dashboard.members.search(access.guildId, query) : null,
       dashboard.memberList.page(access.guildId, { filter, sort, page }),
       dashboard.joinUrl(access.guildId),
       flashOf(res),
+      dashboard.kofiUnlinked(access.guildId),
     ]);
-    sendDashboardPage(res, 200, renderMemberSearch({ access, viewer, query, result, list, joinUrl, flash }));
+    const more = kofi ? kofiUnlinkedPanel(kofi) : null;
+    sendDashboardPage(res, 200, renderMemberSearch({ access, viewer, query, result, list, joinUrl, flash, more }));
   });
 
   router.get('/:guildId/members.csv', async (req, res) => {

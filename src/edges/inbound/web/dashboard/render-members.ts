@@ -40,6 +40,8 @@ export function renderMemberSearch(o: {
   list: MemberListPage;
   joinUrl: string | null;
   flash: DashboardFlash | null;
+  /** Further panels below the search (Ko-fi's supporters who have not linked). */
+  more?: SafeHtml | null;
 }): string {
   const { access, result } = o;
   let body: SafeHtml | null = null;
@@ -63,7 +65,7 @@ export function renderMemberSearch(o: {
     server: { id: access.guildId, name: access.guildName, tab: 'members' },
     flash: o.flash,
     intro: 'Who the server’s patrons are, who has not linked, and why each member has (or lacks) each role.',
-    main: html`<div class="stack">${filterChips(access.guildId, o.list)}${panel({ id: 'search', title: 'Find a member', body: searchForm(access.guildId, o.query) })}${body}${memberListPanel(access.guildId, o.list, o.joinUrl)}</div>`,
+    main: html`<div class="stack">${filterChips(access.guildId, o.list)}${panel({ id: 'search', title: 'Find a member', body: searchForm(access.guildId, o.query) })}${body}${memberListPanel(access.guildId, o.list, o.joinUrl)}${o.more ?? null}</div>`,
   });
 }
 

@@ -20,3 +20,4 @@ export * from './channels';
 export * from './comps';
 export * from './role-allowances';
 export * from './member-list';
+export * from './kofi';
