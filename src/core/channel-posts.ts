@@ -169,12 +169,12 @@ export function welcomeWho(policy: WelcomeNames, s: WelcomeSubject): WelcomeWho 
 export function composeWelcome(input: {
   who: WelcomeWho;
   tierTitles: readonly string[];
-  /** Where they support, when it is not Patreon ("Ko-fi"): named in the welcome. */
+  /** Where they support, when it is not Patreon (a source's own label, "Ko-fi"): named in the welcome. */
   sourceLabel?: string;
 }): ComposedMessage {
   const tiers = input.tierTitles.length > 0 ? ` (${plainText(input.tierTitles.join(', '), 200)})` : '';
   const { who } = input;
-  const newest = input.sourceLabel ? `our newest supporter on ${plainText(input.sourceLabel, 40)}` : 'our newest patron';
+  const newest = input.sourceLabel ? `our newest supporter on ${input.sourceLabel}` : 'our newest patron';
   if (!who) return { content: `🎉 Welcome to ${newest}${tiers}! Thank you for your support.` };
   const named = who.kind === 'mention' ? `<@${who.userId}>` : `**${plainText(who.name, 64)}**`;
   return { content: `🎉 Welcome ${named}, ${newest}${tiers}! Thank you for your support.` };

@@ -269,7 +269,7 @@ test('a donation grants nothing, unless the server’s donation setting says so:
   await afterTheSweep(() => !holds(gus, tipper), 'the end of Gus’s donation');
 });
 
-test('a new Ko-fi supporter is welcomed once, naming Ko-fi; someone who paid privately and linked nothing is not named', async () => {
+test('a new Ko-fi supporter is welcomed once, naming Ko-fi; only a linked member in the server who paid publicly is named', async () => {
   const botRoleId = e.discord.guild(e.guildId).botRoleId;
   const welcomes = e.discord.createChannel(e.guildId, {
     name: 'new-supporters',
@@ -285,10 +285,16 @@ test('a new Ko-fi supporter is welcomed once, naming Ko-fi; someone who paid pri
   e.clock.advance(MINUTE);
   await kofi.pay({ email: 'quiet@example.com', fromName: 'Quiet Person', tierName: 'Coffee Club', isPublic: false });
   const ivy = e.discord.addMember(e.guildId, { username: 'ivy' }).userId;
-  await kofi.pay({ email: 'ivy@example.com', fromName: 'Ivy', tierName: 'Coffee Club', discordUserId: ivy, isPublic: false });
-  const welcome = await e.discord.waitForMessage(welcomes, { timeoutMs: 15_000 });
-  expect(welcome.content).toBe(`🎉 Welcome <@${ivy}>, our newest supporter on Ko-fi (Coffee Club)! Thank you for your support.`);
+  await kofi.pay({ email: 'ivy@example.com', fromName: 'Ivy', tierName: 'Coffee Club', discordUserId: ivy, isPublic: true });
+  await e.discord.waitForMessage(welcomes, { timeoutMs: 15_000 });
   await e.tierlink.services.channels.round();
   await settle();
-  expect(e.discord.messages(welcomes)).toHaveLength(1);
+  const posted = e.discord.messages(welcomes).map((m) => m.content);
+  expect(posted.sort()).toEqual(
+    [
+      `🎉 Welcome <@${ivy}>, our newest supporter on Ko-fi (Coffee Club)! Thank you for your support.`,
+      '🎉 Welcome to our newest supporter on Ko-fi (Coffee Club)! Thank you for your support.',
+    ].sort(),
+  );
+  expect(posted.join('\n')).not.toContain('Quiet');
 });
