@@ -8,7 +8,7 @@ import type { Clock, Random } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { MemberIntake } from '../membership/member-intake';
 import { type InboxWriter, createInboxWriter } from './inbox-writer';
-import { type MemberReader, createMemberRefresh } from './member-refresh';
+import { type MemberReader, type MemberRefreshDeps, createMemberRefresh } from './member-refresh';
 import { type PostDeliveryHandler, type WebhookProcessor, createWebhookProcessor } from './processor';
 import type { FenceScope } from '../../shared/fence';
 import { type WebhookRegistration, type WebhookRegistrationDeps, createWebhookRegistration } from './registration';
@@ -28,6 +28,8 @@ export interface WebhooksDeps {
   accounts: MemberReader & WebhookRegistrationDeps['accounts'];
   campaigns: Pick<CampaignRepository, 'all'>;
   snapshots: Pick<SnapshotRepository, 'get'>;
+  /** See `MemberRefreshDeps.links`. */
+  links?: MemberRefreshDeps['links'];
   /** Where re-read members come in (src/app/membership/member-intake.ts). */
   intake: MemberIntake;
   /** Post deliveries go to the announcements (src/app/channels). */
@@ -49,8 +51,9 @@ export interface WebhooksDeps {
   pollMs?: number;
   /** Deliveries are worked under their rows' fences (docs/outages-and-fencing.md). */
   fences?: FenceScope;
-  /** See `MemberRefreshDeps.recheckDelayMs`. */
+  /** See `MemberRefreshDeps.recheckDelayMs` and `readWindowMs`. */
   recheckDelayMs?: number;
+  readWindowMs?: number;
   /** See `WebhookProcessorDeps.immediateConcurrency`. */
   immediateConcurrency?: number;
   /** See `WebhookProcessorDeps.lockMs` and `renewEveryMs`. */
@@ -104,11 +107,13 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
   const members = createMemberRefresh({
     accounts: deps.accounts,
     snapshots: deps.snapshots,
+    ...(deps.links ? { links: deps.links } : {}),
     intake: deps.intake,
     jobs: deps.jobs.store,
     logger,
     clock,
     recheckDelayMs: deps.recheckDelayMs,
+    readWindowMs: deps.readWindowMs,
   });
   const processor = createWebhookProcessor({
     queue: deps.inbox,
