@@ -161,6 +161,8 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     metrics,
     logger,
     fences: fenceScope,
+    // Bound late: the webhooks are built below, and no job runs before the service starts.
+    confirmMember: (discordUserId) => webhooks.confirmMember(discordUserId),
   });
   // The mod-log and the announcements: posted after the fact from what the rest stored.
   const channels = createChannels({

@@ -64,7 +64,8 @@ export type RefreshOutcome =
 export interface RefreshInput {
   campaignId: string;
   memberId: string;
-  reason: 'webhook' | 'recheck';
+  /** Also the audit's trigger: `grace` when a grace period's end confirms the member first. */
+  reason: 'webhook' | 'recheck' | 'grace';
   trigger: string | null;
   /** The delivery body: the fallback when the re-read fails. Null for a re-check (which then throws to retry). */
   payload: unknown;
