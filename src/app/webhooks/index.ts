@@ -72,6 +72,8 @@ export interface WebhookIntake {
   clock: Clock;
   /** Starts processing a stored delivery at once; the inbox sweep takes it anyway if this fails. */
   onAccepted(id: number): Promise<void>;
+  /** The receiver answered 503: registration checks the webhooks soon (`WebhookRegistration.recheckSoon`). */
+  onUnavailable(): void;
 }
 
 /** The webhooks subsystem's public face. */
@@ -171,7 +173,15 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
 
   return {
     confirmMember,
-    intake: { inbox: createInboxWriter(deps.webhooks), secrets, metrics, logger, clock, onAccepted: (id) => processor.runNow(id) },
+    intake: {
+      inbox: createInboxWriter(deps.webhooks),
+      secrets,
+      metrics,
+      logger,
+      clock,
+      onAccepted: (id) => processor.runNow(id),
+      onUnavailable: () => registration.recheckSoon(),
+    },
     secrets,
     processor,
     registration,

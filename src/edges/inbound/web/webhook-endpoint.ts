@@ -23,6 +23,8 @@ export interface WebhookEndpointDeps {
    * picks the row up anyway.
    */
   onAccepted?(id: number): void | Promise<void>;
+  /** Called after a 503 (the database is away): the webhooks are checked again soon, since Patreon may pause one. */
+  onUnavailable?(): void;
   /**
    * Failed deliveries (no or a wrong signature, an unreadable or compressed body) allowed per address
    * before its requests are refused with 429 unread. Default 30 a minute.
@@ -186,6 +188,7 @@ export function createWebhookEndpoint(deps: WebhookEndpointDeps): Router {
   const unavailable = (res: Response, error: unknown, what: string, trigger: string | null): void => {
     metrics.webhookDeliveries.inc({ result: 'failed' });
     logger.error({ err: error, trigger }, `webhook delivery ${what}; answering 503 so the service retries`);
+    deps.onUnavailable?.();
     res
       .status(503)
       .set('Retry-After', String(RETRY_AFTER_SECONDS))
