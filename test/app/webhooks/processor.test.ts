@@ -134,7 +134,7 @@ test('a member whose service profile carries their Discord id is linked from it 
   expect(tierRolesOf(patron.discordUserId)).toEqual([world.roles.silver]);
 });
 
-test('a redelivered delivery adds no row and no read: its state equals the stored read, so it changes nothing', async () => {
+test('a redelivered delivery costs no read and changes nothing: its state equals the stored read; it adds a row only while its own is being worked', async () => {
   const patron = await linkedPatron('bronze');
   setTier(patron.patreonUserId, 'gold');
   await instance.idle();
@@ -142,7 +142,11 @@ test('a redelivered delivery adds no row and no read: its state equals the store
   const [first] = world.patreon.deliveries().filter((d) => d.webhookId === webhookId);
   for (let i = 0; i < 3; i++) expect((await world.patreon.redeliver(first!.id)).status).toBe(200);
   await instance.idle();
-  expect((await inboxRows(world)).map((r) => r.status)).toEqual(['done']);
+  // Each replay re-arms the row with those bytes; one that comes while that row is being worked
+  // adds one more (its read may predate the change): at most two rows, all done.
+  const rows = await inboxRows(world);
+  expect(rows.length).toBeLessThanOrEqual(2);
+  expect(rows.every((r) => r.status === 'done')).toBe(true);
   expect(memberReads()).toHaveLength(reads);
   expect(puts()).toHaveLength(1);
   expect(tierRolesOf(patron.discordUserId)).toEqual([world.roles.gold]);
