@@ -110,15 +110,16 @@ export function createWebhookRepository(db: Db, box: SecretBox) {
    * A replay's row: the finished row holding the same bytes, due again at once (as received now);
    * the waiting one when it has not been claimed yet (it will read the state of its processing
    * time, so this copy adds nothing); a new row when the only copy is being worked now (its read
-   * may predate the change these bytes bring back) or was pruned. Replays thus add at most one row
-   * per body being worked, and none otherwise.
+   * may predate the change these bytes bring back) or was pruned. A waiting row is preferred, then a
+   * finished one, so replays add a row only while every copy of the body is being worked.
    */
   async function rearmReplay(d: InboxDelivery): Promise<number> {
     const [row] = await queryRows<{ id: string | number }>(
       db,
       sql`with target as (
             select id, status, locked_until from webhook_inbox where body_hash = ${d.bodyHash}
-            order by (status = 'pending' and (locked_until is null or locked_until < ${d.receivedAt})) desc, id desc limit 1),
+            order by (status = 'pending' and (locked_until is null or locked_until < ${d.receivedAt})) desc, (status <> 'pending') desc, id desc
+            limit 1),
           rearmed as (
             update webhook_inbox w set status = 'pending', received_at = ${d.receivedAt}, run_at = ${d.receivedAt}, attempts = 0,
               locked_until = null, last_error = null, finished_at = null
