@@ -176,6 +176,8 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     metrics,
     logger,
     fences: fenceScope,
+    // Bound late: the webhooks are built below, and no job runs before the service starts.
+    confirmMember: (discordUserId) => webhooks.confirmMember(discordUserId),
   });
   // Ko-fi's payments (KOFI_VERIFICATION_TOKEN): stored by POST /webhooks/kofi, processed by a job.
   const kofi =

@@ -131,6 +131,52 @@ test('a declined patron whose charge is retried on days 3 and 6 loses the role 7
   expect(removal!.reason).toMatch(/grace period ended/);
 });
 
+test('the grace end reads the member first: a patron whose payment went through minutes before it keeps the role, without a webhook', async () => {
+  const discordUser = e.discord.addMember(e.guildId, { username: 'paula' });
+  const patron = activePatron(e, 'Paula Paid Late', [e.tiers.gold]);
+  await e.link(discordUser.userId, patron.id);
+  const firstDecline = e.clock.now();
+  e.patreon.setMembership(patron.id, e.patreon.campaignId, {
+    patronStatus: 'declined_patron',
+    tierIds: [],
+    lastChargeDate: firstDecline,
+    lastChargeStatus: 'Declined',
+  });
+  await deliveriesProcessed();
+  expect(e.discord.memberRoles(e.guildId, discordUser.userId)).toEqual([e.roles.gold]);
+  const graceEnd = new Date(firstDecline.getTime() + 7 * DAY);
+  // Minutes before the end the charge goes through; its webhook never arrives.
+  e.clock.set(new Date(graceEnd.getTime() - 5 * MINUTE));
+  e.patreon.setMembership(
+    patron.id,
+    e.patreon.campaignId,
+    { patronStatus: 'active_patron', tierIds: [e.tiers.gold], lastChargeDate: e.clock.now(), lastChargeStatus: 'Paid' },
+    { deliver: false },
+  );
+  e.patreon.resetRequests();
+  e.clock.set(graceEnd);
+  const memberId = e.patreon.memberOf(patron.id, e.patreon.campaignId)!.id;
+  let reads = 0;
+  for (let i = 0; i < 200 && reads === 0; i++) {
+    await new Promise((r) => setTimeout(r, 25));
+    reads = e.patreon.requests().filter((r) => r.path === `/api/oauth2/v2/members/${memberId}`).length;
+  }
+  expect(reads).toBe(1);
+  // The job finishes after the read: wait for it, then the role is still there.
+  for (let i = 0; i < 100; i++) {
+    const [row] = await queryRows<{ n: number }>(
+      e.db.database.db,
+      sql`select count(*)::int as n from jobs where kind = 'grace-end' and status = 'pending' and run_at <= ${graceEnd}`,
+    );
+    if (row?.n === 0) break;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  expect(e.discord.memberRoles(e.guildId, discordUser.userId)).toEqual([e.roles.gold]);
+  expect(await e.tierlink.services.repos.snapshots.get('patreon', e.patreon.campaignId, memberId)).toMatchObject({
+    patronStatus: 'active_patron',
+  });
+});
+
 describe('beside Patreon’s own Discord bot', () => {
   test('/doctor warns when Patreon’s bot is in the server and the tiers carry Discord roles, and says how to split the work', async () => {
     e.discord.addMember(e.guildId, { userId: PATREON_BOT_USER_ID, username: 'Patreon', bot: true });

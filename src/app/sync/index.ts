@@ -60,6 +60,11 @@ export interface SyncSubsystemDeps {
   liveInstances?(): Promise<number>;
   /** The fence of the work under way, checked where the role applier records grants (docs/outages-and-fencing.md). */
   fences?: FenceScope;
+  /**
+   * Reads a member's Patreon state afresh before a grace period's end removes anything (the
+   * webhooks' `confirmMember`); throws when the read fails. Without it the end plans from storage.
+   */
+  confirmMember?(discordUserId: string): Promise<void>;
 }
 
 /**
@@ -160,8 +165,11 @@ export function createSync(deps: SyncSubsystemDeps) {
   deps.jobs.register(GRACE_END_JOB, async (payload) => {
     const { guildId, userId } = payload;
     if (typeof guildId !== 'string' || typeof userId !== 'string') throw new Error(`${GRACE_END_JOB} needs guildId and userId`);
-    // Level-triggered: planned from what is stored now (webhooks keep it current), so a member who
-    // paid meanwhile keeps the roles, and one still in grace (another campaign) is scheduled again.
+    // Read first: a payment that went through minutes ago, whose webhook is late or lost, keeps the
+    // roles. A failed read throws, and the queue retries with back-off: nothing is removed on a state
+    // Patreon may no longer hold. Then planned from what is stored, so one still in grace (another
+    // campaign) is scheduled again.
+    if (deps.confirmMember) await deps.confirmMember(userId);
     await reconciler.reconcileMember(guildId, userId, { trigger: 'grace' });
   });
   deps.jobs.register(CAMPAIGN_SYNC_JOB, async (payload) => {

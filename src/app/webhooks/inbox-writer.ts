@@ -1,7 +1,7 @@
 import type { InboxDelivery } from '../../edges/outbound/store/repositories/webhook-repository';
 
 export interface InboxWriter {
-  /** The delivery's inbox id once it is committed, or null when it is a replay (acknowledged, not stored). */
+  /** The delivery's inbox id once it is committed (a replay's: the row holding its bytes, re-armed); null if none. */
   insertDelivery(delivery: InboxDelivery): Promise<number | null>;
 }
 

@@ -8,6 +8,8 @@ import type { Clock, Random } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { MemberIntake } from '../membership/member-intake';
 import { type InboxWriter, createInboxWriter } from './inbox-writer';
+import { PATREON } from '../../edges/outbound/patreon/patreon-source';
+import type { LinkRepository } from '../../edges/outbound/store/repositories/link-repository';
 import { type MemberReader, createMemberRefresh } from './member-refresh';
 import { type PostDeliveryHandler, type WebhookProcessor, createWebhookProcessor } from './processor';
 import type { FenceScope } from '../../shared/fence';
@@ -27,7 +29,9 @@ export interface WebhooksDeps {
   /** The creators' clients (`CreatorAccounts`): member re-reads and webhook registration. */
   accounts: MemberReader & WebhookRegistrationDeps['accounts'];
   campaigns: Pick<CampaignRepository, 'all'>;
-  snapshots: Pick<SnapshotRepository, 'get'>;
+  snapshots: Pick<SnapshotRepository, 'get' | 'forExternalUser'>;
+  /** See `MemberRefreshDeps.links`; and who a Discord user is on Patreon, for {@link Webhooks.confirmMember}. */
+  links?: Pick<LinkRepository, 'byExternal' | 'byDiscordUser'>;
   /** Where re-read members come in (src/app/membership/member-intake.ts). */
   intake: MemberIntake;
   /** Post deliveries go to the announcements (src/app/channels). */
@@ -49,8 +53,9 @@ export interface WebhooksDeps {
   pollMs?: number;
   /** Deliveries are worked under their rows' fences (docs/outages-and-fencing.md). */
   fences?: FenceScope;
-  /** See `MemberRefreshDeps.recheckDelayMs`. */
+  /** See `MemberRefreshDeps.recheckDelayMs` and `readWindowMs`. */
   recheckDelayMs?: number;
+  readWindowMs?: number;
   /** See `WebhookProcessorDeps.immediateConcurrency`. */
   immediateConcurrency?: number;
   /** See `WebhookProcessorDeps.lockMs` and `renewEveryMs`. */
@@ -67,6 +72,8 @@ export interface WebhookIntake {
   clock: Clock;
   /** Starts processing a stored delivery at once; the inbox sweep takes it anyway if this fails. */
   onAccepted(id: number): Promise<void>;
+  /** The receiver answered 503: registration checks the webhooks soon (`WebhookRegistration.recheckSoon`). */
+  onUnavailable(): void;
 }
 
 /** The webhooks subsystem's public face. */
@@ -76,6 +83,12 @@ export interface Webhooks {
   secrets: WebhookSecrets;
   processor: WebhookProcessor;
   registration: WebhookRegistration;
+  /**
+   * Reads a Discord user's Patreon memberships afresh (in the confirmations' lane) and stores them,
+   * before something removes roles by itself (a grace period's end). Throws when a read fails, so
+   * nothing is removed on a state Patreon may no longer hold; the caller retries.
+   */
+  confirmMember(discordUserId: string): Promise<void>;
   /**
    * Works the inbox: what a crash left at once, then every `pollMs`. Registration is started on its
    * own (`registration.start()`), once the creators are connected; the shared job queue by its owner.
@@ -104,11 +117,13 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
   const members = createMemberRefresh({
     accounts: deps.accounts,
     snapshots: deps.snapshots,
+    ...(deps.links ? { links: deps.links } : {}),
     intake: deps.intake,
     jobs: deps.jobs.store,
     logger,
     clock,
     recheckDelayMs: deps.recheckDelayMs,
+    readWindowMs: deps.readWindowMs,
   });
   const processor = createWebhookProcessor({
     queue: deps.inbox,
@@ -140,8 +155,33 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
     clock,
   });
 
+  async function confirmMember(discordUserId: string): Promise<void> {
+    const link = deps.links ? await deps.links.byDiscordUser(discordUserId, PATREON) : null;
+    if (!link) return;
+    for (const row of await deps.snapshots.forExternalUser(PATREON, link.externalId)) {
+      await members.refresh({
+        campaignId: row.campaignId,
+        memberId: row.memberId,
+        reason: 'grace',
+        trigger: null,
+        payload: null,
+        patreonUserId: link.externalId,
+        receivedAt: null,
+      });
+    }
+  }
+
   return {
-    intake: { inbox: createInboxWriter(deps.webhooks), secrets, metrics, logger, clock, onAccepted: (id) => processor.runNow(id) },
+    confirmMember,
+    intake: {
+      inbox: createInboxWriter(deps.webhooks),
+      secrets,
+      metrics,
+      logger,
+      clock,
+      onAccepted: (id) => processor.runNow(id),
+      onUnavailable: () => registration.recheckSoon(),
+    },
     secrets,
     processor,
     registration,

@@ -1,5 +1,8 @@
 import { type MemberDetails, PatreonApiError, type UnreadableMember } from '../../edges/outbound/patreon';
+import { deliveryMatchesStored } from '../../edges/outbound/patreon/delivery-state';
 import { memberFromPayload } from '../../edges/outbound/patreon/member-payload';
+import type { RequestPriority } from '../../edges/outbound/patreon/request-budget';
+import type { LinkRepository } from '../../edges/outbound/store/repositories/link-repository';
 import { snapshotFromMember, snapshotFromPayload, toTierInput, unreadableInput } from '../../edges/outbound/patreon/member-records';
 import { PATREON } from '../../edges/outbound/patreon/patreon-source';
 import type { SnapshotRepository } from '../../edges/outbound/store/repositories/snapshot-repository';
@@ -15,12 +18,19 @@ export const MEMBER_RECHECK_JOB = 'member-recheck';
 
 /** The creator's client for a campaign, narrowed to the one read the refresh makes (`CreatorAccounts`). */
 export interface MemberReader {
-  clientForCampaign(campaignId: string): Promise<{ getMember(memberId: string): Promise<MemberDetails | null> } | null>;
+  clientForCampaign(
+    campaignId: string,
+  ): Promise<{ getMember(memberId: string, options?: { priority?: RequestPriority }): Promise<MemberDetails | null> } | null>;
 }
 
 export interface MemberRefreshDeps {
   accounts: MemberReader;
   snapshots: Pick<SnapshotRepository, 'get'>;
+  /**
+   * Who a member is linked to, to tell whether a delivery naming a Discord account on the profile
+   * could link someone new (then it is read first). Without it, such a delivery is always read.
+   */
+  links?: Pick<LinkRepository, 'byExternal'>;
   /** Where every read member comes in (src/app/membership/member-intake.ts). */
   intake: MemberIntake;
   /**
@@ -32,6 +42,12 @@ export interface MemberRefreshDeps {
   clock: Clock;
   /** When the re-check after a failed re-read runs. Default 1 minute. */
   recheckDelayMs?: number;
+  /**
+   * A member is read for deliveries at most once in this window; a delivery that could change roles
+   * within it is confirmed by a re-check at the window's end (one per member, however many came), so
+   * replays cost at most one read per member per window and none is dropped unread. Default 5 s.
+   */
+  readWindowMs?: number;
 }
 
 export type RefreshOutcome =
@@ -40,12 +56,16 @@ export type RefreshOutcome =
   | 'payload' // the re-read failed: the payload was used and a re-check queued
   | 'kept' // the re-read failed, but a snapshot read after this delivery arrived is newer than its payload
   | 'unreadable' // the re-read answered a member that cannot be understood: marked, its roles left as they are
-  | 'unserved'; // a campaign Tierlink does not serve
+  | 'unserved' // a campaign Tierlink does not serve
+  | 'unchanged' // the delivery says for roles what the stored read says: no read, nothing changes
+  | 'coalesced' // a read of this member that starts after this delivery arrived answers it
+  | 'deferred'; // the member was read for a delivery moments ago: a re-check at the window's end confirms this one
 
 export interface RefreshInput {
   campaignId: string;
   memberId: string;
-  reason: 'webhook' | 'recheck';
+  /** Also the audit's trigger: `grace` when a grace period's end confirms the member first. */
+  reason: 'webhook' | 'recheck' | 'grace';
   trigger: string | null;
   /** The delivery body: the fallback when the re-read fails. Null for a re-check (which then throws to retry). */
   payload: unknown;
@@ -69,13 +89,41 @@ export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
   const { logger, clock } = deps;
   const members = createKeyedMutex();
   const recheckDelayMs = deps.recheckDelayMs ?? MINUTE;
+  const readWindowMs = deps.readWindowMs ?? 5_000;
+  /** Reads queued behind a running one and not started yet, by member: a delivery arriving now joins one. */
+  const queuedReads = new Map<string, Promise<RefreshOutcome>>();
+  /** When each member was last read for a delivery (pruned past the window, so bounded by the members read within it). */
+  const lastDeliveryRead = new Map<string, number>();
 
-  async function scheduleRecheck(input: RefreshInput, patreonUserId: string | null): Promise<void> {
+  async function scheduleRecheck(input: RefreshInput, patreonUserId: string | null, delayMs = recheckDelayMs): Promise<void> {
     await deps.jobs.insert(
       MEMBER_RECHECK_JOB,
       { campaignId: input.campaignId, memberId: input.memberId, patreonUserId },
-      { runAt: new Date(clock.now().getTime() + recheckDelayMs), dedupeKey: `${MEMBER_RECHECK_JOB}:${input.campaignId}:${input.memberId}` },
+      { runAt: new Date(clock.now().getTime() + delayMs), dedupeKey: `${MEMBER_RECHECK_JOB}:${input.campaignId}:${input.memberId}` },
     );
+  }
+
+  /**
+   * True when the delivery can change no role: its member state equals the stored read for roles,
+   * and any Discord account it names is the one already linked. Then it needs no read.
+   */
+  async function changesNothing(input: RefreshInput): Promise<boolean> {
+    if (input.reason !== 'webhook' || input.payload === null || input.trigger === 'members:delete') return false;
+    const parsed = memberFromPayload(input.payload);
+    if (!parsed.ok || parsed.value.memberId !== input.memberId) return false;
+    const stored = await deps.snapshots.get(PATREON, input.campaignId, input.memberId);
+    if (!stored || !deliveryMatchesStored(parsed.value, stored)) return false;
+    const named = parsed.value.discordUserId;
+    if (named !== null) {
+      const link = deps.links && stored.externalUserId ? await deps.links.byExternal(PATREON, stored.externalUserId) : null;
+      if (link?.discordUserId !== named) return false;
+    }
+    return true;
+  }
+
+  function pruneReadTimes(now: number): void {
+    if (lastDeliveryRead.size < 1024) return;
+    for (const [key, at] of lastDeliveryRead) if (now - at >= readWindowMs) lastDeliveryRead.delete(key);
   }
 
   /**
@@ -133,9 +181,40 @@ export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
     return 'unreadable';
   }
 
-  function refresh(input: RefreshInput): Promise<RefreshOutcome> {
+  async function refresh(input: RefreshInput): Promise<RefreshOutcome> {
     const { campaignId, memberId } = input;
-    return members.run(`${campaignId}:${memberId}`, async () => {
+    const key = `${campaignId}:${memberId}`;
+    if (await changesNothing(input)) {
+      logger.debug({ campaignId, memberId, trigger: input.trigger }, 'delivery changes no role: the stored read stands, no read');
+      return 'unchanged';
+    }
+    if (input.reason === 'webhook') {
+      const queued = queuedReads.get(key);
+      if (queued) return queued.then((outcome) => (outcome === 'deferred' ? outcome : 'coalesced'));
+    }
+    const run = members.run(key, () => {
+      if (queuedReads.get(key) === run) queuedReads.delete(key);
+      return readAndRecord(input);
+    });
+    if (input.reason === 'webhook') queuedReads.set(key, run);
+    return run;
+  }
+
+  async function readAndRecord(input: RefreshInput): Promise<RefreshOutcome> {
+    const { campaignId, memberId } = input;
+    const key = `${campaignId}:${memberId}`;
+    {
+      const now = clock.now().getTime();
+      if (input.reason === 'webhook') {
+        const last = lastDeliveryRead.get(key);
+        if (last !== undefined && now - last < readWindowMs) {
+          logger.debug({ campaignId, memberId }, 'member read for a delivery moments ago; a re-check at the window end confirms this one');
+          await scheduleRecheck(input, input.patreonUserId, last + readWindowMs - now);
+          return 'deferred';
+        }
+        pruneReadTimes(now);
+        lastDeliveryRead.set(key, now);
+      }
       const client = await deps.accounts.clientForCampaign(campaignId);
       if (!client) {
         logger.warn({ campaignId, memberId }, 'member event for a campaign Tierlink does not serve; ignored');
@@ -143,7 +222,8 @@ export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
       }
       let details: MemberDetails | null;
       try {
-        details = await client.getMember(memberId);
+        // A delivery that may change roles goes before confirmations, which go before the sync's pages.
+        details = await client.getMember(memberId, { priority: input.reason === 'webhook' ? 'interactive' : 'confirm' });
       } catch (error) {
         if (error instanceof PatreonApiError && error.unreadable) return markUnreadable(input, error.unreadable);
         if (input.payload === null) throw error;
@@ -170,7 +250,7 @@ export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
         { trigger: input.reason },
       );
       return 'reconciled';
-    });
+    }
   }
 
   return { refresh };

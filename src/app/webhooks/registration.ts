@@ -67,6 +67,13 @@ export interface WebhookRegistration {
   ensureAll(): Promise<EnsureResult[]>;
   /** `ensureAll` now and every `intervalMs` (default 15 minutes). */
   start(intervalMs?: number): void;
+  /**
+   * Checks every campaign's webhook soon, not at the next round: the receiver just answered 503
+   * (the database was away), and Patreon pauses a webhook whose deliveries keep failing. Tries after
+   * `delayMs`, then again with back-off (doubling, at most {@link REGISTRATION_INTERVAL_MS}) until a
+   * round finds the database answering and no campaign failed. Calls while one is planned add none.
+   */
+  recheckSoon(delayMs?: number): void;
   stop(): Promise<void>;
   health(campaignId: string): Promise<WebhookHealth>;
   /** The uri the webhook must point at. */
@@ -74,6 +81,8 @@ export interface WebhookRegistration {
 }
 
 export const REGISTRATION_INTERVAL_MS = 15 * MINUTE;
+/** How soon after a 503 the webhooks are checked first (the database is usually back within seconds). */
+export const OUTAGE_RECHECK_MS = 30_000;
 
 /**
  * What the campaign's webhook subscribes to: every member trigger, and `posts:publish` for the
@@ -243,6 +252,27 @@ export function createWebhookRegistration(deps: WebhookRegistrationDeps): Webhoo
     return outcome.acquired ? outcome.value : [];
   }
 
+  let soon: NodeJS.Timeout | undefined;
+  let stopped = false;
+
+  function recheckSoon(delayMs = OUTAGE_RECHECK_MS): void {
+    if (soon || stopped) return;
+    soon = setTimeout(() => {
+      void (async () => {
+        let ok = false;
+        try {
+          const results = await ensureAll();
+          ok = results.every((r) => r.state !== 'failed');
+        } catch (error) {
+          logger.warn({ err: error }, 'webhook check after an outage failed; trying again');
+        }
+        soon = undefined;
+        if (!ok) recheckSoon(Math.min(delayMs * 2, REGISTRATION_INTERVAL_MS));
+      })();
+    }, delayMs);
+    soon.unref();
+  }
+
   function tick(): void {
     if (running) return;
     running = ensureAll()
@@ -262,9 +292,13 @@ export function createWebhookRegistration(deps: WebhookRegistrationDeps): Webhoo
       timer = setInterval(tick, intervalMs);
       timer.unref();
     },
+    recheckSoon,
     async stop() {
+      stopped = true;
       if (timer) clearInterval(timer);
+      if (soon) clearTimeout(soon);
       timer = undefined;
+      soon = undefined;
       await running;
     },
     async health(campaignId) {

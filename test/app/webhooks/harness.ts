@@ -49,6 +49,12 @@ export interface InstanceOptions {
   staticSecret?: string;
   logger?: Logger;
   recheckDelayMs?: number;
+  /**
+   * How long a member read for a delivery covers later ones (`MemberRefreshDeps.readWindowMs`).
+   * Default 0 here: the world's clock stands still, so with the product's 5 s every later delivery
+   * for a member would wait for a re-check; the tests of the window set it.
+   */
+  readWindowMs?: number;
   immediateConcurrency?: number;
   /** Job kinds of the caller (the sync subsystem's `campaign-sync`), worked by the same durable queue. */
   jobHandlers?: Record<string, JobHandler>;
@@ -88,6 +94,7 @@ export async function startInstance(world: World, options: InstanceOptions = {})
         accounts: world.accounts,
         campaigns: world.repos.campaigns,
         snapshots: world.repos.snapshots,
+        links: world.repos.links,
         intake: world.intake,
         publicUrl: url,
         staticSecret: options.staticSecret,
@@ -102,6 +109,7 @@ export async function startInstance(world: World, options: InstanceOptions = {})
         clock,
         random: () => 0.5,
         recheckDelayMs: options.recheckDelayMs,
+        readWindowMs: options.readWindowMs ?? 0,
         immediateConcurrency: options.immediateConcurrency,
         lockMs: options.lockMs,
         renewEveryMs: options.renewEveryMs,

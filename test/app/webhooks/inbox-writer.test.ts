@@ -73,7 +73,7 @@ test('a row the database refuses fails only its own delivery; the rest of its ba
   expect((await repo.deliveries()).map((r) => r.body)).toEqual(['{"n":1}', '{"n":3}']);
 });
 
-test('a replay is not stored: the same body again, in the same batch or later, answers null', async () => {
+test('a replay adds no row: the same body again, in the same batch or later, answers the row that holds it', async () => {
   const { repo, store } = countingStore();
   const writer = createInboxWriter(store);
   const together = await Promise.all([
@@ -82,9 +82,9 @@ test('a replay is not stored: the same body again, in the same batch or later, a
     writer.insertDelivery(delivery(2)),
   ]);
   expect(together[0]).toEqual(expect.any(Number));
-  expect(together[1]).toBeNull();
+  expect(together[1]).toBe(together[0]);
   expect(together[2]).toEqual(expect.any(Number));
-  expect(await writer.insertDelivery(delivery(1, undefined, new Date(at.getTime() + 6 * 24 * 60 * 60_000)))).toBeNull();
+  expect(await writer.insertDelivery(delivery(1, undefined, new Date(at.getTime() + 6 * 24 * 60 * 60_000)))).toBe(together[0]);
   expect((await repo.deliveries()).map((r) => r.body)).toEqual(['{"n":1}', '{"n":2}']);
 });
 
@@ -95,8 +95,10 @@ test('a body seen more than 7 days ago is a new delivery again', async () => {
   const later = new Date(at.getTime() + REPLAY_WINDOW_MS + 1000);
   expect(await writer.insertDelivery(delivery(1, undefined, later))).toEqual(expect.any(Number));
   expect(await repo.deliveries()).toHaveLength(2);
-  // …and it starts a new window.
-  expect(await writer.insertDelivery(delivery(1, undefined, new Date(later.getTime() + 1000)))).toBeNull();
+  // …and it starts a new window: a replay in it answers the waiting row, adds none.
+  const again = await writer.insertDelivery(delivery(1, undefined, new Date(later.getTime() + 1000)));
+  expect((await repo.deliveries()).map((r) => r.id)).toContain(again);
+  expect(await repo.deliveries()).toHaveLength(2);
 });
 
 test('a delivery that is not stored is not marked seen either: the service’s retry of it is accepted', async () => {

@@ -113,6 +113,23 @@ test('a paused webhook is un-paused, warned about, counted and a sync queued; th
   expect(world.discord.sandbox.memberRoles(world.guildId, patron.discordUserId)).toEqual([world.roles.gold]);
 });
 
+test('after a 503 a webhook Patreon paused is checked soon, not at the next 15-minute round: un-paused and a sync queued', async () => {
+  await instance.registration.ensure(world.campaignId);
+  const webhook = webhooksOf(world.campaignId)[0]!;
+  // Patreon paused it while the database was away (its deliveries were answered 503).
+  world.patreon.pauseWebhook(webhook.id);
+  world.patreon.resetRequests();
+  // What the receiver's 503 asks for: the database must answer again before the check can run.
+  instance.registration.recheckSoon(50);
+  instance.registration.recheckSoon(50); // a second 503 plans no second check
+  for (let i = 0; i < 200 && webhooksOf(world.campaignId)[0]!.paused; i++) await new Promise((r) => setTimeout(r, 25));
+  expect(webhooksOf(world.campaignId)[0]).toMatchObject({ paused: false });
+  expect(instance.syncRequests).toEqual([{ campaignId: world.campaignId, reason: expect.any(String) }]);
+  await new Promise((r) => setTimeout(r, 200));
+  // One round over the two campaigns: one list of webhooks each, no second round.
+  expect(webhookCalls().filter((c) => c.method === 'GET')).toHaveLength(2);
+});
+
 test('a failing webhook whose address moved is re-pointed and re-enabled in one PATCH; the held event reaches the new address', async () => {
   await instance.registration.ensure(world.campaignId);
   const patron = world.addPatron({ tier: 'bronze' });

@@ -23,6 +23,8 @@ export interface WebhookEndpointDeps {
    * picks the row up anyway.
    */
   onAccepted?(id: number): void | Promise<void>;
+  /** Called after a 503 (the database is away): the webhooks are checked again soon, since Patreon may pause one. */
+  onUnavailable?(): void;
   /**
    * Failed deliveries (no or a wrong signature, an unreadable or compressed body) allowed per address
    * before its requests are refused with 429 unread. Default 30 a minute.
@@ -112,7 +114,9 @@ export const RETRY_AFTER_SECONDS = 30;
  * - verified, but not UTF-8 JSON:API (an empty body included): 400;
  * - larger than 1 MiB: 413, refused on Content-Length before the body is read when it is declared;
  * - compressed (`Content-Encoding` other than identity): 415, unread;
- * - a replay (its body was seen within 7 days): 200, dropped without a read of the service;
+ * - a replay (its body was seen within 7 days): 200, and it re-arms the row holding those bytes (no
+ *   new row): the same bytes can be a change and its undoing, so none is dropped unread; the
+ *   processor reads the service only when the body could change a role;
  * - an address past its budget of failed deliveries ({@link UNVERIFIED_LIMIT}): 429, unread;
  * - the database is away (the secrets cannot be read, or the inbox write failed): 503 with
  *   `Retry-After`, so the service retries the delivery later; never 500, which says the delivery
@@ -184,6 +188,7 @@ export function createWebhookEndpoint(deps: WebhookEndpointDeps): Router {
   const unavailable = (res: Response, error: unknown, what: string, trigger: string | null): void => {
     metrics.webhookDeliveries.inc({ result: 'failed' });
     logger.error({ err: error, trigger }, `webhook delivery ${what}; answering 503 so the service retries`);
+    deps.onUnavailable?.();
     res
       .status(503)
       .set('Retry-After', String(RETRY_AFTER_SECONDS))
@@ -257,8 +262,7 @@ export function createWebhookEndpoint(deps: WebhookEndpointDeps): Router {
         return unavailable(res, error, 'verified but not stored', trigger);
       }
       if (id === null) {
-        // The same bytes were accepted within 7 days: already queued or processed. Acknowledged so the
-        // sender stops, dropped so a replay costs no read of the service (docs/decisions.md §10).
+        // No row holds the delivery (the store answered none): acknowledged, left to the nightly sync.
         metrics.webhookDeliveries.inc({ result: 'replay' });
         logger.debug({ trigger, bodyHash, webhookId: secret.webhookId }, 'webhook delivery is a replay; acknowledged and dropped');
         res.status(200).json({ ok: true, replay: true });

@@ -4,10 +4,14 @@ import type { Logger } from '../../../shared/logger';
 import type { DialectMemory, ServiceDialect } from './dialect';
 
 /**
- * `interactive`: someone waits for it (a webhook re-read, a command, `/link`). `bulk`: the full
- * sync's pages. Interactive requests go first and have a share of every window kept for them.
+ * `interactive`: someone waits for it (a `/link`, a join, a command, a delivery that may change a
+ * role). `confirm`: a read that confirms what is stored (a re-check, a grace period's end).
+ * `bulk`: the full sync's pages. They go in that order; only interactive requests may use the
+ * share of every window kept for them.
  */
-export type RequestPriority = 'interactive' | 'bulk';
+export type RequestPriority = 'interactive' | 'confirm' | 'bulk';
+
+const LANE_ORDER: Readonly<Record<RequestPriority, number>> = { interactive: 0, confirm: 1, bulk: 2 };
 
 /** At most `requests` in any `windowMs`. */
 export interface RateWindow {
@@ -235,7 +239,7 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
 
   /** Releases every waiter that may go now, interactive first; answers the least wait of the others (null: none left). */
   const releaseReady = async (): Promise<number | null> => {
-    queue.sort((a, b) => (a.priority === b.priority ? a.seq - b.seq : a.priority === 'interactive' ? -1 : 1));
+    queue.sort((a, b) => LANE_ORDER[a.priority] - LANE_ORDER[b.priority] || a.seq - b.seq);
     let least: number | null = null;
     for (const w of [...queue]) {
       const windows = windowsOf(w);

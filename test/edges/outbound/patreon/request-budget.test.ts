@@ -108,6 +108,21 @@ describe('request budget (mocked clock)', () => {
     expect(order).toEqual([`interactive @${MINUTE}`, `bulk A @${MINUTE}`, `bulk B @${2 * MINUTE}`]);
   });
 
+  it('three lanes: a role-changing read goes before a confirmation, which goes before the sync pages; only the first uses the reserve', async () => {
+    const b = budgetOn('patreon', { patreon: small(2, 1) });
+    await b.all([b.go('creator:1', 'interactive'), b.go('creator:1', 'interactive')]);
+    const order: string[] = [];
+    const waits = [
+      b.go('creator:1', 'bulk').then((at) => order.push(`bulk @${at}`)),
+      b.go('creator:1', 'confirm').then((at) => order.push(`confirm @${at}`)),
+      b.go('creator:1', 'interactive').then((at) => order.push(`interactive @${at}`)),
+    ];
+    await b.all(waits);
+    // One request a minute may leave the reserve: the interactive read goes first (on the reserve
+    // too), the confirmation takes the next free slot, the page the one after, though it came first.
+    expect(order).toEqual([`interactive @${MINUTE}`, `confirm @${2 * MINUTE}`, `bulk @${3 * MINUTE}`]);
+  });
+
   it("another token's requests do not wait for a full token; the client's window holds them all", async () => {
     const b = budgetOn('patreon', { patreon: small(2, 0, { requests: 3, windowMs: 2_000 }) });
     expect(await b.all([b.go('a', 'interactive'), b.go('a', 'interactive'), b.go('b', 'interactive')])).toEqual([0, 0, 0]);

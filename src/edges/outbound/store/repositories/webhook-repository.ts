@@ -64,10 +64,12 @@ const withoutSecret = {
 export function createWebhookRepository(db: Db, box: SecretBox) {
   /**
    * Writes several deliveries in one statement (one commit), returning for each, in input order, its
-   * inbox id, or null when it is a replay: its body hash was seen within {@link REPLAY_WINDOW_MS}
-   * (before, or earlier in the same batch). The hash is recorded and the row inserted by the same
-   * statement, so a crash can never leave a delivery marked seen but not queued (the service's
-   * retry would then be dropped as a replay). `bigserial` draws the ids row by row in VALUES order.
+   * inbox id. A body first seen is a new row: its hash is recorded and the row inserted by the same
+   * statement, so a crash can never leave a delivery marked seen but not queued. A replay (its body
+   * hash seen within {@link REPLAY_WINDOW_MS}, before or earlier in the batch) is never dropped
+   * unread, since the same bytes can be a change and its undoing (a tier and back): it re-arms the
+   * row that holds those bytes (see {@link rearmReplays}), so replays add no row and the processor
+   * decides from the member's state whether a read is due. `bigserial` draws ids in VALUES order.
    */
   async function insertDeliveries(deliveries: readonly InboxDelivery[]): Promise<Array<number | null>> {
     if (deliveries.length === 0) return [];
@@ -98,7 +100,41 @@ export function createWebhookRepository(db: Db, box: SecretBox) {
         returning id, body_hash`,
     );
     const idOf = new Map(rows.map((r) => [r.body_hash, Number(r.id)]));
-    return deliveries.map((d, i) => (first.get(d.bodyHash) === i ? (idOf.get(d.bodyHash) ?? null) : null));
+    const replays = unique.filter((d) => !idOf.has(d.bodyHash));
+    for (const replay of replays) idOf.set(replay.bodyHash, await rearmReplay(replay));
+    // A second copy within the batch is answered by the first's row: the same bytes, one processing.
+    return deliveries.map((d) => idOf.get(d.bodyHash) ?? null);
+  }
+
+  /**
+   * A replay's row: the finished row holding the same bytes, due again at once (as received now);
+   * the waiting one when it has not been claimed yet (it will read the state of its processing
+   * time, so this copy adds nothing); a new row when the only copy is being worked now (its read
+   * may predate the change these bytes bring back) or was pruned. A waiting row is preferred, then a
+   * finished one, so replays add a row only while every copy of the body is being worked.
+   */
+  async function rearmReplay(d: InboxDelivery): Promise<number> {
+    const [row] = await queryRows<{ id: string | number }>(
+      db,
+      sql`with target as (
+            select id, status, locked_until from webhook_inbox where body_hash = ${d.bodyHash}
+            order by (status = 'pending' and (locked_until is null or locked_until < ${d.receivedAt})) desc, (status <> 'pending') desc, id desc
+            limit 1),
+          rearmed as (
+            update webhook_inbox w set status = 'pending', received_at = ${d.receivedAt}, run_at = ${d.receivedAt}, attempts = 0,
+              locked_until = null, last_error = null, finished_at = null
+            from target where w.id = target.id and target.status <> 'pending'
+            returning w.id),
+          waiting as (
+            select id from target where status = 'pending' and (locked_until is null or locked_until < ${d.receivedAt})),
+          added as (
+            insert into webhook_inbox (received_at, run_at, trigger, campaign_id, body, body_hash)
+            select ${d.receivedAt}::timestamptz, ${d.receivedAt}::timestamptz, ${d.trigger}::text, ${d.campaignId}::text, ${d.body}::text, ${d.bodyHash}::text
+            where not exists (select 1 from rearmed) and not exists (select 1 from waiting)
+            returning id)
+          select id from rearmed union all select id from waiting union all select id from added`,
+    );
+    return Number(row!.id);
   }
 
   return {
