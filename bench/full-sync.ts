@@ -40,6 +40,14 @@ export interface FullSyncBenchmarkOptions {
   postgresUrl?: string;
   /** Only the figures of the second run (the idle sync) and what it read. */
   idleOnly?: boolean;
+  /**
+   * Another built checkout of Tierlink (its root, holding `dist/bench/full-sync-child.js` and its
+   * `package.json`) whose code does the setup and the measured sync, under the same stand-ins and
+   * figures: today's commit beside this one in one run (BENCH_BASELINE_DIR of `npm run bench`).
+   */
+  checkout?: string;
+  /** Put before every row's name (which checkout measured it). */
+  label?: string;
 }
 
 /**
@@ -59,8 +67,8 @@ function duration(seconds: number): string {
 type Row = { name: string; value: string; goal?: string };
 
 /** The node flags `npm start` runs the service with (package.json), so the figures are the service's. */
-function startFlags(): string[] {
-  const manifest = JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { scripts: { start: string } };
+function startFlags(root: string): string[] {
+  const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
   const words = manifest.scripts.start.split(/\s+/);
   return words.slice(words.indexOf('node') + 1).filter((w) => w.startsWith('--'));
 }
@@ -75,8 +83,8 @@ function statementRows(label: string, stats: StatementStats): Row[] {
   ];
 }
 
-function runChild(input: ChildInput, execArgv: string[] = []): Promise<ChildResult> {
-  const script = path.join(__dirname, 'full-sync-child.js');
+function runChild(input: ChildInput, execArgv: string[] = [], checkout?: string): Promise<ChildResult> {
+  const script = checkout ? path.join(checkout, 'dist', 'bench', 'full-sync-child.js') : path.join(__dirname, 'full-sync-child.js');
   if (!existsSync(script)) return Promise.reject(new Error(`${script} is missing: run the benchmark from the build (npm run bench)`));
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...execArgv, script, JSON.stringify(input)], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -102,6 +110,11 @@ function runChild(input: ChildInput, execArgv: string[] = []): Promise<ChildResu
  * another opens it and syncs, so the CPU time and peak RSS are the sync's own.
  */
 export async function runFullSyncBenchmark(options: FullSyncBenchmarkOptions = {}): Promise<Row[]> {
+  const rows = await measureFullSync(options);
+  return options.label ? rows.map((r) => ({ ...r, name: `${options.label}: ${r.name}` })) : rows;
+}
+
+async function measureFullSync(options: FullSyncBenchmarkOptions): Promise<Row[]> {
   const campaignMembers = options.campaignMembers ?? 100_000;
   const linked = options.linked ?? 20_000;
   const guildMembers = options.guildMembers ?? 29_997;
@@ -173,15 +186,15 @@ export async function runFullSyncBenchmark(options: FullSyncBenchmarkOptions = {
       concurrency: options.concurrency ?? 8,
       secondRun: options.secondRun !== false,
     };
-    await runChild({ ...common, mode: 'setup' });
+    await runChild({ ...common, mode: 'setup' }, [], options.checkout);
     // The setup process connected the creator and read the campaign: it learned the dialect (and stored it).
     const learning = patreon.requests();
     const learnedWith = learning.filter((r) => r.status === 400).length;
     patreon.resetRequests();
     serviceClock.advance(61_000);
     discord.resetRequests();
-    const execArgv = options.childExecArgv ?? startFlags();
-    const result = await runChild({ ...common, mode: 'sync' }, execArgv);
+    const execArgv = options.childExecArgv ?? startFlags(options.checkout ?? packageRoot());
+    const result = await runChild({ ...common, mode: 'sync' }, execArgv, options.checkout);
 
     // Counted by the stand-ins themselves, not by the code under test (the first run's only).
     const firstRunEnd = new Date(result.firstRunFinishedAt).getTime();

@@ -40,6 +40,17 @@ function printTable(rows: Array<Row & { section: string }>): void {
   for (const c of cells) console.log(line(c));
 }
 
+/**
+ * BENCH_BASELINE_DIR: another built checkout (e.g. today's main in a second worktree, after
+ * `npm run build:dev` there). The full syncs then run twice, that checkout's code first, so its
+ * figures and this one's come from the same run on the same machine.
+ */
+function beside(run: (options: { checkout?: string; label?: string }) => Promise<Row[]>): () => Promise<Row[]> {
+  const baseline = process.env.BENCH_BASELINE_DIR;
+  if (!baseline) return () => run({});
+  return async () => [...(await run({ checkout: baseline, label: `baseline (${baseline})` })), ...(await run({ label: 'this checkout' }))];
+}
+
 async function main(): Promise<void> {
   const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
   const only = process.argv.slice(2);
@@ -51,8 +62,8 @@ async function main(): Promise<void> {
     { title: 'Webhooks', run: () => runWebhookBenchmarks(postgresUrl ? { postgresUrl } : {}) },
     // member roles from the gateway, interactive before bulk under Discord's member-role bucket.
     { title: 'Discord traffic', run: () => runDiscordTrafficBenchmarks(postgresUrl ? { postgresUrl } : {}) },
-    { title: 'Full sync', run: () => runFullSyncBenchmark() },
-    ...(postgresUrl ? [{ title: 'Full sync on PostgreSQL', run: () => runFullSyncBenchmark({ postgresUrl }) }] : []),
+    { title: 'Full sync', run: beside((o) => runFullSyncBenchmark(o)) },
+    ...(postgresUrl ? [{ title: 'Full sync on PostgreSQL', run: beside((o) => runFullSyncBenchmark({ ...o, postgresUrl })) }] : []),
     {
       title: 'Idle sync of 20,000',
       run: async () => [

@@ -1,6 +1,7 @@
 import {
   type BudgetRow,
   GLOBAL_JITTER_MS,
+  IN_FLIGHT_MS,
   LOCAL_MARGIN_MS,
   PROBE_MS,
   UNLIMITED,
@@ -11,9 +12,11 @@ import {
   createMemoryBudgetStore,
   globalBudgetOf,
   learnInto,
+  placeAfter,
   releaseOf,
   reserveOf,
   takeFrom,
+  takeFromLog,
 } from '../../../../src/edges/outbound/discord/request-budget';
 
 /** The member-role bucket as Discord reports it: 10 per window (docs/discord-api-notes.md §6), here of 10 s. */
@@ -201,6 +204,35 @@ test('a 429 of the global limit fills the sliding log until its Retry-After', as
   expect(await store.take('global', 'interactive', 1, global)).toMatchObject({ granted: 0, waitMs: 500 + WINDOW_MARGIN_MS });
   now = 2_000 + WINDOW_MARGIN_MS;
   expect((await store.take('global', 'interactive', 1, global)).granted).toBe(1);
+});
+
+test('the sliding log stays sorted without sorting: a time goes after its equals, and a take drops what left the window', () => {
+  expect(placeAfter([], 5)).toBe(0);
+  expect(placeAfter([1, 3, 3, 7], 3)).toBe(3);
+  expect(placeAfter([1, 3, 3, 7], 0)).toBe(0);
+  expect(placeAfter([1, 3, 3, 7], 9)).toBe(4);
+  const known = { limit: 3, windowMs: 1_000, counting: 'sliding' as const };
+  // A time blocked ahead of the in-flight ones (a long Retry-After) keeps its place after a take.
+  const taken = takeFromLog([100, 400, 90_000], 1, 1_150, known);
+  expect(taken.times).toEqual([400, 1_150 + IN_FLIGHT_MS, 90_000]);
+  expect(taken.result).toMatchObject({ granted: 1, at: 1_150 + IN_FLIGHT_MS });
+  expect(takeFromLog(taken.times, 1, 1_200, known).result).toMatchObject({ granted: 0, waitMs: 200 });
+});
+
+test('an answer moves its request back into its sorted place in the sliding log, which then frees the window sooner', async () => {
+  let now = 0;
+  const store = createMemoryBudgetStore(() => now);
+  const known = { limit: 2, windowMs: 1_000, counting: 'sliding' as const };
+  const first = await store.take('k', 'bulk', 1, known);
+  now = 10;
+  await store.take('k', 'bulk', 1, known);
+  now = 20;
+  expect(await store.take('k', 'bulk', 1, known)).toMatchObject({ granted: 0, waitMs: IN_FLIGHT_MS - 20 + 1_000 });
+  // The first request was answered at 20: counted from there, the log holds [20, 10 + in flight].
+  await store.answered!('k', first.at!);
+  expect(await store.take('k', 'bulk', 1, known)).toMatchObject({ granted: 0, waitMs: 1_000 });
+  now = 1_021;
+  expect((await store.take('k', 'bulk', 1, known)).granted).toBe(1);
 });
 
 test('a 429 spends the bucket until its Retry-After', () => {
