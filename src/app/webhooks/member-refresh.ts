@@ -85,6 +85,9 @@ export interface MemberRefresh {
  * campaign serves (level-triggered, docs/architecture.md). Re-reads of one member run one at a time, so an
  * older read can never be stored after a newer one in this process.
  */
+/** Distinct delivery contents read at once for one member in one window; more wait for the re-check. */
+const CONTENTS_PER_WINDOW = 8;
+
 export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
   const { logger, clock } = deps;
   const members = createKeyedMutex();
@@ -92,8 +95,11 @@ export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
   const readWindowMs = deps.readWindowMs ?? 5_000;
   /** Reads queued behind a running one and not started yet, by member: a delivery arriving now joins one. */
   const queuedReads = new Map<string, Promise<RefreshOutcome>>();
-  /** When each member was last read for a delivery (pruned past the window, so bounded by the members read within it). */
-  const lastDeliveryRead = new Map<string, number>();
+  /**
+   * When each member was first read for a delivery in the current window, and which deliveries'
+   * contents were read in it (pruned past the window, so bounded by the members read within it).
+   */
+  const lastDeliveryRead = new Map<string, { at: number; contents: Set<string> }>();
 
   async function scheduleRecheck(input: RefreshInput, patreonUserId: string | null, delayMs = recheckDelayMs): Promise<void> {
     await deps.jobs.insert(
@@ -104,26 +110,26 @@ export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
   }
 
   /**
-   * True when the delivery can change no role: its member state equals the stored read for roles,
-   * and any Discord account it names is the one already linked. Then it needs no read.
+   * The stored read, when the delivery says nothing new for roles: its member state equals the
+   * stored read, and any Discord account it names is the one already linked. Then it needs no read.
    */
-  async function changesNothing(input: RefreshInput): Promise<boolean> {
-    if (input.reason !== 'webhook' || input.payload === null || input.trigger === 'members:delete') return false;
+  async function storedReadStands(input: RefreshInput): Promise<{ externalUserId: string | null } | null> {
+    if (input.reason !== 'webhook' || input.payload === null || input.trigger === 'members:delete') return null;
     const parsed = memberFromPayload(input.payload);
-    if (!parsed.ok || parsed.value.memberId !== input.memberId) return false;
+    if (!parsed.ok || parsed.value.memberId !== input.memberId) return null;
     const stored = await deps.snapshots.get(PATREON, input.campaignId, input.memberId);
-    if (!stored || !deliveryMatchesStored(parsed.value, stored)) return false;
+    if (!stored || !deliveryMatchesStored(parsed.value, stored)) return null;
     const named = parsed.value.discordUserId;
     if (named !== null) {
       const link = deps.links && stored.externalUserId ? await deps.links.byExternal(PATREON, stored.externalUserId) : null;
-      if (link?.discordUserId !== named) return false;
+      if (link?.discordUserId !== named) return null;
     }
-    return true;
+    return stored;
   }
 
   function pruneReadTimes(now: number): void {
     if (lastDeliveryRead.size < 1024) return;
-    for (const [key, at] of lastDeliveryRead) if (now - at >= readWindowMs) lastDeliveryRead.delete(key);
+    for (const [key, read] of lastDeliveryRead) if (now - read.at >= readWindowMs) lastDeliveryRead.delete(key);
   }
 
   /**
@@ -184,8 +190,12 @@ export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
   async function refresh(input: RefreshInput): Promise<RefreshOutcome> {
     const { campaignId, memberId } = input;
     const key = `${campaignId}:${memberId}`;
-    if (await changesNothing(input)) {
-      logger.debug({ campaignId, memberId, trigger: input.trigger }, 'delivery changes no role: the stored read stands, no read');
+    const stored = await storedReadStands(input);
+    if (stored) {
+      logger.debug({ campaignId, memberId, trigger: input.trigger }, 'delivery says nothing new: the stored read stands, no read');
+      // Planned again from the stored read (no service read): a process that stored it and died
+      // before its role requests, or a role removed by hand, is put right now, not at night.
+      await deps.intake.reconcile(PATREON, stored.externalUserId, { trigger: input.reason });
       return 'unchanged';
     }
     if (input.reason === 'webhook') {
@@ -206,14 +216,22 @@ export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
     {
       const now = clock.now().getTime();
       if (input.reason === 'webhook') {
+        // A delivery whose contents were read in this window (a replay) waits for the re-check; one
+        // with new contents (a real change right after another) is read now: only the service's
+        // own signed deliveries can say something new, so replays cannot buy reads with it.
+        const contents = JSON.stringify(input.payload);
         const last = lastDeliveryRead.get(key);
-        if (last !== undefined && now - last < readWindowMs) {
-          logger.debug({ campaignId, memberId }, 'member read for a delivery moments ago; a re-check at the window end confirms this one');
-          await scheduleRecheck(input, input.patreonUserId, last + readWindowMs - now);
-          return 'deferred';
+        if (last !== undefined && now - last.at < readWindowMs) {
+          if (last.contents.has(contents) || last.contents.size >= CONTENTS_PER_WINDOW) {
+            logger.debug({ campaignId, memberId }, 'member read for this delivery moments ago; a re-check at the window end confirms it');
+            await scheduleRecheck(input, input.patreonUserId, last.at + readWindowMs - now);
+            return 'deferred';
+          }
+          last.contents.add(contents);
+        } else {
+          pruneReadTimes(now);
+          lastDeliveryRead.set(key, { at: now, contents: new Set([contents]) });
         }
-        pruneReadTimes(now);
-        lastDeliveryRead.set(key, now);
       }
       const client = await deps.accounts.clientForCampaign(campaignId);
       if (!client) {

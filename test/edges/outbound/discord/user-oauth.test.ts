@@ -56,7 +56,7 @@ describe('Discord user OAuth client against the Discord stand-in', () => {
 
     expect(await oauth.currentUser(tokens.value.accessToken)).toEqual({
       ok: true,
-      value: { id: aliceId, username: 'alice', globalName: 'Alice A.' },
+      value: { id: aliceId, username: 'alice', globalName: 'Alice A.', locale: 'en-US' },
     });
     const guilds = await oauth.currentUserGuilds(tokens.value.accessToken);
     expect(guilds).toEqual({ ok: true, value: [{ id: guildId, name: 'Creators', owner: false, permissions: Permission.ManageRoles }] });
