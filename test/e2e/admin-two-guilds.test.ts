@@ -91,7 +91,7 @@ test('each server maps the tiers to its own roles and keeps its own settings', a
   const tiers = (await inSecond('tiers').reply()).content;
   expect(tiers).toContain(`<@&${second.members}> (from /map)`);
   expect(tiers).toContain(`<@&${second.backers}> (from /map)`);
-  expect(tiers).toContain('(its chat_role_ids are roles of **Fan Club**, not of this server)');
+  expect(tiers).toContain('(its Discord roles on Patreon are roles of **Fan Club**, not of this server)');
   expect(tiers).toContain('**Silver** — $5 · 0 patrons\n  • no role in this server — map one with /map tier:Silver');
   expect(tiers).not.toContain('⚠️');
   expect(tiers).not.toContain(e.roles.gold);
