@@ -19,6 +19,7 @@ import { backupFolder, runBackupProcess } from './edges/outbound/store/backup/ba
 import type { Config } from './config';
 import { createDiscordSignIn } from './app/discord-sign-in';
 import { createDiscordAccess, createDiscordUserOAuth } from './edges/outbound/discord';
+import { createPatronMessages } from './app/membership/patron-messages';
 import { type Metrics, createMetrics } from './edges/outbound/observability/metrics';
 import { createCreatorAccounts } from './edges/outbound/patreon/creator-accounts';
 import { type ServiceDialect, keyValueDialectStore } from './edges/outbound/patreon/dialect';
@@ -147,6 +148,16 @@ export function buildServices(options: TierlinkOptions, database: Database) {
 
   const meter = createApiMeter({ discordRest: discord.rest.rest });
   const sources = entitlementSources(repos, clock);
+  // Direct messages to patrons (a declined payment), after their roles are applied.
+  const patronMessages = createPatronMessages({
+    guilds: repos.guilds,
+    campaigns: repos.campaigns,
+    preferences: repos.memberPreferences,
+    records: repos.directMessages,
+    messages: discord.directMessages,
+    clock,
+    logger,
+  });
   const sync = createSync({
     repos,
     discord,
@@ -162,6 +173,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     metrics,
     logger,
     fences: fenceScope,
+    patronMessages,
   });
   // The mod-log and the announcements: posted after the fact from what the rest stored.
   const channels = createChannels({
@@ -300,6 +312,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     fences: { scope: fenceScope, store: fences },
     ...{ permissions, audit, dashboard, channels, retention, joining, backups },
     privacy: createPrivacy({ memberPreferences: repos.memberPreferences, clock }),
+    patronMessages,
     reconciler: sync.reconciler,
     scheduler: sync.scheduler,
     runSync: sync.runSync,
