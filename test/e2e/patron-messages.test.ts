@@ -153,6 +153,33 @@ test('closed DMs (50007) are noted, never retried, and the roles still change', 
   expect(e.discord.memberRoles(e.guildId, userId)).not.toContain(e.roles.silver);
 }, 60_000);
 
+test('a decline the nightly sync finds (its webhook never came) is told after the sync applies; a dry run tells nothing', async () => {
+  const { patronId, userId } = await linkedPatron('Missed Hook');
+  e.clock.advance(11_000);
+  const at = e.clock.now();
+  e.patreon.setMembership(
+    patronId,
+    e.patreon.campaignId,
+    { patronStatus: 'declined_patron', tierIds: [e.tiers.silver], lastChargeDate: at, lastChargeStatus: 'Declined' },
+    { deliver: false },
+  );
+  await e.tierlink.services.runSync({ guildId: e.guildId, dryRun: true, force: false, trigger: 'manual' });
+  await settled();
+  expect(e.discord.directMessages(userId)).toHaveLength(0);
+
+  await e.tierlink.services.runSync({ guildId: e.guildId, dryRun: false, force: false, trigger: 'manual' });
+  await settled();
+  const dms = e.discord.directMessages(userId);
+  expect(dms).toHaveLength(1);
+  expect(dms[0]!.content).toContain(`<t:${Math.floor((at.getTime() + 7 * DAY) / 1000)}:D>`);
+  expect(e.discord.memberRoles(e.guildId, userId)).toContain(e.roles.silver);
+
+  // The next sync finds the same decline: nothing more.
+  await e.tierlink.services.runSync({ guildId: e.guildId, dryRun: false, force: false, trigger: 'manual' });
+  await settled();
+  expect(e.discord.directMessages(userId)).toHaveLength(1);
+}, 60_000);
+
 test('a patron who turned direct messages off with /privacy gets none', async () => {
   const { patronId, userId } = await linkedPatron('Opted Out');
   const reply = await runCommand(e, {

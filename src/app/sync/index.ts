@@ -123,6 +123,7 @@ export function createSync(deps: SyncSubsystemDeps) {
     guildPass,
     applier,
     graceChecks,
+    ...(deps.patronMessages ? { patronMessages: deps.patronMessages } : {}),
     clock,
     metrics,
     logger,
