@@ -97,7 +97,7 @@ test('turning messages to patrons on needs Manage Server, and /settings shows th
   expect(await e.tierlink.services.repos.guilds.patronMessages(e.guildId)).toBe(true);
 });
 
-test('a declined payment sends one direct message with the date the roles go and where to update the payment', async () => {
+test('a declined payment sends one direct message with the date the roles go and where to update the payment; its grace end one more', async () => {
   const { patronId, userId } = await linkedPatron('Dee Clined');
   const at = await decline(patronId);
 
@@ -124,6 +124,18 @@ test('a declined payment sends one direct message with the date the roles go and
   await e.tierlink.services.reconciler.reconcileUser(userId, { trigger: 'webhook' });
   await settled();
   expect(e.discord.directMessages(userId)).toHaveLength(1);
+
+  // The grace period ends without a payment: the role goes, and one more message says so.
+  e.clock.set(new Date(at.getTime() + 7 * DAY + 1000));
+  await e.tierlink.services.reconciler.reconcileMember(e.guildId, userId, { trigger: 'grace' });
+  await settled();
+  expect(e.discord.memberRoles(e.guildId, userId)).not.toContain(e.roles.silver);
+  await e.tierlink.services.reconciler.reconcileMember(e.guildId, userId, { trigger: 'recheck' });
+  await settled();
+  const after = e.discord.directMessages(userId);
+  expect(after).toHaveLength(2);
+  expect(after[1]!.content).toContain('were removed');
+  expect(after[1]!.content).toContain('https://www.patreon.com/settings/memberships');
 }, 60_000);
 
 test('closed DMs (50007) are noted, never retried, and the roles still change', async () => {

@@ -1,9 +1,13 @@
-import { composePaymentDeclined, declinedPayments } from '../../core/patron-messages';
+import { composeGraceEnded, composePaymentDeclined, declinedPayments, endedGraces } from '../../core/patron-messages';
 import type { GuildContext, MemberState } from '../../core/planner/types';
 import type { DirectMessages } from '../../edges/outbound/discord/direct-messages';
 import { PATREON } from '../../edges/outbound/patreon/patreon-source';
 import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
-import type { DirectMessageKey, DirectMessageRepository } from '../../edges/outbound/store/repositories/direct-message-repository';
+import type {
+  DirectMessageKey,
+  DirectMessageKind,
+  DirectMessageRepository,
+} from '../../edges/outbound/store/repositories/direct-message-repository';
 import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
 import type { MemberPreferenceRepository } from '../../edges/outbound/store/repositories/member-preference-repository';
 import type { Clock } from '../../shared/clock';
@@ -25,8 +29,8 @@ export type DeclineMessageOutcome = 'sent' | 'refused' | 'failed' | 'server_off'
 
 /**
  * Direct messages that tell a patron in time (opt-in per server, `/settings patron_messages`; each
- * patron may opt out with `/privacy direct_messages`): when a payment is declined, one message per
- * decline (keyed by the membership and when its payment first failed, claimed in the database
+ * patron may opt out with `/privacy direct_messages`): when a payment is declined, and when its grace
+ * period ends and the roles go, one message of each per decline (keyed by the membership and when its payment first failed, claimed in the database
  * before it is sent, so a redelivered webhook, the grace check, a restart or another instance sends
  * none again). A message Discord refuses (closed DMs, 50007) is recorded and never retried; no
  * message is ever retried. It is sent after the roles are applied and never holds them up
@@ -39,22 +43,27 @@ export function createPatronMessages(deps: PatronMessagesDeps) {
     guildId: string,
     userId: string,
     decline: { campaignId: string; memberId: string; failedSince: Date; graceEndsAt: Date },
+    kind: DirectMessageKind = 'payment_declined',
   ): Promise<DeclineMessageOutcome> {
     if (!(await deps.guilds.patronMessages(guildId))) return 'server_off';
     if (!(await deps.preferences.of(userId)).directMessages) return 'opted_out';
     const key: DirectMessageKey = {
       guildId,
       discordUserId: userId,
-      kind: 'payment_declined',
+      kind,
       subject: `${decline.memberId}:${decline.failedSince.toISOString()}`,
     };
     if (!(await deps.records.claim(key, clock.now()))) return 'already';
     const [serverName, campaign] = await Promise.all([deps.guilds.name(guildId), deps.campaigns.get(decline.campaignId)]);
-    const content = composePaymentDeclined({ serverName, campaignName: campaign?.name ?? null, graceEndsAt: decline.graceEndsAt });
+    const campaignName = campaign?.name ?? null;
+    const content =
+      kind === 'grace_ended'
+        ? composeGraceEnded({ serverName, campaignName })
+        : composePaymentDeclined({ serverName, campaignName, graceEndsAt: decline.graceEndsAt });
     const sent = await deps.messages.send(userId, content);
     if (sent.ok) {
       await deps.records.settle(key, 'sent', null, clock.now());
-      logger.info({ guildId, userId }, 'told a patron of their declined payment');
+      logger.info({ guildId, userId, kind }, 'told a patron of their declined payment');
       return 'sent';
     }
     await deps.records.settle(key, sent.error.kind, sent.error.message, clock.now());
@@ -70,9 +79,14 @@ export function createPatronMessages(deps: PatronMessagesDeps) {
   /** Tells the member of each declined payment this server keeps roles for; resolves when done, never rejects. */
   async function tellDeclines(guild: GuildContext, userId: string, members: readonly MemberState[]): Promise<DeclineMessageOutcome[]> {
     const outcomes: DeclineMessageOutcome[] = [];
-    for (const decline of declinedPayments(guild, members, clock.now(), PATREON)) {
+    const now = clock.now();
+    const due = [
+      ...declinedPayments(guild, members, now, PATREON).map((d) => ({ d, kind: 'payment_declined' as const })),
+      ...endedGraces(guild, members, now, PATREON).map((d) => ({ d, kind: 'grace_ended' as const })),
+    ];
+    for (const { d: decline, kind } of due) {
       try {
-        outcomes.push(await paymentDeclined(guild.guildId, userId, decline));
+        outcomes.push(await paymentDeclined(guild.guildId, userId, decline, kind));
       } catch (error) {
         logger.error({ err: error, guildId: guild.guildId, userId }, 'the direct message of a declined payment failed');
         outcomes.push('failed');
