@@ -23,6 +23,7 @@ import { backupFolder, runBackupProcess } from './edges/outbound/store/backup/ba
 import type { Config } from './config';
 import { createDiscordSignIn } from './app/discord-sign-in';
 import { createDiscordAccess, createDiscordUserOAuth } from './edges/outbound/discord';
+import { createPatronMessages } from './app/membership/patron-messages';
 import { type Metrics, createMetrics } from './edges/outbound/observability/metrics';
 import { createCreatorAccounts } from './edges/outbound/patreon/creator-accounts';
 import { type ServiceDialect, keyValueDialectStore } from './edges/outbound/patreon/dialect';
@@ -161,6 +162,16 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   const meter = createApiMeter({ discordRest: discord.rest.rest });
   const kofiStore = config.kofi.verificationToken ? createKofiPaymentStore(db) : null;
   const sources = entitlementSources(repos, clock, { kofi: kofiStore });
+  // Direct messages to patrons (a declined payment), after their roles are applied.
+  const patronMessages = createPatronMessages({
+    guilds: repos.guilds,
+    campaigns: repos.campaigns,
+    preferences: repos.memberPreferences,
+    records: repos.directMessages,
+    messages: discord.directMessages,
+    clock,
+    logger,
+  });
   const sync = createSync({
     repos,
     discord,
@@ -178,6 +189,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     fences: fenceScope,
     // Bound late: the webhooks are built below, and no job runs before the service starts.
     confirmMember: (discordUserId) => webhooks.confirmMember(discordUserId),
+    patronMessages,
   });
   // Ko-fi's payments (KOFI_VERIFICATION_TOKEN): stored by POST /webhooks/kofi, processed by a job.
   const kofi =
@@ -335,6 +347,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     fences: { scope: fenceScope, store: fences },
     ...{ permissions, audit, dashboard, channels, retention, joining, backups, kofi },
     privacy: createPrivacy({ memberPreferences: repos.memberPreferences, clock }),
+    patronMessages,
     reconciler: sync.reconciler,
     scheduler: sync.scheduler,
     runSync: sync.runSync,

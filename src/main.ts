@@ -234,6 +234,15 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       const grace = options.shutdownGraceMs ?? 10_000;
       const done = await Promise.all([webhooks.stop(grace), services.jobQueue.worker.stop(grace)]);
       if (done.includes(false)) logger.warn('stopped with work in flight; its leases expire and another start picks it up');
+      // Messages to patrons already started are sent (or given up) before the Discord client closes; none starts now.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        services.patronMessages.settled(),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, grace);
+        }),
+      ]);
+      clearTimeout(timer);
       services.discord.scheduler.close();
       await services.accounts.oddValues.flush();
       await closing;

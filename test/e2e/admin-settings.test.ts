@@ -74,6 +74,7 @@ test('/settings without options shows the server’s settings', async () => {
       '• **Mod-log channel** (Tierlink’s role changes, batched): off',
       '• **New-patrons channel** (a welcome when a pledge begins): off',
       '• **New-posts channel** (each new post of the campaign): off',
+      '• **Messages to patrons** (a direct message when a payment is declined, with the date the roles go): off',
       '• **Roles by tenure and amount**: none (set one with rule_role and rule_at_least)',
     ].join('\n'),
   );

@@ -28,11 +28,14 @@ export interface StrictRequest {
   expiresAt: Date;
 }
 
-/** A `/settings` change: the sync settings, and the join page's address (null: back to the default). */
-export type SettingsRequest = SettingsChange & { joinSlug?: string | null };
+/**
+ * A `/settings` change: the sync settings, the join page's address (null: back to the default), and
+ * whether the server sends patrons direct messages (a declined payment; src/app/membership/patron-messages.ts).
+ */
+export type SettingsRequest = SettingsChange & { joinSlug?: string | null; patronMessages?: boolean };
 
 export type SettingsOutcome =
-  | { kind: 'shown'; settings: GuildSettings; channels: GuildChannels; join: JoinLink }
+  | { kind: 'shown'; settings: GuildSettings; channels: GuildChannels; join: JoinLink; patronMessages: boolean }
   | {
       kind: 'changed';
       before: GuildSettings;
@@ -41,12 +44,21 @@ export type SettingsOutcome =
       /** Where an announcement channel's news comes from, or what keeps it from working. */
       notes: string[];
       join: JoinLink;
+      /** Whether the server sends patrons direct messages, as saved. */
+      patronMessages: boolean;
       followUp: Promise<GuildApplyOutcome> | null;
       /** Strict mode was asked for too: saved only once confirmed. */
       strict: StrictRequest | null;
     }
   /** Only strict mode was asked for: nothing is saved until it is confirmed. */
-  | { kind: 'strict_pending'; settings: GuildSettings; channels: GuildChannels; join: JoinLink; strict: StrictRequest }
+  | {
+      kind: 'strict_pending';
+      settings: GuildSettings;
+      channels: GuildChannels;
+      join: JoinLink;
+      patronMessages: boolean;
+      strict: StrictRequest;
+    }
   | { kind: 'invalid'; problems: string[] }
   /** The person asking may not manage a role the change concerns; nothing was saved. */
   | { kind: 'not_allowed'; problems: string[] };
@@ -158,13 +170,20 @@ export function createSettingsService(deps: SettingsServiceDeps) {
   return {
     async apply(actor: Actor, request: SettingsRequest, channelChange: ChannelChange = {}): Promise<SettingsOutcome> {
       const { guildId } = actor;
-      const { joinSlug, ...change } = request;
+      const { joinSlug, patronMessages, ...change } = request;
       const before = await deps.guilds.settings(guildId);
       const channelsBefore = await deps.channels.current(guildId);
+      const messagesBefore = await deps.guilds.patronMessages(guildId);
       const keys = (Object.keys(change) as Array<keyof GuildSettings>).filter((k) => change[k] !== undefined);
       const channelChanges = channelKeys(channelChange);
-      if (keys.length === 0 && joinSlug === undefined && channelChanges.length === 0)
-        return { kind: 'shown', settings: before, channels: channelsBefore, join: await deps.joinLinks.linkOf(guildId) };
+      if (keys.length === 0 && joinSlug === undefined && patronMessages === undefined && channelChanges.length === 0)
+        return {
+          kind: 'shown',
+          settings: before,
+          channels: channelsBefore,
+          join: await deps.joinLinks.linkOf(guildId),
+          patronMessages: messagesBefore,
+        };
       const next = applySettingsChange(before, change);
       if (!next.ok) return { kind: 'invalid', problems: next.error.map(inOptionNames) };
 
@@ -187,6 +206,12 @@ export function createSettingsService(deps: SettingsServiceDeps) {
             `${weaker.join('; ').replace(/^./, (c) => c.toUpperCase())} protects members and the server less: only the server owner or an administrator can do that. **Fix:** Ask the server owner or someone with Administrator.`,
           );
         }
+      }
+      // Messages to patrons speak for the server to its members: the server's managers decide.
+      if (patronMessages !== undefined && patronMessages !== messagesBefore && !hasPermission(view.authority, Permission.ManageGuild)) {
+        notAllowed.push(
+          `Turning messages to patrons ${patronMessages ? 'on' : 'off'} needs the Manage Server permission. **Fix:** Ask someone with Manage Server, the server owner or an administrator.`,
+        );
       }
       for (const [key, label] of [
         ['formerPatronRoleId', 'former-patron role'],
@@ -235,9 +260,11 @@ export function createSettingsService(deps: SettingsServiceDeps) {
       join ??= await deps.joinLinks.linkOf(guildId);
       const saved = strictOn ? { ...next.value, strict: before.strict } : next.value;
       const others = (Object.keys(saved) as Array<keyof GuildSettings>).some((k) => saved[k] !== before[k]);
-      if (strict && !others && joinSlug === undefined && channelChanges.length === 0)
-        return { kind: 'strict_pending', settings: before, channels: channelsBefore, join, strict };
+      const messagesChange = patronMessages !== undefined && patronMessages !== messagesBefore;
+      if (strict && !others && joinSlug === undefined && !messagesChange && channelChanges.length === 0)
+        return { kind: 'strict_pending', settings: before, channels: channelsBefore, join, patronMessages: messagesBefore, strict };
       if (others) await deps.guilds.saveSettings(guildId, saved);
+      if (messagesChange) await deps.guilds.setPatronMessages(guildId, patronMessages);
       for (const key of ['formerPatronRoleId', 'followerRoleId', 'joinerRoleId'] as const) {
         const roleId = saved[key] ?? null;
         if (roleId && roleId !== (before[key] ?? null)) await deps.allowances.allowNamed(view, roleId);
@@ -246,9 +273,24 @@ export function createSettingsService(deps: SettingsServiceDeps) {
         channelChanges.length > 0
           ? await deps.channels.save(guildId, channelsBefore, channelChange)
           : { channels: channelsBefore, notes: [] };
-      const changedKeys = [...keys, ...(joinSlug === undefined ? [] : ['joinSlug']), ...channelChanges];
+      const changedKeys = [
+        ...keys,
+        ...(joinSlug === undefined ? [] : ['joinSlug']),
+        ...(patronMessages === undefined ? [] : ['patronMessages']),
+        ...channelChanges,
+      ];
       logger.info({ guildId, userId: actor.userId, keys: changedKeys }, 'settings changed');
-      return { kind: 'changed', before, settings: saved, channels, notes, join, followUp: save(actor, before, saved), strict };
+      return {
+        kind: 'changed',
+        before,
+        settings: saved,
+        channels,
+        notes,
+        join,
+        patronMessages: patronMessages ?? messagesBefore,
+        followUp: save(actor, before, saved),
+        strict,
+      };
     },
 
     /** The actor confirms turning strict mode on, with the token {@link apply} handed them. */

@@ -14,6 +14,7 @@ import type { GuildPass } from './guild-pass';
 import type { GraceChecks } from './grace-checks';
 import type { RoleApplier } from './role-applier';
 import { type GuildRun, createGuildSync } from './guild-sync';
+import type { PatronMessages } from '../membership/patron-messages';
 
 export interface FullSyncOptions {
   trigger: SyncTrigger;
@@ -54,6 +55,8 @@ export interface FullSyncDeps {
   guildPass: GuildPass;
   applier: Pick<RoleApplier, 'applyMany' | 'adopt'>;
   graceChecks: Pick<GraceChecks, 'schedule'>;
+  /** Direct messages to patrons after the apply (a declined payment the sync found); none when absent. */
+  patronMessages?: Pick<PatronMessages, 'afterApply'>;
   /**
    * Hands the guilds of a run over to other instances once the campaign pass is done (see
    * src/app/sync/guild-spread.ts); true when it took them, and this run then syncs none itself.

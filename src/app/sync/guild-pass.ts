@@ -35,6 +35,8 @@ export interface GuildPassInput {
   pendingLinks: ReadonlyMap<string, string>;
   /** Filled with the members planned inside a grace period, and when it ends (see `grace-checks.ts`). */
   graceEnds: GraceEnd[];
+  /** When given: filled with the members with a declined payment, and their states (told after the apply, src/app/membership/patron-messages.ts). */
+  declines?: Array<{ userId: string; members: MemberState[] }>;
   /** Also plan the roles linked members already hold that Tierlink would grant ({@link adoptions}). */
   adopt?: boolean;
   /** After each page, with the members read so far. */
@@ -92,6 +94,8 @@ export function createGuildPass(deps: GuildPassDeps) {
             const members = (states.get(m.userId) ?? []).filter((state) => !stale(state));
             const graceEnd = graceEndOf(guild, m.userId, members, now);
             if (graceEnd) input.graceEnds.push(graceEnd);
+            if (input.declines && members.some((state) => state.standing === 'payment_failed'))
+              input.declines.push({ userId: m.userId, members });
             const planned = planUser({
               guild,
               userId: m.userId,

@@ -1,5 +1,5 @@
 import { shouldHoldRemovals } from '../../core/planner';
-import type { GuildContext } from '../../core/planner/types';
+import type { GuildContext, MemberState } from '../../core/planner/types';
 import { type GuildSyncReport, type PlannedMember, type SyncTrigger, changeLines } from '../../core/sync-report';
 import { emptyGuildReport } from '../../core/empty-guild-report';
 import type { Metrics } from '../../edges/outbound/observability/metrics';
@@ -16,6 +16,7 @@ import type { GuildPass } from './guild-pass';
 import type { GraceChecks, GraceEnd } from './grace-checks';
 import { type RoleApplier, type Trigger, auditEntry } from './role-applier';
 import type { RunProgress } from './sync-progress';
+import type { PatronMessages } from '../membership/patron-messages';
 
 /** Changes a guild's report lists (all are counted); the audit log keeps every one. */
 export const LISTED_CHANGES = 1000;
@@ -28,6 +29,8 @@ export interface GuildSyncDeps {
   guildPass: GuildPass;
   applier: Pick<RoleApplier, 'applyMany' | 'adopt'>;
   graceChecks: Pick<GraceChecks, 'schedule'>;
+  /** Direct messages to patrons after the apply (a declined payment the sync found); none when absent. */
+  patronMessages?: Pick<PatronMessages, 'afterApply'>;
   meter?: ApiMeter;
   clock: Clock;
   metrics: Pick<Metrics, 'roleChanges'>;
@@ -100,6 +103,7 @@ export function createGuildSync(deps: GuildSyncDeps) {
       });
       let pending: PlannedMember[] = [];
       const graceEnds: GraceEnd[] = [];
+      const declines: Array<{ userId: string; members: MemberState[] }> = [];
       const plannedAt = clock.now();
       let context: GuildContext | null = null;
       try {
@@ -112,6 +116,7 @@ export function createGuildSync(deps: GuildSyncDeps) {
             campaigns: run.campaigns,
             pendingLinks: run.pendingLinks,
             graceEnds,
+            ...(deps.patronMessages && !dryRun ? { declines } : {}),
             adopt: options.adopt === true,
             onPage: (r) =>
               progress.members(
@@ -218,6 +223,15 @@ export function createGuildSync(deps: GuildSyncDeps) {
           await deps.graceChecks.schedule(graceEnds);
         } catch (error) {
           logger.error({ err: error, guildId }, 'full sync: the checks at the end of grace periods could not be scheduled');
+        }
+        // After the roles: each declined payment's message, started and not awaited (it never holds up the sync).
+        const guild = context;
+        for (const d of guild ? declines : []) {
+          try {
+            if (guild) deps.patronMessages?.afterApply(guild, d.userId, d.members);
+          } catch (error) {
+            logger.error({ err: error, guildId, userId: d.userId }, 'full sync: a message to a patron could not be started');
+          }
         }
         if (report.held) {
           try {

@@ -13,6 +13,7 @@ import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import { MemberIntake } from '../membership/member-intake';
 import { MemberStates } from '../membership/member-states';
+import type { PatronMessages } from '../membership/patron-messages';
 import type { ApiMeter } from './api-meter';
 import { createCampaignPass } from './campaign-pass';
 import { createFullSync } from './full-sync';
@@ -56,6 +57,8 @@ export interface SyncSubsystemDeps {
   concurrency?: number;
   /** Discord member page size of the guild pass, 1..1000; 1000 when absent. */
   guildPageSize?: number;
+  /** Direct messages to patrons after a member's roles are applied (src/app/membership/patron-messages.ts); none when absent. */
+  patronMessages?: Pick<PatronMessages, 'afterApply'>;
   /** Live instances (the instance table): with several, the nightly sync's guilds are spread over them. */
   liveInstances?(): Promise<number>;
   /** The fence of the work under way, checked where the role applier records grants (docs/outages-and-fencing.md). */
@@ -94,6 +97,7 @@ export function createSync(deps: SyncSubsystemDeps) {
     memberRoles: discord.memberRoles,
     applier,
     graceChecks,
+    ...(deps.patronMessages ? { patronMessages: deps.patronMessages } : {}),
     clock,
     logger,
   });
@@ -124,6 +128,7 @@ export function createSync(deps: SyncSubsystemDeps) {
     guildPass,
     applier,
     graceChecks,
+    ...(deps.patronMessages ? { patronMessages: deps.patronMessages } : {}),
     clock,
     metrics,
     logger,

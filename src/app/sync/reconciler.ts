@@ -5,13 +5,14 @@ import type { MemberListRepository } from '../../edges/outbound/store/repositori
 import type { MemberRoles } from '../../edges/outbound/discord/member-roles';
 import type { MemberStates } from '../membership/member-states';
 import { type PlannedUser, planUser } from '../../core/planner';
-import type { MemberState } from '../../core/planner/types';
+import type { GuildContext, MemberState } from '../../core/planner/types';
 import type { MemberAddProblem } from '../../edges/outbound/discord/member-adder';
 import type { Admit, ApplyResult, RoleApplier, Trigger } from './role-applier';
 import type { Clock } from '../../shared/clock';
 import type { GuildContextLoader } from './guild-context';
 import { type GraceChecks, type GraceEnd, graceEndOf } from './grace-checks';
 import type { Logger } from '../../shared/logger';
+import type { PatronMessages } from '../membership/patron-messages';
 
 export interface ReconcileOptions {
   trigger: Trigger;
@@ -47,6 +48,8 @@ export interface ReconcilerDeps {
   memberRoles: MemberRoles;
   applier: Pick<RoleApplier, 'withMember' | 'apply' | 'join'>;
   graceChecks: Pick<GraceChecks, 'schedule'>;
+  /** Direct messages to the member after their roles are applied (a declined payment); started, never awaited. */
+  patronMessages?: Pick<PatronMessages, 'afterApply'>;
   /** Who is in the server, for the Members page: a reconcile learns it for one member. */
   memberList?: Pick<MemberListRepository, 'present'>;
   clock: Clock;
@@ -85,6 +88,14 @@ export function createReconciler(deps: ReconcilerDeps) {
     }
   }
 
+  function tellMember(guild: GuildContext, discordUserId: string, members: readonly MemberState[]): void {
+    try {
+      deps.patronMessages?.afterApply(guild, discordUserId, members);
+    } catch (error) {
+      deps.logger.error({ err: error, guildId: guild.guildId, userId: discordUserId }, 'messages to the member could not be started');
+    }
+  }
+
   /** What a member's plan is made from: the guild, their link and snapshots, their roles now and our grants. */
   async function gather(guildId: string, discordUserId: string, options: ReconcileOptions, known?: UserState) {
     const [guild, { members, linked }, roleIds, ledger] = await Promise.all([
@@ -117,6 +128,8 @@ export function createReconciler(deps: ReconcilerDeps) {
     });
     const result = options.dryRun ? null : await deps.applier.apply(planned.plan, options.trigger);
     if (!options.dryRun && roleIds !== null) await scheduleGraceEnd(graceEndOf(guild, discordUserId, members, deps.clock.now()));
+    // After the roles: a message never holds up, nor fails, a role change.
+    if (!options.dryRun && roleIds !== null) tellMember(guild, discordUserId, members);
     if (!options.dryRun && (members.length > 0 || ledger.length > 0)) {
       await deps.memberList?.present(guildId, discordUserId, null, deps.clock.now(), roleIds !== null);
     }

@@ -38,9 +38,12 @@ export const ApiErrors = {
   alreadyAcknowledged: () => new DiscordApiError(400, 40060, 'Interaction has already been acknowledged.'),
   missingAccess: () => new DiscordApiError(403, 50001, 'Missing Access'),
   emptyMessage: () => new DiscordApiError(400, 50006, 'Cannot send an empty message'),
+  /** The user does not take direct messages from this bot (closed DMs, no shared server, a block). */
+  cannotMessageUser: () => new DiscordApiError(403, 50007, 'Cannot send messages to this user'),
   nonTextChannel: () => new DiscordApiError(400, 50008, 'Cannot send messages in a non-text channel'),
   missingPermissions: () => new DiscordApiError(403, 50013, 'Missing Permissions'),
   /** Bad, expired or revoked user token, one without `guilds.join`, of another user or another application. */
+  invalidRecipients: () => new DiscordApiError(400, 50033, 'Invalid Recipient(s)'),
   invalidOAuthToken: () => new DiscordApiError(403, 50025, 'Invalid OAuth2 access token'),
   invalidWebhookToken: () => new DiscordApiError(401, 50027, 'Invalid Webhook Token'),
   invalidJson: () => new DiscordApiError(400, 50109, 'The request body contains invalid JSON.'),

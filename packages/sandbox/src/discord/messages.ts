@@ -191,6 +191,11 @@ type Dispatch = (event: string, data: Record<string, unknown>, intent: number, g
  */
 export class MessageStore {
   private readonly byChannel = new Map<string, PostedMessage[]>();
+  /** Direct-message channels: channel → the user, and each user's one channel with the bot. */
+  private readonly dmRecipients = new Map<string, string>();
+  private readonly dmChannelOf = new Map<string, string>();
+  /** Users who take no direct message from the bot: a message to them is answered 50007. */
+  private readonly closedDms = new Set<string>();
   private readonly listeners = new Set<MessageListener>();
   private readonly waiters = new Waiters();
 
@@ -203,6 +208,66 @@ export class MessageStore {
   messages(channelId: string): PostedMessage[] {
     this.core.state.requireChannel(channelId);
     return (this.byChannel.get(channelId) ?? []).map((m) => structuredClone(m));
+  }
+
+  /** The bot's direct messages to the user, oldest first (none when it never opened a DM channel with them). */
+  directMessages(userId: string): PostedMessage[] {
+    const channelId = this.dmChannelOf.get(userId);
+    return channelId ? (this.byChannel.get(channelId) ?? []).map((m) => structuredClone(m)) : [];
+  }
+
+  /** Closes (or opens again) the user's direct messages to the bot: a message is then answered 403 50007, as Discord does. */
+  setDirectMessagesClosed(userId: string, closed: boolean): void {
+    if (closed) this.closedDms.add(userId);
+    else this.closedDms.delete(userId);
+  }
+
+  /** `POST /users/@me/channels`: the one DM channel with the recipient, opened on first use (opening one to a closed user succeeds). */
+  private openDm(rawBody: unknown): RouteResult {
+    const body = object(rawBody ?? {}, '_');
+    const recipient = body.recipient_id;
+    if (typeof recipient !== 'string' || recipient === '') fail('recipient_id', 'BASE_TYPE_REQUIRED', 'This field is required');
+    const user = this.core.state.users.get(recipient);
+    if (!user) throw ApiErrors.invalidRecipients();
+    let channelId = this.dmChannelOf.get(recipient);
+    if (!channelId) {
+      channelId = this.nextId();
+      this.dmChannelOf.set(recipient, channelId);
+      this.dmRecipients.set(channelId, recipient);
+    }
+    return { status: 200, body: { id: channelId, type: 1, last_message_id: null, flags: 0, recipients: [userJson(user)] } };
+  }
+
+  /** A message in a DM channel: 50007 when the user's DMs are closed; mentions ping nobody else. */
+  private createDirect(channelId: string, recipient: string, rawBody: unknown): RouteResult {
+    if (this.closedDms.has(recipient)) throw ApiErrors.cannotMessageUser();
+    const body = object(rawBody ?? {}, '_');
+    const content = body.content ?? null;
+    if (content !== null) {
+      if (typeof content !== 'string') fail('content', 'BASE_TYPE_STRING', 'Must be a string.');
+      if ([...content].length > 2000) tooLong('content', 2000);
+    }
+    const embeds = validateEmbeds(body.embeds);
+    validateAllowedMentions(body.allowed_mentions);
+    if ((content === null || content === '') && embeds.length === 0) throw ApiErrors.emptyMessage();
+    const message: PostedMessage = {
+      id: this.nextId(),
+      channelId,
+      guildId: '',
+      content: content ?? '',
+      embeds,
+      components: [],
+      flags: 0,
+      allowedMentions: body.allowed_mentions === undefined ? null : structuredClone(body.allowed_mentions as Record<string, unknown>),
+      mentions: { users: [], roles: [], everyone: false },
+      nonce: typeof body.nonce === 'string' || typeof body.nonce === 'number' ? String(body.nonce) : null,
+      at: this.core.clock.now(),
+    };
+    const kept = this.byChannel.get(channelId) ?? [];
+    kept.push(message);
+    if (kept.length > KEPT_PER_CHANNEL) kept.shift();
+    this.byChannel.set(channelId, kept);
+    return { status: 200, body: this.json(message, false) };
   }
 
   waitForMessage(channelId: string, options: WaitForMessageOptions = {}): Promise<PostedMessage> {
@@ -231,6 +296,8 @@ export class MessageStore {
   }
 
   private create(channelId: string, rawBody: unknown): RouteResult {
+    const recipient = this.dmRecipients.get(channelId);
+    if (recipient !== undefined) return this.createDirect(channelId, recipient, rawBody);
     const { state } = this.core;
     const { guild, channel } = this.access(channelId);
     const bits = state.channelPermissions(guild, channel, state.botUser.id);
@@ -338,6 +405,14 @@ export class MessageStore {
   routes(): RouteDefinition[] {
     const authed = { auth: 'bot', global: true } as const;
     return [
+      {
+        ...authed,
+        method: 'POST',
+        template: '/users/@me/channels',
+        bucket: 'user-channels',
+        major: [],
+        handle: (ctx) => this.openDm(ctx.body),
+      },
       {
         ...authed,
         method: 'POST',

@@ -154,6 +154,10 @@ export interface DiscordSandbox {
   deleteChannel(channelId: string): void;
   /** Messages the bot posted in the channel, oldest first. */
   messages(channelId: string): PostedMessage[];
+  /** The bot's direct messages to the user, oldest first. */
+  directMessages(userId: string): PostedMessage[];
+  /** Closes (or opens) the user's DMs to the bot: a DM is then answered 403 50007 "Cannot send messages to this user". */
+  setDirectMessagesClosed(userId: string, closed: boolean): void;
   /** Resolves with the first message in the channel `where` accepts (any when absent), posted before or after the call. */
   waitForMessage(channelId: string, options?: WaitForMessageOptions): Promise<PostedMessage>;
   /** A moderator's change of a member's whole role list, logged with `via: 'hand'`. */
@@ -447,6 +451,8 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
     updateChannel: (channelId, patch) => state.updateChannel(channelId, patch),
     deleteChannel: (channelId) => state.deleteChannel(channelId),
     messages: (channelId) => messageStore.messages(channelId),
+    directMessages: (userId) => messageStore.directMessages(userId),
+    setDirectMessagesClosed: (userId, closed) => messageStore.setDirectMessagesClosed(userId, closed),
     waitForMessage: (channelId, o) => messageStore.waitForMessage(channelId, o),
     setMemberRolesByHand(guildId, userId, roleIds) {
       if (roleIds.includes(guildId)) throw new SandboxUsageError('@everyone is implicit and never listed in a member');

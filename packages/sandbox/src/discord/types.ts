@@ -85,6 +85,7 @@ export type RateLimitRoute =
   | 'gateway'
   | 'user'
   | 'user-guilds'
+  | 'user-channels'
   | 'application'
   | 'guild'
   | 'roles'

@@ -200,3 +200,45 @@ describe('POST /channels/{id}/messages', () => {
     expect((channels.body as Array<{ name: string }>).map((c) => c.name)).toEqual(['general', 'patrons']);
   });
 });
+
+describe('direct messages: POST /users/@me/channels, then POST /channels/{id}/messages', () => {
+  let sandbox: DiscordSandbox;
+  let guildId: string;
+
+  beforeEach(async () => {
+    sandbox = await createDiscordSandbox();
+    ({ guildId } = sandbox.createGuild({ botPermissions: POSTING }));
+  });
+
+  afterEach(async () => {
+    await sandbox.close();
+  });
+
+  const open = (recipientId: unknown) => call(sandbox, 'POST', '/users/@me/channels', { body: { recipient_id: recipientId } });
+
+  it('opens one DM channel per user and keeps what the bot sends there', async () => {
+    const { userId } = sandbox.addMember(guildId, { username: 'pat' });
+    const first = await open(userId);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ type: 1, recipients: [{ id: userId }] });
+    const channelId = (first.body as { id: string }).id;
+    expect(((await open(userId)).body as { id: string }).id).toBe(channelId);
+    const sent = await call(sandbox, 'POST', `/channels/${channelId}/messages`, {
+      body: { content: 'hello', allowed_mentions: { parse: [] } },
+    });
+    expect(sent.status).toBe(200);
+    expect(sandbox.directMessages(userId).map((m) => m.content)).toEqual(['hello']);
+    expect(codeOf(await call(sandbox, 'POST', `/channels/${channelId}/messages`, { body: {} }))).toBe(50006);
+  });
+
+  it('answers 403 50007 to a user whose DMs are closed (the channel still opens), and 50033 to an unknown user', async () => {
+    const { userId } = sandbox.addMember(guildId, { username: 'closed' });
+    sandbox.setDirectMessagesClosed(userId, true);
+    const channelId = ((await open(userId)).body as { id: string }).id;
+    const refused = await call(sandbox, 'POST', `/channels/${channelId}/messages`, { body: { content: 'hello' } });
+    expect([refused.status, refused.body]).toEqual([403, { message: 'Cannot send messages to this user', code: 50007 }]);
+    expect(sandbox.directMessages(userId)).toEqual([]);
+    expect(codeOf(await open('1234567890123456789'))).toBe(50033);
+    expect(codeOf(await open(undefined))).toBe(50035);
+  });
+});

@@ -68,6 +68,8 @@ export const de: Catalogue<EnglishCatalogue> = {
   'command.settings.rule_role': 'Eine Rolle für langjährige Mitglieder oder hohe Beträge (mit rule_at_least)',
   'command.settings.rule_at_least': 'Für rule_role: „6 months“ Mitgliedschaft oder ein Monatsbetrag wie „20“',
   'command.settings.clear_rule_role': 'Keine Rolle mehr nach Dauer oder Betrag vergeben',
+  'command.settings.patron_messages':
+    'Mitgliedern eine Direktnachricht senden, wenn eine Zahlung abgelehnt wird (braucht Server verwalten)',
   'command.sync': 'Gleicht jetzt die Rollen aller Mitglieder ab (oder zeigt den Plan)',
   'command.sync.dry_run': 'Nur zeigen, was sich ändern würde',
   'command.sync.force': 'Entfernungen auch über der Schutzgrenze ausführen',

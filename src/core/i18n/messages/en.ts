@@ -67,6 +67,7 @@ export const en = {
   'command.settings.rule_role': 'A role for patrons of long standing or of a high amount (with rule_at_least)',
   'command.settings.rule_at_least': 'For rule_role: "6 months" of patronage, or an amount a month such as "20"',
   'command.settings.clear_rule_role': 'Stop giving a role by tenure or amount',
+  'command.settings.patron_messages': 'Send patrons a direct message when a payment is declined (needs Manage Server)',
   'command.sync': 'Sync every member’s roles now (or preview the plan)',
   'command.sync.dry_run': 'Only show what would change',
   'command.sync.force': 'Apply removals even above the mass-removal guard',

@@ -68,6 +68,7 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'command.settings.rule_role': 'Un rol para miembros veteranos o de importe alto (con rule_at_least)',
   'command.settings.rule_at_least': 'Para rule_role: «6 months» de membresía, o un importe al mes como «20»',
   'command.settings.clear_rule_role': 'Deja de dar un rol por antigüedad o importe',
+  'command.settings.patron_messages': 'Enviar un mensaje directo a los miembros si se rechaza un pago (requiere Gestionar servidor)',
   'command.sync': 'Sincroniza ya los roles de todos los miembros (o muestra el plan)',
   'command.sync.dry_run': 'Solo muestra lo que cambiaría',
   'command.sync.force': 'Aplica las retiradas aunque superen el límite de seguridad',

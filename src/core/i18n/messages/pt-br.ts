@@ -68,6 +68,7 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'command.settings.rule_role': 'Um cargo para membros antigos ou de valor alto (com rule_at_least)',
   'command.settings.rule_at_least': 'Para rule_role: "6 months" de assinatura, ou um valor por mês como "20"',
   'command.settings.clear_rule_role': 'Parar de dar um cargo por tempo ou valor',
+  'command.settings.patron_messages': 'Enviar mensagem direta aos membros quando um pagamento for recusado (requer Gerenciar servidor)',
   'command.sync': 'Sincroniza agora os cargos de todos os membros (ou mostra o plano)',
   'command.sync.dry_run': 'Só mostrar o que mudaria',
   'command.sync.force': 'Aplicar as remoções mesmo acima do limite de segurança',

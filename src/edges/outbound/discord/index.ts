@@ -12,6 +12,7 @@ import { createRequestScheduler } from './request-scheduler';
 import { createMemberAdder } from './member-adder';
 import { createRoleWriter } from './role-writer';
 import { createChannelMessages } from './channel-messages';
+import { createDirectMessages } from './direct-messages';
 
 export { createRest } from './create-rest';
 export type { CreateRestOptions, RestCallEvent, RestHandle, RestRateLimitEvent, RestStats } from './create-rest';
@@ -29,6 +30,8 @@ export type { DiscordUser, DiscordUserOAuth, DiscordUserOAuthOptions, UserGuild,
 export type { ApplicationInfo } from './application-info';
 export type { GuildSnapshot, GuildSnapshotCache } from './guild-snapshot-cache';
 export { createChannelMessages } from './channel-messages';
+export { createDirectMessages } from './direct-messages';
+export type { DirectMessages } from './direct-messages';
 export type { ChannelMessages, GuildChannel, OutgoingMessage, PostFailure, PostedMessage } from './channel-messages';
 export { createMemberRoleCache, listingThroughCache } from './member-roles';
 export type { GatewaySessionFeed, MemberRoleCache, MemberRoles, MemberRoleStats } from './member-roles';
@@ -106,8 +109,10 @@ export function createDiscordAccess(options: DiscordAccessOptions) {
   const members = createMemberAdder({ rest: rest.rest, cache: snapshots, ...(logger ? { logger } : {}) });
   // The mod-log and the announcements (src/app/channels) post through the same client.
   const channels = createChannelMessages({ rest: rest.rest });
+  // Direct messages to patrons (src/app/membership/patron-messages.ts), in the bulk lane.
+  const directMessages = createDirectMessages({ rest: rest.rest, scheduler });
   const application = createApplicationInfo({ rest: rest.rest, clock });
-  return { rest, directory, snapshots, memberRoles, scheduler, writer, members, channels, application };
+  return { rest, directory, snapshots, memberRoles, scheduler, writer, members, channels, directMessages, application };
 }
 
 export type DiscordAccess = ReturnType<typeof createDiscordAccess>;

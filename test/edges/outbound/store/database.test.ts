@@ -27,6 +27,7 @@ test('migrations create every table and a second run changes nothing', async () 
     'comps',
     'creator_credentials',
     'dashboard_sessions',
+    'direct_messages',
     'discord_budget',
     'guild_campaigns',
     'guild_presence',

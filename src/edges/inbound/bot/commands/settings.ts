@@ -103,7 +103,13 @@ export function renderChannels(c: GuildChannels): string[] {
   });
 }
 
-export function renderSettings(s: GuildSettings, join: JoinLink, channels?: GuildChannels, rules?: readonly RuleRole[]): string {
+export function renderSettings(
+  s: GuildSettings,
+  join: JoinLink,
+  channels?: GuildChannels,
+  rules?: readonly RuleRole[],
+  patronMessages?: boolean,
+): string {
   return [
     `• **Grace period** after a declined payment: ${s.graceDays} day${s.graceDays === 1 ? '' : 's'}`,
     `• **Mode**: ${s.mode === 'stack' ? 'stack (every entitled tier’s roles)' : 'highest (only the highest tier’s roles)'}`,
@@ -116,6 +122,11 @@ export function renderSettings(s: GuildSettings, join: JoinLink, channels?: Guil
     `• **Who may join there**: ${s.joinNonPatrons ? 'anyone with a Patreon account' : 'patrons whose tier gives a role here'}`,
     `• **Joiner role** (joined without a tier role): ${s.joinerRoleId ? roleMention(s.joinerRoleId) : 'none'}`,
     ...(channels ? renderChannels(channels) : []),
+    ...(patronMessages === undefined
+      ? []
+      : [
+          `• **Messages to patrons** (a direct message when a payment is declined, with the date the roles go): ${patronMessages ? 'on (each patron can turn them off with /privacy)' : 'off'}`,
+        ]),
     ...(rules
       ? [
           `• **Roles by tenure and amount**: ${rules.length === 0 ? 'none (set one with rule_role and rule_at_least)' : rules.map(describeRule).join('; ')}`,
@@ -226,6 +237,9 @@ export const settingsCommand: Command = {
         .setDescription('Ko-fi donations that count as the tier "a Ko-fi donation": "5 for 30 days", or "off"')
         .setMaxLength(40),
     )
+    .addBooleanOption((o) =>
+      o.setName('patron_messages').setDescription('Send patrons a direct message when a payment is declined (needs Manage Server)'),
+    )
     .toJSON(),
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
   button: { prefix: STRICT_BUTTON_PREFIX, press: pressStrictButton },
@@ -265,6 +279,8 @@ export const settingsCommand: Command = {
     const joiner = o.getRole('join_role');
     if (joiner) change.joinerRoleId = joiner.id;
     if (o.getBoolean('clear_join_role')) change.joinerRoleId = null;
+    const patronMessages = o.getBoolean('patron_messages');
+    if (patronMessages !== null) change.patronMessages = patronMessages;
 
     const actor = { guildId: interaction.guildId!, userId: interaction.user.id };
     const donation = o.getString('kofi_donation');
@@ -294,7 +310,7 @@ export const settingsCommand: Command = {
         return;
       case 'shown':
         await interaction.editReply({
-          content: `**Settings of this server**\n${renderSettings(outcome.settings, outcome.join, outcome.channels, rules)}`,
+          content: `**Settings of this server**\n${renderSettings(outcome.settings, outcome.join, outcome.channels, rules, outcome.patronMessages)}`,
           allowedMentions: NO_PINGS,
         });
         return;
@@ -302,7 +318,7 @@ export const settingsCommand: Command = {
         await interaction.editReply({
           content: fitMessage([
             `**Settings of this server**`,
-            renderSettings(outcome.settings, outcome.join, outcome.channels, rules),
+            renderSettings(outcome.settings, outcome.join, outcome.channels, rules, outcome.patronMessages),
             '',
             ...strictPreviewLines(outcome.strict),
           ]),
@@ -314,7 +330,7 @@ export const settingsCommand: Command = {
         const { strict: request } = outcome;
         const head = [
           `**Settings saved**`,
-          renderSettings(outcome.settings, outcome.join, outcome.channels, rules),
+          renderSettings(outcome.settings, outcome.join, outcome.channels, rules, outcome.patronMessages),
           ...outcome.notes.map((n) => `• ${n}`),
           ...(request ? ['', ...strictPreviewLines(request)] : []),
         ];

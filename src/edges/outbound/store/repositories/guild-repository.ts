@@ -113,6 +113,19 @@ export function createGuildRepository(db: Db) {
         .onConflictDoUpdate({ target: guilds.id, set: { welcomeNames: policy, updatedAt: new Date() } });
     },
 
+    /** Whether the server sends patrons direct messages about their membership (`/settings patron_messages`); off by default. */
+    async patronMessages(guildId: string): Promise<boolean> {
+      const [row] = await db.select({ patronMessages: guilds.patronMessages }).from(guilds).where(eq(guilds.id, guildId));
+      return row?.patronMessages ?? false;
+    },
+
+    async setPatronMessages(guildId: string, on: boolean): Promise<void> {
+      await db
+        .insert(guilds)
+        .values({ id: guildId, patronMessages: on })
+        .onConflictDoUpdate({ target: guilds.id, set: { patronMessages: on, updatedAt: new Date() } });
+    },
+
     async channels(guildId: string): Promise<GuildChannels> {
       const [row] = await db.select(CHANNEL_COLUMNS).from(guilds).where(eq(guilds.id, guildId));
       return row ?? { ...NO_CHANNELS };

@@ -20,6 +20,7 @@ import { createRuleRoleRepository } from './rule-role-repository';
 import { createRoleAllowanceRepository } from './role-allowance-repository';
 import { createMemberListRepository } from './member-list-repository';
 import { createMemberPreferenceRepository } from './member-preference-repository';
+import { createDirectMessageRepository } from './direct-message-repository';
 
 /** Every repository over one database; the secret box seals credentials and webhook secrets. */
 export function createRepositories(db: Db, box: SecretBox) {
@@ -47,6 +48,8 @@ export function createRepositories(db: Db, box: SecretBox) {
     dashboardSessions: createDashboardSessionRepository(db),
     // The mod-log and the announcements (src/app/channels).
     channelOutbox: createChannelOutboxRepository(db),
+    // Direct messages to patrons about their membership (src/app/membership/patron-messages.ts).
+    directMessages: createDirectMessageRepository(db),
     // Roles with dangerous permissions the owner or an administrator allowed (src/app/admin/role-allowances.ts).
     roleAllowances: createRoleAllowanceRepository(db),
   };

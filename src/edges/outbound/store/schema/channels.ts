@@ -55,3 +55,26 @@ export const postPolls = pgTable('post_polls', {
   polledAt: ts('polled_at').notNull(),
   lastError: text('last_error'),
 });
+
+/**
+ * Direct messages Tierlink sends a patron about their membership (a declined payment), one row per
+ * guild, user, kind and subject for ever: the row is written before the message is sent, so the
+ * same decline seen again (a webhook redelivered, the nightly sync, another instance, a restart)
+ * sends nothing more. `refused`: Discord would not deliver it (closed DMs, 50007), never retried.
+ */
+export const directMessages = pgTable(
+  'direct_messages',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    guildId: text('guild_id').notNull(),
+    discordUserId: text('discord_user_id').notNull(),
+    kind: text('kind').$type<'payment_declined' | 'grace_ended'>().notNull(),
+    /** The membership's id and when its payment first failed: one message of each kind per decline. */
+    subject: text('subject').notNull(),
+    status: text('status').$type<'sending' | 'sent' | 'refused' | 'failed'>().notNull().default('sending'),
+    lastError: text('last_error'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    settledAt: ts('settled_at'),
+  },
+  (t) => [uniqueIndex('direct_messages_subject_idx').on(t.guildId, t.discordUserId, t.kind, t.subject)],
+);

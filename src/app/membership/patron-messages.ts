@@ -1,0 +1,121 @@
+import { composeGraceEnded, composePaymentDeclined, declinedPayments, endedGraces } from '../../core/patron-messages';
+import type { GuildContext, MemberState } from '../../core/planner/types';
+import type { DirectMessages } from '../../edges/outbound/discord/direct-messages';
+import { PATREON } from '../../edges/outbound/patreon/patreon-source';
+import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
+import type {
+  DirectMessageKey,
+  DirectMessageKind,
+  DirectMessageRepository,
+} from '../../edges/outbound/store/repositories/direct-message-repository';
+import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
+import type { MemberPreferenceRepository } from '../../edges/outbound/store/repositories/member-preference-repository';
+import type { Clock } from '../../shared/clock';
+import type { Logger } from '../../shared/logger';
+
+export interface PatronMessagesDeps {
+  guilds: Pick<GuildRepository, 'patronMessages' | 'name'>;
+  campaigns: Pick<CampaignRepository, 'get'>;
+  /** The patron's own choice (`/privacy direct_messages`). */
+  preferences: Pick<MemberPreferenceRepository, 'of'>;
+  records: Pick<DirectMessageRepository, 'claim' | 'settle'>;
+  messages: DirectMessages;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** What came of one declined payment's message. */
+export type DeclineMessageOutcome = 'sent' | 'refused' | 'failed' | 'server_off' | 'opted_out' | 'already';
+
+/**
+ * Direct messages that tell a patron in time (opt-in per server, `/settings patron_messages`; each
+ * patron may opt out with `/privacy direct_messages`): when a payment is declined, and when its grace
+ * period ends and the roles go, one message of each per decline (keyed by the membership and when its payment first failed, claimed in the database
+ * before it is sent, so a redelivered webhook, the grace check, a restart or another instance sends
+ * none again). A message Discord refuses (closed DMs, 50007) is recorded and never retried; no
+ * message is ever retried. It is sent after the roles are applied and never holds them up
+ * ({@link afterApply}).
+ */
+export function createPatronMessages(deps: PatronMessagesDeps) {
+  const { clock, logger } = deps;
+
+  async function paymentDeclined(
+    guildId: string,
+    userId: string,
+    decline: { campaignId: string; memberId: string; failedSince: Date; graceEndsAt: Date },
+    kind: DirectMessageKind = 'payment_declined',
+  ): Promise<DeclineMessageOutcome> {
+    if (!(await deps.guilds.patronMessages(guildId))) return 'server_off';
+    if (!(await deps.preferences.of(userId)).directMessages) return 'opted_out';
+    const key: DirectMessageKey = {
+      guildId,
+      discordUserId: userId,
+      kind,
+      subject: `${decline.memberId}:${decline.failedSince.toISOString()}`,
+    };
+    if (!(await deps.records.claim(key, clock.now()))) return 'already';
+    const [serverName, campaign] = await Promise.all([deps.guilds.name(guildId), deps.campaigns.get(decline.campaignId)]);
+    const campaignName = campaign?.name ?? null;
+    const content =
+      kind === 'grace_ended'
+        ? composeGraceEnded({ serverName, campaignName })
+        : composePaymentDeclined({ serverName, campaignName, graceEndsAt: decline.graceEndsAt });
+    const sent = await deps.messages.send(userId, content);
+    if (sent.ok) {
+      await deps.records.settle(key, 'sent', null, clock.now());
+      logger.info({ guildId, userId, kind }, 'told a patron of their declined payment');
+      return 'sent';
+    }
+    await deps.records.settle(key, sent.error.kind, sent.error.message, clock.now());
+    logger.warn(
+      { guildId, userId, discordCode: sent.error.discordCode, error: sent.error.message },
+      sent.error.kind === 'refused'
+        ? 'a patron does not take direct messages from the bot: their declined payment was not told (not retried)'
+        : 'the direct message of a declined payment could not be sent (not retried)',
+    );
+    return sent.error.kind;
+  }
+
+  /** Tells the member of each declined payment this server keeps roles for; resolves when done, never rejects. */
+  async function tellDeclines(guild: GuildContext, userId: string, members: readonly MemberState[]): Promise<DeclineMessageOutcome[]> {
+    const outcomes: DeclineMessageOutcome[] = [];
+    const now = clock.now();
+    const due = [
+      ...declinedPayments(guild, members, now, PATREON).map((d) => ({ d, kind: 'payment_declined' as const })),
+      ...endedGraces(guild, members, now, PATREON).map((d) => ({ d, kind: 'grace_ended' as const })),
+    ];
+    for (const { d: decline, kind } of due) {
+      try {
+        outcomes.push(await paymentDeclined(guild.guildId, userId, decline, kind));
+      } catch (error) {
+        logger.error({ err: error, guildId: guild.guildId, userId }, 'the direct message of a declined payment failed');
+        outcomes.push('failed');
+      }
+    }
+    return outcomes;
+  }
+
+  const inFlight = new Set<Promise<unknown>>();
+
+  return {
+    paymentDeclined,
+    tellDeclines,
+
+    /**
+     * After a member's roles are applied: starts {@link tellDeclines} without waiting for it (the
+     * role change is done, and a message is never part of it). {@link settled} waits for what was started.
+     */
+    afterApply(guild: GuildContext, userId: string, members: readonly MemberState[]): void {
+      if (!members.some((m) => m.standing === 'payment_failed')) return;
+      const task = tellDeclines(guild, userId, members).finally(() => inFlight.delete(task));
+      inFlight.add(task);
+    },
+
+    /** Resolves when every message started so far has been sent or given up (tests, shutdown). */
+    async settled(): Promise<void> {
+      while (inFlight.size > 0) await Promise.all([...inFlight]);
+    },
+  };
+}
+
+export type PatronMessages = ReturnType<typeof createPatronMessages>;

@@ -1,0 +1,92 @@
+import { entitlement } from './planner/entitlement';
+import type { GuildContext, MemberState } from './planner/types';
+
+/** Where a patron updates the payment method of their memberships on Patreon. */
+export const PATREON_MEMBERSHIPS_URL = 'https://www.patreon.com/settings/memberships';
+
+/** A declined payment whose roles this server keeps for a while: what a direct message tells the patron. */
+export interface DeclinedPayment {
+  campaignId: string;
+  /** The membership's id on Patreon. */
+  memberId: string;
+  failedSince: Date;
+  graceEndsAt: Date;
+}
+
+/**
+ * The declined payments (of `source`) of one member that this server serves and still keeps roles for
+ * (its grace period has not ended, and some tier's roles are kept). A decline with no grace (the
+ * server has none, or it already ended) is not told here: the roles are already gone.
+ */
+export function declinedPayments(
+  guild: Pick<GuildContext, 'guildId' | 'campaignIds' | 'settings'>,
+  members: readonly MemberState[],
+  now: Date,
+  /** The source whose payments these are (the message points to its payment settings). */
+  source: string,
+): DeclinedPayment[] {
+  const out: DeclinedPayment[] = [];
+  for (const m of members) {
+    if (m.source !== source || m.standing !== 'payment_failed' || m.unreadable || m.unconfirmed) continue;
+    if (!guild.campaignIds.includes(m.campaignId) || (m.guildId ?? guild.guildId) !== guild.guildId) continue;
+    if (m.memberId === null || m.failedSince === null) continue;
+    const e = entitlement(m, guild.settings, now);
+    if (e.kind !== 'grace' || e.graceEndsAt === null || e.tierIds.length === 0) continue;
+    out.push({ campaignId: m.campaignId, memberId: m.memberId, failedSince: m.failedSince, graceEndsAt: e.graceEndsAt });
+  }
+  return out;
+}
+
+/** How long after a grace period's end its message is still worth sending (a member planned later is not told). */
+export const GRACE_ENDED_TELL_MS = 3 * 24 * 60 * 60 * 1000;
+
+/**
+ * The declined payments (of `source`) of one member whose grace period in this server ended a
+ * moment ago (within {@link GRACE_ENDED_TELL_MS}): their roles go now.
+ */
+export function endedGraces(
+  guild: Pick<GuildContext, 'guildId' | 'campaignIds' | 'settings'>,
+  members: readonly MemberState[],
+  now: Date,
+  source: string,
+): DeclinedPayment[] {
+  const out: DeclinedPayment[] = [];
+  for (const m of members) {
+    if (m.source !== source || m.standing !== 'payment_failed' || m.unreadable || m.unconfirmed) continue;
+    if (!guild.campaignIds.includes(m.campaignId) || (m.guildId ?? guild.guildId) !== guild.guildId) continue;
+    if (m.memberId === null || m.failedSince === null || m.tierIds.length === 0) continue;
+    const e = entitlement(m, guild.settings, now);
+    if (e.kind !== 'lapsed' || e.graceEndsAt === null) continue;
+    const since = now.getTime() - e.graceEndsAt.getTime();
+    if (since < 0 || since > GRACE_ENDED_TELL_MS) continue;
+    out.push({ campaignId: m.campaignId, memberId: m.memberId, failedSince: m.failedSince, graceEndsAt: e.graceEndsAt });
+  }
+  return out;
+}
+
+/** The direct message at the end of a grace period: the roles went, and how to get them back. */
+export function composeGraceEnded(input: { serverName: string | null; campaignName: string | null }): string {
+  const where = input.serverName ? `in **${input.serverName}**` : 'in the server';
+  const of = input.campaignName ? ` to **${input.campaignName}**` : '';
+  return [
+    `Your payment${of} has still not gone through, so your patron roles ${where} were removed.`,
+    `Update your payment method on Patreon and the roles come back as soon as the payment goes through: ${PATREON_MEMBERSHIPS_URL}`,
+    '-# You get this message because the server turned on messages to patrons. Turn them off for yourself with `/privacy direct_messages:False`.',
+  ].join('\n');
+}
+
+/**
+ * The direct message of a declined payment: what happened, until when the roles stay (a Discord
+ * timestamp, shown as a date in the reader's own time zone), and where to update the payment.
+ */
+export function composePaymentDeclined(input: { serverName: string | null; campaignName: string | null; graceEndsAt: Date }): string {
+  const unix = Math.floor(input.graceEndsAt.getTime() / 1000);
+  const where = input.serverName ? `in **${input.serverName}**` : 'in the server';
+  const of = input.campaignName ? ` to **${input.campaignName}**` : '';
+  return [
+    `Patreon could not take your last payment${of}.`,
+    `You keep your patron roles ${where} until <t:${unix}:D> (<t:${unix}:R>). If the payment goes through before then, nothing changes; if not, the roles are removed on that date.`,
+    `Update your payment method on Patreon: ${PATREON_MEMBERSHIPS_URL}`,
+    '-# You get this message because the server turned on messages to patrons. Turn them off for yourself with `/privacy direct_messages:False`.',
+  ].join('\n');
+}
