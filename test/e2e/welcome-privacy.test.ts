@@ -55,7 +55,7 @@ async function pledge(o: {
     { trigger: ['members:create', 'members:pledge:create'] },
   );
   await e.patreon.flushDeliveries();
-  for (let i = 0; i < 50 && e.discord.messages(channel).length === before; i++) {
+  for (let i = 0; i < 300 && e.discord.messages(channel).length === before; i++) {
     await e.tierlink.services.channels.round();
     await new Promise((r) => setTimeout(r, 50));
   }
