@@ -51,7 +51,14 @@ export interface AnnouncementsDeps {
   webhooks: Pick<WebhookRepository, 'forCampaign'>;
   outbox: Pick<
     ChannelOutboxRepository,
-    'recentPledges' | 'addAnnouncement' | 'dueAnnouncements' | 'announced' | 'announcementFailed' | 'lastPostPoll' | 'notePostPoll'
+    | 'recentPledges'
+    | 'addAnnouncement'
+    | 'hasAnnouncement'
+    | 'dueAnnouncements'
+    | 'announced'
+    | 'announcementFailed'
+    | 'lastPostPoll'
+    | 'notePostPoll'
   >;
   accounts: { clientForCampaign(campaignId: string): Promise<Pick<PatreonClient, 'getPost' | 'listPosts'> | null> };
   poster: ChannelPoster;
@@ -294,7 +301,15 @@ export function createAnnouncements(deps: AnnouncementsDeps) {
   async function onPostDelivery(input: { campaignId: string; postId: string; payload: Post | null; receivedAt: Date }): Promise<void> {
     const guildIds = await deps.guilds.guildsOf(input.campaignId);
     let wanted = false;
-    for (const guildId of guildIds) if ((await deps.guilds.channels(guildId)).announcePostsChannelId) wanted = true;
+    for (const guildId of guildIds) {
+      // A post already announced in a server (a replayed or repeated delivery) costs no read there.
+      if (
+        (await deps.guilds.channels(guildId)).announcePostsChannelId &&
+        !(await outbox.hasAnnouncement(guildId, `post:${input.postId}`))
+      ) {
+        wanted = true;
+      }
+    }
     if (!wanted) return;
     let post = input.payload;
     if (await grantedPosts(input.campaignId)) {

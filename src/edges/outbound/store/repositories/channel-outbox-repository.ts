@@ -125,6 +125,16 @@ export function createChannelOutboxRepository(db: Db) {
       return rows.length > 0;
     },
 
+    /** Whether this server already holds an announcement of this subject (written once, whatever its state). */
+    async hasAnnouncement(guildId: string, subject: string): Promise<boolean> {
+      const rows = await db
+        .select({ id: announcements.id })
+        .from(announcements)
+        .where(and(eq(announcements.guildId, guildId), eq(announcements.subject, subject)))
+        .limit(1);
+      return rows.length > 0;
+    },
+
     /** Pending announcements due at `now`, oldest first, leaving out channels whose window is spent (they cannot hold up the others). */
     async dueAnnouncements(now: Date, limit: number): Promise<AnnouncementRow[]> {
       return db
