@@ -122,7 +122,10 @@ test('after a 503 a webhook Patreon paused is checked soon, not at the next 15-m
   // What the receiver's 503 asks for: the database must answer again before the check can run.
   instance.registration.recheckSoon(50);
   instance.registration.recheckSoon(50); // a second 503 plans no second check
-  for (let i = 0; i < 200 && webhooksOf(world.campaignId)[0]!.paused; i++) await new Promise((r) => setTimeout(r, 25));
+  // Un-paused on the service first, then the campaign's sync is asked for: wait for both.
+  for (let i = 0; i < 400 && (webhooksOf(world.campaignId)[0]!.paused || instance.syncRequests.length === 0); i++) {
+    await new Promise((r) => setTimeout(r, 25));
+  }
   expect(webhooksOf(world.campaignId)[0]).toMatchObject({ paused: false });
   expect(instance.syncRequests).toEqual([{ campaignId: world.campaignId, reason: expect.any(String) }]);
   await new Promise((r) => setTimeout(r, 200));
