@@ -389,44 +389,23 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
   router.get('/:guildId/members.csv', async (req, res) => {
     const { access } = locals(res);
     const filter = isMemberFilter(req.query.filter) ? req.query.filter : 'all';
-    res.status(200).set({
-      'Content-Type': 'text/csv; charset=utf-8',
-      'Content-Disposition': `attachment; filename="tierlink-members-${filter}-${access.guildId}.csv"`,
-      'Cache-Control': 'no-store',
-      'X-Content-Type-Options': 'nosniff',
+    await streamCsv(res, {
+      filename: `tierlink-members-${filter}-${access.guildId}.csv`,
+      header: ['name', 'tier', 'standing', 'patron since', 'on', 'discord user id', 'discord name', 'in the server', 'comped'],
+      batches: dashboard.memberList.export(access.guildId, filter),
+      row: (m) => [
+        m.patronName ?? m.displayName,
+        m.tierTitles.join('; '),
+        m.standing,
+        m.since ? m.since.toISOString().slice(0, 10) : null,
+        m.source === 'discord' ? null : m.source,
+        m.discordUserId,
+        m.displayName,
+        m.discordUserId ? (m.inServer ? 'yes' : 'no') : null,
+        m.comped ? 'yes' : 'no',
+      ],
+      failed: (error) => deps.logger.error({ err: error, guildId: access.guildId }, 'members export failed'),
     });
-    let aborted = false;
-    res.on('close', () => {
-      aborted = !res.writableFinished;
-    });
-    res.write(
-      `\uFEFF${csvRow(['name', 'tier', 'standing', 'patron since', 'on', 'discord user id', 'discord name', 'in the server', 'comped'])}`,
-    );
-    try {
-      for await (const batch of dashboard.memberList.export(access.guildId, filter)) {
-        if (aborted) return;
-        const chunk = batch
-          .map((m) =>
-            csvRow([
-              m.patronName ?? m.displayName,
-              m.tierTitles.join('; '),
-              m.standing,
-              m.since ? m.since.toISOString().slice(0, 10) : null,
-              m.source === 'discord' ? null : m.source,
-              m.discordUserId,
-              m.displayName,
-              m.discordUserId ? (m.inServer ? 'yes' : 'no') : null,
-              m.comped ? 'yes' : 'no',
-            ]),
-          )
-          .join('');
-        if (!res.write(chunk)) await once(res, 'drain');
-      }
-      res.end();
-    } catch (error) {
-      deps.logger.error({ err: error, guildId: access.guildId }, 'members export failed');
-      res.destroy();
-    }
   });
 
   router.get('/:guildId/members/:userId', async (req, res, next) => {
@@ -457,36 +436,13 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
   router.get('/:guildId/audit.csv', async (req, res) => {
     const { access } = locals(res);
     const { query } = parseAuditFilter(req.query as Record<string, unknown>);
-    res.status(200).set({
-      'Content-Type': 'text/csv; charset=utf-8',
-      'Content-Disposition': `attachment; filename="tierlink-audit-${access.guildId}.csv"`,
-      'Cache-Control': 'no-store',
-      'X-Content-Type-Options': 'nosniff',
+    await streamCsv(res, {
+      filename: `tierlink-audit-${access.guildId}.csv`,
+      header: ['time (UTC)', 'member id', 'patreon name', 'role id', 'role', 'change', 'outcome', 'trigger', 'reason', 'error'],
+      batches: dashboard.audit.export(access.guildId, query),
+      row: (e) => [e.at.toISOString(), e.userId, e.patronName, e.roleId, e.roleName, e.action, e.outcome, e.trigger, e.reason, e.error],
+      failed: (error) => deps.logger.error({ err: error, guildId: access.guildId }, 'audit log export failed'),
     });
-    let aborted = false;
-    res.on('close', () => {
-      aborted = !res.writableFinished;
-    });
-    // A byte-order mark, so spreadsheets read the names as UTF-8.
-    res.write(
-      `\uFEFF${csvRow(['time (UTC)', 'member id', 'patreon name', 'role id', 'role', 'change', 'outcome', 'trigger', 'reason', 'error'])}`,
-    );
-    try {
-      for await (const batch of dashboard.audit.export(access.guildId, query)) {
-        if (aborted) return;
-        const chunk = batch
-          .map((e) =>
-            csvRow([e.at.toISOString(), e.userId, e.patronName, e.roleId, e.roleName, e.action, e.outcome, e.trigger, e.reason, e.error]),
-          )
-          .join('');
-        if (!res.write(chunk)) await once(res, 'drain');
-      }
-      res.end();
-    } catch (error) {
-      // The status line is sent: cut the download short so the file is visibly incomplete.
-      deps.logger.error({ err: error, guildId: access.guildId }, 'audit log export failed');
-      res.destroy();
-    }
   });
 
   router.get('/:guildId/syncs', async (_req, res) => {
@@ -528,4 +484,42 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
     await dashboard.signIn.setFlash(session, applyFlash(outcome));
     seeOther(res, back);
   });
+}
+
+/**
+ * A CSV download streamed batch by batch, waiting for the socket to drain, stopped when the browser
+ * goes away. A byte-order mark first, so spreadsheets read the names as UTF-8. The status line is
+ * sent before the first batch: a failure cuts the download short, so the file is visibly incomplete.
+ */
+async function streamCsv<T>(
+  res: Response,
+  o: {
+    filename: string;
+    header: readonly string[];
+    batches: AsyncIterable<readonly T[]>;
+    row: (item: T) => ReadonlyArray<string | number | null | undefined>;
+    failed: (error: unknown) => void;
+  },
+): Promise<void> {
+  res.status(200).set({
+    'Content-Type': 'text/csv; charset=utf-8',
+    'Content-Disposition': `attachment; filename="${o.filename}"`,
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  let aborted = false;
+  res.on('close', () => {
+    aborted = !res.writableFinished;
+  });
+  res.write(`\uFEFF${csvRow(o.header)}`);
+  try {
+    for await (const batch of o.batches) {
+      if (aborted) return;
+      if (!res.write(batch.map((item) => csvRow(o.row(item))).join(''))) await once(res, 'drain');
+    }
+    res.end();
+  } catch (error) {
+    o.failed(error);
+    res.destroy();
+  }
 }
