@@ -3,7 +3,7 @@ import type { GuildSnapshotCache } from '../../edges/outbound/discord/guild-snap
 import type { CreatorAccounts } from '../../edges/outbound/patreon/creator-accounts';
 import type { Repositories } from '../../edges/outbound/store/repositories';
 import type { SecretBox } from '../../edges/outbound/store/secret-box';
-import type { Clock } from '../../shared/clock';
+import { type Clock, MINUTE } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { Linking } from '../linking';
 import type { SyncSubsystem } from '../sync';
@@ -88,7 +88,8 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
     publicUrl: deps.publicUrl,
     preferredCampaignId: deps.preferredCampaignId,
     onBound: async (bound) => {
-      const result = await deps.registration.ensure(bound.campaignId);
+      // Servers bound one after another to one campaign share a check made within the minute.
+      const result = await deps.registration.ensure(bound.campaignId, { freshWithinMs: MINUTE });
       if (result.state === 'failed')
         logger.warn({ campaignId: bound.campaignId, detail: result.detail }, 'webhook registration failed at connect');
     },

@@ -61,8 +61,19 @@ export interface WebhookRegistrationDeps {
   clock: Clock;
 }
 
+export interface EnsureOptions {
+  /**
+   * A check of the campaign's webhook made less than this long ago, by any instance, that found it
+   * healthy at our address with every trigger stands: nothing is asked of Patreon. Binding many
+   * servers to one campaign (each instance does it at start from DISCORD_GUILD_IDS) would otherwise
+   * list the webhooks once per server, spending Patreon's 100 requests a minute per token that the
+   * member reads need. Without it (the 15-minute round, after an outage) Patreon is always asked.
+   */
+  freshWithinMs?: number;
+}
+
 export interface WebhookRegistration {
-  ensure(campaignId: string): Promise<EnsureResult>;
+  ensure(campaignId: string, options?: EnsureOptions): Promise<EnsureResult>;
   /** Every stored campaign; skipped (empty) when another instance holds the lock. */
   ensureAll(): Promise<EnsureResult[]>;
   /** `ensureAll` now and every `intervalMs` (default 15 minutes). */
@@ -219,11 +230,29 @@ export function createWebhookRegistration(deps: WebhookRegistrationDeps): Webhoo
     };
   }
 
-  async function ensure(campaignId: string): Promise<EnsureResult> {
+  /** The stored webhook, when a check within `withinMs` found it healthy, at our uri, with every trigger. */
+  async function recentlyChecked(campaignId: string, withinMs: number): Promise<EnsureResult | null> {
+    const [stored] = await deps.webhooks.forCampaign(campaignId);
+    if (!stored?.checkedAt || clock.now().getTime() - stored.checkedAt.getTime() >= withinMs) return null;
+    const manual = Boolean(deps.staticSecret);
+    const inPlace = manual || (stored.uri === webhookUri() && sameSet(stored.triggers, WEBHOOK_TRIGGERS));
+    if (!inPlace || stored.paused || stored.numConsecutiveTimesFailed > 0) return null;
+    const { checkedAt: _checkedAt, createdAt: _createdAt, ...webhook } = stored;
+    return {
+      campaignId,
+      state: manual ? 'manual-secret' : 'already-registered',
+      webhook: { ...webhook, lastAttemptedAt: stored.lastAttemptedAt?.toISOString() ?? null },
+      healed: false,
+      detail: `webhook ${stored.id} is in place (checked ${Math.round((clock.now().getTime() - stored.checkedAt.getTime()) / 1000)} s ago)`,
+    };
+  }
+
+  async function ensure(campaignId: string, options: EnsureOptions = {}): Promise<EnsureResult> {
     return perCampaign.run(campaignId, async () => {
       let result: EnsureResult;
       try {
-        result = await ensureNow(campaignId);
+        const fresh = options.freshWithinMs ? await recentlyChecked(campaignId, options.freshWithinMs) : null;
+        result = fresh ?? (await ensureNow(campaignId));
       } catch (error) {
         logger.warn({ campaignId, err: error }, 'checking the campaign webhook failed');
         result = {

@@ -1,6 +1,7 @@
 import { WEBHOOK_TRIGGERS } from '../../../src/app/webhooks/registration';
 import { createSecretBox } from '../../../src/edges/outbound/store/secret-box';
 import { webhookSecretSeal } from '../../../src/edges/outbound/store/repositories/webhook-repository';
+import { webhooks as webhooksTable } from '../../../src/edges/outbound/store/schema/webhooks';
 import { SECRET_KEY, type World, createWorld } from '../../support/world';
 import { type Instance, memoryLogger, metricValue, startInstance } from './harness';
 
@@ -55,6 +56,32 @@ test('a webhook in place is left alone: one GET, no write', async () => {
   expect(await instance.registration.ensure(campaignId)).toMatchObject({ state: 'already-registered', healed: false });
   expect(webhookCalls().map((r) => r.method)).toEqual(['GET']);
   expect(webhooksOf(campaignId)).toHaveLength(1);
+});
+
+test('binding many servers to one campaign checks its webhook once: a check under a minute old, by any instance, stands', async () => {
+  await instance.registration.ensure(campaignId);
+  world.patreon.resetRequests();
+  // Thirty servers bound from the environment, as each instance does at start: one listing would
+  // cost thirty of Patreon's 100 requests a minute per token, and delay every member read behind them.
+  for (let i = 0; i < 30; i++) {
+    expect(await instance.registration.ensure(campaignId, { freshWithinMs: 60_000 })).toMatchObject({ state: 'already-registered' });
+  }
+  expect(webhookCalls()).toHaveLength(0);
+  // A check older than the window, or one asked without it (the 15-minute round, /doctor), asks Patreon.
+  world.clock.advance(61_000);
+  await instance.registration.ensure(campaignId, { freshWithinMs: 60_000 });
+  await instance.registration.ensure(campaignId);
+  expect(webhookCalls().map((r) => r.method)).toEqual(['GET', 'GET']);
+});
+
+test('a stored webhook that is paused, failing or at another address is checked whatever its age', async () => {
+  await instance.registration.ensure(campaignId);
+  const [webhook] = webhooksOf(campaignId);
+  world.patreon.pauseWebhook(webhook!.id);
+  await world.db.database.db.update(webhooksTable).set({ paused: true });
+  world.patreon.resetRequests();
+  expect(await instance.registration.ensure(campaignId, { freshWithinMs: 60_000 })).toMatchObject({ healed: true });
+  expect(webhookCalls().map((r) => r.method)).toEqual(['GET', 'PATCH']);
 });
 
 test('another client’s webhook on the campaign is not ours: it is neither listed nor touched', async () => {
