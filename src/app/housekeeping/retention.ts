@@ -22,6 +22,14 @@ export interface RetentionPolicy {
    * a pruned row's subject never comes round again.
    */
   announcementDays: number;
+  /**
+   * Direct messages to patrons, whose rows say which decline was told. Longer than the longest
+   * grace period (60 days) plus the 3 days a grace end is still told (src/core/patron-messages.ts),
+   * so a pruned row's decline is never told again.
+   */
+  directMessageDays: number;
+  /** Ko-fi donations, commissions and shop orders: longer than the longest donation setting (366 days). */
+  kofiPaymentDays: number;
 }
 
 export const DEFAULT_RETENTION: RetentionPolicy = {
@@ -33,6 +41,8 @@ export const DEFAULT_RETENTION: RetentionPolicy = {
   linkEventDays: 90,
   orphanCredentialDays: 30,
   announcementDays: 30,
+  directMessageDays: 90,
+  kofiPaymentDays: 400,
 };
 
 export const RETENTION_LOCK = 'retention';
@@ -55,7 +65,8 @@ export type RetentionOutcome = { kind: 'pruned'; counts: PruneCounts } | { kind:
 /**
  * Everything that grows is pruned once a day: audit rows, sync runs, dead letters, finished jobs,
  * replay hashes, link events, the tokens of creators who serve no campaign, announcements, ended
- * channel windows and the post polls of campaigns no longer served. Every instance looks
+ * channel windows, the post polls of campaigns no longer served, direct messages and Ko-fi payments
+ * that grant nothing any more. Every instance looks
  * each hour; the one that takes the lock and finds the last prune a day old does it, and records
  * when, so several instances prune once a day between them.
  */
@@ -80,6 +91,8 @@ export function createRetention(deps: RetentionDeps) {
         orphanCredentials: ago(policy.orphanCredentialDays),
         announcements: ago(policy.announcementDays),
         channelPacing: ago(1),
+        directMessages: ago(policy.directMessageDays),
+        kofiPayments: ago(policy.kofiPaymentDays),
       });
       await deps.appState.set(LAST_RUN_KEY, { at: new Date(now).toISOString(), counts });
       deps.logger.info({ ...counts }, 'pruned rows past their retention');

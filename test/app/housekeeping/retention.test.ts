@@ -84,6 +84,26 @@ async function seed(): Promise<void> {
       sql`insert into creator_credentials (creator_user_id, access_token_enc, refresh_token_enc, updated_at) values (${creator}, 'x', 'y', ${ago(days)})`,
     );
   }
+  for (const [subject, days] of [
+    ['old', 91],
+    ['kept', 89],
+  ] as const) {
+    await db.execute(sql`insert into direct_messages (guild_id, discord_user_id, kind, subject, status, created_at)
+      values ('g', 'u', 'payment_declined', ${subject}, 'sent', ${ago(days)})`);
+  }
+  // Ko-fi: a donation past every donation setting goes; subscriptions (tenure counts from them), a
+  // recent donation and an old one not yet processed stay.
+  for (const [id, kind, days, processed] of [
+    ['donation-old', 'Donation', 401, true],
+    ['shop-old', 'Shop Order', 401, true],
+    ['donation-unprocessed', 'Donation', 401, false],
+    ['donation-recent', 'Donation', 399, true],
+    ['subscription-old', 'Subscription', 800, true],
+  ] as const) {
+    await db.execute(sql`insert into kofi_payments (message_id, kind, paid_at, email, amount_cents, is_subscription_payment,
+      is_first_subscription_payment, processed_at)
+      values (${id}, ${kind}, ${ago(days)}, 'a@example.com', 500, ${kind === 'Subscription'}, false, ${processed ? ago(days) : null})`);
+  }
   await db.execute(
     sql`insert into app_state (key, value) values ('creator-env-seed', ${JSON.stringify({ seed: 's', creatorUserId: 'orphan-old' })}::jsonb)`,
   );
@@ -106,8 +126,16 @@ test('each kind of row goes after its own retention; newer rows, pending work an
       announcements: 0,
       channelPacing: 0,
       postPolls: 0,
+      directMessages: 1,
+      kofiPayments: 2,
     },
   });
+  expect(await queryRows(t.database.db, sql`select subject from direct_messages`)).toEqual([{ subject: 'kept' }]);
+  expect(await queryRows(t.database.db, sql`select message_id from kofi_payments order by 1`)).toEqual([
+    { message_id: 'donation-recent' },
+    { message_id: 'donation-unprocessed' },
+    { message_id: 'subscription-old' },
+  ]);
   expect(await queryRows(t.database.db, sql`select reason from audit_log`)).toEqual([{ reason: 'kept' }]);
   expect(await queryRows(t.database.db, sql`select status from sync_runs order by id`)).toEqual([{ status: 'ok' }, { status: 'running' }]);
   // Done deliveries are the webhook processor's to prune (after 7 days); the pending one waits.

@@ -16,7 +16,9 @@ export type PruneCounts = Record<
   | 'orphanCredentials'
   | 'announcements'
   | 'channelPacing'
-  | 'postPolls',
+  | 'postPolls'
+  | 'directMessages'
+  | 'kofiPayments',
   number
 >;
 
@@ -33,6 +35,14 @@ export interface PruneBefore {
   announcements: Date;
   /** Channel windows that ended before this. */
   channelPacing: Date;
+  /** Direct messages to patrons (sent, refused or given up) written before this. */
+  directMessages: Date;
+  /**
+   * Ko-fi payments that grant nothing now, paid before this: donations (no donation setting lasts
+   * longer), commissions and shop orders, once processed. Subscription payments stay: a supporter's
+   * tenure counts from the first payment of their unbroken run (src/edges/outbound/kofi/kofi-states.ts).
+   */
+  kofiPayments: Date;
 }
 
 /**
@@ -67,6 +77,12 @@ export function createRetentionStore(db: Db) {
         orphanCredentials: 0,
         announcements: await inBatches('announcements', 'id', sql`created_at < ${before.announcements}`),
         channelPacing: await inBatches('channel_pacing', 'channel_id', sql`paced_until < ${before.channelPacing}`),
+        directMessages: await inBatches('direct_messages', 'id', sql`created_at < ${before.directMessages}`),
+        kofiPayments: await inBatches(
+          'kofi_payments',
+          'message_id',
+          sql`kind <> 'Subscription' and processed_at is not null and paid_at < ${before.kofiPayments}`,
+        ),
         // A campaign no longer served has nothing to poll.
         postPolls: await inBatches(
           'post_polls',
