@@ -1,3 +1,4 @@
+import { parsePatreonDelivery } from '../src/edges/outbound/patreon/delivery-parser';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -137,6 +138,7 @@ async function startStack(db: ScratchDatabase, options: { process: boolean }) {
     jobs: { queue: jobQueue, store: jobStore },
     accounts,
     intake: sync.intake,
+    parseDelivery: parsePatreonDelivery,
     publicUrl: url,
     requestCampaignSync: () => {},
     metrics,

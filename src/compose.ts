@@ -26,6 +26,7 @@ import { createDiscordAccess, createDiscordUserOAuth } from './edges/outbound/di
 import { createPatronMessages } from './app/membership/patron-messages';
 import { type Metrics, createMetrics } from './edges/outbound/observability/metrics';
 import { createCreatorAccounts } from './edges/outbound/patreon/creator-accounts';
+import { parsePatreonDelivery } from './edges/outbound/patreon/delivery-parser';
 import { type ServiceDialect, keyValueDialectStore } from './edges/outbound/patreon/dialect';
 import type { BudgetLimits } from './edges/outbound/patreon/request-budget';
 import type { RetryPolicy } from './edges/outbound/patreon/http';
@@ -228,6 +229,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     jobs: { queue: jobQueue, store: jobStore },
     accounts,
     intake: sync.intake,
+    parseDelivery: parsePatreonDelivery,
     publicUrl,
     staticSecret: config.patreon.webhookSecret,
     withLock: (name, fn) => database.tryWithLock(name, fn),

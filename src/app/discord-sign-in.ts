@@ -83,20 +83,7 @@ export interface DiscordSignInDeps {
   logger: Logger;
 }
 
-/**
- * Sign-in with Discord (OAuth2 authorization code, docs/discord-api-notes.md §1), the one way every
- * page signs a person in: the dashboard, and the pages of `/link` and `/connect` before the service's.
- *
- * - The `state` is random; the browser keeps it, sealed with the PKCE verifier and the sign-in's
- *   payload, in a short-lived HttpOnly cookie: an answer is accepted only in the browser that asked,
- *   within its lifetime, and (the caller clears the cookie) once. The verifier never leaves the
- *   browser's sealed cookie and this server; Discord holds only its challenge.
- * - The token serves the answer only: it says who signed in (and whatever `then` asks Discord for)
- *   and is dropped. With `keepAuthorization: false` it is also revoked, which ends the person's
- *   authorization of the application; `true` leaves that authorization with Discord (nothing of it
- *   is kept here), so that next time `prompt=none` skips Discord's page (docs/sign-in-and-role-authority.md).
- */
-export function createDiscordSignIn(deps: DiscordSignInDeps) {
+export function createDiscordSignIn(deps: DiscordSignInDeps): DiscordSignIn {
   const { box, clock, logger } = deps;
 
   return {
@@ -117,10 +104,6 @@ export function createDiscordSignIn(deps: DiscordSignInDeps) {
       };
     },
 
-    /**
-     * Discord's answer, in the browser whose sealed cookie is `sealed`: checks the state, exchanges
-     * the code with the verifier, reads who signed in and hands them to `then`.
-     */
     async finish<P, T>(options: {
       kind: SignInKind;
       answer: SignInAnswer;
@@ -178,4 +161,31 @@ export function createDiscordSignIn(deps: DiscordSignInDeps) {
   };
 }
 
-export type DiscordSignIn = ReturnType<typeof createDiscordSignIn>;
+/**
+ * Sign-in with Discord (OAuth2 authorization code, docs/discord-api-notes.md §1), the one way every
+ * page signs a person in: the dashboard, and the pages of `/link` and `/connect` before the service's.
+ *
+ * - The `state` is random; the browser keeps it, sealed with the PKCE verifier and the sign-in's
+ *   payload, in a short-lived HttpOnly cookie: an answer is accepted only in the browser that asked,
+ *   within its lifetime, and (the caller clears the cookie) once. The verifier never leaves the
+ *   browser's sealed cookie and this server; Discord holds only its challenge.
+ * - The token serves the answer only: it says who signed in (and whatever `then` asks Discord for)
+ *   and is dropped. With `keepAuthorization: false` it is also revoked, which ends the person's
+ *   authorization of the application; `true` leaves that authorization with Discord (nothing of it
+ *   is kept here), so that next time `prompt=none` skips Discord's page (docs/sign-in-and-role-authority.md).
+ */
+export interface DiscordSignIn {
+  begin<P>(request: SignInRequest<P>): SignInStart;
+  /**
+   * Discord's answer, in the browser whose sealed cookie is `sealed`: checks the state, exchanges
+   * the code with the verifier, reads who signed in and hands them to `then`.
+   */
+  finish<P, T>(options: {
+    kind: SignInKind;
+    answer: SignInAnswer;
+    sealed: string | undefined;
+    redirectUri: string;
+    keepAuthorization: boolean;
+    then(signedIn: SignedIn<P>): Promise<T>;
+  }): Promise<T | SignInRefusal<P>>;
+}

@@ -29,14 +29,7 @@ export interface GuildPermissionsDeps {
   ownerTtlMs?: number;
 }
 
-/**
- * A member's standing in a guild, for the staff tools (the dashboard, `/status member`, `/audit`):
- * never from the client (an OAuth guild list, an interaction's channel-level permissions), always
- * from Discord through the bot: the member and their roles read now, the guild's roles from the
- * short-lived snapshot that role events invalidate, the owner from `GET /guilds/{id}` (kept a
- * minute, like the roles).
- */
-export function createGuildPermissions(deps: GuildPermissionsDeps) {
+export function createGuildPermissions(deps: GuildPermissionsDeps): GuildPermissions {
   const ttl = deps.ownerTtlMs ?? MINUTE;
   const owners = new Map<string, { ownerId: string; at: number }>();
 
@@ -79,7 +72,6 @@ export function createGuildPermissions(deps: GuildPermissionsDeps) {
 
   return {
     of,
-    /** Manage Roles at guild level (the owner and Administrator hold it): who may look at other members. */
     async canManageRoles(guildId: string, userId: string): Promise<boolean> {
       const standing = await of(guildId, userId);
       return standing.kind === 'member' && standing.manageRoles;
@@ -87,4 +79,15 @@ export function createGuildPermissions(deps: GuildPermissionsDeps) {
   };
 }
 
-export type GuildPermissions = ReturnType<typeof createGuildPermissions>;
+/**
+ * A member's standing in a guild, for the staff tools (the dashboard, `/status member`, `/audit`):
+ * never from the client (an OAuth guild list, an interaction's channel-level permissions), always
+ * from Discord through the bot: the member and their roles read now, the guild's roles from the
+ * short-lived snapshot that role events invalidate, the owner from `GET /guilds/{id}` (kept a
+ * minute, like the roles).
+ */
+export interface GuildPermissions {
+  of(guildId: string, userId: string): Promise<MemberStanding>;
+  /** Manage Roles at guild level (the owner and Administrator hold it): who may look at other members. */
+  canManageRoles(guildId: string, userId: string): Promise<boolean>;
+}

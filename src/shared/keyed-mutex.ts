@@ -1,9 +1,4 @@
-/**
- * Runs tasks one at a time per key, in arrival order. Two triggers for the same Discord user (a
- * webhook and a /link callback arriving together) then plan against each other's results instead
- * of racing on the same roles.
- */
-export function createKeyedMutex() {
+export function createKeyedMutex(): KeyedMutex {
   const tails = new Map<string, Promise<unknown>>();
   return {
     run<T>(key: string, task: () => Promise<T>): Promise<T> {
@@ -22,7 +17,15 @@ export function createKeyedMutex() {
   };
 }
 
-export type KeyedMutex = ReturnType<typeof createKeyedMutex>;
+/**
+ * Runs tasks one at a time per key, in arrival order. Two triggers for the same Discord user (a
+ * webhook and a /link callback arriving together) then plan against each other's results instead
+ * of racing on the same roles.
+ */
+export interface KeyedMutex {
+  run<T>(key: string, task: () => Promise<T>): Promise<T>;
+  readonly size: number;
+}
 
 /** Runs `worker` over `items` with at most `limit` in flight; results keep the input order. */
 export async function mapWithConcurrency<T, R>(

@@ -1,5 +1,5 @@
 import { HOUR, MINUTE } from '../../src/shared/clock';
-import { type E2E, startE2E } from '../support/e2e';
+import { type E2E, dueWorkDone, startE2E } from '../support/e2e';
 import { MANAGE_ROLES, activePatron, runCommand, stringOption, userOption } from '../support/e2e-admin';
 
 /**
@@ -64,7 +64,7 @@ test('a role both a pledge and a comp justify survives the end of the pledge, an
 
   e.patreon.setMembership(patron.id, e.patreon.campaignId, { patronStatus: 'former_patron', tierIds: [] });
   // The webhook's re-read arrives: the pledge no longer justifies Silver, the comp still does.
-  await new Promise((r) => setTimeout(r, 1500));
+  await dueWorkDone(e);
   const snapshot = await e.tierlink.services.repos.snapshots.forExternalUser('patreon', patron.id);
   expect(snapshot[0]?.patronStatus).toBe('former_patron');
   expect(holds(ben, e.roles.silver)).toBe(true);
@@ -94,7 +94,7 @@ test('a comp ends by itself within a minute of its end; a renewal before then ke
     stringOption('reason', 'giveaway, extended'),
   ]);
   e.clock.advance(HOUR + MINUTE);
-  await new Promise((r) => setTimeout(r, 1000));
+  await dueWorkDone(e);
   expect(holds(cy, e.roles.bronze)).toBe(true);
 
   e.clock.advance(2 * HOUR);

@@ -1,5 +1,6 @@
 import { DAY } from '../../src/shared/clock';
 import { type E2E, pageText, startE2E } from '../support/e2e';
+import { eventually } from '../support/eventually';
 
 /**
  * What Tierlink sends Discord per change, end to end (the real discord.js client on the stand-in's
@@ -45,8 +46,14 @@ const requestsAbout = (userId: string) =>
     .filter((r) => r.path.startsWith(`/guilds/${e.guildId}/members/${userId}`))
     .map((r) => r.route);
 
-/** The stand-in logs a request once its answer is written, just after the change it made: a macrotask later. */
-const logged = () => new Promise((r) => setTimeout(r, 20));
+/** The stand-in logs a request once its answer is written, just after the change it made: wait for the removal's entry. */
+const removalLogged = (userId: string) =>
+  eventually(
+    'the role removal in the stand-in’s log',
+    () => requestsAbout(userId).includes('DELETE /guilds/:g/members/:u/roles/:r'),
+    10_000,
+    5,
+  );
 
 describe('member roles from the gateway', () => {
   test('a member who joined while Tierlink watched: /link and a tier change cost exactly their role requests', async () => {
@@ -60,7 +67,7 @@ describe('member roles from the gateway', () => {
     e.discord.resetRequests();
     pledge(user.id, e.tiers.gold, true);
     await e.discord.waitForMemberRole(e.guildId, member.userId, e.roles.silver, { present: false, timeoutMs: 10_000 });
-    await logged();
+    await removalLogged(member.userId);
     expect(e.discord.memberRoles(e.guildId, member.userId)).toEqual([e.roles.gold]);
     expect(requestsAbout(member.userId)).toEqual(['PUT /guilds/:g/members/:u/roles/:r', 'DELETE /guilds/:g/members/:u/roles/:r']);
   });
@@ -85,7 +92,7 @@ describe('member roles from the gateway', () => {
     e.discord.resetRequests();
     pledge(user.id, e.tiers.silver, true);
     await e.discord.waitForMemberRole(e.guildId, quietId!, e.roles.bronze, { present: false, timeoutMs: 10_000 });
-    await logged();
+    await removalLogged(quietId!);
     expect(requestsAbout(quietId!)).toEqual(['PUT /guilds/:g/members/:u/roles/:r', 'DELETE /guilds/:g/members/:u/roles/:r']);
   });
 
@@ -98,7 +105,7 @@ describe('member roles from the gateway', () => {
     e.discord.resetRequests();
     pledge(user.id, e.tiers.silver, true);
     await e.discord.waitForMemberRole(e.guildId, member.userId, e.roles.gold, { present: false, timeoutMs: 10_000 });
-    await logged();
+    await removalLogged(member.userId);
     // Silver was already there (by hand): only Gold's removal is sent.
     expect(requestsAbout(member.userId)).toEqual(['DELETE /guilds/:g/members/:u/roles/:r']);
     expect(e.discord.memberRoles(e.guildId, member.userId)).toEqual([e.roles.silver]);

@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import { Permission } from '@tierlink/sandbox/discord';
 import { oneMonthAfter } from '../../src/edges/outbound/kofi/kofi-states';
 import { DAY, MINUTE } from '../../src/shared/clock';
-import { type E2E, startE2E } from '../support/e2e';
+import { type E2E, dueWorkDone, startE2E } from '../support/e2e';
 import { MANAGE_ROLES, activePatron, roleOption, runCommand, tierOption } from '../support/e2e-admin';
 
 /**
@@ -42,8 +42,8 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs: number,
 
 /** The durable queue's sweep runs jobs due at the manual clock's time: wait for it (it polls every 200 ms here). */
 const afterTheSweep = (check: () => boolean, what: string) => until(check, 10_000, what);
-/** Nothing that should not happen happens: long enough for the job, the reconcile and the sweep. */
-const settle = () => new Promise((r) => setTimeout(r, 1500));
+/** Nothing that should not happen happens: the payments stored and the jobs due by now are all worked. */
+const settle = () => dueWorkDone(e);
 
 beforeAll(async () => {
   e = await startE2E({ env: { KOFI_VERIFICATION_TOKEN: TOKEN } });

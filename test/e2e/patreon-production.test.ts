@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { PATREON_BOT_USER_ID } from '../../src/app/admin/membership-checks';
 import { queryRows } from '../../src/edges/outbound/store/database';
 import { DAY, MINUTE } from '../../src/shared/clock';
-import { type E2E, startE2E } from '../support/e2e';
+import { type E2E, dueWorkDone, startE2E } from '../support/e2e';
 import { EVERYONE, MANAGE_ROLES, activePatron, boolOption, runCommand } from '../support/e2e-admin';
 
 /**
@@ -115,7 +115,7 @@ test('a declined patron whose charge is retried on days 3 and 6 loses the role 7
 
   // A minute before the end: the check is not due, the role stays (the queue sweeps every 200 ms here).
   e.clock.set(new Date(graceEnd.getTime() - MINUTE));
-  await new Promise((r) => setTimeout(r, 1000));
+  await dueWorkDone(e);
   expect(e.discord.memberRoles(e.guildId, discordUser.userId)).toEqual([e.roles.gold]);
 
   // At the end: the scheduled check removes it, with no sync and no webhook.

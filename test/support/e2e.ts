@@ -1,15 +1,18 @@
 import fs from 'node:fs';
+import { sql } from 'drizzle-orm';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { type Config, parseConfig } from '../../src/config';
 import { type Tierlink, createTierlink } from '../../src/main';
 import { createLogger } from '../../src/edges/outbound/observability/logger';
+import { queryRows } from '../../src/edges/outbound/store/database';
 import { type DiscordSandbox, Permission, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import { type MembershipServiceSandbox, createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { Browser } from './browser';
 import { UNPACED_PATREON, raisedDiscord, raisedPatreon } from './raised-limits';
 import { type TestDatabase, createTestDatabase } from './test-database';
+import { eventually } from './eventually';
 import { standInEnvironment, type ManualClock, createManualClock } from '@tierlink/sandbox';
 import { pageText } from '@tierlink/sandbox/demo';
 
@@ -204,6 +207,31 @@ export async function linkPatron(
       : await world.patreon.denyAuthorization(step.url);
   const page = await browser.get(callback);
   return { status: page.status, html: await page.text() };
+}
+
+/**
+ * Waits until the work already due is done: every delivery the Patreon stand-in queued has been
+ * answered and processed, every stored Ko-fi payment processed, and no job due at the test clock's
+ * time is still pending (the durable queue sweeps every 200 ms here). A test that then finds nothing
+ * changed knows nothing was to change, not that it was not looked at yet.
+ */
+export async function dueWorkDone(e: E2E, timeoutMs = 10_000): Promise<void> {
+  await e.patreon.flushDeliveries();
+  await eventually(
+    'the work due',
+    async () => {
+      const now = e.clock.now();
+      const [row] = await queryRows<{ n: number }>(
+        e.db.database.db,
+        sql`select (select count(*) from webhook_inbox where status = 'pending' and run_at <= ${now})
+              + (select count(*) from jobs where status = 'pending' and run_at <= ${now})
+              + (select count(*) from kofi_payments where processed_at is null) as n`,
+      );
+      return Number(row?.n) === 0;
+    },
+    timeoutMs,
+    20,
+  );
 }
 
 export async function startE2E(options: E2EOptions = {}): Promise<E2E> {

@@ -46,12 +46,7 @@ export interface ActorAuthorityDeps {
   snapshots: GuildSnapshotCache;
 }
 
-/**
- * Reads an actor's authority in a guild from Discord: the guild's owner, the member's roles and the
- * guild's roles (src/core/authority.ts decides from them). Guild-level only: the channel-level
- * permissions an interaction carries are never consulted.
- */
-export function createActorAuthority(deps: ActorAuthorityDeps) {
+export function createActorAuthority(deps: ActorAuthorityDeps): ActorAuthority {
   /**
    * `fresh`: the guild's roles are read again rather than taken from the short-lived cache; every
    * decision that changes what Tierlink grants reads fresh. The member and the owner are always read.
@@ -77,20 +72,11 @@ export function createActorAuthority(deps: ActorAuthorityDeps) {
   return {
     read,
 
-    /**
-     * Whether the actor holds a permission at guild level (the run-time check of an admin command);
-     * `fresh` for a decision that changes what Tierlink grants.
-     */
     async holds(actor: Actor, bit: bigint, options: { fresh: boolean } = { fresh: false }): Promise<boolean> {
       const view = await read(actor, options);
       return view !== null && hasPermission(view.authority, bit);
     },
 
-    /**
-     * May the actor have Tierlink grant and remove `roleId`: their authority over it, and, with
-     * `botMustManage`, the bot's ability to assign it. A role missing from the guild passes the
-     * authority check (there is nothing left to manage) and fails the bot's.
-     */
     decide(view: ActorView, roleId: string, options: { botMustManage: boolean }): RoleDecision {
       const { guildId } = view.actor;
       const role = view.snapshot.roles.find((r) => r.id === roleId);
@@ -107,4 +93,22 @@ export function createActorAuthority(deps: ActorAuthorityDeps) {
   };
 }
 
-export type ActorAuthority = ReturnType<typeof createActorAuthority>;
+/**
+ * Reads an actor's authority in a guild from Discord: the guild's owner, the member's roles and the
+ * guild's roles (src/core/authority.ts decides from them). Guild-level only: the channel-level
+ * permissions an interaction carries are never consulted.
+ */
+export interface ActorAuthority {
+  read(actor: Actor, options: { fresh: boolean }): Promise<ActorView | null>;
+  /**
+   * Whether the actor holds a permission at guild level (the run-time check of an admin command);
+   * `fresh` for a decision that changes what Tierlink grants.
+   */
+  holds(actor: Actor, bit: bigint, options?: { fresh: boolean }): Promise<boolean>;
+  /**
+   * May the actor have Tierlink grant and remove `roleId`: their authority over it, and, with
+   * `botMustManage`, the bot's ability to assign it. A role missing from the guild passes the
+   * authority check (there is nothing left to manage) and fails the bot's.
+   */
+  decide(view: ActorView, roleId: string, options: { botMustManage: boolean }): RoleDecision;
+}

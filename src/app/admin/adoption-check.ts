@@ -9,17 +9,10 @@ export interface AdoptionRefusal {
   fix: string;
 }
 
-/**
- * Whether an actor may have Tierlink adopt the tier roles members already hold.
- *
- * Adopting records a hand-given role as Tierlink's grant, so Tierlink later takes it away when the
- * pledge ends: in effect the actor has the bot remove that role from other people. Discord lets a
- * member take away only roles below their own highest role, and the dangerous ones only as owner
- * or administrator (src/core/authority.ts), so the actor must have that authority over every tier
- * role of the server that exists there. A tier's own role ids come from the creator's settings on
- * the membership service and were never checked against anyone, which is why this reads them all.
- */
-export function createAdoptionCheck(deps: { authority: Pick<ActorAuthority, 'read' | 'decide'>; contexts: GuildContextLoader }) {
+export function createAdoptionCheck(deps: {
+  authority: Pick<ActorAuthority, 'read' | 'decide'>;
+  contexts: GuildContextLoader;
+}): AdoptionCheck {
   return {
     async check(actor: Actor): Promise<Result<{ roleIds: string[] }, AdoptionRefusal>> {
       const [view, guild] = await Promise.all([deps.authority.read(actor, { fresh: true }), deps.contexts.load(actor.guildId)]);
@@ -44,4 +37,16 @@ export function createAdoptionCheck(deps: { authority: Pick<ActorAuthority, 'rea
   };
 }
 
-export type AdoptionCheck = ReturnType<typeof createAdoptionCheck>;
+/**
+ * Whether an actor may have Tierlink adopt the tier roles members already hold.
+ *
+ * Adopting records a hand-given role as Tierlink's grant, so Tierlink later takes it away when the
+ * pledge ends: in effect the actor has the bot remove that role from other people. Discord lets a
+ * member take away only roles below their own highest role, and the dangerous ones only as owner
+ * or administrator (src/core/authority.ts), so the actor must have that authority over every tier
+ * role of the server that exists there. A tier's own role ids come from the creator's settings on
+ * the membership service and were never checked against anyone, which is why this reads them all.
+ */
+export interface AdoptionCheck {
+  check(actor: Actor): Promise<Result<{ roleIds: string[] }, AdoptionRefusal>>;
+}

@@ -58,7 +58,7 @@ function actorSees(view: ActorView, channel: GuildChannel): boolean {
   return (bits & ChannelPermission.ViewChannel) !== 0n;
 }
 
-export function createChannelSettings(deps: ChannelSettingsDeps) {
+export function createChannelSettings(deps: ChannelSettingsDeps): ChannelSettings {
   async function check(view: ActorView, change: ChannelChange): Promise<ChannelCheck> {
     const keys = channelKeys(change);
     const out: ChannelCheck = { notAllowed: [], invalid: [] };
@@ -131,11 +131,16 @@ export function createChannelSettings(deps: ChannelSettingsDeps) {
     check,
     save,
     current: (guildId: string) => deps.guilds.channels(guildId),
-    /** The guild's text and announcement channels, for the dashboard's choices. */
     async postable(guildId: string): Promise<GuildChannel[]> {
       return (await deps.channels.listChannels(guildId)).filter((c) => c.type === 0 || c.type === 5);
     },
   };
 }
 
-export type ChannelSettings = ReturnType<typeof createChannelSettings>;
+export interface ChannelSettings {
+  check(view: ActorView, change: ChannelChange): Promise<ChannelCheck>;
+  save(guildId: string, before: GuildChannels, change: ChannelChange): Promise<{ channels: GuildChannels; notes: string[] }>;
+  current(guildId: string): Promise<GuildChannels>;
+  /** The guild's text and announcement channels, for the dashboard's choices. */
+  postable(guildId: string): Promise<GuildChannel[]>;
+}

@@ -83,17 +83,7 @@ export interface ConnectServiceDeps {
   mayConnect(guildId: string, userId: string): Promise<boolean>;
 }
 
-/**
- * The creator's side: `/connect` hands out a one-time link to authorize with the creator scopes;
- * the callback stores the creator's tokens (sealed), picks the campaign (PATREON_CAMPAIGN_ID, the
- * only one, or the creator's choice on the result page), reads its tiers and binds it to the guild.
- * The environment's creator tokens take the same path at start-up, without a click.
- *
- * A campaign's tiers name the roles its patrons get, so only the server's owner or an Administrator
- * connects one: checked when `/connect` runs, when its link is followed (by the Discord account that
- * ran it, signed in on the link's page), and again before anything is stored or bound.
- */
-export function createConnectService(deps: ConnectServiceDeps) {
+export function createConnectService(deps: ConnectServiceDeps): ConnectService {
   const { clock, logger } = deps;
 
   async function bind(guildId: string, creatorUserId: string, details: CampaignDetails): Promise<BoundCampaign> {
@@ -131,7 +121,6 @@ export function createConnectService(deps: ConnectServiceDeps) {
   }
 
   return {
-    /** `/connect`: the guild is recorded (with its name, for the result page) before its one-time link is handed out. */
     async start(
       discordUserId: string,
       guild: { id: string; name: string | null },
@@ -141,11 +130,6 @@ export function createConnectService(deps: ConnectServiceDeps) {
       return { kind: 'link', ...(await deps.oneTimeLinks.create('connect', discordUserId, guild.id)) };
     },
 
-    /**
-     * A `/connect` link, once its page signed the person in with Discord: the service's authorize
-     * URL and the browser binding to set as a cookie, when the person is the one who ran `/connect`
-     * and may still connect a campaign here. The link is spent either way.
-     */
     async follow(token: string, signedIn: DiscordUser): Promise<FlowFollow | ConnectNotAllowed> {
       const followed = await deps.oneTimeLinks.follow('connect', token);
       if (!followed) return { kind: 'expired' };
@@ -167,7 +151,6 @@ export function createConnectService(deps: ConnectServiceDeps) {
       return { kind: 'redirect', url, browser: followed.browser };
     },
 
-    /** The callback of a `/connect` authorization, after its state was consumed in the browser that started it. */
     async complete(code: string, consumed: BoundState): Promise<ConnectCompletion | ConnectNotAllowed> {
       const link = consumed.row;
       if (!link.discordUserId || !(await deps.mayConnect(link.guildId, link.discordUserId))) return { kind: 'not_allowed' };
@@ -187,10 +170,6 @@ export function createConnectService(deps: ConnectServiceDeps) {
       }
     },
 
-    /**
-     * `POST /connect/choose`: binds the campaign the creator chose on the chooser, once, from the
-     * browser of the flow (its cookie), with the page's form token.
-     */
     async choose(
       ticket: string | undefined,
       csrf: string | undefined,
@@ -210,11 +189,6 @@ export function createConnectService(deps: ConnectServiceDeps) {
       }
     },
 
-    /**
-     * PATREON_CREATOR_ACCESS_TOKEN / _REFRESH_TOKEN at start-up: connect without a click and bind
-     * the campaign to `guildIds` (DISCORD_GUILD_ID, or every guild the bot is in that serves no
-     * campaign yet). Returns what was bound.
-     */
     async connectFromEnvironment(
       tokens: { accessToken: string; refreshToken: string },
       guildIds: readonly string[],
@@ -251,4 +225,43 @@ export function createConnectService(deps: ConnectServiceDeps) {
   };
 }
 
-export type ConnectService = ReturnType<typeof createConnectService>;
+/**
+ * The creator's side: `/connect` hands out a one-time link to authorize with the creator scopes;
+ * the callback stores the creator's tokens (sealed), picks the campaign (PATREON_CAMPAIGN_ID, the
+ * only one, or the creator's choice on the result page), reads its tiers and binds it to the guild.
+ * The environment's creator tokens take the same path at start-up, without a click.
+ *
+ * A campaign's tiers name the roles its patrons get, so only the server's owner or an Administrator
+ * connects one: checked when `/connect` runs, when its link is followed (by the Discord account that
+ * ran it, signed in on the link's page), and again before anything is stored or bound.
+ */
+export interface ConnectService {
+  /** `/connect`: the guild is recorded (with its name, for the result page) before its one-time link is handed out. */
+  start(
+    discordUserId: string,
+    guild: { id: string; name: string | null },
+  ): Promise<{ kind: 'link'; url: string; expiresAt: Date } | ConnectNotAllowed>;
+  /**
+   * A `/connect` link, once its page signed the person in with Discord: the service's authorize
+   * URL and the browser binding to set as a cookie, when the person is the one who ran `/connect`
+   * and may still connect a campaign here. The link is spent either way.
+   */
+  follow(token: string, signedIn: DiscordUser): Promise<FlowFollow | ConnectNotAllowed>;
+  /** The callback of a `/connect` authorization, after its state was consumed in the browser that started it. */
+  complete(code: string, consumed: BoundState): Promise<ConnectCompletion | ConnectNotAllowed>;
+  /**
+   * `POST /connect/choose`: binds the campaign the creator chose on the chooser, once, from the
+   * browser of the flow (its cookie), with the page's form token.
+   */
+  choose(
+    ticket: string | undefined,
+    csrf: string | undefined,
+    readNonce: ReadNonce,
+  ): Promise<ConnectCompletion | ChoiceRefusal | ConnectNotAllowed>;
+  /**
+   * PATREON_CREATOR_ACCESS_TOKEN / _REFRESH_TOKEN at start-up: connect without a click and bind
+   * the campaign to `guildIds` (DISCORD_GUILD_ID, or every guild the bot is in that serves no
+   * campaign yet). Returns what was bound.
+   */
+  connectFromEnvironment(tokens: { accessToken: string; refreshToken: string }, guildIds: readonly string[]): Promise<BoundCampaign[]>;
+}

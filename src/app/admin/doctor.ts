@@ -164,13 +164,7 @@ function heldBackCheck(
   };
 }
 
-/**
- * Checks everything that makes roles fail, the first support problem of every bot of this kind:
- * the bot's permission, each mapped role's position and kind, Patreon's own bot managing the same
- * roles, the members intent, the creator's connection, the webhook, members Patreon answered
- * with values that cannot be read, and the last sync. Each problem comes with the fix.
- */
-export function createDoctor(deps: DoctorDeps) {
+export function createDoctor(deps: DoctorDeps): Doctor {
   async function discordChecks(guildId: string): Promise<DoctorCheck[]> {
     const checks: DoctorCheck[] = [];
     deps.snapshots.invalidate(guildId);
@@ -420,4 +414,12 @@ export function renderDoctor(checks: readonly DoctorCheck[], t: T = translator('
   return lines.join('\n').slice(0, 1990);
 }
 
-export type Doctor = ReturnType<typeof createDoctor>;
+/**
+ * Checks everything that makes roles fail, the first support problem of every bot of this kind:
+ * the bot's permission, each mapped role's position and kind, Patreon's own bot managing the same
+ * roles, the members intent, the creator's connection, the webhook, members Patreon answered
+ * with values that cannot be read, and the last sync. Each problem comes with the fix.
+ */
+export interface Doctor {
+  run(guildId: string): Promise<DoctorCheck[]>;
+}

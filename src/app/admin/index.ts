@@ -27,6 +27,15 @@ import { createTiersService } from './tiers-service';
 import { CompService } from '../comps/comp-service';
 import { RuleRolesService } from './rule-roles-service';
 import { progressOf } from '../sync/sync-scheduler';
+import type { ActorAuthority } from './actor-authority';
+import type { AdoptionCheck } from './adoption-check';
+import type { ChannelSettings } from './channel-settings';
+import type { ConnectService } from './connect-service';
+import type { Doctor } from './doctor';
+import type { MappingService } from './mapping-service';
+import type { RoleAllowances } from './role-allowances';
+import type { SettingsService } from './settings-service';
+import type { TiersService } from './tiers-service';
 
 export interface CreatorAdminDeps {
   repos: Pick<
@@ -68,13 +77,7 @@ export interface CreatorAdminDeps {
   openCampaignIds?: readonly string[];
 }
 
-/**
- * The creator side: `/connect` (and connecting from the environment's tokens), `/tiers`, `/map`,
- * `/unmap`, `/settings` and `/doctor`. A connected campaign gets its webhook registered at once;
- * a change of mapping or settings is applied guild-wide under the full-sync lock. Every change that
- * concerns a role is checked against the asking member's authority, read from Discord.
- */
-export function createCreatorAdmin(deps: CreatorAdminDeps) {
+export function createCreatorAdmin(deps: CreatorAdminDeps): CreatorAdmin {
   const { repos, accounts, discord, sync, clock, logger } = deps;
   const reconcileGuild = sync.applyGuild;
   const authority = createActorAuthority({ directory: discord.directory, snapshots: discord.snapshots });
@@ -204,12 +207,6 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
     channelSettings,
     doctor,
 
-    /**
-     * PATREON_CREATOR_ACCESS_TOKEN at start-up: connects the creator and binds the campaign to the
-     * servers `bindGuildIds` names (DISCORD_GUILD_ID and DISCORD_GUILD_IDS) and to no other: a
-     * server that merely added the bot is never bound to the creator's campaign. Says in the log
-     * which servers the bot is in that stay unbound, and how to bind them.
-     */
     async connectFromEnvironment(
       tokens: { accessToken: string; refreshToken: string },
       bindGuildIds: readonly string[],
@@ -239,4 +236,33 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
   };
 }
 
-export type CreatorAdmin = ReturnType<typeof createCreatorAdmin>;
+/**
+ * The creator side: `/connect` (and connecting from the environment's tokens), `/tiers`, `/map`,
+ * `/unmap`, `/settings` and `/doctor`. A connected campaign gets its webhook registered at once;
+ * a change of mapping or settings is applied guild-wide under the full-sync lock. Every change that
+ * concerns a role is checked against the asking member's authority, read from Discord.
+ */
+export interface CreatorAdmin {
+  authority: ActorAuthority;
+  rules: RuleRolesService;
+  adoption: AdoptionCheck;
+  allowances: RoleAllowances;
+  connect: ConnectService;
+  tiers: TiersService;
+  mapping: MappingService;
+  comps: CompService;
+  settings: SettingsService;
+  channelSettings: ChannelSettings;
+  doctor: Doctor;
+  /**
+   * PATREON_CREATOR_ACCESS_TOKEN at start-up: connects the creator and binds the campaign to the
+   * servers `bindGuildIds` names (DISCORD_GUILD_ID and DISCORD_GUILD_IDS) and to no other: a
+   * server that merely added the bot is never bound to the creator's campaign. Says in the log
+   * which servers the bot is in that stay unbound, and how to bind them.
+   */
+  connectFromEnvironment(
+    tokens: { accessToken: string; refreshToken: string },
+    bindGuildIds: readonly string[],
+    botGuildIds: readonly string[],
+  ): Promise<void>;
+}

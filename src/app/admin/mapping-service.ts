@@ -31,12 +31,6 @@ export type MapOutcome =
   /** `viaTier`: the role is the tier's own Discord role on the service (`chat_role_ids`), which only the service changes. */
   | { kind: 'not_mapped'; tierTitle: string; roleName: string; viaTier: boolean };
 
-/**
- * `/map` and `/unmap`. The actor's authority over the role is read from Discord (src/core/authority.ts:
- * nobody makes the bot grant a role they could not grant themselves); a role the bot cannot manage is
- * refused up front with the fix (the bot would only ever fail to grant it); a change reconciles the
- * guild in the background, and `followUp` resolves with how many role changes it made.
- */
 export function createMappingService(deps: {
   mappings: MappingRepository;
   guilds: Pick<GuildRepository, 'settings' | 'saveSettings' | 'bind'>;
@@ -45,7 +39,7 @@ export function createMappingService(deps: {
   allowances: Pick<RoleAllowances, 'allowNamed' | 'forgetRole'>;
   reconcileGuild: ReconcileGuild;
   logger: Logger;
-}) {
+}): MappingService {
   function inBackground(guildId: string): Promise<GuildApplyOutcome> {
     const run = deps.reconcileGuild(guildId, 'map');
     run.catch((error) => deps.logger.error({ err: error, guildId }, 'reconcile after a mapping change failed'));
@@ -66,10 +60,6 @@ export function createMappingService(deps: {
   }
 
   return {
-    /**
-     * A role was deleted in Discord: its `/map` rows go, and a former-patron or follower setting
-     * that named it is cleared (the ledger rows of that role are forgotten by the next plan).
-     */
     async forgetDeletedRole(guildId: string, roleId: string): Promise<void> {
       const rows = await deps.mappings.removeRole(guildId, roleId);
       await deps.allowances.forgetRole(guildId, roleId);
@@ -113,7 +103,6 @@ export function createMappingService(deps: {
       };
     },
 
-    /** Unmapping takes the role away from the tier's patrons: the same authority over it as mapping. */
     async unmap(actor: Actor, tierValue: string, roleId: string): Promise<MapOutcome> {
       const { guildId } = actor;
       const tier = await deps.tiers.resolve(guildId, tierValue);
@@ -138,4 +127,19 @@ export function createMappingService(deps: {
   };
 }
 
-export type MappingService = ReturnType<typeof createMappingService>;
+/**
+ * `/map` and `/unmap`. The actor's authority over the role is read from Discord (src/core/authority.ts:
+ * nobody makes the bot grant a role they could not grant themselves); a role the bot cannot manage is
+ * refused up front with the fix (the bot would only ever fail to grant it); a change reconciles the
+ * guild in the background, and `followUp` resolves with how many role changes it made.
+ */
+export interface MappingService {
+  /**
+   * A role was deleted in Discord: its `/map` rows go, and a former-patron or follower setting
+   * that named it is cleared (the ledger rows of that role are forgotten by the next plan).
+   */
+  forgetDeletedRole(guildId: string, roleId: string): Promise<void>;
+  map(actor: Actor, tierValue: string, roleId: string): Promise<MapOutcome>;
+  /** Unmapping takes the role away from the tier's patrons: the same authority over it as mapping. */
+  unmap(actor: Actor, tierValue: string, roleId: string): Promise<MapOutcome>;
+}

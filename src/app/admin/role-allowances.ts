@@ -48,14 +48,6 @@ export function recipientsOf(outcome: { tiers: readonly string[]; settings: read
   return parts.length > 0 ? parts.join(' and ') : 'whenever a tier names it';
 }
 
-/**
- * Allowances of roles with dangerous permissions (Administrator, Manage Roles, Ban Members…;
- * `DANGEROUS_PERMISSIONS` in src/core/authority.ts). A tier may name any role, on Patreon
- * (`discord_role_ids`) or with `/map`; one with such a permission is granted only once the server's
- * owner or an administrator allowed it by name, for the permissions it had then. The allowance is
- * given with `/allow-role` or on the dashboard, or by naming the role themselves in `/map` or
- * `/settings`; taking it back holds the role back for everyone not holding it yet.
- */
 export function createRoleAllowances(deps: {
   authority: ActorAuthority;
   allowances: RoleAllowanceRepository;
@@ -63,7 +55,7 @@ export function createRoleAllowances(deps: {
   reconcileGuild: ReconcileGuild;
   clock: Clock;
   logger: Logger;
-}) {
+}): RoleAllowances {
   const { clock, logger } = deps;
 
   /** What names the role in this guild: the tiers whose role it is, and the setting roles it is. */
@@ -85,7 +77,6 @@ export function createRoleAllowances(deps: {
   }
 
   return {
-    /** `/allow-role role [allowed]`, and the dashboard's button: allows the role, or takes the allowance back. */
     async set(actor: Actor, roleId: string, allowed: boolean): Promise<AllowOutcome> {
       const { guildId } = actor;
       const view = await deps.authority.read(actor, { fresh: true });
@@ -113,11 +104,6 @@ export function createRoleAllowances(deps: {
       };
     },
 
-    /**
-     * The owner or an administrator named a role with dangerous permissions in `/map` or `/settings`
-     * (the authority rules let nobody else): that is their allowance of it, recorded like `/allow-role`'s.
-     * Returns the permissions allowed, or null when there was nothing to allow.
-     */
     async allowNamed(view: ActorView, roleId: string): Promise<string[] | null> {
       if (!view.authority.isOwner && !view.authority.isAdministrator) return null;
       const role = view.snapshot.roles.find((r) => r.id === roleId);
@@ -129,11 +115,29 @@ export function createRoleAllowances(deps: {
       return permissionNames(bits);
     },
 
-    /** A role was deleted in Discord: its allowance goes (a new role with the same powers must be allowed again). */
     async forgetRole(guildId: string, roleId: string): Promise<void> {
       await deps.allowances.withdraw(guildId, roleId);
     },
   };
 }
 
-export type RoleAllowances = ReturnType<typeof createRoleAllowances>;
+/**
+ * Allowances of roles with dangerous permissions (Administrator, Manage Roles, Ban Members…;
+ * `DANGEROUS_PERMISSIONS` in src/core/authority.ts). A tier may name any role, on Patreon
+ * (`discord_role_ids`) or with `/map`; one with such a permission is granted only once the server's
+ * owner or an administrator allowed it by name, for the permissions it had then. The allowance is
+ * given with `/allow-role` or on the dashboard, or by naming the role themselves in `/map` or
+ * `/settings`; taking it back holds the role back for everyone not holding it yet.
+ */
+export interface RoleAllowances {
+  /** `/allow-role role [allowed]`, and the dashboard's button: allows the role, or takes the allowance back. */
+  set(actor: Actor, roleId: string, allowed: boolean): Promise<AllowOutcome>;
+  /**
+   * The owner or an administrator named a role with dangerous permissions in `/map` or `/settings`
+   * (the authority rules let nobody else): that is their allowance of it, recorded like `/allow-role`'s.
+   * Returns the permissions allowed, or null when there was nothing to allow.
+   */
+  allowNamed(view: ActorView, roleId: string): Promise<string[] | null>;
+  /** A role was deleted in Discord: its allowance goes (a new role with the same powers must be allowed again). */
+  forgetRole(guildId: string, roleId: string): Promise<void>;
+}

@@ -113,15 +113,7 @@ export interface SettingsServiceDeps {
   logger: Logger;
 }
 
-/**
- * `/settings`: shows the guild's settings, or validates, saves and echoes a change. A change that
- * concerns a role (the former-patron and follower roles, strict mode, whether free tiers grant
- * their roles) is checked against the
- * actor's authority, read from Discord (src/core/authority.ts). Turning strict mode on is never
- * immediate: the outcome carries what it would remove and a confirmation token, bound to the actor
- * and expiring after {@link STRICT_CONFIRMATION_MS}, that {@link confirmStrict} takes.
- */
-export function createSettingsService(deps: SettingsServiceDeps) {
+export function createSettingsService(deps: SettingsServiceDeps): SettingsService {
   const { box, clock, logger } = deps;
 
   const signed = (actor: Actor, expiresAt: number) => `strict-on:${actor.guildId}:${actor.userId}:${expiresAt}`;
@@ -293,7 +285,6 @@ export function createSettingsService(deps: SettingsServiceDeps) {
       };
     },
 
-    /** The actor confirms turning strict mode on, with the token {@link apply} handed them. */
     async confirmStrict(actor: Actor, confirmation: string): Promise<StrictConfirmOutcome> {
       const [expiry = '', signature = ''] = confirmation.split('.');
       const expiresAt = parseInt(expiry, 36);
@@ -314,4 +305,16 @@ export function createSettingsService(deps: SettingsServiceDeps) {
   };
 }
 
-export type SettingsService = ReturnType<typeof createSettingsService>;
+/**
+ * `/settings`: shows the guild's settings, or validates, saves and echoes a change. A change that
+ * concerns a role (the former-patron and follower roles, strict mode, whether free tiers grant
+ * their roles) is checked against the
+ * actor's authority, read from Discord (src/core/authority.ts). Turning strict mode on is never
+ * immediate: the outcome carries what it would remove and a confirmation token, bound to the actor
+ * and expiring after {@link STRICT_CONFIRMATION_MS}, that {@link confirmStrict} takes.
+ */
+export interface SettingsService {
+  apply(actor: Actor, request: SettingsRequest, channelChange?: ChannelChange): Promise<SettingsOutcome>;
+  /** The actor confirms turning strict mode on, with the token {@link apply} handed them. */
+  confirmStrict(actor: Actor, confirmation: string): Promise<StrictConfirmOutcome>;
+}

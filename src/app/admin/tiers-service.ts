@@ -50,7 +50,6 @@ export function parseTierRef(value: string): { campaignId: string; tierId: strin
   return at > 0 && at < value.length - 1 ? { campaignId: value.slice(0, at), tierId: value.slice(at + 1) } : null;
 }
 
-/** The guild's tiers with the roles each grants, and autocomplete over them. */
 export function createTiersService(deps: {
   guilds: GuildRepository;
   campaigns: CampaignRepository;
@@ -64,7 +63,7 @@ export function createTiersService(deps: {
   openCampaignIds?: readonly string[];
   clock: Clock;
   logger: Logger;
-}) {
+}): TiersService {
   const refreshing = new Map<string, Promise<void>>();
 
   /** Reads a campaign's tiers again when stored ones are older than 10 minutes (one read at a time). */
@@ -158,10 +157,6 @@ export function createTiersService(deps: {
       }));
     },
 
-    /**
-     * Up to 25 tiers matching what the creator typed. Answers from stored tiers at once (Discord
-     * gives autocomplete 3 seconds) and refreshes stale ones in the background.
-     */
     async autocomplete(guildId: string, typed: string): Promise<Array<{ name: string; value: string }>> {
       const campaignIds = await campaignsFor(guildId);
       for (const id of campaignIds) {
@@ -181,7 +176,6 @@ export function createTiersService(deps: {
         }));
     },
 
-    /** Finds a tier of the guild by autocomplete value or by (case-insensitive) title. */
     async resolve(guildId: string, value: string): Promise<(TierRow & { campaignName: string }) | null> {
       const rows = await storedTiers(guildId);
       const ref = parseTierRef(value);
@@ -194,4 +188,15 @@ export function createTiersService(deps: {
   };
 }
 
-export type TiersService = ReturnType<typeof createTiersService>;
+/** The guild's tiers with the roles each grants, and autocomplete over them. */
+export interface TiersService {
+  refreshIfStale(campaignId: string): Promise<void>;
+  list(guildId: string): Promise<TierLine[]>;
+  /**
+   * Up to 25 tiers matching what the creator typed. Answers from stored tiers at once (Discord
+   * gives autocomplete 3 seconds) and refreshes stale ones in the background.
+   */
+  autocomplete(guildId: string, typed: string): Promise<Array<{ name: string; value: string }>>;
+  /** Finds a tier of the guild by autocomplete value or by (case-insensitive) title. */
+  resolve(guildId: string, value: string): Promise<(TierRow & { campaignName: string }) | null>;
+}

@@ -82,17 +82,7 @@ export interface KofiFirstPayment {
 
 const latest = (a: Date, b: Date) => (a.getTime() > b.getTime() ? a : b);
 
-/**
- * Announcements, opt-in per guild: a welcome when a pledge begins and a message for each new
- * post. Each is written once per guild, kind and subject (a unique key in the database, so the
- * webhook, the poll and several instances never announce a thing twice), with its message
- * composed then; rounds post what is due, within the channel's rate limit.
- *
- * New patrons come from the stored member state, whatever wrote it (a `members:pledge:create`
- * webhook and its re-read, a link, the nightly sync): an entitled member whose current pledge began
- * after the channel was set, and at most {@link ANNOUNCE_WINDOW_MS} ago, is welcomed once per pledge.
- */
-export function createAnnouncements(deps: AnnouncementsDeps) {
+export function createAnnouncements(deps: AnnouncementsDeps): Announcements {
   const { outbox, clock, logger } = deps;
 
   async function tierTitles(campaignIds: readonly string[], tierIds: readonly string[]): Promise<string[]> {
@@ -331,4 +321,21 @@ export function createAnnouncements(deps: AnnouncementsDeps) {
   return { welcomeNewPatrons, announcePost, pollPosts, postSource, sendDue, onPostDelivery };
 }
 
-export type Announcements = ReturnType<typeof createAnnouncements>;
+/**
+ * Announcements, opt-in per guild: a welcome when a pledge begins and a message for each new
+ * post. Each is written once per guild, kind and subject (a unique key in the database, so the
+ * webhook, the poll and several instances never announce a thing twice), with its message
+ * composed then; rounds post what is due, within the channel's rate limit.
+ *
+ * New patrons come from the stored member state, whatever wrote it (a `members:pledge:create`
+ * webhook and its re-read, a link, the nightly sync): an entitled member whose current pledge began
+ * after the channel was set, and at most {@link ANNOUNCE_WINDOW_MS} ago, is welcomed once per pledge.
+ */
+export interface Announcements {
+  welcomeNewPatrons(guildId: string, channelId: string, since: Date): Promise<number>;
+  announcePost(campaignId: string, post: Post, seenAt: Date): Promise<number>;
+  pollPosts(campaignId: string): Promise<void>;
+  postSource(campaignId: string): Promise<PostSource>;
+  sendDue(): Promise<number>;
+  onPostDelivery(input: { campaignId: string; postId: string; payload: Post | null; receivedAt: Date }): Promise<void>;
+}

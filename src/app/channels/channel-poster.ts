@@ -15,18 +15,11 @@ export function nonceOf(...parts: ReadonlyArray<string | number>): string {
   return createHash('sha256').update(parts.join('\u0000')).digest('base64url').slice(0, 24);
 }
 
-/**
- * Posts in a channel within its rate limit, across instances: before a post, the channel's
- * `paced_until` (from the last answer's `X-RateLimit-Remaining` and `-Reset-After`, stored in the
- * database) says whether its window has room; after it, the headers set it again. Discord's channel
- * limit is about 5 messages per 5 s (docs/discord-api-notes.md §9), but the headers decide, so a
- * different limit is kept too. @discordjs/rest queues by the same headers within one process.
- */
 export function createChannelPoster(deps: {
   channels: Pick<ChannelMessages, 'post'>;
   outbox: Pick<ChannelOutboxRepository, 'pacedUntil' | 'setPacedUntil'>;
   clock: Clock;
-}) {
+}): ChannelPoster {
   const { clock } = deps;
   return {
     async post(channelId: string, message: ComposedMessage, nonce: string): Promise<PostOutcome> {
@@ -43,4 +36,13 @@ export function createChannelPoster(deps: {
   };
 }
 
-export type ChannelPoster = ReturnType<typeof createChannelPoster>;
+/**
+ * Posts in a channel within its rate limit, across instances: before a post, the channel's
+ * `paced_until` (from the last answer's `X-RateLimit-Remaining` and `-Reset-After`, stored in the
+ * database) says whether its window has room; after it, the headers set it again. Discord's channel
+ * limit is about 5 messages per 5 s (docs/discord-api-notes.md §9), but the headers decide, so a
+ * different limit is kept too. @discordjs/rest queues by the same headers within one process.
+ */
+export interface ChannelPoster {
+  post(channelId: string, message: ComposedMessage, nonce: string): Promise<PostOutcome>;
+}

@@ -6,6 +6,9 @@ import type { Logger } from '../../shared/logger';
 import { type AnnouncementsDeps, createAnnouncements } from './announcements';
 import { createChannelPoster } from './channel-poster';
 import { createModLog } from './mod-log';
+import type { Announcements } from './announcements';
+import type { ModLog } from './mod-log';
+import type { Post } from '../../edges/outbound/patreon/posts';
 
 export { ANNOUNCE_WINDOW_MS, POST_POLL_INTERVAL_MS } from './announcements';
 export type { Announcements, PostSource } from './announcements';
@@ -29,13 +32,7 @@ export interface ChannelsDeps {
   settleMs?: number;
 }
 
-/**
- * What Tierlink posts in a guild's channels: the mod-log and the announcements. One instance at a
- * time posts (a lock per round), so the channels' windows, kept in the database from Discord's
- * headers, hold for all of them. Posting only reads what role changes and deliveries stored: it
- * never holds up a role change.
- */
-export function createChannels(deps: ChannelsDeps) {
+export function createChannels(deps: ChannelsDeps): Channels {
   const { repos, clock, logger } = deps;
   const outbox = repos.channelOutbox;
   const pollMs = deps.pollMs ?? 1_000;
@@ -103,7 +100,6 @@ export function createChannels(deps: ChannelsDeps) {
     modLog,
     announcements,
     round,
-    /** The webhook processor's hook for post deliveries. */
     onPostDelivery: announcements.onPostDelivery,
     start() {
       if (timer) return;
@@ -118,4 +114,18 @@ export function createChannels(deps: ChannelsDeps) {
   };
 }
 
-export type Channels = ReturnType<typeof createChannels>;
+/**
+ * What Tierlink posts in a guild's channels: the mod-log and the announcements. One instance at a
+ * time posts (a lock per round), so the channels' windows, kept in the database from Discord's
+ * headers, hold for all of them. Posting only reads what role changes and deliveries stored: it
+ * never holds up a role change.
+ */
+export interface Channels {
+  modLog: ModLog;
+  announcements: Announcements;
+  round(): Promise<void>;
+  /** The webhook processor's hook for post deliveries. */
+  onPostDelivery: (input: { campaignId: string; postId: string; payload: Post | null; receivedAt: Date }) => Promise<void>;
+  start(): void;
+  stop(): Promise<void>;
+}

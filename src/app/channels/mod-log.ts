@@ -17,27 +17,14 @@ export interface ModLogDeps {
   logger: Logger;
 }
 
-/**
- * The mod-log: Tierlink's role changes posted after the fact, from the audit log, never in the way
- * of a role change. Each guild keeps a cursor (the last audit row posted); a round takes the rows
- * after it up to a settled horizon (an id observed a few seconds earlier, so every row up to it is
- * committed: each audit insert is one short statement), groups them per member and trigger into
- * messages, and records the batch before its first message. A restart composes the same batch from
- * the same rows and goes on after the messages already posted; a message posted just before a
- * crash is not repeated, because Discord answers its nonce again with the same message. A channel
- * that refuses the posts (deleted, permissions taken away) is logged and the batch skipped: the
- * audit log keeps every change.
- */
-export function createModLog(deps: ModLogDeps) {
+export function createModLog(deps: ModLogDeps): ModLog {
   const { outbox, poster, clock, logger } = deps;
 
   return {
-    /** Starts a guild's mod-log at `horizon` (nothing older is posted). */
     start(guildId: string, horizon: number): Promise<void> {
       return outbox.startModLog(guildId, horizon, clock.now());
     },
 
-    /** Posts what is due in one guild, as far as the channel's window allows. */
     async round(guildId: string, channelId: string, settledHorizon: number, currentHorizon: number): Promise<void> {
       const state = await outbox.modLogState(guildId);
       if (!state) {
@@ -82,4 +69,20 @@ export function createModLog(deps: ModLogDeps) {
   };
 }
 
-export type ModLog = ReturnType<typeof createModLog>;
+/**
+ * The mod-log: Tierlink's role changes posted after the fact, from the audit log, never in the way
+ * of a role change. Each guild keeps a cursor (the last audit row posted); a round takes the rows
+ * after it up to a settled horizon (an id observed a few seconds earlier, so every row up to it is
+ * committed: each audit insert is one short statement), groups them per member and trigger into
+ * messages, and records the batch before its first message. A restart composes the same batch from
+ * the same rows and goes on after the messages already posted; a message posted just before a
+ * crash is not repeated, because Discord answers its nonce again with the same message. A channel
+ * that refuses the posts (deleted, permissions taken away) is logged and the batch skipped: the
+ * audit log keeps every change.
+ */
+export interface ModLog {
+  /** Starts a guild's mod-log at `horizon` (nothing older is posted). */
+  start(guildId: string, horizon: number): Promise<void>;
+  /** Posts what is due in one guild, as far as the channel's window allows. */
+  round(guildId: string, channelId: string, settledHorizon: number, currentHorizon: number): Promise<void>;
+}

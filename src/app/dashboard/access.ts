@@ -64,7 +64,7 @@ export function createDashboardAccess(deps: {
   clock: Clock;
   ttlMs?: number;
   maxStandings?: number;
-}) {
+}): DashboardAccess {
   const ttlMs = deps.ttlMs ?? STANDING_TTL_MS;
   const max = deps.maxStandings ?? MAX_STANDINGS;
   const standings = new Map<string, { standing: MemberStanding; at: number }>();
@@ -124,7 +124,6 @@ export function createDashboardAccess(deps: {
   return {
     enter,
 
-    /** The servers of the menu: those Discord listed at sign-in that Tierlink serves, each checked now. */
     async servers(session: Pick<DashboardSession, 'userId' | 'idHash' | 'guildIds'>): Promise<ServerChoice[]> {
       const known = await deps.guilds.namesOf(session.guildIds);
       const ids = session.guildIds.filter((id) => known.has(id)).slice(0, MAX_MENU_SERVERS);
@@ -141,4 +140,8 @@ export function createDashboardAccess(deps: {
   };
 }
 
-export type DashboardAccess = ReturnType<typeof createDashboardAccess>;
+export interface DashboardAccess {
+  enter(session: Pick<DashboardSession, 'userId' | 'idHash'>, guildId: string, options?: { fresh: boolean }): Promise<GuildEntry>;
+  /** The servers of the menu: those Discord listed at sign-in that Tierlink serves, each checked now. */
+  servers(session: Pick<DashboardSession, 'userId' | 'idHash' | 'guildIds'>): Promise<ServerChoice[]>;
+}

@@ -40,8 +40,7 @@ export interface AuditDeps {
   logger: Logger;
 }
 
-/** The audit log of a server: filtered keyset pages, and every matching row for an export. */
-export function createAuditBrowser(deps: AuditDeps) {
+export function createAuditBrowser(deps: AuditDeps): AuditBrowser {
   /** Role names now (a deleted role keeps its id only); the page still renders when Discord cannot be read. */
   async function roleNames(guildId: string): Promise<Map<string, string>> {
     try {
@@ -98,7 +97,6 @@ export function createAuditBrowser(deps: AuditDeps) {
       };
     },
 
-    /** Every matching row, newest first, a thousand at a time, at most {@link MAX_EXPORT_ROWS}. */
     async *export(guildId: string, query: AuditQuery): AsyncGenerator<AuditEntry[]> {
       const roles = await roleNames(guildId);
       let cursor: AuditCursor | null = null;
@@ -119,4 +117,9 @@ export function createAuditBrowser(deps: AuditDeps) {
   };
 }
 
-export type AuditBrowser = ReturnType<typeof createAuditBrowser>;
+/** The audit log of a server: filtered keyset pages, and every matching row for an export. */
+export interface AuditBrowser {
+  page(guildId: string, query: AuditQuery, at: { cursor: string | null; direction: 'older' | 'newer'; size?: number }): Promise<AuditPage>;
+  /** Every matching row, newest first, a thousand at a time, at most {@link MAX_EXPORT_ROWS}. */
+  export(guildId: string, query: AuditQuery): AsyncGenerator<AuditEntry[]>;
+}

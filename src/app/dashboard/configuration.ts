@@ -50,12 +50,7 @@ export interface ConfigurationDeps {
   sleep?: (ms: number) => Promise<void>;
 }
 
-/**
- * The Tiers and roles page: the same services `/tiers`, `/map`, `/unmap` and `/settings` use, so a
- * change made on the page is checked, refused and applied exactly as the command's. The signed-in
- * user's Discord id is the actor the services check.
- */
-export function createConfiguration(deps: ConfigurationDeps) {
+export function createConfiguration(deps: ConfigurationDeps): Configuration {
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref()));
 
   async function wait(followUp: Promise<GuildApplyOutcome> | null): Promise<FollowUp | null> {
@@ -79,7 +74,6 @@ export function createConfiguration(deps: ConfigurationDeps) {
   return {
     roleChoices,
 
-    /** The server's tiers as a form lists them (the comps form on a member's page). */
     async tierChoices(guildId: string): Promise<Array<{ ref: string; title: string }>> {
       return (await deps.tiers.list(guildId)).map((t) => ({ ref: tierRef(t.campaignId, t.tierId), title: t.title }));
     },
@@ -104,7 +98,6 @@ export function createConfiguration(deps: ConfigurationDeps) {
       };
     },
 
-    /** A role by tenure or amount, set or removed as `/settings rule_role` does. */
     async setRule(guildId: string, actorId: string, rule: RuleRole): Promise<{ outcome: RuleRoleOutcome; followUp: FollowUp | null }> {
       const outcome = await deps.rules.set({ guildId, userId: actorId }, rule);
       return { outcome, followUp: outcome.kind === 'done' ? await wait(outcome.followUp) : null };
@@ -139,13 +132,11 @@ export function createConfiguration(deps: ConfigurationDeps) {
       return { outcome, followUp: outcome.kind === 'changed' ? await wait(outcome.followUp) : null };
     },
 
-    /** Allows a held-back role, as `/allow-role` does (the owner or an administrator only). */
     async allowRole(guildId: string, actorId: string, roleId: string): Promise<{ outcome: AllowOutcome; followUp: FollowUp | null }> {
       const outcome = await deps.allowances.set({ guildId, userId: actorId }, roleId, true);
       return { outcome, followUp: outcome.kind === 'allowed' ? await wait(outcome.followUp) : null };
     },
 
-    /** Confirms strict mode with the token the settings change handed out (as the button in Discord does). */
     async confirmStrict(
       guildId: string,
       actorId: string,
@@ -155,7 +146,6 @@ export function createConfiguration(deps: ConfigurationDeps) {
       return { outcome, followUp: outcome.kind === 'changed' ? await wait(outcome.followUp) : null };
     },
 
-    /** The channels form: only the channels that differ from what is set are changed (and checked). */
     async saveChannels(guildId: string, actorId: string, wanted: Record<ChannelSetting, string | null>): Promise<SettingsOutcome> {
       const current = await deps.channelSettings.current(guildId);
       const change: ChannelChange = {};
@@ -165,4 +155,30 @@ export function createConfiguration(deps: ConfigurationDeps) {
   };
 }
 
-export type Configuration = ReturnType<typeof createConfiguration>;
+/**
+ * The Tiers and roles page: the same services `/tiers`, `/map`, `/unmap` and `/settings` use, so a
+ * change made on the page is checked, refused and applied exactly as the command's. The signed-in
+ * user's Discord id is the actor the services check.
+ */
+export interface Configuration {
+  roleChoices(guildId: string): Promise<RoleChoice[]>;
+  /** The server's tiers as a form lists them (the comps form on a member's page). */
+  tierChoices(guildId: string): Promise<Array<{ ref: string; title: string }>>;
+  view(guildId: string): Promise<ConfigurationView>;
+  /** A role by tenure or amount, set or removed as `/settings rule_role` does. */
+  setRule(guildId: string, actorId: string, rule: RuleRole): Promise<{ outcome: RuleRoleOutcome; followUp: FollowUp | null }>;
+  removeRule(guildId: string, actorId: string, roleId: string): Promise<{ outcome: RuleRoleOutcome; followUp: FollowUp | null }>;
+  map(guildId: string, actorId: string, tier: string, roleId: string): Promise<{ outcome: MapOutcome; followUp: FollowUp | null }>;
+  unmap(guildId: string, actorId: string, tier: string, roleId: string): Promise<{ outcome: MapOutcome; followUp: FollowUp | null }>;
+  saveSettings(guildId: string, actorId: string, change: SettingsChange): Promise<{ outcome: SettingsOutcome; followUp: FollowUp | null }>;
+  /** Allows a held-back role, as `/allow-role` does (the owner or an administrator only). */
+  allowRole(guildId: string, actorId: string, roleId: string): Promise<{ outcome: AllowOutcome; followUp: FollowUp | null }>;
+  /** Confirms strict mode with the token the settings change handed out (as the button in Discord does). */
+  confirmStrict(
+    guildId: string,
+    actorId: string,
+    confirmation: string,
+  ): Promise<{ outcome: StrictConfirmOutcome; followUp: FollowUp | null }>;
+  /** The channels form: only the channels that differ from what is set are changed (and checked). */
+  saveChannels(guildId: string, actorId: string, wanted: Record<ChannelSetting, string | null>): Promise<SettingsOutcome>;
+}

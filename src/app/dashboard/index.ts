@@ -25,6 +25,13 @@ import type { ChannelSettings } from '../admin/channel-settings';
 import { type RunSync, createSyncDesk } from './syncs';
 import type { RuleRolesService } from '../admin/rule-roles-service';
 import type { CompService } from '../comps/comp-service';
+import type { Configuration } from './configuration';
+import type { DashboardAccess } from './access';
+import type { MemberList } from './member-list';
+import type { MemberLookup } from './members';
+import type { OverviewService } from './overview';
+import type { SignIn } from './sign-in';
+import type { SyncDesk } from './syncs';
 
 export interface DashboardDeps {
   repos: Pick<
@@ -85,7 +92,7 @@ export interface KofiUnlinkedSupporter {
 export const KOFI_UNLINKED_DAYS = 62;
 export const KOFI_UNLINKED_LIMIT = 50;
 
-export function createDashboard(deps: DashboardDeps) {
+export function createDashboard(deps: DashboardDeps): Dashboard {
   const { repos, discord, clock, logger } = deps;
   const signIn = createSignIn({
     discord: deps.discordSignIn,
@@ -125,23 +132,38 @@ export function createDashboard(deps: DashboardDeps) {
     joinUrl: (guildId: string): Promise<string | null> => (deps.joinUrl ? deps.joinUrl(guildId) : Promise.resolve(null)),
     syncs,
     configuration,
-    /**
-     * The Members page's "paid on Ko-fi, not linked": supporters whose latest payment is from the last
-     * {@link KOFI_UNLINKED_DAYS} days, in a server that takes Ko-fi into account; null elsewhere.
-     */
     async kofiUnlinked(guildId: string): Promise<KofiUnlinkedSupporter[] | null> {
       if (!deps.kofi || !(await repos.guilds.campaignsOf(guildId)).includes('kofi')) return null;
       return deps.kofi.unlinkedSince(new Date(clock.now().getTime() - KOFI_UNLINKED_DAYS * DAY), KOFI_UNLINKED_LIMIT);
     },
-    /** Comps on a member's page, as `/comp` gives and ends them. */
     comps: deps.admin.comps,
-    /** Where people reach the dashboard, for the demo and the logs. */
     url: () => `${deps.publicUrl()}/dashboard`,
-    /** Whether sessions must be sent over HTTPS only (PUBLIC_URL is https). */
     secureCookies: () => deps.publicUrl().startsWith('https:'),
-    /** Drops expired sessions (run from the hourly housekeeping). */
     prune: () => repos.dashboardSessions.prune(clock.now()),
   };
 }
 
-export type Dashboard = ReturnType<typeof createDashboard>;
+export interface Dashboard {
+  signIn: SignIn;
+  access: DashboardAccess;
+  overview: OverviewService;
+  audit: AuditBrowser;
+  members: MemberLookup;
+  memberList: MemberList;
+  joinUrl(guildId: string): Promise<string | null>;
+  syncs: SyncDesk;
+  configuration: Configuration;
+  /**
+   * The Members page's "paid on Ko-fi, not linked": supporters whose latest payment is from the last
+   * {@link KOFI_UNLINKED_DAYS} days, in a server that takes Ko-fi into account; null elsewhere.
+   */
+  kofiUnlinked(guildId: string): Promise<KofiUnlinkedSupporter[] | null>;
+  /** Comps on a member's page, as `/comp` gives and ends them. */
+  comps: Pick<CompService, 'grant' | 'revoke' | 'list'>;
+  /** Where people reach the dashboard, for the demo and the logs. */
+  url(): string;
+  /** Whether sessions must be sent over HTTPS only (PUBLIC_URL is https). */
+  secureCookies(): boolean;
+  /** Drops expired sessions (run from the hourly housekeeping). */
+  prune(): Promise<number>;
+}

@@ -51,8 +51,7 @@ export interface MemberListDeps {
 export const isMemberFilter = (v: unknown): v is MemberFilter => typeof v === 'string' && (MEMBER_FILTER_KEYS as string[]).includes(v);
 export const isMemberSort = (v: unknown): v is MemberSort => typeof v === 'string' && (MEMBER_SORT_KEYS as string[]).includes(v);
 
-/** The Members list: everyone the server's campaigns and comps know, counted per state, filtered, sorted, paged and exported. */
-export function createMemberList(deps: MemberListDeps) {
+export function createMemberList(deps: MemberListDeps): MemberList {
   const rebuilding = new Map<string, Promise<void>>();
 
   function rebuild(guildId: string, version: string): Promise<void> {
@@ -105,7 +104,6 @@ export function createMemberList(deps: MemberListDeps) {
   });
 
   return {
-    /** The counts alone (the Overview's key numbers). */
     async counts(guildId: string): Promise<MemberCounts> {
       await current(guildId);
       return deps.memberList.counts(await scopeOf(guildId));
@@ -126,7 +124,6 @@ export function createMemberList(deps: MemberListDeps) {
       return { filter: options.filter, sort: options.sort, page, pages, counts, rows: rows.map(named(titles)), ...fresh };
     },
 
-    /** Every person of a filter, by name, in batches (the CSV export). */
     async *export(guildId: string, filter: MemberFilter): AsyncIterable<MemberRow[]> {
       await refresh(guildId);
       const scope = await scopeOf(guildId);
@@ -140,4 +137,12 @@ export function createMemberList(deps: MemberListDeps) {
   };
 }
 
-export type MemberList = ReturnType<typeof createMemberList>;
+/** The Members list: everyone the server's campaigns and comps know, counted per state, filtered, sorted, paged and exported. */
+export interface MemberList {
+  /** The counts alone (the Overview's key numbers). */
+  counts(guildId: string): Promise<MemberCounts>;
+  refresh(guildId: string): Promise<void>;
+  page(guildId: string, options: { filter: MemberFilter; sort: MemberSort; page: number }): Promise<MemberListPage>;
+  /** Every person of a filter, by name, in batches (the CSV export). */
+  export(guildId: string, filter: MemberFilter): AsyncIterable<MemberRow[]>;
+}

@@ -48,14 +48,8 @@ export interface MembersDeps {
 
 const nameOf = (m: GuildMemberInfo) => m.nick ?? m.globalName ?? m.username;
 
-/** The Members page: find a member by a Discord or Patreon name (or a Discord id) and explain their roles. */
-export function createMemberLookup(deps: MembersDeps) {
+export function createMemberLookup(deps: MembersDeps): MemberLookup {
   return {
-    /**
-     * Members whose Discord username or nickname starts with the text, or whose Patreon name contains
-     * it (or the member with that Discord id); and the names of matching patrons who linked no Discord
-     * account (they cannot have roles, and the page says so).
-     */
     async search(guildId: string, text: string): Promise<{ hits: MemberHit[]; unlinkedPatrons: string[] }> {
       const query = text.trim().slice(0, 100);
       if (query.length < MIN_QUERY_LENGTH) return { hits: [], unlinkedPatrons: [] };
@@ -119,4 +113,13 @@ export function createMemberLookup(deps: MembersDeps) {
   };
 }
 
-export type MemberLookup = ReturnType<typeof createMemberLookup>;
+/** The Members page: find a member by a Discord or Patreon name (or a Discord id) and explain their roles. */
+export interface MemberLookup {
+  /**
+   * Members whose Discord username or nickname starts with the text, or whose Patreon name contains
+   * it (or the member with that Discord id); and the names of matching patrons who linked no Discord
+   * account (they cannot have roles, and the page says so).
+   */
+  search(guildId: string, text: string): Promise<{ hits: MemberHit[]; unlinkedPatrons: string[] }>;
+  detail(guildId: string, userId: string): Promise<MemberDetail>;
+}

@@ -85,8 +85,7 @@ export function createDayCounts(deps: { auditLog: Pick<AuditLogRepository, 'appl
 /** `/doctor` asks Patreon and Discord: its findings are reused for this long across page views. */
 export const CHECKS_TTL_MS = 60_000;
 
-/** The Overview page: the connection, the webhook, the last syncs, changes per day and `/doctor`'s findings. */
-export function createOverview(deps: OverviewDeps) {
+export function createOverview(deps: OverviewDeps): OverviewService {
   const perDay = createDayCounts(deps);
   const checked = new Map<string, { at: number; checks: Promise<DoctorCheck[]> }>();
 
@@ -105,7 +104,6 @@ export function createOverview(deps: OverviewDeps) {
   }
 
   return {
-    /** Forgets the cached checks of a guild (after a change on the dashboard). */
     invalidate(guildId: string): void {
       checked.delete(guildId);
     },
@@ -152,4 +150,9 @@ export function createOverview(deps: OverviewDeps) {
   }
 }
 
-export type OverviewService = ReturnType<typeof createOverview>;
+/** The Overview page: the connection, the webhook, the last syncs, changes per day and `/doctor`'s findings. */
+export interface OverviewService {
+  /** Forgets the cached checks of a guild (after a change on the dashboard). */
+  invalidate(guildId: string): void;
+  of(guildId: string): Promise<Overview>;
+}

@@ -67,17 +67,7 @@ export interface SignInDeps {
   redirectUri: () => string;
 }
 
-/**
- * Sign-in with Discord for the dashboard (src/app/discord-sign-in.ts: a state and PKCE verifier
- * sealed in the browser that asked, once).
- *
- * - The Discord token serves the callback only: it reads who the user is and which servers Discord
- *   lists for them, then it is revoked. Nothing Tierlink keeps can act as the user on Discord.
- * - The session id lives in the browser sealed with SECRET_KEY (AES-GCM) and in the database as its
- *   SHA-256: a stolen database signs nobody in, a changed key ends every session, and signing out
- *   deletes the row.
- */
-export function createSignIn(deps: SignInDeps) {
+export function createSignIn(deps: SignInDeps): SignIn {
   const { box, clock, logger } = deps;
 
   function csrfTokenOf(idHash: string): string {
@@ -85,7 +75,6 @@ export function createSignIn(deps: SignInDeps) {
   }
 
   return {
-    /** Starts a sign-in: the authorize URL to redirect to, and the sealed state the browser keeps. */
     begin(next: string | undefined): { authorizeUrl: string; stateCookie: string } {
       const started = deps.discord.begin({
         kind: 'dashboard',
@@ -97,7 +86,6 @@ export function createSignIn(deps: SignInDeps) {
       return { authorizeUrl: started.authorizeUrl, stateCookie: started.sealed };
     },
 
-    /** The callback: checks the state against the browser's cookie, learns who signed in, opens a session. */
     async complete(query: { code?: string; state?: string; error?: string }, stateCookie: string | undefined): Promise<SignInOutcome> {
       const outcome = await deps.discord.finish<{ next: string }, SignInOutcome>({
         kind: 'dashboard',
@@ -134,7 +122,6 @@ export function createSignIn(deps: SignInDeps) {
       return outcome.kind === 'denied' || outcome.kind === 'discord_error' ? { kind: outcome.kind } : outcome;
     },
 
-    /** The live session a cookie names, or null. */
     async session(sessionCookie: string | undefined): Promise<DashboardSession | null> {
       if (!sessionCookie) return null;
       let sessionId: string;
@@ -157,7 +144,6 @@ export function createSignIn(deps: SignInDeps) {
       };
     },
 
-    /** Whether a form's token is this session's. */
     checkCsrf(session: DashboardSession, token: unknown): boolean {
       return typeof token === 'string' && sameText(token, session.csrfToken);
     },
@@ -171,7 +157,6 @@ export function createSignIn(deps: SignInDeps) {
       await deps.sessions.setFlash(session.idHash, { tone: flash.tone, text: flash.text.slice(0, 500) });
     },
 
-    /** The message left for this page by the last change, shown once. */
     async takeFlash(session: DashboardSession): Promise<SessionFlash | null> {
       if (!session.flash) return null;
       await deps.sessions.setFlash(session.idHash, null);
@@ -180,4 +165,27 @@ export function createSignIn(deps: SignInDeps) {
   };
 }
 
-export type SignIn = ReturnType<typeof createSignIn>;
+/**
+ * Sign-in with Discord for the dashboard (src/app/discord-sign-in.ts: a state and PKCE verifier
+ * sealed in the browser that asked, once).
+ *
+ * - The Discord token serves the callback only: it reads who the user is and which servers Discord
+ *   lists for them, then it is revoked. Nothing Tierlink keeps can act as the user on Discord.
+ * - The session id lives in the browser sealed with SECRET_KEY (AES-GCM) and in the database as its
+ *   SHA-256: a stolen database signs nobody in, a changed key ends every session, and signing out
+ *   deletes the row.
+ */
+export interface SignIn {
+  /** Starts a sign-in: the authorize URL to redirect to, and the sealed state the browser keeps. */
+  begin(next: string | undefined): { authorizeUrl: string; stateCookie: string };
+  /** The callback: checks the state against the browser's cookie, learns who signed in, opens a session. */
+  complete(query: { code?: string; state?: string; error?: string }, stateCookie: string | undefined): Promise<SignInOutcome>;
+  /** The live session a cookie names, or null. */
+  session(sessionCookie: string | undefined): Promise<DashboardSession | null>;
+  /** Whether a form's token is this session's. */
+  checkCsrf(session: DashboardSession, token: unknown): boolean;
+  signOut(session: DashboardSession): Promise<void>;
+  setFlash(session: DashboardSession, flash: SessionFlash): Promise<void>;
+  /** The message left for this page by the last change, shown once. */
+  takeFlash(session: DashboardSession): Promise<SessionFlash | null>;
+}

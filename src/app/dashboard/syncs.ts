@@ -38,12 +38,7 @@ export interface SyncsDeps {
   sleep?: (ms: number) => Promise<void>;
 }
 
-/**
- * The Syncs page: the history of `sync_runs`, a dry run (the plan, changing nothing), a sync on
- * demand, and the removals the mass-removal guard held with a button that applies them (the full
- * sync's `force`, as `/sync force:true`). Every run goes through the one full-sync path and its lock.
- */
-export function createSyncDesk(deps: SyncsDeps) {
+export function createSyncDesk(deps: SyncsDeps): SyncDesk {
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref()));
 
   function guildReport(outcome: SyncOutcome, guildId: string) {
@@ -57,7 +52,6 @@ export function createSyncDesk(deps: SyncsDeps) {
       return (await deps.syncRuns.recent(guildId, HISTORY_SIZE)).map(toSyncRun);
     },
 
-    /** The removals the last finished sync held back, when it held some; null otherwise. */
     async held(guildId: string): Promise<HeldRemovals | null> {
       const run = await deps.syncRuns.lastFinished(guildId);
       if (!run || run.status !== 'held' || run.heldRemovals === 0) return null;
@@ -71,16 +65,11 @@ export function createSyncDesk(deps: SyncsDeps) {
       return { run: toSyncRun(run), removals, more: run.heldRemovals > removals.length };
     },
 
-    /** A dry run of the server: what a sync would change now. Reads only. */
     async preview(guildId: string): Promise<PreviewOutcome> {
       const outcome = guildReport(await deps.runSync({ guildId, dryRun: true, force: false, trigger: 'manual' }), guildId);
       return outcome.kind === 'report' ? { kind: 'preview', report: outcome.report } : outcome;
     },
 
-    /**
-     * A sync of the server now, with `force` applying removals the guard would hold. The page waits a
-     * few seconds for it; a longer run goes on in the background and shows up in the history.
-     */
     async apply(guildId: string, force: boolean): Promise<ApplyOutcome> {
       const run = deps.runSync({ guildId, dryRun: false, force, trigger: 'manual' }).then((outcome) => guildReport(outcome, guildId));
       run.catch((error: unknown) => deps.logger.error({ err: error, guildId, force }, 'a sync started on the dashboard failed'));
@@ -91,4 +80,20 @@ export function createSyncDesk(deps: SyncsDeps) {
   };
 }
 
-export type SyncDesk = ReturnType<typeof createSyncDesk>;
+/**
+ * The Syncs page: the history of `sync_runs`, a dry run (the plan, changing nothing), a sync on
+ * demand, and the removals the mass-removal guard held with a button that applies them (the full
+ * sync's `force`, as `/sync force:true`). Every run goes through the one full-sync path and its lock.
+ */
+export interface SyncDesk {
+  history(guildId: string): Promise<SyncRun[]>;
+  /** The removals the last finished sync held back, when it held some; null otherwise. */
+  held(guildId: string): Promise<HeldRemovals | null>;
+  /** A dry run of the server: what a sync would change now. Reads only. */
+  preview(guildId: string): Promise<PreviewOutcome>;
+  /**
+   * A sync of the server now, with `force` applying removals the guard would hold. The page waits a
+   * few seconds for it; a longer run goes on in the background and shows up in the history.
+   */
+  apply(guildId: string, force: boolean): Promise<ApplyOutcome>;
+}

@@ -62,15 +62,7 @@ export interface RetentionDeps {
 
 export type RetentionOutcome = { kind: 'pruned'; counts: PruneCounts } | { kind: 'not_due' } | { kind: 'locked' };
 
-/**
- * Everything that grows is pruned once a day: audit rows, sync runs, dead letters, finished jobs,
- * replay hashes, link events, the tokens of creators who serve no campaign, announcements, ended
- * channel windows, the post polls of campaigns no longer served, direct messages and Ko-fi payments
- * that grant nothing any more. Every instance looks
- * each hour; the one that takes the lock and finds the last prune a day old does it, and records
- * when, so several instances prune once a day between them.
- */
-export function createRetention(deps: RetentionDeps) {
+export function createRetention(deps: RetentionDeps): Retention {
   const policy = { ...DEFAULT_RETENTION, ...deps.policy };
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | null = null;
@@ -112,7 +104,6 @@ export function createRetention(deps: RetentionDeps) {
 
   return {
     runOnce,
-    /** Looks at once (a daily prune that a restart skipped runs now), then every hour. */
     start(): void {
       if (timer) return;
       tick();
@@ -127,4 +118,16 @@ export function createRetention(deps: RetentionDeps) {
   };
 }
 
-export type Retention = ReturnType<typeof createRetention>;
+/**
+ * Everything that grows is pruned once a day: audit rows, sync runs, dead letters, finished jobs,
+ * replay hashes, link events, the tokens of creators who serve no campaign, announcements, ended
+ * channel windows, the post polls of campaigns no longer served, direct messages and Ko-fi payments
+ * that grant nothing any more. Every instance looks each hour; the one that takes the lock and finds the last prune a day old does it, and records
+ * when, so several instances prune once a day between them.
+ */
+export interface Retention {
+  runOnce(options?: { force?: boolean }): Promise<RetentionOutcome>;
+  /** Looks at once (a daily prune that a restart skipped runs now), then every hour. */
+  start(): void;
+  stop(): Promise<void>;
+}

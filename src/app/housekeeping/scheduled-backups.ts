@@ -59,12 +59,7 @@ export function backupName(at: Date): string {
 const utc = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 const size = (bytes: number | null) => (bytes === null ? '' : ` (${Math.max(1, Math.round(bytes / 1024)).toLocaleString('en-US')} KB)`);
 
-/**
- * Optional scheduled backups (BACKUP_DIR): on BACKUP_SCHEDULE, one instance writes a backup into
- * the folder, then removes all but the newest BACKUP_KEEP of them; the outcome is recorded for
- * `/doctor`. A failed backup leaves the older ones in place.
- */
-export function createScheduledBackups(deps: ScheduledBackupsDeps) {
+export function createScheduledBackups(deps: ScheduledBackupsDeps): ScheduledBackups {
   const { logger } = deps;
   let task: ScheduledTask | null = null;
   /** The run in progress, which a stop ends. */
@@ -142,7 +137,6 @@ export function createScheduledBackups(deps: ScheduledBackupsDeps) {
         'scheduled backups on',
       );
     },
-    /** Stops the schedule; a backup in progress is ended and leaves no file. */
     async stop(): Promise<void> {
       const scheduled = task;
       task = null;
@@ -153,7 +147,6 @@ export function createScheduledBackups(deps: ScheduledBackupsDeps) {
         await running.done.catch(() => undefined);
       }
     },
-    /** `/doctor`'s line: the last scheduled backup, or what went wrong with it and the fix. */
     async doctorCheck(): Promise<DoctorCheck> {
       const name = 'Backups';
       const record = await deps.state.get<BackupRecord>(BACKUP_STATE_KEY);
@@ -184,4 +177,16 @@ export function createScheduledBackups(deps: ScheduledBackupsDeps) {
   };
 }
 
-export type ScheduledBackups = ReturnType<typeof createScheduledBackups>;
+/**
+ * Optional scheduled backups (BACKUP_DIR): on BACKUP_SCHEDULE, one instance writes a backup into
+ * the folder, then removes all but the newest BACKUP_KEEP of them; the outcome is recorded for
+ * `/doctor`. A failed backup leaves the older ones in place.
+ */
+export interface ScheduledBackups {
+  runNow(): Promise<BackupRecord | null>;
+  start(): void;
+  /** Stops the schedule; a backup in progress is ended and leaves no file. */
+  stop(): Promise<void>;
+  /** `/doctor`'s line: the last scheduled backup, or what went wrong with it and the fix. */
+  doctorCheck(): Promise<DoctorCheck>;
+}

@@ -10,6 +10,8 @@ import type { SyncSubsystem } from '../sync';
 import { createJoinFlow } from './join-flow';
 import type { JoinLinks } from './join-links';
 import { type JoinReadiness, createJoinPlaces } from './join-place';
+import type { JoinFlow } from './join-flow';
+import type { JoinPlaces } from './join-place';
 
 export interface JoiningDeps {
   repos: Pick<Repositories, 'guilds' | 'campaigns' | 'snapshots'>;
@@ -44,11 +46,7 @@ const READINESS_CHECK: Record<JoinReadiness, { ok: boolean; detail: string; fix:
   },
 };
 
-/**
- * The join page: a public page per server from which a patron who is not in the server
- * yet signs in with the service and with Discord and arrives in the server with their tier roles.
- */
-export function createJoining(deps: JoiningDeps) {
+export function createJoining(deps: JoiningDeps): Joining {
   const { repos, clock, logger } = deps;
   const places = createJoinPlaces({
     ...repos,
@@ -77,7 +75,6 @@ export function createJoining(deps: JoiningDeps) {
     places,
     flow,
 
-    /** `/doctor`'s line about the join page: its address, or what keeps it from adding people. */
     async doctorCheck(guildId: string): Promise<{ name: string; ok: boolean; detail: string; fix: string | null }> {
       const [readiness, link] = await Promise.all([places.readiness(guildId), deps.links.linkOf(guildId)]);
       const check = READINESS_CHECK[readiness];
@@ -86,4 +83,14 @@ export function createJoining(deps: JoiningDeps) {
   };
 }
 
-export type Joining = ReturnType<typeof createJoining>;
+/**
+ * The join page: a public page per server from which a patron who is not in the server
+ * yet signs in with the service and with Discord and arrives in the server with their tier roles.
+ */
+export interface Joining {
+  links: JoinLinks;
+  places: JoinPlaces;
+  flow: JoinFlow;
+  /** `/doctor`'s line about the join page: its address, or what keeps it from adding people. */
+  doctorCheck(guildId: string): Promise<{ name: string; ok: boolean; detail: string; fix: string | null }>;
+}

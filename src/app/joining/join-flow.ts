@@ -60,20 +60,11 @@ export interface JoinFlowDeps {
   redirectUri: () => string;
 }
 
-/**
- * One visit from a join page to the server (docs/decisions.md §21): the service's consent page first
- * (`identity`, PKCE, the flow's cookie: the `/link` machinery, a `join` flow), which says whether
- * the person gets in; then Discord's (`identify guilds.join`, a second single-use state bound to the
- * same cookie); then the accounts are linked as `/link` links them and the person is added to the
- * server with their roles in one Add Guild Member request, or reconciled as `/link` does when they
- * are in it already. Discord's token serves that request and is revoked; it is never stored.
- */
-export function createJoinFlow(deps: JoinFlowDeps) {
+export function createJoinFlow(deps: JoinFlowDeps): JoinFlow {
   const { places, logger } = deps;
   const count = (outcome: string) => deps.metrics.joins.inc({ outcome });
 
   return {
-    /** `GET /join/<slug>/start`: the flow's cookie and the service's consent page. */
     async start(slug: string): Promise<JoinStart> {
       const guildId = await deps.links.resolve(slug);
       if (!guildId) return { kind: 'unknown' };
@@ -82,7 +73,6 @@ export function createJoinFlow(deps: JoinFlowDeps) {
       return { kind: 'redirect', ...(await deps.link.beginJoin(guildId)) };
     },
 
-    /** The service's callback of a join flow, consumed in the browser that started it. */
     async afterService(code: string, consumed: BoundState): Promise<ServiceStep> {
       const { guildId } = consumed.row;
       const place = await places.place(guildId);
@@ -103,7 +93,6 @@ export function createJoinFlow(deps: JoinFlowDeps) {
       return { kind: 'redirect', url };
     },
 
-    /** `GET /join/callback`: Discord's answer; the person joins (or is told why not). */
     async complete(query: { code?: string; state?: string; error?: string }, readNonce: ReadNonce): Promise<JoinCompletion> {
       const consumed = await deps.oneTimeLinks.consumeDiscordState(query.state, readNonce);
       if (consumed.kind === 'invalid') {
@@ -181,4 +170,19 @@ export function createJoinFlow(deps: JoinFlowDeps) {
   }
 }
 
-export type JoinFlow = ReturnType<typeof createJoinFlow>;
+/**
+ * One visit from a join page to the server (docs/decisions.md §21): the service's consent page first
+ * (`identity`, PKCE, the flow's cookie: the `/link` machinery, a `join` flow), which says whether
+ * the person gets in; then Discord's (`identify guilds.join`, a second single-use state bound to the
+ * same cookie); then the accounts are linked as `/link` links them and the person is added to the
+ * server with their roles in one Add Guild Member request, or reconciled as `/link` does when they
+ * are in it already. Discord's token serves that request and is revoked; it is never stored.
+ */
+export interface JoinFlow {
+  /** `GET /join/<slug>/start`: the flow's cookie and the service's consent page. */
+  start(slug: string): Promise<JoinStart>;
+  /** The service's callback of a join flow, consumed in the browser that started it. */
+  afterService(code: string, consumed: BoundState): Promise<ServiceStep>;
+  /** `GET /join/callback`: Discord's answer; the person joins (or is told why not). */
+  complete(query: { code?: string; state?: string; error?: string }, readNonce: ReadNonce): Promise<JoinCompletion>;
+}

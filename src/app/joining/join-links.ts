@@ -19,17 +19,7 @@ export interface JoinLinksDeps {
   publicUrl: () => string;
 }
 
-/**
- * The address of each server's join page, `$PUBLIC_URL/join/<slug>` (src/core/join-slug.ts), both
- * ways: the slug a server shows (`/settings`, `/link`, `/doctor`) and the server a slug opens.
- *
- * A slug opens, in this order: the server that chose it (`/settings join_slug:`); the server whose
- * id it is; the one server serving the campaign whose vanity it is. A server shows its chosen slug,
- * else its campaign's vanity when that opens this server, else its id, so the address it shows
- * always leads back to it. A server may not choose another server's campaign vanity: links a creator
- * already put on Patreon never start to lead elsewhere.
- */
-export function createJoinLinks(deps: JoinLinksDeps) {
+export function createJoinLinks(deps: JoinLinksDeps): JoinLinks {
   const url = (slug: string) => `${deps.publicUrl()}/join/${slug}`;
 
   /** The one server serving the campaign of this vanity, or null (none, or several: ambiguous). */
@@ -59,16 +49,10 @@ export function createJoinLinks(deps: JoinLinksDeps) {
   }
 
   return {
-    /** The server a join page address opens, or null. */
     resolve,
 
-    /** The address a server shows for its join page. */
     linkOf,
 
-    /**
-     * `/settings join_slug:` (null: back to the default). Checked: the form, another server's
-     * chosen slug, another server's campaign vanity. Answers the server's address after the change.
-     */
     async choose(guildId: string, input: string | null): Promise<Result<JoinLink, string>> {
       let slug: string | null = null;
       if (input !== null) {
@@ -87,4 +71,24 @@ export function createJoinLinks(deps: JoinLinksDeps) {
   };
 }
 
-export type JoinLinks = ReturnType<typeof createJoinLinks>;
+/**
+ * The address of each server's join page, `$PUBLIC_URL/join/<slug>` (src/core/join-slug.ts), both
+ * ways: the slug a server shows (`/settings`, `/link`, `/doctor`) and the server a slug opens.
+ *
+ * A slug opens, in this order: the server that chose it (`/settings join_slug:`); the server whose
+ * id it is; the one server serving the campaign whose vanity it is. A server shows its chosen slug,
+ * else its campaign's vanity when that opens this server, else its id, so the address it shows
+ * always leads back to it. A server may not choose another server's campaign vanity: links a creator
+ * already put on Patreon never start to lead elsewhere.
+ */
+export interface JoinLinks {
+  /** The server a join page address opens, or null. */
+  resolve(slug: string): Promise<string | null>;
+  /** The address a server shows for its join page. */
+  linkOf(guildId: string): Promise<JoinLink>;
+  /**
+   * `/settings join_slug:` (null: back to the default). Checked: the form, another server's
+   * chosen slug, another server's campaign vanity. Answers the server's address after the change.
+   */
+  choose(guildId: string, input: string | null): Promise<Result<JoinLink, string>>;
+}

@@ -67,8 +67,7 @@ type Pricing = Pick<JoinTier, 'currency' | 'cadence' | 'payPerName'>;
 
 const CADENCES: readonly string[] = ['month', 'year', 'creation'] satisfies Cadence[];
 
-/** The facts a join page shows and decides from: the server, its tiers, whether it can add people, who gets in. */
-export function createJoinPlaces(deps: JoinPlacesDeps) {
+export function createJoinPlaces(deps: JoinPlacesDeps): JoinPlaces {
   function accessTiers(guild: GuildContext, published: ReadonlySet<string>, pricing: ReadonlyMap<string, Pricing>): JoinTier[] {
     const fallback: Pricing = { currency: deps.currency ?? 'USD', cadence: 'month', payPerName: null };
     return guild.tiers
@@ -116,7 +115,6 @@ export function createJoinPlaces(deps: JoinPlacesDeps) {
       };
     },
 
-    /** Whether the page can add people now: the bot needs Create Instant Invite and Manage Roles (docs/discord-api-notes.md §2). */
     async readiness(guildId: string): Promise<JoinReadiness> {
       if ((await deps.guilds.campaignsOf(guildId)).length === 0) return 'not_connected';
       let snapshot;
@@ -132,10 +130,6 @@ export function createJoinPlaces(deps: JoinPlacesDeps) {
       return 'ready';
     },
 
-    /**
-     * What joining would give a service user here, planned as `/link` plans (the same planner, from
-     * the memberships just stored), as someone holding no role yet.
-     */
     async preview(guildId: string, patreonUserId: string): Promise<JoinPreview> {
       const [guild, rows] = await Promise.all([deps.contexts.load(guildId), deps.snapshots.forExternalUser(PATREON, patreonUserId)]);
       const planned = planUser({
@@ -153,4 +147,14 @@ export function createJoinPlaces(deps: JoinPlacesDeps) {
   };
 }
 
-export type JoinPlaces = ReturnType<typeof createJoinPlaces>;
+/** The facts a join page shows and decides from: the server, its tiers, whether it can add people, who gets in. */
+export interface JoinPlaces {
+  place(guildId: string): Promise<JoinPlace>;
+  /** Whether the page can add people now: the bot needs Create Instant Invite and Manage Roles (docs/discord-api-notes.md §2). */
+  readiness(guildId: string): Promise<JoinReadiness>;
+  /**
+   * What joining would give a service user here, planned as `/link` plans (the same planner, from
+   * the memberships just stored), as someone holding no role yet.
+   */
+  preview(guildId: string, patreonUserId: string): Promise<JoinPreview>;
+}

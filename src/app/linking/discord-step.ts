@@ -28,20 +28,12 @@ interface Carried {
   token: string;
 }
 
-/**
- * The first step of following a `/link` or `/connect` link: sign in with Discord in this browser
- * (`identify`, `prompt=none`: no page for someone who already authorized it), so that the flow
- * goes on only for the Discord account that ran the command (the services compare the two when
- * they follow the link). A link forwarded to someone else, opened in their browser, signs *them*
- * in, and ends on a refusal before the service's consent page. The link is used only after that
- * step, so a person who cancels on Discord's page can press the button again.
- */
 export function createDiscordStep(deps: {
   signIn: DiscordSignIn;
   oneTimeLinks: Pick<OneTimeLinks, 'isLive' | 'wasUsed'>;
   /** `$PUBLIC_URL/discord/callback`: Discord's redirect URI for these sign-ins. */
   redirectUri: () => string;
-}) {
+}): DiscordStep {
   return {
     async begin(purpose: FlowPurpose, token: string): Promise<DiscordStepStart> {
       if (!(await deps.oneTimeLinks.isLive(purpose, token)))
@@ -57,7 +49,6 @@ export function createDiscordStep(deps: {
       return { kind: 'sign_in', ...started };
     },
 
-    /** Discord's answer, in the browser whose sealed cookie is `sealed`. */
     async finish(answer: SignInAnswer, sealed: string | undefined): Promise<DiscordStepAnswer> {
       const outcome = await deps.signIn.finish<Carried, Extract<DiscordStepAnswer, { kind: 'signed_in' }>>({
         kind: 'flow',
@@ -75,4 +66,16 @@ export function createDiscordStep(deps: {
   };
 }
 
-export type DiscordStep = ReturnType<typeof createDiscordStep>;
+/**
+ * The first step of following a `/link` or `/connect` link: sign in with Discord in this browser
+ * (`identify`, `prompt=none`: no page for someone who already authorized it), so that the flow
+ * goes on only for the Discord account that ran the command (the services compare the two when
+ * they follow the link). A link forwarded to someone else, opened in their browser, signs *them*
+ * in, and ends on a refusal before the service's consent page. The link is used only after that
+ * step, so a person who cancels on Discord's page can press the button again.
+ */
+export interface DiscordStep {
+  begin(purpose: FlowPurpose, token: string): Promise<DiscordStepStart>;
+  /** Discord's answer, in the browser whose sealed cookie is `sealed`. */
+  finish(answer: SignInAnswer, sealed: string | undefined): Promise<DiscordStepAnswer>;
+}

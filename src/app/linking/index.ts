@@ -12,6 +12,10 @@ import { DISCORD_CALLBACK_PATH, createDiscordStep } from './discord-step';
 import { createLinkService } from './link-service';
 import { createOneTimeLinks } from './one-time-links';
 import { createStatusService } from './status-service';
+import type { DiscordStep } from './discord-step';
+import type { LinkService } from './link-service';
+import type { OneTimeLinks } from './one-time-links';
+import type { StatusService } from './status-service';
 
 export interface LinkingDeps {
   repos: Pick<Repositories, 'links' | 'snapshots' | 'guilds' | 'campaigns' | 'ledger' | 'linkTokens'>;
@@ -33,12 +37,7 @@ export interface LinkingDeps {
   discordSignIn: DiscordSignIn;
 }
 
-/**
- * The patron side: one-time links (`/link`, `/connect`) and the Discord sign-in that opens them,
- * the OAuth link of a membership to a Discord account (`/link`, `/unlink`), and the explanation of
- * a member's roles (`/status`).
- */
-export function createLinking(deps: LinkingDeps) {
+export function createLinking(deps: LinkingDeps): Linking {
   const { repos, clock, logger } = deps;
   const redirectUri = () => `${deps.publicUrl()}/oauth/callback`;
   const oneTimeLinks = createOneTimeLinks({ repo: repos.linkTokens, box: deps.box, clock, publicUrl: deps.publicUrl });
@@ -64,4 +63,15 @@ export function createLinking(deps: LinkingDeps) {
   return { oneTimeLinks, link, status, redirectUri, discordStep };
 }
 
-export type Linking = ReturnType<typeof createLinking>;
+/**
+ * The patron side: one-time links (`/link`, `/connect`) and the Discord sign-in that opens them,
+ * the OAuth link of a membership to a Discord account (`/link`, `/unlink`), and the explanation of
+ * a member's roles (`/status`).
+ */
+export interface Linking {
+  oneTimeLinks: OneTimeLinks;
+  link: LinkService;
+  status: StatusService;
+  redirectUri(): string;
+  discordStep: DiscordStep;
+}

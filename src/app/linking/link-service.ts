@@ -88,13 +88,7 @@ export interface LinkServiceDeps {
   joinUrl?: (guildId: string) => Promise<string>;
 }
 
-/**
- * The patron's side of linking: `/link` hands out a one-time link, following it sends the patron
- * to the service's consent page with scope `identity`, and the callback links the accounts, reads
- * the member's current state with the creator's token, and grants the roles before the result
- * page is rendered. The patron's tokens serve this one request and are never stored.
- */
-export function createLinkService(deps: LinkServiceDeps) {
+export function createLinkService(deps: LinkServiceDeps): LinkService {
   const { clock, logger } = deps;
 
   /**
@@ -202,10 +196,6 @@ export function createLinkService(deps: LinkServiceDeps) {
   }
 
   return {
-    /**
-     * `/link`: a one-time link for this user in this guild, or `not_connected` when the guild serves
-     * no campaign yet (a link then could only end in "not a patron", which would be wrong).
-     */
     async start(discordUserId: string, guildId: string): Promise<LinkStart> {
       if ((await deps.guilds.campaignsOf(guildId)).length === 0) return { kind: 'not_connected' };
       const [created, joinUrl, existing] = await Promise.all([
@@ -221,12 +211,6 @@ export function createLinkService(deps: LinkServiceDeps) {
       return { kind: 'link', ...created, joinUrl, linkedTo };
     },
 
-    /**
-     * A `/link` link, once its page signed the person in with Discord (src/app/linking/discord-step.ts):
-     * the service's authorize URL and the browser binding to set as a cookie; `someone_else` when the
-     * Discord account signed in is not the one that ran `/link` (the link is spent, nothing moves);
-     * `expired` when the link is unknown, used or expired.
-     */
     async follow(token: string, signedIn: DiscordUser): Promise<FlowFollow> {
       const followed = await deps.oneTimeLinks.follow('link', token);
       if (!followed) return { kind: 'expired' };
@@ -238,7 +222,6 @@ export function createLinkService(deps: LinkServiceDeps) {
       return { kind: 'redirect', url: authorizeUrl(followed), browser: followed.browser };
     },
 
-    /** A join page's service step (src/app/joining): a flow made and followed at once, toward the same consent page. */
     async beginJoin(guildId: string): Promise<{ url: string; browser: BrowserBinding }> {
       const begun = await deps.oneTimeLinks.begin(guildId);
       return { url: authorizeUrl(begun), browser: begun.browser };
@@ -249,7 +232,6 @@ export function createLinkService(deps: LinkServiceDeps) {
     servedCampaigns,
     discordAccount,
 
-    /** The callback of a `/link` authorization, after its state was consumed in the browser that started it. */
     async complete(code: string, consumed: BoundState): Promise<LinkCompletion> {
       const { discordUserId, guildId } = consumed.row;
       if (!discordUserId) throw new Error('a /link flow carries the Discord user who ran /link');
@@ -276,7 +258,6 @@ export function createLinkService(deps: LinkServiceDeps) {
       };
     },
 
-    /** `/unlink`: forgets the link and removes the roles the ledger says we granted. */
     async unlink(discordUserId: string): Promise<{ wasLinked: boolean; outcomes: MemberOutcome[] }> {
       const removed = await deps.links.unlink(discordUserId, clock.now());
       const outcomes = await deps.reconciler.reconcileUser(discordUserId, { trigger: 'unlink', unlinkedReason: 'unlinked with /unlink' });
@@ -285,4 +266,33 @@ export function createLinkService(deps: LinkServiceDeps) {
   };
 }
 
-export type LinkService = ReturnType<typeof createLinkService>;
+/**
+ * The patron's side of linking: `/link` hands out a one-time link, following it sends the patron
+ * to the service's consent page with scope `identity`, and the callback links the accounts, reads
+ * the member's current state with the creator's token, and grants the roles before the result
+ * page is rendered. The patron's tokens serve this one request and are never stored.
+ */
+export interface LinkService {
+  /**
+   * `/link`: a one-time link for this user in this guild, or `not_connected` when the guild serves
+   * no campaign yet (a link then could only end in "not a patron", which would be wrong).
+   */
+  start(discordUserId: string, guildId: string): Promise<LinkStart>;
+  /**
+   * A `/link` link, once its page signed the person in with Discord (src/app/linking/discord-step.ts):
+   * the service's authorize URL and the browser binding to set as a cookie; `someone_else` when the
+   * Discord account signed in is not the one that ran `/link` (the link is spent, nothing moves);
+   * `expired` when the link is unknown, used or expired.
+   */
+  follow(token: string, signedIn: DiscordUser): Promise<FlowFollow>;
+  /** A join page's service step (src/app/joining): a flow made and followed at once, toward the same consent page. */
+  beginJoin(guildId: string): Promise<{ url: string; browser: BrowserBinding }>;
+  readPatron(code: string, consumed: BoundState): Promise<PatronRead>;
+  linkAccounts(discordUserId: string, patreonUserId: string): Promise<{ movedFrom: string | null }>;
+  servedCampaigns(guildId: string): Promise<{ names: string[]; pledgeUrl: string | null }>;
+  discordAccount(userId: string): Promise<DiscordAccount>;
+  /** The callback of a `/link` authorization, after its state was consumed in the browser that started it. */
+  complete(code: string, consumed: BoundState): Promise<LinkCompletion>;
+  /** `/unlink`: forgets the link and removes the roles the ledger says we granted. */
+  unlink(discordUserId: string): Promise<{ wasLinked: boolean; outcomes: MemberOutcome[] }>;
+}

@@ -77,19 +77,12 @@ const JOIN_NONCE = /^([A-Za-z0-9_-]{10,64})~(\d{1,20})$/;
 /** The PKCE verifier is sealed to its own link_tokens row. */
 const verifierSeal = (tokenHash: string) => ({ table: 'link_tokens', column: 'code_verifier', row: tokenHash });
 
-/**
- * The one-time links of `/link` and `/connect`, and the OAuth `state` that carries them through the
- * service's consent page.
- *
- * A link token is 128 random bits, stored only as its SHA-256, bound to a Discord user and guild,
- * valid 15 minutes, single use. Following it mints a state `<token hash>.<nonce>.<browser hash>.<signature>`:
- * the signature (HMAC keyed from SECRET_KEY) rejects a forged state before any database read; the
- * nonce, stored hashed on the token's row, is consumed once, so a replayed callback finds nothing;
- * the browser hash binds the state to the browser that followed the link (its nonce cookie), so a
- * consent page forwarded to someone else links nothing (login CSRF). A PKCE verifier is kept,
- * sealed, on the row; only its challenge travels.
- */
-export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: SecretBox; clock: Clock; publicUrl: () => string }) {
+export function createOneTimeLinks(deps: {
+  repo: LinkTokenRepository;
+  box: SecretBox;
+  clock: Clock;
+  publicUrl: () => string;
+}): OneTimeLinks {
   const { repo, box, clock } = deps;
 
   /**
@@ -137,7 +130,6 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
   }
 
   return {
-    /** Creates a link for a Discord user in a guild; returns its URL. */
     async create(purpose: 'link' | 'connect', discordUserId: string, guildId: string): Promise<{ url: string; expiresAt: Date }> {
       const token = randomBytes(16).toString('base64url');
       const now = clock.now();
@@ -146,23 +138,17 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
       return { url: `${deps.publicUrl()}/${purpose}/${token}`, expiresAt };
     },
 
-    /** Whether a link can still be followed (unknown, used and expired ones cannot), without using it. */
     async isLive(purpose: 'link' | 'connect', token: string): Promise<boolean> {
       if (!/^[A-Za-z0-9_-]{10,64}$/.test(token)) return false;
       return (await repo.findLive(purpose, sha256(token), clock.now())) !== null;
     },
 
-    /** Whether a link that is not live was used already (its page says so) or expired, or never was ours. */
     async wasUsed(purpose: 'link' | 'connect', token: string): Promise<boolean> {
       if (!/^[A-Za-z0-9_-]{10,64}$/.test(token)) return false;
       const row = await repo.find(sha256(token));
       return row !== null && row.purpose === purpose && row.usedAt !== null;
     },
 
-    /**
-     * Uses a link: the row, the OAuth state and PKCE challenge to send, and the browser binding the
-     * web edge must set as a cookie; null when the link is unknown, used or expired.
-     */
     async follow(
       purpose: LinkPurpose,
       token: string,
@@ -189,12 +175,6 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
       };
     },
 
-    /**
-     * A join page's flow, for a guild and no Discord user yet: the same binding, state and PKCE as a
-     * followed `/link`, but nothing is written until the service's consent comes back (anyone may
-     * open a join page, as often as they like). Its guild, PKCE verifier and start time travel in
-     * the flow's cookie, sealed, which is also the browser's binding; the state names the guild.
-     */
     async begin(guildId: string): Promise<{ state: string; codeChallenge: string; browser: BrowserBinding }> {
       const tokenHash = sha256(randomBytes(16).toString('base64url'));
       const nonce = randomBytes(16).toString('base64url');
@@ -208,10 +188,6 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
       };
     },
 
-    /**
-     * Consumes a state from the callback, in the browser whose cookies `readNonce` reads. A valid
-     * state from another browser is spent all the same: the flow must start again from Discord.
-     */
     async consumeState(state: string | undefined, readNonce: ReadNonce): Promise<ConsumedState> {
       const [tokenHash, nonce, binding, signature, ...rest] = (state ?? '').split('.');
       if (!tokenHash || !nonce || !binding || !signature || rest.length > 0) return { kind: 'invalid' };
@@ -238,11 +214,6 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
       };
     },
 
-    /**
-     * The second state of a join flow, toward Discord's consent page, once the service said who the
-     * patron is: `<token hash>.<nonce>.<browser hash>.<signature>` like the first (its own signing
-     * label), bound to the same browser, consumed once. Null when the flow already took this step.
-     */
     async discordState(flow: BoundFlow, patreonUserId: string): Promise<string | null> {
       const nonce = randomBytes(16).toString('base64url');
       const row = await repo.startDiscordStep(flow.tokenHash, { externalId: patreonUserId, stateNonceHash: sha256(nonce) });
@@ -251,10 +222,6 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
       return `${unsigned}.${box.sign(`discord-state:${unsigned}`)}`;
     },
 
-    /**
-     * Consumes a join flow's Discord state in the browser whose cookies `readNonce` reads, within
-     * {@link STATE_LIFETIME_MS} of the service step. From another browser it is spent all the same.
-     */
     async consumeDiscordState(state: string | undefined, readNonce: ReadNonce): Promise<ConsumedDiscordState> {
       const [tokenHash, nonce, binding, signature, ...rest] = (state ?? '').split('.');
       if (!tokenHash || !nonce || !binding || !signature || rest.length > 0) return { kind: 'invalid' };
@@ -272,28 +239,21 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
       return { kind: 'consumed', guildId: row.guildId, patreonUserId: row.externalId, flowId };
     },
 
-    /** The flow a state or a chooser ticket belongs to (names its cookie); null for anything else. */
     flowOf(stateOrTicket: string | undefined): string | null {
       const tokenHash = (stateOrTicket ?? '').split('.')[0] ?? '';
       return /^[0-9a-f]{64}$/.test(tokenHash) ? flowIdOf(tokenHash) : null;
     },
 
-    /**
-     * A ticket for one campaign of the `/connect` chooser: `<token hash>.<creator>.<campaign>.<expiry>.<signature>`,
-     * the signature covering the browser's binding too, so only the browser of the flow can use it.
-     */
     choiceTicket(flow: BoundFlow, creatorUserId: string, campaignId: string): string {
       const expiry = clock.now().getTime() + CHOICE_LIFETIME_MS;
       const unsigned = `${flow.tokenHash}.${creatorUserId}.${campaignId}.${expiry}`;
       return `${unsigned}.${box.sign(`choose:${unsigned}.${flow.binding}`)}`;
     },
 
-    /** The chooser's form token: tied to the flow and to the browser's cookie (CSRF). */
     choiceCsrf(flow: BoundFlow): string {
       return box.sign(`choose-csrf:${flow.tokenHash}.${flow.binding}`);
     },
 
-    /** Acts on a chooser's ticket once, from the browser of the flow, with the form's token. */
     async redeemChoice(ticket: string | undefined, csrf: string | undefined, readNonce: ReadNonce): Promise<RedeemedChoice> {
       const parts = (ticket ?? '').split('.');
       if (parts.length !== 5 || !csrf) return { kind: 'invalid' };
@@ -312,4 +272,65 @@ export function createOneTimeLinks(deps: { repo: LinkTokenRepository; box: Secre
   };
 }
 
-export type OneTimeLinks = ReturnType<typeof createOneTimeLinks>;
+/**
+ * The one-time links of `/link` and `/connect`, and the OAuth `state` that carries them through the
+ * service's consent page.
+ *
+ * A link token is 128 random bits, stored only as its SHA-256, bound to a Discord user and guild,
+ * valid 15 minutes, single use. Following it mints a state `<token hash>.<nonce>.<browser hash>.<signature>`:
+ * the signature (HMAC keyed from SECRET_KEY) rejects a forged state before any database read; the
+ * nonce, stored hashed on the token's row, is consumed once, so a replayed callback finds nothing;
+ * the browser hash binds the state to the browser that followed the link (its nonce cookie), so a
+ * consent page forwarded to someone else links nothing (login CSRF). A PKCE verifier is kept,
+ * sealed, on the row; only its challenge travels.
+ */
+export interface OneTimeLinks {
+  /** Creates a link for a Discord user in a guild; returns its URL. */
+  create(purpose: 'link' | 'connect', discordUserId: string, guildId: string): Promise<{ url: string; expiresAt: Date }>;
+  /** Whether a link can still be followed (unknown, used and expired ones cannot), without using it. */
+  isLive(purpose: 'link' | 'connect', token: string): Promise<boolean>;
+  /** Whether a link that is not live was used already (its page says so) or expired, or never was ours. */
+  wasUsed(purpose: 'link' | 'connect', token: string): Promise<boolean>;
+  /**
+   * Uses a link: the row, the OAuth state and PKCE challenge to send, and the browser binding the
+   * web edge must set as a cookie; null when the link is unknown, used or expired.
+   */
+  follow(
+    purpose: LinkPurpose,
+    token: string,
+  ): Promise<{ row: LinkTokenRow; state: string; codeChallenge: string; browser: BrowserBinding } | null>;
+  /**
+   * A join page's flow, for a guild and no Discord user yet: the same binding, state and PKCE as a
+   * followed `/link`, but nothing is written until the service's consent comes back (anyone may
+   * open a join page, as often as they like). Its guild, PKCE verifier and start time travel in
+   * the flow's cookie, sealed, which is also the browser's binding; the state names the guild.
+   */
+  begin(guildId: string): Promise<{ state: string; codeChallenge: string; browser: BrowserBinding }>;
+  /**
+   * Consumes a state from the callback, in the browser whose cookies `readNonce` reads. A valid
+   * state from another browser is spent all the same: the flow must start again from Discord.
+   */
+  consumeState(state: string | undefined, readNonce: ReadNonce): Promise<ConsumedState>;
+  /**
+   * The second state of a join flow, toward Discord's consent page, once the service said who the
+   * patron is: `<token hash>.<nonce>.<browser hash>.<signature>` like the first (its own signing
+   * label), bound to the same browser, consumed once. Null when the flow already took this step.
+   */
+  discordState(flow: BoundFlow, patreonUserId: string): Promise<string | null>;
+  /**
+   * Consumes a join flow's Discord state in the browser whose cookies `readNonce` reads, within
+   * {@link STATE_LIFETIME_MS} of the service step. From another browser it is spent all the same.
+   */
+  consumeDiscordState(state: string | undefined, readNonce: ReadNonce): Promise<ConsumedDiscordState>;
+  /** The flow a state or a chooser ticket belongs to (names its cookie); null for anything else. */
+  flowOf(stateOrTicket: string | undefined): string | null;
+  /**
+   * A ticket for one campaign of the `/connect` chooser: `<token hash>.<creator>.<campaign>.<expiry>.<signature>`,
+   * the signature covering the browser's binding too, so only the browser of the flow can use it.
+   */
+  choiceTicket(flow: BoundFlow, creatorUserId: string, campaignId: string): string;
+  /** The chooser's form token: tied to the flow and to the browser's cookie (CSRF). */
+  choiceCsrf(flow: BoundFlow): string;
+  /** Acts on a chooser's ticket once, from the browser of the flow, with the form's token. */
+  redeemChoice(ticket: string | undefined, csrf: string | undefined, readNonce: ReadNonce): Promise<RedeemedChoice>;
+}

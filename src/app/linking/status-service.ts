@@ -32,13 +32,12 @@ export function bestEntitlement(entitlements: readonly Entitlement[]): Entitleme
   return [...entitlements].sort((a, b) => RANK[b.kind] - RANK[a.kind])[0] ?? null;
 }
 
-/** Explains a user's roles in a guild without changing anything. */
 export function createStatusService(deps: {
   links: LinkRepository;
   ledger: LedgerRepository;
   campaigns: CampaignRepository;
   reconciler: Reconciler;
-}) {
+}): StatusService {
   return {
     async explain(guildId: string, discordUserId: string): Promise<StatusReport> {
       const [links, lastEvent, outcome, ledger] = await Promise.all([
@@ -74,4 +73,7 @@ export function createStatusService(deps: {
   };
 }
 
-export type StatusService = ReturnType<typeof createStatusService>;
+/** Explains a user's roles in a guild without changing anything. */
+export interface StatusService {
+  explain(guildId: string, discordUserId: string): Promise<StatusReport>;
+}

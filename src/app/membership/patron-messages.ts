@@ -27,16 +27,7 @@ export interface PatronMessagesDeps {
 /** What came of one declined payment's message. */
 export type DeclineMessageOutcome = 'sent' | 'refused' | 'failed' | 'server_off' | 'opted_out' | 'already';
 
-/**
- * Direct messages that tell a patron in time (opt-in per server, `/settings patron_messages`; each
- * patron may opt out with `/privacy direct_messages`): when a payment is declined, and when its grace
- * period ends and the roles go, one message of each per decline (keyed by the membership and when its payment first failed, claimed in the database
- * before it is sent, so a redelivered webhook, the grace check, a restart or another instance sends
- * none again). A message Discord refuses (closed DMs, 50007) is recorded and never retried; no
- * message is ever retried. It is sent after the roles are applied and never holds them up
- * ({@link afterApply}).
- */
-export function createPatronMessages(deps: PatronMessagesDeps) {
+export function createPatronMessages(deps: PatronMessagesDeps): PatronMessages {
   const { clock, logger } = deps;
 
   async function paymentDeclined(
@@ -101,21 +92,40 @@ export function createPatronMessages(deps: PatronMessagesDeps) {
     paymentDeclined,
     tellDeclines,
 
-    /**
-     * After a member's roles are applied: starts {@link tellDeclines} without waiting for it (the
-     * role change is done, and a message is never part of it). {@link settled} waits for what was started.
-     */
     afterApply(guild: GuildContext, userId: string, members: readonly MemberState[]): void {
       if (!members.some((m) => m.standing === 'payment_failed')) return;
       const task = tellDeclines(guild, userId, members).finally(() => inFlight.delete(task));
       inFlight.add(task);
     },
 
-    /** Resolves when every message started so far has been sent or given up (tests, shutdown). */
     async settled(): Promise<void> {
       while (inFlight.size > 0) await Promise.all([...inFlight]);
     },
   };
 }
 
-export type PatronMessages = ReturnType<typeof createPatronMessages>;
+/**
+ * Direct messages that tell a patron in time (opt-in per server, `/settings patron_messages`; each
+ * patron may opt out with `/privacy direct_messages`): when a payment is declined, and when its grace
+ * period ends and the roles go, one message of each per decline (keyed by the membership and when its payment first failed, claimed in the database
+ * before it is sent, so a redelivered webhook, the grace check, a restart or another instance sends
+ * none again). A message Discord refuses (closed DMs, 50007) is recorded and never retried; no
+ * message is ever retried. It is sent after the roles are applied and never holds them up
+ * ({@link afterApply}).
+ */
+export interface PatronMessages {
+  paymentDeclined(
+    guildId: string,
+    userId: string,
+    decline: { campaignId: string; memberId: string; failedSince: Date; graceEndsAt: Date },
+    kind?: DirectMessageKind,
+  ): Promise<DeclineMessageOutcome>;
+  tellDeclines(guild: GuildContext, userId: string, members: readonly MemberState[]): Promise<DeclineMessageOutcome[]>;
+  /**
+   * After a member's roles are applied: starts {@link tellDeclines} without waiting for it (the
+   * role change is done, and a message is never part of it). {@link settled} waits for what was started.
+   */
+  afterApply(guild: GuildContext, userId: string, members: readonly MemberState[]): void;
+  /** Resolves when every message started so far has been sent or given up (tests, shutdown). */
+  settled(): Promise<void>;
+}

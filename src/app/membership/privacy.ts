@@ -3,12 +3,7 @@ import type { Clock } from '../../shared/clock';
 
 export type { MemberPreferences };
 
-/**
- * A person's own choices wherever Tierlink serves them (`/privacy`): whether announcements may name
- * them, and whether Tierlink may send them direct messages about their membership. Anyone may make
- * them for themselves, and only for themselves.
- */
-export function createPrivacy(deps: { memberPreferences: Pick<MemberPreferenceRepository, 'of' | 'set'>; clock: Clock }) {
+export function createPrivacy(deps: { memberPreferences: Pick<MemberPreferenceRepository, 'of' | 'set'>; clock: Clock }): Privacy {
   return {
     of: (discordUserId: string): Promise<MemberPreferences> => deps.memberPreferences.of(discordUserId),
     set: (discordUserId: string, change: Partial<MemberPreferences>): Promise<MemberPreferences> =>
@@ -16,4 +11,12 @@ export function createPrivacy(deps: { memberPreferences: Pick<MemberPreferenceRe
   };
 }
 
-export type Privacy = ReturnType<typeof createPrivacy>;
+/**
+ * A person's own choices wherever Tierlink serves them (`/privacy`): whether announcements may name
+ * them, and whether Tierlink may send them direct messages about their membership. Anyone may make
+ * them for themselves, and only for themselves.
+ */
+export interface Privacy {
+  of(discordUserId: string): Promise<MemberPreferences>;
+  set(discordUserId: string, change: Partial<MemberPreferences>): Promise<MemberPreferences>;
+}

@@ -57,20 +57,7 @@ export function describeError(error: unknown): string {
   return String(error);
 }
 
-/**
- * The campaign pass of the full sync: every member of a campaign, page by page, into snapshots,
- * `social_connections` into links, and the tiers the pages include into stored tiers (once at the
- * end). On a dry run the links that would be made are kept in `pendingLinks` instead. A read error
- * is a value in the report: the guild pass then removes no role in the campaign's servers.
- *
- * Lean: before the first page, the digest of every stored member is loaded (a few statements of
- * 20,000) into a {@link KeySet}, 17 bytes per member, and so are the linked Discord users. A page
- * then writes only the members whose read changed (one statement) and sends only the candidates
- * for a link not linked yet (none once linked): a sync right after a sync sends no statement per
- * page. Members the complete listing no longer holds are the unmarked keys at the end. Memory
- * grows with one page, and with the campaign and the links at 17 bytes each.
- */
-export function createCampaignPass(deps: CampaignPassDeps) {
+export function createCampaignPass(deps: CampaignPassDeps): CampaignPass {
   const { clock, logger } = deps;
 
   /** Dry run: the social links a real run would make (neither side linked yet), remembered in memory. */
@@ -160,7 +147,6 @@ export function createCampaignPass(deps: CampaignPassDeps) {
   }
 
   return {
-    /** Lists the campaign's members from the service and stores what it read. */
     async read(
       campaignId: string,
       dryRun: boolean,
@@ -252,7 +238,6 @@ export function createCampaignPass(deps: CampaignPassDeps) {
       };
     },
 
-    /** The campaign as stored: nothing is read, and no stored snapshot counts as departed. */
     stored(campaignId: string): CampaignOutcome {
       return {
         report: {
@@ -274,4 +259,22 @@ export function createCampaignPass(deps: CampaignPassDeps) {
   };
 }
 
-export type CampaignPass = ReturnType<typeof createCampaignPass>;
+/**
+ * The campaign pass of the full sync: every member of a campaign, page by page, into snapshots,
+ * `social_connections` into links, and the tiers the pages include into stored tiers (once at the
+ * end). On a dry run the links that would be made are kept in `pendingLinks` instead. A read error
+ * is a value in the report: the guild pass then removes no role in the campaign's servers.
+ *
+ * Lean: before the first page, the digest of every stored member is loaded (a few statements of
+ * 20,000) into a {@link KeySet}, 17 bytes per member, and so are the linked Discord users. A page
+ * then writes only the members whose read changed (one statement) and sends only the candidates
+ * for a link not linked yet (none once linked): a sync right after a sync sends no statement per
+ * page. Members the complete listing no longer holds are the unmarked keys at the end. Memory
+ * grows with one page, and with the campaign and the links at 17 bytes each.
+ */
+export interface CampaignPass {
+  /** Lists the campaign's members from the service and stores what it read. */
+  read(campaignId: string, dryRun: boolean, pendingLinks: Map<string, string>, onProgress?: CampaignProgress): Promise<CampaignOutcome>;
+  /** The campaign as stored: nothing is read, and no stored snapshot counts as departed. */
+  stored(campaignId: string): CampaignOutcome;
+}

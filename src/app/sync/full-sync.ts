@@ -68,16 +68,7 @@ export interface FullSyncDeps {
   logger: Logger;
 }
 
-/**
- * The nightly safety net, also what `/sync`, `npm run sync`, the heal after a paused webhook and
- * the guild-wide apply after `/map` or `/settings` run: the campaign pass reads every member of
- * each campaign once, page by page; the guild pass reads every member of each guild once, page by
- * page, and plans each member that matters with the pure planner; the role applier applies the
- * changes (each guild: src/app/sync/guild-sync.ts). Cost grows with pages and changes, never members × calls: no member is fetched on its
- * own. A read error on any page keeps every removal of the guilds it concerns, and a mass removal
- * above the guild's threshold is held until forced.
- */
-export function createFullSync(deps: FullSyncDeps) {
+export function createFullSync(deps: FullSyncDeps): FullSync {
   const { clock, logger, metrics } = deps;
   const guildSync = createGuildSync(deps);
 
@@ -125,22 +116,11 @@ export function createFullSync(deps: FullSyncDeps) {
   }
 
   return {
-    /**
-     * One guild of a run whose campaign pass another instance did (src/app/sync/guild-spread.ts):
-     * planned and applied exactly as that run would have, from the campaigns' outcomes it handed
-     * over. Not locked by itself.
-     */
     async runGuild(guildId: string, campaigns: readonly CampaignOutcome[], options: FullSyncOptions): Promise<GuildSyncReport> {
       const byId = new Map(campaigns.map((c) => [c.report.campaignId, c]));
       return guildSync.sync(await openRun(guildId, [...byId.keys()], byId, options, new Map()));
     },
 
-    /**
-     * One full sync of every binding, or of one guild or one campaign. Not locked by itself: go
-     * through the scheduler's `runNow` (src/app/sync/sync-scheduler.ts), which holds the full-sync
-     * lock, so that two runs never act at once. Read errors are values in the report; only a
-     * failure to read the bindings themselves throws.
-     */
     async run(options: FullSyncOptions): Promise<SyncReport> {
       const dryRun = options.dryRun === true;
       const wallStart = performance.now();
@@ -260,4 +240,27 @@ export function createFullSync(deps: FullSyncDeps) {
   };
 }
 
-export type FullSync = ReturnType<typeof createFullSync>;
+/**
+ * The nightly safety net, also what `/sync`, `npm run sync`, the heal after a paused webhook and
+ * the guild-wide apply after `/map` or `/settings` run: the campaign pass reads every member of
+ * each campaign once, page by page; the guild pass reads every member of each guild once, page by
+ * page, and plans each member that matters with the pure planner; the role applier applies the
+ * changes (each guild: src/app/sync/guild-sync.ts). Cost grows with pages and changes, never members × calls: no member is fetched on its
+ * own. A read error on any page keeps every removal of the guilds it concerns, and a mass removal
+ * above the guild's threshold is held until forced.
+ */
+export interface FullSync {
+  /**
+   * One guild of a run whose campaign pass another instance did (src/app/sync/guild-spread.ts):
+   * planned and applied exactly as that run would have, from the campaigns' outcomes it handed
+   * over. Not locked by itself.
+   */
+  runGuild(guildId: string, campaigns: readonly CampaignOutcome[], options: FullSyncOptions): Promise<GuildSyncReport>;
+  /**
+   * One full sync of every binding, or of one guild or one campaign. Not locked by itself: go
+   * through the scheduler's `runNow` (src/app/sync/sync-scheduler.ts), which holds the full-sync
+   * lock, so that two runs never act at once. Read errors are values in the report; only a
+   * failure to read the bindings themselves throws.
+   */
+  run(options: FullSyncOptions): Promise<SyncReport>;
+}

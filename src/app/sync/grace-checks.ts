@@ -29,15 +29,7 @@ export function graceEndOf(
   return at ? { guildId: guild.guildId, userId, at } : null;
 }
 
-/**
- * Checks when roles change by themselves: a member in a grace period, with a comp or a paid period
- * that ends, or nearing a tenure rule, gets a durable job at that moment (`grace-end`, on the
- * shared job queue), which reconciles that member then, so the roles change within a minute of it
- * and not at the next nightly sync. Each reconcile that still finds
- * the member in grace schedules its own end again; one job per member and deadline (a dedupe key),
- * so the nightly sync and webhooks re-planning the same member add none.
- */
-export function createGraceChecks(deps: { jobs: Pick<JobStore, 'insertMany'>; logger: Logger }) {
+export function createGraceChecks(deps: { jobs: Pick<JobStore, 'insertMany'>; logger: Logger }): GraceChecks {
   return {
     async schedule(ends: readonly GraceEnd[]): Promise<void> {
       if (ends.length === 0) return;
@@ -54,4 +46,14 @@ export function createGraceChecks(deps: { jobs: Pick<JobStore, 'insertMany'>; lo
   };
 }
 
-export type GraceChecks = ReturnType<typeof createGraceChecks>;
+/**
+ * Checks when roles change by themselves: a member in a grace period, with a comp or a paid period
+ * that ends, or nearing a tenure rule, gets a durable job at that moment (`grace-end`, on the
+ * shared job queue), which reconciles that member then, so the roles change within a minute of it
+ * and not at the next nightly sync. Each reconcile that still finds
+ * the member in grace schedules its own end again; one job per member and deadline (a dedupe key),
+ * so the nightly sync and webhooks re-planning the same member add none.
+ */
+export interface GraceChecks {
+  schedule(ends: readonly GraceEnd[]): Promise<void>;
+}

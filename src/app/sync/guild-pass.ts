@@ -43,15 +43,7 @@ export interface GuildPassInput {
   onPage?: (report: GuildSyncReport) => Promise<void>;
 }
 
-/**
- * The guild pass of the full sync: one page of Discord members at a time; links, the ledger and
- * each source's states batch-loaded per page (a statement each); a member is planned when a source
- * knows them, when we granted them a role, or (strict) when they hold a managed role. Anyone else has nothing Tierlink
- * would change. Only members with something to do are kept, so memory grows with one page and with
- * the changes, not with the guild. A read error is pushed to the report's errors (which hold every
- * removal).
- */
-export function createGuildPass(deps: GuildPassDeps) {
+export function createGuildPass(deps: GuildPassDeps): GuildPass {
   return {
     async plan(input: GuildPassInput, report: GuildSyncReport): Promise<PlannedMember[]> {
       const { guild, campaigns, pendingLinks } = input;
@@ -135,4 +127,14 @@ export function createGuildPass(deps: GuildPassDeps) {
   };
 }
 
-export type GuildPass = ReturnType<typeof createGuildPass>;
+/**
+ * The guild pass of the full sync: one page of Discord members at a time; links, the ledger and
+ * each source's states batch-loaded per page (a statement each); a member is planned when a source
+ * knows them, when we granted them a role, or (strict) when they hold a managed role. Anyone else has nothing Tierlink
+ * would change. Only members with something to do are kept, so memory grows with one page and with
+ * the changes, not with the guild. A read error is pushed to the report's errors (which hold every
+ * removal).
+ */
+export interface GuildPass {
+  plan(input: GuildPassInput, report: GuildSyncReport): Promise<PlannedMember[]>;
+}

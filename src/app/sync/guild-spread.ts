@@ -36,7 +36,12 @@ interface HandedCampaign {
  * full-sync lock held *shared* (guild jobs run side by side, while `/sync`, `npm run sync` and the
  * guild-wide applies, which hold it exclusively, wait their turn or are queued, as during any sync).
  */
-export function createGuildSpread(deps: GuildSpreadDeps) {
+export interface GuildSpread {
+  /** The full sync's `spread`: hands the guilds over when it is worth it; true when it did. */
+  spread(guilds: ReadonlyArray<{ guildId: string; campaigns: CampaignOutcome[] }>, options: FullSyncOptions): Promise<boolean>;
+}
+
+export function createGuildSpread(deps: GuildSpreadDeps): GuildSpread {
   const { logger } = deps;
 
   deps.jobs.register(GUILD_SYNC_JOB, async (payload) => {
@@ -60,7 +65,6 @@ export function createGuildSpread(deps: GuildSpreadDeps) {
   });
 
   return {
-    /** The full sync's `spread`: hands the guilds over when it is worth it; true when it did. */
     async spread(guilds: ReadonlyArray<{ guildId: string; campaigns: CampaignOutcome[] }>, options: FullSyncOptions): Promise<boolean> {
       const nightly = options.trigger === 'schedule' && options.dryRun !== true && !options.guildId && !options.campaignId;
       if (!nightly || options.adopt === true || guilds.length < 2) return false;

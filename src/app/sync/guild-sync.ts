@@ -57,13 +57,7 @@ function auditTrigger(trigger: SyncTrigger): Trigger {
   return trigger === 'map' || trigger === 'settings' ? trigger : 'sync';
 }
 
-/**
- * One guild of a full sync, once the campaign pass has read its campaigns: the guild pass plans its
- * members, a read error or a mass removal above the guild's threshold (unless forced) holds the
- * removals, the role applier applies the rest (a dry run only lists them), and the guild's
- * `sync_runs` row is finished with the counts. Read errors are values in the guild's report.
- */
-export function createGuildSync(deps: GuildSyncDeps) {
+export function createGuildSync(deps: GuildSyncDeps): GuildSync {
   const { clock, logger, metrics } = deps;
 
   async function auditHeld(guildId: string, pending: PlannedMember[], reason: string, trigger: Trigger): Promise<void> {
@@ -79,7 +73,6 @@ export function createGuildSync(deps: GuildSyncDeps) {
   }
 
   return {
-    /** Plans and applies one guild of a run, and finishes its run row. */
     async sync(run: GuildRun): Promise<GuildSyncReport> {
       const { guildId, options, progress } = run;
       const dryRun = options.dryRun === true;
@@ -294,4 +287,13 @@ export function createGuildSync(deps: GuildSyncDeps) {
   };
 }
 
-export type GuildSync = ReturnType<typeof createGuildSync>;
+/**
+ * One guild of a full sync, once the campaign pass has read its campaigns: the guild pass plans its
+ * members, a read error or a mass removal above the guild's threshold (unless forced) holds the
+ * removals, the role applier applies the rest (a dry run only lists them), and the guild's
+ * `sync_runs` row is finished with the counts. Read errors are values in the guild's report.
+ */
+export interface GuildSync {
+  /** Plans and applies one guild of a run, and finishes its run row. */
+  sync(run: GuildRun): Promise<GuildSyncReport>;
+}

@@ -20,11 +20,17 @@ import { createFullSync } from './full-sync';
 import { createGuildContextLoader } from './guild-context';
 import { createGuildPass } from './guild-pass';
 import { GRACE_END_JOB, createGraceChecks } from './grace-checks';
-import { createGuildSpread } from './guild-spread';
+import { type GuildSpread, createGuildSpread } from './guild-spread';
 import { createReconciler } from './reconciler';
 import { createRoleApplier } from './role-applier';
 import { createStrictPreview } from './strict-preview';
 import { createSyncScheduler, isSkipped } from './sync-scheduler';
+import type { FullSync } from './full-sync';
+import type { GuildContextLoader } from './guild-context';
+import type { Reconciler } from './reconciler';
+import type { RoleApplier } from './role-applier';
+import type { StrictPreviewer } from './strict-preview';
+import type { SyncOutcome, SyncScheduler } from './sync-scheduler';
 
 /** The job that applies a guild-wide change once the full sync running when it was asked for has finished. */
 export const GUILD_RECONCILE_JOB = 'guild-reconcile';
@@ -70,13 +76,7 @@ export interface SyncSubsystemDeps {
   confirmMember?(discordUserId: string): Promise<void>;
 }
 
-/**
- * The sync subsystem: the one role applier every trigger goes through, the reconciler of one
- * member, the full sync (campaign pass, guild pass, apply) with its scheduler and cross-instance
- * lock, the guild-wide apply after a configuration change, which runs under the same lock
- * (queued behind a running sync), and the checks at the end of grace periods (`grace-checks.ts`).
- */
-export function createSync(deps: SyncSubsystemDeps) {
+export function createSync(deps: SyncSubsystemDeps): SyncSubsystem {
   const { repos, discord, clock, metrics, logger } = deps;
   const applier = createRoleApplier({
     writer: discord.writer,
@@ -118,8 +118,7 @@ export function createSync(deps: SyncSubsystemDeps) {
     logger,
     ...(deps.guildPageSize !== undefined ? { pageSize: deps.guildPageSize } : {}),
   });
-  const spread = (...args: Parameters<ReturnType<typeof createGuildSpread>['spread']>) =>
-    spreader?.spread(...args) ?? Promise.resolve(false);
+  const spread = (...args: Parameters<GuildSpread['spread']>) => spreader?.spread(...args) ?? Promise.resolve(false);
   const fullSync = createFullSync({
     ...repos,
     spread,
@@ -188,22 +187,18 @@ export function createSync(deps: SyncSubsystemDeps) {
     applier,
     contexts,
     reconciler,
-    /** Every source's member states, and the one intake of read members (src/app/membership). */
     states,
     intake,
     fullSync,
     scheduler,
     applyGuild,
-    /** The roles strict mode acts on in a guild, and what turning it on would remove now (nothing is applied). */
     strict,
 
-    /** Queues a sync of one campaign (deduplicated while one is pending). */
     async requestCampaignSync(campaignId: string, reason: string): Promise<void> {
       logger.info({ campaignId, reason }, 'campaign sync queued');
       await deps.jobs.enqueue(CAMPAIGN_SYNC_JOB, { campaignId, reason }, { dedupeKey: `${CAMPAIGN_SYNC_JOB}:${campaignId}` });
     },
 
-    /** One sync run for `/sync` and `npm run sync`: the same code path. */
     runSync(options: { guildId?: string; dryRun: boolean; force: boolean; adopt?: boolean; trigger: 'manual' | 'cli' }) {
       return scheduler.runNow({
         trigger: options.trigger,
@@ -216,4 +211,26 @@ export function createSync(deps: SyncSubsystemDeps) {
   };
 }
 
-export type SyncSubsystem = ReturnType<typeof createSync>;
+/**
+ * The sync subsystem: the one role applier every trigger goes through, the reconciler of one
+ * member, the full sync (campaign pass, guild pass, apply) with its scheduler and cross-instance
+ * lock, the guild-wide apply after a configuration change, which runs under the same lock
+ * (queued behind a running sync), and the checks at the end of grace periods (`grace-checks.ts`).
+ */
+export interface SyncSubsystem {
+  applier: RoleApplier;
+  contexts: GuildContextLoader;
+  reconciler: Reconciler;
+  /** Every source's member states, and the one intake of read members (src/app/membership). */
+  states: MemberStates;
+  intake: MemberIntake;
+  fullSync: FullSync;
+  scheduler: SyncScheduler;
+  applyGuild(guildId: string, trigger: 'map' | 'settings'): Promise<GuildApplyOutcome>;
+  /** The roles strict mode acts on in a guild, and what turning it on would remove now (nothing is applied). */
+  strict: StrictPreviewer;
+  /** Queues a sync of one campaign (deduplicated while one is pending). */
+  requestCampaignSync(campaignId: string, reason: string): Promise<void>;
+  /** One sync run for `/sync` and `npm run sync`: the same code path. */
+  runSync(options: { guildId?: string; dryRun: boolean; force: boolean; adopt?: boolean; trigger: 'manual' | 'cli' }): Promise<SyncOutcome>;
+}

@@ -56,13 +56,7 @@ export interface ReconcilerDeps {
   logger: Logger;
 }
 
-/**
- * The level-triggered heart of Tierlink (docs/architecture.md): every trigger (a link, a webhook, a rejoin, a
- * mapping change, an unlink) ends here. It gathers the current state of one member (link,
- * snapshots, ledger, roles in Discord), asks the pure planner, and applies the plan. Reconciling a
- * member twice changes nothing the second time, so duplicates and reordered triggers are harmless.
- */
-export function createReconciler(deps: ReconcilerDeps) {
+export function createReconciler(deps: ReconcilerDeps): Reconciler {
   /** What every source says of a user: what the planner knows of their memberships. */
   interface UserState {
     linked: boolean;
@@ -193,7 +187,6 @@ export function createReconciler(deps: ReconcilerDeps) {
 
     joinMember,
 
-    /** Reconciles a Discord user in every guild where their roles are at stake (plus `alsoGuildIds`). */
     async reconcileUser(discordUserId: string, options: ReconcileOptions & { alsoGuildIds?: readonly string[] }): Promise<MemberOutcome[]> {
       const state = await userState(discordUserId, options.unlinkedReason !== undefined);
       const guildIds = new Set([...(await guildsFor(discordUserId, state)), ...(options.alsoGuildIds ?? [])]);
@@ -202,7 +195,6 @@ export function createReconciler(deps: ReconcilerDeps) {
       return outcomes;
     },
 
-    /** Reconciles the Discord user linked to a person on a source (`patreon`, `kofi`), if any. */
     async reconcileExternal(source: string, externalId: string, options: ReconcileOptions): Promise<MemberOutcome[]> {
       const link = await deps.links.byExternal(source, externalId);
       if (!link) return [];
@@ -211,4 +203,17 @@ export function createReconciler(deps: ReconcilerDeps) {
   };
 }
 
-export type Reconciler = ReturnType<typeof createReconciler>;
+/**
+ * The level-triggered heart of Tierlink (docs/architecture.md): every trigger (a link, a webhook, a rejoin, a
+ * mapping change, an unlink) ends here. It gathers the current state of one member (link,
+ * snapshots, ledger, roles in Discord), asks the pure planner, and applies the plan. Reconciling a
+ * member twice changes nothing the second time, so duplicates and reordered triggers are harmless.
+ */
+export interface Reconciler {
+  reconcileMember(guildId: string, discordUserId: string, options: ReconcileOptions): Promise<MemberOutcome>;
+  joinMember(guildId: string, discordUserId: string, admit: Admit): Promise<JoinOutcome>;
+  /** Reconciles a Discord user in every guild where their roles are at stake (plus `alsoGuildIds`). */
+  reconcileUser(discordUserId: string, options: ReconcileOptions & { alsoGuildIds?: readonly string[] }): Promise<MemberOutcome[]>;
+  /** Reconciles the Discord user linked to a person on a source (`patreon`, `kofi`), if any. */
+  reconcileExternal(source: string, externalId: string, options: ReconcileOptions): Promise<MemberOutcome[]>;
+}

@@ -10,6 +10,7 @@ import { type ApplyResult, type FailedChange, type Trigger, auditEntry, auditRea
 import { createJoinApply } from './join-apply';
 export { auditEntry, auditReason } from './applied-changes';
 export type { ApplyResult, FailedChange, Trigger } from './applied-changes';
+import type { Admit, JoinApplyResult } from './join-apply';
 export type { Admit, JoinApplyResult } from './join-apply';
 import type { Logger } from '../../shared/logger';
 
@@ -53,29 +54,7 @@ interface Work {
   changes: RoleChange[];
 }
 
-/**
- * The one place role changes leave Tierlink, and the one writer of the ledger: every trigger (a
- * link, a webhook, a rejoin, `/unlink`, the full sync, the guild-wide apply after `/map` or
- * `/settings`) applies its plans here, and adopting roles members already hold records them here
- * ({@link RoleApplier.adopt}), under one ledger rule:
- *
- * - a grant is recorded in the ledger *before* its request, and dropped after Discord refused it:
- *   a crash between the request and the record leaves a row for a role that may not have been
- *   given (the next plan re-adds or forgets it), never a given role the ledger forgot (which
- *   Tierlink would then never take back);
- * - a grant is dropped only after Discord accepted its removal, or the role was already gone;
- * - every attempt is audited with its trigger, reason and outcome;
- * - a single member's changes travel in Discord's interactive lane, a bulk apply's in the bulk
- *   lane, which gives way to them in each guild's member-role bucket (docs/decisions.md §19);
- * - one member's changes are applied by one task at a time: single-member reconciles hold the
- *   member's lock while they gather, plan and apply ({@link RoleApplier.withMember}); a bulk apply
- *   takes the same lock per member, and skips a member reconciled on their own since the bulk plan
- *   was made (that plan is older than what the member's own reconcile saw).
- *
- * Ledger and audit rows are written in one statement per batch, not one per change: a first full
- * sync of 20,000 linked patrons makes some 12,700 changes.
- */
-export function createRoleApplier(deps: RoleApplierDeps) {
+export function createRoleApplier(deps: RoleApplierDeps): RoleApplier {
   const { writer, ledger, clock, metrics, logger } = deps;
   const concurrency = deps.concurrency ?? 8;
   const members = createKeyedMutex();
@@ -212,10 +191,6 @@ export function createRoleApplier(deps: RoleApplierDeps) {
   }
 
   return {
-    /**
-     * Runs `task` holding the member's lock: a single-member reconcile gathers, plans and applies
-     * inside it, so two triggers for one member plan against each other's results.
-     */
     withMember<T>(guildId: string, userId: string, task: () => Promise<T>): Promise<T> {
       return members.run(key(guildId, userId), async () => {
         try {
@@ -226,7 +201,6 @@ export function createRoleApplier(deps: RoleApplierDeps) {
       });
     },
 
-    /** Applies one member's plan now. Call it inside {@link withMember}; throws when Discord or the database failed. */
     async apply(plan: UserPlan, trigger: Trigger, options: { auditBlocked?: boolean } = {}): Promise<ApplyResult> {
       const { results } = await applyWork(plan.guildId, [{ plan, changes: plan.changes }], trigger, {
         lock: false,
@@ -249,15 +223,8 @@ export function createRoleApplier(deps: RoleApplierDeps) {
       return { applied: plan.changes.filter((c) => outcome.applied.has(c)), failed: [...outcome.failed.values()], blocked: plan.blocked };
     },
 
-    /** Adds someone to the guild with the plan's roles in one request (src/app/sync/join-apply.ts). */
     join: createJoinApply({ ledger, clock, metrics, logger }),
 
-    /**
-     * Records roles members already hold as Tierlink's grants ({@link adoptions} of the planner):
-     * ledger rows and audit rows (trigger `adopt`), {@link LEDGER_BATCH} members per statement, and
-     * no request to Discord, since each member holds the role already. Answers how many were
-     * recorded; a database failure throws (nothing half-done matters: a row is only bookkeeping).
-     */
     async adopt(guildId: string, members: ReadonlyArray<{ userId: string; adoptions: readonly Adoption[] }>): Promise<number> {
       let recorded = 0;
       for (let i = 0; i < members.length; i += LEDGER_BATCH) {
@@ -282,12 +249,6 @@ export function createRoleApplier(deps: RoleApplierDeps) {
       return recorded;
     },
 
-    /**
-     * Applies the plans of many members of one guild, {@link LEDGER_BATCH} members at a time, with
-     * removals only when `removals`. Failures are values: the outcome says what was applied, and
-     * why it stopped if it did. `onBatch` hears each batch once its ledger and audit rows are
-     * written (the full sync's progress).
-     */
     async applyMany(
       guildId: string,
       plans: readonly UserPlan[],
@@ -320,4 +281,55 @@ export function createRoleApplier(deps: RoleApplierDeps) {
   };
 }
 
-export type RoleApplier = ReturnType<typeof createRoleApplier>;
+/**
+ * The one place role changes leave Tierlink, and the one writer of the ledger: every trigger (a
+ * link, a webhook, a rejoin, `/unlink`, the full sync, the guild-wide apply after `/map` or
+ * `/settings`) applies its plans here, and adopting roles members already hold records them here
+ * ({@link RoleApplier.adopt}), under one ledger rule:
+ *
+ * - a grant is recorded in the ledger *before* its request, and dropped after Discord refused it:
+ *   a crash between the request and the record leaves a row for a role that may not have been
+ *   given (the next plan re-adds or forgets it), never a given role the ledger forgot (which
+ *   Tierlink would then never take back);
+ * - a grant is dropped only after Discord accepted its removal, or the role was already gone;
+ * - every attempt is audited with its trigger, reason and outcome;
+ * - a single member's changes travel in Discord's interactive lane, a bulk apply's in the bulk
+ *   lane, which gives way to them in each guild's member-role bucket (docs/decisions.md §19);
+ * - one member's changes are applied by one task at a time: single-member reconciles hold the
+ *   member's lock while they gather, plan and apply ({@link RoleApplier.withMember}); a bulk apply
+ *   takes the same lock per member, and skips a member reconciled on their own since the bulk plan
+ *   was made (that plan is older than what the member's own reconcile saw).
+ *
+ * Ledger and audit rows are written in one statement per batch, not one per change: a first full
+ * sync of 20,000 linked patrons makes some 12,700 changes.
+ */
+export interface RoleApplier {
+  /**
+   * Runs `task` holding the member's lock: a single-member reconcile gathers, plans and applies
+   * inside it, so two triggers for one member plan against each other's results.
+   */
+  withMember<T>(guildId: string, userId: string, task: () => Promise<T>): Promise<T>;
+  /** Applies one member's plan now. Call it inside {@link withMember}; throws when Discord or the database failed. */
+  apply(plan: UserPlan, trigger: Trigger, options?: { auditBlocked?: boolean }): Promise<ApplyResult>;
+  /** Adds someone to the guild with the plan's roles in one request (src/app/sync/join-apply.ts). */
+  join: (plan: UserPlan, admit: Admit, options: { recordedBefore: ReadonlySet<string> }) => Promise<JoinApplyResult>;
+  /**
+   * Records roles members already hold as Tierlink's grants ({@link adoptions} of the planner):
+   * ledger rows and audit rows (trigger `adopt`), {@link LEDGER_BATCH} members per statement, and
+   * no request to Discord, since each member holds the role already. Answers how many were
+   * recorded; a database failure throws (nothing half-done matters: a row is only bookkeeping).
+   */
+  adopt(guildId: string, members: ReadonlyArray<{ userId: string; adoptions: readonly Adoption[] }>): Promise<number>;
+  /**
+   * Applies the plans of many members of one guild, {@link LEDGER_BATCH} members at a time, with
+   * removals only when `removals`. Failures are values: the outcome says what was applied, and
+   * why it stopped if it did. `onBatch` hears each batch once its ledger and audit rows are
+   * written (the full sync's progress).
+   */
+  applyMany(
+    guildId: string,
+    plans: readonly UserPlan[],
+    trigger: Trigger,
+    options: { removals: boolean; plannedAt: Date; onBatch?: (batch: ReadonlyMap<UserPlan, MemberOutcome>) => Promise<void> },
+  ): Promise<BulkOutcome>;
+}

@@ -27,12 +27,7 @@ export interface StrictPreview extends StrictScope {
 
 const EXAMPLES = 5;
 
-/**
- * Plans the guild as the full sync's guild pass does, with strict mode on and nothing applied, and
- * keeps only strict mode's own removals (roles held by hand that the ledger does not explain).
- * Reads the stored member snapshots, not the service, and writes nothing.
- */
-export function createStrictPreview(deps: { contexts: GuildContextLoader; guildPass: GuildPass; clock: Clock }) {
+export function createStrictPreview(deps: { contexts: GuildContextLoader; guildPass: GuildPass; clock: Clock }): StrictPreviewer {
   function scopeOf(guild: GuildContext): StrictScope {
     const scope: StrictScope = { enforced: [], spared: [] };
     for (const id of managedRoleIds(guild)) {
@@ -84,4 +79,12 @@ export function createStrictPreview(deps: { contexts: GuildContextLoader; guildP
   return { scope, preview };
 }
 
-export type StrictPreviewer = ReturnType<typeof createStrictPreview>;
+/**
+ * Plans the guild as the full sync's guild pass does, with strict mode on and nothing applied, and
+ * keeps only strict mode's own removals (roles held by hand that the ledger does not explain).
+ * Reads the stored member snapshots, not the service, and writes nothing.
+ */
+export interface StrictPreviewer {
+  scope(guildId: string): Promise<StrictScope>;
+  preview(guildId: string): Promise<StrictPreview>;
+}

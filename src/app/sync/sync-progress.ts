@@ -23,7 +23,7 @@ export interface RunProgressDeps {
 /** How often the reading phases record their progress, at most. */
 export const READ_PROGRESS_MS = 2000;
 
-export function createRunProgress(deps: RunProgressDeps, runId: number | null, guildId: string) {
+export function createRunProgress(deps: RunProgressDeps, runId: number | null, guildId: string): RunProgress {
   const { clock, metrics } = deps;
   let applyingSince: number | null = null;
   let planned = 0;
@@ -48,18 +48,15 @@ export function createRunProgress(deps: RunProgressDeps, runId: number | null, g
   }
 
   return {
-    /** The campaign pass read another page. */
     async campaigns(membersSeen: number, links: number): Promise<void> {
       if (due()) await write({ phase: 'campaigns', membersSeen, links });
     },
 
-    /** The guild pass read and planned another page. */
     async members(report: GuildSyncReport, membersSeen: number): Promise<void> {
       gauge('members_read', report.discord.members);
       if (due()) await write({ phase: 'members', membersSeen, membersRead: report.discord.members, links: report.linkedMembers });
     },
 
-    /** Everything is planned; `changes` will be applied. */
     applying(report: GuildSyncReport, changes: number, membersSeen: number): Promise<void> {
       applyingSince = clock.now().getTime();
       planned = changes;
@@ -77,7 +74,6 @@ export function createRunProgress(deps: RunProgressDeps, runId: number | null, g
       });
     },
 
-    /** A batch of members was applied: `done` changes so far (applied or failed). */
     applied(report: GuildSyncReport, done: number): Promise<void> {
       const now = clock.now().getTime();
       const elapsed = applyingSince === null ? 0 : now - applyingSince;
@@ -94,11 +90,21 @@ export function createRunProgress(deps: RunProgressDeps, runId: number | null, g
       });
     },
 
-    /** The run ended: the gauge goes back to zero (the row gets its outcome from `finish`). */
     done(): void {
       for (const what of ['members_read', 'changes_planned', 'changes_applied', 'estimated_end_seconds']) gauge(what, 0);
     },
   };
 }
 
-export type RunProgress = ReturnType<typeof createRunProgress>;
+export interface RunProgress {
+  /** The campaign pass read another page. */
+  campaigns(membersSeen: number, links: number): Promise<void>;
+  /** The guild pass read and planned another page. */
+  members(report: GuildSyncReport, membersSeen: number): Promise<void>;
+  /** Everything is planned; `changes` will be applied. */
+  applying(report: GuildSyncReport, changes: number, membersSeen: number): Promise<void>;
+  /** A batch of members was applied: `done` changes so far (applied or failed). */
+  applied(report: GuildSyncReport, done: number): Promise<void>;
+  /** The run ended: the gauge goes back to zero (the row gets its outcome from `finish`). */
+  done(): void;
+}

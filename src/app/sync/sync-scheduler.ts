@@ -47,13 +47,7 @@ export function progressOf(row: SyncRunRow): SyncProgress {
   };
 }
 
-/**
- * Runs the full sync on SYNC_SCHEDULE, and on demand (`/sync`, `npm run sync`), one run at a time
- * across every instance: each run holds {@link FULL_SYNC_LOCK} through `Database.tryWithLock` (an
- * advisory lock on PostgreSQL, docs/tech-facts.md §6; the single process on PGlite). A run that
- * finds the lock taken does not wait: it is skipped, logged and (with `runs`) recorded.
- */
-export function createSyncScheduler(deps: SyncSchedulerDeps) {
+export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
   const { logger } = deps;
   const clock = deps.clock ?? systemClock;
   const now = () => clock.now();
@@ -137,7 +131,6 @@ export function createSyncScheduler(deps: SyncSchedulerDeps) {
     runScheduled,
     resumeAbandoned,
 
-    /** Starts the cron job (idempotent). */
     start(): void {
       if (task) return;
       task = createTask(deps.schedule, () => runScheduled(), {
@@ -151,7 +144,6 @@ export function createSyncScheduler(deps: SyncSchedulerDeps) {
       );
     },
 
-    /** Stops the cron job; a run in progress finishes. */
     async stop(): Promise<void> {
       const current = task;
       task = null;
@@ -164,4 +156,19 @@ export function createSyncScheduler(deps: SyncSchedulerDeps) {
   };
 }
 
-export type SyncScheduler = ReturnType<typeof createSyncScheduler>;
+/**
+ * Runs the full sync on SYNC_SCHEDULE, and on demand (`/sync`, `npm run sync`), one run at a time
+ * across every instance: each run holds {@link FULL_SYNC_LOCK} through `Database.tryWithLock` (an
+ * advisory lock on PostgreSQL, docs/tech-facts.md §6; the single process on PGlite). A run that
+ * finds the lock taken does not wait: it is skipped, logged and (with `runs`) recorded.
+ */
+export interface SyncScheduler {
+  runNow(options: FullSyncOptions): Promise<SyncOutcome>;
+  runScheduled(): Promise<SyncOutcome | null>;
+  resumeAbandoned(): Promise<SyncOutcome | null>;
+  /** Starts the cron job (idempotent). */
+  start(): void;
+  /** Stops the cron job; a run in progress finishes. */
+  stop(): Promise<void>;
+  nextRun(): Date | null;
+}

@@ -18,13 +18,5 @@ export const MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;
 export const SIGNATURE_HEADERS = ['x-patreon-signature', 'x-service-signature'] as const;
 export const EVENT_HEADER = 'x-patreon-event';
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** `data.relationships.campaign.data.id` of a delivery body, if present. */
-export function payloadCampaignId(doc: unknown): string | null {
-  if (!isObject(doc) || !isObject(doc.data)) return null;
-  const relationships = doc.data.relationships;
-  if (!isObject(relationships) || !isObject(relationships.campaign)) return null;
-  const data = relationships.campaign.data;
-  return isObject(data) && typeof data.id === 'string' ? data.id : null;
-}
+/** `data.relationships.campaign.data.id` of a delivery body, if present (the endpoint checks it against the signing webhook's). */
+export { payloadCampaignId } from '../../edges/outbound/patreon/delivery-parser';

@@ -13,6 +13,7 @@ import type { LinkRepository } from '../../edges/outbound/store/repositories/lin
 import { type MemberReader, createMemberRefresh } from './member-refresh';
 import { type PostDeliveryHandler, type WebhookProcessor, createWebhookProcessor } from './processor';
 import type { FenceScope } from '../../shared/fence';
+import type { DeliveryParser } from './source-delivery';
 import { type WebhookRegistration, type WebhookRegistrationDeps, createWebhookRegistration } from './registration';
 import { type WebhookSecretProvider, type WebhookSecrets, createWebhookSecrets } from './webhook-secrets';
 
@@ -34,6 +35,8 @@ export interface WebhooksDeps {
   links?: Pick<LinkRepository, 'byExternal' | 'byDiscordUser'>;
   /** Where re-read members come in (src/app/membership/member-intake.ts). */
   intake: MemberIntake;
+  /** The source's parser of a stored delivery (Patreon's: `parsePatreonDelivery`), the one place a body is read. */
+  parseDelivery: DeliveryParser;
   /** Post deliveries go to the announcements (src/app/channels). */
   posts?: PostDeliveryHandler;
   publicUrl: WebhookRegistrationDeps['publicUrl'];
@@ -128,6 +131,7 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
   const processor = createWebhookProcessor({
     queue: deps.inbox,
     inbox: deps.webhooks,
+    parse: deps.parseDelivery,
     members,
     ...(deps.posts ? { posts: deps.posts } : {}),
     metrics,
@@ -164,7 +168,7 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
         memberId: row.memberId,
         reason: 'grace',
         trigger: null,
-        payload: null,
+        delivery: null,
         patreonUserId: link.externalId,
         receivedAt: null,
       });

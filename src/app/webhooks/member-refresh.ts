@@ -1,9 +1,7 @@
 import { type MemberDetails, PatreonApiError, type UnreadableMember } from '../../edges/outbound/patreon';
-import { deliveryMatchesStored } from '../../edges/outbound/patreon/delivery-state';
-import { memberFromPayload } from '../../edges/outbound/patreon/member-payload';
 import type { RequestPriority } from '../../edges/outbound/patreon/request-budget';
 import type { LinkRepository } from '../../edges/outbound/store/repositories/link-repository';
-import { snapshotFromMember, snapshotFromPayload, toTierInput, unreadableInput } from '../../edges/outbound/patreon/member-records';
+import { snapshotFromMember, toTierInput, unreadableInput } from '../../edges/outbound/patreon/member-records';
 import { PATREON } from '../../edges/outbound/patreon/patreon-source';
 import type { SnapshotRepository } from '../../edges/outbound/store/repositories/snapshot-repository';
 import type { JobStore } from '../../edges/outbound/store/job-queue';
@@ -12,6 +10,7 @@ import { MINUTE } from '../../shared/clock';
 import { createKeyedMutex } from '../../shared/keyed-mutex';
 import type { Logger } from '../../shared/logger';
 import type { MemberIntake } from '../membership/member-intake';
+import type { DeliveredMember } from './source-delivery';
 
 /** The job kind of a member re-read scheduled after a failed one (worked by the processor's job handler). */
 export const MEMBER_RECHECK_JOB = 'member-recheck';
@@ -66,9 +65,13 @@ export interface RefreshInput {
   memberId: string;
   /** Also the audit's trigger: `grace` when a grace period's end confirms the member first. */
   reason: 'webhook' | 'recheck' | 'grace';
+  /** The service's event name, for the logs. */
   trigger: string | null;
-  /** The delivery body: the fallback when the re-read fails. Null for a re-check (which then throws to retry). */
-  payload: unknown;
+  /**
+   * What the delivery says, as its source parsed it (the body is never read here): the fallback when
+   * the re-read fails. Null for a re-check or a grace end (which then throw to retry).
+   */
+  delivery: DeliveredMember | null;
   /** Whose roles to reconcile if the member is gone and we hold no snapshot of it. */
   patreonUserId: string | null;
   /** When the delivery arrived: its payload is no newer than that. */
@@ -114,14 +117,13 @@ export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
    * stored read, and any Discord account it names is the one already linked. Then it needs no read.
    */
   async function storedReadStands(input: RefreshInput): Promise<{ externalUserId: string | null } | null> {
-    if (input.reason !== 'webhook' || input.payload === null || input.trigger === 'members:delete') return null;
-    const parsed = memberFromPayload(input.payload);
-    if (!parsed.ok || parsed.value.memberId !== input.memberId) return null;
-    const stored = await deps.snapshots.get(PATREON, input.campaignId, input.memberId);
-    if (!stored || !deliveryMatchesStored(parsed.value, stored)) return null;
-    const named = parsed.value.discordUserId;
+    const { delivery } = input;
+    if (input.reason !== 'webhook' || delivery === null || delivery.removed || !delivery.state.ok) return null;
+    const stored = await deps.snapshots.get(delivery.source, input.campaignId, input.memberId);
+    if (!stored || !delivery.state.value.sameForRoles(stored)) return null;
+    const named = delivery.state.value.profileDiscordUserId;
     if (named !== null) {
-      const link = deps.links && stored.externalUserId ? await deps.links.byExternal(PATREON, stored.externalUserId) : null;
+      const link = deps.links && stored.externalUserId ? await deps.links.byExternal(delivery.source, stored.externalUserId) : null;
       if (link?.discordUserId !== named) return null;
     }
     return stored;
@@ -155,7 +157,7 @@ export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
       );
       return 'kept';
     }
-    if (input.trigger === 'members:delete') {
+    if (input.delivery?.removed) {
       const userId = existing?.externalUserId ?? input.patreonUserId;
       logger.warn(
         { campaignId, memberId, err: readError },
@@ -165,13 +167,13 @@ export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
       await scheduleRecheck(input, userId);
       return 'payload';
     }
-    const parsed = memberFromPayload(input.payload);
-    if (!parsed.ok) {
-      throw new Error(`the member re-read failed and the delivery carries no usable member state (${parsed.error})`, { cause: readError });
+    const state = input.delivery?.state ?? { ok: false as const, error: 'nothing was delivered' };
+    if (!state.ok) {
+      throw new Error(`the member re-read failed and the delivery carries no usable member state (${state.error})`, { cause: readError });
     }
-    const snapshot = snapshotFromPayload(parsed.value, campaignId);
+    const { snapshot } = state.value.read;
     logger.warn({ campaignId, memberId, err: readError }, 'member re-read failed; using the delivery payload and queueing a re-check');
-    await deps.intake.record({ snapshot, profileDiscordUserId: parsed.value.discordUserId }, { trigger: input.reason });
+    await deps.intake.record(state.value.read, { trigger: input.reason });
     await scheduleRecheck(input, snapshot.externalUserId);
     return 'payload';
   }
@@ -219,7 +221,7 @@ export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
         // A delivery whose contents were read in this window (a replay) waits for the re-check; one
         // with new contents (a real change right after another) is read now: only the service's
         // own signed deliveries can say something new, so replays cannot buy reads with it.
-        const contents = JSON.stringify(input.payload);
+        const contents = input.delivery?.contents ?? '';
         const last = lastDeliveryRead.get(key);
         if (last !== undefined && now - last.at < readWindowMs) {
           if (last.contents.has(contents) || last.contents.size >= CONTENTS_PER_WINDOW) {
@@ -244,7 +246,7 @@ export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
         details = await client.getMember(memberId, { priority: input.reason === 'webhook' ? 'interactive' : 'confirm' });
       } catch (error) {
         if (error instanceof PatreonApiError && error.unreadable) return markUnreadable(input, error.unreadable);
-        if (input.payload === null) throw error;
+        if (input.delivery === null) throw error;
         return usePayload(input, error);
       }
       if (details === null) {

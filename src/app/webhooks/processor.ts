@@ -1,6 +1,4 @@
-import { relatedId } from '../../edges/outbound/patreon';
-import { type Post, parsePost } from '../../edges/outbound/patreon/posts';
-import type { Resource } from '../../edges/outbound/patreon/json-api';
+import type { Post } from '../../edges/outbound/patreon/posts';
 import type { ClaimedRow, DurableQueue } from '../../edges/outbound/store/durable-queue';
 import type { JobHandler } from '../../edges/outbound/store/job-queue';
 import { type QueueWorker, createQueueWorker } from '../../edges/outbound/store/queue-worker';
@@ -9,14 +7,16 @@ import type { Metrics } from '../../edges/outbound/observability/metrics';
 import type { Clock, Random } from '../../shared/clock';
 import { DAY, HOUR, MINUTE } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
-import { payloadCampaignId } from './delivery';
 import { MEMBER_RECHECK_JOB, type MemberRefresh, type RefreshOutcome } from './member-refresh';
+import type { DeliveryParser } from './source-delivery';
 
 export interface WebhookProcessorDeps {
   /** The inbox's claim cycle (`createInboxQueue` of the store). */
   queue: DurableQueue;
   /** Deletes processed deliveries (dead letters stay): `webhookRepository.pruneDone`. */
   inbox: { pruneDone(before: Date): Promise<number> };
+  /** The source's parser of a stored delivery: the one place its body is read (src/edges/outbound/patreon/delivery-parser.ts). */
+  parse: DeliveryParser;
   /** What a member delivery or a re-check does. */
   members: MemberRefresh;
   /** What a `posts:publish` delivery does (the announcements, src/app/channels); without it posts are only acknowledged. */
@@ -85,35 +85,10 @@ function readRow(row: ClaimedRow): InboxDeliveryRow {
   };
 }
 
-type DeliveryKind = 'member' | 'post' | 'other';
-
-/** By trigger when the service named one (`X-Patreon-Event`), else by the primary resource's type. */
-function kindOf(trigger: string | null, dataType: string | null): DeliveryKind {
-  if (trigger !== null) {
-    if (trigger.startsWith('members:')) return 'member';
-    if (trigger.startsWith('posts:')) return 'post';
-    return 'other';
-  }
-  if (dataType === 'member') return 'member';
-  if (dataType === 'post') return 'post';
-  return 'other';
-}
-
 /** The announcements' side of a post delivery (src/app/channels/announcements.ts). */
 export interface PostDeliveryHandler {
   onPostDelivery(input: { campaignId: string; postId: string; payload: Post | null; receivedAt: Date }): Promise<void>;
 }
-
-/** The post a delivery carries, or null when it carries none that reads (the handler then reads it, or skips it). */
-function payloadPost(data: Record<string, unknown>): Post | null {
-  try {
-    return parsePost(data as unknown as Resource, 'post delivery');
-  } catch {
-    return null;
-  }
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Processes verified deliveries from the inbox (durable: a crash between receipt and processing
@@ -131,36 +106,35 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
 
   async function handleDelivery(row: ClaimedRow): Promise<DeliveryOutcome> {
     const delivery = readRow(row);
-    const doc = JSON.parse(delivery.body) as unknown;
-    const data = isObject(doc) && isObject(doc.data) ? doc.data : null;
-    const dataType = data && typeof data.type === 'string' ? data.type : null;
-    const kind = kindOf(delivery.trigger, dataType);
+    const parsed = deps.parse(delivery);
     let outcome: DeliveryOutcome;
-    if (kind === 'post') {
-      logger.info({ id: delivery.id, trigger: delivery.trigger, postId: data?.id ?? null }, 'post event; posts have no role effect');
-      const campaignId = delivery.campaignId ?? payloadCampaignId(doc);
-      const published = delivery.trigger === null || delivery.trigger === 'posts:publish';
-      if (deps.posts && published && campaignId !== null && typeof data?.id === 'string') {
-        await deps.posts.onPostDelivery({ campaignId, postId: data.id, payload: payloadPost(data), receivedAt: delivery.receivedAt });
+    if (parsed.kind === 'post') {
+      logger.info({ id: delivery.id, trigger: delivery.trigger, postId: parsed.postId }, 'post event; posts have no role effect');
+      if (deps.posts && parsed.published && parsed.campaignId !== null && parsed.postId !== null) {
+        await deps.posts.onPostDelivery({
+          campaignId: parsed.campaignId,
+          postId: parsed.postId,
+          payload: parsed.post,
+          receivedAt: delivery.receivedAt,
+        });
       }
       outcome = 'post';
-    } else if (kind === 'other' || dataType !== 'member' || typeof data?.id !== 'string') {
+    } else if (parsed.kind === 'ignored') {
       logger.warn(
-        { id: delivery.id, trigger: delivery.trigger, type: dataType },
+        { id: delivery.id, trigger: delivery.trigger, type: parsed.type },
         'delivery is not a member event Tierlink acts on; acknowledged',
       );
       outcome = 'ignored';
     } else {
-      const campaignId = delivery.campaignId ?? payloadCampaignId(doc);
-      if (campaignId === null) throw new Error('the member delivery names no campaign and was not signed by a campaign webhook');
-      const userId = relatedId(data as unknown as Resource, 'user') ?? null;
+      const { member } = parsed;
+      if (member.campaignId === null) throw new Error('the member delivery names no campaign and was not signed by a campaign webhook');
       outcome = await deps.members.refresh({
-        campaignId,
-        memberId: data.id,
+        campaignId: member.campaignId,
+        memberId: member.memberId,
         reason: 'webhook',
         trigger: delivery.trigger,
-        payload: doc,
-        patreonUserId: userId,
+        delivery: member,
+        patreonUserId: member.externalUserId,
         receivedAt: delivery.receivedAt,
       });
     }
@@ -211,7 +185,7 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
       memberId,
       reason: 'recheck',
       trigger: null,
-      payload: null,
+      delivery: null,
       patreonUserId: typeof patreonUserId === 'string' ? patreonUserId : null,
       receivedAt: null,
     });

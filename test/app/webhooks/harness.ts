@@ -12,6 +12,7 @@ import { silentLogger } from '../../../src/shared/logger';
 import type { Logger } from '../../../src/shared/logger';
 import { createSecretBox } from '../../../src/edges/outbound/store/secret-box';
 import { type WebhooksDeps, createWebhooks } from '../../../src/app/webhooks';
+import { parsePatreonDelivery } from '../../../src/edges/outbound/patreon/delivery-parser';
 import { WEBHOOK_PATH } from '../../../src/app/webhooks/delivery';
 import type { WebhookProcessor } from '../../../src/app/webhooks/processor';
 import type { WebhookRegistration } from '../../../src/app/webhooks/registration';
@@ -61,6 +62,8 @@ export interface InstanceOptions {
   /** The lease on a claimed delivery, and how often it is renewed while worked. */
   lockMs?: number;
   renewEveryMs?: number;
+  /** The delivery parser (default the Patreon adapter's); a test wraps it to count the parses. */
+  parseDelivery?: WebhooksDeps['parseDelivery'];
   /** What registration does with a paused or failing webhook. Default: recorded in `syncRequests`. */
   requestCampaignSync?: WebhooksDeps['requestCampaignSync'];
 }
@@ -96,6 +99,7 @@ export async function startInstance(world: World, options: InstanceOptions = {})
         snapshots: world.repos.snapshots,
         links: world.repos.links,
         intake: world.intake,
+        parseDelivery: options.parseDelivery ?? parsePatreonDelivery,
         publicUrl: url,
         staticSecret: options.staticSecret,
         withLock: world.db.database.tryWithLock,

@@ -1,4 +1,7 @@
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../../src/edges/outbound/store/database';
 import { MINUTE } from '../../../src/shared/clock';
+import { eventually } from '../../support/eventually';
 import { type World, createWorld } from '../../support/world';
 import { type Instance, inboxRows, roleWrites, startInstance } from './harness';
 
@@ -20,6 +23,12 @@ afterAll(async () => {
 
 const ROLE_ROUTE = '/guilds/:g/members/:u/roles/:r';
 
+/** Until when the one delivery in the inbox is leased to the instance working it. */
+async function leaseUntil(): Promise<Date | null> {
+  const [row] = await queryRows<{ locked_until: Date | string | null }>(world.db.database.db, sql`select locked_until from webhook_inbox`);
+  return row?.locked_until ? new Date(row.locked_until) : null;
+}
+
 test('a delivery that waits on a Discord rate limit longer than its lease is not claimed by a second instance', async () => {
   const first = await startInstance(world, { lockMs: 2 * MINUTE, renewEveryMs: 25 });
   instances.push(first);
@@ -35,7 +44,8 @@ test('a delivery that waits on a Discord rate limit longer than its lease is not
 
   // Ten minutes pass on the instances' clock while the first one waits: its lease would have run out.
   world.clock.advance(10 * MINUTE);
-  await new Promise((r) => setTimeout(r, 200)); // the renewal runs every 25 ms
+  // The renewal (every 25 ms) moves the lease past the new time.
+  await eventually('the lease renewed', async () => ((await leaseUntil())?.getTime() ?? 0) > world.clock.now().getTime(), 10_000, 5);
   const second = await startInstance(world, { lockMs: 2 * MINUTE, renewEveryMs: 25 });
   instances.push(second);
   expect(await second.processor.sweep()).toBe(0);

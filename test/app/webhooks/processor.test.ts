@@ -2,6 +2,9 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInboxQueue } from '../../../src/edges/outbound/store/durable-queue';
 import { MEMBER_RECHECK_JOB } from '../../../src/app/webhooks/member-refresh';
+import type { DeliveryParser } from '../../../src/app/webhooks/source-delivery';
+import { parsePatreonDelivery } from '../../../src/edges/outbound/patreon/delivery-parser';
+import * as memberPayload from '../../../src/edges/outbound/patreon/member-payload';
 import { HOUR, MINUTE } from '../../../src/shared/clock';
 import { type World, createWorld } from '../../support/world';
 import { type Instance, inboxRows, jobRows, metricValue, roleWrites, startInstance } from './harness';
@@ -105,6 +108,37 @@ test('a pledge change reaches the roles through the re-read: snapshot from the s
   ]);
   expect((await inboxRows(world)).map((r) => r.status)).toEqual(['done']);
   expect(await metricValue(instance.metrics, 'tierlink_webhook_processing_seconds')).toBe(1);
+});
+
+test('each delivery is parsed once, by the adapter, on every path: read, stored read stands, re-read failed', async () => {
+  await instance.close();
+  const parses: string[] = [];
+  const counting: DeliveryParser = (delivery) => {
+    parses.push(delivery.trigger ?? '');
+    return parsePatreonDelivery(delivery);
+  };
+  instance = await startInstance(world, { parseDelivery: counting });
+  expect(['registered', 'updated']).toContain((await instance.registration.ensure(world.campaignId)).state);
+  const memberParses = jest.spyOn(memberPayload, 'memberFromPayload');
+  try {
+    const patron = await linkedPatron('bronze');
+    const delivered = () => world.patreon.deliveries().filter((d) => d.uri === instance.webhookUrl).length;
+    setTier(patron.patreonUserId, 'gold'); // read, stored, applied
+    await instance.idle();
+    world.clock.advance(2 * 24 * HOUR);
+    setTier(patron.patreonUserId, 'gold'); // the charge: the stored read stands
+    await instance.idle();
+    world.patreon.injectFault({ method: 'GET', path: /^\/api\/oauth2\/v2\/members\//, status: 503, times: Infinity });
+    setTier(patron.patreonUserId, 'silver'); // the re-read fails: the delivered state is stored
+    await instance.idle();
+    expect((await inboxRows(world)).map((r) => r.status)).toEqual(['done', 'done', 'done']);
+    expect(await world.repos.snapshots.get('patreon', world.campaignId, patron.memberId)).toMatchObject({ readBy: 'webhook-payload' });
+    expect(delivered()).toBe(3);
+    expect(parses).toHaveLength(3);
+    expect(memberParses).toHaveBeenCalledTimes(3);
+  } finally {
+    memberParses.mockRestore();
+  }
 });
 
 test('a tier created after the catalog was read grants its role on the first delivery (its data comes with the re-read)', async () => {

@@ -69,21 +69,7 @@ export interface ShardFence {
   generation: number;
 }
 
-/**
- * Holds this instance's gateway shards (docs/decisions.md §17, docs/outages-and-fencing.md): every tick it renews its
- * heartbeat and leases in one go, then takes free shards up to its fair share and, once the instance
- * list has stayed the same for five rounds, gives one shard away when another instance is short. A
- * shard's session is opened only after its lease is taken and closed before the lease is given back,
- * so at most one instance holds a session of each shard. An instance that cannot renew closes its
- * sessions before its leases can expire (another instance is then free to take them).
- *
- * Held means connected: a lease this instance still holds without a session (closed during a
- * database outage that ended before the lease expired) gets its session back at the next round,
- * and a session that stays disconnected for {@link ShardCoordinatorDeps.recoverMs} is thrown away,
- * its shard handed to another instance or, with none, opened anew. Each hold carries the lease's
- * generation, the fencing token of the shard's events ({@link ShardCoordinator.fenceFor}).
- */
-export function createShardCoordinator(deps: ShardCoordinatorDeps) {
+export function createShardCoordinator(deps: ShardCoordinatorDeps): ShardCoordinator {
   const { leases, logger, me } = deps;
   const leaseMs = leases.leaseMs;
   // Every second: a shard given up by a stopping instance is taken within about a second.
@@ -395,12 +381,6 @@ export function createShardCoordinator(deps: ShardCoordinatorDeps) {
   }
 
   return {
-    /**
-     * Agrees on the plan, registers this instance and takes its first shards; resolves once they are
-     * ready (none when other instances hold them all), or after {@link recoverMs} when Discord's
-     * gateway does not answer (the rounds then go on trying, and `/healthz` says so). A session that
-     * fails to open (a bad token, a disallowed intent) fails the start.
-     */
     async start(): Promise<void> {
       plan = await agreePlan();
       logger.info({ instance: me.id, ...plan }, 'gateway plan');
@@ -418,7 +398,6 @@ export function createShardCoordinator(deps: ShardCoordinatorDeps) {
       schedule();
     },
 
-    /** Closes every session, then gives the leases and the instance row up for the others to take at once. */
     async stop(): Promise<void> {
       stopping = true;
       clearTimeout(timer);
@@ -434,22 +413,15 @@ export function createShardCoordinator(deps: ShardCoordinatorDeps) {
         .catch((error: unknown) => logger.warn({ err: error }, 'leaving the instance table failed; the leases expire'));
     },
 
-    /** Shards whose sessions are ready on this instance. */
     shards: () => connected(),
     shardCount: () => plan?.shardCount ?? null,
     sessions: () => [...sessions.values()],
-    /** Ready when every shard this instance holds is connected (an instance holding none is ready too). */
     isReady: () => opening.size === 0 && [...sessions.values()].every((s) => s.isReady()),
-    /**
-     * Shards this instance holds (by lease or by a session) without a connected session, and for how
-     * long: `/healthz` is not ok while one lasts longer than a reconnection does.
-     */
     gaps(): SessionGap[] {
       observe();
       const now = performance.now();
       return [...gapSince].map(([shardId, since]) => ({ shardId, forMs: Math.round(now - since) })).sort((a, b) => a.shardId - b.shardId);
     },
-    /** The fencing token of a shard this instance holds, or null when it holds none for that shard. */
     fenceFor(shardId: number): ShardFence | null {
       const generation = generations.get(shardId);
       return generation === undefined || !owned.has(shardId) ? null : { kind: 'shard', shardId, holder: me.id, generation };
@@ -457,4 +429,41 @@ export function createShardCoordinator(deps: ShardCoordinatorDeps) {
   };
 }
 
-export type ShardCoordinator = ReturnType<typeof createShardCoordinator>;
+/**
+ * Holds this instance's gateway shards (docs/decisions.md §17, docs/outages-and-fencing.md): every tick it renews its
+ * heartbeat and leases in one go, then takes free shards up to its fair share and, once the instance
+ * list has stayed the same for five rounds, gives one shard away when another instance is short. A
+ * shard's session is opened only after its lease is taken and closed before the lease is given back,
+ * so at most one instance holds a session of each shard. An instance that cannot renew closes its
+ * sessions before its leases can expire (another instance is then free to take them).
+ *
+ * Held means connected: a lease this instance still holds without a session (closed during a
+ * database outage that ended before the lease expired) gets its session back at the next round,
+ * and a session that stays disconnected for {@link ShardCoordinatorDeps.recoverMs} is thrown away,
+ * its shard handed to another instance or, with none, opened anew. Each hold carries the lease's
+ * generation, the fencing token of the shard's events ({@link ShardCoordinator.fenceFor}).
+ */
+export interface ShardCoordinator {
+  /**
+   * Agrees on the plan, registers this instance and takes its first shards; resolves once they are
+   * ready (none when other instances hold them all), or after {@link recoverMs} when Discord's
+   * gateway does not answer (the rounds then go on trying, and `/healthz` says so). A session that
+   * fails to open (a bad token, a disallowed intent) fails the start.
+   */
+  start(): Promise<void>;
+  /** Closes every session, then gives the leases and the instance row up for the others to take at once. */
+  stop(): Promise<void>;
+  /** Shards whose sessions are ready on this instance. */
+  shards(): number[];
+  shardCount(): number | null;
+  sessions(): ShardClient[];
+  /** Ready when every shard this instance holds is connected (an instance holding none is ready too). */
+  isReady(): boolean;
+  /**
+   * Shards this instance holds (by lease or by a session) without a connected session, and for how
+   * long: `/healthz` is not ok while one lasts longer than a reconnection does.
+   */
+  gaps(): SessionGap[];
+  /** The fencing token of a shard this instance holds, or null when it holds none for that shard. */
+  fenceFor(shardId: number): ShardFence | null;
+}

@@ -4,13 +4,7 @@ import type { BrowserBinding, ReadNonce } from '../../../app/linking/one-time-li
 /** Longest cookie header read: a browser's own limit is about 8 KiB; ours are tiny. */
 const MAX_COOKIE_HEADER = 8192;
 
-/**
- * The cookies that bind an OAuth flow to the browser that started it: one per flow (several may run
- * at once), named after the flow, holding its random nonce. HttpOnly (no script reads it), SameSite=Lax
- * (sent on the service's top-level redirect back to us, never on a cross-site POST), Secure with the
- * `__Host-` prefix when PUBLIC_URL is https, short-lived.
- */
-export function createFlowCookies(options: { secure: () => boolean }) {
+export function createFlowCookies(options: { secure: () => boolean }): FlowCookies {
   const name = (flowId: string) => `${options.secure() ? '__Host-' : ''}tierlink_flow_${flowId}`;
   const signInName = (flowId: string) => `${options.secure() ? '__Host-' : ''}tierlink_signin_${flowId}`;
   const attributes = (maxAgeMs: number) =>
@@ -34,10 +28,6 @@ export function createFlowCookies(options: { secure: () => boolean }) {
     clear(res: Response, flowId: string): void {
       res.append('Set-Cookie', `${name(flowId)}=; ${attributes(0)}`);
     },
-    /**
-     * A Discord sign-in's sealed state (src/app/discord-sign-in.ts), named after its flow: the page
-     * of a `/link` or `/connect` link keeps it until Discord answers.
-     */
     setSignIn(res: Response, flowId: string, sealed: string, maxAgeMs: number): void {
       res.append('Set-Cookie', `${signInName(flowId)}=${sealed}; ${attributes(maxAgeMs)}`);
     },
@@ -48,7 +38,6 @@ export function createFlowCookies(options: { secure: () => boolean }) {
       const value = cookies(req).get(signInName(flowId));
       return value && /^[A-Za-z0-9_.-]{1,4096}$/.test(value) ? value : undefined;
     },
-    /** The nonces of this request's flow cookies, by flow id. */
     reader(req: Request): ReadNonce {
       const jar = cookies(req);
       return (flowId) => {
@@ -60,4 +49,22 @@ export function createFlowCookies(options: { secure: () => boolean }) {
   };
 }
 
-export type FlowCookies = ReturnType<typeof createFlowCookies>;
+/**
+ * The cookies that bind an OAuth flow to the browser that started it: one per flow (several may run
+ * at once), named after the flow, holding its random nonce. HttpOnly (no script reads it), SameSite=Lax
+ * (sent on the service's top-level redirect back to us, never on a cross-site POST), Secure with the
+ * `__Host-` prefix when PUBLIC_URL is https, short-lived.
+ */
+export interface FlowCookies {
+  set(res: Response, binding: BrowserBinding, maxAgeMs: number): void;
+  clear(res: Response, flowId: string): void;
+  /**
+   * A Discord sign-in's sealed state (src/app/discord-sign-in.ts), named after its flow: the page
+   * of a `/link` or `/connect` link keeps it until Discord answers.
+   */
+  setSignIn(res: Response, flowId: string, sealed: string, maxAgeMs: number): void;
+  clearSignIn(res: Response, flowId: string): void;
+  readSignIn(req: Request, flowId: string): string | undefined;
+  /** The nonces of this request's flow cookies, by flow id. */
+  reader(req: Request): ReadNonce;
+}

@@ -1,4 +1,4 @@
-import express, { type Request, type Response } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import type { Joining } from '../../../app/joining';
 import { STATE_LIFETIME_MS, type ConsumedState, type OneTimeLinks } from '../../../app/linking/one-time-links';
 import type { Logger } from '../../../shared/logger';
@@ -37,13 +37,7 @@ export function isJoinState(consumed: ConsumedState): boolean {
   return consumed.replayOf?.purpose === 'join';
 }
 
-/**
- * The join page's routes (docs/decisions.md §21): `GET /join/<slug>` shows the server and one
- * button; `GET /join/<slug>/start` sets the flow's cookie and goes to the service's consent page;
- * the service's callback of a join flow (`/oauth/callback`, {@link JoinRoutes.serviceCallback}) goes
- * on to Discord's consent page; `GET /join/callback` is Discord's answer, where the person joins.
- */
-export function createJoinRoutes(deps: JoinRoutesDeps) {
+export function createJoinRoutes(deps: JoinRoutesDeps): JoinRoutes {
   const { joining, cookies, logger, sendPage } = deps;
   const router = express.Router();
   const refuse = (res: Response, view: JoinRefusalView) =>
@@ -87,7 +81,6 @@ export function createJoinRoutes(deps: JoinRoutesDeps) {
   return {
     router,
 
-    /** `/oauth/callback` for a join flow's service step: on to Discord's consent page, or the page that says why not. */
     async serviceCallback(req: Request, res: Response, consumed: ConsumedState): Promise<void> {
       const place =
         consumed.kind === 'invalid' ? consumed.replayOf?.guildId : consumed.kind === 'unbound' ? consumed.guildId : consumed.row.guildId;
@@ -119,4 +112,14 @@ export function createJoinRoutes(deps: JoinRoutesDeps) {
   };
 }
 
-export type JoinRoutes = ReturnType<typeof createJoinRoutes>;
+/**
+ * The join page's routes (docs/decisions.md §21): `GET /join/<slug>` shows the server and one
+ * button; `GET /join/<slug>/start` sets the flow's cookie and goes to the service's consent page;
+ * the service's callback of a join flow (`/oauth/callback`, {@link JoinRoutes.serviceCallback}) goes
+ * on to Discord's consent page; `GET /join/callback` is Discord's answer, where the person joins.
+ */
+export interface JoinRoutes {
+  router: Router;
+  /** `/oauth/callback` for a join flow's service step: on to Discord's consent page, or the page that says why not. */
+  serviceCallback(req: Request, res: Response, consumed: ConsumedState): Promise<void>;
+}

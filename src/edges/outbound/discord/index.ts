@@ -13,6 +13,16 @@ import { createMemberAdder } from './member-adder';
 import { createRoleWriter } from './role-writer';
 import { createChannelMessages } from './channel-messages';
 import { createDirectMessages } from './direct-messages';
+import type { ApplicationInfo } from './application-info';
+import type { ChannelMessages } from './channel-messages';
+import type { DirectMessages } from './direct-messages';
+import type { GuildDirectory } from './guild-directory';
+import type { GuildSnapshotCache } from './guild-snapshot-cache';
+import type { MemberAdder } from './member-adder';
+import type { MemberRoleCache } from './member-roles';
+import type { RequestScheduler } from './request-scheduler';
+import type { RestHandle } from './create-rest';
+import type { RoleWriter } from './role-writer';
 
 export { createRest } from './create-rest';
 export type { CreateRestOptions, RestCallEvent, RestHandle, RestRateLimitEvent, RestStats } from './create-rest';
@@ -60,13 +70,7 @@ export interface DiscordAccessOptions {
   snapshotTtlMs?: number;
 }
 
-/**
- * Discord as Tierlink reaches it over HTTP: one REST client (and so one rate-limit state) shared
- * by the member directory, the short-lived cache of each guild's roles, the cache of each member's
- * roles (kept by the gateway: `memberRoles.session()` feeds it), and the role writer; every
- * request paced by one request budget (src/edges/outbound/discord/request-scheduler.ts).
- */
-export function createDiscordAccess(options: DiscordAccessOptions) {
+export function createDiscordAccess(options: DiscordAccessOptions): DiscordAccess {
   const { clock, logger, metrics } = options;
   const store = options.budget ?? createMemoryBudgetStore(options.monotonicNow ?? (() => performance.now()));
   const scheduler = createRequestScheduler({
@@ -115,4 +119,21 @@ export function createDiscordAccess(options: DiscordAccessOptions) {
   return { rest, directory, snapshots, memberRoles, scheduler, writer, members, channels, directMessages, application };
 }
 
-export type DiscordAccess = ReturnType<typeof createDiscordAccess>;
+/**
+ * Discord as Tierlink reaches it over HTTP: one REST client (and so one rate-limit state) shared
+ * by the member directory, the short-lived cache of each guild's roles, the cache of each member's
+ * roles (kept by the gateway: `memberRoles.session()` feeds it), and the role writer; every
+ * request paced by one request budget (src/edges/outbound/discord/request-scheduler.ts).
+ */
+export interface DiscordAccess {
+  rest: RestHandle;
+  directory: GuildDirectory;
+  snapshots: GuildSnapshotCache;
+  memberRoles: MemberRoleCache;
+  scheduler: RequestScheduler;
+  writer: RoleWriter & { invalidate(guildId?: string): void };
+  members: MemberAdder;
+  channels: ChannelMessages;
+  directMessages: DirectMessages;
+  application: ApplicationInfo;
+}

@@ -45,23 +45,7 @@ interface RawMember {
 
 const isString = (v: unknown): v is string => typeof v === 'string';
 
-/**
- * Each member's role ids per guild, kept by the gateway, so that a reconcile costs exactly its role
- * requests instead of one `GET /guilds/{g}/members/{u}` more (docs/decisions.md §18).
- *
- * Trust: a guild's entries are used only while this process receives that guild's gateway events:
- * from its `GUILD_CREATE` (or `RESUMED`) on a session of this process until the session drops, the
- * guild goes (`GUILD_DELETE`) or the process stops; then the guild's table is thrown away. Any other
- * guild (another instance holds its shard, or no gateway runs here) is read over REST every time.
- *
- * Kept by `GUILD_MEMBER_ADD` and `GUILD_MEMBER_UPDATE` (their `roles` is the full list),
- * `GUILD_MEMBER_REMOVE` (remembered as not a member), `GUILD_ROLE_DELETE` (the id leaves every
- * member: Discord sends no member update for it; docs/discord-api-notes.md §5), our own accepted
- * `PUT`/`DELETE`, the full sync's member listing, and every read of a member it did not know.
- * A read or a listing page only writes entries that no event touched since the read began, so an
- * answer older than an event never overwrites it.
- */
-export function createMemberRoleCache(options: MemberRoleCacheOptions) {
+export function createMemberRoleCache(options: MemberRoleCacheOptions): MemberRoleCache {
   const { directory } = options;
   const maxEntries = options.maxEntries ?? 2_000_000;
   const live = new Map<string, MemberRoleTable>();
@@ -211,7 +195,32 @@ export function createMemberRoleCache(options: MemberRoleCacheOptions) {
   return cache;
 }
 
-export type MemberRoleCache = ReturnType<typeof createMemberRoleCache>;
+/**
+ * Each member's role ids per guild, kept by the gateway, so that a reconcile costs exactly its role
+ * requests instead of one `GET /guilds/{g}/members/{u}` more (docs/decisions.md §18).
+ *
+ * Trust: a guild's entries are used only while this process receives that guild's gateway events:
+ * from its `GUILD_CREATE` (or `RESUMED`) on a session of this process until the session drops, the
+ * guild goes (`GUILD_DELETE`) or the process stops; then the guild's table is thrown away. Any other
+ * guild (another instance holds its shard, or no gateway runs here) is read over REST every time.
+ *
+ * Kept by `GUILD_MEMBER_ADD` and `GUILD_MEMBER_UPDATE` (their `roles` is the full list),
+ * `GUILD_MEMBER_REMOVE` (remembered as not a member), `GUILD_ROLE_DELETE` (the id leaves every
+ * member: Discord sends no member update for it; docs/discord-api-notes.md §5), our own accepted
+ * `PUT`/`DELETE`, the full sync's member listing, and every read of a member it did not know.
+ * A read or a listing page only writes entries that no event touched since the read began, so an
+ * answer older than an event never overwrites it.
+ */
+export interface MemberRoleCache {
+  rolesOf(guildId: string, userId: string): Promise<readonly string[] | null>;
+  peek(guildId: string, userId: string): readonly string[] | null | undefined;
+  roleChanged(guildId: string, userId: string, roleId: string, op: 'add' | 'remove'): void;
+  notAMember(guildId: string, userId: string): void;
+  observeListing(guildId: string, pages: AsyncIterable<GuildMemberInfo[]>, complete: boolean): AsyncIterable<GuildMemberInfo[]>;
+  session(): GatewaySessionFeed;
+  trusted(guildId: string): boolean;
+  stats(): MemberRoleStats;
+}
 
 /**
  * The directory with its member listings passing through the cache: the full sync's guild pass

@@ -53,19 +53,7 @@ export interface HeaderSource {
 
 const PRUNE_EVERY_MS = 10 * 60_000;
 
-/**
- * Sends Discord requests only when their bucket and the global limit have room
- * (src/edges/outbound/discord/request-budget.ts), so that none is answered 429 and none waits inside
- * @discordjs/rest's own per-bucket queue, which is first come, first served (docs/decisions.md §19):
- *
- * - {@link run}: role requests, one at a time per bucket, the interactive lane first; a bulk
- *   request waiting for its window is overtaken by an interactive one that arrives meanwhile.
- * - {@link makeRequest}: every request (retries too) passes here on its way out; it waits for its
- *   route's bucket (unless {@link run} paid for it) and for the global limit, and its answer
- *   teaches the budget its bucket's size, window and count, in the order the requests were sent.
- * - {@link close}: at shutdown, ends every wait.
- */
-export function createRequestScheduler(options: RequestSchedulerOptions) {
+export function createRequestScheduler(options: RequestSchedulerOptions): RequestScheduler {
   const { store } = options;
   const now = options.now ?? (() => performance.now());
   const context = new AsyncLocalStorage<RequestContext>();
@@ -288,11 +276,6 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
   }
 
   return {
-    /**
-     * Runs `send` (one request of bucket `key`) when the bucket has room for `lane`, after every
-     * interactive request of the same bucket that is waiting. The bucket is paid for here, so
-     * `send`'s request does not wait for it again on its way out.
-     */
     run<T>(key: string, lane: Lane, send: () => Promise<T>): Promise<T> {
       if (closed) return Promise.reject(closed);
       return new Promise<T>((resolve, reject) => {
@@ -308,15 +291,10 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
       });
     },
 
-    /** Runs `task` with its requests in `lane` (the lane of the requests nobody scheduled is interactive). */
     inLane<T>(lane: Lane, task: () => Promise<T>): Promise<T> {
       return context.run({ lane, prepaidKey: null }, task);
     },
 
-    /**
-     * Wraps @discordjs/rest's `makeRequest` (its HTTP call, made for every attempt): the request
-     * waits for its bucket and for the global limit first. `pathOf` turns the URL into the API path.
-     */
     makeRequest<I extends { method?: string; signal?: AbortSignal | null }, R extends { status: number; headers: HeaderSource }>(
       base: (url: string, init: I) => Promise<R>,
       pathOf: (url: string) => string,
@@ -359,10 +337,6 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
       };
     },
 
-    /**
-     * Ends every wait for a bucket with an error, and every later one at once: at shutdown, once
-     * the work that could still finish has had its grace, nothing waits on.
-     */
     close(): void {
       closed ??= new Error('the Discord client is stopping; the request was not sent');
       for (const stop of [...stops]) stop(closed);
@@ -370,4 +344,38 @@ export function createRequestScheduler(options: RequestSchedulerOptions) {
   };
 }
 
-export type RequestScheduler = ReturnType<typeof createRequestScheduler>;
+/**
+ * Sends Discord requests only when their bucket and the global limit have room
+ * (src/edges/outbound/discord/request-budget.ts), so that none is answered 429 and none waits inside
+ * @discordjs/rest's own per-bucket queue, which is first come, first served (docs/decisions.md §19):
+ *
+ * - {@link run}: role requests, one at a time per bucket, the interactive lane first; a bulk
+ *   request waiting for its window is overtaken by an interactive one that arrives meanwhile.
+ * - {@link makeRequest}: every request (retries too) passes here on its way out; it waits for its
+ *   route's bucket (unless {@link run} paid for it) and for the global limit, and its answer
+ *   teaches the budget its bucket's size, window and count, in the order the requests were sent.
+ * - {@link close}: at shutdown, ends every wait.
+ */
+export interface RequestScheduler {
+  /**
+   * Runs `send` (one request of bucket `key`) when the bucket has room for `lane`, after every
+   * interactive request of the same bucket that is waiting. The bucket is paid for here, so
+   * `send`'s request does not wait for it again on its way out.
+   */
+  run<T>(key: string, lane: Lane, send: () => Promise<T>): Promise<T>;
+  /** Runs `task` with its requests in `lane` (the lane of the requests nobody scheduled is interactive). */
+  inLane<T>(lane: Lane, task: () => Promise<T>): Promise<T>;
+  /**
+   * Wraps @discordjs/rest's `makeRequest` (its HTTP call, made for every attempt): the request
+   * waits for its bucket and for the global limit first. `pathOf` turns the URL into the API path.
+   */
+  makeRequest<I extends { method?: string; signal?: AbortSignal | null }, R extends { status: number; headers: HeaderSource }>(
+    base: (url: string, init: I) => Promise<R>,
+    pathOf: (url: string) => string,
+  ): (url: string, init: I) => Promise<R>;
+  /**
+   * Ends every wait for a bucket with an error, and every later one at once: at shutdown, once
+   * the work that could still finish has had its grace, nothing waits on.
+   */
+  close(): void;
+}

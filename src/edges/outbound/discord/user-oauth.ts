@@ -73,7 +73,7 @@ function bounded(text: string): string {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
-export function createDiscordUserOAuth(options: DiscordUserOAuthOptions) {
+export function createDiscordUserOAuth(options: DiscordUserOAuthOptions): DiscordUserOAuth {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const api = options.apiBaseUrl.replace(/\/+$/, '');
   const basic = `Basic ${Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64')}`;
@@ -138,11 +138,6 @@ export function createDiscordUserOAuth(options: DiscordUserOAuthOptions) {
   }
 
   return {
-    /**
-     * `{web}/oauth2/authorize?response_type=code&…` (§1.2): `state` binds the answer to the browser
-     * that asked; `codeChallenge` (S256, §1.2 "PKCE in practice") binds the code to this request's
-     * verifier; `prompt: 'none'` skips Discord's page for a user who already authorized these scopes.
-     */
     authorizeUrl(request: {
       scopes: readonly string[];
       state: string;
@@ -163,7 +158,6 @@ export function createDiscordUserOAuth(options: DiscordUserOAuthOptions) {
       return url.toString();
     },
 
-    /** `codeVerifier`: the PKCE verifier of the request whose `codeChallenge` Discord holds for this code. */
     async exchangeCode(code: string, redirectUri: string, codeVerifier?: string): Promise<Result<UserTokens, UserOAuthError>> {
       const answer = await postForm('/oauth2/token', {
         grant_type: 'authorization_code',
@@ -179,13 +173,11 @@ export function createDiscordUserOAuth(options: DiscordUserOAuthOptions) {
       return answer.ok ? toTokens(answer.value.body) : answer;
     },
 
-    /** Ends the whole authorization the token belongs to (every access and refresh token of it, §1.3). */
     async revoke(token: string): Promise<Result<void, UserOAuthError>> {
       const answer = await postForm('/oauth2/token/revoke', { token });
       return answer.ok ? ok(undefined) : answer;
     },
 
-    /** `GET /users/@me` (scope `identify`). */
     async currentUser(accessToken: string): Promise<Result<DiscordUser, UserOAuthError>> {
       const answer = await getAsUser('/users/@me', accessToken);
       if (!answer.ok) return answer;
@@ -201,7 +193,6 @@ export function createDiscordUserOAuth(options: DiscordUserOAuthOptions) {
       });
     },
 
-    /** `GET /users/@me/guilds` (scope `guilds`): at most 200, which is every guild a user can be in (§1.5). */
     async currentUserGuilds(accessToken: string): Promise<Result<UserGuild[], UserOAuthError>> {
       const answer = await getAsUser('/users/@me/guilds', accessToken);
       if (!answer.ok) return answer;
@@ -223,4 +214,26 @@ export function createDiscordUserOAuth(options: DiscordUserOAuthOptions) {
   };
 }
 
-export type DiscordUserOAuth = ReturnType<typeof createDiscordUserOAuth>;
+export interface DiscordUserOAuth {
+  /**
+   * `{web}/oauth2/authorize?response_type=code&…` (§1.2): `state` binds the answer to the browser
+   * that asked; `codeChallenge` (S256, §1.2 "PKCE in practice") binds the code to this request's
+   * verifier; `prompt: 'none'` skips Discord's page for a user who already authorized these scopes.
+   */
+  authorizeUrl(request: {
+    scopes: readonly string[];
+    state: string;
+    redirectUri: string;
+    prompt?: 'consent' | 'none';
+    codeChallenge?: string;
+  }): string;
+  /** `codeVerifier`: the PKCE verifier of the request whose `codeChallenge` Discord holds for this code. */
+  exchangeCode(code: string, redirectUri: string, codeVerifier?: string): Promise<Result<UserTokens, UserOAuthError>>;
+  refresh(refreshToken: string): Promise<Result<UserTokens, UserOAuthError>>;
+  /** Ends the whole authorization the token belongs to (every access and refresh token of it, §1.3). */
+  revoke(token: string): Promise<Result<void, UserOAuthError>>;
+  /** `GET /users/@me` (scope `identify`). */
+  currentUser(accessToken: string): Promise<Result<DiscordUser, UserOAuthError>>;
+  /** `GET /users/@me/guilds` (scope `guilds`): at most 200, which is every guild a user can be in (§1.5). */
+  currentUserGuilds(accessToken: string): Promise<Result<UserGuild[], UserOAuthError>>;
+}

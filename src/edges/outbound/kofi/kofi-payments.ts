@@ -5,7 +5,7 @@ import type { Clock } from '../../../shared/clock';
 import { DAY } from '../../../shared/clock';
 import type { Logger } from '../../../shared/logger';
 import { ANY_MEMBERSHIP_TIER, DONATION_TIER, KOFI, type KofiPayment, hashCode, parseKofiDelivery } from './kofi-payment';
-import type { KofiPaymentStore } from './payment-store';
+import type { KofiPaymentStore, UnlinkedSupporter } from './payment-store';
 
 /** The job that links a stored payment's supporter and plans their roles. */
 export const KOFI_PAYMENT_JOB = 'kofi-payment';
@@ -41,12 +41,7 @@ export interface KofiPaymentsDeps {
   logger: Logger;
 }
 
-/**
- * Ko-fi's payments: a delivery is checked (the token, in constant time), stored once by its
- * `message_id`, and answered; a durable job then links its supporter (the Discord account the
- * payment names, or a `/link` code in its message) and plans their roles. See docs/kofi.md.
- */
-export function createKofiPayments(deps: KofiPaymentsDeps) {
+export function createKofiPayments(deps: KofiPaymentsDeps): KofiPayments {
   const { store, clock, logger } = deps;
 
   async function process(messageId: string): Promise<void> {
@@ -91,7 +86,6 @@ export function createKofiPayments(deps: KofiPaymentsDeps) {
   return {
     process,
 
-    /** One delivery's form field `data`: refused, or stored (durably, once) and its processing queued, before the answer. */
     async receive(data: unknown): Promise<KofiReceipt> {
       const now = clock.now();
       const parsed = parseKofiDelivery(data, deps.verificationToken, now);
@@ -115,10 +109,6 @@ export function createKofiPayments(deps: KofiPaymentsDeps) {
       return { status: 200, result: fresh ? 'stored' : 'duplicate' };
     },
 
-    /**
-     * At start-up: the Ko-fi page as a campaign with its own two tiers (any membership, a donation),
-     * and the payments a stopped process stored but never processed queued again.
-     */
     async start(): Promise<number> {
       const now = clock.now();
       await store.ensureCampaign(now);
@@ -130,11 +120,6 @@ export function createKofiPayments(deps: KofiPaymentsDeps) {
       return ids.length;
     },
 
-    /**
-     * A one-time code for `/link` with Ko-fi: the person puts it in the message of their next Ko-fi
-     * payment, which links that payment's supporter to them. Stored hashed; at most
-     * {@link MAX_OPEN_CODES} open at once per person.
-     */
     async linkCode(
       discordUserId: string,
       guildId: string,
@@ -150,18 +135,12 @@ export function createKofiPayments(deps: KofiPaymentsDeps) {
 
     unlinkedSince: store.unlinkedSince,
     firstSubscriptionsSince: store.firstSubscriptionsSince,
-    /** Drops used or expired `/link` codes (the hourly housekeeping). */
     pruneLinkCodes: (before: Date) => store.pruneLinkCodes(before),
 
-    /** The server's donation setting, if any. */
     async donationSetting(guildId: string): Promise<{ minCents: number; days: number } | null> {
       return (await store.donationSettings()).find((d) => d.guildId === guildId) ?? null;
     },
 
-    /**
-     * Sets (or, with null, ends) the server's donation setting: a Ko-fi donation of at least
-     * `minCents` entitles to `kofi:*donation` there for `days` days. Its members are planned again.
-     */
     async setDonation(guildId: string, setting: { minCents: number; days: number } | null): Promise<unknown> {
       await store.saveDonationSetting(setting ? { guildId, ...setting } : { guildId, minCents: null }, clock.now());
       logger.info({ guildId, ...(setting ?? { off: true }) }, 'Ko-fi donation setting changed');
@@ -170,4 +149,35 @@ export function createKofiPayments(deps: KofiPaymentsDeps) {
   };
 }
 
-export type KofiPayments = ReturnType<typeof createKofiPayments>;
+/**
+ * Ko-fi's payments: a delivery is checked (the token, in constant time), stored once by its
+ * `message_id`, and answered; a durable job then links its supporter (the Discord account the
+ * payment names, or a `/link` code in its message) and plans their roles. See docs/kofi.md.
+ */
+export interface KofiPayments {
+  process(messageId: string): Promise<void>;
+  /** One delivery's form field `data`: refused, or stored (durably, once) and its processing queued, before the answer. */
+  receive(data: unknown): Promise<KofiReceipt>;
+  /**
+   * At start-up: the Ko-fi page as a campaign with its own two tiers (any membership, a donation),
+   * and the payments a stopped process stored but never processed queued again.
+   */
+  start(): Promise<number>;
+  /**
+   * A one-time code for `/link` with Ko-fi: the person puts it in the message of their next Ko-fi
+   * payment, which links that payment's supporter to them. Stored hashed; at most
+   * {@link MAX_OPEN_CODES} open at once per person.
+   */
+  linkCode(discordUserId: string, guildId: string): Promise<{ kind: 'code'; code: string; expiresAt: Date } | { kind: 'too_many' }>;
+  unlinkedSince: (since: Date, limit: number) => Promise<UnlinkedSupporter[]>;
+  firstSubscriptionsSince: (since: Date, limit: number) => Promise<KofiPayment[]>;
+  /** Drops used or expired `/link` codes (the hourly housekeeping). */
+  pruneLinkCodes(before: Date): Promise<number>;
+  /** The server's donation setting, if any. */
+  donationSetting(guildId: string): Promise<{ minCents: number; days: number } | null>;
+  /**
+   * Sets (or, with null, ends) the server's donation setting: a Ko-fi donation of at least
+   * `minCents` entitles to `kofi:*donation` there for `days` days. Its members are planned again.
+   */
+  setDonation(guildId: string, setting: { minCents: number; days: number } | null): Promise<unknown>;
+}

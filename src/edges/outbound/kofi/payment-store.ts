@@ -32,10 +32,8 @@ const toPayment = (r: PaymentRow): KofiPayment => ({
   linkCodeHash: r.linkCodeHash,
 });
 
-/** Ko-fi's payments, `/link` codes and the servers' donation settings. */
-export function createKofiPaymentStore(db: Db) {
+export function createKofiPaymentStore(db: Db): KofiPaymentStore {
   return {
-    /** Stores a delivery once: false when its `message_id` was stored already (Ko-fi's retry, a replay). */
     async insert(payment: KofiPayment, receivedAt: Date): Promise<boolean> {
       const rows = await db
         .insert(kofiPayments)
@@ -54,7 +52,6 @@ export function createKofiPaymentStore(db: Db) {
       await db.update(kofiPayments).set({ processedAt: at }).where(eq(kofiPayments.messageId, messageId));
     },
 
-    /** Payments stored but not processed (a process stopped between the 200 and the job): oldest first. */
     async unprocessed(limit: number): Promise<string[]> {
       const rows = await db
         .select({ id: kofiPayments.messageId })
@@ -65,7 +62,6 @@ export function createKofiPaymentStore(db: Db) {
       return rows.map((r) => r.id);
     },
 
-    /** Every payment of these supporters, by email. */
     async ofSupporters(emails: readonly string[]): Promise<Map<string, KofiPayment[]>> {
       const out = new Map<string, KofiPayment[]>();
       if (emails.length === 0) return out;
@@ -78,7 +74,6 @@ export function createKofiPaymentStore(db: Db) {
       return out;
     },
 
-    /** Supporters (by email) whose latest payment is at or after `since` and who are linked to nobody, latest first. */
     async unlinkedSince(since: Date, limit: number): Promise<UnlinkedSupporter[]> {
       const rows = await db
         .selectDistinctOn([kofiPayments.email])
@@ -102,7 +97,6 @@ export function createKofiPaymentStore(db: Db) {
         .map((r) => ({ email: r.email!, fromName: r.fromName, tierName: r.tierName, kind: r.kind, lastPaidAt: r.paidAt }));
     },
 
-    /** The Ko-fi page as a campaign of the `kofi` source (its tiers are the tier names payments carry). */
     async ensureCampaign(now: Date): Promise<void> {
       await db
         .insert(campaigns)
@@ -110,7 +104,6 @@ export function createKofiPaymentStore(db: Db) {
         .onConflictDoNothing({ target: campaigns.id });
     },
 
-    /** A tier seen in a payment (or one of Tierlink's own: any membership, a donation); its amount follows the latest payment. */
     async seeTier(id: string, title: string, amountCents: number, now: Date): Promise<void> {
       const values = {
         campaignId: KOFI,
@@ -127,7 +120,6 @@ export function createKofiPaymentStore(db: Db) {
         .onConflictDoUpdate({ target: [tiers.campaignId, tiers.id], set: { title, amountCents, removedAt: null, updatedAt: now } });
     },
 
-    /** First payments of subscriptions since `since`, oldest first: the new supporters a welcome may greet. */
     async firstSubscriptionsSince(since: Date, limit: number): Promise<KofiPayment[]> {
       const rows = await db
         .select()
@@ -140,7 +132,6 @@ export function createKofiPaymentStore(db: Db) {
       return rows.map(toPayment);
     },
 
-    /** Drops `/link` codes used or expired before `before` (the hourly housekeeping). */
     async pruneLinkCodes(before: Date): Promise<number> {
       const rows = await db
         .delete(kofiLinkCodes)
@@ -153,7 +144,6 @@ export function createKofiPaymentStore(db: Db) {
       await db.insert(kofiLinkCodes).values(code);
     },
 
-    /** The Discord user a code was given to, if it is unused and unexpired; it is used up by this call. */
     async useLinkCode(codeHash: string, now: Date): Promise<{ discordUserId: string; guildId: string } | null> {
       const [row] = await db
         .update(kofiLinkCodes)
@@ -163,7 +153,6 @@ export function createKofiPaymentStore(db: Db) {
       return row ?? null;
     },
 
-    /** Codes a user holds unused: bounded, so nobody fills the table. */
     async openCodes(discordUserId: string, now: Date): Promise<number> {
       const [row] = await db
         .select({ n: sql<number>`count(*)::int` })
@@ -189,4 +178,31 @@ export function createKofiPaymentStore(db: Db) {
   };
 }
 
-export type KofiPaymentStore = ReturnType<typeof createKofiPaymentStore>;
+/** Ko-fi's payments, `/link` codes and the servers' donation settings. */
+export interface KofiPaymentStore {
+  /** Stores a delivery once: false when its `message_id` was stored already (Ko-fi's retry, a replay). */
+  insert(payment: KofiPayment, receivedAt: Date): Promise<boolean>;
+  get(messageId: string): Promise<(KofiPayment & { processedAt: Date | null }) | null>;
+  markProcessed(messageId: string, at: Date): Promise<void>;
+  /** Payments stored but not processed (a process stopped between the 200 and the job): oldest first. */
+  unprocessed(limit: number): Promise<string[]>;
+  /** Every payment of these supporters, by email. */
+  ofSupporters(emails: readonly string[]): Promise<Map<string, KofiPayment[]>>;
+  /** Supporters (by email) whose latest payment is at or after `since` and who are linked to nobody, latest first. */
+  unlinkedSince(since: Date, limit: number): Promise<UnlinkedSupporter[]>;
+  /** The Ko-fi page as a campaign of the `kofi` source (its tiers are the tier names payments carry). */
+  ensureCampaign(now: Date): Promise<void>;
+  /** A tier seen in a payment (or one of Tierlink's own: any membership, a donation); its amount follows the latest payment. */
+  seeTier(id: string, title: string, amountCents: number, now: Date): Promise<void>;
+  /** First payments of subscriptions since `since`, oldest first: the new supporters a welcome may greet. */
+  firstSubscriptionsSince(since: Date, limit: number): Promise<KofiPayment[]>;
+  /** Drops `/link` codes used or expired before `before` (the hourly housekeeping). */
+  pruneLinkCodes(before: Date): Promise<number>;
+  saveLinkCode(code: { codeHash: string; discordUserId: string; guildId: string; createdAt: Date; expiresAt: Date }): Promise<void>;
+  /** The Discord user a code was given to, if it is unused and unexpired; it is used up by this call. */
+  useLinkCode(codeHash: string, now: Date): Promise<{ discordUserId: string; guildId: string } | null>;
+  /** Codes a user holds unused: bounded, so nobody fills the table. */
+  openCodes(discordUserId: string, now: Date): Promise<number>;
+  donationSettings(): Promise<DonationSetting[]>;
+  saveDonationSetting(setting: DonationSetting | { guildId: string; minCents: null }, now: Date): Promise<void>;
+}

@@ -1,10 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/**
- * Every metric Tierlink exports at `GET /metrics`, on a registry of its own (never prom-client's
- * global one: two instances in one test process must not share counters).
- */
-export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
+export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'tierlink_' });
   const registers = [registry];
@@ -120,4 +116,29 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
   return metrics;
 }
 
-export type Metrics = ReturnType<typeof createMetrics>;
+/**
+ * Every metric Tierlink exports at `GET /metrics`, on a registry of its own (never prom-client's
+ * global one: two instances in one test process must not share counters).
+ */
+export interface Metrics {
+  registry: Registry;
+  httpRequests: Counter<'route' | 'status'>;
+  webhookDeliveries: Counter<'result'>;
+  webhookProcessingSeconds: Histogram<string>;
+  webhookRetries: Counter<string>;
+  webhookDeadLetters: Counter<string>;
+  webhookUnhealthy: Counter<'state'>;
+  roleChanges: Counter<'kind' | 'outcome'>;
+  syncRuns: Counter<'status'>;
+  syncDurationSeconds: Histogram<string>;
+  syncProgress: Gauge<'guild' | 'what'>;
+  discordRateLimited: Counter<'scope'>;
+  discordPacedWaits: Counter<'lane'>;
+  discordMemberLookups: Counter<'result'>;
+  patreonErrors: Counter<'kind'>;
+  unreadableMembers: Counter<'source'>;
+  links: Counter<'outcome'>;
+  joins: Counter<'outcome'>;
+  unhandledRejections: Counter<string>;
+  queueDepth: Gauge<'queue'>;
+}

@@ -20,12 +20,7 @@ export function fenceHolds(fence: Fence, now: Date): SQL {
 /** Claims of interactions are kept this long: three times Discord's five minutes of a signed request. */
 export const INTERACTION_CLAIM_RETENTION_MS = 15 * 60_000;
 
-/**
- * Fences checked on their own (an event before its handler runs), and the claims of interactions:
- * one statement writes the claim only when the interaction is new and the fence holds, so a replay
- * and an event of a lost hold are both dropped.
- */
-export function createFences(db: Db) {
+export function createFences(db: Db): Fences {
   let lastPrune = 0;
   return {
     async holds(fence: Fence, now: Date): Promise<boolean> {
@@ -33,10 +28,6 @@ export function createFences(db: Db) {
       return row?.ok === true;
     },
 
-    /**
-     * Takes interaction `id` for `holder`: true when this is its first delivery and `fence` (when
-     * given) holds. Claims older than {@link INTERACTION_CLAIM_RETENTION_MS} are deleted now and then.
-     */
     async claimInteraction(id: string, holder: string, fence: Fence | null, now: Date): Promise<boolean> {
       const condition = fence ? fenceHolds(fence, now) : sql`true`;
       const rows = await queryRows<{ id: string }>(
@@ -57,4 +48,16 @@ export function createFences(db: Db) {
   };
 }
 
-export type Fences = ReturnType<typeof createFences>;
+/**
+ * Fences checked on their own (an event before its handler runs), and the claims of interactions:
+ * one statement writes the claim only when the interaction is new and the fence holds, so a replay
+ * and an event of a lost hold are both dropped.
+ */
+export interface Fences {
+  holds(fence: Fence, now: Date): Promise<boolean>;
+  /**
+   * Takes interaction `id` for `holder`: true when this is its first delivery and `fence` (when
+   * given) holds. Claims older than {@link INTERACTION_CLAIM_RETENTION_MS} are deleted now and then.
+   */
+  claimInteraction(id: string, holder: string, fence: Fence | null, now: Date): Promise<boolean>;
+}

@@ -60,23 +60,12 @@ type Raw = Record<string, unknown>;
 const date = (v: unknown) => (v instanceof Date ? v : new Date(String(v)));
 const shardList = (v: unknown): number[] => (Array.isArray(v) ? v : typeof v === 'string' ? (JSON.parse(v) as unknown[]) : []).map(Number);
 
-/**
- * The instance table, the shard leases and the IDENTIFY slots, on PostgreSQL or PGlite. Every time
- * is the database's (`now()`), so instances whose clocks disagree still agree on who holds what.
- * `leaseMs` is how long a heartbeat keeps an instance alive and its leases held.
- */
-export function createInstanceRegistry(db: Db, options: { leaseMs: number }) {
+export function createInstanceRegistry(db: Db, options: { leaseMs: number }): InstanceRegistry {
   const lease = sql`(interval '1 millisecond' * ${options.leaseMs})`;
 
   return {
     leaseMs: options.leaseMs,
 
-    /**
-     * Writes the instance's row (inserted on the first call) with a fresh heartbeat, the shards it
-     * holds and those of them with a connected session, and renews its leases. Answers the leases it
-     * still holds, with their generations: one another instance took after it expired is no longer
-     * among them, and one it holds without a session is (the caller opens a session or gives it up).
-     */
     async heartbeat(
       me: { id: string; host: string; pid: number },
       gateway: { shards: readonly number[]; connected: readonly number[] },
@@ -96,7 +85,6 @@ export function createInstanceRegistry(db: Db, options: { leaseMs: number }) {
       return rows.map((r) => ({ shardId: Number(r.shard_id), generation: Number(r.generation) })).sort((a, b) => a.shardId - b.shardId);
     },
 
-    /** Instances whose heartbeat is younger than the lease time, oldest first (then by id). */
     async live(): Promise<InstanceRow[]> {
       const rows = await queryRows<Raw>(
         db,
@@ -130,11 +118,6 @@ export function createInstanceRegistry(db: Db, options: { leaseMs: number }) {
       }));
     },
 
-    /**
-     * Takes shard `shardId` of `shardCount` for `holder` when nobody holds it: no row, an expired
-     * row, or a row of another shard count (the gateway was cut anew). Answers the new hold's
-     * generation (a number no hold of any shard had before), or null when someone else holds it.
-     */
     async claim(shardId: number, shardCount: number, holder: string): Promise<number | null> {
       const rows = await queryRows<Raw>(
         db,
@@ -149,7 +132,6 @@ export function createInstanceRegistry(db: Db, options: { leaseMs: number }) {
       return rows.length > 0 ? Number(rows[0]!.generation) : null;
     },
 
-    /** Gives shards up (their sessions are closed already): free for another instance at once. */
     async release(holder: string, shardIds: readonly number[]): Promise<void> {
       if (shardIds.length === 0) return;
       await db.execute(
@@ -160,19 +142,16 @@ export function createInstanceRegistry(db: Db, options: { leaseMs: number }) {
       );
     },
 
-    /** A graceful stop: every lease and the row go, so the others need not wait for them to expire. */
     async leave(id: string): Promise<void> {
       await db.execute(sql`delete from shard_leases where holder = ${id}`);
       await db.execute(sql`delete from instances where id = ${id}`);
     },
 
-    /** The embedded database has one process by construction: whatever an earlier one left is void. */
     async reset(): Promise<void> {
       await db.execute(sql`delete from shard_leases`);
       await db.execute(sql`delete from instances`);
     },
 
-    /** Every shard of the current plan, its holder and whether that holder has it connected; null before any plan. */
     async standing(): Promise<GatewayStanding | null> {
       const plan = await this.plan();
       if (!plan) return null;
@@ -192,15 +171,10 @@ export function createInstanceRegistry(db: Db, options: { leaseMs: number }) {
       };
     },
 
-    /** Deletes the rows of instances that died long ago. */
     async forgetDead(): Promise<void> {
       await db.execute(sql`delete from instances where heartbeat_at < now() - (interval '1 millisecond' * ${FORGET_DEAD_AFTER_MS})`);
     },
 
-    /**
-     * One IDENTIFY of `rate_limit_key` `key` per `intervalMs` across every instance: answers 0 when
-     * this caller may identify now (the slot is taken), otherwise how many ms to wait before asking again.
-     */
     async takeIdentifySlot(key: number, intervalMs: number): Promise<number> {
       const interval = sql`(interval '1 millisecond' * ${intervalMs})`;
       const taken = await queryRows<Raw>(
@@ -227,10 +201,6 @@ export function createInstanceRegistry(db: Db, options: { leaseMs: number }) {
       return { shardCount: value.shardCount, maxConcurrency: value.maxConcurrency, fixed: value.fixed === true };
     },
 
-    /**
-     * Stores `next` in place of `previous` (null: none stored yet) unless another instance changed
-     * the plan meanwhile; answers the plan stored afterwards, which every instance then uses.
-     */
     async replacePlan(previous: GatewayPlan | null, next: GatewayPlan): Promise<GatewayPlan> {
       const value = JSON.stringify(next);
       if (previous === null) {
@@ -248,4 +218,52 @@ export function createInstanceRegistry(db: Db, options: { leaseMs: number }) {
   };
 }
 
-export type InstanceRegistry = ReturnType<typeof createInstanceRegistry>;
+/**
+ * The instance table, the shard leases and the IDENTIFY slots, on PostgreSQL or PGlite. Every time
+ * is the database's (`now()`), so instances whose clocks disagree still agree on who holds what.
+ * `leaseMs` is how long a heartbeat keeps an instance alive and its leases held.
+ */
+export interface InstanceRegistry {
+  leaseMs: number;
+  /**
+   * Writes the instance's row (inserted on the first call) with a fresh heartbeat, the shards it
+   * holds and those of them with a connected session, and renews its leases. Answers the leases it
+   * still holds, with their generations: one another instance took after it expired is no longer
+   * among them, and one it holds without a session is (the caller opens a session or gives it up).
+   */
+  heartbeat(
+    me: { id: string; host: string; pid: number },
+    gateway: { shards: readonly number[]; connected: readonly number[] },
+    stopping: boolean,
+  ): Promise<HeldLease[]>;
+  /** Instances whose heartbeat is younger than the lease time, oldest first (then by id). */
+  live(): Promise<InstanceRow[]>;
+  leases(): Promise<ShardLeaseRow[]>;
+  /**
+   * Takes shard `shardId` of `shardCount` for `holder` when nobody holds it: no row, an expired
+   * row, or a row of another shard count (the gateway was cut anew). Answers the new hold's
+   * generation (a number no hold of any shard had before), or null when someone else holds it.
+   */
+  claim(shardId: number, shardCount: number, holder: string): Promise<number | null>;
+  /** Gives shards up (their sessions are closed already): free for another instance at once. */
+  release(holder: string, shardIds: readonly number[]): Promise<void>;
+  /** A graceful stop: every lease and the row go, so the others need not wait for them to expire. */
+  leave(id: string): Promise<void>;
+  /** The embedded database has one process by construction: whatever an earlier one left is void. */
+  reset(): Promise<void>;
+  /** Every shard of the current plan, its holder and whether that holder has it connected; null before any plan. */
+  standing(): Promise<GatewayStanding | null>;
+  /** Deletes the rows of instances that died long ago. */
+  forgetDead(): Promise<void>;
+  /**
+   * One IDENTIFY of `rate_limit_key` `key` per `intervalMs` across every instance: answers 0 when
+   * this caller may identify now (the slot is taken), otherwise how many ms to wait before asking again.
+   */
+  takeIdentifySlot(key: number, intervalMs: number): Promise<number>;
+  plan(): Promise<GatewayPlan | null>;
+  /**
+   * Stores `next` in place of `previous` (null: none stored yet) unless another instance changed
+   * the plan meanwhile; answers the plan stored afterwards, which every instance then uses.
+   */
+  replacePlan(previous: GatewayPlan | null, next: GatewayPlan): Promise<GatewayPlan>;
+}

@@ -45,11 +45,7 @@ export interface PruneBefore {
   kofiPayments: Date;
 }
 
-/**
- * The deletes of the retention job (src/app/housekeeping/retention.ts): each table by its own age column, in
- * batches of {@link PRUNE_BATCH}. Nothing here decides how long anything is kept.
- */
-export function createRetentionStore(db: Db) {
+export function createRetentionStore(db: Db): RetentionStore {
   async function inBatches(table: string, key: string, where: SQL): Promise<number> {
     const t = sql.identifier(table);
     const k = sql.identifier(key);
@@ -112,4 +108,10 @@ export function createRetentionStore(db: Db) {
   };
 }
 
-export type RetentionStore = ReturnType<typeof createRetentionStore>;
+/**
+ * The deletes of the retention job (src/app/housekeeping/retention.ts): each table by its own age column, in
+ * batches of {@link PRUNE_BATCH}. Nothing here decides how long anything is kept.
+ */
+export interface RetentionStore {
+  prune(before: PruneBefore): Promise<PruneCounts>;
+}

@@ -2,10 +2,13 @@ import { eq } from 'drizzle-orm';
 import type { Db } from '../database';
 import { appState } from '../schema';
 
-export type AppStateRepository = ReturnType<typeof createAppStateRepository>;
-
 /** Small named values that survive restarts. */
-export function createAppStateRepository(db: Db) {
+export interface AppStateRepository {
+  get<T>(key: string): Promise<T | null>;
+  set(key: string, value: unknown): Promise<void>;
+}
+
+export function createAppStateRepository(db: Db): AppStateRepository {
   return {
     async get<T>(key: string): Promise<T | null> {
       const [row] = await db.select({ value: appState.value }).from(appState).where(eq(appState.key, key));

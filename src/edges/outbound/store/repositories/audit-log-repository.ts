@@ -34,14 +34,7 @@ export interface AuditPageQuery {
   limit: number;
 }
 
-/**
- * The read side of the audit log for the dashboard: keyset pages newest first, one index range per
- * page (`audit_log_*_idx` in src/edges/outbound/store/schema/ledger.ts), so page 1,000 costs what page 1 costs.
- *
- * `at` is written with millisecond precision by its one writer (`ledger.audit`, from a JS `Date`),
- * which is what a cursor carries back, so `(at, id)` compares exactly.
- */
-export function createAuditLogRepository(db: Db) {
+export function createAuditLogRepository(db: Db): AuditLogRepository {
   function where(filter: AuditFilter): SQL {
     const parts: SQL[] = [eq(auditLog.guildId, filter.guildId)];
     if (filter.discordUserId) parts.push(eq(auditLog.discordUserId, filter.discordUserId));
@@ -55,7 +48,6 @@ export function createAuditLogRepository(db: Db) {
   }
 
   return {
-    /** One page, always newest first; `limit` rows at most. */
     async page(filter: AuditFilter, query: AuditPageQuery): Promise<AuditRow[]> {
       const { cursor, direction, limit } = query;
       const conditions = [where(filter)];
@@ -77,7 +69,6 @@ export function createAuditLogRepository(db: Db) {
       return direction === 'older' ? rows : rows.reverse();
     },
 
-    /** Applied role changes per UTC day from `since` (until `until`, exclusive), split into additions and removals. */
     async appliedPerDay(guildId: string, since: Date, until?: Date): Promise<Array<{ day: string; adds: number; removes: number }>> {
       const rows = await queryRows<{ day: string; adds: number; removes: number }>(
         db,
@@ -96,4 +87,16 @@ export function createAuditLogRepository(db: Db) {
   };
 }
 
-export type AuditLogRepository = ReturnType<typeof createAuditLogRepository>;
+/**
+ * The read side of the audit log for the dashboard: keyset pages newest first, one index range per
+ * page (`audit_log_*_idx` in src/edges/outbound/store/schema/ledger.ts), so page 1,000 costs what page 1 costs.
+ *
+ * `at` is written with millisecond precision by its one writer (`ledger.audit`, from a JS `Date`),
+ * which is what a cursor carries back, so `(at, id)` compares exactly.
+ */
+export interface AuditLogRepository {
+  /** One page, always newest first; `limit` rows at most. */
+  page(filter: AuditFilter, query: AuditPageQuery): Promise<AuditRow[]>;
+  /** Applied role changes per UTC day from `since` (until `until`, exclusive), split into additions and removals. */
+  appliedPerDay(guildId: string, since: Date, until?: Date): Promise<Array<{ day: string; adds: number; removes: number }>>;
+}

@@ -2,7 +2,34 @@ import { and, eq, inArray, isNull, notInArray, sql } from 'drizzle-orm';
 import type { Db } from '../database';
 import { campaigns, tiers } from '../schema';
 
-export type CampaignRepository = ReturnType<typeof createCampaignRepository>;
+/** Campaigns we serve and their tiers as last read from the service. */
+export interface CampaignRepository {
+  upsert(campaign: {
+    id: string;
+    creatorUserId: string;
+    name: string;
+    url: string | null;
+    vanity?: string | null;
+    patronCount: number | null;
+    payPer?: string | null;
+    payPerName?: string | null;
+  }): Promise<void>;
+  get(id: string): Promise<CampaignRow | null>;
+  /** Campaigns whose vanity is `vanity`, whatever its case (the join page's default address). */
+  byVanity(vanity: string): Promise<CampaignRow[]>;
+  all(): Promise<CampaignRow[]>;
+  /**
+   * Stores tiers as read (a member page or re-read includes the tiers it names), without
+   * touching the others: an incomplete view never marks a tier removed.
+   */
+  upsertTiers(campaignId: string, seen: readonly TierInput[], now: Date): Promise<void>;
+  /**
+   * Stores the campaign's complete tier list. Tiers that disappeared are kept with `removedAt`
+   * set, so their `/map` rows and the roles they granted can still be explained and cleaned up.
+   */
+  replaceTiers(campaignId: string, current: readonly TierInput[], now: Date): Promise<void>;
+  tiersOf(campaignIds: readonly string[]): Promise<TierRow[]>;
+}
 export type CampaignRow = typeof campaigns.$inferSelect;
 export type TierRow = typeof tiers.$inferSelect;
 
@@ -15,8 +42,7 @@ export interface TierInput {
   roleIds: { everywhere: string[]; byGuild: Record<string, string[]> };
 }
 
-/** Campaigns we serve and their tiers as last read from the service. */
-export function createCampaignRepository(db: Db) {
+export function createCampaignRepository(db: Db): CampaignRepository {
   return {
     async upsert(campaign: {
       id: string;
@@ -37,7 +63,6 @@ export function createCampaignRepository(db: Db) {
       return row ?? null;
     },
 
-    /** Campaigns whose vanity is `vanity`, whatever its case (the join page's default address). */
     async byVanity(vanity: string): Promise<CampaignRow[]> {
       return db
         .select()
@@ -50,10 +75,6 @@ export function createCampaignRepository(db: Db) {
       return db.select().from(campaigns).orderBy(campaigns.id);
     },
 
-    /**
-     * Stores tiers as read (a member page or re-read includes the tiers it names), without
-     * touching the others: an incomplete view never marks a tier removed.
-     */
     async upsertTiers(campaignId: string, seen: readonly TierInput[], now: Date): Promise<void> {
       if (seen.length === 0) return;
       await db
@@ -73,10 +94,6 @@ export function createCampaignRepository(db: Db) {
         });
     },
 
-    /**
-     * Stores the campaign's complete tier list. Tiers that disappeared are kept with `removedAt`
-     * set, so their `/map` rows and the roles they granted can still be explained and cleaned up.
-     */
     async replaceTiers(campaignId: string, current: readonly TierInput[], now: Date): Promise<void> {
       await this.upsertTiers(campaignId, current, now);
       const ids = current.map((t) => t.id);

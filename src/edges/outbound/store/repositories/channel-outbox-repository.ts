@@ -30,14 +30,8 @@ export function welcomeSubject(memberId: string, pledgeStart: Date): string {
   return `member:${memberId}:${pledgeStart.getTime()}`;
 }
 
-/**
- * The durable side of the channels Tierlink posts in: where each guild's mod-log stands, when each
- * channel may next be posted in, the announcements outbox (one row per guild, kind and subject, for
- * ever) and the last poll of each campaign's posts.
- */
-export function createChannelOutboxRepository(db: Db) {
+export function createChannelOutboxRepository(db: Db): ChannelOutboxRepository {
   return {
-    /** The newest audit row's id (0 when there is none). */
     async auditHorizon(): Promise<number> {
       const [row] = await db.select({ max: sql<string | number | null>`max(${auditLog.id})` }).from(auditLog);
       return Number(row?.max ?? 0);
@@ -48,7 +42,6 @@ export function createChannelOutboxRepository(db: Db) {
       return row ?? null;
     },
 
-    /** Starts (or restarts) a guild's mod-log after `cursorId`: nothing older is posted. */
     async startModLog(guildId: string, cursorId: number, now: Date): Promise<void> {
       const values = { cursorId, batchToId: null, batchPosted: 0, lastError: null, updatedAt: now };
       await db
@@ -57,7 +50,6 @@ export function createChannelOutboxRepository(db: Db) {
         .onConflictDoUpdate({ target: modLogState.guildId, set: values });
     },
 
-    /** Mod-log rows of a guild after `afterId`, up to `toId`, oldest first, at most `limit`. */
     async modLogRows(guildId: string, afterId: number, toId: number, limit: number): Promise<ModLogRow[]> {
       const rows = await db
         .select({
@@ -87,7 +79,6 @@ export function createChannelOutboxRepository(db: Db) {
       await db.update(modLogState).set({ batchPosted, lastError: null, updatedAt: now }).where(eq(modLogState.guildId, guildId));
     },
 
-    /** The batch is done (posted, or given up with `error`): the cursor moves past it. */
     async finishModLogBatch(guildId: string, cursorId: number, error: string | null, now: Date): Promise<void> {
       await db
         .update(modLogState)
@@ -107,7 +98,6 @@ export function createChannelOutboxRepository(db: Db) {
         .onConflictDoUpdate({ target: channelPacing.channelId, set: { pacedUntil: until } });
     },
 
-    /** Writes an announcement unless this guild already has one of that kind and subject; true when written. */
     async addAnnouncement(input: {
       guildId: string;
       kind: 'patron' | 'post';
@@ -125,7 +115,6 @@ export function createChannelOutboxRepository(db: Db) {
       return rows.length > 0;
     },
 
-    /** Whether this server already holds an announcement of this subject (written once, whatever its state). */
     async hasAnnouncement(guildId: string, subject: string): Promise<boolean> {
       const rows = await db
         .select({ id: announcements.id })
@@ -135,7 +124,6 @@ export function createChannelOutboxRepository(db: Db) {
       return rows.length > 0;
     },
 
-    /** Pending announcements due at `now`, oldest first, leaving out channels whose window is spent (they cannot hold up the others). */
     async dueAnnouncements(now: Date, limit: number): Promise<AnnouncementRow[]> {
       return db
         .select()
@@ -167,11 +155,6 @@ export function createChannelOutboxRepository(db: Db) {
       return db.select().from(announcements).where(eq(announcements.guildId, guildId)).orderBy(asc(announcements.id));
     },
 
-    /**
-     * Entitled members of `campaignIds` whose current pledge began at or after `since` and whom
-     * `guildId` has not welcomed yet (at most `limit`, oldest first). The subject of a welcome is
-     * {@link welcomeSubject}; the query builds the same text to leave those out.
-     */
     async recentPledges(guildId: string, campaignIds: readonly string[], since: Date, limit: number): Promise<RecentPledge[]> {
       if (campaignIds.length === 0) return [];
       const rows = await db
@@ -217,4 +200,47 @@ export function createChannelOutboxRepository(db: Db) {
   };
 }
 
-export type ChannelOutboxRepository = ReturnType<typeof createChannelOutboxRepository>;
+/**
+ * The durable side of the channels Tierlink posts in: where each guild's mod-log stands, when each
+ * channel may next be posted in, the announcements outbox (one row per guild, kind and subject, for
+ * ever) and the last poll of each campaign's posts.
+ */
+export interface ChannelOutboxRepository {
+  /** The newest audit row's id (0 when there is none). */
+  auditHorizon(): Promise<number>;
+  modLogState(guildId: string): Promise<ModLogStateRow | null>;
+  /** Starts (or restarts) a guild's mod-log after `cursorId`: nothing older is posted. */
+  startModLog(guildId: string, cursorId: number, now: Date): Promise<void>;
+  /** Mod-log rows of a guild after `afterId`, up to `toId`, oldest first, at most `limit`. */
+  modLogRows(guildId: string, afterId: number, toId: number, limit: number): Promise<ModLogRow[]>;
+  beginModLogBatch(guildId: string, batchToId: number, now: Date): Promise<void>;
+  modLogPosted(guildId: string, batchPosted: number, now: Date): Promise<void>;
+  /** The batch is done (posted, or given up with `error`): the cursor moves past it. */
+  finishModLogBatch(guildId: string, cursorId: number, error: string | null, now: Date): Promise<void>;
+  pacedUntil(channelId: string): Promise<Date | null>;
+  setPacedUntil(channelId: string, until: Date): Promise<void>;
+  /** Writes an announcement unless this guild already has one of that kind and subject; true when written. */
+  addAnnouncement(input: {
+    guildId: string;
+    kind: 'patron' | 'post';
+    subject: string;
+    channelId: string;
+    message: Record<string, unknown>;
+    now: Date;
+  }): Promise<boolean>;
+  /** Whether this server already holds an announcement of this subject (written once, whatever its state). */
+  hasAnnouncement(guildId: string, subject: string): Promise<boolean>;
+  /** Pending announcements due at `now`, oldest first, leaving out channels whose window is spent (they cannot hold up the others). */
+  dueAnnouncements(now: Date, limit: number): Promise<AnnouncementRow[]>;
+  announced(id: number, messageId: string, now: Date): Promise<void>;
+  announcementFailed(id: number, error: string, next: { runAt: Date; dead: boolean }): Promise<void>;
+  announcementsOf(guildId: string): Promise<AnnouncementRow[]>;
+  /**
+   * Entitled members of `campaignIds` whose current pledge began at or after `since` and whom
+   * `guildId` has not welcomed yet (at most `limit`, oldest first). The subject of a welcome is
+   * {@link welcomeSubject}; the query builds the same text to leave those out.
+   */
+  recentPledges(guildId: string, campaignIds: readonly string[], since: Date, limit: number): Promise<RecentPledge[]>;
+  lastPostPoll(campaignId: string): Promise<Date | null>;
+  notePostPoll(campaignId: string, at: Date, error: string | null): Promise<void>;
+}

@@ -15,14 +15,8 @@ export interface CompGrant {
   grantedBy: string;
 }
 
-/**
- * Comps: tiers given by a server's staff for a while. One comp is in force per member and tier
- * (granting again moves its end and reason); revoking ends it now; an ended comp stays as the
- * record of who gave what, until retention prunes it.
- */
-export function createCompRepository(db: Db) {
+export function createCompRepository(db: Db): CompRepository {
   return {
-    /** Gives a comp, or replaces the end and reason of the one in force; answers the comp in force. */
     async grant(grant: CompGrant, now: Date): Promise<CompRow> {
       return db.transaction(async (tx) => {
         const [current] = await tx
@@ -54,7 +48,6 @@ export function createCompRepository(db: Db) {
       });
     },
 
-    /** Ends the comp in force of a member for a tier now; answers it, or null when there was none. */
     async revoke(
       key: { guildId: string; discordUserId: string; campaignId: string; tierId: string },
       revokedBy: string,
@@ -77,10 +70,6 @@ export function createCompRepository(db: Db) {
       return row ?? null;
     },
 
-    /**
-     * The comps not revoked of these Discord users that ended after `since` (the planner needs the
-     * recently ended ones to say why a role goes), all servers, soonest end first.
-     */
     async ofUsers(discordUserIds: readonly string[], since: Date): Promise<CompRow[]> {
       if (discordUserIds.length === 0) return [];
       return db
@@ -96,7 +85,6 @@ export function createCompRepository(db: Db) {
         .orderBy(asc(comps.until), asc(comps.id));
     },
 
-    /** The comps in force in a server (of one member, when given), soonest end first. */
     async inForce(guildId: string, now: Date, discordUserId?: string): Promise<CompRow[]> {
       return db
         .select()
@@ -112,7 +100,6 @@ export function createCompRepository(db: Db) {
         .orderBy(asc(comps.until), asc(comps.id));
     },
 
-    /** How many comps are in force in each of these servers. */
     async countInForce(guildIds: readonly string[], now: Date): Promise<Map<string, number>> {
       if (guildIds.length === 0) return new Map();
       const rows = await db
@@ -123,7 +110,6 @@ export function createCompRepository(db: Db) {
       return new Map(rows.map((r) => [r.guildId, r.n]));
     },
 
-    /** Deletes comps that ended (or were revoked) before `before`; answers how many. */
     async pruneEnded(before: Date): Promise<number> {
       const rows = await db
         .delete(comps)
@@ -134,4 +120,29 @@ export function createCompRepository(db: Db) {
   };
 }
 
-export type CompRepository = ReturnType<typeof createCompRepository>;
+/**
+ * Comps: tiers given by a server's staff for a while. One comp is in force per member and tier
+ * (granting again moves its end and reason); revoking ends it now; an ended comp stays as the
+ * record of who gave what, until retention prunes it.
+ */
+export interface CompRepository {
+  /** Gives a comp, or replaces the end and reason of the one in force; answers the comp in force. */
+  grant(grant: CompGrant, now: Date): Promise<CompRow>;
+  /** Ends the comp in force of a member for a tier now; answers it, or null when there was none. */
+  revoke(
+    key: { guildId: string; discordUserId: string; campaignId: string; tierId: string },
+    revokedBy: string,
+    now: Date,
+  ): Promise<CompRow | null>;
+  /**
+   * The comps not revoked of these Discord users that ended after `since` (the planner needs the
+   * recently ended ones to say why a role goes), all servers, soonest end first.
+   */
+  ofUsers(discordUserIds: readonly string[], since: Date): Promise<CompRow[]>;
+  /** The comps in force in a server (of one member, when given), soonest end first. */
+  inForce(guildId: string, now: Date, discordUserId?: string): Promise<CompRow[]>;
+  /** How many comps are in force in each of these servers. */
+  countInForce(guildIds: readonly string[], now: Date): Promise<Map<string, number>>;
+  /** Deletes comps that ended (or were revoked) before `before`; answers how many. */
+  pruneEnded(before: Date): Promise<number>;
+}

@@ -3,7 +3,17 @@ import type { SealContext, SecretBox } from '../secret-box';
 import type { Db } from '../database';
 import { creatorCredentials } from '../schema';
 
-export type CredentialRepository = ReturnType<typeof createCredentialRepository>;
+/** The creator's OAuth tokens, sealed with SECRET_KEY (bound to their row and column) before they reach the database. */
+export interface CredentialRepository {
+  load(creatorUserId: string): Promise<CreatorTokens | null>;
+  /** Saves both tokens in one statement: a rotated refresh token is never half-written. */
+  save(creatorUserId: string, tokens: CreatorTokens, now: Date): Promise<void>;
+  markRefreshFailed(creatorUserId: string, error: string, now: Date): Promise<void>;
+  status(
+    creatorUserId: string,
+  ): Promise<{ expiresAt: Date | null; scopes: string; refreshFailedAt: Date | null; refreshError: string | null; updatedAt: Date } | null>;
+  creators(): Promise<string[]>;
+}
 
 export interface CreatorTokens {
   accessToken: string;
@@ -19,8 +29,7 @@ export const credentialSeal = (creatorUserId: string, column: 'access_token_enc'
   row: creatorUserId,
 });
 
-/** The creator's OAuth tokens, sealed with SECRET_KEY (bound to their row and column) before they reach the database. */
-export function createCredentialRepository(db: Db, box: SecretBox) {
+export function createCredentialRepository(db: Db, box: SecretBox): CredentialRepository {
   return {
     async load(creatorUserId: string): Promise<CreatorTokens | null> {
       const [row] = await db.select().from(creatorCredentials).where(eq(creatorCredentials.creatorUserId, creatorUserId));
@@ -33,7 +42,6 @@ export function createCredentialRepository(db: Db, box: SecretBox) {
       };
     },
 
-    /** Saves both tokens in one statement: a rotated refresh token is never half-written. */
     async save(creatorUserId: string, tokens: CreatorTokens, now: Date): Promise<void> {
       const values = {
         accessTokenEnc: box.encrypt(tokens.accessToken, credentialSeal(creatorUserId, 'access_token_enc')),

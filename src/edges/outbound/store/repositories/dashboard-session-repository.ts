@@ -2,15 +2,23 @@ import { and, asc, eq, gt, inArray, lte } from 'drizzle-orm';
 import type { Db } from '../database';
 import { dashboardSessions } from '../schema';
 
-export type DashboardSessionRepository = ReturnType<typeof createDashboardSessionRepository>;
+/** Dashboard sessions, found by the SHA-256 of their id (the id itself is only in the browser). */
+export interface DashboardSessionRepository {
+  create(row: Omit<DashboardSessionRow, 'flash' | 'locale'> & { locale?: string | null }): Promise<void>;
+  /** The live session with this hash, or null (unknown, signed out or expired). */
+  find(idHash: string, now: Date): Promise<DashboardSessionRow | null>;
+  delete(idHash: string): Promise<void>;
+  setFlash(idHash: string, flash: SessionFlash | null): Promise<void>;
+  /** Drops expired sessions, so the table does not grow with every sign-in. */
+  prune(now: Date): Promise<number>;
+}
 export type DashboardSessionRow = typeof dashboardSessions.$inferSelect;
 export type SessionFlash = NonNullable<DashboardSessionRow['flash']>;
 
 /** Sign-ins kept per user: a new one beyond this ends the oldest. */
 export const MAX_SESSIONS_PER_USER = 10;
 
-/** Dashboard sessions, found by the SHA-256 of their id (the id itself is only in the browser). */
-export function createDashboardSessionRepository(db: Db) {
+export function createDashboardSessionRepository(db: Db): DashboardSessionRepository {
   return {
     async create(row: Omit<DashboardSessionRow, 'flash' | 'locale'> & { locale?: string | null }): Promise<void> {
       await db.insert(dashboardSessions).values({ ...row, flash: null });
@@ -30,7 +38,6 @@ export function createDashboardSessionRepository(db: Db) {
       }
     },
 
-    /** The live session with this hash, or null (unknown, signed out or expired). */
     async find(idHash: string, now: Date): Promise<DashboardSessionRow | null> {
       const [row] = await db
         .select()
@@ -47,7 +54,6 @@ export function createDashboardSessionRepository(db: Db) {
       await db.update(dashboardSessions).set({ flash }).where(eq(dashboardSessions.idHash, idHash));
     },
 
-    /** Drops expired sessions, so the table does not grow with every sign-in. */
     async prune(now: Date): Promise<number> {
       const rows = await db
         .delete(dashboardSessions)

@@ -13,8 +13,7 @@ export interface DirectMessageKey {
   subject: string;
 }
 
-/** The direct messages Tierlink sent or tried to send patrons: each one claimed once, for ever. */
-export function createDirectMessageRepository(db: Db) {
+export function createDirectMessageRepository(db: Db): DirectMessageRepository {
   const where = (key: DirectMessageKey) =>
     and(
       eq(directMessages.guildId, key.guildId),
@@ -23,10 +22,6 @@ export function createDirectMessageRepository(db: Db) {
       eq(directMessages.subject, key.subject),
     );
   return {
-    /**
-     * Claims the message before it is sent: true for the one caller that wrote the row, false when it
-     * was claimed before (by this process, another instance, or before a restart), whatever came of it.
-     */
     async claim(key: DirectMessageKey, now: Date): Promise<boolean> {
       const rows = await db
         .insert(directMessages)
@@ -40,7 +35,6 @@ export function createDirectMessageRepository(db: Db) {
       await db.update(directMessages).set({ status: outcome, lastError: error, settledAt: now }).where(where(key));
     },
 
-    /** What was sent or tried for a user in a guild, oldest first. */
     async ofMember(guildId: string, discordUserId: string) {
       return db
         .select({
@@ -56,4 +50,24 @@ export function createDirectMessageRepository(db: Db) {
   };
 }
 
-export type DirectMessageRepository = ReturnType<typeof createDirectMessageRepository>;
+/** The direct messages Tierlink sent or tried to send patrons: each one claimed once, for ever. */
+export interface DirectMessageRepository {
+  /**
+   * Claims the message before it is sent: true for the one caller that wrote the row, false when it
+   * was claimed before (by this process, another instance, or before a restart), whatever came of it.
+   */
+  claim(key: DirectMessageKey, now: Date): Promise<boolean>;
+  settle(key: DirectMessageKey, outcome: DirectMessageOutcome, error: string | null, now: Date): Promise<void>;
+  /** What was sent or tried for a user in a guild, oldest first. */
+  ofMember(
+    guildId: string,
+    discordUserId: string,
+  ): Promise<
+    {
+      kind: 'payment_declined' | 'grace_ended';
+      subject: string;
+      status: 'failed' | 'sent' | 'refused' | 'sending';
+      lastError: string | null;
+    }[]
+  >;
+}

@@ -5,7 +5,36 @@ import { type GuildChannels, NO_CHANNELS } from '../../../../core/guild-channels
 import type { Db } from '../database';
 import { guildCampaigns, guilds } from '../schema';
 
-export type GuildRepository = ReturnType<typeof createGuildRepository>;
+export interface GuildRepository {
+  ensure(guildId: string, name?: string | null): Promise<void>;
+  name(guildId: string): Promise<string | null>;
+  /** The guilds among `guildIds` that Tierlink knows (the bot was there), with their names. */
+  namesOf(guildIds: readonly string[]): Promise<Map<string, string | null>>;
+  settings(guildId: string): Promise<GuildSettings>;
+  /** The slug chosen with `/settings join_slug:`, or null. */
+  joinSlug(guildId: string): Promise<string | null>;
+  /** The guild whose chosen slug is `slug` (lowercase), or null. */
+  byJoinSlug(slug: string): Promise<string | null>;
+  /** Sets (or with null, clears) the guild's slug; `taken` when another guild has it (a unique index decides). */
+  setJoinSlug(guildId: string, slug: string | null): Promise<'saved' | 'taken'>;
+  saveSettings(guildId: string, settings: GuildSettings): Promise<void>;
+  /** How the server's welcomes name a new patron (`/settings welcome_names:`). */
+  welcomeNames(guildId: string): Promise<'mention' | 'display_name' | 'none'>;
+  setWelcomeNames(guildId: string, policy: 'mention' | 'display_name' | 'none'): Promise<void>;
+  /** Whether the server sends patrons direct messages about their membership (`/settings patron_messages`); off by default. */
+  patronMessages(guildId: string): Promise<boolean>;
+  setPatronMessages(guildId: string, on: boolean): Promise<void>;
+  channels(guildId: string): Promise<GuildChannels>;
+  saveChannels(guildId: string, channels: GuildChannels): Promise<void>;
+  /** Every guild with at least one channel set, with its channels. */
+  withChannels(): Promise<Array<{ guildId: string } & GuildChannels>>;
+  campaignsOf(guildId: string): Promise<string[]>;
+  guildsOf(campaignId: string): Promise<string[]>;
+  bindings(): Promise<Array<{ guildId: string; campaignId: string }>>;
+  /** Returns true when the binding is new. */
+  bind(guildId: string, campaignId: string): Promise<boolean>;
+  unbind(guildId: string, campaignId: string): Promise<void>;
+}
 
 /** Guilds, their settings, and which campaigns each serves. */
 /** The columns of a guild's channel settings ({@link GuildChannels}). */
@@ -17,7 +46,7 @@ const CHANNEL_COLUMNS = {
   announcePostsSince: guilds.announcePostsSince,
 };
 
-export function createGuildRepository(db: Db) {
+export function createGuildRepository(db: Db): GuildRepository {
   return {
     async ensure(guildId: string, name?: string | null): Promise<void> {
       await db
@@ -33,7 +62,6 @@ export function createGuildRepository(db: Db) {
       return row?.name ?? null;
     },
 
-    /** The guilds among `guildIds` that Tierlink knows (the bot was there), with their names. */
     async namesOf(guildIds: readonly string[]): Promise<Map<string, string | null>> {
       if (guildIds.length === 0) return new Map();
       const rows = await db
@@ -60,19 +88,16 @@ export function createGuildRepository(db: Db) {
       };
     },
 
-    /** The slug chosen with `/settings join_slug:`, or null. */
     async joinSlug(guildId: string): Promise<string | null> {
       const [row] = await db.select({ slug: guilds.joinSlug }).from(guilds).where(eq(guilds.id, guildId));
       return row?.slug ?? null;
     },
 
-    /** The guild whose chosen slug is `slug` (lowercase), or null. */
     async byJoinSlug(slug: string): Promise<string | null> {
       const [row] = await db.select({ id: guilds.id }).from(guilds).where(eq(guilds.joinSlug, slug));
       return row?.id ?? null;
     },
 
-    /** Sets (or with null, clears) the guild's slug; `taken` when another guild has it (a unique index decides). */
     async setJoinSlug(guildId: string, slug: string | null): Promise<'saved' | 'taken'> {
       if (slug !== null) {
         const holder = await this.byJoinSlug(slug);
@@ -100,7 +125,6 @@ export function createGuildRepository(db: Db) {
     },
 
     // The channels Tierlink posts in (src/app/channels).
-    /** How the server's welcomes name a new patron (`/settings welcome_names:`). */
     async welcomeNames(guildId: string): Promise<'mention' | 'display_name' | 'none'> {
       const [row] = await db.select({ welcomeNames: guilds.welcomeNames }).from(guilds).where(eq(guilds.id, guildId));
       return row?.welcomeNames ?? 'mention';
@@ -113,7 +137,6 @@ export function createGuildRepository(db: Db) {
         .onConflictDoUpdate({ target: guilds.id, set: { welcomeNames: policy, updatedAt: new Date() } });
     },
 
-    /** Whether the server sends patrons direct messages about their membership (`/settings patron_messages`); off by default. */
     async patronMessages(guildId: string): Promise<boolean> {
       const [row] = await db.select({ patronMessages: guilds.patronMessages }).from(guilds).where(eq(guilds.id, guildId));
       return row?.patronMessages ?? false;
@@ -139,7 +162,6 @@ export function createGuildRepository(db: Db) {
         .onConflictDoUpdate({ target: guilds.id, set: values });
     },
 
-    /** Every guild with at least one channel set, with its channels. */
     async withChannels(): Promise<Array<{ guildId: string } & GuildChannels>> {
       return db
         .select({
@@ -176,7 +198,6 @@ export function createGuildRepository(db: Db) {
         .orderBy(guildCampaigns.guildId, guildCampaigns.campaignId);
     },
 
-    /** Returns true when the binding is new. */
     async bind(guildId: string, campaignId: string): Promise<boolean> {
       await this.ensure(guildId);
       const rows = await db.insert(guildCampaigns).values({ guildId, campaignId }).onConflictDoNothing().returning();

@@ -1,29 +1,60 @@
 import type { SecretBox } from '../secret-box';
 import type { Db } from '../database';
-import { createAppStateRepository } from './app-state-repository';
-import { createAuditLogRepository } from './audit-log-repository';
-import { createDashboardSessionRepository } from './dashboard-session-repository';
-import { createPatronDirectoryRepository } from './patron-directory-repository';
-import { createCampaignRepository } from './campaign-repository';
-import { createCredentialRepository } from './credential-repository';
-import { createGuildRepository } from './guild-repository';
-import { createLedgerRepository } from './ledger-repository';
-import { createLinkRepository } from './link-repository';
-import { createLinkTokenRepository } from './link-token-repository';
-import { createMappingRepository } from './mapping-repository';
-import { createSnapshotRepository } from './snapshot-repository';
-import { createSyncRunRepository } from './sync-run-repository';
-import { createWebhookRepository } from './webhook-repository';
-import { createChannelOutboxRepository } from './channel-outbox-repository';
-import { createCompRepository } from './comp-repository';
-import { createRuleRoleRepository } from './rule-role-repository';
-import { createRoleAllowanceRepository } from './role-allowance-repository';
-import { createMemberListRepository } from './member-list-repository';
-import { createMemberPreferenceRepository } from './member-preference-repository';
-import { createDirectMessageRepository } from './direct-message-repository';
+import { type AppStateRepository, createAppStateRepository } from './app-state-repository';
+import { type AuditLogRepository, createAuditLogRepository } from './audit-log-repository';
+import { type DashboardSessionRepository, createDashboardSessionRepository } from './dashboard-session-repository';
+import { type PatronDirectoryRepository, createPatronDirectoryRepository } from './patron-directory-repository';
+import { type CampaignRepository, createCampaignRepository } from './campaign-repository';
+import { type CredentialRepository, createCredentialRepository } from './credential-repository';
+import { type GuildRepository, createGuildRepository } from './guild-repository';
+import { type LedgerRepository, createLedgerRepository } from './ledger-repository';
+import { type LinkRepository, createLinkRepository } from './link-repository';
+import { type LinkTokenRepository, createLinkTokenRepository } from './link-token-repository';
+import { type MappingRepository, createMappingRepository } from './mapping-repository';
+import { type SnapshotRepository, createSnapshotRepository } from './snapshot-repository';
+import { type SyncRunRepository, createSyncRunRepository } from './sync-run-repository';
+import { type WebhookRepository, createWebhookRepository } from './webhook-repository';
+import { type ChannelOutboxRepository, createChannelOutboxRepository } from './channel-outbox-repository';
+import { type CompRepository, createCompRepository } from './comp-repository';
+import { type RuleRoleRepository, createRuleRoleRepository } from './rule-role-repository';
+import { type RoleAllowanceRepository, createRoleAllowanceRepository } from './role-allowance-repository';
+import { type MemberListRepository, createMemberListRepository } from './member-list-repository';
+import { type MemberPreferenceRepository, createMemberPreferenceRepository } from './member-preference-repository';
+import { type DirectMessageRepository, createDirectMessageRepository } from './direct-message-repository';
 
-/** Every repository over one database; the secret box seals credentials and webhook secrets. */
-export function createRepositories(db: Db, box: SecretBox) {
+/** Every repository over one database. */
+export interface Repositories {
+  guilds: GuildRepository;
+  campaigns: CampaignRepository;
+  mappings: MappingRepository;
+  // Comps and the roles by tenure and amount.
+  comps: CompRepository;
+  ruleRoles: RuleRoleRepository;
+  links: LinkRepository;
+  snapshots: SnapshotRepository;
+  ledger: LedgerRepository;
+  credentials: CredentialRepository;
+  linkTokens: LinkTokenRepository;
+  appState: AppStateRepository;
+  syncRuns: SyncRunRepository;
+  webhooks: WebhookRepository;
+  // The dashboard's reads and sessions.
+  auditLog: AuditLogRepository;
+  patronDirectory: PatronDirectoryRepository;
+  memberList: MemberListRepository;
+  // Each person's own choices (/privacy).
+  memberPreferences: MemberPreferenceRepository;
+  dashboardSessions: DashboardSessionRepository;
+  // The mod-log and the announcements (src/app/channels).
+  channelOutbox: ChannelOutboxRepository;
+  // Direct messages to patrons about their membership (src/app/membership/patron-messages.ts).
+  directMessages: DirectMessageRepository;
+  // Roles with dangerous permissions the owner or an administrator allowed (src/app/admin/role-allowances.ts).
+  roleAllowances: RoleAllowanceRepository;
+}
+
+/** The secret box seals credentials and webhook secrets. */
+export function createRepositories(db: Db, box: SecretBox): Repositories {
   return {
     guilds: createGuildRepository(db),
     campaigns: createCampaignRepository(db),
@@ -54,5 +85,3 @@ export function createRepositories(db: Db, box: SecretBox) {
     roleAllowances: createRoleAllowanceRepository(db),
   };
 }
-
-export type Repositories = ReturnType<typeof createRepositories>;

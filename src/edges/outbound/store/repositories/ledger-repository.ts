@@ -5,7 +5,37 @@ import { type Db, queryRows, textArray } from '../database';
 import { fenceHolds } from '../fences';
 import { auditLog, roleGrants } from '../schema';
 
-export type LedgerRepository = ReturnType<typeof createLedgerRepository>;
+/**
+ * The ledger of our grants and the audit log of every change. Its one writer is the role applier
+ * (src/app/sync/role-applier.ts), which records a grant before its request and drops it when
+ * Discord refused it or the role went away, so a role Tierlink gave is never missing from here.
+ */
+export interface LedgerRepository {
+  forUser(guildId: string, discordUserId: string): Promise<LedgerEntry[]>;
+  /** Every grant of a guild, grouped by user: compact enough for a 30,000-member guild. */
+  forGuild(guildId: string): Promise<Map<string, LedgerEntry[]>>;
+  /** The grants of these members of a guild (a page of the full sync), grouped by user. */
+  forUsers(guildId: string, discordUserIds: readonly string[]): Promise<Map<string, LedgerEntry[]>>;
+  guildsOfUser(discordUserId: string): Promise<string[]>;
+  countInGuild(guildId: string): Promise<number>;
+  /**
+   * Records `recorded` (a grant already recorded keeps its first time, so an in-flight window
+   * never restarts) and drops `removed`, a statement per thousand rows. With a `fence`, the
+   * grants are written only while it holds, in the same statement (docs/outages-and-fencing.md), and
+   * nothing at all is written when it does not: answers false then (with no grant to record, the
+   * fence is checked on its own, so removals are fenced too).
+   */
+  write(
+    guildId: string,
+    recorded: readonly GrantRecord[],
+    removed: ReadonlyArray<{ discordUserId: string; roleId: string }>,
+    now: Date,
+    fence?: Fence | null,
+  ): Promise<boolean>;
+  /** Audit rows, a statement per thousand. */
+  audit(entries: readonly AuditEntry[]): Promise<void>;
+  recentAudit(guildId: string, discordUserId: string, limit?: number): Promise<AuditRow[]>;
+}
 export type AuditEntry = typeof auditLog.$inferInsert;
 export type AuditRow = typeof auditLog.$inferSelect;
 
@@ -32,12 +62,7 @@ const ENTRY_COLUMNS = {
   recordedAt: roleGrants.grantedAt,
 };
 
-/**
- * The ledger of our grants and the audit log of every change. Its one writer is the role applier
- * (src/app/sync/role-applier.ts), which records a grant before its request and drops it when
- * Discord refused it or the role went away, so a role Tierlink gave is never missing from here.
- */
-export function createLedgerRepository(db: Db) {
+export function createLedgerRepository(db: Db): LedgerRepository {
   return {
     async forUser(guildId: string, discordUserId: string): Promise<LedgerEntry[]> {
       return db
@@ -47,7 +72,6 @@ export function createLedgerRepository(db: Db) {
         .orderBy(roleGrants.grantedAt, roleGrants.roleId);
     },
 
-    /** Every grant of a guild, grouped by user: compact enough for a 30,000-member guild. */
     async forGuild(guildId: string): Promise<Map<string, LedgerEntry[]>> {
       const rows = await db
         .select({ userId: roleGrants.discordUserId, ...ENTRY_COLUMNS })
@@ -62,7 +86,6 @@ export function createLedgerRepository(db: Db) {
       return out;
     },
 
-    /** The grants of these members of a guild (a page of the full sync), grouped by user. */
     async forUsers(guildId: string, discordUserIds: readonly string[]): Promise<Map<string, LedgerEntry[]>> {
       const out = new Map<string, LedgerEntry[]>();
       if (discordUserIds.length === 0) return out;
@@ -93,13 +116,6 @@ export function createLedgerRepository(db: Db) {
       return db.$count(roleGrants, eq(roleGrants.guildId, guildId));
     },
 
-    /**
-     * Records `recorded` (a grant already recorded keeps its first time, so an in-flight window
-     * never restarts) and drops `removed`, a statement per thousand rows. With a `fence`, the
-     * grants are written only while it holds, in the same statement (docs/outages-and-fencing.md), and
-     * nothing at all is written when it does not: answers false then (with no grant to record, the
-     * fence is checked on its own, so removals are fenced too).
-     */
     async write(
       guildId: string,
       recorded: readonly GrantRecord[],
@@ -142,7 +158,6 @@ export function createLedgerRepository(db: Db) {
       return true;
     },
 
-    /** Audit rows, a statement per thousand. */
     async audit(entries: readonly AuditEntry[]): Promise<void> {
       for (let i = 0; i < entries.length; i += CHUNK) {
         const rows = entries.slice(i, i + CHUNK).map((e) => ({

@@ -2,7 +2,55 @@ import { and, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import { type Db, advisoryKey, queryRows, textArray } from '../database';
 import { linkEvents, links } from '../schema';
 
-export type LinkRepository = ReturnType<typeof createLinkRepository>;
+/**
+ * Discord user ↔ a person on an entitlement source, one to one within each source (a Discord user
+ * may be linked on Patreon and on Ko-fi at once). A link the person made by signing in (method
+ * `oauth`) always wins over one read from their profile or payment (method `social`).
+ */
+export interface LinkRepository {
+  /** Every link of a Discord user, one per source. */
+  linksOf(discordUserId: string): Promise<Link[]>;
+  byDiscordUser(discordUserId: string, source: string): Promise<Link | null>;
+  byExternal(source: string, externalId: string): Promise<Link | null>;
+  byExternals(source: string, externalIds: readonly string[]): Promise<Link[]>;
+  /**
+   * Every link of these Discord users, by source (Discord user → external id): a page of the full
+   * sync, or one member, in one statement answering one JSON value.
+   */
+  linksOfUsers(discordUserIds: readonly string[]): Promise<Map<string, Map<string, string>>>;
+  /** The linked source user of each of these Discord users that has one (a page of the full sync; one JSON value back). */
+  externalsOf(source: string, discordUserIds: readonly string[]): Promise<Map<string, string>>;
+  byDiscordUsers(source: string, discordUserIds: readonly string[]): Promise<Link[]>;
+  /**
+   * Links through `/link`. A service account linked to another Discord account moves here (the
+   * other account gets a `moved_away` event that its `/status` explains); a previous service
+   * account of this Discord user is replaced.
+   */
+  linkOauth(source: string, discordUserId: string, externalId: string, now: Date): Promise<OauthLinkOutcome>;
+  /**
+   * Links from `social_connections.discord.user_id`, only when neither side is linked yet
+   * (`/link` wins, and a social link never moves anyone), and never for a Discord user whose last
+   * word was `/unlink`: their next `/link` ends that. Returns true when a link was made.
+   */
+  linkSocial(source: string, discordUserId: string, externalId: string, now: Date): Promise<boolean>;
+  /**
+   * {@link linkSocial} for a page of members at once (the full sync); returns the links made.
+   * Two statements per thousand candidates (who last chose `/unlink`, then the links and their
+   * events together), each with its rows as one JSON parameter.
+   */
+  linkSocialMany(source: string, candidates: readonly SocialLinkCandidate[], now: Date): Promise<SocialLinkCandidate[]>;
+  /**
+   * Every linked Discord user, `chunk` per statement as one string (in id order): the full sync
+   * keeps them as 52-bit keys, 8 bytes each, to send no statement for a candidate already linked.
+   */
+  linkedDiscordUsers(source: string, chunk?: number): AsyncGenerator<string[]>;
+  /** Of these Discord users, those whose latest link event is `/unlink`. */
+  unlinkedByChoice(discordUserIds: readonly string[]): Promise<Set<string>>;
+  /** `/unlink`: forgets every link of the Discord user (each source); answers the links forgotten. */
+  unlink(discordUserId: string, now: Date): Promise<Link[]>;
+  lastEvent(discordUserId: string): Promise<LinkEvent | null>;
+  count(source?: string): Promise<number>;
+}
 export type Link = typeof links.$inferSelect;
 export type LinkEvent = typeof linkEvents.$inferSelect;
 
@@ -37,12 +85,7 @@ export interface OauthLinkOutcome {
   replacedExternalId: string | null;
 }
 
-/**
- * Discord user ↔ a person on an entitlement source, one to one within each source (a Discord user
- * may be linked on Patreon and on Ko-fi at once). A link the person made by signing in (method
- * `oauth`) always wins over one read from their profile or payment (method `social`).
- */
-export function createLinkRepository(db: Db) {
+export function createLinkRepository(db: Db): LinkRepository {
   async function linkOauth(source: string, discordUserId: string, externalId: string, now: Date): Promise<OauthLinkOutcome> {
     return db.transaction(async (tx) => {
       // Links touching the same accounts run one at a time across instances (else two at once
@@ -83,7 +126,6 @@ export function createLinkRepository(db: Db) {
   }
 
   return {
-    /** Every link of a Discord user, one per source. */
     async linksOf(discordUserId: string): Promise<Link[]> {
       return db.select().from(links).where(eq(links.discordUserId, discordUserId)).orderBy(links.source);
     },
@@ -112,10 +154,6 @@ export function createLinkRepository(db: Db) {
         .where(and(eq(links.source, source), inArray(links.externalId, [...externalIds])));
     },
 
-    /**
-     * Every link of these Discord users, by source (Discord user → external id): a page of the full
-     * sync, or one member, in one statement answering one JSON value.
-     */
     async linksOfUsers(discordUserIds: readonly string[]): Promise<Map<string, Map<string, string>>> {
       const out = new Map<string, Map<string, string>>();
       if (discordUserIds.length === 0) return out;
@@ -132,7 +170,6 @@ export function createLinkRepository(db: Db) {
       return out;
     },
 
-    /** The linked source user of each of these Discord users that has one (a page of the full sync; one JSON value back). */
     async externalsOf(source: string, discordUserIds: readonly string[]): Promise<Map<string, string>> {
       if (discordUserIds.length === 0) return new Map();
       const [row] = await queryRows<{ j: string }>(
@@ -151,27 +188,12 @@ export function createLinkRepository(db: Db) {
         .where(and(eq(links.source, source), sql`${links.discordUserId} = any(${textArray(discordUserIds)}::text[])`));
     },
 
-    /**
-     * Links through `/link`. A service account linked to another Discord account moves here (the
-     * other account gets a `moved_away` event that its `/status` explains); a previous service
-     * account of this Discord user is replaced.
-     */
     linkOauth,
 
-    /**
-     * Links from `social_connections.discord.user_id`, only when neither side is linked yet
-     * (`/link` wins, and a social link never moves anyone), and never for a Discord user whose last
-     * word was `/unlink`: their next `/link` ends that. Returns true when a link was made.
-     */
     async linkSocial(source: string, discordUserId: string, externalId: string, now: Date): Promise<boolean> {
       return (await this.linkSocialMany(source, [{ discordUserId, externalId }], now)).length > 0;
     },
 
-    /**
-     * {@link linkSocial} for a page of members at once (the full sync); returns the links made.
-     * Two statements per thousand candidates (who last chose `/unlink`, then the links and their
-     * events together), each with its rows as one JSON parameter.
-     */
     async linkSocialMany(source: string, candidates: readonly SocialLinkCandidate[], now: Date): Promise<SocialLinkCandidate[]> {
       const made: SocialLinkCandidate[] = [];
       for (let i = 0; i < candidates.length; i += CHUNK) {
@@ -198,10 +220,6 @@ export function createLinkRepository(db: Db) {
       return made;
     },
 
-    /**
-     * Every linked Discord user, `chunk` per statement as one string (in id order): the full sync
-     * keeps them as 52-bit keys, 8 bytes each, to send no statement for a candidate already linked.
-     */
     async *linkedDiscordUsers(source: string, chunk = 20_000): AsyncGenerator<string[]> {
       let after = '';
       for (;;) {
@@ -219,7 +237,6 @@ export function createLinkRepository(db: Db) {
       }
     },
 
-    /** Of these Discord users, those whose latest link event is `/unlink`. */
     async unlinkedByChoice(discordUserIds: readonly string[]): Promise<Set<string>> {
       if (discordUserIds.length === 0) return new Set();
       const rows = await db
@@ -230,7 +247,6 @@ export function createLinkRepository(db: Db) {
       return new Set(rows.filter((r) => r.kind === 'unlinked').map((r) => r.discordUserId));
     },
 
-    /** `/unlink`: forgets every link of the Discord user (each source); answers the links forgotten. */
     async unlink(discordUserId: string, now: Date): Promise<Link[]> {
       return db.transaction(async (tx) => {
         const rows = await tx.delete(links).where(eq(links.discordUserId, discordUserId)).returning();

@@ -2,14 +2,55 @@ import { and, eq, gt, isNotNull, isNull, lt } from 'drizzle-orm';
 import type { Db } from '../database';
 import { linkTokens } from '../schema';
 
-export type LinkTokenRepository = ReturnType<typeof createLinkTokenRepository>;
-export type LinkTokenRow = typeof linkTokens.$inferSelect;
-
 /**
  * One-time link tokens (hashed). Each step is one conditional UPDATE, so two browsers racing on
  * the same link or the same OAuth state cannot both win.
  */
-export function createLinkTokenRepository(db: Db) {
+export interface LinkTokenRepository {
+  create(row: Pick<LinkTokenRow, 'tokenHash' | 'purpose' | 'discordUserId' | 'guildId' | 'createdAt' | 'expiresAt'>): Promise<void>;
+  /**
+   * Marks an unused, unexpired token of this purpose used and binds the OAuth state nonce and the
+   * (sealed) PKCE verifier to it.
+   */
+  use(
+    purpose: LinkTokenRow['purpose'],
+    tokenHash: string,
+    flow: { stateNonceHash: string; codeVerifier: string },
+    now: Date,
+  ): Promise<LinkTokenRow | null>;
+  /** Consumes the state once, if it belongs to the token and the token was used after `usedAfter`. */
+  consumeState(tokenHash: string, stateNonceHash: string, usedAfter: Date, now: Date): Promise<LinkTokenRow | null>;
+  /** The campaign chooser of a consumed `/connect` state, acted on once: true for the one caller that wins. */
+  useChoice(tokenHash: string, now: Date): Promise<LinkTokenRow | null>;
+  /**
+   * A join flow whose service state was consumed moves to its Discord step, once: the service user
+   * the step will link, and the hash of the Discord state's nonce.
+   */
+  startDiscordStep(tokenHash: string, step: { externalId: string; stateNonceHash: string }): Promise<LinkTokenRow | null>;
+  /** Consumes a join flow's Discord state once, if the service step ended after `stepAfter`. */
+  consumeDiscordState(tokenHash: string, stateNonceHash: string, stepAfter: Date, now: Date): Promise<LinkTokenRow | null>;
+  /** An unused, unexpired token of this purpose, without using it. */
+  findLive(purpose: LinkTokenRow['purpose'], tokenHash: string, now: Date): Promise<LinkTokenRow | null>;
+  /**
+   * A join page's flow, written only when the service's consent comes back to the browser that
+   * started it (until then it lives in that browser's sealed cookie): used and its state consumed
+   * at once. Null when it was written before (a replayed callback).
+   */
+  createConsumedJoin(flow: {
+    tokenHash: string;
+    guildId: string;
+    startedAt: Date;
+    expiresAt: Date;
+    stateNonceHash: string;
+    now: Date;
+  }): Promise<LinkTokenRow | null>;
+  find(tokenHash: string): Promise<LinkTokenRow | null>;
+  /** Drops tokens long past use, so the table does not grow forever. */
+  prune(olderThan: Date): Promise<number>;
+}
+export type LinkTokenRow = typeof linkTokens.$inferSelect;
+
+export function createLinkTokenRepository(db: Db): LinkTokenRepository {
   return {
     async create(
       row: Pick<LinkTokenRow, 'tokenHash' | 'purpose' | 'discordUserId' | 'guildId' | 'createdAt' | 'expiresAt'>,
@@ -17,10 +58,6 @@ export function createLinkTokenRepository(db: Db) {
       await db.insert(linkTokens).values(row);
     },
 
-    /**
-     * Marks an unused, unexpired token of this purpose used and binds the OAuth state nonce and the
-     * (sealed) PKCE verifier to it.
-     */
     async use(
       purpose: LinkTokenRow['purpose'],
       tokenHash: string,
@@ -42,7 +79,6 @@ export function createLinkTokenRepository(db: Db) {
       return row ?? null;
     },
 
-    /** Consumes the state once, if it belongs to the token and the token was used after `usedAfter`. */
     async consumeState(tokenHash: string, stateNonceHash: string, usedAfter: Date, now: Date): Promise<LinkTokenRow | null> {
       const [row] = await db
         .update(linkTokens)
@@ -59,7 +95,6 @@ export function createLinkTokenRepository(db: Db) {
       return row ?? null;
     },
 
-    /** The campaign chooser of a consumed `/connect` state, acted on once: true for the one caller that wins. */
     async useChoice(tokenHash: string, now: Date): Promise<LinkTokenRow | null> {
       const [row] = await db
         .update(linkTokens)
@@ -76,10 +111,6 @@ export function createLinkTokenRepository(db: Db) {
       return row ?? null;
     },
 
-    /**
-     * A join flow whose service state was consumed moves to its Discord step, once: the service user
-     * the step will link, and the hash of the Discord state's nonce.
-     */
     async startDiscordStep(tokenHash: string, step: { externalId: string; stateNonceHash: string }): Promise<LinkTokenRow | null> {
       const [row] = await db
         .update(linkTokens)
@@ -96,7 +127,6 @@ export function createLinkTokenRepository(db: Db) {
       return row ?? null;
     },
 
-    /** Consumes a join flow's Discord state once, if the service step ended after `stepAfter`. */
     async consumeDiscordState(tokenHash: string, stateNonceHash: string, stepAfter: Date, now: Date): Promise<LinkTokenRow | null> {
       const [row] = await db
         .update(linkTokens)
@@ -114,7 +144,6 @@ export function createLinkTokenRepository(db: Db) {
       return row ?? null;
     },
 
-    /** An unused, unexpired token of this purpose, without using it. */
     async findLive(purpose: LinkTokenRow['purpose'], tokenHash: string, now: Date): Promise<LinkTokenRow | null> {
       const [row] = await db
         .select()
@@ -130,11 +159,6 @@ export function createLinkTokenRepository(db: Db) {
       return row ?? null;
     },
 
-    /**
-     * A join page's flow, written only when the service's consent comes back to the browser that
-     * started it (until then it lives in that browser's sealed cookie): used and its state consumed
-     * at once. Null when it was written before (a replayed callback).
-     */
     async createConsumedJoin(flow: {
       tokenHash: string;
       guildId: string;
@@ -166,7 +190,6 @@ export function createLinkTokenRepository(db: Db) {
       return row ?? null;
     },
 
-    /** Drops tokens long past use, so the table does not grow forever. */
     async prune(olderThan: Date): Promise<number> {
       const rows = await db.delete(linkTokens).where(lt(linkTokens.expiresAt, olderThan)).returning({ h: linkTokens.tokenHash });
       return rows.length;

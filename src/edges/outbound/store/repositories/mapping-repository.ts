@@ -3,10 +3,18 @@ import type { GuildMappingRow } from '../../../../core/planner/types';
 import type { Db } from '../database';
 import { roleMappings } from '../schema';
 
-export type MappingRepository = ReturnType<typeof createMappingRepository>;
-
 /** `/map` rows. */
-export function createMappingRepository(db: Db) {
+export interface MappingRepository {
+  of(guildId: string): Promise<GuildMappingRow[]>;
+  /** Returns false when the mapping already existed. */
+  add(guildId: string, row: GuildMappingRow, createdBy: string): Promise<boolean>;
+  /** Removes every mapping to a role (the role was deleted); returns how many there were. */
+  removeRole(guildId: string, roleId: string): Promise<number>;
+  /** Returns false when there was no such mapping. */
+  remove(guildId: string, row: GuildMappingRow): Promise<boolean>;
+}
+
+export function createMappingRepository(db: Db): MappingRepository {
   return {
     async of(guildId: string): Promise<GuildMappingRow[]> {
       return db
@@ -16,7 +24,6 @@ export function createMappingRepository(db: Db) {
         .orderBy(roleMappings.createdAt);
     },
 
-    /** Returns false when the mapping already existed. */
     async add(guildId: string, row: GuildMappingRow, createdBy: string): Promise<boolean> {
       const inserted = await db
         .insert(roleMappings)
@@ -26,7 +33,6 @@ export function createMappingRepository(db: Db) {
       return inserted.length > 0;
     },
 
-    /** Removes every mapping to a role (the role was deleted); returns how many there were. */
     async removeRole(guildId: string, roleId: string): Promise<number> {
       const deleted = await db
         .delete(roleMappings)
@@ -35,7 +41,6 @@ export function createMappingRepository(db: Db) {
       return deleted.length;
     },
 
-    /** Returns false when there was no such mapping. */
     async remove(guildId: string, row: GuildMappingRow): Promise<boolean> {
       const deleted = await db
         .delete(roleMappings)

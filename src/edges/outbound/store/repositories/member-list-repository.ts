@@ -148,8 +148,7 @@ function people(guildId: string, now: Date): SQL {
   )`;
 }
 
-/** The Members page's list, its counts and its CSV, and what the full sync tells it of who is in the server. */
-export function createMemberListRepository(db: Db) {
+export function createMemberListRepository(db: Db): MemberListRepository {
   function countsOver(scope: MemberListScope, which: SQL): Promise<Array<Record<string, number>>> {
     const filters = memberFilters(graceStartOf(scope));
     const columns = sql.join(
@@ -163,12 +162,6 @@ export function createMemberListRepository(db: Db) {
   }
 
   return {
-    /**
-     * What the data behind a server's list looks like now: the newest read of each campaign, the
-     * last link event (every link made, moved or undone writes one), who was last seen in the server,
-     * the comps, the last sync (which also removes those who left). Index ends and small tables
-     * only; a different answer than at the last build means the list is out of date.
-     */
     async version(guildId: string): Promise<string> {
       const [row] = await queryRows<{ v: string }>(
         db,
@@ -194,10 +187,6 @@ export function createMemberListRepository(db: Db) {
       return row ? { builtAt: toDate(row.built_at)!, version: row.version } : null;
     },
 
-    /**
-     * Builds the server's list again from the data of the moment (one statement), with the counts
-     * of its rows that do not change with time. `version`: {@link version}, read before the build.
-     */
     async rebuild(guildId: string, now: Date, version: string): Promise<void> {
       await db.transaction(async (tx) => {
         await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`member_list:${guildId}`}))`);
@@ -228,7 +217,6 @@ export function createMemberListRepository(db: Db) {
       await db.execute(sql`analyze member_list_rows`);
     },
 
-    /** How many people each filter holds: the stored counts, plus the declined payments counted now (grace ends with time). */
     async counts(scope: MemberListScope): Promise<MemberCounts> {
       const [[stored], [declined]] = await Promise.all([
         queryRows<{ counts: Record<string, number> }>(db, sql`select counts from member_list_state where guild_id = ${scope.guildId}`),
@@ -239,7 +227,6 @@ export function createMemberListRepository(db: Db) {
       ) as MemberCounts;
     },
 
-    /** One page of a filter, in the given order (ties by the row's key, so pages never overlap). */
     async page(scope: MemberListScope, filter: MemberFilter, sort: MemberSort, offset: number, limit: number): Promise<ListedMember[]> {
       const graceStart = new Date(scope.now.getTime() - scope.graceDays * 86_400_000);
       const rows = await queryRows<Row>(
@@ -263,11 +250,6 @@ export function createMemberListRepository(db: Db) {
       }));
     },
 
-    /**
-     * Members of a page of the full sync's listing (`listing`: that listing's own mark) that a
-     * source knows (or that hold a role Tierlink granted): in the server now, under this name. One
-     * statement per page.
-     */
     async seen(
       guildId: string,
       members: ReadonlyArray<{ userId: string; name: string | null }>,
@@ -284,12 +266,10 @@ export function createMemberListRepository(db: Db) {
             listing = excluded.listing`);
     },
 
-    /** After a complete listing (`listing`, as given to {@link seen}): whoever it did not see has left the server. */
     async sweep(guildId: string, listing: string): Promise<void> {
       await db.execute(sql`delete from guild_presence where guild_id = ${guildId} and listing is distinct from ${listing}`);
     },
 
-    /** One member is in the server or not (a reconcile learnt it); `name` null keeps the name last seen. */
     async present(guildId: string, discordUserId: string, name: string | null, at: Date, inServer: boolean): Promise<void> {
       if (inServer) await this.seen(guildId, [{ userId: discordUserId, name }], at);
       else await db.execute(sql`delete from guild_presence where guild_id = ${guildId} and discord_user_id = ${discordUserId}`);
@@ -297,4 +277,33 @@ export function createMemberListRepository(db: Db) {
   };
 }
 
-export type MemberListRepository = ReturnType<typeof createMemberListRepository>;
+/** The Members page's list, its counts and its CSV, and what the full sync tells it of who is in the server. */
+export interface MemberListRepository {
+  /**
+   * What the data behind a server's list looks like now: the newest read of each campaign, the
+   * last link event (every link made, moved or undone writes one), who was last seen in the server,
+   * the comps, the last sync (which also removes those who left). Index ends and small tables
+   * only; a different answer than at the last build means the list is out of date.
+   */
+  version(guildId: string): Promise<string>;
+  state(guildId: string): Promise<MemberListState | null>;
+  /**
+   * Builds the server's list again from the data of the moment (one statement), with the counts
+   * of its rows that do not change with time. `version`: {@link version}, read before the build.
+   */
+  rebuild(guildId: string, now: Date, version: string): Promise<void>;
+  /** How many people each filter holds: the stored counts, plus the declined payments counted now (grace ends with time). */
+  counts(scope: MemberListScope): Promise<MemberCounts>;
+  /** One page of a filter, in the given order (ties by the row's key, so pages never overlap). */
+  page(scope: MemberListScope, filter: MemberFilter, sort: MemberSort, offset: number, limit: number): Promise<ListedMember[]>;
+  /**
+   * Members of a page of the full sync's listing (`listing`: that listing's own mark) that a
+   * source knows (or that hold a role Tierlink granted): in the server now, under this name. One
+   * statement per page.
+   */
+  seen(guildId: string, members: ReadonlyArray<{ userId: string; name: string | null }>, at: Date, listing?: string | null): Promise<void>;
+  /** After a complete listing (`listing`, as given to {@link seen}): whoever it did not see has left the server. */
+  sweep(guildId: string, listing: string): Promise<void>;
+  /** One member is in the server or not (a reconcile learnt it); `name` null keeps the name last seen. */
+  present(guildId: string, discordUserId: string, name: string | null, at: Date, inServer: boolean): Promise<void>;
+}

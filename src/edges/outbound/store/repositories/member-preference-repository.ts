@@ -11,8 +11,7 @@ export interface MemberPreferences {
 
 export const DEFAULT_PREFERENCES: MemberPreferences = { namedInAnnouncements: true, directMessages: true };
 
-/** Each person's own choices (`/privacy`); a person who never chose has the defaults. */
-export function createMemberPreferenceRepository(db: Db) {
+export function createMemberPreferenceRepository(db: Db): MemberPreferenceRepository {
   return {
     async of(discordUserId: string): Promise<MemberPreferences> {
       return (await this.ofMany([discordUserId])).get(discordUserId) ?? DEFAULT_PREFERENCES;
@@ -47,4 +46,9 @@ export function createMemberPreferenceRepository(db: Db) {
   };
 }
 
-export type MemberPreferenceRepository = ReturnType<typeof createMemberPreferenceRepository>;
+/** Each person's own choices (`/privacy`); a person who never chose has the defaults. */
+export interface MemberPreferenceRepository {
+  of(discordUserId: string): Promise<MemberPreferences>;
+  ofMany(discordUserIds: readonly string[]): Promise<Map<string, MemberPreferences>>;
+  set(discordUserId: string, change: Partial<MemberPreferences>, now: Date): Promise<MemberPreferences>;
+}

@@ -15,10 +15,8 @@ function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** Members of campaigns found by their name on the service, and the names of linked Discord users. */
-export function createPatronDirectoryRepository(db: Db) {
+export function createPatronDirectoryRepository(db: Db): PatronDirectoryRepository {
   return {
-    /** Up to `limit` members of the campaigns whose name contains `text` (case-insensitive), linked ones first. */
     async search(campaignIds: readonly string[], text: string, limit: number): Promise<PatronEntry[]> {
       if (campaignIds.length === 0 || text.trim() === '') return [];
       const rows = await queryRows<{ patreon_user_id: string; full_name: string; discord_user_id: string | null }>(
@@ -39,10 +37,6 @@ export function createPatronDirectoryRepository(db: Db) {
         .slice(0, limit);
     },
 
-    /**
-     * Which of `discordUserIds` are linked, each with their name on the service as the newest
-     * snapshot of the campaigns has it (null when they are no member of these campaigns).
-     */
     async linksOf(campaignIds: readonly string[], discordUserIds: readonly string[]): Promise<Map<string, { patronName: string | null }>> {
       const out = new Map<string, { patronName: string | null }>();
       if (discordUserIds.length === 0) return out;
@@ -62,4 +56,13 @@ export function createPatronDirectoryRepository(db: Db) {
   };
 }
 
-export type PatronDirectoryRepository = ReturnType<typeof createPatronDirectoryRepository>;
+/** Members of campaigns found by their name on the service, and the names of linked Discord users. */
+export interface PatronDirectoryRepository {
+  /** Up to `limit` members of the campaigns whose name contains `text` (case-insensitive), linked ones first. */
+  search(campaignIds: readonly string[], text: string, limit: number): Promise<PatronEntry[]>;
+  /**
+   * Which of `discordUserIds` are linked, each with their name on the service as the newest
+   * snapshot of the campaigns has it (null when they are no member of these campaigns).
+   */
+  linksOf(campaignIds: readonly string[], discordUserIds: readonly string[]): Promise<Map<string, { patronName: string | null }>>;
+}

@@ -2,7 +2,14 @@ import { and, eq } from 'drizzle-orm';
 import type { Db } from '../database';
 import { roleAllowances } from '../schema';
 
-export type RoleAllowanceRepository = ReturnType<typeof createRoleAllowanceRepository>;
+/** The allowances of roles with dangerous permissions (src/edges/outbound/store/schema/role-allowances.ts). */
+export interface RoleAllowanceRepository {
+  of(guildId: string): Promise<RoleAllowance[]>;
+  /** Allows the role with these dangerous permissions (replacing an earlier allowance of it). */
+  allow(guildId: string, allowance: RoleAllowance): Promise<void>;
+  /** Takes an allowance back (or forgets it, the role being deleted); false when there was none. */
+  withdraw(guildId: string, roleId: string): Promise<boolean>;
+}
 
 /** A role the owner or an administrator allowed Tierlink to give despite its dangerous permissions. */
 export interface RoleAllowance {
@@ -13,15 +20,13 @@ export interface RoleAllowance {
   allowedAt: Date;
 }
 
-/** The allowances of roles with dangerous permissions (src/edges/outbound/store/schema/role-allowances.ts). */
-export function createRoleAllowanceRepository(db: Db) {
+export function createRoleAllowanceRepository(db: Db): RoleAllowanceRepository {
   return {
     async of(guildId: string): Promise<RoleAllowance[]> {
       const rows = await db.select().from(roleAllowances).where(eq(roleAllowances.guildId, guildId));
       return rows.map((r) => ({ roleId: r.roleId, permissions: BigInt(r.permissions), allowedBy: r.allowedBy, allowedAt: r.allowedAt }));
     },
 
-    /** Allows the role with these dangerous permissions (replacing an earlier allowance of it). */
     async allow(guildId: string, allowance: RoleAllowance): Promise<void> {
       const values = {
         guildId,
@@ -39,7 +44,6 @@ export function createRoleAllowanceRepository(db: Db) {
         });
     },
 
-    /** Takes an allowance back (or forgets it, the role being deleted); false when there was none. */
     async withdraw(guildId: string, roleId: string): Promise<boolean> {
       const deleted = await db
         .delete(roleAllowances)

@@ -3,8 +3,7 @@ import type { RuleRole } from '../../../../core/planner/types';
 import type { Db } from '../database';
 import { ruleRoles } from '../schema';
 
-/** A server's roles by tenure (months) and by amount (cents a month), as the planner reads them. */
-export function createRuleRoleRepository(db: Db) {
+export function createRuleRoleRepository(db: Db): RuleRoleRepository {
   const toRule = (r: typeof ruleRoles.$inferSelect): RuleRole =>
     r.kind === 'tenure'
       ? { kind: 'tenure', roleId: r.roleId, months: r.threshold }
@@ -19,7 +18,6 @@ export function createRuleRoleRepository(db: Db) {
       return rows.map(toRule);
     },
 
-    /** Sets a rule: a role's threshold of its kind (a role is given by one rule of each kind at most). */
     async set(guildId: string, rule: RuleRole, createdBy: string, now: Date): Promise<void> {
       const threshold = rule.kind === 'tenure' ? rule.months : rule.cents;
       await db
@@ -31,7 +29,6 @@ export function createRuleRoleRepository(db: Db) {
         });
     },
 
-    /** Removes every rule that gives `roleId` (a role deleted in Discord, or `remove_rule_role`); answers how many. */
     async removeRole(guildId: string, roleId: string): Promise<number> {
       const rows = await db
         .delete(ruleRoles)
@@ -40,7 +37,6 @@ export function createRuleRoleRepository(db: Db) {
       return rows.length;
     },
 
-    /** The rules of several servers (the guild contexts of a full sync). */
     async ofGuilds(guildIds: readonly string[]): Promise<Map<string, RuleRole[]>> {
       const out = new Map<string, RuleRole[]>();
       if (guildIds.length === 0) return out;
@@ -54,4 +50,13 @@ export function createRuleRoleRepository(db: Db) {
   };
 }
 
-export type RuleRoleRepository = ReturnType<typeof createRuleRoleRepository>;
+/** A server's roles by tenure (months) and by amount (cents a month), as the planner reads them. */
+export interface RuleRoleRepository {
+  of(guildId: string): Promise<RuleRole[]>;
+  /** Sets a rule: a role's threshold of its kind (a role is given by one rule of each kind at most). */
+  set(guildId: string, rule: RuleRole, createdBy: string, now: Date): Promise<void>;
+  /** Removes every rule that gives `roleId` (a role deleted in Discord, or `remove_rule_role`); answers how many. */
+  removeRole(guildId: string, roleId: string): Promise<number>;
+  /** The rules of several servers (the guild contexts of a full sync). */
+  ofGuilds(guildIds: readonly string[]): Promise<Map<string, RuleRole[]>>;
+}

@@ -6,7 +6,45 @@ import type { Db } from '../database';
 import { type UnreadableMark, memberSnapshots } from '../schema';
 import { type PlannerSnapshot, readPlannerSnapshots } from './planner-snapshots';
 
-export type SnapshotRepository = ReturnType<typeof createSnapshotRepository>;
+/**
+ * Member snapshots. Three values are ours, not the service's, and merge across reads:
+ * `last_active_tier_ids` (the tiers seen while active, kept through a decline; only a read of the
+ * service sets it, never a webhook payload, which may be replayed),
+ * `first_declined_at` (the first declined charge of the current pledge, by `firstDeclineOf`), and
+ * `unreadable` (set by a read that could not be understood, cleared by the next one that could).
+ */
+export interface SnapshotRepository {
+  /** Stores a read taken at `now`; a stored read taken later is kept instead (and returned). */
+  upsert(snapshot: SnapshotInput, now: Date): Promise<SnapshotRow>;
+  /**
+   * A page of members in one statement (the full sync). `stored`: whether a member may already
+   * be stored (the full sync knows from its digest); the kept decline is read only for those.
+   */
+  upsertMany(snapshots: readonly SnapshotInput[], now: Date, stored?: (s: SnapshotInput) => boolean): Promise<void>;
+  /**
+   * The digest of every stored member of a campaign, `chunk` members per statement (in member id
+   * order), each chunk as one string: PGlite answers a row per member some 8 µs each, one string
+   * of 20,000 in a few milliseconds. Null digests (rows to write again) come as empty strings.
+   */
+  digests(source: string, campaignId: string, chunk?: number): AsyncGenerator<Array<[memberId: string, readHash: string]>>;
+  /** Deletes these members of a campaign, if not written since `before` (a webhook's newer read stays). */
+  deleteMembers(source: string, campaignId: string, memberIds: readonly string[], before: Date): Promise<number>;
+  /**
+   * Marks members whose read could not be understood: a stored member keeps its last readable
+   * state (the mark freezes its roles), one never stored is kept as "unreadable" only. Answers
+   * the members newly marked, or marked for another attribute or reason than before, so each is
+   * logged once while it stays unreadable.
+   */
+  markUnreadable(members: readonly UnreadableInput[], now: Date): Promise<UnreadableInput[]>;
+  /** Members of these campaigns whose last read could not be understood (oldest mark first), at most `limit`. */
+  unreadable(campaignIds: readonly string[], limit?: number): Promise<{ total: number; members: UnreadableSnapshot[] }>;
+  delete(source: string, campaignId: string, memberId: string): Promise<void>;
+  get(source: string, campaignId: string, memberId: string): Promise<SnapshotRow | null>;
+  /** The newest snapshot per campaign of one person on a source (a renewed membership gets a new member id). */
+  forExternalUser(source: string, externalUserId: string): Promise<SnapshotRow[]>;
+  /** The newest snapshot per campaign of each of these people on a source, what the planner reads only (a page of the full sync). */
+  forExternalUsers(source: string, externalUserIds: readonly string[]): Promise<Map<string, PlannerSnapshot[]>>;
+}
 export type SnapshotRow = typeof memberSnapshots.$inferSelect;
 
 /**
@@ -83,14 +121,7 @@ export function readDigest(s: SnapshotInput): string {
   );
 }
 
-/**
- * Member snapshots. Three values are ours, not the service's, and merge across reads:
- * `last_active_tier_ids` (the tiers seen while active, kept through a decline; only a read of the
- * service sets it, never a webhook payload, which may be replayed),
- * `first_declined_at` (the first declined charge of the current pledge, by `firstDeclineOf`), and
- * `unreadable` (set by a read that could not be understood, cleared by the next one that could).
- */
-export function createSnapshotRepository(db: Db) {
+export function createSnapshotRepository(db: Db): SnapshotRepository {
   /** What the store kept of the members' declines, read only for members read as declined (few). */
   async function keptDeclines(snapshots: readonly SnapshotInput[]): Promise<Map<string, KeptDecline>> {
     const out = new Map<string, KeptDecline>();
@@ -201,25 +232,15 @@ export function createSnapshotRepository(db: Db) {
   }
 
   return {
-    /** Stores a read taken at `now`; a stored read taken later is kept instead (and returned). */
     async upsert(snapshot: SnapshotInput, now: Date): Promise<SnapshotRow> {
       await write([snapshot], now);
       return (await this.get(snapshot.source, snapshot.campaignId, snapshot.memberId))!;
     },
 
-    /**
-     * A page of members in one statement (the full sync). `stored`: whether a member may already
-     * be stored (the full sync knows from its digest); the kept decline is read only for those.
-     */
     async upsertMany(snapshots: readonly SnapshotInput[], now: Date, stored?: (s: SnapshotInput) => boolean): Promise<void> {
       await write(snapshots, now, stored);
     },
 
-    /**
-     * The digest of every stored member of a campaign, `chunk` members per statement (in member id
-     * order), each chunk as one string: PGlite answers a row per member some 8 µs each, one string
-     * of 20,000 in a few milliseconds. Null digests (rows to write again) come as empty strings.
-     */
     async *digests(source: string, campaignId: string, chunk = 20_000): AsyncGenerator<Array<[memberId: string, readHash: string]>> {
       let after = '';
       for (;;) {
@@ -239,7 +260,6 @@ export function createSnapshotRepository(db: Db) {
       }
     },
 
-    /** Deletes these members of a campaign, if not written since `before` (a webhook's newer read stays). */
     async deleteMembers(source: string, campaignId: string, memberIds: readonly string[], before: Date): Promise<number> {
       if (memberIds.length === 0) return 0;
       const rows = await queryRows<{ n: number }>(
@@ -252,12 +272,6 @@ export function createSnapshotRepository(db: Db) {
       return rows[0]?.n ?? 0;
     },
 
-    /**
-     * Marks members whose read could not be understood: a stored member keeps its last readable
-     * state (the mark freezes its roles), one never stored is kept as "unreadable" only. Answers
-     * the members newly marked, or marked for another attribute or reason than before, so each is
-     * logged once while it stays unreadable.
-     */
     async markUnreadable(members: readonly UnreadableInput[], now: Date): Promise<UnreadableInput[]> {
       if (members.length === 0) return [];
       const at = now.toISOString();
@@ -295,7 +309,6 @@ export function createSnapshotRepository(db: Db) {
       });
     },
 
-    /** Members of these campaigns whose last read could not be understood (oldest mark first), at most `limit`. */
     async unreadable(campaignIds: readonly string[], limit = 20): Promise<{ total: number; members: UnreadableSnapshot[] }> {
       if (campaignIds.length === 0) return { total: 0, members: [] };
       const where = and(inArray(memberSnapshots.campaignId, [...campaignIds]), isNotNull(memberSnapshots.unreadable));
@@ -331,7 +344,6 @@ export function createSnapshotRepository(db: Db) {
       return row ?? null;
     },
 
-    /** The newest snapshot per campaign of one person on a source (a renewed membership gets a new member id). */
     async forExternalUser(source: string, externalUserId: string): Promise<SnapshotRow[]> {
       const rows = await db
         .select()
@@ -341,7 +353,6 @@ export function createSnapshotRepository(db: Db) {
       return newestPerCampaign(rows);
     },
 
-    /** The newest snapshot per campaign of each of these people on a source, what the planner reads only (a page of the full sync). */
     async forExternalUsers(source: string, externalUserIds: readonly string[]): Promise<Map<string, PlannerSnapshot[]>> {
       return readPlannerSnapshots(db, source, externalUserIds);
     },

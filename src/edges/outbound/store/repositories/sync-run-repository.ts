@@ -2,7 +2,35 @@ import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../database';
 import { syncRuns } from '../schema';
 
-export type SyncRunRepository = ReturnType<typeof createSyncRunRepository>;
+/**
+ * The full sync's own rows (`sync_runs`): one per guild and run, written when it starts, as it goes
+ * (its progress, which `/sync` and `/doctor` show and a restart reads) and when it ends.
+ */
+export interface SyncRunRepository {
+  start(run: SyncRunStart): Promise<number>;
+  /** Records how far a running sync is (one statement; the counts are absolute, not increments). */
+  progress(id: number, progress: SyncRunProgress, now: Date): Promise<void>;
+  /** Runs in progress (on any instance), oldest first; of one guild when given. */
+  running(guildId?: string): Promise<SyncRunRow[]>;
+  finish(id: number, outcome: SyncRunOutcome): Promise<void>;
+  /** A run that did not start because another held the lock (logged as well). */
+  recordSkipped(run: SyncRunStart, reason: string): Promise<number>;
+  get(id: number): Promise<SyncRunRow | null>;
+  /** The newest runs of a guild (skipped runs, which have no guild, are not among them), newest first. */
+  recent(guildId: string, limit?: number): Promise<SyncRunRow[]>;
+  /** The newest run of a guild that was not a dry run and finished, for `/doctor` ("last sync"). */
+  lastFinished(guildId: string): Promise<SyncRunRow | null>;
+  /** Every run, oldest first (tests and diagnostics). */
+  all(): Promise<SyncRunRow[]>;
+  /**
+   * Runs left `running` by a process that died, closed as failed (with how far they got, which
+   * their progress kept), and answered so that the next run can say it takes them over. Call it
+   * only while holding the full-sync lock: then no other run is in progress anywhere.
+   */
+  closeAbandoned(now: Date): Promise<SyncRunRow[]>;
+  /** Runs a stopped process left `running`, without closing them (whether a restart has a run to resume). */
+  abandoned(): Promise<SyncRunRow[]>;
+}
 export type SyncRunRow = typeof syncRuns.$inferSelect;
 export type SyncRunStatus = SyncRunRow['status'];
 
@@ -56,11 +84,7 @@ export interface SyncRunOutcome {
  * linked yet, exactly as {@link createLinkRepository}'s `linkSocial` does it, but for a page at once.
  */
 
-/**
- * The full sync's own rows (`sync_runs`): one per guild and run, written when it starts, as it goes
- * (its progress, which `/sync` and `/doctor` show and a restart reads) and when it ends.
- */
-export function createSyncRunRepository(db: Db) {
+export function createSyncRunRepository(db: Db): SyncRunRepository {
   return {
     async start(run: SyncRunStart): Promise<number> {
       const [row] = await db
@@ -70,7 +94,6 @@ export function createSyncRunRepository(db: Db) {
       return row!.id;
     },
 
-    /** Records how far a running sync is (one statement; the counts are absolute, not increments). */
     async progress(id: number, progress: SyncRunProgress, now: Date): Promise<void> {
       await db
         .update(syncRuns)
@@ -78,7 +101,6 @@ export function createSyncRunRepository(db: Db) {
         .where(and(eq(syncRuns.id, id), eq(syncRuns.status, 'running')));
     },
 
-    /** Runs in progress (on any instance), oldest first; of one guild when given. */
     async running(guildId?: string): Promise<SyncRunRow[]> {
       return db
         .select()
@@ -94,7 +116,6 @@ export function createSyncRunRepository(db: Db) {
         .where(eq(syncRuns.id, id));
     },
 
-    /** A run that did not start because another held the lock (logged as well). */
     async recordSkipped(run: SyncRunStart, reason: string): Promise<number> {
       const [row] = await db
         .insert(syncRuns)
@@ -108,7 +129,6 @@ export function createSyncRunRepository(db: Db) {
       return row ?? null;
     },
 
-    /** The newest runs of a guild (skipped runs, which have no guild, are not among them), newest first. */
     async recent(guildId: string, limit = 5): Promise<SyncRunRow[]> {
       return db
         .select()
@@ -118,7 +138,6 @@ export function createSyncRunRepository(db: Db) {
         .limit(limit);
     },
 
-    /** The newest run of a guild that was not a dry run and finished, for `/doctor` ("last sync"). */
     async lastFinished(guildId: string): Promise<SyncRunRow | null> {
       const [row] = await db
         .select()
@@ -129,16 +148,10 @@ export function createSyncRunRepository(db: Db) {
       return row ?? null;
     },
 
-    /** Every run, oldest first (tests and diagnostics). */
     async all(): Promise<SyncRunRow[]> {
       return db.select().from(syncRuns).orderBy(syncRuns.id);
     },
 
-    /**
-     * Runs left `running` by a process that died, closed as failed (with how far they got, which
-     * their progress kept), and answered so that the next run can say it takes them over. Call it
-     * only while holding the full-sync lock: then no other run is in progress anywhere.
-     */
     async closeAbandoned(now: Date): Promise<SyncRunRow[]> {
       return db
         .update(syncRuns)
@@ -153,7 +166,6 @@ export function createSyncRunRepository(db: Db) {
         .returning();
     },
 
-    /** Runs a stopped process left `running`, without closing them (whether a restart has a run to resume). */
     async abandoned(): Promise<SyncRunRow[]> {
       return db.select().from(syncRuns).where(eq(syncRuns.status, 'running')).orderBy(syncRuns.id);
     },

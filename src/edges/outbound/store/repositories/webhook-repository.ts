@@ -3,7 +3,34 @@ import type { SealContext, SecretBox } from '../secret-box';
 import { type Db, queryRows } from '../database';
 import { webhookInbox, webhooks } from '../schema';
 
-export type WebhookRepository = ReturnType<typeof createWebhookRepository>;
+/**
+ * The webhooks this client registered on the service (secrets sealed) and the inbox of verified
+ * deliveries. An inbox write is one INSERT, on purpose: it sits between a delivery and its 200,
+ * and the receiver must sustain 1,000 of them a second (several concurrent deliveries share one
+ * INSERT through the receiver's `createInboxWriter`).
+ */
+export interface WebhookRepository {
+  insertDeliveries(deliveries: readonly InboxDelivery[]): Promise<Array<number | null>>;
+  /**
+   * Writes a verified delivery, due at once (`run_at` = receipt, so an injected clock governs it);
+   * null when it is a replay (see {@link insertDeliveries}).
+   */
+  insertDelivery(delivery: InboxDelivery): Promise<number | null>;
+  delivery(id: number): Promise<InboxRow | null>;
+  deliveries(): Promise<InboxRow[]>;
+  /**
+   * Deletes processed deliveries finished before `before`. Dead letters are kept: they are the
+   * record of deliveries that could not be processed, for an operator to read.
+   */
+  pruneDone(before: Date): Promise<number>;
+  upsert(webhook: WebhookInput, checkedAt: Date): Promise<void>;
+  /** The campaign's stored webhooks, the most recently checked first. */
+  forCampaign(campaignId: string): Promise<StoredWebhook[]>;
+  /** Forgets the campaign's webhooks that are not in `keepIds` (gone from the service). Returns their ids. */
+  removeOthers(campaignId: string, keepIds: readonly string[]): Promise<string[]>;
+  /** Every stored secret, decrypted. A secret sealed with another SECRET_KEY is skipped, not fatal. */
+  secrets(onUnreadable?: (webhookId: string, error: unknown) => void): Promise<StoredWebhookSecret[]>;
+}
 export type WebhookRow = typeof webhooks.$inferSelect;
 /** A stored webhook without its secret: what health readers and registration compare against. */
 export type StoredWebhook = Omit<WebhookRow, 'secretEnc'>;
@@ -55,13 +82,7 @@ const withoutSecret = {
   createdAt: webhooks.createdAt,
 };
 
-/**
- * The webhooks this client registered on the service (secrets sealed) and the inbox of verified
- * deliveries. An inbox write is one INSERT, on purpose: it sits between a delivery and its 200,
- * and the receiver must sustain 1,000 of them a second (several concurrent deliveries share one
- * INSERT through the receiver's `createInboxWriter`).
- */
-export function createWebhookRepository(db: Db, box: SecretBox) {
+export function createWebhookRepository(db: Db, box: SecretBox): WebhookRepository {
   /**
    * Writes several deliveries in one statement (one commit), returning for each, in input order, its
    * inbox id. A body first seen is a new row: its hash is recorded and the row inserted by the same
@@ -140,10 +161,6 @@ export function createWebhookRepository(db: Db, box: SecretBox) {
   return {
     insertDeliveries,
 
-    /**
-     * Writes a verified delivery, due at once (`run_at` = receipt, so an injected clock governs it);
-     * null when it is a replay (see {@link insertDeliveries}).
-     */
     async insertDelivery(delivery: InboxDelivery): Promise<number | null> {
       const [id] = await insertDeliveries([delivery]);
       return id ?? null;
@@ -158,10 +175,6 @@ export function createWebhookRepository(db: Db, box: SecretBox) {
       return db.select().from(webhookInbox).orderBy(webhookInbox.id);
     },
 
-    /**
-     * Deletes processed deliveries finished before `before`. Dead letters are kept: they are the
-     * record of deliveries that could not be processed, for an operator to read.
-     */
     async pruneDone(before: Date): Promise<number> {
       const rows = await db
         .delete(webhookInbox)
@@ -187,7 +200,6 @@ export function createWebhookRepository(db: Db, box: SecretBox) {
         .onConflictDoUpdate({ target: webhooks.id, set: values });
     },
 
-    /** The campaign's stored webhooks, the most recently checked first. */
     async forCampaign(campaignId: string): Promise<StoredWebhook[]> {
       return db
         .select(withoutSecret)
@@ -196,7 +208,6 @@ export function createWebhookRepository(db: Db, box: SecretBox) {
         .orderBy(sql`${webhooks.checkedAt} desc nulls last`, desc(webhooks.createdAt), webhooks.id);
     },
 
-    /** Forgets the campaign's webhooks that are not in `keepIds` (gone from the service). Returns their ids. */
     async removeOthers(campaignId: string, keepIds: readonly string[]): Promise<string[]> {
       const rows = await db
         .delete(webhooks)
@@ -205,7 +216,6 @@ export function createWebhookRepository(db: Db, box: SecretBox) {
       return rows.map((r) => r.id);
     },
 
-    /** Every stored secret, decrypted. A secret sealed with another SECRET_KEY is skipped, not fatal. */
     async secrets(onUnreadable?: (webhookId: string, error: unknown) => void): Promise<StoredWebhookSecret[]> {
       const rows = await db
         .select({ id: webhooks.id, campaignId: webhooks.campaignId, secretEnc: webhooks.secretEnc })
