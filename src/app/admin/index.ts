@@ -20,6 +20,8 @@ import type { ApplicationInfo } from '../../edges/outbound/discord/application-i
 import { createMappingService } from './mapping-service';
 import { createRoleAllowances } from './role-allowances';
 import { createSettingsService } from './settings-service';
+import { createPendingChanges } from './pending-changes';
+import { createChangeConfirmations } from './change-confirmations';
 import { createChannelSettings } from './channel-settings';
 import type { ChannelMessages } from '../../edges/outbound/discord/channel-messages';
 import type { Channels } from '../channels';
@@ -42,12 +44,13 @@ export interface CreatorAdminDeps {
     | 'comps'
     | 'ruleRoles'
     | 'roleAllowances'
+    | 'pendingChanges'
   >;
   accounts: CreatorAccounts;
   discord: { snapshots: GuildSnapshotCache; directory: GuildDirectory; channels: ChannelMessages; application?: ApplicationInfo };
   /** The mod-log and announcements (`createChannels`). */
   channels: Pick<Channels, 'modLog' | 'announcements'>;
-  sync: Pick<SyncSubsystem, 'contexts' | 'applyGuild' | 'strict' | 'reconciler'>;
+  sync: Pick<SyncSubsystem, 'contexts' | 'applyGuild' | 'strict' | 'changes' | 'reconciler'>;
   linking: Pick<Linking, 'oneTimeLinks' | 'redirectUri'>;
   registration: Pick<WebhookRegistration, 'ensure' | 'health'>;
   box: SecretBox;
@@ -111,6 +114,7 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
     clock,
     logger,
   });
+  const pending = createPendingChanges({ store: repos.pendingChanges, clock });
   const mapping = createMappingService({
     mappings: repos.mappings,
     guilds: repos.guilds,
@@ -118,6 +122,8 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
     authority,
     allowances,
     reconcileGuild,
+    previews: sync.changes,
+    pending,
     logger,
   });
   const channelSettings = createChannelSettings({
@@ -134,6 +140,8 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
     channels: channelSettings,
     authority,
     strict: sync.strict,
+    previews: sync.changes,
+    pending,
     contexts: sync.contexts,
     box: deps.box,
     clock,
@@ -141,6 +149,7 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
     joinLinks: deps.joining.links,
     logger,
   });
+  const confirmations = createChangeConfirmations({ pending, mapping, settings });
   const doctor = createDoctor({
     ...repos,
     accounts,
@@ -200,6 +209,8 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
     mapping,
     comps,
     settings,
+    /** Confirm and Cancel of the changes shown first (src/app/admin/change-confirmations.ts). */
+    confirmations,
     channelSettings,
     doctor,
 

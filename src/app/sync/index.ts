@@ -24,6 +24,7 @@ import { createGuildSpread } from './guild-spread';
 import { createReconciler } from './reconciler';
 import { createRoleApplier } from './role-applier';
 import { createStrictPreview } from './strict-preview';
+import { createChangePreview } from './change-preview';
 import { createSyncScheduler, isSkipped } from './sync-scheduler';
 
 /** The job that applies a guild-wide change once the full sync running when it was asked for has finished. */
@@ -135,6 +136,7 @@ export function createSync(deps: SyncSubsystemDeps) {
     ...(deps.meter ? { meter: deps.meter } : {}),
   });
   const strict = createStrictPreview({ contexts, guildPass, clock });
+  const changes = createChangePreview({ contexts, guildPass, clock });
   const liveInstances = deps.liveInstances;
   const spreader = liveInstances
     ? createGuildSpread({ database: deps.database, jobs: deps.jobs, fullSync, liveInstances, clock, logger })
@@ -196,6 +198,8 @@ export function createSync(deps: SyncSubsystemDeps) {
     applyGuild,
     /** The roles strict mode acts on in a guild, and what turning it on would remove now (nothing is applied). */
     strict,
+    /** What a mapping or settings change would do to members' roles, before it is confirmed (nothing is applied). */
+    changes,
 
     /** Queues a sync of one campaign (deduplicated while one is pending). */
     async requestCampaignSync(campaignId: string, reason: string): Promise<void> {

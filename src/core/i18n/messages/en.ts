@@ -112,6 +112,62 @@ export const en = {
   'unlink.notYours': 'This button unlinks someone else. Run /unlink yourself.',
   'unlink.again': 'Run /link any time to link again.',
 
+  // /map, /unmap, /settings: changes shown before they are made, and the replies of /map and /unmap
+  'command.settings.welcome_names': 'How welcomes name new patrons (needs Manage Server)',
+  'command.settings.welcome_names.choice.mention': 'their mention (pings nobody)',
+  'command.settings.welcome_names.choice.display_name': 'their name in this server',
+  'command.settings.welcome_names.choice.none': 'no name',
+  'preview.map': '**{tier}** would grant {role}. Nothing has changed yet.',
+  'preview.unmap': '**{tier}** would stop granting {role}. Nothing has changed yet.',
+  'preview.settings': '**These settings would change members’ roles.** Nothing has changed yet.',
+  'preview.changedSince':
+    'Roles or settings changed since the preview you confirmed, so nothing was applied. This is what the change would do now:',
+  'preview.gives': { one: '• gives {role} to {count} member', other: '• gives {role} to {count} members' },
+  'preview.removes': { one: '• removes {role} from {count} member', other: '• removes {role} from {count} members' },
+  'preview.givesNothing': '• gives no role',
+  'preview.removesNothing': '• removes nothing',
+  'preview.examples': 'For example: {names}.',
+  'preview.incomplete': 'Some members could not be read just now, so there may be more.',
+  'preview.press': 'Press **Confirm** within {minutes} minutes to make the change; otherwise nothing changes.',
+  'preview.confirm': 'Confirm',
+  'preview.cancel': 'Cancel',
+  'preview.cancelled': 'Cancelled: nothing was changed.',
+  'preview.expired':
+    'This preview expired or was already used (it lasts {minutes} minutes); nothing was changed. Run the command again to see what it would do now.',
+  'preview.notYours': 'This preview was made for someone else; nothing was changed. Run the command yourself to see what it would do.',
+  'map.unknownTier': 'That tier is not one of this server’s campaigns. Pick one from the list (run /tiers to see them).',
+  'map.botCannot': 'Nothing was mapped: I can’t manage that role. {message}\n**Fix:** {fix}',
+  'unmap.botCannot': 'Nothing was unmapped: I can’t manage that role. {message}\n**Fix:** {fix}',
+  'map.notAllowed': 'Nothing was mapped: {message}\n**What to do:** {fix}',
+  'unmap.notAllowed': 'Nothing was unmapped: {message}\n**What to do:** {fix}',
+  'unmap.viaTier':
+    '**{tier}** grants **{role}** because it is {tier}’s Discord role on Patreon, not through /map, so /unmap cannot remove it. Change the tier’s Discord role on Patreon instead.',
+  'unmap.notMapped': '**{tier}** does not map to **{role}** through /map, so there was nothing to remove.',
+  'map.done': '**{tier}** now grants **{role}**.',
+  'map.already': '**{tier}** already grants **{role}**.',
+  'unmap.done': '**{tier}** no longer grants **{role}** through /map.',
+  'map.powers':
+    'It has {permissions}: every patron of {tier} gets that power (you allowed it by mapping it; /allow-role role:@{role} allowed:false takes that back).',
+  'map.updating': 'Updating members’ roles…',
+  'map.updateFailed': 'Updating members’ roles failed; the nightly sync will catch up. Run /doctor if this repeats.',
+  'settings.linkMessages': '• **Message to a newly linked patron** (a direct message when a patron links here): {state}',
+  'settings.messagesOn': 'on (each patron can turn them off with /privacy)',
+  'settings.off': 'off',
+  'settings.welcomeNames': '• **How welcomes name new patrons**: {policy} (only members who are in the server and linked are ever named)',
+  'settings.welcomeNames.mention': 'their Discord mention, which pings nobody',
+  'settings.welcomeNames.display_name': 'their name in this server',
+  'settings.welcomeNames.none': 'no name',
+  'settings.previewThreshold': {
+    one: '• **Ask first**: /map, /unmap and /settings show what they would do, and wait for **Confirm**, when they change {count} role or more',
+    other:
+      '• **Ask first**: /map, /unmap and /settings show what they would do, and wait for **Confirm**, when they change {count} roles or more',
+  },
+  'settings.previewAlways': '• **Ask first**: /map, /unmap and /settings always show what they would do and wait for **Confirm**',
+  'dm.linked':
+    'Your Patreon membership is now linked in **{server}**: Tierlink gives you the roles of your tier there and keeps them in step with your membership.',
+  'dm.linkedFooter':
+    '-# You get this message because the server turned on messages to patrons. Turn them off for yourself with `/privacy direct_messages:False`.',
+
   // /status
   'status.of': '**Status of {who}**',
   'status.linked': '**Linked** to Patreon.',

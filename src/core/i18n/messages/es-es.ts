@@ -113,6 +113,65 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'unlink.notYours': 'Este botón es de otra persona. Usa /unlink tú mismo.',
   'unlink.again': 'Usa /link cuando quieras para volver a vincularla.',
 
+  // /map, /unmap, /settings: changes shown before they are made, and the replies of /map and /unmap
+  'command.settings.welcome_names': 'Cómo nombran las bienvenidas a los nuevos miembros (requiere Gestionar servidor)',
+  'command.settings.welcome_names.choice.mention': 'su mención (no notifica a nadie)',
+  'command.settings.welcome_names.choice.display_name': 'su nombre en este servidor',
+  'command.settings.welcome_names.choice.none': 'sin nombre',
+  'preview.map': '**{tier}** daría {role}. Todavía no ha cambiado nada.',
+  'preview.unmap': '**{tier}** dejaría de dar {role}. Todavía no ha cambiado nada.',
+  'preview.settings': '**Estos ajustes cambiarían roles de miembros.** Todavía no ha cambiado nada.',
+  'preview.changedSince':
+    'Los roles o los ajustes han cambiado desde la vista previa que confirmaste, así que no se aplicó nada. Esto es lo que haría el cambio ahora:',
+  'preview.gives': { one: '• da {role} a {count} miembro', other: '• da {role} a {count} miembros' },
+  'preview.removes': { one: '• quita {role} a {count} miembro', other: '• quita {role} a {count} miembros' },
+  'preview.givesNothing': '• no da ningún rol',
+  'preview.removesNothing': '• no quita nada',
+  'preview.examples': 'Por ejemplo: {names}.',
+  'preview.incomplete': 'Algunos miembros no se han podido leer ahora mismo, así que puede haber más.',
+  'preview.press': 'Pulsa **Confirmar** en menos de {minutes} minutos para hacer el cambio; si no, no cambia nada.',
+  'preview.confirm': 'Confirmar',
+  'preview.cancel': 'Cancelar',
+  'preview.cancelled': 'Cancelado: no se ha cambiado nada.',
+  'preview.expired':
+    'Esta vista previa ha caducado o ya se usó (dura {minutes} minutos); no se ha cambiado nada. Vuelve a usar el comando para ver lo que haría ahora.',
+  'preview.notYours': 'Esta vista previa es de otra persona; no se ha cambiado nada. Usa el comando tú mismo para ver lo que haría.',
+  'map.unknownTier': 'Ese nivel no pertenece a ninguna campaña de este servidor. Elige uno de la lista (usa /tiers para verlos).',
+  'map.botCannot': 'No se ha asignado nada: no puedo gestionar ese rol. {message}\n**Solución:** {fix}',
+  'unmap.botCannot': 'No se ha quitado ninguna asignación: no puedo gestionar ese rol. {message}\n**Solución:** {fix}',
+  'map.notAllowed': 'No se ha asignado nada: {message}\n**Qué hacer:** {fix}',
+  'unmap.notAllowed': 'No se ha quitado ninguna asignación: {message}\n**Qué hacer:** {fix}',
+  'unmap.viaTier':
+    '**{tier}** da **{role}** porque es el rol de Discord de {tier} en Patreon, no por /map, así que /unmap no puede quitarlo. Cambia el rol de Discord del nivel en Patreon.',
+  'unmap.notMapped': '**{tier}** no tiene **{role}** asignado con /map, así que no había nada que quitar.',
+  'map.done': '**{tier}** ahora da **{role}**.',
+  'map.already': '**{tier}** ya da **{role}**.',
+  'unmap.done': '**{tier}** ya no da **{role}** por /map.',
+  'map.powers':
+    'Tiene {permissions}: cada miembro de {tier} recibe ese poder (lo permitiste al asignarlo; /allow-role role:@{role} allowed:false lo retira).',
+  'map.updating': 'Actualizando los roles de los miembros…',
+  'map.updateFailed':
+    'No se han podido actualizar los roles de los miembros; la sincronización nocturna lo hará. Usa /doctor si vuelve a pasar.',
+  'settings.linkMessages':
+    '• **Mensaje a un miembro recién vinculado** (un mensaje directo cuando alguien vincula aquí su membresía): {state}',
+  'settings.messagesOn': 'activado (cada miembro puede desactivarlos con /privacy)',
+  'settings.off': 'desactivado',
+  'settings.welcomeNames':
+    '• **Cómo nombran las bienvenidas a los nuevos miembros**: {policy} (solo se nombra a quien está en el servidor y vinculado)',
+  'settings.welcomeNames.mention': 'su mención de Discord, que no notifica a nadie',
+  'settings.welcomeNames.display_name': 'su nombre en este servidor',
+  'settings.welcomeNames.none': 'sin nombre',
+  'settings.previewThreshold': {
+    one: '• **Preguntar antes**: /map, /unmap y /settings muestran lo que harían y esperan a **Confirmar** cuando cambian {count} rol o más',
+    other:
+      '• **Preguntar antes**: /map, /unmap y /settings muestran lo que harían y esperan a **Confirmar** cuando cambian {count} roles o más',
+  },
+  'settings.previewAlways': '• **Preguntar antes**: /map, /unmap y /settings siempre muestran lo que harían y esperan a **Confirmar**',
+  'dm.linked':
+    'Tu membresía de Patreon ya está vinculada en **{server}**: Tierlink te da allí los roles de tu nivel y los mantiene al día con tu membresía.',
+  'dm.linkedFooter':
+    '-# Recibes este mensaje porque el servidor activó los mensajes a los miembros. Desactívalos para ti con `/privacy direct_messages:False`.',
+
   'status.of': '**Estado de {who}**',
   'status.linked': '**Vinculado** a Patreon.',
   'status.linkedSocialYou': '**Vinculado** a Patreon (mediante la conexión de Discord de tu cuenta de Patreon).',

@@ -113,6 +113,64 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'unlink.notYours': 'Este botão é de outra pessoa. Use /unlink você mesmo.',
   'unlink.again': 'Use /link quando quiser para vincular de novo.',
 
+  // /map, /unmap, /settings: changes shown before they are made, and the replies of /map and /unmap
+  'command.settings.welcome_names': 'Como as boas-vindas chamam novos membros (requer Gerenciar servidor)',
+  'command.settings.welcome_names.choice.mention': 'a menção (não notifica ninguém)',
+  'command.settings.welcome_names.choice.display_name': 'o nome neste servidor',
+  'command.settings.welcome_names.choice.none': 'sem nome',
+  'preview.map': '**{tier}** daria {role}. Nada mudou ainda.',
+  'preview.unmap': '**{tier}** deixaria de dar {role}. Nada mudou ainda.',
+  'preview.settings': '**Estas configurações mudariam cargos de membros.** Nada mudou ainda.',
+  'preview.changedSince':
+    'Cargos ou configurações mudaram desde a prévia que você confirmou, então nada foi aplicado. Isto é o que a mudança faria agora:',
+  'preview.gives': { one: '• dá {role} a {count} membro', other: '• dá {role} a {count} membros' },
+  'preview.removes': { one: '• remove {role} de {count} membro', other: '• remove {role} de {count} membros' },
+  'preview.givesNothing': '• não dá nenhum cargo',
+  'preview.removesNothing': '• não remove nada',
+  'preview.examples': 'Por exemplo: {names}.',
+  'preview.incomplete': 'Alguns membros não puderam ser lidos agora, então pode haver mais.',
+  'preview.press': 'Aperte **Confirmar** em até {minutes} minutos para fazer a mudança; senão nada muda.',
+  'preview.confirm': 'Confirmar',
+  'preview.cancel': 'Cancelar',
+  'preview.cancelled': 'Cancelado: nada foi mudado.',
+  'preview.expired':
+    'Esta prévia expirou ou já foi usada (ela vale {minutes} minutos); nada foi mudado. Use o comando de novo para ver o que ele faria agora.',
+  'preview.notYours': 'Esta prévia é de outra pessoa; nada foi mudado. Use o comando você mesmo para ver o que ele faria.',
+  'map.unknownTier': 'Esse nível não é de nenhuma campanha deste servidor. Escolha um da lista (use /tiers para vê-los).',
+  'map.botCannot': 'Nada foi associado: não consigo gerenciar esse cargo. {message}\n**Como resolver:** {fix}',
+  'unmap.botCannot': 'Nenhuma associação foi removida: não consigo gerenciar esse cargo. {message}\n**Como resolver:** {fix}',
+  'map.notAllowed': 'Nada foi associado: {message}\n**O que fazer:** {fix}',
+  'unmap.notAllowed': 'Nenhuma associação foi removida: {message}\n**O que fazer:** {fix}',
+  'unmap.viaTier':
+    '**{tier}** dá **{role}** porque é o cargo do Discord de {tier} no Patreon, não por /map, então /unmap não pode removê-lo. Mude o cargo do Discord do nível no Patreon.',
+  'unmap.notMapped': '**{tier}** não tem **{role}** associado por /map, então não havia nada para remover.',
+  'map.done': '**{tier}** agora dá **{role}**.',
+  'map.already': '**{tier}** já dá **{role}**.',
+  'unmap.done': '**{tier}** não dá mais **{role}** por /map.',
+  'map.powers':
+    'Ele tem {permissions}: cada membro de {tier} recebe esse poder (você permitiu ao associá-lo; /allow-role role:@{role} allowed:false desfaz isso).',
+  'map.updating': 'Atualizando os cargos dos membros…',
+  'map.updateFailed':
+    'Não foi possível atualizar os cargos dos membros; a sincronização da noite vai resolver. Use /doctor se isso se repetir.',
+  'settings.linkMessages':
+    '• **Mensagem a um membro recém-vinculado** (uma mensagem direta quando alguém vincula a assinatura aqui): {state}',
+  'settings.messagesOn': 'ativada (cada membro pode desativá-las com /privacy)',
+  'settings.off': 'desativada',
+  'settings.welcomeNames': '• **Como as boas-vindas chamam novos membros**: {policy} (só quem está no servidor e vinculado é nomeado)',
+  'settings.welcomeNames.mention': 'a menção do Discord, que não notifica ninguém',
+  'settings.welcomeNames.display_name': 'o nome neste servidor',
+  'settings.welcomeNames.none': 'sem nome',
+  'settings.previewThreshold': {
+    one: '• **Perguntar antes**: /map, /unmap e /settings mostram o que fariam e esperam **Confirmar** quando mudam {count} cargo ou mais',
+    other:
+      '• **Perguntar antes**: /map, /unmap e /settings mostram o que fariam e esperam **Confirmar** quando mudam {count} cargos ou mais',
+  },
+  'settings.previewAlways': '• **Perguntar antes**: /map, /unmap e /settings sempre mostram o que fariam e esperam **Confirmar**',
+  'dm.linked':
+    'Sua assinatura do Patreon agora está vinculada em **{server}**: o Tierlink te dá lá os cargos do seu nível e os mantém em dia com a sua assinatura.',
+  'dm.linkedFooter':
+    '-# Você recebe esta mensagem porque o servidor ativou as mensagens aos membros. Desative-as para você com `/privacy direct_messages:False`.',
+
   'status.of': '**Status de {who}**',
   'status.linked': '**Vinculado** ao Patreon.',
   'status.linkedSocialYou': '**Vinculado** ao Patreon (pela conexão do Discord na sua conta do Patreon).',

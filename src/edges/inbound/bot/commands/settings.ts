@@ -3,9 +3,13 @@ import { CHANNEL_SETTINGS, type ChannelChange, type ChannelSetting, type GuildCh
 import { SETTING_BOUNDS } from '../../../../core/planner/settings';
 import { JOIN_SLUG_LENGTH } from '../../../../core/join-slug';
 import type { JoinLink } from '../../../../app/joining/join-links';
-import type { SettingsRequest } from '../../../../app/admin/settings-service';
+import type { ServerChoices, SettingsOutcome, SettingsRequest } from '../../../../app/admin/settings-service';
+import { WELCOME_NAMES, type WelcomeNames } from '../../../../core/channel-posts';
+import { type T, translator } from '../../../../core/i18n';
+import { speakerFor } from '../speak';
+import { CONFIRMATION_MINUTES, type EditReply, editorOf, previewButtons, previewLines } from './change-preview';
 import type { GuildSettings, Mode } from '../../../../core/planner/types';
-import type { Command } from '../command';
+import type { Command, CommandContext } from '../command';
 import { NO_PINGS, describeGuildApply, fitMessage, roleMention } from '../format';
 import { STRICT_BUTTON_PREFIX, pressStrictButton, reportApply, strictButton, strictPreviewLines } from './strict-confirmation';
 import type { BotServices } from '../bot-services';
@@ -109,6 +113,8 @@ export function renderSettings(
   channels?: GuildChannels,
   rules?: readonly RuleRole[],
   patronMessages?: boolean,
+  choices?: ServerChoices,
+  t: T = translator('en'),
 ): string {
   return [
     `• **Grace period** after a declined payment: ${s.graceDays} day${s.graceDays === 1 ? '' : 's'}`,
@@ -127,6 +133,15 @@ export function renderSettings(
       : [
           `• **Messages to patrons** (a direct message when a payment is declined, with the date the roles go): ${patronMessages ? 'on (each patron can turn them off with /privacy)' : 'off'}`,
         ]),
+    ...(choices
+      ? [
+          t('settings.linkMessages', { state: t(choices.linkMessages ? 'settings.messagesOn' : 'settings.off') }),
+          t('settings.welcomeNames', { policy: t(`settings.welcomeNames.${choices.welcomeNames}`) }),
+          choices.previewThreshold === 0
+            ? t('settings.previewAlways')
+            : t('settings.previewThreshold', { count: choices.previewThreshold }),
+        ]
+      : []),
     ...(rules
       ? [
           `• **Roles by tenure and amount**: ${rules.length === 0 ? 'none (set one with rule_role and rule_at_least)' : rules.map(describeRule).join('; ')}`,
@@ -240,6 +255,17 @@ export const settingsCommand: Command = {
     .addBooleanOption((o) =>
       o.setName('patron_messages').setDescription('Send patrons a direct message when a payment is declined (needs Manage Server)'),
     )
+    // The 25th option (Discord's limit): the preview threshold and the message on a new link are on the dashboard's settings form.
+    .addStringOption((o) =>
+      o
+        .setName('welcome_names')
+        .setDescription('How welcomes name new patrons (needs Manage Server)')
+        .addChoices(
+          { name: 'their mention (pings nobody)', value: 'mention' },
+          { name: 'their name in this server', value: 'display_name' },
+          { name: 'no name', value: 'none' },
+        ),
+    )
     .toJSON(),
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
   button: { prefix: STRICT_BUTTON_PREFIX, press: pressStrictButton },
@@ -281,6 +307,9 @@ export const settingsCommand: Command = {
     if (o.getBoolean('clear_join_role')) change.joinerRoleId = null;
     const patronMessages = o.getBoolean('patron_messages');
     if (patronMessages !== null) change.patronMessages = patronMessages;
+    const welcomeNames = o.getString('welcome_names');
+    if (welcomeNames !== null && (WELCOME_NAMES as readonly string[]).includes(welcomeNames))
+      change.welcomeNames = welcomeNames as WelcomeNames;
 
     const actor = { guildId: interaction.guildId!, userId: interaction.user.id };
     const donation = o.getString('kofi_donation');
@@ -299,45 +328,59 @@ export const settingsCommand: Command = {
       if (Object.keys(change).length === 0 && Object.keys(channels).length === 0) return;
     }
     const outcome = await services.settings.apply(actor, change, channels);
-    const rules = await services.rules.list(actor.guildId);
-    switch (outcome.kind) {
-      case 'invalid':
-      case 'not_allowed':
-        await interaction.editReply({
-          content: fitMessage(['Nothing was changed:', ...outcome.problems.map((p) => `• ${p}`)]),
-          allowedMentions: NO_PINGS,
-        });
-        return;
-      case 'shown':
-        await interaction.editReply({
-          content: `**Settings of this server**\n${renderSettings(outcome.settings, outcome.join, outcome.channels, rules, outcome.patronMessages)}`,
-          allowedMentions: NO_PINGS,
-        });
-        return;
-      case 'strict_pending':
-        await interaction.editReply({
-          content: fitMessage([
-            `**Settings of this server**`,
-            renderSettings(outcome.settings, outcome.join, outcome.channels, rules, outcome.patronMessages),
-            '',
-            ...strictPreviewLines(outcome.strict),
-          ]),
-          components: [strictButton(outcome.strict)],
-          allowedMentions: NO_PINGS,
-        });
-        return;
-      case 'changed': {
-        const { strict: request } = outcome;
-        const head = [
-          `**Settings saved**`,
-          renderSettings(outcome.settings, outcome.join, outcome.channels, rules, outcome.patronMessages),
-          ...outcome.notes.map((n) => `• ${n}`),
-          ...(request ? ['', ...strictPreviewLines(request)] : []),
-        ];
-        const components = request ? [strictButton(request)] : [];
-        const edit = (content: string) => interaction.editReply({ content, components, allowedMentions: NO_PINGS });
-        await reportApply(edit, fitMessage(head, 1800), outcome.followUp, logger);
-      }
-    }
+    await answerSettings(editorOf(interaction), speakerFor(interaction).t, outcome, actor, { services, logger });
   },
 };
+
+/** The reply to a `/settings` outcome (asked, or confirmed with the button). */
+export async function answerSettings(
+  edit: EditReply,
+  t: T,
+  outcome: SettingsOutcome,
+  actor: { guildId: string; userId: string },
+  { services, logger }: CommandContext,
+): Promise<void> {
+  const rules = await services.rules.list(actor.guildId);
+  switch (outcome.kind) {
+    case 'invalid':
+    case 'not_allowed':
+      await edit({ content: fitMessage(['Nothing was changed:', ...outcome.problems.map((p) => `• ${p}`)]) });
+      return;
+    case 'used':
+      await edit({ content: t('preview.expired', { minutes: CONFIRMATION_MINUTES }) });
+      return;
+    case 'preview':
+      await edit({
+        content: fitMessage(previewLines(t, t('preview.settings'), outcome.preview, outcome.changedSince), 1900, t),
+        components: [previewButtons(t, outcome.confirmation)],
+      });
+      return;
+    case 'shown':
+      await edit({
+        content: `**Settings of this server**\n${renderSettings(outcome.settings, outcome.join, outcome.channels, rules, outcome.patronMessages, outcome.choices, t)}`,
+      });
+      return;
+    case 'strict_pending':
+      await edit({
+        content: fitMessage([
+          `**Settings of this server**`,
+          renderSettings(outcome.settings, outcome.join, outcome.channels, rules, outcome.patronMessages, outcome.choices, t),
+          '',
+          ...strictPreviewLines(outcome.strict),
+        ]),
+        components: [strictButton(outcome.strict)],
+      });
+      return;
+    case 'changed': {
+      const { strict: request } = outcome;
+      const head = [
+        `**Settings saved**`,
+        renderSettings(outcome.settings, outcome.join, outcome.channels, rules, outcome.patronMessages, outcome.choices, t),
+        ...outcome.notes.map((n) => `• ${n}`),
+        ...(request ? ['', ...strictPreviewLines(request)] : []),
+      ];
+      const components = request ? [strictButton(request)] : [];
+      await reportApply((content) => edit({ content, components }), fitMessage(head, 1800), outcome.followUp, logger);
+    }
+  }
+}

@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNotNull, or } from 'drizzle-orm';
 import type { GuildSettings } from '../../../../core/planner/types';
 import { DEFAULT_SETTINGS } from '../../../../core/planner/settings';
+import { DEFAULT_PREVIEW_THRESHOLD } from '../../../../core/bulk-changes';
 import { type GuildChannels, NO_CHANNELS } from '../../../../core/guild-channels';
 import type { Db } from '../database';
 import { guildCampaigns, guilds } from '../schema';
@@ -124,6 +125,32 @@ export function createGuildRepository(db: Db) {
         .insert(guilds)
         .values({ id: guildId, patronMessages: on })
         .onConflictDoUpdate({ target: guilds.id, set: { patronMessages: on, updatedAt: new Date() } });
+    },
+
+    /** Whether a patron is told by direct message when their membership is linked here. */
+    async linkMessages(guildId: string): Promise<boolean> {
+      const [row] = await db.select({ linkMessages: guilds.linkMessages }).from(guilds).where(eq(guilds.id, guildId));
+      return row?.linkMessages ?? false;
+    },
+
+    async setLinkMessages(guildId: string, on: boolean): Promise<void> {
+      await db
+        .insert(guilds)
+        .values({ id: guildId, linkMessages: on })
+        .onConflictDoUpdate({ target: guilds.id, set: { linkMessages: on, updatedAt: new Date() } });
+    },
+
+    /** From how many role changes a change in Discord asks first (`/settings preview_threshold:`). */
+    async previewThreshold(guildId: string): Promise<number> {
+      const [row] = await db.select({ previewThreshold: guilds.previewThreshold }).from(guilds).where(eq(guilds.id, guildId));
+      return row?.previewThreshold ?? DEFAULT_PREVIEW_THRESHOLD;
+    },
+
+    async setPreviewThreshold(guildId: string, threshold: number): Promise<void> {
+      await db
+        .insert(guilds)
+        .values({ id: guildId, previewThreshold: threshold })
+        .onConflictDoUpdate({ target: guilds.id, set: { previewThreshold: threshold, updatedAt: new Date() } });
     },
 
     async channels(guildId: string): Promise<GuildChannels> {

@@ -21,6 +21,7 @@ import { createRoleAllowanceRepository } from './role-allowance-repository';
 import { createMemberListRepository } from './member-list-repository';
 import { createMemberPreferenceRepository } from './member-preference-repository';
 import { createDirectMessageRepository } from './direct-message-repository';
+import { createPendingChangeRepository } from './pending-change-repository';
 
 /** Every repository over one database; the secret box seals credentials and webhook secrets. */
 export function createRepositories(db: Db, box: SecretBox) {
@@ -50,6 +51,7 @@ export function createRepositories(db: Db, box: SecretBox) {
     channelOutbox: createChannelOutboxRepository(db),
     // Direct messages to patrons about their membership (src/app/membership/patron-messages.ts).
     directMessages: createDirectMessageRepository(db),
+    pendingChanges: createPendingChangeRepository(db),
     // Roles with dangerous permissions the owner or an administrator allowed (src/app/admin/role-allowances.ts).
     roleAllowances: createRoleAllowanceRepository(db),
   };
