@@ -214,6 +214,9 @@ export function createSettingsService(deps: SettingsServiceDeps) {
   }
 
   return {
+    /** Messages to patrons, how welcomes name them, and from how many role changes Discord's commands ask first. */
+    choices: choicesOf,
+
     /**
      * `ask`: where the change is asked (the threshold below which a change that moves roles applies
      * at once), or the confirmation it comes with; absent: the server's own threshold (Discord's).
