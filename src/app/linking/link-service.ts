@@ -11,6 +11,8 @@ import type { MemberIntake } from '../membership/member-intake';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { MemberOutcome, Reconciler } from '../sync/reconciler';
+import type { PatronMessages } from '../membership/patron-messages';
+import type { Locale } from '../../core/i18n';
 import type { GuildDirectory } from '../../edges/outbound/discord/guild-directory';
 import type { DiscordUser } from '../../edges/outbound/discord/user-oauth';
 import type { BrowserBinding, ConsumedState, OneTimeLinks } from './one-time-links';
@@ -86,6 +88,8 @@ export interface LinkServiceDeps {
   redirectUri: () => string;
   /** The address of a server's join page (src/app/joining/join-links.ts), when the join page is on. */
   joinUrl?: (guildId: string) => Promise<string>;
+  /** The direct message to a patron whose membership was just linked (when the server sends it); started, never awaited. */
+  patronMessages?: Pick<PatronMessages, 'afterLink'>;
 }
 
 /**
@@ -250,7 +254,8 @@ export function createLinkService(deps: LinkServiceDeps) {
     discordAccount,
 
     /** The callback of a `/link` authorization, after its state was consumed in the browser that started it. */
-    async complete(code: string, consumed: BoundState): Promise<LinkCompletion> {
+    /** `locale`: the language of the patron's pages, for the message that may follow. */
+    async complete(code: string, consumed: BoundState, locale: Locale = 'en'): Promise<LinkCompletion> {
       const { discordUserId, guildId } = consumed.row;
       if (!discordUserId) throw new Error('a /link flow carries the Discord user who ran /link');
       const read = await readPatron(code, consumed);
@@ -261,6 +266,9 @@ export function createLinkService(deps: LinkServiceDeps) {
       const outcome = outcomes.find((o) => o.guildId === guildId)!;
       deps.metrics.links.inc({ outcome: 'linked' });
       logger.info({ guildId, discordUserId, patreonUserId, moved: movedFrom !== null }, 'patron linked');
+      // A patron entitled here, in the server: told by direct message after the roles, when the server does that.
+      if (outcome.inGuild && outcome.entitlements.some((e) => (e.kind === 'active' || e.kind === 'grace') && e.tierIds.length > 0))
+        deps.patronMessages?.afterLink(guildId, discordUserId, patreonUserId, locale);
 
       const campaigns = await servedCampaigns(guildId);
       return {
