@@ -396,8 +396,8 @@ inChromium('the dashboard in headless Chromium', () => {
     try {
       const before = await e.tierlink.services.repos.mappings.of(e.guildId);
       const { page } = await open(context, `${g()}/tiers`);
-      await page.locator('#map-tier').selectOption({ label: 'Silver ($5.00)' });
-      await page.locator('#map-role').selectOption({ label: 'Supporters' });
+      await page.locator('#map-tier').selectOption({ label: 'Silver ($5)' }, { timeout: 5000 });
+      await page.locator('#map-role').selectOption({ label: 'Supporters' }, { timeout: 5000 });
       await page.getByRole('button', { name: 'Give this role' }).click({ timeout: 5000 });
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Make this change?');
       const text = pageText(await page.content());
@@ -410,7 +410,7 @@ inChromium('the dashboard in headless Chromium', () => {
       expect(seen.overflowing).toEqual([]);
       expect(seen.lowContrast).toEqual([]);
       await page.screenshot({ path: path.join(SCREENSHOTS, `dashboard-change-preview-${viewport.label}.docs.tmp.png`), fullPage: true });
-      await page.getByRole('button', { name: 'Cancel' }).click();
+      await page.getByRole('button', { name: 'Cancel' }).click({ timeout: 5000 });
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Tiers and roles');
       expect(pageText(await page.content())).toContain('Cancelled: nothing was changed.');
       expect(await e.tierlink.services.repos.mappings.of(e.guildId)).toEqual(before);
