@@ -198,3 +198,22 @@ test('the threshold is shown by /settings, and a preview is in the member’s la
   await (await pressButton(e, german, 'Abbrechen')).reply();
   expect(await mapped()).toEqual([bonus]);
 });
+
+test('a role by tenure or amount set with /settings is shown first too, and given on Confirm', async () => {
+  await e.tierlink.services.repos.guilds.setPreviewThreshold(e.guildId, 1);
+  const big = e.discord.createRole(e.guildId, { name: 'Big Supporter', position: 2 }).id;
+  const asked = runCommand(e, {
+    userId: e.ownerId,
+    name: 'settings',
+    options: [roleOption('rule_role', big), stringOption('rule_at_least', '10')],
+    memberPermissions: MANAGE_ROLES,
+  });
+  const preview = await asked.reply();
+  expect(preview.content).toContain('**These settings would change members’ roles.** Nothing has changed yet.');
+  expect(preview.content).toMatch(new RegExp(`• gives <@&${big}> to \\d+ members`));
+  expect(await e.tierlink.services.repos.ruleRoles.of(e.guildId)).toEqual([]);
+  expect(holders(big)).toBe(0);
+  const done = await (await pressButton(e, asked, 'Confirm')).until(/Updated|failed/);
+  expect(done.content).toContain(`<@&${big}> for anyone entitled to 10.00 or more a month, whatever the tier`);
+  expect(holders(big)).toBe(gold.length);
+});

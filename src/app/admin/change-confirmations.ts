@@ -2,11 +2,14 @@ import type { Actor } from './actor-authority';
 import type { MapOutcome, MappingService } from './mapping-service';
 import type { PendingChanges } from './pending-changes';
 import type { SettingsOutcome, SettingsService } from './settings-service';
+import type { RuleRoleOutcome, RuleRolesService } from './rule-roles-service';
 
 /** What came of pressing Confirm on a change that was shown first. */
 export type ChangeConfirmOutcome =
   | { kind: 'map' | 'unmap'; outcome: MapOutcome }
   | { kind: 'settings'; outcome: SettingsOutcome }
+  /** A role by tenure or amount set (`rule_set`) or removed (`rule_remove`). */
+  | { kind: 'rule_set' | 'rule_remove'; outcome: RuleRoleOutcome }
   /** Past its time, used already, or cancelled: nothing was changed. */
   | { kind: 'expired' }
   /** Made for someone else: nothing was changed. */
@@ -22,6 +25,7 @@ export function createChangeConfirmations(deps: {
   pending: Pick<PendingChanges, 'redeem' | 'cancel'>;
   mapping: Pick<MappingService, 'map' | 'unmap'>;
   settings: Pick<SettingsService, 'apply'>;
+  rules: Pick<RuleRolesService, 'set' | 'remove'>;
 }) {
   return {
     async confirm(actor: Actor, token: string): Promise<ChangeConfirmOutcome> {
@@ -36,6 +40,10 @@ export function createChangeConfirmations(deps: {
           return { kind: change.kind, outcome: await deps.mapping[change.kind](actor, change.tier, change.roleId, ask) };
         case 'settings':
           return { kind: 'settings', outcome: await deps.settings.apply(actor, change.request, change.channels, ask) };
+        case 'rule_set':
+          return { kind: 'rule_set', outcome: await deps.rules.set(actor, change.rule, ask) };
+        case 'rule_remove':
+          return { kind: 'rule_remove', outcome: await deps.rules.remove(actor, change.roleId, ask) };
       }
     },
 

@@ -149,7 +149,7 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
     joinLinks: deps.joining.links,
     logger,
   });
-  const confirmations = createChangeConfirmations({ pending, mapping, settings });
+
   const doctor = createDoctor({
     ...repos,
     accounts,
@@ -197,7 +197,18 @@ export function createCreatorAdmin(deps: CreatorAdminDeps) {
     logger,
   });
 
-  const rules = new RuleRolesService({ rules: repos.ruleRoles, authority, reconcileGuild, clock, logger });
+  const rules = new RuleRolesService({
+    rules: repos.ruleRoles,
+    authority,
+    reconcileGuild,
+    previews: sync.changes,
+    pending,
+    thresholdOf: (guildId) => repos.guilds.previewThreshold(guildId),
+    clock,
+    logger,
+  });
+
+  const confirmations = createChangeConfirmations({ pending, mapping, settings, rules });
 
   return {
     authority,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { needsConfirmation } from '../../core/bulk-changes';
 import type { ChannelChange } from '../../core/guild-channels';
+import type { RuleRole } from '../../core/planner/types';
 import type { PendingChangeRepository } from '../../edges/outbound/store/repositories/pending-change-repository';
 import { type Clock, MINUTE } from '../../shared/clock';
 import type { ChangePreview } from '../sync/change-preview';
@@ -12,7 +13,10 @@ export const CHANGE_CONFIRMATION_MS = 5 * MINUTE;
 
 /** What was asked, kept until it is confirmed: enough to ask again (every check is made again then). */
 export type PendingChange =
-  { kind: 'map' | 'unmap'; tier: string; roleId: string } | { kind: 'settings'; request: SettingsRequest; channels: ChannelChange };
+  | { kind: 'map' | 'unmap'; tier: string; roleId: string }
+  | { kind: 'settings'; request: SettingsRequest; channels: ChannelChange }
+  | { kind: 'rule_set'; rule: RuleRole }
+  | { kind: 'rule_remove'; roleId: string };
 
 /** A change shown and waiting: the token the confirm button or form carries, and until when it counts. */
 export interface Confirmation {

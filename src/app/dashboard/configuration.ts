@@ -113,12 +113,12 @@ export function createConfiguration(deps: ConfigurationDeps) {
 
     /** A role by tenure or amount, set or removed as `/settings rule_role` does. */
     async setRule(guildId: string, actorId: string, rule: RuleRole): Promise<{ outcome: RuleRoleOutcome; followUp: FollowUp | null }> {
-      const outcome = await deps.rules.set({ guildId, userId: actorId }, rule);
+      const outcome = await deps.rules.set({ guildId, userId: actorId }, rule, { threshold: DASHBOARD_PREVIEW_THRESHOLD });
       return { outcome, followUp: outcome.kind === 'done' ? await wait(outcome.followUp) : null };
     },
 
     async removeRule(guildId: string, actorId: string, roleId: string): Promise<{ outcome: RuleRoleOutcome; followUp: FollowUp | null }> {
-      const outcome = await deps.rules.remove({ guildId, userId: actorId }, roleId);
+      const outcome = await deps.rules.remove({ guildId, userId: actorId }, roleId, { threshold: DASHBOARD_PREVIEW_THRESHOLD });
       return { outcome, followUp: outcome.kind === 'done' ? await wait(outcome.followUp) : null };
     },
 
@@ -159,7 +159,9 @@ export function createConfiguration(deps: ConfigurationDeps) {
           ? outcome.outcome.followUp
           : outcome.kind === 'settings' && outcome.outcome.kind === 'changed'
             ? outcome.outcome.followUp
-            : null;
+            : (outcome.kind === 'rule_set' || outcome.kind === 'rule_remove') && outcome.outcome.kind === 'done'
+              ? outcome.outcome.followUp
+              : null;
       return { outcome, followUp: await wait(pending) };
     },
 

@@ -157,6 +157,46 @@ export const de: Catalogue<EnglishCatalogue> = {
   'map.updating': 'Rollen der Mitglieder werden aktualisiert…',
   'map.updateFailed':
     'Die Rollen der Mitglieder konnten nicht aktualisiert werden; der nächtliche Abgleich holt es nach. Führe /doctor aus, wenn das wieder passiert.',
+  'settings.title': '**Einstellungen dieses Servers**',
+  'settings.saved': '**Einstellungen gespeichert**',
+  'settings.nothingChanged': 'Es wurde nichts geändert:',
+  'settings.grace': {
+    one: '• **Schonfrist** nach einer abgelehnten Zahlung: {count} Tag',
+    other: '• **Schonfrist** nach einer abgelehnten Zahlung: {count} Tage',
+  },
+  'settings.modeStack': '• **Modus**: stack (die Rollen jeder berechtigten Stufe)',
+  'settings.modeHighest': '• **Modus**: highest (nur die Rollen der höchsten Stufe)',
+  'settings.formerRole': '• **Rolle für ehemalige Mitglieder**: {role}',
+  'settings.followerRole': '• **Follower-Rolle**: {role}',
+  'settings.none': 'keine',
+  'settings.freeTiersYes':
+    '• **Kostenlose Stufen vergeben ihre Rollen**: ja (die zugeordneten Rollen einer kostenlosen Stufe gehen an ihre kostenlosen Mitglieder)',
+  'settings.freeTiersNo':
+    '• **Kostenlose Stufen vergeben ihre Rollen**: nein (kostenlose Mitglieder bekommen keine Stufenrolle; die Follower-Rolle gilt weiter)',
+  'settings.strictOn':
+    '• **Strikt**: an (zugeordnete Rollen werden allen ohne Berechtigung entfernt, auch wenn sie von Hand vergeben wurden)',
+  'settings.strictOff': '• **Strikt**: aus (nur von Tierlink vergebene Rollen werden je entfernt)',
+  'settings.guard':
+    '• **Schutz vor Massenentfernung**: Ein Abgleich hält Entfernungen über {percent} % der Vergaben von Tierlink zurück, wenn es mindestens {min} sind',
+  'settings.joinPage': '• **Beitrittsseite**: {url}',
+  'settings.joinPageDefault': '• **Beitrittsseite**: {url} (die Standardadresse; wähle eine mit join_slug)',
+  'settings.joinAnyone': '• **Wer dort beitreten darf**: alle mit einem Patreon-Konto',
+  'settings.joinPatrons': '• **Wer dort beitreten darf**: Mitglieder, deren Stufe hier eine Rolle vergibt',
+  'settings.joinerRole': '• **Beitrittsrolle** (beigetreten ohne Stufenrolle): {role}',
+  'settings.channel.modLog': '• **Mod-Log-Kanal** (Rollenänderungen von Tierlink, gebündelt): {channel}',
+  'settings.channel.announcePatrons': '• **Kanal für neue Mitglieder** (ein Willkommen, wenn eine Mitgliedschaft beginnt): {channel}',
+  'settings.channel.announcePosts': '• **Kanal für neue Beiträge** (jeder neue Beitrag der Kampagne): {channel}',
+  'settings.patronMessages':
+    '• **Nachrichten an Mitglieder** (eine Direktnachricht, wenn eine Zahlung abgelehnt wird, mit dem Datum, an dem die Rollen gehen): {state}',
+  'settings.rules': '• **Rollen nach Dauer und Betrag**: {rules}',
+  'settings.rulesNone': 'keine (lege eine mit rule_role und rule_at_least fest)',
+  'settings.ruleTenure': {
+    one: '{role} für Mitglieder seit {count} Monat oder länger',
+    other: '{role} für Mitglieder seit {count} Monaten oder länger',
+  },
+  'settings.ruleAmount': '{role} für alle mit Anspruch auf {amount} oder mehr im Monat, egal welche Stufe',
+  'settings.updating': 'Rollen der Mitglieder werden aktualisiert…',
+  'settings.updateFailed': 'Die Rollen konnten nicht aktualisiert werden; der nächtliche Abgleich holt es nach.',
   'settings.linkMessages':
     '• **Nachricht an neu verknüpfte Mitglieder** (eine Direktnachricht, wenn jemand hier seine Mitgliedschaft verknüpft): {state}',
   'settings.messagesOn': 'an (jedes Mitglied kann sie mit /privacy für sich abschalten)',

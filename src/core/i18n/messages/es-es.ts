@@ -152,6 +152,45 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'map.updating': 'Actualizando los roles de los miembros…',
   'map.updateFailed':
     'No se han podido actualizar los roles de los miembros; la sincronización nocturna lo hará. Usa /doctor si vuelve a pasar.',
+  'settings.title': '**Ajustes de este servidor**',
+  'settings.saved': '**Ajustes guardados**',
+  'settings.nothingChanged': 'No se ha cambiado nada:',
+  'settings.grace': {
+    one: '• **Periodo de gracia** tras un pago rechazado: {count} día',
+    other: '• **Periodo de gracia** tras un pago rechazado: {count} días',
+  },
+  'settings.modeStack': '• **Modo**: stack (los roles de cada nivel al que se tiene derecho)',
+  'settings.modeHighest': '• **Modo**: highest (solo los roles del nivel más alto)',
+  'settings.formerRole': '• **Rol de antiguos miembros**: {role}',
+  'settings.followerRole': '• **Rol de seguidores**: {role}',
+  'settings.none': 'ninguno',
+  'settings.freeTiersYes':
+    '• **Los niveles gratuitos dan sus roles**: sí (los roles asignados a un nivel gratuito van a sus miembros gratuitos)',
+  'settings.freeTiersNo':
+    '• **Los niveles gratuitos dan sus roles**: no (los miembros gratuitos no reciben rol de nivel; el rol de seguidores sigue valiendo)',
+  'settings.strictOn': '• **Estricto**: activado (los roles asignados se quitan a quien no tenga derecho, aunque se dieran a mano)',
+  'settings.strictOff': '• **Estricto**: desactivado (solo se quitan roles que dio Tierlink)',
+  'settings.guard':
+    '• **Protección contra retiradas masivas**: una sincronización retiene las retiradas por encima del {percent} % de lo que dio Tierlink cuando son al menos {min}',
+  'settings.joinPage': '• **Página de acceso**: {url}',
+  'settings.joinPageDefault': '• **Página de acceso**: {url} (la dirección por defecto; elige una con join_slug)',
+  'settings.joinAnyone': '• **Quién puede entrar por ahí**: cualquiera con una cuenta de Patreon',
+  'settings.joinPatrons': '• **Quién puede entrar por ahí**: miembros cuyo nivel da un rol aquí',
+  'settings.joinerRole': '• **Rol de acceso** (entró sin rol de nivel): {role}',
+  'settings.channel.modLog': '• **Canal de registro de moderación** (los cambios de roles de Tierlink, agrupados): {channel}',
+  'settings.channel.announcePatrons': '• **Canal de nuevos miembros** (una bienvenida cuando empieza una membresía): {channel}',
+  'settings.channel.announcePosts': '• **Canal de nuevas publicaciones** (cada nueva publicación de la campaña): {channel}',
+  'settings.patronMessages':
+    '• **Mensajes a los miembros** (un mensaje directo cuando se rechaza un pago, con la fecha en que se van los roles): {state}',
+  'settings.rules': '• **Roles por antigüedad e importe**: {rules}',
+  'settings.rulesNone': 'ninguno (crea uno con rule_role y rule_at_least)',
+  'settings.ruleTenure': {
+    one: '{role} para miembros desde hace {count} mes o más',
+    other: '{role} para miembros desde hace {count} meses o más',
+  },
+  'settings.ruleAmount': '{role} para quien tenga derecho a {amount} o más al mes, sea cual sea el nivel',
+  'settings.updating': 'Actualizando los roles de los miembros…',
+  'settings.updateFailed': 'No se han podido actualizar los roles; la sincronización nocturna lo hará.',
   'settings.linkMessages':
     '• **Mensaje a un miembro recién vinculado** (un mensaje directo cuando alguien vincula aquí su membresía): {state}',
   'settings.messagesOn': 'activado (cada miembro puede desactivarlos con /privacy)',

@@ -152,6 +152,45 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'map.updating': 'Atualizando os cargos dos membros…',
   'map.updateFailed':
     'Não foi possível atualizar os cargos dos membros; a sincronização da noite vai resolver. Use /doctor se isso se repetir.',
+  'settings.title': '**Configurações deste servidor**',
+  'settings.saved': '**Configurações salvas**',
+  'settings.nothingChanged': 'Nada foi mudado:',
+  'settings.grace': {
+    one: '• **Período de carência** depois de um pagamento recusado: {count} dia',
+    other: '• **Período de carência** depois de um pagamento recusado: {count} dias',
+  },
+  'settings.modeStack': '• **Modo**: stack (os cargos de cada nível a que se tem direito)',
+  'settings.modeHighest': '• **Modo**: highest (só os cargos do nível mais alto)',
+  'settings.formerRole': '• **Cargo de ex-membros**: {role}',
+  'settings.followerRole': '• **Cargo de seguidores**: {role}',
+  'settings.none': 'nenhum',
+  'settings.freeTiersYes':
+    '• **Níveis gratuitos dão seus cargos**: sim (os cargos associados a um nível gratuito vão para os membros gratuitos)',
+  'settings.freeTiersNo':
+    '• **Níveis gratuitos dão seus cargos**: não (membros gratuitos não recebem cargo de nível; o cargo de seguidores continua valendo)',
+  'settings.strictOn': '• **Estrito**: ativado (cargos associados são removidos de quem não tem direito, mesmo se dados à mão)',
+  'settings.strictOff': '• **Estrito**: desativado (só cargos dados pelo Tierlink são removidos)',
+  'settings.guard':
+    '• **Proteção contra remoções em massa**: uma sincronização segura remoções acima de {percent}% do que o Tierlink deu quando são pelo menos {min}',
+  'settings.joinPage': '• **Página de entrada**: {url}',
+  'settings.joinPageDefault': '• **Página de entrada**: {url} (o endereço padrão; escolha um com join_slug)',
+  'settings.joinAnyone': '• **Quem pode entrar por lá**: qualquer pessoa com uma conta do Patreon',
+  'settings.joinPatrons': '• **Quem pode entrar por lá**: membros cujo nível dá um cargo aqui',
+  'settings.joinerRole': '• **Cargo de entrada** (entrou sem cargo de nível): {role}',
+  'settings.channel.modLog': '• **Canal de registro da moderação** (as mudanças de cargos do Tierlink, agrupadas): {channel}',
+  'settings.channel.announcePatrons': '• **Canal de novos membros** (boas-vindas quando uma assinatura começa): {channel}',
+  'settings.channel.announcePosts': '• **Canal de novas publicações** (cada nova publicação da campanha): {channel}',
+  'settings.patronMessages':
+    '• **Mensagens aos membros** (uma mensagem direta quando um pagamento é recusado, com a data em que os cargos saem): {state}',
+  'settings.rules': '• **Cargos por tempo e valor**: {rules}',
+  'settings.rulesNone': 'nenhum (crie um com rule_role e rule_at_least)',
+  'settings.ruleTenure': {
+    one: '{role} para membros há {count} mês ou mais',
+    other: '{role} para membros há {count} meses ou mais',
+  },
+  'settings.ruleAmount': '{role} para quem tem direito a {amount} ou mais por mês, seja qual for o nível',
+  'settings.updating': 'Atualizando os cargos dos membros…',
+  'settings.updateFailed': 'Não foi possível atualizar os cargos; a sincronização da noite vai resolver.',
   'settings.linkMessages':
     '• **Mensagem a um membro recém-vinculado** (uma mensagem direta quando alguém vincula a assinatura aqui): {state}',
   'settings.messagesOn': 'ativada (cada membro pode desativá-las com /privacy)',

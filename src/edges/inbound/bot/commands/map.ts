@@ -5,7 +5,7 @@ import type { Command, CommandContext } from '../command';
 import { describeGuildApply, roleMention } from '../format';
 import { speakerFor } from '../speak';
 import { CHANGE_BUTTON_PREFIX, CONFIRMATION_MINUTES, type EditReply, editorOf, previewButtons, previewLines } from './change-preview';
-import { answerSettings } from './settings';
+import { answerRule, answerSettings } from './settings';
 
 function build(name: 'map' | 'unmap', description: string) {
   return new SlashCommandBuilder()
@@ -88,6 +88,10 @@ export async function pressChangeButton(interaction: ButtonInteraction, ctx: Com
       return;
     case 'settings':
       await answerSettings(edit, t, confirmed.outcome, actor, ctx);
+      return;
+    case 'rule_set':
+    case 'rule_remove':
+      await answerRule(edit, t, confirmed.outcome, ctx.logger);
   }
 }
 

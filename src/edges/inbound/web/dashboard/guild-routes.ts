@@ -29,6 +29,9 @@ import type { DashboardFlash } from './views';
 
 const locals = (res: Response) => res.locals.guild as GuildLocals;
 
+/** What a change of the roles by tenure and amount asks, for its preview. */
+const RULE_SENTENCE = 'This change of the roles by tenure and amount would change members’ roles.';
+
 /** What a mapping change asks, for its preview: "Gold would give @Platinum." */
 export function mappingSentence(verb: 'map' | 'unmap', o: { tierTitle: string; roleName: string }): string {
   return verb === 'map' ? `${o.tierTitle} would give @${o.roleName}.` : `${o.tierTitle} would stop giving @${o.roleName}.`;
@@ -128,6 +131,9 @@ export function ruleFlash(outcome: RuleRoleOutcome, followUp: string, verb: 'set
       return { tone: 'error', text: `Nothing was changed: ${outcome.message.replace(/\*\*/g, '')}` };
     case 'not_allowed':
       return { tone: 'error', text: `Nothing was changed: ${outcome.message}\nFix: ${outcome.fix}` };
+    case 'preview':
+    case 'used':
+      return { tone: 'error', text: 'Nothing was changed: that preview was already used.' };
   }
 }
 
@@ -317,6 +323,11 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
         if (outcome.outcome.kind === 'preview') return showPreview(res, mappingSentence(outcome.kind, outcome.outcome), outcome.outcome);
         flash = mapFlash(outcome.kind, outcome.outcome, describeFollowUp(followUp));
         break;
+      case 'rule_set':
+      case 'rule_remove':
+        if (outcome.outcome.kind === 'preview') return showPreview(res, RULE_SENTENCE, outcome.outcome);
+        flash = ruleFlash(outcome.outcome, describeFollowUp(followUp), outcome.kind === 'rule_set' ? 'set' : 'remove');
+        break;
       case 'settings': {
         const settings = outcome.outcome;
         if (settings.kind === 'preview') return showPreview(res, 'These settings would change members’ roles.', settings);
@@ -404,6 +415,7 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
           ? { kind: 'tenure' as const, roleId: role, months: value }
           : { kind: 'amount' as const, roleId: role, cents: Math.round(value * 100) };
       const { outcome, followUp } = await dashboard.configuration.setRule(access.guildId, access.userId, rule);
+      if (outcome.kind === 'preview') return showPreview(res, RULE_SENTENCE, outcome);
       flash = ruleFlash(outcome, describeFollowUp(followUp), 'set');
     }
     await dashboard.signIn.setFlash(session, flash);
@@ -415,11 +427,13 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
     const back = guildPath(access.guildId, '/tiers#rules');
     if (!(await mayChange(res, back))) return;
     const role = text((req.body as Record<string, unknown>).role, 30);
-    const flash: DashboardFlash = !SNOWFLAKE.test(role)
-      ? { tone: 'error', text: 'Choose a role; nothing was changed.' }
-      : await dashboard.configuration
-          .removeRule(access.guildId, access.userId, role)
-          .then(({ outcome, followUp }) => ruleFlash(outcome, describeFollowUp(followUp), 'remove'));
+    let flash: DashboardFlash;
+    if (!SNOWFLAKE.test(role)) flash = { tone: 'error', text: 'Choose a role; nothing was changed.' };
+    else {
+      const { outcome, followUp } = await dashboard.configuration.removeRule(access.guildId, access.userId, role);
+      if (outcome.kind === 'preview') return showPreview(res, RULE_SENTENCE, outcome);
+      flash = ruleFlash(outcome, describeFollowUp(followUp), 'remove');
+    }
     await dashboard.signIn.setFlash(session, flash);
     seeOther(res, back);
   });

@@ -161,7 +161,7 @@ ${channelSelect('announcePosts', 'Each new post: its title, its link and which t
     flash: o.flash,
     intro: locked
       ? 'You can look but not change: changes need the Manage Roles permission in this server, as /map and /settings do.'
-      : 'Changes here are checked and applied like /map, /unmap and /settings: members’ roles follow within seconds.',
+      : 'A change that moves roles shows what it would do first; once confirmed it is checked and applied like /map, /unmap and /settings, and members’ roles follow within seconds.',
     main: html`<div class="stack">
 ${panel({ id: 'tiers', title: 'What each tier gives', body: tiers })}
 ${panel({ id: 'map', title: 'Give a role with a tier', hint: 'On top of the tier’s own Discord role on Patreon.', body: mapForm })}
