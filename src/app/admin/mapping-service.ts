@@ -120,29 +120,36 @@ export function createMappingService(deps: {
         return { kind: decision.kind === 'not_allowed' ? 'not_allowed' : 'role_refused', message: decision.message, fix: decision.fix };
       const row = { campaignId: tier.campaignId, tierId: tier.id, roleId };
       const roleName = decision.role?.name ?? roleId;
+      // A mapping that is there already changes nothing: answered at once, without a preview.
+      const already = (await deps.mappings.of(guildId)).some(
+        (m) => m.campaignId === row.campaignId && m.tierId === row.tierId && m.roleId === roleId,
+      );
       // The owner or an administrator who maps a role with powerful permissions allows it by doing so
       // (below): the preview counts it as given.
       const allows = view.authority.isOwner || view.authority.isAdministrator;
-      const preview = await deps.previews.preview(guildId, (g) => {
-        const roles = new Map(g.roles);
-        const role = roles.get(roleId);
-        if (allows && role?.heldBack) roles.set(roleId, { ...role, heldBack: null });
-        const mapped = g.mappings.some((m) => m.campaignId === row.campaignId && m.tierId === row.tierId && m.roleId === roleId);
-        return {
-          ...g,
-          roles,
-          mappings: mapped ? g.mappings : [...g.mappings, row],
-          campaignIds: g.campaignIds.includes(row.campaignId) ? g.campaignIds : [...g.campaignIds, row.campaignId],
-        };
-      });
-      const gate = await deps.pending.gate(
-        actor,
-        { kind: 'map', tier: tierValue, roleId },
-        preview,
-        ask ?? { threshold: await deps.guilds.previewThreshold(guildId) },
-      );
+      const preview = already
+        ? null
+        : await deps.previews.preview(guildId, (g) => {
+            const roles = new Map(g.roles);
+            const role = roles.get(roleId);
+            if (allows && role?.heldBack) roles.set(roleId, { ...role, heldBack: null });
+            return {
+              ...g,
+              roles,
+              mappings: [...g.mappings, row],
+              campaignIds: g.campaignIds.includes(row.campaignId) ? g.campaignIds : [...g.campaignIds, row.campaignId],
+            };
+          });
+      const gate = !preview
+        ? ({ kind: 'apply' } as const)
+        : await deps.pending.gate(
+            actor,
+            { kind: 'map', tier: tierValue, roleId },
+            preview,
+            ask ?? { threshold: await deps.guilds.previewThreshold(guildId) },
+          );
       if (gate.kind === 'used') return { kind: 'used' };
-      if (gate.kind === 'ask')
+      if (gate.kind === 'ask' && preview)
         return {
           kind: 'preview',
           tierTitle: tier.title,
