@@ -263,6 +263,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     publicUrl,
     joinUrl: async (guildId: string) => (await joinLinks.linkOf(guildId)).url,
     discordSignIn,
+    patronMessages,
   });
   const joining = createJoining({
     repos,

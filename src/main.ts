@@ -76,6 +76,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       kofi: services.kofi,
       rules: admin.rules,
       settings: admin.settings,
+      confirmations: admin.confirmations,
       staff: services.permissions,
       audit: services.audit,
       adoption: admin.adoption,

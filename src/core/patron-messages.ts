@@ -1,4 +1,5 @@
 import { entitlement } from './planner/entitlement';
+import type { T } from './i18n';
 import type { GuildContext, MemberState } from './planner/types';
 
 /** Where a patron updates the payment method of their memberships on Patreon. */
@@ -89,4 +90,9 @@ export function composePaymentDeclined(input: { serverName: string | null; campa
     `Update your payment method on Patreon: ${PATREON_MEMBERSHIPS_URL}`,
     '-# You get this message because the server turned on messages to patrons. Turn them off for yourself with `/privacy direct_messages:False`.',
   ].join('\n');
+}
+
+/** The direct message when a patron's membership is linked in a server: what Tierlink does for them there. */
+export function composeLinked(t: T, input: { serverName: string | null }): string {
+  return [t('dm.linked', { server: input.serverName ?? 'the server' }), t('dm.linkedFooter')].join('\n');
 }

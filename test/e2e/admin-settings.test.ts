@@ -75,6 +75,9 @@ test('/settings without options shows the server’s settings', async () => {
       '• **New-patrons channel** (a welcome when a pledge begins): off',
       '• **New-posts channel** (each new post of the campaign): off',
       '• **Messages to patrons** (a direct message when a payment is declined, with the date the roles go): off',
+      '• **Message to a newly linked patron** (a direct message when a patron links here): off',
+      '• **How welcomes name new patrons**: their Discord mention, which pings nobody (only members who are in the server and linked are ever named)',
+      '• **Ask first**: /map, /unmap and /settings show what they would do, and wait for **Confirm**, when they change 10 roles or more',
       '• **Roles by tenure and amount**: none (set one with rule_role and rule_at_least)',
     ].join('\n'),
   );

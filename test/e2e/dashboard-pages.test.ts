@@ -51,9 +51,21 @@ const SETTINGS_FORM = {
   removal_threshold_min: '25',
 } as const;
 
+/** The token of a change the page shows first (the Confirm and Cancel forms carry it). */
+const previewToken = (html: string) => /name="token" value="([^"]+)"/.exec(html)![1]!;
+
+/** Confirms a change the page showed first, as a person pressing Confirm does. */
+async function confirmPreview(browser: DashboardBrowser, shown: { status: number; html: string }) {
+  expect(shown.status).toBe(200);
+  expect(pageText(shown.html)).toContain('Make this change?');
+  return browser.post(path('/changes/confirm'), { token: previewToken(shown.html) }, { csrfFrom: shown.html });
+}
+
+/** Posts a form; a change shown first is confirmed. */
 async function postFrom(browser: DashboardBrowser, page: string, action: string, fields: Record<string, string>) {
   const form = await browser.get(path(page));
-  const answer = await browser.post(path(action), fields, { csrfFrom: form.html });
+  let answer = await browser.post(path(action), fields, { csrfFrom: form.html });
+  if (answer.status === 200) answer = await confirmPreview(browser, answer);
   expect([answer.status, answer.location]).toEqual([303, path(page)]);
   return pageText((await browser.follow(answer)).html);
 }
@@ -65,7 +77,36 @@ test('Tiers and roles lists each tier with its roles; a mapping made on the page
   for (const title of ['Bronze', 'Silver', 'Gold']) expect(text).toContain(title);
   expect(text).toContain('tier’s role on Patreon');
 
-  const done = await postFrom(owner, '/tiers', '/tiers/map', { tier: `${e.patreon.campaignId}:${e.tiers.bronze}`, role: supporters });
+  // The page shows what the mapping would do first, and changes nothing until it is confirmed.
+  const asked = await owner.post(
+    path('/tiers/map'),
+    { tier: `${e.patreon.campaignId}:${e.tiers.bronze}`, role: supporters },
+    { csrfFrom: tiers.html },
+  );
+  expect(asked.status).toBe(200);
+  const preview = pageText(asked.html);
+  expect(preview).toContain('Bronze would give @Supporters. Nothing has changed yet.');
+  expect(preview).toContain('Gives @Supporters to 1 member');
+  expect(preview).toContain('Removes nothing');
+  expect(preview).toContain('For example: mira_ok.');
+  expect(await e.tierlink.services.repos.mappings.of(e.guildId)).toEqual([]);
+  expect(e.discord.memberRoles(e.guildId, mira.discord)).not.toContain(supporters);
+  // Cancel changes nothing, and its token is spent.
+  const cancelled = await owner.post(path('/changes/cancel'), { token: previewToken(asked.html) }, { csrfFrom: asked.html });
+  expect(pageText((await owner.follow(cancelled)).html)).toContain('Cancelled: nothing was changed.');
+  const spent = await owner.post(path('/changes/confirm'), { token: previewToken(asked.html) }, { csrfFrom: asked.html });
+  expect(pageText((await owner.follow(spent)).html)).toContain('that preview expired or was already used');
+  expect(await e.tierlink.services.repos.mappings.of(e.guildId)).toEqual([]);
+  // Without the session's token the confirmation is refused like every form.
+  const again = await owner.post(
+    path('/tiers/map'),
+    { tier: `${e.patreon.campaignId}:${e.tiers.bronze}`, role: supporters },
+    { csrfFrom: tiers.html },
+  );
+  expect((await owner.post(path('/changes/confirm'), { token: previewToken(again.html) })).status).toBe(403);
+  expect(await e.tierlink.services.repos.mappings.of(e.guildId)).toEqual([]);
+
+  const done = pageText((await owner.follow(await confirmPreview(owner, again))).html);
   expect(done).toContain('Bronze now gives @Supporters.');
   expect(done).toContain('Members’ roles updated');
   await e.discord.waitForMemberRole(e.guildId, mira.discord, supporters, { present: true, timeoutMs: 10_000 });
@@ -97,7 +138,11 @@ test('a role the bot cannot give is refused on the page with the same words and 
 test('settings are saved through the settings service, and a value out of range is refused with its reason', async () => {
   const tiers = await owner.get(path('/tiers'));
   const base = SETTINGS_FORM;
-  const saved = pageText((await owner.follow(await owner.post(path('/settings'), base, { csrfFrom: tiers.html }))).html);
+  const shown = await owner.post(path('/settings'), base, { csrfFrom: tiers.html });
+  // A shorter grace period may take roles: the page shows what it would do first, and saves nothing yet.
+  expect(pageText(shown.html)).toContain('These settings would change members’ roles. Nothing has changed yet.');
+  expect((await e.tierlink.services.repos.guilds.settings(e.guildId)).graceDays).toBe(7);
+  const saved = pageText((await owner.follow(await confirmPreview(owner, shown))).html);
   expect(saved).toContain('Settings saved.');
   expect((await e.tierlink.services.repos.guilds.settings(e.guildId)).graceDays).toBe(3);
 
@@ -241,7 +286,9 @@ test('strict mode is turned on from the page only after a preview and a confirma
   const holder = e.discord.addMember(e.guildId, { username: 'hand_gold', roleIds: [e.roles.gold] }).userId;
   const base = SETTINGS_FORM;
   const tiers = await owner.get(path('/tiers'));
-  const asked = await owner.post(path('/settings'), { ...base, strict: 'on' }, { csrfFrom: tiers.html });
+  // The form also moves the grace period and free tiers back: that change is shown first, then strict mode's own preview.
+  const first = await owner.post(path('/settings'), { ...base, strict: 'on' }, { csrfFrom: tiers.html });
+  const asked = await confirmPreview(owner, first);
   expect(asked.status).toBe(200);
   const preview = pageText(asked.html);
   expect(preview).toContain('Turn strict mode on?');

@@ -119,7 +119,13 @@ test('the owner turns it off and on again on the dashboard’s settings form', a
   const { browser } = await signIn(e, e.ownerId);
   const post = async (freeTiers: boolean) => {
     const page = await browser.get(`/dashboard/${e.guildId}/tiers`);
-    const answer = await browser.post(`/dashboard/${e.guildId}/settings`, settingsForm(freeTiers), { csrfFrom: page.html });
+    const shown = await browser.post(`/dashboard/${e.guildId}/settings`, settingsForm(freeTiers), { csrfFrom: page.html });
+    // The page shows what the change would do first (src/app/sync/change-preview.ts); nothing is saved until Confirm.
+    expect(shown.status).toBe(200);
+    expect(pageText(shown.html)).toContain(freeTiers ? 'Gives @' : 'Removes @');
+    expect(await stored()).toBe(!freeTiers);
+    const token = /name="token" value="([^"]+)"/.exec(shown.html)![1]!;
+    const answer = await browser.post(`/dashboard/${e.guildId}/changes/confirm`, { token }, { csrfFrom: shown.html });
     expect(answer.status).toBe(303);
     return pageText((await browser.follow(answer)).html);
   };

@@ -87,7 +87,13 @@ test('the dashboard lists the rules and removes one; the role goes from those wh
   expect(text).toContain('20.00 or more a month, whatever the tier');
   const forged = await browser.post(`/dashboard/${e.guildId}/rules/remove`, { role: big });
   expect(forged.status).toBe(403);
-  const answer = await browser.post(`/dashboard/${e.guildId}/rules/remove`, { role: big }, { csrfFrom: page.html });
+  // The page shows what removing it would do first; nothing changes until Confirm.
+  const shown = await browser.post(`/dashboard/${e.guildId}/rules/remove`, { role: big }, { csrfFrom: page.html });
+  expect(shown.status).toBe(200);
+  expect(pageText(shown.html)).toContain('Removes @Big Supporter from 1 member');
+  expect(holds(ada, big)).toBe(true);
+  const token = /name="token" value="([^"]+)"/.exec(shown.html)![1]!;
+  const answer = await browser.post(`/dashboard/${e.guildId}/changes/confirm`, { token }, { csrfFrom: shown.html });
   expect(pageText((await browser.follow(answer)).html)).toContain('Rule removed.');
   expect(holds(ada, big)).toBe(false);
   expect(holds(ada, veteran)).toBe(true);

@@ -118,3 +118,31 @@ test('a server that welcomes by display name names the member by their name in t
   const none = await pledge({ fullName: 'Nell None', username: 'nell' });
   expect(none.message.content).toBe(NAMELESS);
 }, 60_000);
+
+test('/settings welcome_names sets the policy (Manage Server only) and /settings shows it', async () => {
+  const welcomeNames = (userId: string, value: string, memberPermissions: bigint | null = MANAGE_ROLES) =>
+    runCommand(e, { userId, name: 'settings', options: [{ name: 'welcome_names', type: 3, value }], memberPermissions }).reply();
+  const mods = e.discord.createRole(e.guildId, { name: 'Mods', permissions: MANAGE_ROLES }).id;
+  const mod = e.discord.addMember(e.guildId, { username: 'mod', roleIds: [mods] }).userId;
+  const refused = await welcomeNames(mod, 'display_name', null);
+  expect(refused.content).toContain('Changing how welcomes name new patrons needs the Manage Server permission');
+  expect(await e.tierlink.services.repos.guilds.welcomeNames(e.guildId)).toBe('none');
+
+  const saved = await welcomeNames(e.ownerId, 'display_name');
+  expect(saved.content).toContain('**Settings saved**');
+  expect(saved.content).toContain('• **How welcomes name new patrons**: their name in this server');
+  expect(await e.tierlink.services.repos.guilds.welcomeNames(e.guildId)).toBe('display_name');
+  const { message } = await pledge({ fullName: 'Vera Patreonname', username: 'vera_here' });
+  expect(message.content).toBe('🎉 Welcome **vera\\_here**, our newest patron (Silver)! Thank you for your support.');
+
+  // Back to the default, in German: the reply follows the member's language.
+  const german = await runCommand(e, {
+    userId: e.ownerId,
+    name: 'settings',
+    options: [{ name: 'welcome_names', type: 3, value: 'mention' }],
+    memberPermissions: MANAGE_ROLES,
+    locale: 'de',
+  }).reply();
+  expect(german.content).toContain('• **Wie Willkommensgrüße neue Mitglieder nennen**: ihre Discord-Erwähnung, die niemanden anpingt');
+  expect(await e.tierlink.services.repos.guilds.welcomeNames(e.guildId)).toBe('mention');
+}, 60_000);

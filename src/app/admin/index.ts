@@ -20,6 +20,8 @@ import type { ApplicationInfo } from '../../edges/outbound/discord/application-i
 import { createMappingService } from './mapping-service';
 import { createRoleAllowances } from './role-allowances';
 import { createSettingsService } from './settings-service';
+import { createPendingChanges } from './pending-changes';
+import { type ChangeConfirmations, createChangeConfirmations } from './change-confirmations';
 import { createChannelSettings } from './channel-settings';
 import type { ChannelMessages } from '../../edges/outbound/discord/channel-messages';
 import type { Channels } from '../channels';
@@ -51,12 +53,13 @@ export interface CreatorAdminDeps {
     | 'comps'
     | 'ruleRoles'
     | 'roleAllowances'
+    | 'pendingChanges'
   >;
   accounts: CreatorAccounts;
   discord: { snapshots: GuildSnapshotCache; directory: GuildDirectory; channels: ChannelMessages; application?: ApplicationInfo };
   /** The mod-log and announcements (`createChannels`). */
   channels: Pick<Channels, 'modLog' | 'announcements'>;
-  sync: Pick<SyncSubsystem, 'contexts' | 'applyGuild' | 'strict' | 'reconciler'>;
+  sync: Pick<SyncSubsystem, 'contexts' | 'applyGuild' | 'strict' | 'changes' | 'reconciler'>;
   linking: Pick<Linking, 'oneTimeLinks' | 'redirectUri'>;
   registration: Pick<WebhookRegistration, 'ensure' | 'health'>;
   box: SecretBox;
@@ -115,6 +118,7 @@ export function createCreatorAdmin(deps: CreatorAdminDeps): CreatorAdmin {
     clock,
     logger,
   });
+  const pending = createPendingChanges({ store: repos.pendingChanges, clock });
   const mapping = createMappingService({
     mappings: repos.mappings,
     guilds: repos.guilds,
@@ -122,6 +126,8 @@ export function createCreatorAdmin(deps: CreatorAdminDeps): CreatorAdmin {
     authority,
     allowances,
     reconcileGuild,
+    previews: sync.changes,
+    pending,
     logger,
   });
   const channelSettings = createChannelSettings({
@@ -138,6 +144,8 @@ export function createCreatorAdmin(deps: CreatorAdminDeps): CreatorAdmin {
     channels: channelSettings,
     authority,
     strict: sync.strict,
+    previews: sync.changes,
+    pending,
     contexts: sync.contexts,
     box: deps.box,
     clock,
@@ -145,6 +153,7 @@ export function createCreatorAdmin(deps: CreatorAdminDeps): CreatorAdmin {
     joinLinks: deps.joining.links,
     logger,
   });
+
   const doctor = createDoctor({
     ...repos,
     accounts,
@@ -192,7 +201,18 @@ export function createCreatorAdmin(deps: CreatorAdminDeps): CreatorAdmin {
     logger,
   });
 
-  const rules = new RuleRolesService({ rules: repos.ruleRoles, authority, reconcileGuild, clock, logger });
+  const rules = new RuleRolesService({
+    rules: repos.ruleRoles,
+    authority,
+    reconcileGuild,
+    previews: sync.changes,
+    pending,
+    thresholdOf: (guildId) => repos.guilds.previewThreshold(guildId),
+    clock,
+    logger,
+  });
+
+  const confirmations = createChangeConfirmations({ pending, mapping, settings, rules });
 
   return {
     authority,
@@ -204,6 +224,7 @@ export function createCreatorAdmin(deps: CreatorAdminDeps): CreatorAdmin {
     mapping,
     comps,
     settings,
+    confirmations,
     channelSettings,
     doctor,
 
@@ -252,6 +273,8 @@ export interface CreatorAdmin {
   mapping: MappingService;
   comps: CompService;
   settings: SettingsService;
+  /** Confirm and Cancel of the changes shown first (src/app/admin/change-confirmations.ts). */
+  confirmations: ChangeConfirmations;
   channelSettings: ChannelSettings;
   doctor: Doctor;
   /**

@@ -5,12 +5,18 @@ import type { Logger } from '../../shared/logger';
 import type { GuildApplyOutcome } from '../sync';
 import { type Actor, type ActorAuthority, NOT_A_MEMBER } from './actor-authority';
 import type { ReconcileGuild } from './mapping-service';
+import type { ChangePreview, ChangePreviewer } from '../sync/change-preview';
+import type { ChangeAsk, Confirmation, PendingChange, PendingChanges } from './pending-changes';
 
 /** Bounds of a rule: up to ten years of tenure, up to $10,000 a month. */
 export const RULE_BOUNDS = { months: { min: 1, max: 120 }, cents: { min: 1, max: 1_000_000 } } as const;
 
 export type RuleRoleOutcome =
   | { kind: 'done'; rules: RuleRole[]; changed: boolean; followUp: Promise<GuildApplyOutcome> | null }
+  /** The change would move at least the threshold's number of roles: nothing is saved until it is confirmed. */
+  | { kind: 'preview'; preview: ChangePreview; confirmation: Confirmation; changedSince: boolean }
+  /** A confirmation pressed a second time: it was already used. */
+  | { kind: 'used' }
   | { kind: 'invalid'; message: string }
   | { kind: 'not_allowed'; message: string; fix: string };
 
@@ -18,6 +24,10 @@ export interface RuleRolesServiceDeps {
   rules: Pick<RuleRoleRepository, 'of' | 'set' | 'removeRole'>;
   authority: ActorAuthority;
   reconcileGuild: ReconcileGuild;
+  /** The dry run of a change, the changes waiting for a confirmation, and the server's threshold (Discord's). */
+  previews?: Pick<ChangePreviewer, 'preview'>;
+  pending?: Pick<PendingChanges, 'gate'>;
+  thresholdOf?: (guildId: string) => Promise<number>;
   clock: Clock;
   logger: Logger;
 }
@@ -41,7 +51,7 @@ export class RuleRolesService {
   }
 
   /** Sets a rule (a role already given by a rule of the same kind gets the new threshold). */
-  async set(actor: Actor, rule: RuleRole): Promise<RuleRoleOutcome> {
+  async set(actor: Actor, rule: RuleRole, ask?: ChangeAsk): Promise<RuleRoleOutcome> {
     const bounds = rule.kind === 'tenure' ? RULE_BOUNDS.months : RULE_BOUNDS.cents;
     const value = rule.kind === 'tenure' ? rule.months : rule.cents;
     if (!Number.isInteger(value) || value < bounds.min || value > bounds.max) {
@@ -57,6 +67,11 @@ export class RuleRolesService {
     if (refused) return refused;
     const before = await this.#deps.rules.of(actor.guildId);
     const same = before.some((r) => r.kind === rule.kind && r.roleId === rule.roleId && JSON.stringify(r) === JSON.stringify(rule));
+    if (!same) {
+      const others = (rules: readonly RuleRole[]) => rules.filter((r) => !(r.kind === rule.kind && r.roleId === rule.roleId));
+      const held = await this.#gate(actor, { kind: 'rule_set', rule }, (rules) => [...others(rules), rule], ask);
+      if (held) return held;
+    }
     if (!same) await this.#deps.rules.set(actor.guildId, rule, actor.userId, this.#deps.clock.now());
     this.#deps.logger.info({ guildId: actor.guildId, userId: actor.userId, rule }, 'rule role set');
     return {
@@ -68,9 +83,13 @@ export class RuleRolesService {
   }
 
   /** Removes every rule that gives the role; those who got it from a rule lose it. */
-  async remove(actor: Actor, roleId: string): Promise<RuleRoleOutcome> {
+  async remove(actor: Actor, roleId: string, ask?: ChangeAsk): Promise<RuleRoleOutcome> {
     const refused = await this.#refusal(actor, roleId, false);
     if (refused) return refused;
+    if ((await this.#deps.rules.of(actor.guildId)).some((r) => r.roleId === roleId)) {
+      const held = await this.#gate(actor, { kind: 'rule_remove', roleId }, (rules) => rules.filter((r) => r.roleId !== roleId), ask);
+      if (held) return held;
+    }
     const removed = await this.#deps.rules.removeRole(actor.guildId, roleId);
     if (removed > 0) this.#deps.logger.info({ guildId: actor.guildId, userId: actor.userId, roleId }, 'rule role removed');
     return {
@@ -79,6 +98,22 @@ export class RuleRolesService {
       changed: removed > 0,
       followUp: removed > 0 ? this.#apply(actor.guildId) : null,
     };
+  }
+
+  /** A rule change that moves roles is shown first from the threshold up (src/app/admin/pending-changes.ts); null: apply it. */
+  async #gate(
+    actor: Actor,
+    change: PendingChange,
+    alter: (rules: readonly RuleRole[]) => RuleRole[],
+    ask: ChangeAsk | undefined,
+  ): Promise<Extract<RuleRoleOutcome, { kind: 'preview' | 'used' }> | null> {
+    const { previews, pending, thresholdOf } = this.#deps;
+    if (!previews || !pending) return null;
+    const preview = await previews.preview(actor.guildId, (g) => ({ ...g, ruleRoles: alter(g.ruleRoles ?? []) }));
+    const gate = await pending.gate(actor, change, preview, ask ?? { threshold: thresholdOf ? await thresholdOf(actor.guildId) : 0 });
+    if (gate.kind === 'used') return { kind: 'used' };
+    if (gate.kind === 'ask') return { kind: 'preview', preview, confirmation: gate.confirmation, changedSince: gate.changedSince };
+    return null;
   }
 
   async #refusal(

@@ -9,7 +9,6 @@ import { Permission, hasPermission } from '../../core/authority';
 import { POLICY_LABELS, policyChanges, weakenings } from '../../core/settings-policy';
 import type { GuildSettings } from '../../core/planner/types';
 import type { Clock } from '../../shared/clock';
-import { MINUTE } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { ChannelChange, GuildChannels } from '../../core/guild-channels';
 import { type ChannelSettings, channelKeys } from './channel-settings';
@@ -17,9 +16,13 @@ import { type Actor, type ActorAuthority, type ActorView, NOT_A_MEMBER } from '.
 import type { ReconcileGuild } from './mapping-service';
 import type { RoleAllowances } from './role-allowances';
 import type { JoinLink, JoinLinks } from '../joining/join-links';
+import { WELCOME_NAMES, type WelcomeNames } from '../../core/channel-posts';
+import { PREVIEW_THRESHOLD_BOUNDS } from '../../core/bulk-changes';
+import type { ChangePreview, ChangePreviewer } from '../sync/change-preview';
+import { CHANGE_CONFIRMATION_MS, type ChangeAsk, type Confirmation, type PendingChanges } from './pending-changes';
 
 /** Turning strict mode on waits for this confirmation, bound to the person who asked, for this long. */
-export const STRICT_CONFIRMATION_MS = 5 * MINUTE;
+export const STRICT_CONFIRMATION_MS = CHANGE_CONFIRMATION_MS;
 
 /** Strict mode asked for and not yet on: what it would remove, and the token that confirms it. */
 export interface StrictRequest {
@@ -32,10 +35,27 @@ export interface StrictRequest {
  * A `/settings` change: the sync settings, the join page's address (null: back to the default), and
  * whether the server sends patrons direct messages (a declined payment; src/app/membership/patron-messages.ts).
  */
-export type SettingsRequest = SettingsChange & { joinSlug?: string | null; patronMessages?: boolean };
+export type SettingsRequest = SettingsChange & {
+  joinSlug?: string | null;
+  patronMessages?: boolean;
+  /** Whether a patron is told by direct message when their membership is linked here. */
+  linkMessages?: boolean;
+  /** How welcomes name a new patron (src/core/channel-posts.ts). */
+  welcomeNames?: WelcomeNames;
+  /** From how many role changes a change in Discord is shown first (src/core/bulk-changes.ts). */
+  previewThreshold?: number;
+};
+
+/** The server's own choices beside the sync settings, as shown and saved. */
+export interface ServerChoices {
+  patronMessages: boolean;
+  linkMessages: boolean;
+  welcomeNames: WelcomeNames;
+  previewThreshold: number;
+}
 
 export type SettingsOutcome =
-  | { kind: 'shown'; settings: GuildSettings; channels: GuildChannels; join: JoinLink; patronMessages: boolean }
+  | { kind: 'shown'; settings: GuildSettings; channels: GuildChannels; join: JoinLink; patronMessages: boolean; choices: ServerChoices }
   | {
       kind: 'changed';
       before: GuildSettings;
@@ -46,6 +66,7 @@ export type SettingsOutcome =
       join: JoinLink;
       /** Whether the server sends patrons direct messages, as saved. */
       patronMessages: boolean;
+      choices: ServerChoices;
       followUp: Promise<GuildApplyOutcome> | null;
       /** Strict mode was asked for too: saved only once confirmed. */
       strict: StrictRequest | null;
@@ -57,8 +78,13 @@ export type SettingsOutcome =
       channels: GuildChannels;
       join: JoinLink;
       patronMessages: boolean;
+      choices: ServerChoices;
       strict: StrictRequest;
     }
+  /** The change would move at least the threshold's number of roles: nothing is saved until it is confirmed. */
+  | { kind: 'preview'; preview: ChangePreview; confirmation: Confirmation; changedSince: boolean }
+  /** A confirmation pressed a second time: it was already used. */
+  | { kind: 'used' }
   | { kind: 'invalid'; problems: string[] }
   /** The person asking may not manage a role the change concerns; nothing was saved. */
   | { kind: 'not_allowed'; problems: string[] };
@@ -71,6 +97,13 @@ export type StrictConfirmOutcome =
   /** The confirmation was made for someone else (or in another server), or altered. */
   | { kind: 'not_yours' }
   | { kind: 'not_allowed'; problems: string[] };
+
+/** The server's choices beside the sync settings, as a sentence names them. */
+const CHOICE_LABELS: Readonly<Record<'linkMessages' | 'welcomeNames' | 'previewThreshold', string>> = {
+  linkMessages: 'the message to a newly linked patron',
+  welcomeNames: 'how welcomes name new patrons',
+  previewThreshold: 'when a change is shown before it is made',
+};
 
 /** Settings that change who gets which role: changing one reconciles the guild. */
 const ROLE_AFFECTING: ReadonlyArray<keyof GuildSettings> = [
@@ -101,6 +134,9 @@ export interface SettingsServiceDeps {
   /** A role with dangerous permissions named here by the owner or an administrator is allowed by that (src/app/admin/role-allowances.ts). */
   allowances: Pick<RoleAllowances, 'allowNamed'>;
   strict: StrictPreviewer;
+  /** The dry run of a change that moves roles, and the changes waiting for a confirmation. */
+  previews: Pick<ChangePreviewer, 'preview'>;
+  pending: Pick<PendingChanges, 'gate'>;
   /** The guild's tiers and roles, for the roles free tiers grant (`freeTiersGrantRoles`). */
   contexts: GuildContextLoader;
   box: Pick<SecretBox, 'sign' | 'verify'>;
@@ -151,6 +187,16 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
     return problems;
   }
 
+  async function choicesOf(guildId: string): Promise<ServerChoices> {
+    const [patronMessages, linkMessages, welcomeNames, previewThreshold] = await Promise.all([
+      deps.guilds.patronMessages(guildId),
+      deps.guilds.linkMessages(guildId),
+      deps.guilds.welcomeNames(guildId),
+      deps.guilds.previewThreshold(guildId),
+    ]);
+    return { patronMessages, linkMessages, welcomeNames, previewThreshold };
+  }
+
   function save(actor: Actor, before: GuildSettings, next: GuildSettings): Promise<GuildApplyOutcome> | null {
     const affects = ROLE_AFFECTING.some((k) => next[k] !== before[k]);
     if (!affects) return null;
@@ -160,24 +206,55 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
   }
 
   return {
-    async apply(actor: Actor, request: SettingsRequest, channelChange: ChannelChange = {}): Promise<SettingsOutcome> {
+    choices: choicesOf,
+
+    async apply(actor: Actor, request: SettingsRequest, channelChange: ChannelChange = {}, ask?: ChangeAsk): Promise<SettingsOutcome> {
       const { guildId } = actor;
-      const { joinSlug, patronMessages, ...change } = request;
+      const { joinSlug, patronMessages, linkMessages, welcomeNames, previewThreshold, ...change } = request;
       const before = await deps.guilds.settings(guildId);
       const channelsBefore = await deps.channels.current(guildId);
-      const messagesBefore = await deps.guilds.patronMessages(guildId);
+      const choicesBefore = await choicesOf(guildId);
+      const messagesBefore = choicesBefore.patronMessages;
       const keys = (Object.keys(change) as Array<keyof GuildSettings>).filter((k) => change[k] !== undefined);
       const channelChanges = channelKeys(channelChange);
-      if (keys.length === 0 && joinSlug === undefined && patronMessages === undefined && channelChanges.length === 0)
+      const choiceChanges = (
+        [
+          ['linkMessages', linkMessages],
+          ['welcomeNames', welcomeNames],
+          ['previewThreshold', previewThreshold],
+        ] as const
+      ).filter(([key, value]) => value !== undefined && value !== choicesBefore[key]);
+      if (
+        keys.length === 0 &&
+        joinSlug === undefined &&
+        patronMessages === undefined &&
+        linkMessages === undefined &&
+        welcomeNames === undefined &&
+        previewThreshold === undefined &&
+        channelChanges.length === 0
+      )
         return {
           kind: 'shown',
           settings: before,
           channels: channelsBefore,
           join: await deps.joinLinks.linkOf(guildId),
           patronMessages: messagesBefore,
+          choices: choicesBefore,
         };
       const next = applySettingsChange(before, change);
       if (!next.ok) return { kind: 'invalid', problems: next.error.map(inOptionNames) };
+      if (
+        previewThreshold !== undefined &&
+        (!Number.isInteger(previewThreshold) ||
+          previewThreshold < PREVIEW_THRESHOLD_BOUNDS.min ||
+          previewThreshold > PREVIEW_THRESHOLD_BOUNDS.max)
+      )
+        return {
+          kind: 'invalid',
+          problems: [`preview_threshold must be a whole number from ${PREVIEW_THRESHOLD_BOUNDS.min} to ${PREVIEW_THRESHOLD_BOUNDS.max}.`],
+        };
+      if (welcomeNames !== undefined && !WELCOME_NAMES.includes(welcomeNames))
+        return { kind: 'invalid', problems: [`welcome_names must be one of ${WELCOME_NAMES.join(', ')}.`] };
 
       const view = await deps.authority.read(actor, { fresh: true });
       if (!view) return { kind: 'not_allowed', problems: [`${NOT_A_MEMBER.message} **Fix:** ${NOT_A_MEMBER.fix}`] };
@@ -203,6 +280,13 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
       if (patronMessages !== undefined && patronMessages !== messagesBefore && !hasPermission(view.authority, Permission.ManageGuild)) {
         notAllowed.push(
           `Turning messages to patrons ${patronMessages ? 'on' : 'off'} needs the Manage Server permission. **Fix:** Ask someone with Manage Server, the server owner or an administrator.`,
+        );
+      }
+      // How the server speaks to and of its members, and when it asks before moving roles: the server's managers decide.
+      if (choiceChanges.length > 0 && !hasPermission(view.authority, Permission.ManageGuild)) {
+        const what = choiceChanges.map(([key]) => CHOICE_LABELS[key]).join(', ');
+        notAllowed.push(
+          `Changing ${what} needs the Manage Server permission. **Fix:** Ask someone with Manage Server, the server owner or an administrator.`,
         );
       }
       for (const [key, label] of [
@@ -237,6 +321,19 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
       if (notAllowed.length > 0) return { kind: 'not_allowed', problems: notAllowed };
       if (invalid.length > 0) return { kind: 'invalid', problems: invalid };
 
+      // A change that moves roles shows what it would do first (from the threshold up) and waits.
+      const proposed = strictOn ? { ...next.value, strict: before.strict } : next.value;
+      if (ROLE_AFFECTING.some((k) => k !== 'strict' && proposed[k] !== before[k])) {
+        const preview = await deps.previews.preview(guildId, (g) => ({ ...g, settings: { ...proposed } }));
+        const gate = await deps.pending.gate(
+          actor,
+          { kind: 'settings', request, channels: channelChange },
+          preview,
+          ask ?? { threshold: choicesBefore.previewThreshold },
+        );
+        if (gate.kind === 'used') return { kind: 'used' };
+        if (gate.kind === 'ask') return { kind: 'preview', preview, confirmation: gate.confirmation, changedSince: gate.changedSince };
+      }
       let strict: StrictRequest | null = null;
       if (strictOn) {
         const { token, expiresAt } = confirmationFor(actor);
@@ -250,13 +347,27 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
         join = chosen.value;
       }
       join ??= await deps.joinLinks.linkOf(guildId);
-      const saved = strictOn ? { ...next.value, strict: before.strict } : next.value;
+      const saved = proposed;
       const others = (Object.keys(saved) as Array<keyof GuildSettings>).some((k) => saved[k] !== before[k]);
       const messagesChange = patronMessages !== undefined && patronMessages !== messagesBefore;
-      if (strict && !others && joinSlug === undefined && !messagesChange && channelChanges.length === 0)
-        return { kind: 'strict_pending', settings: before, channels: channelsBefore, join, patronMessages: messagesBefore, strict };
+      if (strict && !others && joinSlug === undefined && !messagesChange && choiceChanges.length === 0 && channelChanges.length === 0)
+        return {
+          kind: 'strict_pending',
+          settings: before,
+          channels: channelsBefore,
+          join,
+          patronMessages: messagesBefore,
+          choices: choicesBefore,
+          strict,
+        };
       if (others) await deps.guilds.saveSettings(guildId, saved);
       if (messagesChange) await deps.guilds.setPatronMessages(guildId, patronMessages);
+      if (linkMessages !== undefined && linkMessages !== choicesBefore.linkMessages)
+        await deps.guilds.setLinkMessages(guildId, linkMessages);
+      if (welcomeNames !== undefined && welcomeNames !== choicesBefore.welcomeNames)
+        await deps.guilds.setWelcomeNames(guildId, welcomeNames);
+      if (previewThreshold !== undefined && previewThreshold !== choicesBefore.previewThreshold)
+        await deps.guilds.setPreviewThreshold(guildId, previewThreshold);
       for (const key of ['formerPatronRoleId', 'followerRoleId', 'joinerRoleId'] as const) {
         const roleId = saved[key] ?? null;
         if (roleId && roleId !== (before[key] ?? null)) await deps.allowances.allowNamed(view, roleId);
@@ -269,6 +380,7 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
         ...keys,
         ...(joinSlug === undefined ? [] : ['joinSlug']),
         ...(patronMessages === undefined ? [] : ['patronMessages']),
+        ...choiceChanges.map(([key]) => key),
         ...channelChanges,
       ];
       logger.info({ guildId, userId: actor.userId, keys: changedKeys }, 'settings changed');
@@ -280,6 +392,7 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
         notes,
         join,
         patronMessages: patronMessages ?? messagesBefore,
+        choices: await choicesOf(guildId),
         followUp: save(actor, before, saved),
         strict,
       };
@@ -314,7 +427,13 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
  * and expiring after {@link STRICT_CONFIRMATION_MS}, that {@link confirmStrict} takes.
  */
 export interface SettingsService {
-  apply(actor: Actor, request: SettingsRequest, channelChange?: ChannelChange): Promise<SettingsOutcome>;
+  /** Messages to patrons, how welcomes name them, and from how many role changes Discord's commands ask first. */
+  choices(guildId: string): Promise<ServerChoices>;
+  /**
+   * `ask`: where the change is asked (the threshold below which a change that moves roles applies
+   * at once), or the confirmation it comes with; absent: the server's own threshold (Discord's).
+   */
+  apply(actor: Actor, request: SettingsRequest, channelChange?: ChannelChange, ask?: ChangeAsk): Promise<SettingsOutcome>;
   /** The actor confirms turning strict mode on, with the token {@link apply} handed them. */
   confirmStrict(actor: Actor, confirmation: string): Promise<StrictConfirmOutcome>;
 }

@@ -1,11 +1,12 @@
 import type { GuildSnapshotCache } from '../../edges/outbound/discord/guild-snapshot-cache';
 import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
 import { guildRoles } from '../../core/guild-roles';
-import type { SettingsChange } from '../../core/planner/settings';
 import type { GuildSettings } from '../../core/planner/types';
 import type { GuildApplyOutcome } from '../sync';
 import type { MapOutcome, MappingService } from '../admin/mapping-service';
-import type { SettingsOutcome, SettingsService, StrictConfirmOutcome } from '../admin/settings-service';
+import type { ServerChoices, SettingsOutcome, SettingsRequest, SettingsService, StrictConfirmOutcome } from '../admin/settings-service';
+import type { ChangeConfirmOutcome, ChangeConfirmations } from '../admin/change-confirmations';
+import { DASHBOARD_PREVIEW_THRESHOLD } from '../../core/bulk-changes';
 import { type TierLine, type TiersService, tierRef } from '../admin/tiers-service';
 import type { ChannelSettings } from '../admin/channel-settings';
 import type { AllowOutcome, RoleAllowances } from '../admin/role-allowances';
@@ -33,6 +34,8 @@ export interface ConfigurationView {
   roles: RoleChoice[];
   /** The roles by tenure and amount. */
   rules: RuleRole[];
+  /** Messages to patrons, how welcomes name them, and when Discord's commands ask first. */
+  choices: ServerChoices;
 }
 
 /** A change and what the roles update after it did, as far as the page waited for it. */
@@ -43,7 +46,9 @@ export interface ConfigurationDeps {
   guilds: Pick<GuildRepository, 'settings'>;
   snapshots: Pick<GuildSnapshotCache, 'get'>;
   mapping: Pick<MappingService, 'map' | 'unmap'>;
-  settings: Pick<SettingsService, 'apply' | 'confirmStrict'>;
+  settings: Pick<SettingsService, 'apply' | 'confirmStrict' | 'choices'>;
+  /** Confirm and Cancel of a change the page showed first. */
+  confirmations: ChangeConfirmations;
   allowances: Pick<RoleAllowances, 'set'>;
   channelSettings: Pick<ChannelSettings, 'current' | 'postable'>;
   rules: Pick<RuleRolesService, 'list' | 'set' | 'remove'>;
@@ -79,13 +84,14 @@ export function createConfiguration(deps: ConfigurationDeps): Configuration {
     },
 
     async view(guildId: string): Promise<ConfigurationView> {
-      const [tiers, settings, roles, channels, postable, rules] = await Promise.all([
+      const [tiers, settings, roles, channels, postable, rules, choices] = await Promise.all([
         deps.tiers.list(guildId),
         deps.guilds.settings(guildId),
         roleChoices(guildId),
         deps.channelSettings.current(guildId),
         deps.channelSettings.postable(guildId),
         deps.rules.list(guildId),
+        deps.settings.choices(guildId),
       ]);
       const channelChoices = postable.map((c) => ({ id: c.id, name: c.name }));
       return {
@@ -95,21 +101,23 @@ export function createConfiguration(deps: ConfigurationDeps): Configuration {
         channels,
         channelChoices,
         rules,
+        choices,
       };
     },
 
     async setRule(guildId: string, actorId: string, rule: RuleRole): Promise<{ outcome: RuleRoleOutcome; followUp: FollowUp | null }> {
-      const outcome = await deps.rules.set({ guildId, userId: actorId }, rule);
+      const outcome = await deps.rules.set({ guildId, userId: actorId }, rule, { threshold: DASHBOARD_PREVIEW_THRESHOLD });
       return { outcome, followUp: outcome.kind === 'done' ? await wait(outcome.followUp) : null };
     },
 
     async removeRule(guildId: string, actorId: string, roleId: string): Promise<{ outcome: RuleRoleOutcome; followUp: FollowUp | null }> {
-      const outcome = await deps.rules.remove({ guildId, userId: actorId }, roleId);
+      const outcome = await deps.rules.remove({ guildId, userId: actorId }, roleId, { threshold: DASHBOARD_PREVIEW_THRESHOLD });
       return { outcome, followUp: outcome.kind === 'done' ? await wait(outcome.followUp) : null };
     },
 
     async map(guildId: string, actorId: string, tier: string, roleId: string): Promise<{ outcome: MapOutcome; followUp: FollowUp | null }> {
-      const outcome = await deps.mapping.map({ guildId, userId: actorId }, tier, roleId);
+      // The page always shows a change first (src/core/bulk-changes.ts).
+      const outcome = await deps.mapping.map({ guildId, userId: actorId }, tier, roleId, { threshold: DASHBOARD_PREVIEW_THRESHOLD });
       return { outcome, followUp: outcome.kind === 'done' && outcome.changed ? await wait(outcome.followUp) : null };
     },
 
@@ -119,18 +127,37 @@ export function createConfiguration(deps: ConfigurationDeps): Configuration {
       tier: string,
       roleId: string,
     ): Promise<{ outcome: MapOutcome; followUp: FollowUp | null }> {
-      const outcome = await deps.mapping.unmap({ guildId, userId: actorId }, tier, roleId);
+      const outcome = await deps.mapping.unmap({ guildId, userId: actorId }, tier, roleId, { threshold: DASHBOARD_PREVIEW_THRESHOLD });
       return { outcome, followUp: outcome.kind === 'done' ? await wait(outcome.followUp) : null };
     },
 
     async saveSettings(
       guildId: string,
       actorId: string,
-      change: SettingsChange,
+      change: SettingsRequest,
     ): Promise<{ outcome: SettingsOutcome; followUp: FollowUp | null }> {
-      const outcome = await deps.settings.apply({ guildId, userId: actorId }, change);
+      const outcome = await deps.settings.apply({ guildId, userId: actorId }, change, {}, { threshold: DASHBOARD_PREVIEW_THRESHOLD });
       return { outcome, followUp: outcome.kind === 'changed' ? await wait(outcome.followUp) : null };
     },
+
+    async confirmChange(
+      guildId: string,
+      actorId: string,
+      token: string,
+    ): Promise<{ outcome: ChangeConfirmOutcome; followUp: FollowUp | null }> {
+      const outcome = await deps.confirmations.confirm({ guildId, userId: actorId }, token);
+      const pending =
+        (outcome.kind === 'map' || outcome.kind === 'unmap') && outcome.outcome.kind === 'done' && outcome.outcome.changed
+          ? outcome.outcome.followUp
+          : outcome.kind === 'settings' && outcome.outcome.kind === 'changed'
+            ? outcome.outcome.followUp
+            : (outcome.kind === 'rule_set' || outcome.kind === 'rule_remove') && outcome.outcome.kind === 'done'
+              ? outcome.outcome.followUp
+              : null;
+      return { outcome, followUp: await wait(pending) };
+    },
+
+    cancelChange: (guildId: string, actorId: string, token: string) => deps.confirmations.cancel({ guildId, userId: actorId }, token),
 
     async allowRole(guildId: string, actorId: string, roleId: string): Promise<{ outcome: AllowOutcome; followUp: FollowUp | null }> {
       const outcome = await deps.allowances.set({ guildId, userId: actorId }, roleId, true);
@@ -170,7 +197,10 @@ export interface Configuration {
   removeRule(guildId: string, actorId: string, roleId: string): Promise<{ outcome: RuleRoleOutcome; followUp: FollowUp | null }>;
   map(guildId: string, actorId: string, tier: string, roleId: string): Promise<{ outcome: MapOutcome; followUp: FollowUp | null }>;
   unmap(guildId: string, actorId: string, tier: string, roleId: string): Promise<{ outcome: MapOutcome; followUp: FollowUp | null }>;
-  saveSettings(guildId: string, actorId: string, change: SettingsChange): Promise<{ outcome: SettingsOutcome; followUp: FollowUp | null }>;
+  saveSettings(guildId: string, actorId: string, change: SettingsRequest): Promise<{ outcome: SettingsOutcome; followUp: FollowUp | null }>;
+  /** Confirms a change the page showed first, as Discord's Confirm button does. */
+  confirmChange(guildId: string, actorId: string, token: string): Promise<{ outcome: ChangeConfirmOutcome; followUp: FollowUp | null }>;
+  cancelChange(guildId: string, actorId: string, token: string): ReturnType<ChangeConfirmations['cancel']>;
   /** Allows a held-back role, as `/allow-role` does (the owner or an administrator only). */
   allowRole(guildId: string, actorId: string, roleId: string): Promise<{ outcome: AllowOutcome; followUp: FollowUp | null }>;
   /** Confirms strict mode with the token the settings change handed out (as the button in Discord does). */

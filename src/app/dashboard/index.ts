@@ -1,6 +1,7 @@
 import type { Doctor } from '../admin/doctor';
 import type { MappingService } from '../admin/mapping-service';
 import type { SettingsService } from '../admin/settings-service';
+import type { ChangeConfirmations } from '../admin/change-confirmations';
 import type { RoleAllowances } from '../admin/role-allowances';
 import type { TiersService } from '../admin/tiers-service';
 import type { GuildPermissions } from '../guild-permissions';
@@ -50,6 +51,8 @@ export interface DashboardDeps {
     tiers: TiersService;
     mapping: MappingService;
     settings: SettingsService;
+    /** Confirm and Cancel of a change shown first. */
+    confirmations: ChangeConfirmations;
     allowances: RoleAllowances;
     doctor: Pick<Doctor, 'run'>;
     /** The channels Tierlink posts in: what is set, and which channels may be chosen. */

@@ -1,3 +1,4 @@
+import type { PatronMessages } from '../membership/patron-messages';
 import type { GuildDirectory } from '../../edges/outbound/discord/guild-directory';
 import type { Metrics } from '../../edges/outbound/observability/metrics';
 import type { CreatorAccounts } from '../../edges/outbound/patreon/creator-accounts';
@@ -35,6 +36,8 @@ export interface LinkingDeps {
   joinUrl?: (guildId: string) => Promise<string>;
   /** The one sign-in with Discord: a `/link` or `/connect` link is followed only by the account that ran the command. */
   discordSignIn: DiscordSignIn;
+  /** The direct message to a patron whose membership was just linked (when the server sends it). */
+  patronMessages?: Pick<PatronMessages, 'afterLink'>;
 }
 
 export function createLinking(deps: LinkingDeps): Linking {
@@ -53,6 +56,7 @@ export function createLinking(deps: LinkingDeps): Linking {
     metrics: deps.metrics,
     redirectUri,
     ...(deps.joinUrl ? { joinUrl: deps.joinUrl } : {}),
+    ...(deps.patronMessages ? { patronMessages: deps.patronMessages } : {}),
   });
   const status = createStatusService({ ...repos, reconciler: deps.reconciler });
   const discordStep = createDiscordStep({

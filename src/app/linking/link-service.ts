@@ -11,6 +11,8 @@ import type { MemberIntake } from '../membership/member-intake';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { MemberOutcome, Reconciler } from '../sync/reconciler';
+import type { PatronMessages } from '../membership/patron-messages';
+import type { Locale } from '../../core/i18n';
 import type { GuildDirectory } from '../../edges/outbound/discord/guild-directory';
 import type { DiscordUser } from '../../edges/outbound/discord/user-oauth';
 import type { BrowserBinding, ConsumedState, OneTimeLinks } from './one-time-links';
@@ -86,6 +88,8 @@ export interface LinkServiceDeps {
   redirectUri: () => string;
   /** The address of a server's join page (src/app/joining/join-links.ts), when the join page is on. */
   joinUrl?: (guildId: string) => Promise<string>;
+  /** The direct message to a patron whose membership was just linked (when the server sends it); started, never awaited. */
+  patronMessages?: Pick<PatronMessages, 'afterLink'>;
 }
 
 export function createLinkService(deps: LinkServiceDeps): LinkService {
@@ -232,7 +236,7 @@ export function createLinkService(deps: LinkServiceDeps): LinkService {
     servedCampaigns,
     discordAccount,
 
-    async complete(code: string, consumed: BoundState): Promise<LinkCompletion> {
+    async complete(code: string, consumed: BoundState, locale: Locale = 'en'): Promise<LinkCompletion> {
       const { discordUserId, guildId } = consumed.row;
       if (!discordUserId) throw new Error('a /link flow carries the Discord user who ran /link');
       const read = await readPatron(code, consumed);
@@ -243,6 +247,9 @@ export function createLinkService(deps: LinkServiceDeps): LinkService {
       const outcome = outcomes.find((o) => o.guildId === guildId)!;
       deps.metrics.links.inc({ outcome: 'linked' });
       logger.info({ guildId, discordUserId, patreonUserId, moved: movedFrom !== null }, 'patron linked');
+      // A patron entitled here, in the server: told by direct message after the roles, when the server does that.
+      if (outcome.inGuild && outcome.entitlements.some((e) => (e.kind === 'active' || e.kind === 'grace') && e.tierIds.length > 0))
+        deps.patronMessages?.afterLink(guildId, discordUserId, patreonUserId, locale);
 
       const campaigns = await servedCampaigns(guildId);
       return {
@@ -291,8 +298,11 @@ export interface LinkService {
   linkAccounts(discordUserId: string, patreonUserId: string): Promise<{ movedFrom: string | null }>;
   servedCampaigns(guildId: string): Promise<{ names: string[]; pledgeUrl: string | null }>;
   discordAccount(userId: string): Promise<DiscordAccount>;
-  /** The callback of a `/link` authorization, after its state was consumed in the browser that started it. */
-  complete(code: string, consumed: BoundState): Promise<LinkCompletion>;
+  /**
+   * The callback of a `/link` authorization, after its state was consumed in the browser that
+   * started it. `locale`: the language of the patron's pages, for the message that may follow.
+   */
+  complete(code: string, consumed: BoundState, locale?: Locale): Promise<LinkCompletion>;
   /** `/unlink`: forgets the link and removes the roles the ledger says we granted. */
   unlink(discordUserId: string): Promise<{ wasLinked: boolean; outcomes: MemberOutcome[] }>;
 }

@@ -1,4 +1,5 @@
-import { composeGraceEnded, composePaymentDeclined, declinedPayments, endedGraces } from '../../core/patron-messages';
+import { composeGraceEnded, composeLinked, composePaymentDeclined, declinedPayments, endedGraces } from '../../core/patron-messages';
+import { type Locale, translator } from '../../core/i18n';
 import type { GuildContext, MemberState } from '../../core/planner/types';
 import type { DirectMessages } from '../../edges/outbound/discord/direct-messages';
 import { PATREON } from '../../edges/outbound/patreon/patreon-source';
@@ -14,7 +15,7 @@ import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 
 export interface PatronMessagesDeps {
-  guilds: Pick<GuildRepository, 'patronMessages' | 'name'>;
+  guilds: Pick<GuildRepository, 'patronMessages' | 'linkMessages' | 'name'>;
   campaigns: Pick<CampaignRepository, 'get'>;
   /** The patron's own choice (`/privacy direct_messages`). */
   preferences: Pick<MemberPreferenceRepository, 'of'>;
@@ -86,11 +87,44 @@ export function createPatronMessages(deps: PatronMessagesDeps): PatronMessages {
     return outcomes;
   }
 
+  async function linked(guildId: string, userId: string, patreonUserId: string, locale: Locale): Promise<DeclineMessageOutcome> {
+    if (!(await deps.guilds.linkMessages(guildId))) return 'server_off';
+    if (!(await deps.preferences.of(userId)).directMessages) return 'opted_out';
+    const key: DirectMessageKey = { guildId, discordUserId: userId, kind: 'linked', subject: patreonUserId };
+    if (!(await deps.records.claim(key, clock.now()))) return 'already';
+    const content = composeLinked(translator(locale), { serverName: await deps.guilds.name(guildId) });
+    const sent = await deps.messages.send(userId, content);
+    if (sent.ok) {
+      await deps.records.settle(key, 'sent', null, clock.now());
+      logger.info({ guildId, userId, kind: 'linked' }, 'told a patron their membership is linked');
+      return 'sent';
+    }
+    await deps.records.settle(key, sent.error.kind, sent.error.message, clock.now());
+    logger.warn(
+      { guildId, userId, discordCode: sent.error.discordCode, error: sent.error.message },
+      sent.error.kind === 'refused'
+        ? 'a patron does not take direct messages from the bot: their new link was not told (not retried)'
+        : 'the direct message of a new link could not be sent (not retried)',
+    );
+    return sent.error.kind;
+  }
+
   const inFlight = new Set<Promise<unknown>>();
 
   return {
     paymentDeclined,
     tellDeclines,
+    linked,
+
+    afterLink(guildId: string, userId: string, patreonUserId: string, locale: Locale = 'en'): void {
+      const task = linked(guildId, userId, patreonUserId, locale)
+        .catch((error: unknown) => {
+          logger.error({ err: error, guildId, userId }, 'the direct message of a new link failed');
+          return 'failed' as const;
+        })
+        .finally(() => inFlight.delete(task));
+      inFlight.add(task);
+    },
 
     afterApply(guild: GuildContext, userId: string, members: readonly MemberState[]): void {
       if (!members.some((m) => m.standing === 'payment_failed')) return;
@@ -121,6 +155,14 @@ export interface PatronMessages {
     kind?: DirectMessageKind,
   ): Promise<DeclineMessageOutcome>;
   tellDeclines(guild: GuildContext, userId: string, members: readonly MemberState[]): Promise<DeclineMessageOutcome[]>;
+  /**
+   * A patron's membership was just linked in a server that tells them (`link_messages`, off by
+   * default): one message per server and Patreon account, ever (a relink of the same account sends
+   * none), in the language the patron linked in.
+   */
+  linked(guildId: string, userId: string, patreonUserId: string, locale: Locale): Promise<DeclineMessageOutcome>;
+  /** After a patron's link and its roles: starts {@link linked} without waiting for it; never throws. */
+  afterLink(guildId: string, userId: string, patreonUserId: string, locale?: Locale): void;
   /**
    * After a member's roles are applied: starts {@link tellDeclines} without waiting for it (the
    * role change is done, and a message is never part of it). {@link settled} waits for what was started.

@@ -24,12 +24,14 @@ import { type GuildSpread, createGuildSpread } from './guild-spread';
 import { createReconciler } from './reconciler';
 import { createRoleApplier } from './role-applier';
 import { createStrictPreview } from './strict-preview';
+import { createChangePreview } from './change-preview';
 import { createSyncScheduler, isSkipped } from './sync-scheduler';
 import type { FullSync } from './full-sync';
 import type { GuildContextLoader } from './guild-context';
 import type { Reconciler } from './reconciler';
 import type { RoleApplier } from './role-applier';
 import type { StrictPreviewer } from './strict-preview';
+import type { ChangePreviewer } from './change-preview';
 import type { SyncOutcome, SyncScheduler } from './sync-scheduler';
 
 /** The job that applies a guild-wide change once the full sync running when it was asked for has finished. */
@@ -134,6 +136,7 @@ export function createSync(deps: SyncSubsystemDeps): SyncSubsystem {
     ...(deps.meter ? { meter: deps.meter } : {}),
   });
   const strict = createStrictPreview({ contexts, guildPass, clock });
+  const changes = createChangePreview({ contexts, guildPass, clock });
   const liveInstances = deps.liveInstances;
   const spreader = liveInstances
     ? createGuildSpread({ database: deps.database, jobs: deps.jobs, fullSync, liveInstances, clock, logger })
@@ -193,6 +196,7 @@ export function createSync(deps: SyncSubsystemDeps): SyncSubsystem {
     scheduler,
     applyGuild,
     strict,
+    changes,
 
     async requestCampaignSync(campaignId: string, reason: string): Promise<void> {
       logger.info({ campaignId, reason }, 'campaign sync queued');
@@ -229,6 +233,8 @@ export interface SyncSubsystem {
   applyGuild(guildId: string, trigger: 'map' | 'settings'): Promise<GuildApplyOutcome>;
   /** The roles strict mode acts on in a guild, and what turning it on would remove now (nothing is applied). */
   strict: StrictPreviewer;
+  /** What a mapping or settings change would do to members' roles, before it is confirmed (nothing is applied). */
+  changes: ChangePreviewer;
   /** Queues a sync of one campaign (deduplicated while one is pending). */
   requestCampaignSync(campaignId: string, reason: string): Promise<void>;
   /** One sync run for `/sync` and `npm run sync`: the same code path. */

@@ -117,6 +117,106 @@ export const de: Catalogue<EnglishCatalogue> = {
   'unlink.notYours': 'Dieser Button gehört jemand anderem. Führe /unlink selbst aus.',
   'unlink.again': 'Mit /link kannst du jederzeit wieder verknüpfen.',
 
+  // /map, /unmap, /settings: changes shown before they are made, and the replies of /map and /unmap
+  'command.settings.welcome_names': 'Wie Willkommensgrüße neue Mitglieder nennen (braucht Server verwalten)',
+  'command.settings.welcome_names.choice.mention': 'ihre Erwähnung (pingt niemanden)',
+  'command.settings.welcome_names.choice.display_name': 'ihr Name auf diesem Server',
+  'command.settings.welcome_names.choice.none': 'kein Name',
+  'preview.map': '**{tier}** würde {role} vergeben. Noch hat sich nichts geändert.',
+  'preview.unmap': '**{tier}** würde {role} nicht mehr vergeben. Noch hat sich nichts geändert.',
+  'preview.settings': '**Diese Einstellungen würden Rollen von Mitgliedern ändern.** Noch hat sich nichts geändert.',
+  'preview.changedSince':
+    'Seit der bestätigten Vorschau haben sich Rollen oder Einstellungen geändert, daher wurde nichts angewendet. So würde die Änderung jetzt wirken:',
+  'preview.gives': { one: '• vergibt {role} an {count} Mitglied', other: '• vergibt {role} an {count} Mitglieder' },
+  'preview.removes': { one: '• entfernt {role} bei {count} Mitglied', other: '• entfernt {role} bei {count} Mitgliedern' },
+  'preview.givesNothing': '• vergibt keine Rolle',
+  'preview.removesNothing': '• entfernt nichts',
+  'preview.examples': 'Zum Beispiel: {names}.',
+  'preview.incomplete': 'Einige Mitglieder konnten gerade nicht gelesen werden, es können also mehr sein.',
+  'preview.press': 'Drücke innerhalb von {minutes} Minuten auf **Bestätigen**, um die Änderung vorzunehmen; sonst ändert sich nichts.',
+  'preview.confirm': 'Bestätigen',
+  'preview.cancel': 'Abbrechen',
+  'preview.cancelled': 'Abgebrochen: Es wurde nichts geändert.',
+  'preview.expired':
+    'Diese Vorschau ist abgelaufen oder wurde schon verwendet (sie gilt {minutes} Minuten); es wurde nichts geändert. Führe den Befehl erneut aus, um zu sehen, was er jetzt tun würde.',
+  'preview.notYours':
+    'Diese Vorschau gehört jemand anderem; es wurde nichts geändert. Führe den Befehl selbst aus, um zu sehen, was er tun würde.',
+  'map.unknownTier': 'Diese Stufe gehört zu keiner Kampagne dieses Servers. Wähle eine aus der Liste (mit /tiers siehst du sie).',
+  'map.botCannot': 'Nichts wurde zugeordnet: Ich kann diese Rolle nicht verwalten. {message}\n**Lösung:** {fix}',
+  'unmap.botCannot': 'Keine Zuordnung wurde entfernt: Ich kann diese Rolle nicht verwalten. {message}\n**Lösung:** {fix}',
+  'map.notAllowed': 'Nichts wurde zugeordnet: {message}\n**Was du tun kannst:** {fix}',
+  'unmap.notAllowed': 'Keine Zuordnung wurde entfernt: {message}\n**Was du tun kannst:** {fix}',
+  'unmap.viaTier':
+    '**{tier}** vergibt **{role}**, weil es die Discord-Rolle von {tier} auf Patreon ist, nicht über /map; /unmap kann sie daher nicht entfernen. Ändere stattdessen die Discord-Rolle der Stufe auf Patreon.',
+  'unmap.notMapped': '**{tier}** ist nicht über /map **{role}** zugeordnet, es gab also nichts zu entfernen.',
+  'map.done': '**{tier}** vergibt jetzt **{role}**.',
+  'map.already': '**{tier}** vergibt **{role}** bereits.',
+  'unmap.done': '**{tier}** vergibt **{role}** nicht mehr über /map.',
+  'map.powers':
+    'Sie hat {permissions}: Jedes Mitglied der Stufe {tier} bekommt diese Macht (du hast es mit der Zuordnung erlaubt; /allow-role role:@{role} allowed:false nimmt das zurück).',
+  'map.updating': 'Rollen der Mitglieder werden aktualisiert…',
+  'map.updateFailed':
+    'Die Rollen der Mitglieder konnten nicht aktualisiert werden; der nächtliche Abgleich holt es nach. Führe /doctor aus, wenn das wieder passiert.',
+  'settings.title': '**Einstellungen dieses Servers**',
+  'settings.saved': '**Einstellungen gespeichert**',
+  'settings.nothingChanged': 'Es wurde nichts geändert:',
+  'settings.grace': {
+    one: '• **Schonfrist** nach einer abgelehnten Zahlung: {count} Tag',
+    other: '• **Schonfrist** nach einer abgelehnten Zahlung: {count} Tage',
+  },
+  'settings.modeStack': '• **Modus**: stack (die Rollen jeder berechtigten Stufe)',
+  'settings.modeHighest': '• **Modus**: highest (nur die Rollen der höchsten Stufe)',
+  'settings.formerRole': '• **Rolle für ehemalige Mitglieder**: {role}',
+  'settings.followerRole': '• **Follower-Rolle**: {role}',
+  'settings.none': 'keine',
+  'settings.freeTiersYes':
+    '• **Kostenlose Stufen vergeben ihre Rollen**: ja (die zugeordneten Rollen einer kostenlosen Stufe gehen an ihre kostenlosen Mitglieder)',
+  'settings.freeTiersNo':
+    '• **Kostenlose Stufen vergeben ihre Rollen**: nein (kostenlose Mitglieder bekommen keine Stufenrolle; die Follower-Rolle gilt weiter)',
+  'settings.strictOn':
+    '• **Strikt**: an (zugeordnete Rollen werden allen ohne Berechtigung entfernt, auch wenn sie von Hand vergeben wurden)',
+  'settings.strictOff': '• **Strikt**: aus (nur von Tierlink vergebene Rollen werden je entfernt)',
+  'settings.guard':
+    '• **Schutz vor Massenentfernung**: Ein Abgleich hält Entfernungen über {percent} % der Vergaben von Tierlink zurück, wenn es mindestens {min} sind',
+  'settings.joinPage': '• **Beitrittsseite**: {url}',
+  'settings.joinPageDefault': '• **Beitrittsseite**: {url} (die Standardadresse; wähle eine mit join_slug)',
+  'settings.joinAnyone': '• **Wer dort beitreten darf**: alle mit einem Patreon-Konto',
+  'settings.joinPatrons': '• **Wer dort beitreten darf**: Mitglieder, deren Stufe hier eine Rolle vergibt',
+  'settings.joinerRole': '• **Beitrittsrolle** (beigetreten ohne Stufenrolle): {role}',
+  'settings.channel.modLog': '• **Mod-Log-Kanal** (Rollenänderungen von Tierlink, gebündelt): {channel}',
+  'settings.channel.announcePatrons': '• **Kanal für neue Mitglieder** (ein Willkommen, wenn eine Mitgliedschaft beginnt): {channel}',
+  'settings.channel.announcePosts': '• **Kanal für neue Beiträge** (jeder neue Beitrag der Kampagne): {channel}',
+  'settings.patronMessages':
+    '• **Nachrichten an Mitglieder** (eine Direktnachricht, wenn eine Zahlung abgelehnt wird, mit dem Datum, an dem die Rollen gehen): {state}',
+  'settings.rules': '• **Rollen nach Dauer und Betrag**: {rules}',
+  'settings.rulesNone': 'keine (lege eine mit rule_role und rule_at_least fest)',
+  'settings.ruleTenure': {
+    one: '{role} für Mitglieder seit {count} Monat oder länger',
+    other: '{role} für Mitglieder seit {count} Monaten oder länger',
+  },
+  'settings.ruleAmount': '{role} für alle mit Anspruch auf {amount} oder mehr im Monat, egal welche Stufe',
+  'settings.updating': 'Rollen der Mitglieder werden aktualisiert…',
+  'settings.updateFailed': 'Die Rollen konnten nicht aktualisiert werden; der nächtliche Abgleich holt es nach.',
+  'settings.linkMessages':
+    '• **Nachricht an neu verknüpfte Mitglieder** (eine Direktnachricht, wenn jemand hier seine Mitgliedschaft verknüpft): {state}',
+  'settings.messagesOn': 'an (jedes Mitglied kann sie mit /privacy für sich abschalten)',
+  'settings.off': 'aus',
+  'settings.welcomeNames':
+    '• **Wie Willkommensgrüße neue Mitglieder nennen**: {policy} (genannt wird nur, wer auf dem Server und verknüpft ist)',
+  'settings.welcomeNames.mention': 'ihre Discord-Erwähnung, die niemanden anpingt',
+  'settings.welcomeNames.display_name': 'ihr Name auf diesem Server',
+  'settings.welcomeNames.none': 'kein Name',
+  'settings.previewThreshold': {
+    one: '• **Erst fragen**: /map, /unmap und /settings zeigen, was sie tun würden, und warten auf **Bestätigen**, wenn sie {count} Rolle oder mehr ändern',
+    other:
+      '• **Erst fragen**: /map, /unmap und /settings zeigen, was sie tun würden, und warten auf **Bestätigen**, wenn sie {count} Rollen oder mehr ändern',
+  },
+  'settings.previewAlways': '• **Erst fragen**: /map, /unmap und /settings zeigen immer, was sie tun würden, und warten auf **Bestätigen**',
+  'dm.linked':
+    'Deine Patreon-Mitgliedschaft ist jetzt in **{server}** verknüpft: Tierlink gibt dir dort die Rollen deiner Stufe und hält sie mit deiner Mitgliedschaft aktuell.',
+  'dm.linkedFooter':
+    '-# Du bekommst diese Nachricht, weil der Server Nachrichten an Mitglieder eingeschaltet hat. Schalte sie für dich mit `/privacy direct_messages:False` ab.',
+
   'status.of': '**Status von {who}**',
   'status.linked': '**Verknüpft** mit Patreon.',
   'status.linkedSocialYou': '**Verknüpft** mit Patreon (über die Discord-Verbindung in deinem Patreon-Konto).',

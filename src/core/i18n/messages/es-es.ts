@@ -113,6 +113,104 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'unlink.notYours': 'Este botón es de otra persona. Usa /unlink tú mismo.',
   'unlink.again': 'Usa /link cuando quieras para volver a vincularla.',
 
+  // /map, /unmap, /settings: changes shown before they are made, and the replies of /map and /unmap
+  'command.settings.welcome_names': 'Cómo nombran las bienvenidas a los nuevos miembros (requiere Gestionar servidor)',
+  'command.settings.welcome_names.choice.mention': 'su mención (no notifica a nadie)',
+  'command.settings.welcome_names.choice.display_name': 'su nombre en este servidor',
+  'command.settings.welcome_names.choice.none': 'sin nombre',
+  'preview.map': '**{tier}** daría {role}. Todavía no ha cambiado nada.',
+  'preview.unmap': '**{tier}** dejaría de dar {role}. Todavía no ha cambiado nada.',
+  'preview.settings': '**Estos ajustes cambiarían roles de miembros.** Todavía no ha cambiado nada.',
+  'preview.changedSince':
+    'Los roles o los ajustes han cambiado desde la vista previa que confirmaste, así que no se aplicó nada. Esto es lo que haría el cambio ahora:',
+  'preview.gives': { one: '• da {role} a {count} miembro', other: '• da {role} a {count} miembros' },
+  'preview.removes': { one: '• quita {role} a {count} miembro', other: '• quita {role} a {count} miembros' },
+  'preview.givesNothing': '• no da ningún rol',
+  'preview.removesNothing': '• no quita nada',
+  'preview.examples': 'Por ejemplo: {names}.',
+  'preview.incomplete': 'Algunos miembros no se han podido leer ahora mismo, así que puede haber más.',
+  'preview.press': 'Pulsa **Confirmar** en menos de {minutes} minutos para hacer el cambio; si no, no cambia nada.',
+  'preview.confirm': 'Confirmar',
+  'preview.cancel': 'Cancelar',
+  'preview.cancelled': 'Cancelado: no se ha cambiado nada.',
+  'preview.expired':
+    'Esta vista previa ha caducado o ya se usó (dura {minutes} minutos); no se ha cambiado nada. Vuelve a usar el comando para ver lo que haría ahora.',
+  'preview.notYours': 'Esta vista previa es de otra persona; no se ha cambiado nada. Usa el comando tú mismo para ver lo que haría.',
+  'map.unknownTier': 'Ese nivel no pertenece a ninguna campaña de este servidor. Elige uno de la lista (usa /tiers para verlos).',
+  'map.botCannot': 'No se ha asignado nada: no puedo gestionar ese rol. {message}\n**Solución:** {fix}',
+  'unmap.botCannot': 'No se ha quitado ninguna asignación: no puedo gestionar ese rol. {message}\n**Solución:** {fix}',
+  'map.notAllowed': 'No se ha asignado nada: {message}\n**Qué hacer:** {fix}',
+  'unmap.notAllowed': 'No se ha quitado ninguna asignación: {message}\n**Qué hacer:** {fix}',
+  'unmap.viaTier':
+    '**{tier}** da **{role}** porque es el rol de Discord de {tier} en Patreon, no por /map, así que /unmap no puede quitarlo. Cambia el rol de Discord del nivel en Patreon.',
+  'unmap.notMapped': '**{tier}** no tiene **{role}** asignado con /map, así que no había nada que quitar.',
+  'map.done': '**{tier}** ahora da **{role}**.',
+  'map.already': '**{tier}** ya da **{role}**.',
+  'unmap.done': '**{tier}** ya no da **{role}** por /map.',
+  'map.powers':
+    'Tiene {permissions}: cada miembro de {tier} recibe ese poder (lo permitiste al asignarlo; /allow-role role:@{role} allowed:false lo retira).',
+  'map.updating': 'Actualizando los roles de los miembros…',
+  'map.updateFailed':
+    'No se han podido actualizar los roles de los miembros; la sincronización nocturna lo hará. Usa /doctor si vuelve a pasar.',
+  'settings.title': '**Ajustes de este servidor**',
+  'settings.saved': '**Ajustes guardados**',
+  'settings.nothingChanged': 'No se ha cambiado nada:',
+  'settings.grace': {
+    one: '• **Periodo de gracia** tras un pago rechazado: {count} día',
+    other: '• **Periodo de gracia** tras un pago rechazado: {count} días',
+  },
+  'settings.modeStack': '• **Modo**: stack (los roles de cada nivel al que se tiene derecho)',
+  'settings.modeHighest': '• **Modo**: highest (solo los roles del nivel más alto)',
+  'settings.formerRole': '• **Rol de antiguos miembros**: {role}',
+  'settings.followerRole': '• **Rol de seguidores**: {role}',
+  'settings.none': 'ninguno',
+  'settings.freeTiersYes':
+    '• **Los niveles gratuitos dan sus roles**: sí (los roles asignados a un nivel gratuito van a sus miembros gratuitos)',
+  'settings.freeTiersNo':
+    '• **Los niveles gratuitos dan sus roles**: no (los miembros gratuitos no reciben rol de nivel; el rol de seguidores sigue valiendo)',
+  'settings.strictOn': '• **Estricto**: activado (los roles asignados se quitan a quien no tenga derecho, aunque se dieran a mano)',
+  'settings.strictOff': '• **Estricto**: desactivado (solo se quitan roles que dio Tierlink)',
+  'settings.guard':
+    '• **Protección contra retiradas masivas**: una sincronización retiene las retiradas por encima del {percent} % de lo que dio Tierlink cuando son al menos {min}',
+  'settings.joinPage': '• **Página de acceso**: {url}',
+  'settings.joinPageDefault': '• **Página de acceso**: {url} (la dirección por defecto; elige una con join_slug)',
+  'settings.joinAnyone': '• **Quién puede entrar por ahí**: cualquiera con una cuenta de Patreon',
+  'settings.joinPatrons': '• **Quién puede entrar por ahí**: miembros cuyo nivel da un rol aquí',
+  'settings.joinerRole': '• **Rol de acceso** (entró sin rol de nivel): {role}',
+  'settings.channel.modLog': '• **Canal de registro de moderación** (los cambios de roles de Tierlink, agrupados): {channel}',
+  'settings.channel.announcePatrons': '• **Canal de nuevos miembros** (una bienvenida cuando empieza una membresía): {channel}',
+  'settings.channel.announcePosts': '• **Canal de nuevas publicaciones** (cada nueva publicación de la campaña): {channel}',
+  'settings.patronMessages':
+    '• **Mensajes a los miembros** (un mensaje directo cuando se rechaza un pago, con la fecha en que se van los roles): {state}',
+  'settings.rules': '• **Roles por antigüedad e importe**: {rules}',
+  'settings.rulesNone': 'ninguno (crea uno con rule_role y rule_at_least)',
+  'settings.ruleTenure': {
+    one: '{role} para miembros desde hace {count} mes o más',
+    other: '{role} para miembros desde hace {count} meses o más',
+  },
+  'settings.ruleAmount': '{role} para quien tenga derecho a {amount} o más al mes, sea cual sea el nivel',
+  'settings.updating': 'Actualizando los roles de los miembros…',
+  'settings.updateFailed': 'No se han podido actualizar los roles; la sincronización nocturna lo hará.',
+  'settings.linkMessages':
+    '• **Mensaje a un miembro recién vinculado** (un mensaje directo cuando alguien vincula aquí su membresía): {state}',
+  'settings.messagesOn': 'activado (cada miembro puede desactivarlos con /privacy)',
+  'settings.off': 'desactivado',
+  'settings.welcomeNames':
+    '• **Cómo nombran las bienvenidas a los nuevos miembros**: {policy} (solo se nombra a quien está en el servidor y vinculado)',
+  'settings.welcomeNames.mention': 'su mención de Discord, que no notifica a nadie',
+  'settings.welcomeNames.display_name': 'su nombre en este servidor',
+  'settings.welcomeNames.none': 'sin nombre',
+  'settings.previewThreshold': {
+    one: '• **Preguntar antes**: /map, /unmap y /settings muestran lo que harían y esperan a **Confirmar** cuando cambian {count} rol o más',
+    other:
+      '• **Preguntar antes**: /map, /unmap y /settings muestran lo que harían y esperan a **Confirmar** cuando cambian {count} roles o más',
+  },
+  'settings.previewAlways': '• **Preguntar antes**: /map, /unmap y /settings siempre muestran lo que harían y esperan a **Confirmar**',
+  'dm.linked':
+    'Tu membresía de Patreon ya está vinculada en **{server}**: Tierlink te da allí los roles de tu nivel y los mantiene al día con tu membresía.',
+  'dm.linkedFooter':
+    '-# Recibes este mensaje porque el servidor activó los mensajes a los miembros. Desactívalos para ti con `/privacy direct_messages:False`.',
+
   'status.of': '**Estado de {who}**',
   'status.linked': '**Vinculado** a Patreon.',
   'status.linkedSocialYou': '**Vinculado** a Patreon (mediante la conexión de Discord de tu cuenta de Patreon).',

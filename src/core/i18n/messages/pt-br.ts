@@ -113,6 +113,103 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'unlink.notYours': 'Este botão é de outra pessoa. Use /unlink você mesmo.',
   'unlink.again': 'Use /link quando quiser para vincular de novo.',
 
+  // /map, /unmap, /settings: changes shown before they are made, and the replies of /map and /unmap
+  'command.settings.welcome_names': 'Como as boas-vindas chamam novos membros (requer Gerenciar servidor)',
+  'command.settings.welcome_names.choice.mention': 'a menção (não notifica ninguém)',
+  'command.settings.welcome_names.choice.display_name': 'o nome neste servidor',
+  'command.settings.welcome_names.choice.none': 'sem nome',
+  'preview.map': '**{tier}** daria {role}. Nada mudou ainda.',
+  'preview.unmap': '**{tier}** deixaria de dar {role}. Nada mudou ainda.',
+  'preview.settings': '**Estas configurações mudariam cargos de membros.** Nada mudou ainda.',
+  'preview.changedSince':
+    'Cargos ou configurações mudaram desde a prévia que você confirmou, então nada foi aplicado. Isto é o que a mudança faria agora:',
+  'preview.gives': { one: '• dá {role} a {count} membro', other: '• dá {role} a {count} membros' },
+  'preview.removes': { one: '• remove {role} de {count} membro', other: '• remove {role} de {count} membros' },
+  'preview.givesNothing': '• não dá nenhum cargo',
+  'preview.removesNothing': '• não remove nada',
+  'preview.examples': 'Por exemplo: {names}.',
+  'preview.incomplete': 'Alguns membros não puderam ser lidos agora, então pode haver mais.',
+  'preview.press': 'Aperte **Confirmar** em até {minutes} minutos para fazer a mudança; senão nada muda.',
+  'preview.confirm': 'Confirmar',
+  'preview.cancel': 'Cancelar',
+  'preview.cancelled': 'Cancelado: nada foi mudado.',
+  'preview.expired':
+    'Esta prévia expirou ou já foi usada (ela vale {minutes} minutos); nada foi mudado. Use o comando de novo para ver o que ele faria agora.',
+  'preview.notYours': 'Esta prévia é de outra pessoa; nada foi mudado. Use o comando você mesmo para ver o que ele faria.',
+  'map.unknownTier': 'Esse nível não é de nenhuma campanha deste servidor. Escolha um da lista (use /tiers para vê-los).',
+  'map.botCannot': 'Nada foi associado: não consigo gerenciar esse cargo. {message}\n**Como resolver:** {fix}',
+  'unmap.botCannot': 'Nenhuma associação foi removida: não consigo gerenciar esse cargo. {message}\n**Como resolver:** {fix}',
+  'map.notAllowed': 'Nada foi associado: {message}\n**O que fazer:** {fix}',
+  'unmap.notAllowed': 'Nenhuma associação foi removida: {message}\n**O que fazer:** {fix}',
+  'unmap.viaTier':
+    '**{tier}** dá **{role}** porque é o cargo do Discord de {tier} no Patreon, não por /map, então /unmap não pode removê-lo. Mude o cargo do Discord do nível no Patreon.',
+  'unmap.notMapped': '**{tier}** não tem **{role}** associado por /map, então não havia nada para remover.',
+  'map.done': '**{tier}** agora dá **{role}**.',
+  'map.already': '**{tier}** já dá **{role}**.',
+  'unmap.done': '**{tier}** não dá mais **{role}** por /map.',
+  'map.powers':
+    'Ele tem {permissions}: cada membro de {tier} recebe esse poder (você permitiu ao associá-lo; /allow-role role:@{role} allowed:false desfaz isso).',
+  'map.updating': 'Atualizando os cargos dos membros…',
+  'map.updateFailed':
+    'Não foi possível atualizar os cargos dos membros; a sincronização da noite vai resolver. Use /doctor se isso se repetir.',
+  'settings.title': '**Configurações deste servidor**',
+  'settings.saved': '**Configurações salvas**',
+  'settings.nothingChanged': 'Nada foi mudado:',
+  'settings.grace': {
+    one: '• **Período de carência** depois de um pagamento recusado: {count} dia',
+    other: '• **Período de carência** depois de um pagamento recusado: {count} dias',
+  },
+  'settings.modeStack': '• **Modo**: stack (os cargos de cada nível a que se tem direito)',
+  'settings.modeHighest': '• **Modo**: highest (só os cargos do nível mais alto)',
+  'settings.formerRole': '• **Cargo de ex-membros**: {role}',
+  'settings.followerRole': '• **Cargo de seguidores**: {role}',
+  'settings.none': 'nenhum',
+  'settings.freeTiersYes':
+    '• **Níveis gratuitos dão seus cargos**: sim (os cargos associados a um nível gratuito vão para os membros gratuitos)',
+  'settings.freeTiersNo':
+    '• **Níveis gratuitos dão seus cargos**: não (membros gratuitos não recebem cargo de nível; o cargo de seguidores continua valendo)',
+  'settings.strictOn': '• **Estrito**: ativado (cargos associados são removidos de quem não tem direito, mesmo se dados à mão)',
+  'settings.strictOff': '• **Estrito**: desativado (só cargos dados pelo Tierlink são removidos)',
+  'settings.guard':
+    '• **Proteção contra remoções em massa**: uma sincronização segura remoções acima de {percent}% do que o Tierlink deu quando são pelo menos {min}',
+  'settings.joinPage': '• **Página de entrada**: {url}',
+  'settings.joinPageDefault': '• **Página de entrada**: {url} (o endereço padrão; escolha um com join_slug)',
+  'settings.joinAnyone': '• **Quem pode entrar por lá**: qualquer pessoa com uma conta do Patreon',
+  'settings.joinPatrons': '• **Quem pode entrar por lá**: membros cujo nível dá um cargo aqui',
+  'settings.joinerRole': '• **Cargo de entrada** (entrou sem cargo de nível): {role}',
+  'settings.channel.modLog': '• **Canal de registro da moderação** (as mudanças de cargos do Tierlink, agrupadas): {channel}',
+  'settings.channel.announcePatrons': '• **Canal de novos membros** (boas-vindas quando uma assinatura começa): {channel}',
+  'settings.channel.announcePosts': '• **Canal de novas publicações** (cada nova publicação da campanha): {channel}',
+  'settings.patronMessages':
+    '• **Mensagens aos membros** (uma mensagem direta quando um pagamento é recusado, com a data em que os cargos saem): {state}',
+  'settings.rules': '• **Cargos por tempo e valor**: {rules}',
+  'settings.rulesNone': 'nenhum (crie um com rule_role e rule_at_least)',
+  'settings.ruleTenure': {
+    one: '{role} para membros há {count} mês ou mais',
+    other: '{role} para membros há {count} meses ou mais',
+  },
+  'settings.ruleAmount': '{role} para quem tem direito a {amount} ou mais por mês, seja qual for o nível',
+  'settings.updating': 'Atualizando os cargos dos membros…',
+  'settings.updateFailed': 'Não foi possível atualizar os cargos; a sincronização da noite vai resolver.',
+  'settings.linkMessages':
+    '• **Mensagem a um membro recém-vinculado** (uma mensagem direta quando alguém vincula a assinatura aqui): {state}',
+  'settings.messagesOn': 'ativada (cada membro pode desativá-las com /privacy)',
+  'settings.off': 'desativada',
+  'settings.welcomeNames': '• **Como as boas-vindas chamam novos membros**: {policy} (só quem está no servidor e vinculado é nomeado)',
+  'settings.welcomeNames.mention': 'a menção do Discord, que não notifica ninguém',
+  'settings.welcomeNames.display_name': 'o nome neste servidor',
+  'settings.welcomeNames.none': 'sem nome',
+  'settings.previewThreshold': {
+    one: '• **Perguntar antes**: /map, /unmap e /settings mostram o que fariam e esperam **Confirmar** quando mudam {count} cargo ou mais',
+    other:
+      '• **Perguntar antes**: /map, /unmap e /settings mostram o que fariam e esperam **Confirmar** quando mudam {count} cargos ou mais',
+  },
+  'settings.previewAlways': '• **Perguntar antes**: /map, /unmap e /settings sempre mostram o que fariam e esperam **Confirmar**',
+  'dm.linked':
+    'Sua assinatura do Patreon agora está vinculada em **{server}**: o Tierlink te dá lá os cargos do seu nível e os mantém em dia com a sua assinatura.',
+  'dm.linkedFooter':
+    '-# Você recebe esta mensagem porque o servidor ativou as mensagens aos membros. Desative-as para você com `/privacy direct_messages:False`.',
+
   'status.of': '**Status de {who}**',
   'status.linked': '**Vinculado** ao Patreon.',
   'status.linkedSocialYou': '**Vinculado** ao Patreon (pela conexão do Discord na sua conta do Patreon).',

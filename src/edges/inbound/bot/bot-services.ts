@@ -4,6 +4,7 @@ import type { AdoptionCheck } from '../../../app/admin/adoption-check';
 import type { RoleAllowances } from '../../../app/admin/role-allowances';
 import type { MappingService } from '../../../app/admin/mapping-service';
 import type { SettingsService } from '../../../app/admin/settings-service';
+import type { ChangeConfirmations } from '../../../app/admin/change-confirmations';
 import type { TiersService } from '../../../app/admin/tiers-service';
 import type { ConnectService } from '../../../app/admin/connect-service';
 import type { LinkService } from '../../../app/linking/link-service';
@@ -39,6 +40,8 @@ export interface BotServices {
   /** `/comp`: tiers given by staff for a while. */
   comps: Pick<CompService, 'grant' | 'revoke' | 'list'>;
   settings: SettingsService;
+  /** Confirm and Cancel of a `/map`, `/unmap` or `/settings` change shown first. */
+  confirmations: ChangeConfirmations;
   sync: SyncPort;
   /** Allowances of roles with dangerous permissions (`/allow-role`). */
   allowances: Pick<RoleAllowances, 'set'>;

@@ -122,6 +122,7 @@ export function createBot(deps: BotDeps): DiscordBot {
     comps: deps.comps,
     rules: deps.rules,
     settings: deps.settings,
+    confirmations: deps.confirmations,
     staff: deps.staff,
     audit: deps.audit,
     adoption: deps.adoption,

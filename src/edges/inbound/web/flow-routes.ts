@@ -154,7 +154,7 @@ export function createFlowRoutes(deps: FlowRoutesDeps): Router {
     }
     if (consumed.row.purpose === 'connect') return renderConnect(req, res, await deps.connectService.complete(q('code')!, consumed));
 
-    const done = await deps.linkService.complete(q('code')!, consumed);
+    const done = await deps.linkService.complete(q('code')!, consumed, localeOf(res));
     if (done.kind === 'service_error') return message(res, serviceDownMessage('/link', tOf(res)));
     const [guildName, tiers] = await Promise.all([
       deps.guilds.name(done.guildId),

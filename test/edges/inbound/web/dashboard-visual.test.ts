@@ -391,6 +391,34 @@ inChromium('the dashboard in headless Chromium', () => {
     }
   });
 
+  test.each(VIEWPORTS)('a mapping made on the page shows what it would do first, and Cancel changes nothing ($label)', async (viewport) => {
+    const context = await contextFor('owner', viewport, 'light', { javaScriptEnabled: false });
+    try {
+      const before = await e.tierlink.services.repos.mappings.of(e.guildId);
+      const { page } = await open(context, `${g()}/tiers`);
+      await page.locator('#map-tier').selectOption({ label: 'Silver ($5)' }, { timeout: 5000 });
+      await page.locator('#map-role').selectOption({ label: 'Supporters' }, { timeout: 5000 });
+      await page.getByRole('button', { name: 'Give this role' }).click({ timeout: 5000 });
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Make this change?');
+      const text = pageText(await page.content());
+      expect(text).toContain('Silver would give @Supporters. Nothing has changed yet.');
+      expect(text).toContain('Gives @Supporters to 1 member');
+      expect(text).toContain('Removes nothing');
+      expect(text).toContain('For example: jonas.');
+      const seen = await page.evaluate(inspectPage, page.viewportSize() ?? { width: 0, height: 0 });
+      expect(seen.scrollWidth).toBeLessThanOrEqual(seen.width);
+      expect(seen.overflowing).toEqual([]);
+      expect(seen.lowContrast).toEqual([]);
+      await page.screenshot({ path: path.join(SCREENSHOTS, `dashboard-change-preview-${viewport.label}.docs.tmp.png`), fullPage: true });
+      await page.getByRole('button', { name: 'Cancel' }).click({ timeout: 5000 });
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Tiers and roles');
+      expect(pageText(await page.content())).toContain('Cancelled: nothing was changed.');
+      expect(await e.tierlink.services.repos.mappings.of(e.guildId)).toEqual(before);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('without JavaScript the pages read the same and their forms work', async () => {
     const context = await contextFor('owner', VIEWPORTS[0], 'light', { javaScriptEnabled: false });
     try {

@@ -48,6 +48,7 @@ test('migrations create every table and a second run changes nothing', async () 
     'member_snapshots',
     'mod_log_state',
     'patreon_budget',
+    'pending_changes',
     'post_polls',
     'role_allowances',
     'role_grants',

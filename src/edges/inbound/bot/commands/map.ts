@@ -1,7 +1,11 @@
-import { type ChatInputCommandInteraction, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import { type ButtonInteraction, InteractionContextType, MessageFlags, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import type { MapOutcome } from '../../../../app/admin/mapping-service';
+import type { T } from '../../../../core/i18n';
 import type { Command, CommandContext } from '../command';
-import { NO_PINGS, describeGuildApply } from '../format';
+import { describeGuildApply, roleMention } from '../format';
+import { speakerFor } from '../speak';
+import { CHANGE_BUTTON_PREFIX, CONFIRMATION_MINUTES, type EditReply, editorOf, previewButtons, previewLines } from './change-preview';
+import { answerRule, answerSettings } from './settings';
 
 function build(name: 'map' | 'unmap', description: string) {
   return new SlashCommandBuilder()
@@ -14,46 +18,40 @@ function build(name: 'map' | 'unmap', description: string) {
     .toJSON();
 }
 
-async function answer(interaction: ChatInputCommandInteraction, verb: 'map' | 'unmap', outcome: MapOutcome, ctx: CommandContext) {
+/** The reply to a `/map` or `/unmap` outcome (asked, or confirmed with the button), in the member's language. */
+export async function answerMapping(edit: EditReply, t: T, verb: 'map' | 'unmap', outcome: MapOutcome, ctx: CommandContext) {
   switch (outcome.kind) {
     case 'unknown_tier':
-      return interaction.editReply('That tier is not one of this server’s campaigns. Pick one from the list (run /tiers to see them).');
+      return edit({ content: t('map.unknownTier') });
     case 'role_refused':
-      return interaction.editReply({
-        content: `Nothing was ${verb === 'map' ? 'mapped' : 'unmapped'}: I can’t manage that role. ${outcome.message}\n**Fix:** ${outcome.fix}`,
-        allowedMentions: NO_PINGS,
-      });
+      return edit({ content: t(verb === 'map' ? 'map.botCannot' : 'unmap.botCannot', { message: outcome.message, fix: outcome.fix }) });
     case 'not_allowed':
-      return interaction.editReply({
-        content: `Nothing was ${verb === 'map' ? 'mapped' : 'unmapped'}: ${outcome.message}\n**What to do:** ${outcome.fix}`,
-        allowedMentions: NO_PINGS,
-      });
+      return edit({ content: t(verb === 'map' ? 'map.notAllowed' : 'unmap.notAllowed', { message: outcome.message, fix: outcome.fix }) });
     case 'not_mapped':
-      return interaction.editReply(
-        outcome.viaTier
-          ? `**${outcome.tierTitle}** grants **${outcome.roleName}** because it is ${outcome.tierTitle}’s Discord role on Patreon, not through /map, so /unmap cannot remove it. Change the tier’s Discord role on Patreon instead.`
-          : `**${outcome.tierTitle}** does not map to **${outcome.roleName}** through /map, so there was nothing to remove.`,
-      );
+      return edit({
+        content: t(outcome.viaTier ? 'unmap.viaTier' : 'unmap.notMapped', { tier: outcome.tierTitle, role: outcome.roleName }),
+      });
+    case 'used':
+      return edit({ content: t('preview.expired', { minutes: CONFIRMATION_MINUTES }) });
+    case 'preview': {
+      const head = t(verb === 'map' ? 'preview.map' : 'preview.unmap', { tier: outcome.tierTitle, role: roleMention(outcome.roleId) });
+      return edit({
+        content: previewLines(t, head, outcome.preview, outcome.changedSince).join('\n'),
+        components: [previewButtons(t, outcome.confirmation)],
+      });
+    }
     case 'done': {
-      const head =
-        verb === 'map'
-          ? outcome.changed
-            ? `**${outcome.tierTitle}** now grants **${outcome.roleName}**.`
-            : `**${outcome.tierTitle}** already grants **${outcome.roleName}**.`
-          : `**${outcome.tierTitle}** no longer grants **${outcome.roleName}** through /map.`;
+      const names = { tier: outcome.tierTitle, role: outcome.roleName };
+      const head = t(verb === 'map' ? (outcome.changed ? 'map.done' : 'map.already') : 'unmap.done', names);
       const powers =
-        verb === 'map' && outcome.allowed
-          ? `${head} It has ${outcome.allowed.join(', ')}: every patron of ${outcome.tierTitle} gets that power (you allowed it by mapping it; /allow-role role:@${outcome.roleName} allowed:false takes that back).`
-          : head;
-      if (!outcome.changed) return interaction.editReply({ content: powers, allowedMentions: NO_PINGS });
-      await interaction.editReply(`${powers} Updating members’ roles…`);
+        verb === 'map' && outcome.allowed ? `${head} ${t('map.powers', { ...names, permissions: outcome.allowed.join(', ') })}` : head;
+      if (!outcome.changed) return edit({ content: powers });
+      await edit({ content: `${powers} ${t('map.updating')}` });
       try {
-        await interaction.editReply(`${powers} ${describeGuildApply(await outcome.followUp)}`);
+        await edit({ content: `${powers} ${describeGuildApply(await outcome.followUp)}` });
       } catch (error) {
         ctx.logger.error({ err: error }, `roles update after /${verb} failed`);
-        await interaction.editReply(
-          `${powers} Updating members’ roles failed; the nightly sync will catch up. Run /doctor if this repeats.`,
-        );
+        await edit({ content: `${powers} ${t('map.updateFailed')}` });
       }
       return;
     }
@@ -61,26 +59,65 @@ async function answer(interaction: ChatInputCommandInteraction, verb: 'map' | 'u
 }
 
 /**
+ * Confirm and Cancel of a change shown first (`/map`, `/unmap`, `/settings`): only the member it was
+ * made for, in time; the change is asked again with the token (src/app/admin/change-confirmations.ts).
+ */
+export async function pressChangeButton(interaction: ButtonInteraction, ctx: CommandContext): Promise<void> {
+  const { t } = speakerFor(interaction);
+  const [action, token = ''] = interaction.customId.slice(CHANGE_BUTTON_PREFIX.length).split(':');
+  const actor = { guildId: interaction.guildId!, userId: interaction.user.id };
+  const edit = editorOf(interaction);
+  // Someone else's press leaves the preview as it is for the member it was made for.
+  const notYours = () => interaction.followUp({ content: t('preview.notYours'), flags: MessageFlags.Ephemeral });
+  if (action === 'n') {
+    const cancelled = await ctx.services.confirmations.cancel(actor, token);
+    if (cancelled === 'not_yours') return void (await notYours());
+    await edit({ content: t(cancelled === 'cancelled' ? 'preview.cancelled' : 'preview.expired', { minutes: CONFIRMATION_MINUTES }) });
+    return;
+  }
+  const confirmed = await ctx.services.confirmations.confirm(actor, token);
+  switch (confirmed.kind) {
+    case 'not_yours':
+      return void (await notYours());
+    case 'expired':
+      await edit({ content: t('preview.expired', { minutes: CONFIRMATION_MINUTES }) });
+      return;
+    case 'map':
+    case 'unmap':
+      await answerMapping(edit, t, confirmed.kind, confirmed.outcome, ctx);
+      return;
+    case 'settings':
+      await answerSettings(edit, t, confirmed.outcome, actor, ctx);
+      return;
+    case 'rule_set':
+    case 'rule_remove':
+      await answerRule(edit, t, confirmed.outcome, ctx.logger);
+  }
+}
+
+/**
  * `/map tier role` (Manage Roles): a tier grants a role, on top of its own `chat_role_ids`; only a
- * role the member could grant themselves (src/core/authority.ts).
+ * role the member could grant themselves (src/core/authority.ts). A change of the server's threshold
+ * of role changes or more is shown first and waits for Confirm.
  */
 export const mapCommand: Command = {
   data: build('map', 'Make a tier grant a Discord role'),
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
+  button: { prefix: CHANGE_BUTTON_PREFIX, press: pressChangeButton },
   async execute(interaction, ctx) {
     const outcome = await ctx.services.mapping.map(
       { guildId: interaction.guildId!, userId: interaction.user.id },
       interaction.options.getString('tier', true),
       interaction.options.getRole('role', true).id,
     );
-    await answer(interaction, 'map', outcome, ctx);
+    await answerMapping(editorOf(interaction), speakerFor(interaction).t, 'map', outcome, ctx);
   },
   async autocomplete(interaction, { services }) {
     await interaction.respond(await services.tiers.autocomplete(interaction.guildId!, String(interaction.options.getFocused())));
   },
 };
 
-/** `/unmap tier role` (Manage Roles): removes such a mapping. */
+/** `/unmap tier role` (Manage Roles): removes such a mapping, shown first as `/map` is. */
 export const unmapCommand: Command = {
   data: build('unmap', 'Stop a tier from granting a Discord role (mappings made with /map)'),
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
@@ -90,7 +127,7 @@ export const unmapCommand: Command = {
       interaction.options.getString('tier', true),
       interaction.options.getRole('role', true).id,
     );
-    await answer(interaction, 'unmap', outcome, ctx);
+    await answerMapping(editorOf(interaction), speakerFor(interaction).t, 'unmap', outcome, ctx);
   },
   autocomplete: (interaction, ctx) => mapCommand.autocomplete!(interaction, ctx),
 };

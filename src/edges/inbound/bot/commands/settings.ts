@@ -3,9 +3,14 @@ import { CHANNEL_SETTINGS, type ChannelChange, type ChannelSetting, type GuildCh
 import { SETTING_BOUNDS } from '../../../../core/planner/settings';
 import { JOIN_SLUG_LENGTH } from '../../../../core/join-slug';
 import type { JoinLink } from '../../../../app/joining/join-links';
-import type { SettingsRequest } from '../../../../app/admin/settings-service';
+import type { ServerChoices, SettingsOutcome, SettingsRequest } from '../../../../app/admin/settings-service';
+import type { RuleRoleOutcome } from '../../../../app/admin/rule-roles-service';
+import { WELCOME_NAMES, type WelcomeNames } from '../../../../core/channel-posts';
+import { type T, translator } from '../../../../core/i18n';
+import { speakerFor } from '../speak';
+import { CONFIRMATION_MINUTES, type EditReply, editorOf, previewButtons, previewLines } from './change-preview';
 import type { GuildSettings, Mode } from '../../../../core/planner/types';
-import type { Command } from '../command';
+import type { Command, CommandContext } from '../command';
 import { NO_PINGS, describeGuildApply, fitMessage, roleMention } from '../format';
 import { STRICT_BUTTON_PREFIX, pressStrictButton, reportApply, strictButton, strictPreviewLines } from './strict-confirmation';
 import type { BotServices } from '../bot-services';
@@ -23,12 +28,13 @@ export function parseRuleAtLeast(text: string, roleId: string): RuleRole | null 
 }
 
 /** A rule as people read it. */
-export function describeRule(rule: RuleRole): string {
+export function describeRule(rule: RuleRole, t: T = translator('en')): string {
   return rule.kind === 'tenure'
-    ? `${roleMention(rule.roleId)} for patrons of ${rule.months} month${rule.months === 1 ? '' : 's'} or more`
-    : `${roleMention(rule.roleId)} for anyone entitled to ${(rule.cents / 100).toFixed(2)} or more a month, whatever the tier`;
+    ? t('settings.ruleTenure', { role: roleMention(rule.roleId), count: rule.months })
+    : t('settings.ruleAmount', { role: roleMention(rule.roleId), amount: (rule.cents / 100).toFixed(2) });
 }
 
+/** Sets or clears a role by tenure or amount as `/settings rule_role`, `rule_at_least` and `clear_rule_role` ask, and answers. */
 async function applyRuleOptions(
   services: BotServices,
   actor: { guildId: string; userId: string },
@@ -36,34 +42,63 @@ async function applyRuleOptions(
   atLeast: string | null,
   clearRoleId: string | null,
   logger: Logger,
-): Promise<string> {
-  const lines: string[] = [];
+  edit: EditReply,
+  t: T,
+): Promise<void> {
   if ((roleId === null) !== (atLeast === null)) {
-    return 'Nothing was changed: give **rule_role** and **rule_at_least** together, e.g. rule_role:@Veteran rule_at_least:"6 months", or rule_role:@Big Supporter rule_at_least:20.';
+    await edit({
+      content:
+        'Nothing was changed: give **rule_role** and **rule_at_least** together, e.g. rule_role:@Veteran rule_at_least:"6 months", or rule_role:@Big Supporter rule_at_least:20.',
+    });
+    return;
   }
-  let outcome = null;
+  let outcome: RuleRoleOutcome | null = null;
   if (roleId !== null && atLeast !== null) {
     const rule = parseRuleAtLeast(atLeast, roleId);
-    if (!rule) return `Nothing was changed: "${atLeast}" is neither a number of months ("6 months") nor an amount a month ("20").`;
+    if (!rule) {
+      await edit({ content: `Nothing was changed: "${atLeast}" is neither a number of months ("6 months") nor an amount a month ("20").` });
+      return;
+    }
     outcome = await services.rules.set(actor, rule);
   }
   if (clearRoleId !== null && (outcome === null || outcome.kind === 'done')) outcome = await services.rules.remove(actor, clearRoleId);
-  if (!outcome) return '';
-  if (outcome.kind === 'invalid') return `Nothing was changed: ${outcome.message}`;
-  if (outcome.kind === 'not_allowed') return `Nothing was changed: ${outcome.message}\n**What to do:** ${outcome.fix}`;
-  lines.push(
-    '**Roles by tenure and amount**',
-    ...(outcome.rules.length > 0 ? outcome.rules.map((r) => `• ${describeRule(r)}`) : ['• none']),
-  );
-  if (outcome.followUp) {
-    try {
-      lines.push(describeGuildApply(await outcome.followUp));
-    } catch (error) {
-      logger.error({ err: error }, 'roles update after a rule change failed');
-      lines.push('Updating members’ roles failed; the nightly sync will catch up.');
+  if (outcome) await answerRule(edit, t, outcome, logger);
+}
+
+/** The reply to a rule's outcome (asked, or confirmed with the button). */
+export async function answerRule(edit: EditReply, t: T, outcome: RuleRoleOutcome, logger: Logger): Promise<void> {
+  switch (outcome.kind) {
+    case 'invalid':
+      await edit({ content: `Nothing was changed: ${outcome.message}` });
+      return;
+    case 'not_allowed':
+      await edit({ content: `Nothing was changed: ${outcome.message}\n**What to do:** ${outcome.fix}` });
+      return;
+    case 'used':
+      await edit({ content: t('preview.expired', { minutes: CONFIRMATION_MINUTES }) });
+      return;
+    case 'preview':
+      await edit({
+        content: fitMessage(previewLines(t, t('preview.settings'), outcome.preview, outcome.changedSince), 1900, t),
+        components: [previewButtons(t, outcome.confirmation)],
+      });
+      return;
+    case 'done': {
+      const lines = [
+        '**Roles by tenure and amount**',
+        ...(outcome.rules.length > 0 ? outcome.rules.map((r) => `• ${describeRule(r, t)}`) : ['• none']),
+      ];
+      if (outcome.followUp) {
+        try {
+          lines.push(describeGuildApply(await outcome.followUp));
+        } catch (error) {
+          logger.error({ err: error }, 'roles update after a rule change failed');
+          lines.push(t('settings.updateFailed'));
+        }
+      }
+      await edit({ content: fitMessage(lines, 1900, t) });
     }
   }
-  return fitMessage(lines);
 }
 
 /** "5 for 30 days", "$5.50 for 7 days", "off": the Ko-fi donation setting; null when unreadable. */
@@ -88,49 +123,50 @@ async function applyKofiDonation(services: BotServices, guildId: string, text: s
     : `**Ko-fi donations** of ${(parsed.minCents / 100).toFixed(2)} or more now count as the tier **a Ko-fi donation** for ${parsed.days} day${parsed.days === 1 ? '' : 's'} from the donation. Map it to a role with /map tier:kofi:*donation.`;
 }
 
-/** What each channel setting posts, for the reply and the guide. */
-const CHANNEL_PURPOSE: Record<ChannelSetting, string> = {
-  modLog: 'Tierlink’s role changes, batched',
-  announcePatrons: 'a welcome when a pledge begins',
-  announcePosts: 'each new post of the campaign',
-};
-
-export function renderChannels(c: GuildChannels): string[] {
+export function renderChannels(c: GuildChannels, t: T = translator('en')): string[] {
   return (Object.keys(CHANNEL_SETTINGS) as ChannelSetting[]).map((key) => {
     const id = channelOf(c, key);
-    const name = CHANNEL_SETTINGS[key].label;
-    return `• **${name[0]!.toUpperCase()}${name.slice(1)}** (${CHANNEL_PURPOSE[key]}): ${id ? `<#${id}>` : 'off'}`;
+    return t(`settings.channel.${key}`, { channel: id ? `<#${id}>` : t('settings.off') });
   });
 }
 
+/** The server's settings as `/settings` shows them, in the member's language. */
 export function renderSettings(
   s: GuildSettings,
   join: JoinLink,
   channels?: GuildChannels,
   rules?: readonly RuleRole[],
   patronMessages?: boolean,
+  choices?: ServerChoices,
+  t: T = translator('en'),
 ): string {
+  const role = (id: string | null | undefined) => (id ? roleMention(id) : t('settings.none'));
   return [
-    `• **Grace period** after a declined payment: ${s.graceDays} day${s.graceDays === 1 ? '' : 's'}`,
-    `• **Mode**: ${s.mode === 'stack' ? 'stack (every entitled tier’s roles)' : 'highest (only the highest tier’s roles)'}`,
-    `• **Former-patron role**: ${s.formerPatronRoleId ? roleMention(s.formerPatronRoleId) : 'none'}`,
-    `• **Follower role**: ${s.followerRoleId ? roleMention(s.followerRoleId) : 'none'}`,
-    `• **Free tiers grant their roles**: ${s.freeTiersGrantRoles === false ? 'no (free members get no tier role; the follower role still applies)' : 'yes (a free tier’s mapped roles go to its free members)'}`,
-    `• **Strict**: ${s.strict ? 'on (mapped roles are removed from anyone not entitled, even if given by hand)' : 'off (only roles Tierlink granted are ever removed)'}`,
-    `• **Mass-removal guard**: a sync holds removals above ${s.removalThresholdPercent}% of Tierlink’s grants when they are at least ${s.removalThresholdMin}`,
-    `• **Join page**: ${join.url}${join.source === 'chosen' ? '' : ` (the default; choose one with join_slug)`}`,
-    `• **Who may join there**: ${s.joinNonPatrons ? 'anyone with a Patreon account' : 'patrons whose tier gives a role here'}`,
-    `• **Joiner role** (joined without a tier role): ${s.joinerRoleId ? roleMention(s.joinerRoleId) : 'none'}`,
-    ...(channels ? renderChannels(channels) : []),
+    t('settings.grace', { count: s.graceDays }),
+    t(s.mode === 'stack' ? 'settings.modeStack' : 'settings.modeHighest'),
+    t('settings.formerRole', { role: role(s.formerPatronRoleId) }),
+    t('settings.followerRole', { role: role(s.followerRoleId) }),
+    t(s.freeTiersGrantRoles === false ? 'settings.freeTiersNo' : 'settings.freeTiersYes'),
+    t(s.strict ? 'settings.strictOn' : 'settings.strictOff'),
+    t('settings.guard', { percent: s.removalThresholdPercent, min: s.removalThresholdMin }),
+    t(join.source === 'chosen' ? 'settings.joinPage' : 'settings.joinPageDefault', { url: join.url }),
+    t(s.joinNonPatrons ? 'settings.joinAnyone' : 'settings.joinPatrons'),
+    t('settings.joinerRole', { role: role(s.joinerRoleId) }),
+    ...(channels ? renderChannels(channels, t) : []),
     ...(patronMessages === undefined
       ? []
-      : [
-          `• **Messages to patrons** (a direct message when a payment is declined, with the date the roles go): ${patronMessages ? 'on (each patron can turn them off with /privacy)' : 'off'}`,
-        ]),
-    ...(rules
+      : [t('settings.patronMessages', { state: t(patronMessages ? 'settings.messagesOn' : 'settings.off') })]),
+    ...(choices
       ? [
-          `• **Roles by tenure and amount**: ${rules.length === 0 ? 'none (set one with rule_role and rule_at_least)' : rules.map(describeRule).join('; ')}`,
+          t('settings.linkMessages', { state: t(choices.linkMessages ? 'settings.messagesOn' : 'settings.off') }),
+          t('settings.welcomeNames', { policy: t(`settings.welcomeNames.${choices.welcomeNames}`) }),
+          choices.previewThreshold === 0
+            ? t('settings.previewAlways')
+            : t('settings.previewThreshold', { count: choices.previewThreshold }),
         ]
+      : []),
+    ...(rules
+      ? [t('settings.rules', { rules: rules.length === 0 ? t('settings.rulesNone') : rules.map((r) => describeRule(r, t)).join('; ') })]
       : []),
   ].join('\n');
 }
@@ -240,6 +276,17 @@ export const settingsCommand: Command = {
     .addBooleanOption((o) =>
       o.setName('patron_messages').setDescription('Send patrons a direct message when a payment is declined (needs Manage Server)'),
     )
+    // The 25th option (Discord's limit): the preview threshold and the message on a new link are on the dashboard's settings form.
+    .addStringOption((o) =>
+      o
+        .setName('welcome_names')
+        .setDescription('How welcomes name new patrons (needs Manage Server)')
+        .addChoices(
+          { name: 'their mention (pings nobody)', value: 'mention' },
+          { name: 'their name in this server', value: 'display_name' },
+          { name: 'no name', value: 'none' },
+        ),
+    )
     .toJSON(),
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
   button: { prefix: STRICT_BUTTON_PREFIX, press: pressStrictButton },
@@ -281,6 +328,9 @@ export const settingsCommand: Command = {
     if (o.getBoolean('clear_join_role')) change.joinerRoleId = null;
     const patronMessages = o.getBoolean('patron_messages');
     if (patronMessages !== null) change.patronMessages = patronMessages;
+    const welcomeNames = o.getString('welcome_names');
+    if (welcomeNames !== null && (WELCOME_NAMES as readonly string[]).includes(welcomeNames))
+      change.welcomeNames = welcomeNames as WelcomeNames;
 
     const actor = { guildId: interaction.guildId!, userId: interaction.user.id };
     const donation = o.getString('kofi_donation');
@@ -292,52 +342,68 @@ export const settingsCommand: Command = {
     const ruleAtLeast = o.getString('rule_at_least');
     const clearRule = o.getRole('clear_rule_role');
     if (ruleRole || ruleAtLeast !== null || clearRule) {
-      await interaction.editReply({
-        content: await applyRuleOptions(services, actor, ruleRole?.id ?? null, ruleAtLeast, clearRule?.id ?? null, logger),
-        allowedMentions: NO_PINGS,
-      });
+      const { t } = speakerFor(interaction);
+      await applyRuleOptions(services, actor, ruleRole?.id ?? null, ruleAtLeast, clearRule?.id ?? null, logger, editorOf(interaction), t);
       if (Object.keys(change).length === 0 && Object.keys(channels).length === 0) return;
     }
     const outcome = await services.settings.apply(actor, change, channels);
-    const rules = await services.rules.list(actor.guildId);
-    switch (outcome.kind) {
-      case 'invalid':
-      case 'not_allowed':
-        await interaction.editReply({
-          content: fitMessage(['Nothing was changed:', ...outcome.problems.map((p) => `• ${p}`)]),
-          allowedMentions: NO_PINGS,
-        });
-        return;
-      case 'shown':
-        await interaction.editReply({
-          content: `**Settings of this server**\n${renderSettings(outcome.settings, outcome.join, outcome.channels, rules, outcome.patronMessages)}`,
-          allowedMentions: NO_PINGS,
-        });
-        return;
-      case 'strict_pending':
-        await interaction.editReply({
-          content: fitMessage([
-            `**Settings of this server**`,
-            renderSettings(outcome.settings, outcome.join, outcome.channels, rules, outcome.patronMessages),
-            '',
-            ...strictPreviewLines(outcome.strict),
-          ]),
-          components: [strictButton(outcome.strict)],
-          allowedMentions: NO_PINGS,
-        });
-        return;
-      case 'changed': {
-        const { strict: request } = outcome;
-        const head = [
-          `**Settings saved**`,
-          renderSettings(outcome.settings, outcome.join, outcome.channels, rules, outcome.patronMessages),
-          ...outcome.notes.map((n) => `• ${n}`),
-          ...(request ? ['', ...strictPreviewLines(request)] : []),
-        ];
-        const components = request ? [strictButton(request)] : [];
-        const edit = (content: string) => interaction.editReply({ content, components, allowedMentions: NO_PINGS });
-        await reportApply(edit, fitMessage(head, 1800), outcome.followUp, logger);
-      }
-    }
+    await answerSettings(editorOf(interaction), speakerFor(interaction).t, outcome, actor, { services, logger });
   },
 };
+
+/** The reply to a `/settings` outcome (asked, or confirmed with the button). */
+export async function answerSettings(
+  edit: EditReply,
+  t: T,
+  outcome: SettingsOutcome,
+  actor: { guildId: string; userId: string },
+  { services, logger }: CommandContext,
+): Promise<void> {
+  const rules = await services.rules.list(actor.guildId);
+  switch (outcome.kind) {
+    case 'invalid':
+    case 'not_allowed':
+      await edit({ content: fitMessage([t('settings.nothingChanged'), ...outcome.problems.map((p) => `• ${p}`)], 1900, t) });
+      return;
+    case 'used':
+      await edit({ content: t('preview.expired', { minutes: CONFIRMATION_MINUTES }) });
+      return;
+    case 'preview':
+      await edit({
+        content: fitMessage(previewLines(t, t('preview.settings'), outcome.preview, outcome.changedSince), 1900, t),
+        components: [previewButtons(t, outcome.confirmation)],
+      });
+      return;
+    case 'shown':
+      await edit({
+        content: `${t('settings.title')}\n${renderSettings(outcome.settings, outcome.join, outcome.channels, rules, outcome.patronMessages, outcome.choices, t)}`,
+      });
+      return;
+    case 'strict_pending':
+      await edit({
+        content: fitMessage(
+          [
+            t('settings.title'),
+            renderSettings(outcome.settings, outcome.join, outcome.channels, rules, outcome.patronMessages, outcome.choices, t),
+            '',
+            ...strictPreviewLines(outcome.strict),
+          ],
+          1900,
+          t,
+        ),
+        components: [strictButton(outcome.strict)],
+      });
+      return;
+    case 'changed': {
+      const { strict: request } = outcome;
+      const head = [
+        t('settings.saved'),
+        renderSettings(outcome.settings, outcome.join, outcome.channels, rules, outcome.patronMessages, outcome.choices, t),
+        ...outcome.notes.map((n) => `• ${n}`),
+        ...(request ? ['', ...strictPreviewLines(request)] : []),
+      ];
+      const components = request ? [strictButton(request)] : [];
+      await reportApply((content) => edit({ content, components }), fitMessage(head, 1800, t), outcome.followUp, logger, t);
+    }
+  }
+}

@@ -4,6 +4,7 @@ import type { StrictRequest } from '../../../../app/admin/settings-service';
 import { STRICT_CONFIRMATION_MS } from '../../../../app/admin/settings-service';
 import type { Logger } from '../../../../shared/logger';
 import type { CommandContext } from '../command';
+import { type T, translator } from '../../../../core/i18n';
 import { NO_PINGS, describeGuildApply, fitMessage } from '../format';
 
 /** The `custom_id` prefix of the button that confirms strict mode; the confirmation token follows it. */
@@ -50,17 +51,18 @@ export async function reportApply(
   head: string,
   followUp: Promise<GuildApplyOutcome> | null,
   logger: Logger,
+  t: T = translator('en'),
 ): Promise<void> {
   if (!followUp) {
     await edit(head);
     return;
   }
-  await edit(`${head}\nUpdating members’ roles…`);
+  await edit(`${head}\n${t('settings.updating')}`);
   try {
     await edit(`${head}\n${describeGuildApply(await followUp)}`);
   } catch (error) {
     logger.error({ err: error }, 'roles update after /settings failed');
-    await edit(`${head}\nUpdating roles failed; the nightly sync will catch up.`);
+    await edit(`${head}\n${t('settings.updateFailed')}`);
   }
 }
 

@@ -1,7 +1,8 @@
 import type { AuditQuery } from '../../../../app/dashboard/audit';
 import type { FollowUp } from '../../../../app/dashboard/configuration';
 import { ACTIONS, OUTCOMES, TRIGGER_LABELS } from '../../../../app/dashboard/views';
-import type { SettingsChange } from '../../../../core/planner/settings';
+import type { SettingsRequest } from '../../../../app/admin/settings-service';
+import { WELCOME_NAMES, type WelcomeNames } from '../../../../core/channel-posts';
 import { CHANNEL_SETTINGS, type ChannelSetting } from '../../../../core/guild-channels';
 import { DAY } from '../../../../shared/clock';
 import type { AuditFilterForm } from './render-audit';
@@ -73,8 +74,8 @@ export function parseAuditFilter(query: Record<string, unknown>): { form: AuditF
 }
 
 /** The settings form, complete: every field is sent, so every setting is part of the change. */
-export function parseSettingsForm(body: Record<string, unknown>): { change: SettingsChange; problems: string[] } {
-  const change: SettingsChange = {};
+export function parseSettingsForm(body: Record<string, unknown>): { change: SettingsRequest; problems: string[] } {
+  const change: SettingsRequest = {};
   const problems: string[] = [];
   const integer = (name: string, label: string): number | undefined => {
     const value = text(body[name], 12);
@@ -104,6 +105,20 @@ export function parseSettingsForm(body: Record<string, unknown>): { change: Sett
   }
   change.strict = body.strict === 'on';
   change.freeTiersGrantRoles = body.free_tiers_grant_roles === 'on';
+  // The server's choices (Manage Server): only when the form has them.
+  if (body.welcome_names !== undefined) {
+    const names = text(body.welcome_names, 20);
+    if ((WELCOME_NAMES as readonly string[]).includes(names)) change.welcomeNames = names as WelcomeNames;
+    else problems.push('Choose how welcomes name new patrons.');
+  }
+  if (body.preview_threshold !== undefined) {
+    const threshold = integer('preview_threshold', 'When Discord’s commands ask first');
+    if (threshold !== undefined) change.previewThreshold = threshold;
+  }
+  if (body.choices === 'on') {
+    change.patronMessages = body.patron_messages === 'on';
+    change.linkMessages = body.link_messages === 'on';
+  }
   return { change, problems };
 }
 

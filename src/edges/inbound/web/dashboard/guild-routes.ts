@@ -6,6 +6,9 @@ import { type AllowOutcome, recipientsOf } from '../../../../app/admin/role-allo
 import { listed } from '../../../../core/authority';
 import type { SettingsOutcome, StrictConfirmOutcome } from '../../../../app/admin/settings-service';
 import { renderStrictConfirm } from './render-strict';
+import { renderChangePreview } from './render-change-preview';
+import type { ChangePreview } from '../../../../app/sync/change-preview';
+import type { Confirmation } from '../../../../app/admin/pending-changes';
 import type { ApplyOutcome } from '../../../../app/dashboard/syncs';
 import type { RuleRoleOutcome } from '../../../../app/admin/rule-roles-service';
 import type { CompRefusal } from '../../../../app/comps/comp-service';
@@ -26,6 +29,14 @@ import type { DashboardFlash } from './views';
 
 const locals = (res: Response) => res.locals.guild as GuildLocals;
 
+/** What a change of the roles by tenure and amount asks, for its preview. */
+const RULE_SENTENCE = 'This change of the roles by tenure and amount would change members’ roles.';
+
+/** What a mapping change asks, for its preview: "Gold would give @Platinum." */
+export function mappingSentence(verb: 'map' | 'unmap', o: { tierTitle: string; roleName: string }): string {
+  return verb === 'map' ? `${o.tierTitle} would give @${o.roleName}.` : `${o.tierTitle} would stop giving @${o.roleName}.`;
+}
+
 /** The sentence for a `/map` or `/unmap` outcome, as the command would say it. */
 export function mapFlash(verb: 'map' | 'unmap', outcome: MapOutcome, followUp: string): DashboardFlash {
   switch (outcome.kind) {
@@ -40,6 +51,8 @@ export function mapFlash(verb: 'map' | 'unmap', outcome: MapOutcome, followUp: s
     }
     case 'unknown_tier':
       return { tone: 'error', text: 'That tier is not one of this server’s campaigns; nothing was changed.' };
+    case 'used':
+      return { tone: 'error', text: 'Nothing was changed: that preview was already used.' };
     case 'role_refused':
       return { tone: 'error', text: `Nothing was changed: ${outcome.message}\nFix: ${outcome.fix}` };
     case 'not_mapped':
@@ -64,6 +77,8 @@ export function settingsFlash(outcome: SettingsOutcome, followUp: string): Dashb
       return { tone: 'error', text: ['Nothing was changed:', ...outcome.problems.map((p) => p.replace(/\*\*/g, ''))].join('\n') };
     case 'shown':
       return { tone: 'info', text: 'Nothing to save: the settings are as they were.' };
+    case 'used':
+      return { tone: 'error', text: 'Nothing was changed: that preview was already used.' };
     case 'changed':
       return {
         tone: 'success',
@@ -116,6 +131,9 @@ export function ruleFlash(outcome: RuleRoleOutcome, followUp: string, verb: 'set
       return { tone: 'error', text: `Nothing was changed: ${outcome.message.replace(/\*\*/g, '')}` };
     case 'not_allowed':
       return { tone: 'error', text: `Nothing was changed: ${outcome.message}\nFix: ${outcome.fix}` };
+    case 'preview':
+    case 'used':
+      return { tone: 'error', text: 'Nothing was changed: that preview was already used.' };
   }
 }
 
@@ -217,6 +235,7 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
         flash = { tone: 'error', text: 'Choose a tier and a role; nothing was changed.' };
       } else {
         const { outcome, followUp } = await dashboard.configuration[verb](access.guildId, access.userId, tier, role);
+        if (outcome.kind === 'preview') return showPreview(res, mappingSentence(verb, outcome), outcome);
         flash = mapFlash(verb, outcome, describeFollowUp(followUp));
         dashboard.overview.invalidate(access.guildId);
       }
@@ -253,6 +272,7 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
       flash = { tone: 'error', text: ['Nothing was changed:', ...problems].join('\n') };
     } else {
       const { outcome, followUp } = await dashboard.configuration.saveSettings(access.guildId, access.userId, change);
+      if (outcome.kind === 'preview') return showPreview(res, 'These settings would change members’ roles.', outcome);
       dashboard.overview.invalidate(access.guildId);
       const request = outcome.kind === 'strict_pending' || outcome.kind === 'changed' ? outcome.strict : null;
       if (request) {
@@ -264,6 +284,87 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
       flash = settingsFlash(outcome, describeFollowUp(followUp));
     }
     await dashboard.signIn.setFlash(session, flash);
+    seeOther(res, back);
+  });
+
+  /** A change the page shows first: what it would do, and the form that confirms it. */
+  function showPreview(
+    res: Response,
+    what: string,
+    shown: { preview: ChangePreview; confirmation: Confirmation; changedSince: boolean },
+    flash: DashboardFlash | null = null,
+  ): void {
+    const { access, viewer } = locals(res);
+    sendDashboardPage(res, 200, renderChangePreview({ access, viewer, what, ...shown, roleName: (_id, name) => name, flash }));
+  }
+
+  router.post('/:guildId/changes/confirm', async (req, res) => {
+    const { access, session } = locals(res);
+    const back = guildPath(access.guildId, '/tiers');
+    if (!(await mayChange(res, back))) return;
+    const token = text((req.body as Record<string, unknown>).token, 40);
+    const { outcome, followUp } = await dashboard.configuration.confirmChange(access.guildId, access.userId, token);
+    let flash: DashboardFlash;
+    switch (outcome.kind) {
+      case 'expired':
+        flash = {
+          tone: 'error',
+          text: 'Nothing was changed: that preview expired or was already used (it lasts 5 minutes). Make the change again to see what it would do now.',
+        };
+        break;
+      case 'not_yours':
+        flash = {
+          tone: 'error',
+          text: 'Nothing was changed: that preview was not made for you here. Make the change yourself to see what it would do.',
+        };
+        break;
+      case 'map':
+      case 'unmap':
+        if (outcome.outcome.kind === 'preview') return showPreview(res, mappingSentence(outcome.kind, outcome.outcome), outcome.outcome);
+        flash = mapFlash(outcome.kind, outcome.outcome, describeFollowUp(followUp));
+        break;
+      case 'rule_set':
+      case 'rule_remove':
+        if (outcome.outcome.kind === 'preview') return showPreview(res, RULE_SENTENCE, outcome.outcome);
+        flash = ruleFlash(outcome.outcome, describeFollowUp(followUp), outcome.kind === 'rule_set' ? 'set' : 'remove');
+        break;
+      case 'settings': {
+        const settings = outcome.outcome;
+        if (settings.kind === 'preview') return showPreview(res, 'These settings would change members’ roles.', settings);
+        if (settings.kind === 'changed' && settings.strict) {
+          sendDashboardPage(
+            res,
+            200,
+            renderStrictConfirm({
+              access,
+              viewer: locals(res).viewer,
+              request: settings.strict,
+              flash: settingsFlash(settings, describeFollowUp(followUp)),
+            }),
+          );
+          return;
+        }
+        flash = settingsFlash(settings, describeFollowUp(followUp));
+      }
+    }
+    dashboard.overview.invalidate(access.guildId);
+    deps.logger.info({ guildId: access.guildId, userId: access.userId, change: outcome.kind }, 'change confirmed on the dashboard');
+    await dashboard.signIn.setFlash(session, flash);
+    seeOther(res, back);
+  });
+
+  router.post('/:guildId/changes/cancel', async (req, res) => {
+    const { access, session } = locals(res);
+    const back = guildPath(access.guildId, '/tiers');
+    if (!(await mayChange(res, back))) return;
+    const token = text((req.body as Record<string, unknown>).token, 40);
+    const cancelled = await dashboard.configuration.cancelChange(access.guildId, access.userId, token);
+    await dashboard.signIn.setFlash(
+      session,
+      cancelled === 'cancelled'
+        ? { tone: 'info', text: 'Cancelled: nothing was changed.' }
+        : { tone: 'error', text: 'Nothing to cancel: that preview expired, was already used, or was not made for you.' },
+    );
     seeOther(res, back);
   });
 
@@ -314,6 +415,7 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
           ? { kind: 'tenure' as const, roleId: role, months: value }
           : { kind: 'amount' as const, roleId: role, cents: Math.round(value * 100) };
       const { outcome, followUp } = await dashboard.configuration.setRule(access.guildId, access.userId, rule);
+      if (outcome.kind === 'preview') return showPreview(res, RULE_SENTENCE, outcome);
       flash = ruleFlash(outcome, describeFollowUp(followUp), 'set');
     }
     await dashboard.signIn.setFlash(session, flash);
@@ -325,11 +427,13 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
     const back = guildPath(access.guildId, '/tiers#rules');
     if (!(await mayChange(res, back))) return;
     const role = text((req.body as Record<string, unknown>).role, 30);
-    const flash: DashboardFlash = !SNOWFLAKE.test(role)
-      ? { tone: 'error', text: 'Choose a role; nothing was changed.' }
-      : await dashboard.configuration
-          .removeRule(access.guildId, access.userId, role)
-          .then(({ outcome, followUp }) => ruleFlash(outcome, describeFollowUp(followUp), 'remove'));
+    let flash: DashboardFlash;
+    if (!SNOWFLAKE.test(role)) flash = { tone: 'error', text: 'Choose a role; nothing was changed.' };
+    else {
+      const { outcome, followUp } = await dashboard.configuration.removeRule(access.guildId, access.userId, role);
+      if (outcome.kind === 'preview') return showPreview(res, RULE_SENTENCE, outcome);
+      flash = ruleFlash(outcome, describeFollowUp(followUp), 'remove');
+    }
     await dashboard.signIn.setFlash(session, flash);
     seeOther(res, back);
   });

@@ -1,3 +1,5 @@
+import type { WelcomeNames } from '../../../../core/channel-posts';
+import { PREVIEW_THRESHOLD_BOUNDS } from '../../../../core/bulk-changes';
 import type { GuildAccess } from '../../../../app/dashboard/access';
 import type { ConfigurationView, RoleChoice } from '../../../../app/dashboard/configuration';
 import { SETTING_BOUNDS } from '../../../../core/planner/settings';
@@ -21,6 +23,12 @@ function roleOptions(roles: readonly RoleChoice[], current: string | null): Safe
 function numberField(o: { name: string; label: string; value: number; min: number; max: number; hint: string; locked: boolean }): SafeHtml {
   return html`<div class="field"><label for="${o.name}">${o.label}</label><input type="number" id="${o.name}" name="${o.name}" value="${o.value}" min="${o.min}" max="${o.max}" step="1" required aria-describedby="${o.name}-hint"${disabled(o.locked)}><p class="hint" id="${o.name}-hint">${o.hint}</p></div>`;
 }
+
+const WELCOME_NAME_CHOICES: ReadonlyArray<readonly [WelcomeNames, string]> = [
+  ['mention', 'their Discord mention (pings nobody)'],
+  ['display_name', 'their name in this server'],
+  ['none', 'no name'],
+];
 
 /** Tiers and roles: what each tier gives and where that comes from, the mapping form, and the settings. */
 export function renderTiers(o: { access: GuildAccess; viewer: Viewer; view: ConfigurationView; flash: DashboardFlash | null }): string {
@@ -78,6 +86,7 @@ ${t.roles
 </form>`;
 
   const s = view.settings;
+  const c = view.choices;
   const settingsForm = html`<form class="fields" method="post" action="${action('/settings')}">${csrfField(viewer.csrfToken)}
 <div class="cols two">
 ${numberField({ name: 'grace_days', label: 'Grace period (days)', value: s.graceDays, ...SETTING_BOUNDS.graceDays, hint: 'How long roles stay after a declined payment.', locked })}
@@ -92,6 +101,15 @@ ${numberField({ name: 'removal_threshold_min', label: '…when they are at least
 </div>
 <label class="check"><input type="checkbox" name="free_tiers_grant_roles" value="on"${checked(s.freeTiersGrantRoles !== false)}${disabled(locked)}> Free tiers grant their roles: free members get a free tier’s roles (off: only the follower role)</label>
 <label class="check"><input type="checkbox" name="strict" value="on"${checked(s.strict)}${disabled(locked)}> Strict: remove mapped roles from anyone not entitled, even if given by hand</label>
+<fieldset class="field"><legend>Patrons and welcomes (needs Manage Server)</legend><input type="hidden" name="choices" value="on">
+<label class="check"><input type="checkbox" name="patron_messages" value="on"${checked(c.patronMessages)}${disabled(locked)}> Message a patron when a payment is declined and when the grace period ends</label>
+<label class="check"><input type="checkbox" name="link_messages" value="on"${checked(c.linkMessages)}${disabled(locked)}> Message a patron when they link their membership here</label>
+<p class="hint">Each patron can turn these messages off for themselves with /privacy.</p>
+<div class="field"><label for="welcome_names">Welcomes name new patrons by</label><select id="welcome_names" name="welcome_names" aria-describedby="welcome_names-hint"${disabled(locked)}>${WELCOME_NAME_CHOICES.map(
+    ([value, label]) => html`<option value="${value}"${selected(c.welcomeNames === value)}>${label}</option>`,
+  )}</select><p class="hint" id="welcome_names-hint">Only members who are in the server and linked are ever named, never by their Patreon name.</p></div>
+${numberField({ name: 'preview_threshold', label: 'In Discord, show a change first from (role changes)', value: c.previewThreshold, ...PREVIEW_THRESHOLD_BOUNDS, hint: '/map, /unmap and /settings show what a change would do and wait for Confirm from this many role changes; 0 always asks. This page always asks.', locked })}
+</fieldset>
 <div class="actions"><button class="btn" type="submit"${disabled(locked)}>Save settings</button></div>
 </form>`;
 
@@ -143,7 +161,7 @@ ${channelSelect('announcePosts', 'Each new post: its title, its link and which t
     flash: o.flash,
     intro: locked
       ? 'You can look but not change: changes need the Manage Roles permission in this server, as /map and /settings do.'
-      : 'Changes here are checked and applied like /map, /unmap and /settings: members’ roles follow within seconds.',
+      : 'A change that moves roles shows what it would do first; once confirmed it is checked and applied like /map, /unmap and /settings, and members’ roles follow within seconds.',
     main: html`<div class="stack">
 ${panel({ id: 'tiers', title: 'What each tier gives', body: tiers })}
 ${panel({ id: 'map', title: 'Give a role with a tier', hint: 'On top of the tier’s own Discord role on Patreon.', body: mapForm })}

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Db } from '../database';
 import { directMessages } from '../schema';
 
-export type DirectMessageKind = 'payment_declined' | 'grace_ended';
+export type DirectMessageKind = 'payment_declined' | 'grace_ended' | 'linked';
 /** `sent`; `refused`: Discord will not deliver it to this user (closed DMs); `failed`: another error, not retried either. */
 export type DirectMessageOutcome = 'sent' | 'refused' | 'failed';
 
@@ -64,7 +64,7 @@ export interface DirectMessageRepository {
     discordUserId: string,
   ): Promise<
     {
-      kind: 'payment_declined' | 'grace_ended';
+      kind: DirectMessageKind;
       subject: string;
       status: 'failed' | 'sent' | 'refused' | 'sending';
       lastError: string | null;

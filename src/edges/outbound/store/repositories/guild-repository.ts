@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNotNull, or } from 'drizzle-orm';
 import type { GuildSettings } from '../../../../core/planner/types';
 import { DEFAULT_SETTINGS } from '../../../../core/planner/settings';
+import { DEFAULT_PREVIEW_THRESHOLD } from '../../../../core/bulk-changes';
 import { type GuildChannels, NO_CHANNELS } from '../../../../core/guild-channels';
 import type { Db } from '../database';
 import { guildCampaigns, guilds } from '../schema';
@@ -24,6 +25,12 @@ export interface GuildRepository {
   /** Whether the server sends patrons direct messages about their membership (`/settings patron_messages`); off by default. */
   patronMessages(guildId: string): Promise<boolean>;
   setPatronMessages(guildId: string, on: boolean): Promise<void>;
+  /** Whether a patron is told by direct message when their membership is linked here. */
+  linkMessages(guildId: string): Promise<boolean>;
+  setLinkMessages(guildId: string, on: boolean): Promise<void>;
+  /** From how many role changes a change in Discord asks first (the dashboard always asks). */
+  previewThreshold(guildId: string): Promise<number>;
+  setPreviewThreshold(guildId: string, threshold: number): Promise<void>;
   channels(guildId: string): Promise<GuildChannels>;
   saveChannels(guildId: string, channels: GuildChannels): Promise<void>;
   /** Every guild with at least one channel set, with its channels. */
@@ -147,6 +154,30 @@ export function createGuildRepository(db: Db): GuildRepository {
         .insert(guilds)
         .values({ id: guildId, patronMessages: on })
         .onConflictDoUpdate({ target: guilds.id, set: { patronMessages: on, updatedAt: new Date() } });
+    },
+
+    async linkMessages(guildId: string): Promise<boolean> {
+      const [row] = await db.select({ linkMessages: guilds.linkMessages }).from(guilds).where(eq(guilds.id, guildId));
+      return row?.linkMessages ?? false;
+    },
+
+    async setLinkMessages(guildId: string, on: boolean): Promise<void> {
+      await db
+        .insert(guilds)
+        .values({ id: guildId, linkMessages: on })
+        .onConflictDoUpdate({ target: guilds.id, set: { linkMessages: on, updatedAt: new Date() } });
+    },
+
+    async previewThreshold(guildId: string): Promise<number> {
+      const [row] = await db.select({ previewThreshold: guilds.previewThreshold }).from(guilds).where(eq(guilds.id, guildId));
+      return row?.previewThreshold ?? DEFAULT_PREVIEW_THRESHOLD;
+    },
+
+    async setPreviewThreshold(guildId: string, threshold: number): Promise<void> {
+      await db
+        .insert(guilds)
+        .values({ id: guildId, previewThreshold: threshold })
+        .onConflictDoUpdate({ target: guilds.id, set: { previewThreshold: threshold, updatedAt: new Date() } });
     },
 
     async channels(guildId: string): Promise<GuildChannels> {

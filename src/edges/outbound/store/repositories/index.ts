@@ -21,6 +21,7 @@ import { type RoleAllowanceRepository, createRoleAllowanceRepository } from './r
 import { type MemberListRepository, createMemberListRepository } from './member-list-repository';
 import { type MemberPreferenceRepository, createMemberPreferenceRepository } from './member-preference-repository';
 import { type DirectMessageRepository, createDirectMessageRepository } from './direct-message-repository';
+import { type PendingChangeRepository, createPendingChangeRepository } from './pending-change-repository';
 
 /** Every repository over one database. */
 export interface Repositories {
@@ -51,6 +52,8 @@ export interface Repositories {
   directMessages: DirectMessageRepository;
   // Roles with dangerous permissions the owner or an administrator allowed (src/app/admin/role-allowances.ts).
   roleAllowances: RoleAllowanceRepository;
+  // Changes shown first and waiting for a confirmation (src/app/admin/pending-changes.ts).
+  pendingChanges: PendingChangeRepository;
 }
 
 /** The secret box seals credentials and webhook secrets. */
@@ -81,6 +84,7 @@ export function createRepositories(db: Db, box: SecretBox): Repositories {
     channelOutbox: createChannelOutboxRepository(db),
     // Direct messages to patrons about their membership (src/app/membership/patron-messages.ts).
     directMessages: createDirectMessageRepository(db),
+    pendingChanges: createPendingChangeRepository(db),
     // Roles with dangerous permissions the owner or an administrator allowed (src/app/admin/role-allowances.ts).
     roleAllowances: createRoleAllowanceRepository(db),
   };

@@ -68,7 +68,7 @@ export const directMessages = pgTable(
     id: bigserial('id', { mode: 'number' }).primaryKey(),
     guildId: text('guild_id').notNull(),
     discordUserId: text('discord_user_id').notNull(),
-    kind: text('kind').$type<'payment_declined' | 'grace_ended'>().notNull(),
+    kind: text('kind').$type<'payment_declined' | 'grace_ended' | 'linked'>().notNull(),
     /** The membership's id and when its payment first failed: one message of each kind per decline. */
     subject: text('subject').notNull(),
     status: text('status').$type<'sending' | 'sent' | 'refused' | 'failed'>().notNull().default('sending'),

@@ -1,4 +1,4 @@
-import { boolean, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { ts } from './columns';
 
 // Discord servers and their settings, the campaigns each serves, and the `/map` rows.
@@ -38,6 +38,14 @@ export const guilds = pgTable('guilds', {
   welcomeNames: text('welcome_names').$type<'mention' | 'display_name' | 'none'>().notNull().default('mention'),
   /** Whether Tierlink sends patrons direct messages about their membership (a declined payment, the grace end, a new link). */
   patronMessages: boolean('patron_messages').notNull().default(false),
+  /** Whether a patron is sent a direct message when their Patreon membership is linked here (`/settings link_messages:`). */
+  linkMessages: boolean('link_messages').notNull().default(false),
+  /**
+   * A `/map`, `/unmap` or `/settings` change in Discord that would change fewer roles than this applies
+   * at once; from this many it shows what it would do and waits for a confirmation (`/settings preview_threshold:`).
+   * 0: always ask. The dashboard always asks.
+   */
+  previewThreshold: integer('preview_threshold').notNull().default(10),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
@@ -65,4 +73,23 @@ export const roleMappings = pgTable(
     createdAt: ts('created_at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.guildId, t.campaignId, t.tierId, t.roleId] })],
+);
+
+/**
+ * A bulk change shown and waiting for its confirmation (src/app/admin/pending-changes.ts): what was
+ * asked, by whom, what its preview came to, and until when it may be confirmed. Rows go when used,
+ * cancelled or expired.
+ */
+export const pendingChanges = pgTable(
+  'pending_changes',
+  {
+    id: text('id').primaryKey(),
+    guildId: text('guild_id').notNull(),
+    userId: text('user_id').notNull(),
+    change: jsonb('change').notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    expiresAt: ts('expires_at').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('pending_changes_guild_idx').on(t.guildId, t.createdAt), index('pending_changes_expiry_idx').on(t.expiresAt)],
 );
