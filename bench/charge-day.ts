@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
+import { queryRows } from '../src/edges/outbound/store/database';
 import { linkUpToCallback, sendCallback } from './link-flow';
 import { startTierlinkStack } from './tierlink-stack';
 
@@ -84,15 +85,17 @@ export async function runChargeDayBenchmark(options: ChargeDayOptions = {}): Pro
     const link = await linkUpToCallback(stack, { n: 1, ...linker });
     await patreon.flushDeliveries();
     const deliveredBefore = patreon.deliveries().length;
-    const inboxDone = async () => {
-      const result = (await db.execute(
-        sql`select count(*) filter (where status = 'done')::int as done, count(*) filter (where status <> 'done')::int as open from webhook_inbox`,
-      )) as unknown as { rows: Array<{ done: number; open: number }> };
-      return result.rows[0]!;
-    };
+    const inboxDone = async () =>
+      (
+        await queryRows<{ done: number; open: number }>(
+          db,
+          sql`select count(*) filter (where status = 'done')::int as done, count(*) filter (where status <> 'done')::int as open from webhook_inbox`,
+        )
+      )[0]!;
     const doneBefore = (await inboxDone()).done;
 
     patreon.resetRequests();
+    discord.resetRequests();
     global.gc?.();
     const rssBefore = process.memoryUsage().rss;
     let peakRss = process.memoryUsage().rss;
@@ -149,6 +152,8 @@ export async function runChargeDayBenchmark(options: ChargeDayOptions = {}): Pro
       console.error(requests.map((r) => `${r.at} ${r.method} ${r.path} ${r.tokenKind} ${r.status}`).join('\n'));
     const refusedByPatreon = requests.filter((r) => r.status === 429).length;
     const allowed = 1 + Math.floor(total / 100);
+    const discordRoutes = new Map<string, number>();
+    for (const r of discord.requests()) discordRoutes.set(r.route, (discordRoutes.get(r.route) ?? 0) + 1);
     const label = `${patrons.toLocaleString('en-US')} charges, Patreon's dialect and limits, ${stack.label}`;
     const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
     return [
@@ -167,6 +172,11 @@ export async function runChargeDayBenchmark(options: ChargeDayOptions = {}): Pro
         name: `Charge day: deliveries sent / refused by Tierlink (${label})`,
         value: `${accepted.length} / ${refused}`,
         goal: `${total} / 0`,
+      },
+      {
+        name: `Charge day: Discord requests during the storm, by route (${label})`,
+        value: [...discordRoutes].map(([route, n]) => `${route} ${n}`).join(', ') || 'none',
+        goal: 'the upgrade’s 2 and the /link’s 1 role requests',
       },
       { name: `Charge day: storm wall, first charge → last delivery processed (${label})`, value: s(wall) },
       {
