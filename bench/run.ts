@@ -2,6 +2,7 @@ import os from 'node:os';
 import { runCommand } from '../src/cli/cli-support';
 import { runMemberListBenchmark } from './member-list';
 import { runAuditLogBenchmark } from './audit-log';
+import { runChargeDayBenchmark } from './charge-day';
 import { runDiscordTrafficBenchmarks } from './discord-traffic';
 import { runFullSyncBenchmark } from './full-sync';
 import { runLinkLatencyBenchmark } from './link-latency';
@@ -62,6 +63,11 @@ async function main(): Promise<void> {
     { title: 'Webhooks', run: () => runWebhookBenchmarks(postgresUrl ? { postgresUrl } : {}) },
     // member roles from the gateway, interactive before bulk under Discord's member-role bucket.
     { title: 'Discord traffic', run: () => runDiscordTrafficBenchmarks(postgresUrl ? { postgresUrl } : {}) },
+    // 5,000 charges under Patreon's 100 requests a minute per token, an upgrade and a /link during them.
+    {
+      title: 'Charge day',
+      run: async () => [...(await runChargeDayBenchmark()), ...(postgresUrl ? await runChargeDayBenchmark({ postgresUrl }) : [])],
+    },
     { title: 'Full sync', run: beside((o) => runFullSyncBenchmark(o)) },
     ...(postgresUrl ? [{ title: 'Full sync on PostgreSQL', run: beside((o) => runFullSyncBenchmark({ ...o, postgresUrl })) }] : []),
     {

@@ -39,6 +39,20 @@ export interface TierlinkStackOptions<Tier extends string> {
   postgresUrl?: string;
   /** The Discord stand-in's options (its rate limits, and why they are raised when they are). */
   discordOptions?: Parameters<typeof createDiscordSandbox>[0];
+  /**
+   * The membership stand-in at Patreon's real limits (100 requests a minute per token, 100 per 2 s
+   * per client) in `dialect`, and Tierlink pacing itself to them, as in production. Without it the
+   * stand-in counts nothing and Tierlink does not pace to it (see {@link PATREON_RAISED}).
+   */
+  patreonRealLimits?: { dialect: 'spec' | 'patreon' };
+  /** Runs after the stand-ins are seeded and before Tierlink is created (members it must find at start-up). */
+  beforeStart?(world: {
+    patreon: MembershipServiceSandbox;
+    discord: DiscordSandbox;
+    guildId: string;
+    tiers: Record<Tier, string>;
+    roles: Record<Tier, string>;
+  }): void | Promise<void>;
 }
 
 /**
@@ -60,7 +74,10 @@ export async function startTierlinkStack<Tier extends string>(options: TierlinkS
     closers.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
     const db = await openScratchDatabase(options.postgresUrl);
     closers.push(() => db.close());
-    const patreon = await createMembershipServiceSandbox({ rateLimits: 'none', raisedLimits: PATREON_RAISED });
+    const realPatreon = options.patreonRealLimits;
+    const patreon = await createMembershipServiceSandbox(
+      realPatreon ? { dialect: realPatreon.dialect } : { rateLimits: 'none', raisedLimits: PATREON_RAISED },
+    );
     closers.push(() => patreon.close());
     const discord = await createDiscordSandbox(options.discordOptions);
     closers.push(() => discord.close());
@@ -78,6 +95,7 @@ export async function startTierlinkStack<Tier extends string>(options: TierlinkS
       }).id;
     }
 
+    await options.beforeStart?.({ patreon, discord, guildId, tiers, roles });
     const parsed = parseConfig({
       ...standInEnvironment(patreon, discord, guildId),
       PATREON_CREATOR_ACCESS_TOKEN: patreon.creatorTokens.accessToken,
@@ -92,7 +110,7 @@ export async function startTierlinkStack<Tier extends string>(options: TierlinkS
       logger: createLogger({ level: (process.env.BENCH_LOG_LEVEL as 'warn' | undefined) ?? 'warn', stderr: true }),
       database: db.database,
       discordWaitGuildTimeoutMs: 500,
-      patreonLimits: { spec: null, patreon: null },
+      ...(realPatreon ? {} : { patreonLimits: { spec: null, patreon: null } }),
     });
     closers.push(() => tierlink.stop());
     const { url } = await tierlink.start();

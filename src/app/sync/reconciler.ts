@@ -20,6 +20,14 @@ export interface ReconcileOptions {
   dryRun?: boolean;
   /** The user has no link (any more): every role we granted goes, with this reason. */
   unlinkedReason?: string;
+  /**
+   * Skip, without asking Discord, a guild whose gateway events reach this process but never named
+   * the user: after the sync's listing and with every join and leave since, that is someone who is
+   * not in the server (a join reconciles them itself). For a put-right that no change asked for (a
+   * delivery that says what is stored: docs/decisions.md §22), so that charge day does not read
+   * every patron who is not in the server. A guild whose events go elsewhere is read as always.
+   */
+  knownMembersOnly?: boolean;
 }
 
 export interface MemberOutcome extends PlannedUser {
@@ -191,7 +199,12 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
       const state = await userState(discordUserId, options.unlinkedReason !== undefined);
       const guildIds = new Set([...(await guildsFor(discordUserId, state)), ...(options.alsoGuildIds ?? [])]);
       const outcomes: MemberOutcome[] = [];
-      for (const guildId of [...guildIds].sort()) outcomes.push(await reconcileMember(guildId, discordUserId, options, state));
+      const roles = deps.memberRoles;
+      for (const guildId of [...guildIds].sort()) {
+        const unseen = options.knownMembersOnly && roles.trusted?.(guildId) === true && roles.peek?.(guildId, discordUserId) === undefined;
+        if (unseen) continue;
+        outcomes.push(await reconcileMember(guildId, discordUserId, options, state));
+      }
       return outcomes;
     },
 

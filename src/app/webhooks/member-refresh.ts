@@ -196,8 +196,10 @@ export function createMemberRefresh(deps: MemberRefreshDeps): MemberRefresh {
     if (stored) {
       logger.debug({ campaignId, memberId, trigger: input.trigger }, 'delivery says nothing new: the stored read stands, no read');
       // Planned again from the stored read (no service read): a process that stored it and died
-      // before its role requests, or a role removed by hand, is put right now, not at night.
-      await deps.intake.reconcile(PATREON, stored.externalUserId, { trigger: input.reason });
+      // before its role requests, or a role removed by hand, is put right now, not at night. Only
+      // where the gateway knows the user: a patron who is not in the server costs no Discord read
+      // (on charge day most are not), and one who joins is reconciled by the join itself.
+      await deps.intake.reconcile(PATREON, stored.externalUserId, { trigger: input.reason, knownMembersOnly: true });
       return 'unchanged';
     }
     if (input.reason === 'webhook') {

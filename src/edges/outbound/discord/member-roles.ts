@@ -4,6 +4,10 @@ import { MemberRoleTable } from './member-role-table';
 /** What a reconcile needs of a member in Discord: their role ids, or null when they are not in the guild. */
 export interface MemberRoles {
   rolesOf(guildId: string, userId: string): Promise<readonly string[] | null>;
+  /** What the gateway says now without asking Discord: roles, null (not a member), undefined (not known here). */
+  peek?(guildId: string, userId: string): readonly string[] | null | undefined;
+  /** Whether this process receives the guild's gateway events (its member table is kept by them). */
+  trusted?(guildId: string): boolean;
 }
 
 /** One gateway session's events, as discord.js hands them over (src/edges/inbound/bot/discord-bot.ts). */
