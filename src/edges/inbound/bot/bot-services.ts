@@ -16,7 +16,8 @@ import type { Privacy } from '../../../app/membership/privacy';
 
 /** What `/sync` needs: one run over a guild, reported as text for Discord. */
 export interface SyncPort {
-  runForGuild(guildId: string, options: { dryRun: boolean; force: boolean; adopt: boolean }): Promise<string>;
+  /** In `locale`, English when absent. */
+  runForGuild(guildId: string, options: { dryRun: boolean; force: boolean; adopt: boolean }, locale?: Locale): Promise<string>;
 }
 
 /** What `/doctor` needs: every check over a guild, reported as text for Discord. */

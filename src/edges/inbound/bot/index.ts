@@ -4,6 +4,7 @@ import { type DoctorCheck, renderDoctor } from '../../../app/admin/doctor';
 import { translator } from '../../../core/i18n';
 import type { SyncOutcome } from '../../../app/sync/sync-scheduler';
 import { formatSyncReport } from '../../../core/sync-report';
+import { renderSyncReply } from './sync-reply';
 import type { Fence, FenceScope } from '../../../shared/fence';
 import type { Logger } from '../../../shared/logger';
 import type { BotServices } from './bot-services';
@@ -129,7 +130,10 @@ export function createBot(deps: BotDeps): DiscordBot {
     privacy: deps.privacy,
     kofi: deps.kofi ?? null,
     sync: {
-      runForGuild: async (guildId, opts) => formatSyncReport(await deps.runSync({ ...opts, guildId, trigger: 'manual' }), SYNC_REPORT),
+      runForGuild: async (guildId, opts, locale = 'en') => {
+        const report = await deps.runSync({ ...opts, guildId, trigger: 'manual' });
+        return locale === 'en' ? formatSyncReport(report, SYNC_REPORT) : renderSyncReply(report, locale);
+      },
     },
     doctor: { report: async (guildId, locale = 'en') => renderDoctor(await deps.doctor.run(guildId), translator(locale)) },
   };
