@@ -587,4 +587,28 @@ export const de: Catalogue<EnglishCatalogue> = {
   'sync.outcome.blocked': 'blockiert',
   'sync.outcome.skipped': 'übersprungen',
   'sync.outcome.superseded': 'überholt',
+
+  // Was der ganze Server sieht (Ankündigungen, Mod-Log), in der Sprache des Servers.
+  'post.modLog.held': '(vom Schutz vor Massenentfernungen zurückgehalten)',
+  'post.modLog.blocked': '(nicht erlaubt)',
+  'post.modLog.failed': '(fehlgeschlagen: {code})',
+  'post.modLog.more': {
+    one: '… und {count} weiteres Mitglied ({summary}). Jede Änderung steht in `/audit` und im Audit-Log des Dashboards.',
+    other: '… und {count} weitere Mitglieder ({summary}). Jede Änderung steht in `/audit` und im Audit-Log des Dashboards.',
+  },
+  'post.modLog.moreTrigger': '{trigger}: {adds} hinzugefügt, {removes} entfernt',
+  'post.modLog.title': 'Rollenänderungen',
+  'post.modLog.titlePart': 'Rollenänderungen ({part}/{parts})',
+  'post.modLog.footer': { one: 'Tierlink · {count} Änderung', other: 'Tierlink · {count} Änderungen' },
+  'post.welcome': '🎉 Willkommen, {who}, {newest}{tiers}! Danke für deine Unterstützung.',
+  'post.welcomeNobody': '🎉 Willkommen, {newest}{tiers}! Danke für deine Unterstützung.',
+  'post.newestPatron': 'unser neuestes Mitglied',
+  'post.newestSupporter': 'unser neuestes Mitglied auf {source}',
+  'post.everyone': 'Alle (öffentlicher Beitrag)',
+  'post.patronsOnly': 'Nur Mitglieder',
+  'post.untitled': 'Ein neuer Beitrag',
+  'post.published': 'Ein neuer Beitrag wurde veröffentlicht.',
+  'post.publishedOn': 'Auf {campaign} wurde ein neuer Beitrag veröffentlicht.',
+  'post.whoCanSee': 'Wer ihn sehen kann',
+  'post.new': '📣 Neuer Beitrag',
 };

@@ -565,6 +565,30 @@ export const en = {
   'sync.outcome.blocked': 'blocked',
   'sync.outcome.skipped': 'skipped',
   'sync.outcome.superseded': 'superseded',
+
+  // What the whole server sees (announcements, the mod-log), in the server's language.
+  'post.modLog.held': '(held by the mass-removal guard)',
+  'post.modLog.blocked': '(not allowed)',
+  'post.modLog.failed': '(failed: {code})',
+  'post.modLog.more': {
+    one: "…and {count} more member ({summary}). Every change is in `/audit` and the dashboard's audit log.",
+    other: "…and {count} more members ({summary}). Every change is in `/audit` and the dashboard's audit log.",
+  },
+  'post.modLog.moreTrigger': '{trigger}: {adds} added, {removes} removed',
+  'post.modLog.title': 'Role changes',
+  'post.modLog.titlePart': 'Role changes ({part}/{parts})',
+  'post.modLog.footer': { one: 'Tierlink · {count} change', other: 'Tierlink · {count} changes' },
+  'post.welcome': '🎉 Welcome {who}, {newest}{tiers}! Thank you for your support.',
+  'post.welcomeNobody': '🎉 Welcome to {newest}{tiers}! Thank you for your support.',
+  'post.newestPatron': 'our newest patron',
+  'post.newestSupporter': 'our newest supporter on {source}',
+  'post.everyone': 'Everyone (public post)',
+  'post.patronsOnly': 'Patrons only',
+  'post.untitled': 'A new post',
+  'post.published': 'A new post was published.',
+  'post.publishedOn': 'A new post was published on {campaign}.',
+  'post.whoCanSee': 'Who can see it',
+  'post.new': '📣 New post',
 } as const;
 
 export type EnglishCatalogue = typeof en;

@@ -571,4 +571,28 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'sync.outcome.blocked': 'bloqueado',
   'sync.outcome.skipped': 'omitido',
   'sync.outcome.superseded': 'sustituido',
+
+  // Lo que ve todo el servidor (anuncios, registro de moderación), en el idioma del servidor.
+  'post.modLog.held': '(retenido por la protección contra retiradas masivas)',
+  'post.modLog.blocked': '(no permitido)',
+  'post.modLog.failed': '(fallido: {code})',
+  'post.modLog.more': {
+    one: '…y {count} miembro más ({summary}). Cada cambio está en `/audit` y en el registro de auditoría del panel.',
+    other: '…y {count} miembros más ({summary}). Cada cambio está en `/audit` y en el registro de auditoría del panel.',
+  },
+  'post.modLog.moreTrigger': '{trigger}: {adds} añadidos, {removes} quitados',
+  'post.modLog.title': 'Cambios de roles',
+  'post.modLog.titlePart': 'Cambios de roles ({part}/{parts})',
+  'post.modLog.footer': { one: 'Tierlink · {count} cambio', other: 'Tierlink · {count} cambios' },
+  'post.welcome': '🎉 ¡Te damos la bienvenida, {who}, {newest}{tiers}! Gracias por tu apoyo.',
+  'post.welcomeNobody': '🎉 ¡Damos la bienvenida a {newest}{tiers}! Gracias por tu apoyo.',
+  'post.newestPatron': 'nuestro miembro más reciente',
+  'post.newestSupporter': 'nuestro miembro más reciente en {source}',
+  'post.everyone': 'Todo el mundo (publicación pública)',
+  'post.patronsOnly': 'Solo miembros',
+  'post.untitled': 'Una publicación nueva',
+  'post.published': 'Hay una publicación nueva.',
+  'post.publishedOn': 'Hay una publicación nueva en {campaign}.',
+  'post.whoCanSee': 'Quién puede verla',
+  'post.new': '📣 Publicación nueva',
 };

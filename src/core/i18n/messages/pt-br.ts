@@ -568,4 +568,28 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'sync.outcome.blocked': 'bloqueado',
   'sync.outcome.skipped': 'ignorado',
   'sync.outcome.superseded': 'substituído',
+
+  // O que o servidor inteiro vê (anúncios, registro de moderação), no idioma do servidor.
+  'post.modLog.held': '(retido pela proteção contra remoções em massa)',
+  'post.modLog.blocked': '(não permitido)',
+  'post.modLog.failed': '(falhou: {code})',
+  'post.modLog.more': {
+    one: '…e mais {count} membro ({summary}). Cada mudança está no `/audit` e no registro de auditoria do painel.',
+    other: '…e mais {count} membros ({summary}). Cada mudança está no `/audit` e no registro de auditoria do painel.',
+  },
+  'post.modLog.moreTrigger': '{trigger}: {adds} dados, {removes} removidos',
+  'post.modLog.title': 'Mudanças de cargos',
+  'post.modLog.titlePart': 'Mudanças de cargos ({part}/{parts})',
+  'post.modLog.footer': { one: 'Tierlink · {count} mudança', other: 'Tierlink · {count} mudanças' },
+  'post.welcome': '🎉 Boas-vindas, {who}, {newest}{tiers}! Obrigado pelo seu apoio.',
+  'post.welcomeNobody': '🎉 Boas-vindas a {newest}{tiers}! Obrigado pelo seu apoio.',
+  'post.newestPatron': 'nosso membro mais recente',
+  'post.newestSupporter': 'nosso membro mais recente no {source}',
+  'post.everyone': 'Todo mundo (post público)',
+  'post.patronsOnly': 'Só membros',
+  'post.untitled': 'Um novo post',
+  'post.published': 'Um novo post foi publicado.',
+  'post.publishedOn': 'Um novo post foi publicado em {campaign}.',
+  'post.whoCanSee': 'Quem pode ver',
+  'post.new': '📣 Novo post',
 };

@@ -26,9 +26,9 @@ export interface MemberReconciler {
   ): Promise<{ result: { applied: ReadonlyArray<{ op: string }> } | null }>;
 }
 
-/** The guilds the bot is in, recorded with their names (the pages show them). */
+/** The guilds the bot is in, recorded with their names (the pages show them) and languages (announcements, the mod-log). */
 export interface KnownGuilds {
-  ensure(guildId: string, name: string): Promise<void>;
+  ensure(guildId: string, name: string, discordLocale: string | null): Promise<void>;
 }
 
 /** Cached role snapshots, stale once a guild's roles or the bot's own roles change. */
@@ -199,7 +199,7 @@ export function createBot(deps: BotDeps): DiscordBot {
             const added = outcome.result?.applied.filter((c) => c.op === 'add').length ?? 0;
             if (added > 0) logger.info({ guildId, userId, added }, 'roles restored on rejoin');
           }),
-        onGuildAvailable: (guildId, name) => deps.guilds.ensure(guildId, name),
+        onGuildAvailable: (guildId, name, locale) => deps.guilds.ensure(guildId, name, locale),
         onRolesChanged: (guildId) => deps.roleSnapshots.invalidate(guildId),
         onRoleDeleted: (guildId, roleId) => fenced(shardId, 'role deleted', () => deps.mapping.forgetDeletedRole(guildId, roleId)),
         ...(deps.memberRoles ? { memberFeed: deps.memberRoles.session() } : {}),

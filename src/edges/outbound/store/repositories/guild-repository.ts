@@ -2,6 +2,7 @@ import { and, eq, inArray, isNotNull, or } from 'drizzle-orm';
 import type { GuildSettings } from '../../../../core/planner/types';
 import { DEFAULT_SETTINGS } from '../../../../core/planner/settings';
 import { type GuildChannels, NO_CHANNELS } from '../../../../core/guild-channels';
+import { type Locale, fromDiscordLocale, isLocale } from '../../../../core/i18n';
 import type { Db } from '../database';
 import { guildCampaigns, guilds } from '../schema';
 
@@ -19,13 +20,37 @@ const CHANNEL_COLUMNS = {
 
 export function createGuildRepository(db: Db) {
   return {
-    async ensure(guildId: string, name?: string | null): Promise<void> {
+    /** The guild's row, with its name and its `preferred_locale` when the bot sees them. */
+    async ensure(guildId: string, name?: string | null, discordLocale?: string | null): Promise<void> {
+      const seen = { ...(name ? { name } : {}), ...(discordLocale ? { discordLocale } : {}) };
       await db
         .insert(guilds)
-        .values({ id: guildId, name: name ?? null })
+        .values({ id: guildId, name: name ?? null, discordLocale: discordLocale ?? null })
         .onConflictDoUpdate(
-          name ? { target: guilds.id, set: { name, updatedAt: new Date() } } : { target: guilds.id, set: { id: guildId } },
+          Object.keys(seen).length > 0
+            ? { target: guilds.id, set: { ...seen, updatedAt: new Date() } }
+            : { target: guilds.id, set: { id: guildId } },
         );
+    },
+
+    /**
+     * The language of what the whole server sees: the managers' choice, else the server's language
+     * as Discord states it, else English (docs/i18n.md).
+     */
+    async locale(guildId: string): Promise<Locale> {
+      const [row] = await db
+        .select({ locale: guilds.locale, discordLocale: guilds.discordLocale })
+        .from(guilds)
+        .where(eq(guilds.id, guildId));
+      return (isLocale(row?.locale) ? row.locale : null) ?? fromDiscordLocale(row?.discordLocale);
+    },
+
+    /** The managers' choice of the server's language; null: follow Discord's. */
+    async setLocale(guildId: string, locale: Locale | null): Promise<void> {
+      await db
+        .insert(guilds)
+        .values({ id: guildId, locale })
+        .onConflictDoUpdate({ target: guilds.id, set: { locale, updatedAt: new Date() } });
     },
 
     async name(guildId: string): Promise<string | null> {

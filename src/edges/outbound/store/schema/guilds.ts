@@ -38,6 +38,10 @@ export const guilds = pgTable('guilds', {
   welcomeNames: text('welcome_names').$type<'mention' | 'display_name' | 'none'>().notNull().default('mention'),
   /** Whether Tierlink sends patrons direct messages about their membership (a declined payment, the grace end, a new link). */
   patronMessages: boolean('patron_messages').notNull().default(false),
+  /** The server's language as Discord last stated it (`preferred_locale`, set in Community settings), stored when the bot sees the guild. */
+  discordLocale: text('discord_locale'),
+  /** The language of what the whole server sees (announcements, the mod-log), chosen by its managers; null: {@link discordLocale}. */
+  locale: text('locale'),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });

@@ -1,0 +1,2 @@
+ALTER TABLE "guilds" ADD COLUMN "discord_locale" text;--> statement-breakpoint
+ALTER TABLE "guilds" ADD COLUMN "locale" text;
