@@ -93,6 +93,60 @@ test('the mod-log is in German: what started a change, its footer; the reasons s
   expect(message.allowedMentions).toEqual({ parse: [] });
 }, 60_000);
 
+describe('direct messages of a declined payment', () => {
+  /** A linked patron of Silver whose payment Patreon declines; resolves with their direct messages once Tierlink acted. */
+  async function declined(name: string, before?: (userId: string) => Promise<void>) {
+    const patron = e.patreon.createUser({ fullName: name });
+    e.patreon.setMembership(
+      patron.id,
+      e.patreon.campaignId,
+      { patronStatus: 'active_patron', tierIds: [e.tiers.silver], lastChargeDate: e.clock.now(), lastChargeStatus: 'Paid' },
+      { deliver: false },
+    );
+    const userId = e.discord.addMember(e.guildId, { username: name.toLowerCase() }).userId;
+    await e.link(userId, patron.id);
+    await before?.(userId);
+    e.clock.advance(11_000);
+    e.patreon.setMembership(
+      patron.id,
+      e.patreon.campaignId,
+      { patronStatus: 'declined_patron', tierIds: [e.tiers.silver], lastChargeDate: e.clock.now(), lastChargeStatus: 'Declined' },
+      { trigger: ['members:pledge:update'] },
+    );
+    await e.patreon.flushDeliveries();
+    const deadline = Date.now() + 15_000;
+    while (e.discord.directMessages(userId).length === 0 && Date.now() < deadline) {
+      await e.tierlink.services.patronMessages.settled();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return e.discord.directMessages(userId);
+  }
+
+  beforeAll(async () => {
+    await e.tierlink.services.repos.guilds.setPatronMessages(e.guildId, true);
+  });
+
+  test('in the patron’s language (their last command’s), else the server’s', async () => {
+    const portuguese = await declined('Paula', async (userId) => {
+      await runCommand(e, { userId, name: 'status', locale: 'pt-BR' }).reply();
+    });
+    expect(portuguese).toHaveLength(1);
+    const pt = translator('pt-BR');
+    expect(portuguese[0]!.content).toMatch(/^O Patreon não conseguiu cobrar seu último pagamento para \*\*.+\*\*\.\n/);
+    expect(portuguese[0]!.content).toContain(pt('dm.declinedFix', { url: 'https://www.patreon.com/settings/memberships' }));
+    expect(englishIn(portuguese[0]!.content)).toEqual([]);
+
+    // Linked by the join page, say: no command of theirs ever told their language (e.link ran /link in en-US).
+    const german = await declined('Greta', async (userId) => {
+      await e.db.database.db.execute(sql`update member_preferences set locale = null where discord_user_id = ${userId}`);
+    });
+    expect(german).toHaveLength(1);
+    expect(german[0]!.content).toContain(de('dm.declinedFix', { url: 'https://www.patreon.com/settings/memberships' }));
+    expect(german[0]!.content).toContain(de('dm.why'));
+    expect(englishIn(german[0]!.content)).toEqual([]);
+  }, 60_000);
+});
+
 test('a server that changes its language in Discord is followed (GUILD_UPDATE); a manager’s choice wins over it', async () => {
   e.discord.setPreferredLocale(e.guildId, 'pt-BR');
   await until(async () => (await e.tierlink.services.repos.guilds.locale(e.guildId)) === 'pt-BR');

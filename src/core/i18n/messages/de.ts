@@ -611,4 +611,17 @@ export const de: Catalogue<EnglishCatalogue> = {
   'post.publishedOn': 'Auf {campaign} wurde ein neuer Beitrag veröffentlicht.',
   'post.whoCanSee': 'Wer ihn sehen kann',
   'post.new': '📣 Neuer Beitrag',
+
+  // Direktnachrichten an ein Mitglied, in seiner Sprache (der seines letzten Befehls), sonst der des Servers.
+  'dm.inServer': 'auf **{server}**',
+  'dm.inTheServer': 'auf dem Server',
+  'dm.to': ' für **{campaign}**',
+  'dm.graceEnded': 'Deine Zahlung{to} ist immer noch nicht durchgegangen, deshalb wurden deine Mitgliederrollen {where} entfernt.',
+  'dm.graceEndedFix': 'Aktualisiere deine Zahlungsmethode auf Patreon, dann kommen die Rollen zurück, sobald die Zahlung durchgeht: {url}',
+  'dm.declined': 'Patreon konnte deine letzte Zahlung{to} nicht einziehen.',
+  'dm.declinedKeep':
+    'Du behältst deine Mitgliederrollen {where} bis {date} ({relative}). Geht die Zahlung bis dahin durch, ändert sich nichts; sonst werden die Rollen an diesem Tag entfernt.',
+  'dm.declinedFix': 'Aktualisiere deine Zahlungsmethode auf Patreon: {url}',
+  'dm.why':
+    '-# Du bekommst diese Nachricht, weil der Server Nachrichten an Mitglieder eingeschaltet hat. Schalte sie für dich mit `/privacy direct_messages:False` aus.',
 };

@@ -589,6 +589,19 @@ export const en = {
   'post.publishedOn': 'A new post was published on {campaign}.',
   'post.whoCanSee': 'Who can see it',
   'post.new': '📣 New post',
+
+  // Direct messages to a patron, in their language (their last command's), else the server's.
+  'dm.inServer': 'in **{server}**',
+  'dm.inTheServer': 'in the server',
+  'dm.to': ' to **{campaign}**',
+  'dm.graceEnded': 'Your payment{to} has still not gone through, so your patron roles {where} were removed.',
+  'dm.graceEndedFix': 'Update your payment method on Patreon and the roles come back as soon as the payment goes through: {url}',
+  'dm.declined': 'Patreon could not take your last payment{to}.',
+  'dm.declinedKeep':
+    'You keep your patron roles {where} until {date} ({relative}). If the payment goes through before then, nothing changes; if not, the roles are removed on that date.',
+  'dm.declinedFix': 'Update your payment method on Patreon: {url}',
+  'dm.why':
+    '-# You get this message because the server turned on messages to patrons. Turn them off for yourself with `/privacy direct_messages:False`.',
 } as const;
 
 export type EnglishCatalogue = typeof en;

@@ -595,4 +595,17 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'post.publishedOn': 'Hay una publicación nueva en {campaign}.',
   'post.whoCanSee': 'Quién puede verla',
   'post.new': '📣 Publicación nueva',
+
+  // Mensajes directos a un miembro, en su idioma (el de su último comando) o, si no, en el del servidor.
+  'dm.inServer': 'en **{server}**',
+  'dm.inTheServer': 'en el servidor',
+  'dm.to': ' a **{campaign}**',
+  'dm.graceEnded': 'Tu pago{to} sigue sin completarse, así que se han quitado tus roles de miembro {where}.',
+  'dm.graceEndedFix': 'Actualiza tu método de pago en Patreon y los roles volverán en cuanto se complete el pago: {url}',
+  'dm.declined': 'Patreon no ha podido cobrar tu último pago{to}.',
+  'dm.declinedKeep':
+    'Conservas tus roles de miembro {where} hasta el {date} ({relative}). Si el pago se completa antes, no cambia nada; si no, los roles se quitan ese día.',
+  'dm.declinedFix': 'Actualiza tu método de pago en Patreon: {url}',
+  'dm.why':
+    '-# Recibes este mensaje porque el servidor ha activado los mensajes a los miembros. Desactívalos para ti con `/privacy direct_messages:False`.',
 };

@@ -592,4 +592,17 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'post.publishedOn': 'Um novo post foi publicado em {campaign}.',
   'post.whoCanSee': 'Quem pode ver',
   'post.new': '📣 Novo post',
+
+  // Mensagens diretas a um membro, no idioma dele (o do último comando), senão no do servidor.
+  'dm.inServer': 'em **{server}**',
+  'dm.inTheServer': 'no servidor',
+  'dm.to': ' para **{campaign}**',
+  'dm.graceEnded': 'Seu pagamento{to} ainda não foi aprovado, então seus cargos de membro {where} foram removidos.',
+  'dm.graceEndedFix': 'Atualize sua forma de pagamento no Patreon e os cargos voltam assim que o pagamento for aprovado: {url}',
+  'dm.declined': 'O Patreon não conseguiu cobrar seu último pagamento{to}.',
+  'dm.declinedKeep':
+    'Você mantém seus cargos de membro {where} até {date} ({relative}). Se o pagamento for aprovado antes disso, nada muda; se não, os cargos são removidos nessa data.',
+  'dm.declinedFix': 'Atualize sua forma de pagamento no Patreon: {url}',
+  'dm.why':
+    '-# Você recebe esta mensagem porque o servidor ativou as mensagens para membros. Desative-as para você com `/privacy direct_messages:False`.',
 };

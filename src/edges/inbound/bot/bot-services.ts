@@ -50,8 +50,8 @@ export interface BotServices {
   staff: Pick<GuildPermissions, 'canManageRoles'>;
   /** A member's role changes (`/audit`). */
   audit: Pick<AuditBrowser, 'page'>;
-  /** Each person's own choices (`/privacy`). */
-  privacy: Pick<Privacy, 'of' | 'set'>;
+  /** Each person's own choices (`/privacy`), and their language for direct messages. */
+  privacy: Pick<Privacy, 'of' | 'set' | 'noteLocale'>;
   /** Ko-fi, with KOFI_VERIFICATION_TOKEN: `/link source:Ko-fi` gives a one-time code for a Ko-fi payment's message. */
   kofi?: KofiLinkPort | null;
 }

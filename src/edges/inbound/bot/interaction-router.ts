@@ -95,6 +95,11 @@ export function createInteractionRouter(commands: readonly Command[], ctx: Comma
       await interaction.reply({ content: t('router.guildOnly'), flags: MessageFlags.Ephemeral });
       return;
     }
+    // The member's language, for the direct messages Tierlink may send them later; never in the way of the command.
+    if (interaction.locale)
+      ctx.services.privacy.noteLocale(interaction.user.id, interaction.locale).catch((error: unknown) => {
+        ctx.logger.warn({ err: error }, 'the member’s language was not recorded');
+      });
     try {
       if (command.permission) {
         await interaction.deferReply({ flags: MessageFlags.Ephemeral });

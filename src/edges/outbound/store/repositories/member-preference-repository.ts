@@ -1,4 +1,4 @@
-import { inArray, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../database';
 import { memberPreferences } from '../schema';
 
@@ -27,6 +27,27 @@ export function createMemberPreferenceRepository(db: Db) {
         .where(inArray(memberPreferences.discordUserId, [...new Set(discordUserIds)]));
       for (const r of rows) out.set(r.discordUserId, { namedInAnnouncements: r.namedInAnnouncements, directMessages: r.directMessages });
       return out;
+    },
+
+    /** Their Discord client's language at their last command; null when they never ran one. */
+    async localeOf(discordUserId: string): Promise<string | null> {
+      const [row] = await db
+        .select({ locale: memberPreferences.locale })
+        .from(memberPreferences)
+        .where(eq(memberPreferences.discordUserId, discordUserId));
+      return row?.locale ?? null;
+    },
+
+    /** Records their Discord client's language (written only when it changed). */
+    async noteLocale(discordUserId: string, locale: string, now: Date): Promise<void> {
+      await db
+        .insert(memberPreferences)
+        .values({ discordUserId, locale: locale.slice(0, 16), updatedAt: now })
+        .onConflictDoUpdate({
+          target: memberPreferences.discordUserId,
+          set: { locale: sql`excluded.locale` },
+          setWhere: sql`${memberPreferences.locale} is distinct from excluded.locale`,
+        });
     },
 
     async set(discordUserId: string, change: Partial<MemberPreferences>, now: Date): Promise<MemberPreferences> {

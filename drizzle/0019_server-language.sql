@@ -1,2 +1,0 @@
-ALTER TABLE "guilds" ADD COLUMN "discord_locale" text;--> statement-breakpoint
-ALTER TABLE "guilds" ADD COLUMN "locale" text;
