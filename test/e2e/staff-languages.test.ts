@@ -96,6 +96,13 @@ describe.each(LOCALES)('%s', (locale) => {
     noEnglish(sync.content);
   });
 
+  test('/doctor names its checks in the member’s language (their details stay English)', async () => {
+    const doctor = await run('doctor', { memberPermissions: ADMIN });
+    for (const name of ['Role positions', 'Discord gateway', 'Manage Roles permission'] as const)
+      expect(doctor.content).toContain(`**${t(`doctor.check.${name}`)}**: `);
+    expect(doctor.content).toMatch(new RegExp(`\\*\\*${t('doctor.checkConnection', { label: '.+' }).replace(/[()]/g, '\\$&')}\\*\\*`));
+  });
+
   test('/allow-role on a role without a powerful permission, and /connect’s link', async () => {
     const role = e.discord.createRole(e.guildId, { name: `Fans ${locale}`, permissions: 0n });
     const allow = await run('allow-role', { memberPermissions: ADMIN, options: [roleOption('role', role.id)] });
