@@ -93,7 +93,23 @@ describe.each(LOCALES)('%s', (locale) => {
     const lines = sync.content.split('\n');
     expect(lines[0]).toMatch(new RegExp(`^${t('sync.titleDry').replace(/[()]/g, '\\$&')}: `));
     expect(sync.content).toContain(t('sync.wouldChange', { adds: 0, removes: 0, blocked: 0 }).split(':')[0]);
-    noEnglish(sync.content);
+    // A change's reason is the planner's English data (the audit log's); the summary's own words are not.
+    noEnglish(lines.filter((l) => !/^[+−=~] /.test(l)).join('\n'));
+  });
+
+  test('/status says why a role is not given in the member’s language, from the planner’s fields', async () => {
+    const silver = activePatron(e, `Silber ${locale}`, [e.tiers.silver]);
+    const member = e.discord.addMember(e.guildId, { username: `silver-${locale}` }).userId;
+    await e.link(member, silver.id);
+    const active = await run('status', { userId: member, memberPermissions: EVERYONE });
+    expect(active.content).toContain(t('note.notYourTier', { tier: 'Gold' }));
+    noEnglish(active.content);
+
+    e.patreon.setMembership(silver.id, e.patreon.campaignId, { patronStatus: 'former_patron', tierIds: [] }, { trigger: 'members:update' });
+    await e.discord.waitForMemberRole(e.guildId, member, e.roles.silver, { present: false });
+    const former = await run('status', { userId: member, memberPermissions: EVERYONE });
+    expect(former.content).toContain(t('note.standing', { tier: 'Gold', standing: t('standing.former') }));
+    noEnglish(former.content);
   });
 
   test('/doctor names its checks in the member’s language (their details stay English)', async () => {

@@ -719,4 +719,13 @@ export const de: Catalogue<EnglishCatalogue> = {
   'doctor.checkConnection': '{label}: Patreon-Verbindung',
   'doctor.checkWebhook': '{label}: Webhook',
   'doctor.checkRole': 'Rolle {role}',
+
+  // Warum eine Rolle nicht vergeben wird, aus den Feldern des Planers gesagt.
+  'note.tierGone': 'die Stufe {tier} gibt es in der Kampagne nicht mehr',
+  'note.freeTier': '{tier} ist eine kostenlose Stufe, und kostenlose Stufen geben auf diesem Server keine Rolle',
+  'note.noRole': 'die Stufe {tier} gibt auf diesem Server keine Rolle',
+  'note.notYourTier': '{tier} ist keine deiner Stufen',
+  'note.roleMissing': 'diese Rolle gibt es auf diesem Server nicht mehr',
+  'note.highestOnly': 'auf diesem Server gibt es nur die Rollen der höchsten Stufe',
+  'note.standing': 'Stufe {tier}: {standing}',
 };

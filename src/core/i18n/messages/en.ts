@@ -693,6 +693,15 @@ export const en = {
   'doctor.checkConnection': '{label}: Patreon connection',
   'doctor.checkWebhook': '{label}: webhook',
   'doctor.checkRole': 'Role {role}',
+
+  // Why a role is not given, said from the planner's fields (English replies keep its own sentence).
+  'note.tierGone': 'the {tier} tier no longer exists on the campaign',
+  'note.freeTier': '{tier} is a free tier, and free tiers grant no role in this server',
+  'note.noRole': 'the {tier} tier grants no role in this server',
+  'note.notYourTier': '{tier} is not one of your tiers',
+  'note.roleMissing': 'this role does not exist in this server any more',
+  'note.highestOnly': 'only the highest tier’s roles are given in this server',
+  'note.standing': '{tier} tier: {standing}',
 } as const;
 
 export type EnglishCatalogue = typeof en;

@@ -700,4 +700,13 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'doctor.checkConnection': '{label}: conexión con Patreon',
   'doctor.checkWebhook': '{label}: webhook',
   'doctor.checkRole': 'Rol {role}',
+
+  // Por qué no se da un rol, dicho a partir de los campos del planificador.
+  'note.tierGone': 'el nivel {tier} ya no existe en la campaña',
+  'note.freeTier': '{tier} es un nivel gratuito, y los niveles gratuitos no dan ningún rol en este servidor',
+  'note.noRole': 'el nivel {tier} no da ningún rol en este servidor',
+  'note.notYourTier': '{tier} no es uno de tus niveles',
+  'note.roleMissing': 'este rol ya no existe en este servidor',
+  'note.highestOnly': 'en este servidor solo se dan los roles del nivel más alto',
+  'note.standing': 'nivel {tier}: {standing}',
 };

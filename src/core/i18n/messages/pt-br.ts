@@ -697,4 +697,13 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'doctor.checkConnection': '{label}: conexão com o Patreon',
   'doctor.checkWebhook': '{label}: webhook',
   'doctor.checkRole': 'Cargo {role}',
+
+  // Por que um cargo não é dado, dito a partir dos campos do planejador.
+  'note.tierGone': 'o nível {tier} não existe mais na campanha',
+  'note.freeTier': '{tier} é um nível gratuito, e níveis gratuitos não dão cargo neste servidor',
+  'note.noRole': 'o nível {tier} não dá nenhum cargo neste servidor',
+  'note.notYourTier': '{tier} não é um dos seus níveis',
+  'note.roleMissing': 'este cargo não existe mais neste servidor',
+  'note.highestOnly': 'neste servidor só são dados os cargos do nível mais alto',
+  'note.standing': 'nível {tier}: {standing}',
 };

@@ -1,6 +1,7 @@
 import { type DesiredGrant, grantReason } from '../../../core/planner';
-import type { Entitlement } from '../../../core/planner';
+import type { Entitlement, RoleNote } from '../../../core/planner';
 import { listed } from '../../../core/authority';
+import { noteReasonText } from '../../../core/role-note-text';
 import {
   ENGLISH,
   type Locale,
@@ -89,4 +90,9 @@ type PermissionKey = Extract<MessageKey, `perm.${string}`>;
 export function permissionFor(speaker: Speaker, english: string): string {
   const key = `perm.${english}`;
   return key in ENGLISH ? speaker.t(key as PermissionKey) : english;
+}
+
+/** Why a role is not given, in the reader's language (src/core/role-note-text.ts). */
+export function noteReasonFor(speaker: Speaker, note: RoleNote): string {
+  return noteReasonText(speaker.t, note, (entitlement) => standingFor(speaker, entitlement, []));
 }
