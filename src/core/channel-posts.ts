@@ -5,6 +5,8 @@
  * a title 256, a field value 1,024, 6,000 characters for all of a message's embeds.
  */
 
+import { ENGLISH, type MessageKey, type T, translator } from './i18n';
+
 /** One audited role change, as the mod-log reads it. */
 export interface ModLogChange {
   userId: string;
@@ -30,6 +32,14 @@ const REASON_MAX = 120;
 
 const chars = (text: string) => [...text].length;
 
+const ENGLISH_T = translator('en');
+
+/** What started a change, as the mod-log names it: the trigger itself in English, its label in another language. */
+function triggerName(t: T, trigger: string): string {
+  const key = `trigger.${trigger}`;
+  return t.locale === 'en' || !(key in ENGLISH) ? trigger : t(key as Extract<MessageKey, `trigger.${string}`>);
+}
+
 export function clip(text: string, max: number): string {
   const all = [...text];
   return all.length <= max ? text : `${all.slice(0, max - 1).join('')}…`;
@@ -42,19 +52,19 @@ export function plainText(text: string, max: number): string {
   return clip(escaped, max);
 }
 
-function changeMark(change: ModLogChange): string {
+function changeMark(t: T, change: ModLogChange): string {
   const sign = change.action === 'add' ? '+' : '−';
   const role = `${sign}<@&${change.roleId}>`;
   switch (change.outcome) {
     case 'applied':
       return role;
     case 'held':
-      return `${role} (held by the mass-removal guard)`;
+      return `${role} ${t('post.modLog.held')}`;
     case 'blocked':
-      return `${role} (not allowed)`;
+      return `${role} ${t('post.modLog.blocked')}`;
     case 'failed': {
       const code = change.error ? change.error.split(':')[0] : 'failed';
-      return `${role} (failed: ${clip(code ?? 'failed', 40)})`;
+      return `${role} ${t('post.modLog.failed', { code: clip(code ?? 'failed', 40) })}`;
     }
   }
 }
@@ -77,13 +87,14 @@ export function groupChanges(changes: readonly ModLogChange[]): Group[] {
   return [...groups.values()];
 }
 
-function groupLine(group: Group): string {
+function groupLine(t: T, group: Group): string {
   const reasons = [...new Set(group.changes.map((c) => c.reason))];
   const why = clip(reasons.join('; '), REASON_MAX);
-  return clip(`<@${group.userId}> · ${group.trigger}: ${group.changes.map(changeMark).join(' ')} · ${why}`, LINE_MAX);
+  const marks = group.changes.map((c) => changeMark(t, c)).join(' ');
+  return clip(`<@${group.userId}> · ${triggerName(t, group.trigger)}: ${marks} · ${why}`, LINE_MAX);
 }
 
-function summaryLine(rest: Group[]): string {
+function summaryLine(t: T, rest: Group[]): string {
   const byTrigger = new Map<string, { adds: number; removes: number }>();
   for (const group of rest) {
     const count = byTrigger.get(group.trigger) ?? { adds: 0, removes: 0 };
@@ -93,22 +104,25 @@ function summaryLine(rest: Group[]): string {
     }
     byTrigger.set(group.trigger, count);
   }
-  const parts = [...byTrigger].map(([trigger, n]) => `${trigger}: ${n.adds} added, ${n.removes} removed`);
-  return `…and ${rest.length} more member${rest.length === 1 ? '' : 's'} (${parts.join('; ')}). Every change is in \`/audit\` and the dashboard's audit log.`;
+  const parts = [...byTrigger].map(([trigger, n]) =>
+    t('post.modLog.moreTrigger', { trigger: triggerName(t, trigger), adds: n.adds, removes: n.removes }),
+  );
+  return t('post.modLog.more', { count: rest.length, summary: parts.join('; ') });
 }
 
 /**
  * One batch of role changes as mod-log messages: a line per member and trigger (the roles added
  * and removed, what became of each, why), at most {@link MOD_LOG_MAX_LINES} lines and a count of
  * the rest, split into messages of one embed each. Mentions render as names and ping no one (the
- * messages are sent with `allowed_mentions` empty).
+ * messages are sent with `allowed_mentions` empty). In the server's language (`t`); the reasons are
+ * the audit log's English data.
  */
-export function composeModLog(changes: readonly ModLogChange[]): ComposedMessage[] {
+export function composeModLog(changes: readonly ModLogChange[], t: T = ENGLISH_T): ComposedMessage[] {
   const groups = groupChanges(changes);
   if (groups.length === 0) return [];
-  const listed = groups.slice(0, MOD_LOG_MAX_LINES).map(groupLine);
+  const listed = groups.slice(0, MOD_LOG_MAX_LINES).map((g) => groupLine(t, g));
   const rest = groups.slice(MOD_LOG_MAX_LINES);
-  if (rest.length > 0) listed.push(summaryLine(rest));
+  if (rest.length > 0) listed.push(summaryLine(t, rest));
   const descriptions: string[] = [];
   let current: string[] = [];
   let size = 0;
@@ -126,9 +140,9 @@ export function composeModLog(changes: readonly ModLogChange[]): ComposedMessage
   return descriptions.map((description, i) => ({
     embeds: [
       {
-        title: descriptions.length > 1 ? `Role changes (${i + 1}/${descriptions.length})` : 'Role changes',
+        title: descriptions.length > 1 ? t('post.modLog.titlePart', { part: i + 1, parts: descriptions.length }) : t('post.modLog.title'),
         description,
-        footer: { text: `Tierlink · ${total} change${total === 1 ? '' : 's'}` },
+        footer: { text: t('post.modLog.footer', { count: total }) },
       },
     ],
   }));
@@ -165,19 +179,22 @@ export function welcomeWho(policy: WelcomeNames, s: WelcomeSubject): WelcomeWho 
   return policy === 'mention' ? { kind: 'mention', userId: s.discordUserId } : { kind: 'name', name: s.nameInServer };
 }
 
-/** A welcome for a new patron: named as {@link welcomeWho} decided (a mention pings no one), or nobody. */
-export function composeWelcome(input: {
-  who: WelcomeWho;
-  tierTitles: readonly string[];
-  /** Where they support, when it is not Patreon (a source's own label, "Ko-fi"): named in the welcome. */
-  sourceLabel?: string;
-}): ComposedMessage {
+/** A welcome for a new patron, in the server's language: named as {@link welcomeWho} decided (a mention pings no one), or nobody. */
+export function composeWelcome(
+  input: {
+    who: WelcomeWho;
+    tierTitles: readonly string[];
+    /** Where they support, when it is not Patreon (a source's own label, "Ko-fi"): named in the welcome. */
+    sourceLabel?: string;
+  },
+  t: T = ENGLISH_T,
+): ComposedMessage {
   const tiers = input.tierTitles.length > 0 ? ` (${plainText(input.tierTitles.join(', '), 200)})` : '';
   const { who } = input;
-  const newest = input.sourceLabel ? `our newest supporter on ${input.sourceLabel}` : 'our newest patron';
-  if (!who) return { content: `🎉 Welcome to ${newest}${tiers}! Thank you for your support.` };
+  const newest = input.sourceLabel ? t('post.newestSupporter', { source: input.sourceLabel }) : t('post.newestPatron');
+  if (!who) return { content: t('post.welcomeNobody', { newest, tiers }) };
   const named = who.kind === 'mention' ? `<@${who.userId}>` : `**${plainText(who.name, 64)}**`;
-  return { content: `🎉 Welcome ${named}, ${newest}${tiers}! Thank you for your support.` };
+  return { content: t('post.welcome', { who: named, newest, tiers }) };
 }
 
 export interface PostFacts {
@@ -190,21 +207,21 @@ export interface PostFacts {
 }
 
 /** Who can see a post, in words: everyone, the named tiers, or every patron. */
-export function audienceOf(post: Pick<PostFacts, 'isPublic' | 'tierTitles'>): string {
-  if (post.isPublic === true) return 'Everyone (public post)';
+export function audienceOf(post: Pick<PostFacts, 'isPublic' | 'tierTitles'>, t: T = ENGLISH_T): string {
+  if (post.isPublic === true) return t('post.everyone');
   if (post.tierTitles.length > 0) return post.tierTitles.join(', ');
-  return 'Patrons only';
+  return t('post.patronsOnly');
 }
 
-/** A new post: its title linking to it, and which tiers can see it. */
-export function composePostAnnouncement(post: PostFacts): ComposedMessage {
-  const title = clip((post.title ?? '').replace(/[\r\n]+/g, ' ').trim() || 'A new post', 256);
-  const where = post.campaignName ? ` on ${plainText(post.campaignName, 100)}` : '';
+/** A new post, in the server's language: its title linking to it, and which tiers can see it. */
+export function composePostAnnouncement(post: PostFacts, t: T = ENGLISH_T): ComposedMessage {
+  const title = clip((post.title ?? '').replace(/[\r\n]+/g, ' ').trim() || t('post.untitled'), 256);
+  const description = post.campaignName ? t('post.publishedOn', { campaign: plainText(post.campaignName, 100) }) : t('post.published');
   const embed: Record<string, unknown> = {
     title,
-    description: `A new post was published${where}.`,
-    fields: [{ name: 'Who can see it', value: clip(audienceOf(post), 1024) }],
+    description,
+    fields: [{ name: t('post.whoCanSee'), value: clip(audienceOf(post, t), 1024) }],
   };
   if (post.url) embed.url = post.url;
-  return { content: '📣 New post', embeds: [embed] };
+  return { content: t('post.new'), embeds: [embed] };
 }

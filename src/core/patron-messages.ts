@@ -1,5 +1,5 @@
+import { type T, translator } from './i18n';
 import { entitlement } from './planner/entitlement';
-import type { T } from './i18n';
 import type { GuildContext, MemberState } from './planner/types';
 
 /** Where a patron updates the payment method of their memberships on Patreon. */
@@ -65,30 +65,36 @@ export function endedGraces(
   return out;
 }
 
-/** The direct message at the end of a grace period: the roles went, and how to get them back. */
-export function composeGraceEnded(input: { serverName: string | null; campaignName: string | null }): string {
-  const where = input.serverName ? `in **${input.serverName}**` : 'in the server';
-  const of = input.campaignName ? ` to **${input.campaignName}**` : '';
-  return [
-    `Your payment${of} has still not gone through, so your patron roles ${where} were removed.`,
-    `Update your payment method on Patreon and the roles come back as soon as the payment goes through: ${PATREON_MEMBERSHIPS_URL}`,
-    '-# You get this message because the server turned on messages to patrons. Turn them off for yourself with `/privacy direct_messages:False`.',
-  ].join('\n');
+/** Where and what, as the messages say them: "in **Fan Club**", " to **Ada's Art**". */
+function place(t: T, input: { serverName: string | null; campaignName: string | null }) {
+  return {
+    where: input.serverName ? t('dm.inServer', { server: input.serverName }) : t('dm.inTheServer'),
+    to: input.campaignName ? t('dm.to', { campaign: input.campaignName }) : '',
+  };
+}
+
+/** The direct message at the end of a grace period, in the patron's language: the roles went, and how to get them back. */
+export function composeGraceEnded(input: { serverName: string | null; campaignName: string | null }, t: T = translator('en')): string {
+  const { where, to } = place(t, input);
+  return [t('dm.graceEnded', { to, where }), t('dm.graceEndedFix', { url: PATREON_MEMBERSHIPS_URL }), t('dm.why')].join('\n');
 }
 
 /**
- * The direct message of a declined payment: what happened, until when the roles stay (a Discord
- * timestamp, shown as a date in the reader's own time zone), and where to update the payment.
+ * The direct message of a declined payment, in the patron's language: what happened, until when the
+ * roles stay (a Discord timestamp, shown as a date in the reader's own language and time zone), and
+ * where to update the payment.
  */
-export function composePaymentDeclined(input: { serverName: string | null; campaignName: string | null; graceEndsAt: Date }): string {
+export function composePaymentDeclined(
+  input: { serverName: string | null; campaignName: string | null; graceEndsAt: Date },
+  t: T = translator('en'),
+): string {
   const unix = Math.floor(input.graceEndsAt.getTime() / 1000);
-  const where = input.serverName ? `in **${input.serverName}**` : 'in the server';
-  const of = input.campaignName ? ` to **${input.campaignName}**` : '';
+  const { where, to } = place(t, input);
   return [
-    `Patreon could not take your last payment${of}.`,
-    `You keep your patron roles ${where} until <t:${unix}:D> (<t:${unix}:R>). If the payment goes through before then, nothing changes; if not, the roles are removed on that date.`,
-    `Update your payment method on Patreon: ${PATREON_MEMBERSHIPS_URL}`,
-    '-# You get this message because the server turned on messages to patrons. Turn them off for yourself with `/privacy direct_messages:False`.',
+    t('dm.declined', { to }),
+    t('dm.declinedKeep', { where, date: `<t:${unix}:D>`, relative: `<t:${unix}:R>` }),
+    t('dm.declinedFix', { url: PATREON_MEMBERSHIPS_URL }),
+    t('dm.why'),
   ].join('\n');
 }
 

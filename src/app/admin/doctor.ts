@@ -1,4 +1,4 @@
-import { type T, translator } from '../../core/i18n';
+import { ENGLISH, type MessageKey, type T, translator } from '../../core/i18n';
 import type { CreatorAccounts } from '../../edges/outbound/patreon/creator-accounts';
 import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
 import type { CredentialRepository } from '../../edges/outbound/store/repositories/credential-repository';
@@ -409,8 +409,9 @@ export function createDoctor(deps: DoctorDeps): Doctor {
 export function renderDoctor(checks: readonly DoctorCheck[], t: T = translator('en')): string {
   const problems = checks.filter((c) => !c.ok);
   const lines = problems.length === 0 ? [t('doctor.allGood')] : [t('doctor.problems', { count: problems.length })];
-  for (const c of problems) lines.push(`❌ **${c.name}**: ${c.detail}\n   ${t('doctor.fix', { fix: c.fix ?? t('doctor.seeAbove') })}`);
-  for (const c of checks.filter((x) => x.ok)) lines.push(`✅ **${c.name}**: ${c.detail}`);
+  for (const c of problems)
+    lines.push(`❌ **${checkName(t, c.name)}**: ${c.detail}\n   ${t('doctor.fix', { fix: c.fix ?? t('doctor.seeAbove') })}`);
+  for (const c of checks.filter((x) => x.ok)) lines.push(`✅ **${checkName(t, c.name)}**: ${c.detail}`);
   return lines.join('\n').slice(0, 1990);
 }
 
@@ -422,4 +423,21 @@ export function renderDoctor(checks: readonly DoctorCheck[], t: T = translator('
  */
 export interface Doctor {
   run(guildId: string): Promise<DoctorCheck[]>;
+}
+
+/**
+ * A check's name in the reader's language: the fixed names by key (`doctor.check.*`), a campaign's
+ * connection and webhook and a role by their patterns; English keeps the name as the check gives it.
+ */
+export function checkName(t: T, name: string): string {
+  if (t.locale === 'en') return name;
+  const key = `doctor.check.${name}`;
+  if (key in ENGLISH) return t(key as Extract<MessageKey, `doctor.check.${string}`>);
+  const connection = /^(.+): Patreon connection$/.exec(name);
+  if (connection) return t('doctor.checkConnection', { label: connection[1]! });
+  const webhook = /^(.+): webhook$/.exec(name);
+  if (webhook) return t('doctor.checkWebhook', { label: webhook[1]! });
+  const role = /^Role (.+)$/.exec(name);
+  if (role) return t('doctor.checkRole', { role: role[1]! });
+  return name;
 }

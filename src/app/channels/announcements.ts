@@ -6,6 +6,7 @@ import {
   composeWelcome,
   welcomeWho,
 } from '../../core/channel-posts';
+import { translator } from '../../core/i18n';
 import type { MemberPreferenceRepository } from '../../edges/outbound/store/repositories/member-preference-repository';
 import type { Post } from '../../edges/outbound/patreon/posts';
 import type { PatreonClient } from '../../edges/outbound/patreon';
@@ -40,7 +41,8 @@ export type PostSource =
   { kind: 'webhook'; detail: string } | { kind: 'poll'; detail: string } | { kind: 'none'; detail: string; fix: string };
 
 export interface AnnouncementsDeps {
-  guilds: Pick<GuildRepository, 'campaignsOf' | 'guildsOf' | 'channels' | 'welcomeNames'>;
+  /** `locale`: the server's language, which welcomes and post announcements are written in. */
+  guilds: Pick<GuildRepository, 'campaignsOf' | 'guildsOf' | 'channels' | 'welcomeNames' | 'locale'>;
   /** Each person's own choice (`/privacy`): whether announcements may name them. */
   memberPreferences: Pick<MemberPreferenceRepository, 'of'>;
   /** The member's name in the server; null when they are not in it. */
@@ -116,10 +118,11 @@ export function createAnnouncements(deps: AnnouncementsDeps): Announcements {
     const from = latest(since, new Date(clock.now().getTime() - ANNOUNCE_WINDOW_MS));
     const pledges = await outbox.recentPledges(guildId, campaignIds, from, WELCOMES_PER_ROUND);
     const policy: WelcomeNames = await deps.guilds.welcomeNames(guildId);
+    const t = translator(await deps.guilds.locale(guildId));
     let written = 0;
     for (const p of pledges) {
       const who = await welcomeFor(guildId, policy, p);
-      const message = composeWelcome({ who, tierTitles: await tierTitles([p.campaignId], p.entitledTierIds) });
+      const message = composeWelcome({ who, tierTitles: await tierTitles([p.campaignId], p.entitledTierIds) }, t);
       const added = await outbox.addAnnouncement({
         guildId,
         kind: 'patron',
@@ -148,7 +151,7 @@ export function createAnnouncements(deps: AnnouncementsDeps): Announcements {
             optedOut: !preferences.namedInAnnouncements,
           });
         }
-        const message = composeWelcome({ who, tierTitles: p.tierName ? [p.tierName] : [], sourceLabel: 'Ko-fi' });
+        const message = composeWelcome({ who, tierTitles: p.tierName ? [p.tierName] : [], sourceLabel: 'Ko-fi' }, t);
         const added = await outbox.addAnnouncement({
           guildId,
           kind: 'patron',
@@ -174,13 +177,16 @@ export function createAnnouncements(deps: AnnouncementsDeps): Announcements {
       if (!channels.announcePostsChannelId || !channels.announcePostsSince) continue;
       const from = latest(channels.announcePostsSince, new Date(clock.now().getTime() - ANNOUNCE_WINDOW_MS));
       if (published.getTime() < from.getTime()) continue;
-      const message: ComposedMessage = composePostAnnouncement({
-        title: post.title,
-        url: post.url,
-        isPublic: post.isPublic,
-        tierTitles: await tierTitles([campaignId], post.tierIds),
-        campaignName: campaign?.name ?? null,
-      });
+      const message: ComposedMessage = composePostAnnouncement(
+        {
+          title: post.title,
+          url: post.url,
+          isPublic: post.isPublic,
+          tierTitles: await tierTitles([campaignId], post.tierIds),
+          campaignName: campaign?.name ?? null,
+        },
+        translator(await deps.guilds.locale(guildId)),
+      );
       const added = await outbox.addAnnouncement({
         guildId,
         kind: 'post',

@@ -38,7 +38,7 @@ export function createChannels(deps: ChannelsDeps): Channels {
   const pollMs = deps.pollMs ?? 1_000;
   const settleRounds = Math.max(1, Math.ceil((deps.settleMs ?? 2_000) / pollMs));
   const poster = createChannelPoster({ channels: deps.channels, outbox, clock });
-  const modLog = createModLog({ outbox, poster, clock, logger });
+  const modLog = createModLog({ outbox, poster, guilds: repos.guilds, clock, logger });
   const announcements = createAnnouncements({
     ...repos,
     outbox,

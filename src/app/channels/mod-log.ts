@@ -1,4 +1,5 @@
 import { composeModLog } from '../../core/channel-posts';
+import { type Locale, translator } from '../../core/i18n';
 import type { ChannelOutboxRepository } from '../../edges/outbound/store/repositories/channel-outbox-repository';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
@@ -13,6 +14,8 @@ export interface ModLogDeps {
     'modLogState' | 'startModLog' | 'modLogRows' | 'beginModLogBatch' | 'modLogPosted' | 'finishModLogBatch'
   >;
   poster: ChannelPoster;
+  /** The server's language, which the mod-log is written in. */
+  guilds: { locale(guildId: string): Promise<Locale> };
   clock: Clock;
   logger: Logger;
 }
@@ -45,7 +48,13 @@ export function createModLog(deps: ModLogDeps): ModLog {
         posted = 0;
       }
       const rows = await outbox.modLogRows(guildId, state.cursorId, toId, MOD_LOG_BATCH_ROWS);
-      const messages = composeModLog(rows.map((r) => ({ ...r, userId: r.discordUserId })));
+      // The same rows compose the same messages after a restart, as long as the server's language
+      // stays; a language changed mid-batch posts the rest of the batch in the new one.
+      const t = translator(await deps.guilds.locale(guildId));
+      const messages = composeModLog(
+        rows.map((r) => ({ ...r, userId: r.discordUserId })),
+        t,
+      );
       for (let i = posted; i < messages.length; i += 1) {
         const outcome = await poster.post(channelId, messages[i]!, nonceOf('mod-log', guildId, channelId, toId, i));
         if (outcome.kind === 'paced') return;

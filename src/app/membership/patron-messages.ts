@@ -1,5 +1,5 @@
 import { composeGraceEnded, composeLinked, composePaymentDeclined, declinedPayments, endedGraces } from '../../core/patron-messages';
-import { type Locale, translator } from '../../core/i18n';
+import { type Locale, fromDiscordLocale, translator } from '../../core/i18n';
 import type { GuildContext, MemberState } from '../../core/planner/types';
 import type { DirectMessages } from '../../edges/outbound/discord/direct-messages';
 import { PATREON } from '../../edges/outbound/patreon/patreon-source';
@@ -15,10 +15,11 @@ import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 
 export interface PatronMessagesDeps {
-  guilds: Pick<GuildRepository, 'patronMessages' | 'linkMessages' | 'name'>;
+  /** `locale`: the server's language, for a patron whose own is not known. */
+  guilds: Pick<GuildRepository, 'patronMessages' | 'linkMessages' | 'name' | 'locale'>;
   campaigns: Pick<CampaignRepository, 'get'>;
-  /** The patron's own choice (`/privacy direct_messages`). */
-  preferences: Pick<MemberPreferenceRepository, 'of'>;
+  /** The patron's own choice (`/privacy direct_messages`), and their language at their last command. */
+  preferences: Pick<MemberPreferenceRepository, 'of' | 'localeOf'>;
   records: Pick<DirectMessageRepository, 'claim' | 'settle'>;
   messages: DirectMessages;
   clock: Clock;
@@ -46,12 +47,18 @@ export function createPatronMessages(deps: PatronMessagesDeps): PatronMessages {
       subject: `${decline.memberId}:${decline.failedSince.toISOString()}`,
     };
     if (!(await deps.records.claim(key, clock.now()))) return 'already';
-    const [serverName, campaign] = await Promise.all([deps.guilds.name(guildId), deps.campaigns.get(decline.campaignId)]);
+    const [serverName, campaign, own] = await Promise.all([
+      deps.guilds.name(guildId),
+      deps.campaigns.get(decline.campaignId),
+      deps.preferences.localeOf(userId),
+    ]);
     const campaignName = campaign?.name ?? null;
+    // In the patron's language (their Discord client's at their last command), else the server's.
+    const t = translator(own ? fromDiscordLocale(own) : await deps.guilds.locale(guildId));
     const content =
       kind === 'grace_ended'
-        ? composeGraceEnded({ serverName, campaignName })
-        : composePaymentDeclined({ serverName, campaignName, graceEndsAt: decline.graceEndsAt });
+        ? composeGraceEnded({ serverName, campaignName }, t)
+        : composePaymentDeclined({ serverName, campaignName, graceEndsAt: decline.graceEndsAt }, t);
     const sent = await deps.messages.send(userId, content);
     if (sent.ok) {
       await deps.records.settle(key, 'sent', null, clock.now());

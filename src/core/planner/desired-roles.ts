@@ -1,6 +1,6 @@
 import { notAMember } from './entitlement';
 import { ruleGrants } from './rule-roles';
-import type { DesiredGrant, DesiredRoles, Entitlement, GrantKind, GrantSource, GuildContext, GuildTier, RoleNote } from './types';
+import type { DesiredGrant, DesiredRoles, Entitlement, GrantKind, GrantSource, GuildContext, GuildTier, NoteWhy, RoleNote } from './types';
 
 interface TierRole {
   roleId: string;
@@ -85,6 +85,7 @@ function knownTiers(guild: GuildContext, ent: Entitlement): { known: GuildTier[]
         tierId,
         reason: `tier ${tier?.title ?? tierId} no longer exists on the campaign`,
         fix: null,
+        why: { kind: 'tier_gone', tier: tier?.title ?? tierId },
       });
     } else if (isFreeTier(tier) && guild.settings.freeTiersGrantRoles === false) {
       notes.push({
@@ -94,6 +95,7 @@ function knownTiers(guild: GuildContext, ent: Entitlement): { known: GuildTier[]
         tierId,
         reason: `${tier.title} is a free tier, and free tiers grant no role in this server`,
         fix: 'Let free tiers grant their roles with /settings',
+        why: { kind: 'free_tier', tier: tier.title },
       });
     } else {
       known.push(tier);
@@ -185,6 +187,7 @@ export function desiredRoles(
         tierId: tier.tierId,
         reason: `${tier.title} tier grants no role in this server`,
         fix: `Map one with /map tier:${tier.title} role:<role>`,
+        why: { kind: 'no_role', tier: tier.title },
       });
     }
     for (const { roleId, source } of roles) {
@@ -199,6 +202,7 @@ export function desiredRoles(
             source === 'map'
               ? `Remove it with /unmap, or map an existing role`
               : `Update the tier's Discord role on the service, or map a role with /map`,
+          why: { kind: 'role_missing' },
         });
         continue;
       }
@@ -217,6 +221,7 @@ export function desiredRoles(
           tierId: null,
           reason: `the ${met.rule.kind} role ${roleId} does not exist in this server`,
           fix: 'Choose another role with /settings',
+          why: { kind: 'role_missing' },
         });
         continue;
       }
@@ -279,6 +284,7 @@ function addSettingRole(
       tierId: null,
       reason: `the ${label} role ${roleId} does not exist in this server`,
       fix: `Choose another ${label} role with /settings`,
+      why: { kind: 'role_missing' },
     });
     return;
   }
@@ -312,13 +318,16 @@ function notesForMappedRolesNotGranted(
       if (grants.has(roleId) || noted.has(roleId) || !guild.roles.has(roleId)) continue;
       noted.add(roleId);
       let reason: string;
+      let why: NoteWhy;
       if (ent.kind === 'active' || ent.kind === 'grace') {
-        reason =
-          ent.tierIds.includes(tier.tierId) && !grantedTierKeys.has(`${tier.campaignId}/${tier.tierId}`)
-            ? `only the highest tier's roles are granted in this server (mode highest)`
-            : `${tier.title} is not one of your tiers`;
+        const highestOnly = ent.tierIds.includes(tier.tierId) && !grantedTierKeys.has(`${tier.campaignId}/${tier.tierId}`);
+        reason = highestOnly
+          ? `only the highest tier's roles are granted in this server (mode highest)`
+          : `${tier.title} is not one of your tiers`;
+        why = highestOnly ? { kind: 'highest_only' } : { kind: 'not_your_tier', tier: tier.title };
       } else {
         reason = `${tier.title} tier: ${ent.reason}`;
+        why = { kind: 'standing', tier: tier.title, entitlement: ent };
       }
       notes.push({
         roleId,
@@ -327,6 +336,7 @@ function notesForMappedRolesNotGranted(
         tierId: tier.tierId,
         reason,
         fix: null,
+        why,
       });
     }
   }

@@ -248,9 +248,20 @@ export interface RoleNote {
   roleName: string | null;
   campaignId: string | null;
   tierId: string | null;
+  /** The planner's sentence, in English (what the audit log and English replies show). */
   reason: string;
   fix: string | null;
+  /** The same reason as fields, for replies in another language. */
+  why: NoteWhy;
 }
+
+/** Why a role is not given, as fields: what {@link RoleNote.reason} says in English. */
+export type NoteWhy =
+  | { kind: 'tier_gone' | 'free_tier' | 'no_role' | 'not_your_tier'; tier: string }
+  | { kind: 'role_missing' }
+  | { kind: 'highest_only' }
+  /** The member's standing in the tier's campaign does not entitle them (former patron, declined…). */
+  | { kind: 'standing'; tier: string; entitlement: Entitlement };
 
 export interface DesiredRoles {
   /** By role id. */

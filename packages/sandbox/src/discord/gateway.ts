@@ -439,6 +439,11 @@ export class Gateway {
         if (guild && guild.members.has(state.botUser.id)) this.dispatch('GUILD_CREATE', this.guildCreate(guild), 0, guild.id);
         return;
       }
+      case 'guild-update': {
+        const guild = state.guild(event.guildId);
+        if (guild && guild.members.has(state.botUser.id)) this.dispatch('GUILD_UPDATE', guildJson(guild), Intent.Guilds, guild.id);
+        return;
+      }
       case 'role-create':
       case 'role-update':
         this.dispatch(

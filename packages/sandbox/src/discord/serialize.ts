@@ -100,7 +100,7 @@ export function guildJson(guild: GuildRecord): Json {
     banner: null,
     premium_tier: 0,
     premium_subscription_count: 0,
-    preferred_locale: 'en-US',
+    preferred_locale: guild.preferredLocale,
     public_updates_channel_id: null,
     nsfw_level: 0,
     premium_progress_bar_enabled: false,

@@ -134,6 +134,8 @@ export interface DiscordSandbox {
   close(): Promise<void>;
 
   createGuild(options?: CreateGuildOptions): CreatedGuild;
+  /** Changes a server's language (`preferred_locale`), dispatching GUILD_UPDATE. */
+  setPreferredLocale(guildId: string, locale: string): void;
   guilds(): GuildSnapshot[];
   guild(guildId: string): GuildSnapshot;
   createRole(guildId: string, options: CreateRoleOptions): RoleSnapshot;
@@ -424,6 +426,7 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
     },
 
     createGuild: (o) => state.createGuild(o),
+    setPreferredLocale: (guildId, locale) => state.setPreferredLocale(guildId, locale),
     guilds: () => [...state.guilds.keys()].map((id) => state.guildSnapshot(id)),
     guild: (guildId) => state.guildSnapshot(guildId),
     createRole: (guildId, o) => state.createRole(guildId, o),

@@ -69,11 +69,13 @@ export interface GuildRecord {
   bans: Map<string, { reason: string | null }>;
   /** The member cap Add Guild Member enforces (30019); the guild object's `max_members`. */
   maxMembers: number;
+  /** The server's language (`preferred_locale`, Community settings); `en-US` by default, as Discord's. */
+  preferredLocale: string;
 }
 
 /** Changes the gateway turns into dispatches and waiters watch. `silent` changes are not dispatched. */
 export type StateEvent =
-  | { type: 'guild-create'; guildId: string }
+  | { type: 'guild-create' | 'guild-update'; guildId: string }
   | { type: 'role-create' | 'role-update' | 'role-delete'; guildId: string; role: RoleRecord }
   | { type: 'member-add' | 'member-update'; guildId: string; userId: string; silent?: boolean }
   | { type: 'member-remove'; guildId: string; user: UserRecord }
@@ -91,6 +93,8 @@ export interface CreateGuildOptions {
   everyonePermissions?: bigint;
   /** The member cap (`max_members`); 500,000 when absent. */
   maxMembers?: number;
+  /** The server's language (`preferred_locale`); `en-US` when absent. */
+  preferredLocale?: string;
   /** Mints the guild's id so that its events go to this shard (`(id >> 22) % count === id`). */
   shard?: { id: number; count: number };
 }
@@ -206,6 +210,14 @@ export class DiscordState {
 
   // ---- guilds -------------------------------------------------------------------------------
 
+  /** A server's language changed in its settings: Discord sends GUILD_UPDATE. */
+  setPreferredLocale(guildId: string, locale: string): void {
+    const guild = this.guilds.get(guildId);
+    if (!guild) throw new Error(`no guild ${guildId}`);
+    guild.preferredLocale = locale;
+    this.emit({ type: 'guild-update', guildId });
+  }
+
   createGuild(options: CreateGuildOptions = {}): CreatedGuild {
     const guildId = options.shard ? this.nextId.onShard(options.shard.id, options.shard.count) : this.nextId();
     const ownerId = options.ownerId ?? this.ensureUser({ username: 'owner' }).id;
@@ -224,6 +236,7 @@ export class DiscordState {
       sortedIds: null,
       bans: new Map(),
       maxMembers: options.maxMembers ?? 500_000,
+      preferredLocale: options.preferredLocale ?? 'en-US',
     };
     guild.roles.set(guildId, {
       id: guildId,

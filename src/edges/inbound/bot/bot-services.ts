@@ -17,7 +17,8 @@ import type { Privacy } from '../../../app/membership/privacy';
 
 /** What `/sync` needs: one run over a guild, reported as text for Discord. */
 export interface SyncPort {
-  runForGuild(guildId: string, options: { dryRun: boolean; force: boolean; adopt: boolean }): Promise<string>;
+  /** In `locale`, English when absent. */
+  runForGuild(guildId: string, options: { dryRun: boolean; force: boolean; adopt: boolean }, locale?: Locale): Promise<string>;
 }
 
 /** What `/doctor` needs: every check over a guild, reported as text for Discord. */
@@ -52,8 +53,8 @@ export interface BotServices {
   staff: Pick<GuildPermissions, 'canManageRoles'>;
   /** A member's role changes (`/audit`). */
   audit: Pick<AuditBrowser, 'page'>;
-  /** Each person's own choices (`/privacy`). */
-  privacy: Pick<Privacy, 'of' | 'set'>;
+  /** Each person's own choices (`/privacy`), and their language for direct messages. */
+  privacy: Pick<Privacy, 'of' | 'set' | 'noteLocale'>;
   /** Ko-fi, with KOFI_VERIFICATION_TOKEN: `/link source:Ko-fi` gives a one-time code for a Ko-fi payment's message. */
   kofi?: KofiLinkPort | null;
 }

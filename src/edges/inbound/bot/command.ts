@@ -4,6 +4,7 @@ import type {
   ChatInputCommandInteraction,
   RESTPostAPIChatInputApplicationCommandsJSONBody,
 } from 'discord.js';
+import type { MessageKey } from '../../../core/i18n';
 import type { Logger } from '../../../shared/logger';
 import type { BotServices } from './bot-services';
 
@@ -25,9 +26,10 @@ export interface Command {
   data: RESTPostAPIChatInputApplicationCommandsJSONBody;
   /**
    * Permission bit the invoking member must hold at run time, with its name for the refusal;
-   * `refusal` replaces the generic sentence where the command's own reason says it better.
+   * `refusal` (a message key) replaces the generic sentence where the command's own reason says it
+   * better. `name` is Discord's English name of the permission (`perm.*` in the catalogues).
    */
-  permission?: { bit: bigint; name: string; refusal?: string };
+  permission?: { bit: bigint; name: string; refusal?: Extract<MessageKey, `${string}.refusal`> };
   execute(interaction: ChatInputCommandInteraction, ctx: CommandContext): Promise<void>;
   autocomplete?(interaction: AutocompleteInteraction, ctx: CommandContext): Promise<void>;
   /**

@@ -49,8 +49,8 @@ export interface ShardClientDeps {
   onInteraction(interaction: Interaction): Promise<void>;
   /** A member joined a guild (rejoin restore). */
   onMemberAdd(guildId: string, userId: string): Promise<void>;
-  /** The bot is in a guild (at start, or when invited). */
-  onGuildAvailable(guildId: string, name: string): Promise<void>;
+  /** The bot is in a guild (at start, when invited, when the guild changes): its name and language (`preferred_locale`). */
+  onGuildAvailable(guildId: string, name: string, locale: string | null): Promise<void>;
   /** A guild's roles or the bot's own roles changed: cached role snapshots are stale. */
   onRolesChanged(guildId: string): void;
   /** A role was deleted: mappings and settings that name it go. */
@@ -117,7 +117,13 @@ export function createShardClient(deps: ShardClientDeps): ShardClient {
     logger.debug({ guildId: member.guild.id, shard: shardId }, 'member joined');
     background('rejoin restore', deps.onMemberAdd(member.guild.id, member.id));
   });
-  client.on(Events.GuildCreate, (guild: Guild) => background('guild available', deps.onGuildAvailable(guild.id, guild.name)));
+  client.on(Events.GuildCreate, (guild: Guild) =>
+    background('guild available', deps.onGuildAvailable(guild.id, guild.name, guild.preferredLocale)),
+  );
+  // A server's name or language changed (its Community settings).
+  client.on(Events.GuildUpdate, (_old: Guild, guild: Guild) =>
+    background('guild changed', deps.onGuildAvailable(guild.id, guild.name, guild.preferredLocale)),
+  );
   const rolesChanged = (role: Role) => deps.onRolesChanged(role.guild.id);
   client.on(Events.GuildRoleCreate, rolesChanged);
   client.on(Events.GuildRoleUpdate, rolesChanged);
@@ -153,7 +159,8 @@ export function createShardClient(deps: ShardClientDeps): ShardClient {
         { shard: shardId, shardCount: deps.shardCount, guilds: client.guilds.cache.size, user: client.user?.tag },
         'discord gateway ready',
       );
-      for (const guild of client.guilds.cache.values()) background('guild available', deps.onGuildAvailable(guild.id, guild.name));
+      for (const guild of client.guilds.cache.values())
+        background('guild available', deps.onGuildAvailable(guild.id, guild.name, guild.preferredLocale));
     },
     async stop() {
       stopped = true;

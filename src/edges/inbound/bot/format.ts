@@ -34,9 +34,14 @@ export const STAFF_ONLY = (command: string, t: T = translator('en')) => t('reply
 /** Replies mention roles by id; this keeps Discord from pinging anyone. */
 export const NO_PINGS = { parse: [] as never[] };
 
-/** What a guild-wide apply after `/map` or `/settings` did, in one line. */
-export function describeGuildApply(outcome: { kind: 'applied'; members: number; changes: number } | { kind: 'queued' }): string {
-  if (outcome.kind === 'queued') return 'A full sync is running: members’ roles are updated when it ends.';
-  const { members, changes } = outcome;
-  return `Updated: ${changes} role change${changes === 1 ? '' : 's'} across ${members} member${members === 1 ? '' : 's'}.`;
+/** What a guild-wide apply after `/map`, `/settings` or `/allow-role` did, in one line. */
+export function describeGuildApply(
+  outcome: { kind: 'applied'; members: number; changes: number } | { kind: 'queued' },
+  t: T = translator('en'),
+): string {
+  if (outcome.kind === 'queued') return t('apply.queued');
+  return t('apply.done', {
+    changes: t('apply.changes', { count: outcome.changes }),
+    members: t('apply.members', { count: outcome.members }),
+  });
 }

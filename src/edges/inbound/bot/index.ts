@@ -4,6 +4,7 @@ import { type DoctorCheck, renderDoctor } from '../../../app/admin/doctor';
 import { translator } from '../../../core/i18n';
 import type { SyncOutcome } from '../../../app/sync/sync-scheduler';
 import { formatSyncReport } from '../../../core/sync-report';
+import { renderSyncReply } from './sync-reply';
 import type { Fence, FenceScope } from '../../../shared/fence';
 import type { Logger } from '../../../shared/logger';
 import type { BotServices } from './bot-services';
@@ -25,9 +26,9 @@ export interface MemberReconciler {
   ): Promise<{ result: { applied: ReadonlyArray<{ op: string }> } | null }>;
 }
 
-/** The guilds the bot is in, recorded with their names (the pages show them). */
+/** The guilds the bot is in, recorded with their names (the pages show them) and languages (announcements, the mod-log). */
 export interface KnownGuilds {
-  ensure(guildId: string, name: string): Promise<void>;
+  ensure(guildId: string, name: string, discordLocale: string | null): Promise<void>;
 }
 
 /** Cached role snapshots, stale once a guild's roles or the bot's own roles change. */
@@ -130,7 +131,10 @@ export function createBot(deps: BotDeps): DiscordBot {
     privacy: deps.privacy,
     kofi: deps.kofi ?? null,
     sync: {
-      runForGuild: async (guildId, opts) => formatSyncReport(await deps.runSync({ ...opts, guildId, trigger: 'manual' }), SYNC_REPORT),
+      runForGuild: async (guildId, opts, locale = 'en') => {
+        const report = await deps.runSync({ ...opts, guildId, trigger: 'manual' });
+        return locale === 'en' ? formatSyncReport(report, SYNC_REPORT) : renderSyncReply(report, locale);
+      },
     },
     doctor: { report: async (guildId, locale = 'en') => renderDoctor(await deps.doctor.run(guildId), translator(locale)) },
   };
@@ -196,7 +200,7 @@ export function createBot(deps: BotDeps): DiscordBot {
             const added = outcome.result?.applied.filter((c) => c.op === 'add').length ?? 0;
             if (added > 0) logger.info({ guildId, userId, added }, 'roles restored on rejoin');
           }),
-        onGuildAvailable: (guildId, name) => deps.guilds.ensure(guildId, name),
+        onGuildAvailable: (guildId, name, locale) => deps.guilds.ensure(guildId, name, locale),
         onRolesChanged: (guildId) => deps.roleSnapshots.invalidate(guildId),
         onRoleDeleted: (guildId, roleId) => fenced(shardId, 'role deleted', () => deps.mapping.forgetDeletedRole(guildId, roleId)),
         ...(deps.memberRoles ? { memberFeed: deps.memberRoles.session() } : {}),

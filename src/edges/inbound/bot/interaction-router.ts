@@ -1,20 +1,15 @@
 import { type Interaction, GuildMember, MessageFlags } from 'discord.js';
 import type { Command, CommandContext } from './command';
+import { type Speaker, permissionFor, speakerFor } from './speak';
 
-/** "Something went wrong" without a stack trace; the details go to the log. */
-const FAILURE = 'Something went wrong on Tierlink’s side. The problem was logged; please try again in a minute.';
-
-/** Until the configured campaigns are bound, an answer would be wrong ("not connected"): say so instead. */
-export const STARTING = 'Tierlink is starting, try again in a few seconds.';
-
-/** The refusal of an admin command, saying where the permission must come from. */
-export function missingPermission(command: Command): string {
+/**
+ * The refusal of an admin command in the member's language, saying where the permission must come
+ * from (or the command's own reason).
+ */
+export function missingPermission(command: Command, speaker: Speaker): string {
   const { name, refusal } = command.permission!;
-  if (refusal) return refusal;
-  return (
-    `You need the **${name}** permission to use /${command.data.name}. Tierlink reads it from your roles in this server ` +
-    `(or server ownership, or Administrator); a permission given on one channel does not count.`
-  );
+  if (refusal) return speaker.t(refusal);
+  return speaker.t('router.missingPermission', { permission: permissionFor(speaker, name), command: command.data.name });
 }
 
 /**
@@ -22,7 +17,8 @@ export function missingPermission(command: Command): string {
  * then the member's permission is checked at guild level, read from Discord (the channel-level
  * `member.permissions` an interaction carries is never read: a "Manage Permissions" overwrite on one
  * channel sets the Manage Roles bit there). Until `isServing()` (the configured campaigns are bound),
- * every command is answered {@link STARTING} and autocomplete offers nothing.
+ * every command is answered "Tierlink is starting" and autocomplete offers nothing. Every answer is in
+ * the member's language (`interaction.locale`).
  */
 export function createInteractionRouter(commands: readonly Command[], ctx: CommandContext, gate: { isServing(): boolean }) {
   const byName = new Map(commands.map((c) => [c.data.name, c]));
@@ -42,9 +38,12 @@ export function createInteractionRouter(commands: readonly Command[], ctx: Comma
       },
       'interaction received',
     );
+    const speaker = speakerFor(interaction);
+    const { t } = speaker;
     if (!gate.isServing()) {
+      // Until the configured campaigns are bound, an answer would be wrong ("not connected").
       if (interaction.isAutocomplete()) await interaction.respond([]);
-      else if (interaction.isRepliable()) await interaction.reply({ content: STARTING, flags: MessageFlags.Ephemeral });
+      else if (interaction.isRepliable()) await interaction.reply({ content: t('router.starting'), flags: MessageFlags.Ephemeral });
       return;
     }
     if (interaction.isAutocomplete()) {
@@ -79,13 +78,13 @@ export function createInteractionRouter(commands: readonly Command[], ctx: Comma
       try {
         await interaction.deferUpdate();
         if (!(await holds(interaction.guildId, interaction.user.id, command))) {
-          await interaction.editReply({ content: missingPermission(command), components: [] });
+          await interaction.editReply({ content: missingPermission(command, speaker), components: [] });
           return;
         }
         await command.button!.press(interaction, ctx);
       } catch (error) {
         ctx.logger.error({ err: error, button: command.button!.prefix, guildId: interaction.guildId }, 'button failed');
-        await interaction.editReply({ content: FAILURE, components: [] }).catch(() => undefined);
+        await interaction.editReply({ content: t('router.failed'), components: [] }).catch(() => undefined);
       }
       return;
     }
@@ -93,22 +92,28 @@ export function createInteractionRouter(commands: readonly Command[], ctx: Comma
     const command = byName.get(interaction.commandName);
     if (!command) return;
     if (!interaction.inGuild()) {
-      await interaction.reply({ content: 'Tierlink commands work inside a server.', flags: MessageFlags.Ephemeral });
+      await interaction.reply({ content: t('router.guildOnly'), flags: MessageFlags.Ephemeral });
       return;
     }
+    // The member's language, for the direct messages Tierlink may send them later; never in the way of the command.
+    if (interaction.locale)
+      ctx.services.privacy.noteLocale(interaction.user.id, interaction.locale).catch((error: unknown) => {
+        ctx.logger.warn({ err: error }, 'the member’s language was not recorded');
+      });
     try {
       if (command.permission) {
         await interaction.deferReply({ flags: MessageFlags.Ephemeral });
         if (!(await holds(interaction.guildId, interaction.user.id, command))) {
-          await interaction.editReply({ content: missingPermission(command) });
+          await interaction.editReply({ content: missingPermission(command, speaker) });
           return;
         }
       }
       await command.execute(interaction, ctx);
     } catch (error) {
       ctx.logger.error({ err: error, command: interaction.commandName, guildId: interaction.guildId }, 'command failed');
-      const reply = { content: FAILURE, flags: MessageFlags.Ephemeral } as const;
-      if (interaction.deferred || interaction.replied) await interaction.editReply({ content: FAILURE }).catch(() => undefined);
+      // "Something went wrong" without a stack trace; the details are in the log.
+      const reply = { content: t('router.failed'), flags: MessageFlags.Ephemeral } as const;
+      if (interaction.deferred || interaction.replied) await interaction.editReply({ content: reply.content }).catch(() => undefined);
       else await interaction.reply(reply).catch(() => undefined);
     }
   };

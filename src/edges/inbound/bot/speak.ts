@@ -1,6 +1,17 @@
 import { type DesiredGrant, grantReason } from '../../../core/planner';
-import type { Entitlement } from '../../../core/planner';
-import { type Locale, type T, formatDate, fromDiscordLocale, translator } from '../../../core/i18n';
+import type { Entitlement, RoleNote } from '../../../core/planner';
+import { listed } from '../../../core/authority';
+import { noteReasonText } from '../../../core/role-note-text';
+import {
+  ENGLISH,
+  type Locale,
+  type MessageKey,
+  type T,
+  formatDate,
+  formatDateTime,
+  fromDiscordLocale,
+  translator,
+} from '../../../core/i18n';
 import { day } from './format';
 
 /**
@@ -60,4 +71,28 @@ export function standingFor(speaker: Speaker, entitlement: Entitlement, tierTitl
     case 'none':
       return t('standing.none');
   }
+}
+
+/** A moment to the minute, in UTC: `2027-01-01 00:00 UTC` in English, the language's own way otherwise. */
+export function momentFor(speaker: Speaker, date: Date): string {
+  return `${speaker.locale === 'en' ? date.toISOString().slice(0, 16).replace('T', ' ') : formatDateTime(speaker.locale, date)} UTC`;
+}
+
+/** Names in a sentence: "A, B and C" (`Intl.ListFormat` in the reader's language). */
+export function listFor(speaker: Speaker, names: readonly string[]): string {
+  if (speaker.locale === 'en') return listed(names);
+  return new Intl.ListFormat(speaker.locale, { type: 'conjunction' }).format(names);
+}
+
+type PermissionKey = Extract<MessageKey, `perm.${string}`>;
+
+/** A Discord permission by its English name, as Discord names it in the reader's language. */
+export function permissionFor(speaker: Speaker, english: string): string {
+  const key = `perm.${english}`;
+  return key in ENGLISH ? speaker.t(key as PermissionKey) : english;
+}
+
+/** Why a role is not given, in the reader's language (src/core/role-note-text.ts). */
+export function noteReasonFor(speaker: Speaker, note: RoleNote): string {
+  return noteReasonText(speaker.t, note, (entitlement) => standingFor(speaker, entitlement, []));
 }

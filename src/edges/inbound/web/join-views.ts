@@ -4,7 +4,7 @@ import { bestEntitlement } from '../../../app/linking/status-service';
 import { type T, formatMoney, translator } from '../../../core/i18n';
 import type { MemberAddProblemCode } from '../../outbound/discord/member-adder';
 import { problemLines } from './link-result-view';
-import { grantReasonText } from './role-reasons';
+import { grantReasonText, noteReasonOnPage } from './role-reasons';
 import type { JoinPageView, JoinRefusalView, JoinResultView, JoinTierLine, RoleLine } from './pages/views';
 
 /**
@@ -79,7 +79,9 @@ export function joinResultView(
     tiers: outcome.entitlements.flatMap((e) => e.tierIds.map((id) => tierTitle(e.campaignId, id))),
     granted,
     kept,
-    notGranted: outcome.desired.notes.filter((n) => n.roleName !== null).map((n) => ({ name: n.roleName!, reason: n.reason })),
+    notGranted: outcome.desired.notes
+      .filter((n) => n.roleName !== null)
+      .map((n) => ({ name: n.roleName!, reason: noteReasonOnPage(n, t) })),
     problems,
     joinUrl: place.link.url,
   };

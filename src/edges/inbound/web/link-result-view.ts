@@ -2,7 +2,7 @@ import type { LinkCompletion } from '../../../app/linking/link-service';
 import { bestEntitlement } from '../../../app/linking/status-service';
 import type { MemberOutcome } from '../../../app/sync/reconciler';
 import { type T, formatDate, translator } from '../../../core/i18n';
-import { grantReasonText } from './role-reasons';
+import { grantReasonText, noteReasonOnPage } from './role-reasons';
 import type { LinkResultView, ProblemLine, RoleLine } from './pages/views';
 
 type Linked = Extract<LinkCompletion, { kind: 'linked' }>;
@@ -56,7 +56,10 @@ export function linkResultView(
     .map((c) => ({ name: 'roleName' in c && c.roleName ? c.roleName : c.roleId, reason: c.reason }));
   const notGranted: RoleLine[] = outcome.desired.notes
     .filter((n) => n.roleName !== null || n.fix === null)
-    .map((n) => ({ name: n.roleName ?? (n.tierId ? tierTitle(n.campaignId ?? '', n.tierId) : t('page.aRole')), reason: n.reason }));
+    .map((n) => ({
+      name: n.roleName ?? (n.tierId ? tierTitle(n.campaignId ?? '', n.tierId) : t('page.aRole')),
+      reason: noteReasonOnPage(n, t),
+    }));
   const problems = problemLines(outcome, t);
   const tiers = outcome.entitlements.flatMap((e) => e.tierIds.map((id) => tierTitle(e.campaignId, id)));
   return {

@@ -1,14 +1,28 @@
 import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
-import { ALLOW_REFUSAL, type AllowOutcome, recipientsOf } from '../../../../app/admin/role-allowances';
-import { listed } from '../../../../core/authority';
+import type { AllowOutcome } from '../../../../app/admin/role-allowances';
 import type { Command } from '../command';
 import { NO_PINGS, describeGuildApply } from '../format';
+import { type Speaker, listFor, permissionFor, speakerFor } from '../speak';
 
-function headOf(outcome: Extract<AllowOutcome, { kind: 'allowed' }>): string {
-  return (
-    `Tierlink may now give **${outcome.roleName}** (${listed(outcome.permissions)}) ${recipientsOf(outcome)}. Everyone it goes to has that power. ` +
-    `Take it back with /allow-role role:@${outcome.roleName} allowed:false.`
-  );
+/** Who gets an allowed role, in words: "to the patrons of Insider and as the follower role". */
+function recipientsFor(speaker: Speaker, outcome: { tiers: readonly string[]; settings: readonly string[] }): string {
+  const { t } = speaker;
+  const parts = [
+    ...(outcome.tiers.length > 0 ? [t('allow.toPatrons', { tiers: listFor(speaker, outcome.tiers) })] : []),
+    ...(outcome.settings.length > 0 ? [t('allow.asSetting', { settings: listFor(speaker, outcome.settings) })] : []),
+  ];
+  return parts.length > 0 ? listFor(speaker, parts) : t('allow.anyTier');
+}
+
+function headOf(speaker: Speaker, outcome: Extract<AllowOutcome, { kind: 'allowed' }>): string {
+  return speaker.t('allow.allowed', {
+    role: outcome.roleName,
+    permissions: listFor(
+      speaker,
+      outcome.permissions.map((p) => permissionFor(speaker, p)),
+    ),
+    recipients: recipientsFor(speaker, outcome),
+  });
 }
 
 /**
@@ -27,8 +41,10 @@ export const allowRoleCommand: Command = {
       o.setName('allowed').setDescription('false: take the allowance back (nobody new gets the role)').setRequired(false),
     )
     .toJSON(),
-  permission: { bit: PermissionFlagsBits.Administrator, name: 'Administrator', refusal: `${ALLOW_REFUSAL.message} ${ALLOW_REFUSAL.fix}` },
+  permission: { bit: PermissionFlagsBits.Administrator, name: 'Administrator', refusal: 'allow.refusal' },
   async execute(interaction, ctx) {
+    const speaker = speakerFor(interaction);
+    const { t } = speaker;
     const outcome = await ctx.services.allowances.set(
       { guildId: interaction.guildId!, userId: interaction.user.id },
       interaction.options.getRole('role', true).id,
@@ -37,25 +53,24 @@ export const allowRoleCommand: Command = {
     const reply = (content: string) => interaction.editReply({ content, allowedMentions: NO_PINGS });
     switch (outcome.kind) {
       case 'not_allowed':
-        return void (await reply(`${outcome.message} ${outcome.fix}`));
+        // The service's refusal is the router's (the owner or an Administrator), said in the member's language.
+        return void (await reply(t('allow.refusal')));
       case 'role_refused':
-        return void (await reply(`Nothing was allowed: ${outcome.message}\n**Fix:** ${outcome.fix}`));
+        return void (await reply(`${t('allow.refused', { message: outcome.message })}\n${t('allow.fix', { fix: outcome.fix })}`));
       case 'not_dangerous':
-        return void (await reply(`**${outcome.roleName}** has no powerful permission: Tierlink gives it without being allowed.`));
+        return void (await reply(t('allow.notDangerous', { role: outcome.roleName })));
       case 'not_allowed_before':
-        return void (await reply(`**${outcome.roleName}** was not allowed, so there was nothing to take back.`));
+        return void (await reply(t('allow.notBefore', { role: outcome.roleName })));
       case 'withdrawn':
-        return void (await reply(
-          `Tierlink no longer gives **${outcome.roleName}**: it is held back again. Members who hold it keep it; remove it by hand where it should go.`,
-        ));
+        return void (await reply(t('allow.withdrawn', { role: outcome.roleName })));
       case 'allowed': {
-        const head = headOf(outcome);
-        await reply(`${head}\nUpdating members’ roles…`);
+        const head = headOf(speaker, outcome);
+        await reply(`${head}\n${t('allow.updating')}`);
         try {
-          await reply(`${head}\n${describeGuildApply(await outcome.followUp)}`);
+          await reply(`${head}\n${describeGuildApply(await outcome.followUp, t)}`);
         } catch (error) {
           ctx.logger.error({ err: error }, 'roles update after /allow-role failed');
-          await reply(`${head}\nUpdating members’ roles failed; the nightly sync will catch up. Run /doctor if this repeats.`);
+          await reply(`${head}\n${t('allow.updateFailed')}`);
         }
       }
     }

@@ -1,25 +1,34 @@
 import { InteractionContextType, MessageFlags, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
-import { type AuditEntry, TRIGGER_LABELS } from '../../../../app/dashboard/views';
+import type { AuditEntry } from '../../../../app/dashboard/views';
+import { ENGLISH, type MessageKey } from '../../../../core/i18n';
 import type { Command } from '../command';
 import { NO_PINGS, fitMessage, roleMention } from '../format';
+import { ENGLISH_SPEAKER, type Speaker, momentFor, speakerFor } from '../speak';
 
 /** Changes listed by `/audit` (the dashboard's audit log has them all). */
 export const AUDIT_REPLY_SIZE = 15;
 
-const VERB: Record<AuditEntry['action'], string> = { add: 'gave', remove: 'took away', forget: 'forgot', adopt: 'adopted' };
-
-export function renderAudit(userId: string, entries: readonly AuditEntry[]): string {
-  if (entries.length === 0) return `Tierlink has not changed any role of <@${userId}> in this server.`;
-  const lines = [`**Last role changes of <@${userId}>** (newest first)`];
+/**
+ * The `/audit` text in the reader's language: when, what, what started it. The reason and a failure's
+ * error are the ledger's English data and stay so.
+ */
+export function renderAudit(userId: string, entries: readonly AuditEntry[], speaker: Speaker = ENGLISH_SPEAKER): string {
+  const { t } = speaker;
+  const who = `<@${userId}>`;
+  if (entries.length === 0) return t('audit.none', { who });
+  const lines = [t('audit.heading', { who })];
   for (const e of entries) {
-    const when = e.at.toISOString().slice(0, 16).replace('T', ' ');
-    const outcome = e.outcome === 'applied' ? '' : ` — **${e.outcome}**${e.error ? ` (${e.error.slice(0, 120)})` : ''}`;
+    const outcome = e.outcome === 'applied' ? '' : ` — **${t(`audit.${e.outcome}`)}**${e.error ? ` (${e.error.slice(0, 120)})` : ''}`;
+    const triggerKey = `trigger.${e.trigger}`;
+    const trigger = isTrigger(triggerKey) ? t(triggerKey) : e.trigger;
     lines.push(
-      `• ${when} UTC: ${VERB[e.action]} ${roleMention(e.roleId)}${outcome} · ${TRIGGER_LABELS[e.trigger as keyof typeof TRIGGER_LABELS] ?? e.trigger} · ${e.reason.slice(0, 200)}`,
+      `• ${momentFor(speaker, e.at)}: ${t(`audit.${e.action}`, { role: roleMention(e.roleId) })}${outcome} · ${trigger} · ${e.reason.slice(0, 200)}`,
     );
   }
-  return fitMessage(lines);
+  return fitMessage(lines, undefined, t);
 }
+
+const isTrigger = (key: string): key is Extract<MessageKey, `trigger.${string}`> => key in ENGLISH;
 
 /**
  * `/audit member`: the member's last role changes and why. Manage Roles is checked at guild level by
@@ -43,6 +52,6 @@ export const auditCommand: Command = {
       { discordUserId: member.id },
       { cursor: null, direction: 'older', size: AUDIT_REPLY_SIZE },
     );
-    await interaction.editReply({ content: renderAudit(member.id, page.entries), allowedMentions: NO_PINGS });
+    await interaction.editReply({ content: renderAudit(member.id, page.entries, speakerFor(interaction)), allowedMentions: NO_PINGS });
   },
 };

@@ -2,53 +2,53 @@ import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from
 import type { CompGrantOutcome, CompRevokeOutcome } from '../../../../app/comps/comp-service';
 import type { Command } from '../command';
 import { NO_PINGS, fitMessage } from '../format';
+import { type Speaker, momentFor, speakerFor } from '../speak';
 
-/** A comp's end as people read it: "2027-01-01 00:00 UTC" (a comp given until a date runs through that day). */
-const ends = (at: Date): string => `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+/** A comp's end: "2027-01-01 00:00 UTC" in English (a comp given until a date runs through that day). */
+const ends = momentFor;
 
-const TIER_HINT = 'That tier is not one of this server’s campaigns. Pick one from the list (run /tiers to see them).';
-
-function changesLine(outcome: { result: { applied: ReadonlyArray<{ op: string }> } | null; inGuild: boolean }): string {
-  if (!outcome.inGuild) return 'They are not in the server yet: the roles are theirs when they join.';
+function changesLine({ t }: Speaker, outcome: { result: { applied: ReadonlyArray<{ op: string }> } | null; inGuild: boolean }): string {
+  if (!outcome.inGuild) return t('comp.notInGuild');
   const applied = outcome.result?.applied ?? [];
   const adds = applied.filter((c) => c.op === 'add').length;
   const removes = applied.filter((c) => c.op === 'remove').length;
-  if (adds + removes === 0) return 'Their roles were already right.';
-  return `Roles: ${[adds > 0 ? `${adds} given` : '', removes > 0 ? `${removes} taken away` : ''].filter(Boolean).join(', ')}.`;
+  if (adds + removes === 0) return t('comp.alreadyRight');
+  const parts = [adds > 0 ? t('comp.given', { count: adds }) : '', removes > 0 ? t('comp.taken', { count: removes }) : ''];
+  return t('comp.rolesChanged', { changes: parts.filter(Boolean).join(', ') });
 }
 
-function grantReply(userId: string, outcome: CompGrantOutcome): string {
+/** A comp's answer in the reader's language; a refusal's own message and fix are the service's English data. */
+function grantReply(speaker: Speaker, userId: string, outcome: CompGrantOutcome): string {
+  const { t } = speaker;
   switch (outcome.kind) {
     case 'unknown_tier':
-      return TIER_HINT;
+      return t('comp.tierHint');
     case 'bad_until':
     case 'bad_reason':
-      return `No comp was given: ${outcome.message}`;
+      return t('comp.notGiven', { message: outcome.message });
     case 'not_allowed':
-      return `No comp was given: ${outcome.message}\n**What to do:** ${outcome.fix}`;
+      return `${t('comp.notGiven', { message: outcome.message })}\n${t('comp.whatToDo', { fix: outcome.fix })}`;
     case 'granted': {
       const roles = outcome.roleNames.length > 0 ? ` (${outcome.roleNames.map((n) => `**${n}**`).join(', ')})` : '';
       return [
-        `<@${userId}> has **${outcome.tierTitle}**${roles} as a comp until **${ends(outcome.comp.until)}**, whatever their membership says. It ends by itself then.`,
-        changesLine(outcome.outcome),
+        t('comp.granted', { who: `<@${userId}>`, tier: outcome.tierTitle, roles, until: ends(speaker, outcome.comp.until) }),
+        changesLine(speaker, outcome.outcome),
       ].join('\n');
     }
   }
 }
 
-function revokeReply(userId: string, outcome: CompRevokeOutcome): string {
+function revokeReply(speaker: Speaker, userId: string, outcome: CompRevokeOutcome): string {
+  const { t } = speaker;
   switch (outcome.kind) {
     case 'unknown_tier':
-      return TIER_HINT;
+      return t('comp.tierHint');
     case 'not_allowed':
-      return `The comp was not ended: ${outcome.message}\n**What to do:** ${outcome.fix}`;
+      return `${t('comp.notEnded', { message: outcome.message })}\n${t('comp.whatToDo', { fix: outcome.fix })}`;
     case 'none':
-      return `<@${userId}> has no comp of **${outcome.tierTitle}** in force.`;
+      return t('comp.noneOf', { who: `<@${userId}>`, tier: outcome.tierTitle });
     case 'revoked':
-      return [
-        `The comp of **${outcome.tierTitle}** for <@${userId}> has ended. Roles that their membership still justifies stay.`,
-        changesLine(outcome.outcome),
-      ].join('\n');
+      return [t('comp.revoked', { who: `<@${userId}>`, tier: outcome.tierTitle }), changesLine(speaker, outcome.outcome)].join('\n');
   }
 }
 
@@ -92,6 +92,8 @@ export const compCommand: Command = {
     .toJSON(),
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
   async execute(interaction, { services }) {
+    const speaker = speakerFor(interaction);
+    const { t } = speaker;
     const actor = { guildId: interaction.guildId!, userId: interaction.user.id };
     const sub = interaction.options.getSubcommand(true);
     if (sub === 'grant') {
@@ -103,28 +105,28 @@ export const compCommand: Command = {
         interaction.options.getString('until', true),
         interaction.options.getString('reason', true),
       );
-      await interaction.editReply({ content: grantReply(member.id, outcome), allowedMentions: NO_PINGS });
+      await interaction.editReply({ content: grantReply(speaker, member.id, outcome), allowedMentions: NO_PINGS });
       return;
     }
     if (sub === 'revoke') {
       const member = interaction.options.getUser('member', true);
       const outcome = await services.comps.revoke(actor, member.id, interaction.options.getString('tier', true));
-      await interaction.editReply({ content: revokeReply(member.id, outcome), allowedMentions: NO_PINGS });
+      await interaction.editReply({ content: revokeReply(speaker, member.id, outcome), allowedMentions: NO_PINGS });
       return;
     }
     const member = interaction.options.getUser('member');
     const entries = await services.comps.list(actor.guildId, member?.id);
     const lines =
       entries.length === 0
-        ? [member ? `<@${member.id}> has no comp in force.` : 'No comp is in force in this server.']
+        ? [member ? t('comp.noneFor', { who: `<@${member.id}>` }) : t('comp.noneHere')]
         : [
-            `**Comps in force** (${entries.length})`,
+            t('comp.listHeading', { count: entries.length }),
             ...entries.map(
               ({ comp, tierTitle }) =>
-                `• <@${comp.discordUserId}>: **${tierTitle}** until ${ends(comp.until)}, given by <@${comp.grantedBy}>: ${comp.reason}`,
+                `• ${t('comp.entry', { who: `<@${comp.discordUserId}>`, tier: tierTitle, until: ends(speaker, comp.until), giver: `<@${comp.grantedBy}>`, reason: comp.reason })}`,
             ),
           ];
-    await interaction.editReply({ content: fitMessage(lines), allowedMentions: NO_PINGS });
+    await interaction.editReply({ content: fitMessage(lines, undefined, t), allowedMentions: NO_PINGS });
   },
   async autocomplete(interaction, { services }) {
     await interaction.respond(await services.tiers.autocomplete(interaction.guildId!, String(interaction.options.getFocused())));

@@ -2,13 +2,13 @@ import { InteractionContextType, MessageFlags, SlashCommandBuilder } from 'disco
 import { type StatusReport, tierKey } from '../../../../app/linking/status-service';
 import type { Command } from '../command';
 import { NO_PINGS, STAFF_ONLY, fitMessage, roleMention } from '../format';
-import { ENGLISH_SPEAKER, type Speaker, dayFor, grantReasonFor, speakerFor, standingFor } from '../speak';
+import { ENGLISH_SPEAKER, type Speaker, dayFor, grantReasonFor, noteReasonFor, speakerFor, standingFor } from '../speak';
 
 /**
  * The `/status` text: link, standing per campaign, each role and why, each role not given and why.
  * With `about` (staff asking about another member, `/status member:`), it speaks of that member.
- * In the asker's language (`speaker`); the planner's reasons for a role not given, and the
- * problems that block one, are English data and stay so.
+ * In the asker's language (`speaker`): the reasons for a role not given are said from the
+ * planner's fields; the problems that block one and a removal's reason are English data.
  */
 export function renderStatus(report: StatusReport, about: { userId: string } | null = null, speaker: Speaker = ENGLISH_SPEAKER): string {
   const { t } = speaker;
@@ -61,8 +61,9 @@ export function renderStatus(report: StatusReport, about: { userId: string } | n
     }
   } else if (notes.length > 0 || tierNotes.length > 0) {
     lines.push('', t(who ? 'status.missingThem' : 'status.missingYou'));
-    for (const n of notes) lines.push(`• ${n.roleName ? roleMention(n.roleId) : t('status.role', { id: n.roleId })} — ${n.reason}`);
-    for (const n of tierNotes) lines.push(`• ${n.reason}`);
+    for (const n of notes)
+      lines.push(`• ${n.roleName ? roleMention(n.roleId) : t('status.role', { id: n.roleId })} — ${noteReasonFor(speaker, n)}`);
+    for (const n of tierNotes) lines.push(`• ${noteReasonFor(speaker, n)}`);
   }
   const leaving = outcome.plan.changes.filter((c) => c.op === 'remove');
   if (leaving.length > 0) {

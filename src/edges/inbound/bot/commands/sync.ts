@@ -1,6 +1,7 @@
 import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import type { Command } from '../command';
 import { NO_PINGS } from '../format';
+import { speakerFor } from '../speak';
 
 /** Interaction replies can be edited for 15 minutes; answer before that. */
 export const STILL_RUNNING_AFTER_MS = 13 * 60_000;
@@ -20,6 +21,7 @@ export const syncCommand: Command = {
     .toJSON(),
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
   async execute(interaction, { services, logger }) {
+    const speaker = speakerFor(interaction);
     const adopt = interaction.options.getBoolean('adopt') ?? false;
     const dryRun = interaction.options.getBoolean('dry_run') ?? false;
     if (adopt && !dryRun) {
@@ -30,11 +32,15 @@ export const syncCommand: Command = {
         return;
       }
     }
-    const run = services.sync.runForGuild(interaction.guildId!, {
-      dryRun,
-      force: interaction.options.getBoolean('force') ?? false,
-      adopt,
-    });
+    const run = services.sync.runForGuild(
+      interaction.guildId!,
+      {
+        dryRun,
+        force: interaction.options.getBoolean('force') ?? false,
+        adopt,
+      },
+      speaker.locale,
+    );
     // Discord accepts edits of this reply for 15 minutes; a sync of a large server at Discord's real
     // rate limits can take longer. Say so while the reply can still be edited, and let it finish.
     let timer: NodeJS.Timeout | undefined;
@@ -46,9 +52,7 @@ export const syncCommand: Command = {
     clearTimeout(timer);
     if (text === null) {
       run.catch((error) => logger.error({ err: error }, '/sync failed after its reply was closed'));
-      await interaction.editReply(
-        'The sync is still running (this server is large). Its summary will be under **Last sync** in /doctor when it ends.',
-      );
+      await interaction.editReply(speaker.t('sync.stillRunning'));
       return;
     }
     await interaction.editReply({ content: text, allowedMentions: NO_PINGS });

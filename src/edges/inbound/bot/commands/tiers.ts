@@ -2,31 +2,44 @@ import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from
 import type { TierLine } from '../../../../app/admin/tiers-service';
 import type { Command } from '../command';
 import { NO_PINGS, fitMessage, money, roleMention } from '../format';
+import { ENGLISH_SPEAKER, type Speaker, listFor, speakerFor } from '../speak';
 
-export function renderTiers(tiers: readonly TierLine[]): string {
-  if (tiers.length === 0) return 'No campaign is connected to this server yet. Run /connect to connect one.';
+/**
+ * The `/tiers` text in the reader's language. A role's problem (why it is held back or cannot be
+ * given) is the planner's English data and stays so.
+ */
+export function renderTiers(tiers: readonly TierLine[], speaker: Speaker = ENGLISH_SPEAKER): string {
+  const { t } = speaker;
+  if (tiers.length === 0) return t('tiers.none');
   const lines: string[] = [];
   let campaign = '';
-  for (const t of tiers) {
-    if (t.campaignName !== campaign) {
-      campaign = t.campaignName;
+  for (const tier of tiers) {
+    if (tier.campaignName !== campaign) {
+      campaign = tier.campaignName;
       lines.push(`**${campaign}**`);
     }
-    const patrons = t.patronCount === null ? '' : ` · ${t.patronCount} patron${t.patronCount === 1 ? '' : 's'}`;
-    lines.push(`**${t.title}** — ${money(t.amountCents)}${patrons}${t.published ? '' : ' · unpublished'}`);
-    const here = t.roles.filter((r) => r.elsewhere === null);
-    if (here.length === 0) lines.push(`  • no role in this server — map one with /map tier:${t.title}`);
+    const patrons = tier.patronCount === null ? '' : ` · ${t('tiers.patrons', { count: tier.patronCount })}`;
+    lines.push(`**${tier.title}** — ${money(tier.amountCents)}${patrons}${tier.published ? '' : ` · ${t('tiers.unpublished')}`}`);
+    const here = tier.roles.filter((r) => r.elsewhere === null);
+    if (here.length === 0) lines.push(`  • ${t('tiers.noRole', { tier: tier.title })}`);
     for (const r of here) {
-      const name = r.roleName ? roleMention(r.roleId) : `role ${r.roleId}`;
-      const from = r.source === 'map' ? '/map' : 'the tier’s Discord role on Patreon';
+      const name = r.roleName ? roleMention(r.roleId) : t('status.role', { id: r.roleId });
+      const from = t(r.source === 'map' ? 'tiers.fromMap' : 'tiers.fromPatreon');
       const problem = r.problem ?? r.heldBack;
-      lines.push(`  • ${name} (from ${from})${problem ? ` ⚠️ ${problem.message} → ${problem.fix}` : ''}`);
+      lines.push(`  • ${name} (${from})${problem ? ` ⚠️ ${problem.message} → ${problem.fix}` : ''}`);
     }
-    const elsewhere = [...new Set(t.roles.flatMap((r) => (r.elsewhere === null ? [] : [r.elsewhere])))];
+    const elsewhere = [...new Set(tier.roles.flatMap((r) => (r.elsewhere === null ? [] : [r.elsewhere])))];
     if (elsewhere.length > 0)
-      lines.push(`  • (its Discord roles on Patreon are roles of ${elsewhere.map((n) => `**${n}**`).join(', ')}, not of this server)`);
+      lines.push(
+        `  • ${t('tiers.elsewhere', {
+          servers: listFor(
+            speaker,
+            elsewhere.map((n) => `**${n}**`),
+          ),
+        })}`,
+      );
   }
-  return fitMessage(lines);
+  return fitMessage(lines, undefined, t);
 }
 
 /** `/tiers` (Manage Roles): the campaign's tiers, the roles each grants and where the mapping comes from. */
@@ -40,6 +53,6 @@ export const tiersCommand: Command = {
   permission: { bit: PermissionFlagsBits.ManageRoles, name: 'Manage Roles' },
   async execute(interaction, { services }) {
     const tiers = await services.tiers.list(interaction.guildId!);
-    await interaction.editReply({ content: renderTiers(tiers), allowedMentions: NO_PINGS });
+    await interaction.editReply({ content: renderTiers(tiers, speakerFor(interaction)), allowedMentions: NO_PINGS });
   },
 };

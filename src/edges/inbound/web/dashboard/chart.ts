@@ -1,3 +1,4 @@
+import { type T, formatNumber, translator } from '../../../../core/i18n';
 import { type SafeHtml, html, trustedHtml } from '../pages/html';
 
 export interface DayCount {
@@ -26,7 +27,8 @@ const num = (n: number) => (Math.round(n * 10) / 10).toString();
  * drawn on the server: no script, no image request. The SVG is an image with a text alternative,
  * and the same numbers follow as a table for screen readers and for anyone who wants the figures.
  */
-export function renderDayChart(days: readonly DayCount[], titleId: string): SafeHtml {
+export function renderDayChart(days: readonly DayCount[], titleId: string, t: T = translator('en')): SafeHtml {
+  const n = (value: number) => formatNumber(t.locale, value);
   const max = niceMax(Math.max(0, ...days.map((d) => d.adds + d.removes)));
   const plotW = WIDTH - PAD.left - PAD.right;
   const plotH = HEIGHT - PAD.top - PAD.bottom;
@@ -36,7 +38,7 @@ export function renderDayChart(days: readonly DayCount[], titleId: string): Safe
   const parts: string[] = [];
   for (const tick of [0, max / 2, max]) {
     parts.push(`<line class="axis" x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${num(y(tick))}" y2="${num(y(tick))}"/>`);
-    parts.push(`<text class="tick" x="${PAD.left - 6}" y="${num(y(tick) + 4)}" text-anchor="end">${tick.toLocaleString('en-US')}</text>`);
+    parts.push(`<text class="tick" x="${PAD.left - 6}" y="${num(y(tick) + 4)}" text-anchor="end">${n(tick)}</text>`);
   }
   days.forEach((d, i) => {
     const x = PAD.left + i * slot + (slot - barW) / 2;
@@ -56,13 +58,19 @@ export function renderDayChart(days: readonly DayCount[], titleId: string): Safe
   const busiest = [...days].sort((a, b) => b.adds + b.removes - (a.adds + a.removes))[0];
   const summary =
     total === 0
-      ? `No role changes from ${days[0]?.day ?? ''} to ${days.at(-1)?.day ?? ''}.`
-      : `${total.toLocaleString('en-US')} role changes from ${days[0]?.day} to ${days.at(-1)?.day}; the busiest day was ${busiest?.day} with ${((busiest?.adds ?? 0) + (busiest?.removes ?? 0)).toLocaleString('en-US')}.`;
+      ? t('dashChart.none', { from: days[0]?.day ?? '', to: days.at(-1)?.day ?? '' })
+      : t('dashChart.summary', {
+          from: days[0]?.day ?? '',
+          to: days.at(-1)?.day ?? '',
+          total,
+          busiest: busiest?.day ?? '',
+          most: (busiest?.adds ?? 0) + (busiest?.removes ?? 0),
+        });
   return html`<figure class="chart">
 ${trustedHtml(`<svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${titleId}-summary" focusable="false">${parts.join('')}</svg>`)}
-<figcaption><p class="visually-hidden" id="${titleId}-summary">${summary}</p><p class="legend" aria-hidden="true"><span><span class="swatch add"></span>roles given</span><span><span class="swatch remove"></span>roles taken away</span></p></figcaption>
+<figcaption><p class="visually-hidden" id="${titleId}-summary">${summary}</p><p class="legend" aria-hidden="true"><span><span class="swatch add"></span>${t('dashChart.given')}</span><span><span class="swatch remove"></span>${t('dashChart.taken')}</span></p></figcaption>
 </figure>
-<details><summary>The figures</summary><div class="table-wrap"><table class="data"><thead><tr><th scope="col">Day</th><th scope="col">Given</th><th scope="col">Taken away</th></tr></thead><tbody>${days.map(
-    (d) => html`<tr><td>${d.day}</td><td class="num">${d.adds}</td><td class="num">${d.removes}</td></tr>`,
+<details><summary>${t('dashChart.figures')}</summary><div class="table-wrap"><table class="data"><thead><tr><th scope="col">${t('dashChart.day')}</th><th scope="col">${t('dashChart.colGiven')}</th><th scope="col">${t('dashChart.colTaken')}</th></tr></thead><tbody>${days.map(
+    (d) => html`<tr><td>${d.day}</td><td class="num">${n(d.adds)}</td><td class="num">${n(d.removes)}</td></tr>`,
   )}</tbody></table></div></details>`;
 }

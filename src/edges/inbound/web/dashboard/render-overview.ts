@@ -1,7 +1,10 @@
 import type { GuildAccess } from '../../../../app/dashboard/access';
+import { checkName } from '../../../../app/admin/doctor';
 import type { Overview } from '../../../../app/dashboard/overview';
 import type { SyncRun } from '../../../../app/dashboard/views';
-import { type SafeHtml, html, plural, prose, safeHref } from '../pages/html';
+import { ENGLISH, type MessageKey, type T, formatNumber, translator } from '../../../../core/i18n';
+import { type SafeHtml, html, prose, safeHref } from '../pages/html';
+import { richOf } from '../pages/speech';
 import { icons } from '../pages/layout';
 import { renderDayChart } from './chart';
 import { type Viewer, cell, guildPath, panel, renderDashboard, when } from './shell';
@@ -9,115 +12,139 @@ import type { DashboardFlash } from './views';
 
 const STATUS_PILL: Record<string, string> = { ok: 'added', held: 'warn', failed: 'removed', running: 'kept', skipped: 'muted' };
 
-export function statusPill(run: Pick<SyncRun, 'status' | 'dryRun'>): SafeHtml {
-  return html`<span class="pill ${STATUS_PILL[run.status] ?? 'muted'}">${run.dryRun ? `dry run · ${run.status}` : run.status}</span>`;
+const ENGLISH_T = translator('en');
+
+/** A key of the catalogue, if the catalogue has it (a run's status or trigger Tierlink knows), else null. */
+function known<K extends MessageKey>(key: string): K | null {
+  return key in ENGLISH ? (key as K) : null;
 }
 
-export function triggerLabel(trigger: string): string {
-  const labels: Record<string, string> = {
-    schedule: 'nightly',
-    manual: 'on demand',
-    cli: 'npm run sync',
-    'webhook-heal': 'webhook heal',
-    map: 'mapping change',
-    settings: 'settings change',
-  };
-  return labels[trigger] ?? trigger;
+/** A moment, to the minute in UTC: "2026-11-09 04:00 UTC" in English, the language's own way otherwise. */
+export function whenFor(t: T, date: Date | null): string {
+  if (!date || t.locale === 'en') return when(date);
+  // Numeric, as short as English's ("20.11.2026, 12:00"): it sits in a table cell that must not wrap on a phone.
+  const numeric = new Intl.DateTimeFormat(t.locale, {
+    timeZone: 'UTC',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
+  return `${numeric.format(date)} UTC`;
+}
+
+export function statusPill(run: Pick<SyncRun, 'status' | 'dryRun'>, t: T = ENGLISH_T): SafeHtml {
+  const key = known<Extract<MessageKey, `dashOv.run.${string}`>>(`dashOv.run.${run.status}`);
+  const status = key ? t(key) : run.status;
+  return html`<span class="pill ${STATUS_PILL[run.status] ?? 'muted'}">${run.dryRun ? t('dashOv.dryRun', { status }) : status}</span>`;
+}
+
+export function triggerLabel(trigger: string, t: T = ENGLISH_T): string {
+  if (trigger === 'cli') return 'npm run sync';
+  const key = known<Extract<MessageKey, `dashOv.why.${string}`>>(`dashOv.why.${trigger}`);
+  return key ? t(key) : trigger;
 }
 
 /** What a run changed, in one line: "12 given, 3 taken away, 25 held". */
-export function runChanges(run: SyncRun): string {
+export function runChanges(run: SyncRun, t: T = ENGLISH_T): string {
   const parts = run.dryRun
-    ? [`${run.plannedAdds} to give`, `${run.plannedRemoves} to take away`]
-    : [`${run.appliedAdds} given`, `${run.appliedRemoves} taken away`];
-  if (run.heldRemovals > 0) parts.push(`${run.heldRemovals} held`);
-  if (run.failedChanges > 0) parts.push(`${run.failedChanges} failed`);
+    ? [t('dashOv.changes.toGive', { count: run.plannedAdds }), t('dashOv.changes.toTake', { count: run.plannedRemoves })]
+    : [t('dashOv.changes.given', { count: run.appliedAdds }), t('dashOv.changes.taken', { count: run.appliedRemoves })];
+  if (run.heldRemovals > 0) parts.push(t('dashOv.changes.held', { count: run.heldRemovals }));
+  if (run.failedChanges > 0) parts.push(t('dashOv.changes.failed', { count: run.failedChanges }));
   return parts.join(', ');
 }
 
-export function runsTable(runs: readonly SyncRun[], caption: string): SafeHtml {
-  if (runs.length === 0) return html`<p class="hint">No sync has run in this server yet.</p>`;
+export function runsTable(runs: readonly SyncRun[], caption: string, t: T = ENGLISH_T): SafeHtml {
+  if (runs.length === 0) return html`<p class="hint">${t('dashOv.noRuns')}</p>`;
+  const [started, why, outcome, members, changes] = (['started', 'why', 'outcome', 'members', 'changes'] as const).map((c) =>
+    t(`dashOv.col.${c}`),
+  ) as [string, string, string, string, string];
   return html`<div class="table-wrap"><table class="data stacked"><caption class="visually-hidden">${caption}</caption>
-<thead><tr><th scope="col">Started</th><th scope="col">Why</th><th scope="col">Outcome</th><th scope="col">Members</th><th scope="col">Changes</th></tr></thead>
+<thead><tr><th scope="col">${started}</th><th scope="col">${why}</th><th scope="col">${outcome}</th><th scope="col">${members}</th><th scope="col">${changes}</th></tr></thead>
 <tbody>${runs.map(
     (r) =>
-      html`<tr>${cell('Started', html`<span class="nowrap">${when(r.startedAt)}</span>`)}${cell('Why', triggerLabel(r.trigger))}${cell(
-        'Outcome',
-        html`${statusPill(r)}${r.errors[0] ? html`<br><span class="hint">${prose(r.errors[0])}</span>` : null}`,
-      )}${cell('Members', r.membersSeen > 0 ? r.membersSeen.toLocaleString('en-US') : '—', 'num')}${cell('Changes', runChanges(r))}</tr>`,
+      html`<tr>${cell(started, html`<span class="nowrap">${whenFor(t, r.startedAt)}</span>`)}${cell(why, triggerLabel(r.trigger, t))}${cell(
+        outcome,
+        html`${statusPill(r, t)}${r.errors[0] ? html`<br><span class="hint">${prose(r.errors[0])}</span>` : null}`,
+      )}${cell(members, r.membersSeen > 0 ? formatNumber(t.locale, r.membersSeen) : '—', 'num')}${cell(changes, runChanges(r, t))}</tr>`,
   )}</tbody></table></div>`;
 }
 
 /** The key numbers: who the patrons are and what Tierlink does for them, each linking to its list. */
-function keyNumbers(overview: Overview, guildId: string): SafeHtml {
+function keyNumbers(overview: Overview, guildId: string, t: T): SafeHtml {
   const m = overview.members;
   const key = (n: number, label: string, href: string) =>
-    html`<a class="key" href="${href}"><strong>${n.toLocaleString('en-US')}</strong><span>${label}</span></a>`;
+    html`<a class="key" href="${href}"><strong>${formatNumber(t.locale, n)}</strong><span>${label}</span></a>`;
   const list = (filter: string) => `${guildPath(guildId, '/members')}?filter=${filter}`;
   const last = overview.lastSync;
   return html`<div class="keys">
-${key(m.patrons, 'patrons', list('patrons'))}
-${key(m.linked, 'linked', list('linked'))}
-${key(m['not-linked'], 'not linked', list('not-linked'))}
-${key(m['not-in-server'], 'not in the server', list('not-in-server'))}
-${key(m.grace, 'in grace', list('grace'))}
-${key(m.comped, 'comped', list('comped'))}
-${key(overview.grants, 'roles Tierlink holds', guildPath(guildId, '/tiers'))}
-${key(last ? last.adds + last.removes : 0, last ? `role changes in the last sync (${plural(last.adds, 'given', 'given')}, ${last.removes.toLocaleString('en-US')} taken away)` : 'role changes: no sync yet', guildPath(guildId, '/syncs'))}
+${key(m.patrons, t('dashOv.key.patrons'), list('patrons'))}
+${key(m.linked, t('dashOv.key.linked'), list('linked'))}
+${key(m['not-linked'], t('dashOv.key.notLinked'), list('not-linked'))}
+${key(m['not-in-server'], t('dashOv.key.notInServer'), list('not-in-server'))}
+${key(m.grace, t('dashOv.key.grace'), list('grace'))}
+${key(m.comped, t('dashOv.key.comped'), list('comped'))}
+${key(overview.grants, t('dashOv.key.grants'), guildPath(guildId, '/tiers'))}
+${key(last ? last.adds + last.removes : 0, last ? t('dashOv.key.lastSync', { adds: last.adds, removes: last.removes }) : t('dashOv.key.noSync'), guildPath(guildId, '/syncs'))}
 </div>`;
 }
 
 export function renderOverview(o: { access: GuildAccess; viewer: Viewer; overview: Overview; flash: DashboardFlash | null }): string {
   const { overview, access } = o;
+  // In the signed-in user's Discord language (the session's); the checks' own words are /doctor's, in English.
+  const t = translator(o.viewer.locale ?? 'en');
+  const rich = richOf(t);
   const problems = overview.checks.filter((c) => !c.ok);
   const connection =
     overview.campaigns.length === 0
-      ? html`<p class="hint">No Patreon campaign is connected to this server. Run <code>/connect</code> in Discord and sign in as the creator.</p>`
+      ? html`<p class="hint">${rich('dashOv.noCampaign')}</p>`
       : html`<ul class="list">${overview.campaigns.map((c) => {
           const href = safeHref(c.url);
           const hook = c.webhook.manualSecret
-            ? html`<span class="pill kept">webhook set by hand</span>`
+            ? html`<span class="pill kept">${t('dashOv.hookManual')}</span>`
             : !c.webhook.registered
-              ? html`<span class="pill removed">no webhook</span>`
+              ? html`<span class="pill removed">${t('dashOv.hookNone')}</span>`
               : c.webhook.paused
-                ? html`<span class="pill removed">webhook paused</span>`
+                ? html`<span class="pill removed">${t('dashOv.hookPaused')}</span>`
                 : c.webhook.failures > 0
-                  ? html`<span class="pill warn">${plural(c.webhook.failures, 'failed delivery', 'failed deliveries')}</span>`
-                  : html`<span class="pill added">webhook delivering</span>`;
+                  ? html`<span class="pill warn">${t('dashOv.hookFailures', { count: c.webhook.failures })}</span>`
+                  : html`<span class="pill added">${t('dashOv.hookOk')}</span>`;
           return html`<li class="item"><div class="item-head"><span class="item-title">${href ? html`<a href="${href}" rel="noopener noreferrer">${c.name}</a>` : c.name}</span>${hook}</div>
-<p class="item-text">webhook last checked ${when(c.webhook.checkedAt)}</p></li>`;
+<p class="item-text">${t('dashOv.hookChecked', { when: whenFor(t, c.webhook.checkedAt) })}</p></li>`;
         })}</ul>`;
   const checks = html`<ul class="list">${overview.checks.map(
     (
       c,
-    ) => html`<li class="item"><div class="item-head"><span class="item-title">${c.name}</span><span class="pill ${c.ok ? 'added' : 'removed'}">${c.ok ? 'ok' : 'problem'}</span></div>
-<p class="item-text">${prose(c.detail)}</p>${c.fix && !c.ok ? html`<p class="item-fix"><strong>Fix:</strong> ${prose(c.fix)}</p>` : null}</li>`,
+    ) => html`<li class="item"><div class="item-head"><span class="item-title">${checkName(t, c.name)}</span><span class="pill ${c.ok ? 'added' : 'removed'}">${c.ok ? t('dashOv.ok') : t('dashOv.problem')}</span></div>
+<p class="item-text">${prose(c.detail)}</p>${c.fix && !c.ok ? html`<p class="item-fix"><strong>${t('dashOv.fix')}</strong> ${prose(c.fix)}</p>` : null}</li>`,
   )}</ul>`;
   return renderDashboard({
-    title: 'Overview',
+    title: t('dashOv.title'),
     viewer: o.viewer,
     server: { id: access.guildId, name: access.guildName, tab: 'overview' },
     flash: o.flash,
     intro:
       problems.length === 0
-        ? `Everything Tierlink needs is in place. It holds ${plural(overview.grants, 'role')} in this server.`
-        : `${plural(problems.length, 'problem')} to fix. Tierlink holds ${plural(overview.grants, 'role')} in this server.`,
+        ? t('dashOv.allGood', { count: overview.grants })
+        : `${t('dashOv.problems', { count: problems.length })} ${t('dashOv.holds', { count: overview.grants })}`,
     main: html`<div class="stack">
-${panel({ id: 'numbers', title: 'Members', hint: 'Counted from what Tierlink knows now; each number opens its list.', body: keyNumbers(overview, access.guildId) })}
+${panel({ id: 'numbers', title: t('dashOv.members'), hint: t('dashOv.membersHint'), body: keyNumbers(overview, access.guildId, t) })}
 <div class="cols two">
-${panel({ id: 'connection', title: 'Patreon connection', body: connection })}
-${panel({ id: 'chart', title: 'Role changes per day', hint: 'Roles Tierlink gave and took away in the last 14 days (UTC).', body: renderDayChart(overview.perDay, 'chart') })}
+${panel({ id: 'connection', title: t('dashOv.connection'), body: connection })}
+${panel({ id: 'chart', title: t('dashOv.chart'), hint: t('dashOv.chartHint'), body: renderDayChart(overview.perDay, 'chart', t) })}
 </div>
 ${panel({
   id: 'checks',
-  title: problems.length > 0 ? 'Problems and their fixes' : 'Checks',
-  hint: html`What <code>/doctor</code> checks: permissions, role positions, intents, the Patreon connection, the webhook and the last sync.`,
+  title: problems.length > 0 ? t('dashOv.checksProblems') : t('dashOv.checks'),
+  hint: rich('dashOv.checksHint'),
   body: checks,
 })}
 ${panel({
   id: 'syncs',
-  title: 'Last syncs',
-  body: html`${runsTable(overview.recentSyncs, 'The last five syncs')}<p class="actions"><a href="${guildPath(access.guildId, '/syncs')}">All syncs${icons.chevronRight}</a></p>`,
+  title: t('dashOv.lastSyncs'),
+  body: html`${runsTable(overview.recentSyncs, t('dashOv.lastSyncsCaption'), t)}<p class="actions"><a href="${guildPath(access.guildId, '/syncs')}">${t('dashOv.allSyncs')}${icons.chevronRight}</a></p>`,
 })}
 </div>`,
   });

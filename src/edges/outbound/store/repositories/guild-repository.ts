@@ -3,11 +3,20 @@ import type { GuildSettings } from '../../../../core/planner/types';
 import { DEFAULT_SETTINGS } from '../../../../core/planner/settings';
 import { DEFAULT_PREVIEW_THRESHOLD } from '../../../../core/bulk-changes';
 import { type GuildChannels, NO_CHANNELS } from '../../../../core/guild-channels';
+import { type Locale, fromDiscordLocale, isLocale } from '../../../../core/i18n';
 import type { Db } from '../database';
 import { guildCampaigns, guilds } from '../schema';
 
 export interface GuildRepository {
-  ensure(guildId: string, name?: string | null): Promise<void>;
+  /** The guild's row, with its name and its `preferred_locale` when the bot sees them. */
+  ensure(guildId: string, name?: string | null, discordLocale?: string | null): Promise<void>;
+  /**
+   * The language of what the whole server sees: the managers' choice, else the server's language
+   * as Discord states it, else English (docs/i18n.md).
+   */
+  locale(guildId: string): Promise<Locale>;
+  /** The managers' choice of the server's language; null: follow Discord's. */
+  setLocale(guildId: string, locale: Locale | null): Promise<void>;
   name(guildId: string): Promise<string | null>;
   /** The guilds among `guildIds` that Tierlink knows (the bot was there), with their names. */
   namesOf(guildIds: readonly string[]): Promise<Map<string, string | null>>;
@@ -55,13 +64,31 @@ const CHANNEL_COLUMNS = {
 
 export function createGuildRepository(db: Db): GuildRepository {
   return {
-    async ensure(guildId: string, name?: string | null): Promise<void> {
+    async ensure(guildId: string, name?: string | null, discordLocale?: string | null): Promise<void> {
+      const seen = { ...(name ? { name } : {}), ...(discordLocale ? { discordLocale } : {}) };
       await db
         .insert(guilds)
-        .values({ id: guildId, name: name ?? null })
+        .values({ id: guildId, name: name ?? null, discordLocale: discordLocale ?? null })
         .onConflictDoUpdate(
-          name ? { target: guilds.id, set: { name, updatedAt: new Date() } } : { target: guilds.id, set: { id: guildId } },
+          Object.keys(seen).length > 0
+            ? { target: guilds.id, set: { ...seen, updatedAt: new Date() } }
+            : { target: guilds.id, set: { id: guildId } },
         );
+    },
+
+    async locale(guildId: string): Promise<Locale> {
+      const [row] = await db
+        .select({ locale: guilds.locale, discordLocale: guilds.discordLocale })
+        .from(guilds)
+        .where(eq(guilds.id, guildId));
+      return (isLocale(row?.locale) ? row.locale : null) ?? fromDiscordLocale(row?.discordLocale);
+    },
+
+    async setLocale(guildId: string, locale: Locale | null): Promise<void> {
+      await db
+        .insert(guilds)
+        .values({ id: guildId, locale })
+        .onConflictDoUpdate({ target: guilds.id, set: { locale, updatedAt: new Date() } });
     },
 
     async name(guildId: string): Promise<string | null> {

@@ -1,4 +1,4 @@
-import { inArray, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../database';
 import { memberPreferences } from '../schema';
 
@@ -28,6 +28,25 @@ export function createMemberPreferenceRepository(db: Db): MemberPreferenceReposi
       return out;
     },
 
+    async localeOf(discordUserId: string): Promise<string | null> {
+      const [row] = await db
+        .select({ locale: memberPreferences.locale })
+        .from(memberPreferences)
+        .where(eq(memberPreferences.discordUserId, discordUserId));
+      return row?.locale ?? null;
+    },
+
+    async noteLocale(discordUserId: string, locale: string, now: Date): Promise<void> {
+      await db
+        .insert(memberPreferences)
+        .values({ discordUserId, locale: locale.slice(0, 16), updatedAt: now })
+        .onConflictDoUpdate({
+          target: memberPreferences.discordUserId,
+          set: { locale: sql`excluded.locale` },
+          setWhere: sql`${memberPreferences.locale} is distinct from excluded.locale`,
+        });
+    },
+
     async set(discordUserId: string, change: Partial<MemberPreferences>, now: Date): Promise<MemberPreferences> {
       const next = { ...(await this.of(discordUserId)), ...change };
       await db
@@ -51,4 +70,8 @@ export interface MemberPreferenceRepository {
   of(discordUserId: string): Promise<MemberPreferences>;
   ofMany(discordUserIds: readonly string[]): Promise<Map<string, MemberPreferences>>;
   set(discordUserId: string, change: Partial<MemberPreferences>, now: Date): Promise<MemberPreferences>;
+  /** Their Discord client's language at their last command; null when they never ran one. */
+  localeOf(discordUserId: string): Promise<string | null>;
+  /** Records their Discord client's language (written only when it changed). */
+  noteLocale(discordUserId: string, locale: string, now: Date): Promise<void>;
 }

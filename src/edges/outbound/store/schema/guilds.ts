@@ -46,6 +46,10 @@ export const guilds = pgTable('guilds', {
    * 0: always ask. The dashboard always asks.
    */
   previewThreshold: integer('preview_threshold').notNull().default(10),
+  /** The server's language as Discord last stated it (`preferred_locale`, set in Community settings), stored when the bot sees the guild. */
+  discordLocale: text('discord_locale'),
+  /** The language of what the whole server sees (announcements, the mod-log), chosen by its managers; null: {@link discordLocale}. */
+  locale: text('locale'),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });

@@ -32,6 +32,8 @@ export const memberPreferences = pgTable('member_preferences', {
   discordUserId: text('discord_user_id').primaryKey(),
   namedInAnnouncements: boolean('named_in_announcements').notNull().default(true),
   directMessages: boolean('direct_messages').notNull().default(true),
+  /** Their Discord client's language at their last command (`interaction.locale`): their direct messages are in it. */
+  locale: text('locale'),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
 

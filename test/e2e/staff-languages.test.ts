@@ -1,0 +1,146 @@
+import { PermissionFlagsBits } from 'discord.js';
+import { type Locale, translator } from '../../src/core/i18n';
+import { type E2E, startE2E } from '../support/e2e';
+import { EVERYONE, MANAGE_ROLES, activePatron, boolOption, roleOption, runCommand, stringOption, userOption } from '../support/e2e-admin';
+import { englishIn } from '../support/english-leaks';
+
+/**
+ * The staff commands answer in the member's language (`interaction.locale`), end to end through
+ * the real discord.js client against the sandbox: `/tiers`, `/comp`, `/audit`, `/sync`,
+ * `/allow-role`, `/connect`, and the router's refusal to a member without the permission. No
+ * sentence of the English catalogue appears in another language's reply.
+ */
+
+let e: E2E;
+beforeAll(async () => {
+  e = await startE2E({ connected: true });
+}, 60_000);
+afterAll(() => e?.stop());
+
+const ADMIN = PermissionFlagsBits.Administrator;
+const LOCALES: Array<Exclude<Locale, 'en'>> = ['de', 'pt-BR'];
+
+describe.each(LOCALES)('%s', (locale) => {
+  const t = translator(locale);
+  const run = (name: string, options: Parameters<typeof runCommand>[1] extends infer O ? Partial<O> : never = {}) =>
+    runCommand(e, { userId: e.ownerId, name, locale, memberPermissions: MANAGE_ROLES, ...options }).reply();
+  const noEnglish = (content: string) => expect(englishIn(content)).toEqual([]);
+
+  test('the router refuses a member without the permission in their language, naming the permission as Discord does', async () => {
+    const member = e.discord.addMember(e.guildId, { username: `member-${locale}` });
+    const tiers = await run('tiers', { userId: member.userId, memberPermissions: EVERYONE });
+    expect(tiers.content).toBe(t('router.missingPermission', { permission: t('perm.Manage Roles'), command: 'tiers' }));
+    expect(tiers.content).toContain(locale === 'de' ? 'Rollen verwalten' : 'Gerenciar cargos');
+    const connect = await run('connect', { userId: member.userId, memberPermissions: EVERYONE });
+    expect(connect.content).toBe(t('connect.refusal'));
+    const allow = await run('allow-role', {
+      userId: member.userId,
+      memberPermissions: EVERYONE,
+      options: [roleOption('role', e.roles.gold)],
+    });
+    expect(allow.content).toBe(t('allow.refusal'));
+    for (const reply of [tiers, connect, allow]) noEnglish(reply.content);
+  });
+
+  test('/tiers lists the tiers and where each role comes from', async () => {
+    const tiers = await run('tiers');
+    expect(tiers.content).toContain('**Gold** —');
+    expect(tiers.content).toMatch(new RegExp(`${t('tiers.fromPatreon')}|${t('tiers.fromMap')}`));
+    noEnglish(tiers.content);
+  });
+
+  test('/comp grant, list and revoke, and /audit of the member', async () => {
+    const member = e.discord.addMember(e.guildId, { username: `comped-${locale}` }).userId;
+    const grant = await run('comp', {
+      subcommand: 'grant',
+      options: [
+        userOption('member', member),
+        stringOption('tier', 'Gold'),
+        stringOption('until', '2026-12-31'),
+        stringOption('reason', 'mod'),
+      ],
+    });
+    const lines = grant.content.split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^<@${member}> `));
+    expect(lines[0]).toContain(locale === 'de' ? 'als Freistufe bis' : 'como nível cortesia até');
+    expect(lines[1]).toBe(t('comp.rolesChanged', { changes: t('comp.given', { count: 1 }) }));
+    expect(e.discord.memberRoles(e.guildId, member)).toContain(e.roles.gold);
+
+    const list = await run('comp', { subcommand: 'list', options: [userOption('member', member)] });
+    expect(list.content.split('\n')[0]).toBe(t('comp.listHeading', { count: 1 }));
+
+    const revoke = await run('comp', { subcommand: 'revoke', options: [userOption('member', member), stringOption('tier', 'Gold')] });
+    expect(revoke.content.split('\n')[0]).toBe(t('comp.revoked', { who: `<@${member}>`, tier: 'Gold' }));
+    const none = await run('comp', { subcommand: 'list', options: [userOption('member', member)] });
+    expect(none.content).toBe(t('comp.noneFor', { who: `<@${member}>` }));
+
+    const audit = await run('audit', { options: [userOption('member', member)] });
+    const auditLines = audit.content.split('\n');
+    expect(auditLines[0]).toBe(t('audit.heading', { who: `<@${member}>` }));
+    expect(auditLines[1]).toContain(t('audit.remove', { role: `<@&${e.roles.gold}>` }));
+    expect(auditLines[1]).toContain(t('trigger.comp'));
+    expect(auditLines[2]).toContain(t('audit.add', { role: `<@&${e.roles.gold}>` }));
+    for (const reply of [grant, list, revoke, none]) noEnglish(reply.content);
+    // The audit's reasons are the ledger's English data; its own words are not.
+    noEnglish(auditLines.map((l) => l.split(' · ').slice(0, 2).join(' · ')).join('\n'));
+  });
+
+  test('/sync dry run: the summary in the member’s language', async () => {
+    const patron = activePatron(e, `Sync ${locale}`, [e.tiers.silver]);
+    const member = e.discord.addMember(e.guildId, { username: `sync-${locale}` }).userId;
+    await e.link(member, patron.id);
+    const sync = await run('sync', { options: [boolOption('dry_run', true)] });
+    const lines = sync.content.split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^${t('sync.titleDry').replace(/[()]/g, '\\$&')}: `));
+    expect(sync.content).toContain(t('sync.wouldChange', { adds: 0, removes: 0, blocked: 0 }).split(':')[0]);
+    // A change's reason is the planner's English data (the audit log's); the summary's own words are not.
+    noEnglish(lines.filter((l) => !/^[+−=~] /.test(l)).join('\n'));
+  });
+
+  test('/status says why a role is not given in the member’s language, from the planner’s fields', async () => {
+    const silver = activePatron(e, `Silber ${locale}`, [e.tiers.silver]);
+    const member = e.discord.addMember(e.guildId, { username: `silver-${locale}` }).userId;
+    await e.link(member, silver.id);
+    const active = await run('status', { userId: member, memberPermissions: EVERYONE });
+    expect(active.content).toContain(t('note.notYourTier', { tier: 'Gold' }));
+    noEnglish(active.content);
+
+    e.patreon.setMembership(silver.id, e.patreon.campaignId, { patronStatus: 'former_patron', tierIds: [] }, { trigger: 'members:update' });
+    await e.discord.waitForMemberRole(e.guildId, member, e.roles.silver, { present: false });
+    const former = await run('status', { userId: member, memberPermissions: EVERYONE });
+    expect(former.content).toContain(t('note.standing', { tier: 'Gold', standing: t('standing.former') }));
+    noEnglish(former.content);
+  });
+
+  test('/doctor names its checks in the member’s language (their details stay English)', async () => {
+    const doctor = await run('doctor', { memberPermissions: ADMIN });
+    for (const name of ['Role positions', 'Discord gateway', 'Manage Roles permission'] as const)
+      expect(doctor.content).toContain(`**${t(`doctor.check.${name}`)}**: `);
+    expect(doctor.content).toMatch(new RegExp(`\\*\\*${t('doctor.checkConnection', { label: '.+' }).replace(/[()]/g, '\\$&')}\\*\\*`));
+  });
+
+  test('/allow-role on a role without a powerful permission, and /connect’s link', async () => {
+    const role = e.discord.createRole(e.guildId, { name: `Fans ${locale}`, permissions: 0n });
+    const allow = await run('allow-role', { memberPermissions: ADMIN, options: [roleOption('role', role.id)] });
+    expect(allow.content).toBe(t('allow.notDangerous', { role: `Fans ${locale}` }));
+    const connect = await run('connect', { memberPermissions: ADMIN });
+    expect(connect.content).toBe(`${t('connect.intro')}\n${t('connect.once', { minutes: 15 })}`);
+    expect((connect.raw?.components as Array<{ components: Array<{ label: string }> }>)[0]!.components[0]!.label).toBe(t('connect.button'));
+    for (const reply of [allow, connect]) noEnglish(reply.content);
+  });
+});
+
+test('English stays as it was: the refusal, /comp and /sync', async () => {
+  const member = e.discord.addMember(e.guildId, { username: 'member-en' });
+  const tiers = await runCommand(e, { userId: member.userId, name: 'tiers', memberPermissions: EVERYONE }).reply();
+  expect(tiers.content).toBe(
+    'You need the **Manage Roles** permission to use /tiers. Tierlink reads it from your roles in this server (or server ownership, or Administrator); a permission given on one channel does not count.',
+  );
+  const sync = await runCommand(e, {
+    userId: e.ownerId,
+    name: 'sync',
+    memberPermissions: MANAGE_ROLES,
+    options: [boolOption('dry_run', true)],
+  }).reply();
+  expect(sync.content).toMatch(/^Full sync, dry run \(nothing was changed\): ok in /);
+});
