@@ -57,7 +57,7 @@ const TOKEN = /^[A-Za-z0-9_-]{22}$/;
  * person's authority afresh, previews again, and applies only if the preview is the one shown;
  * otherwise it shows the new one.
  */
-export function createPendingChanges(deps: { store: Pick<PendingChangeRepository, 'add' | 'get' | 'take'>; clock: Clock }) {
+export function createPendingChanges(deps: { store: Pick<PendingChangeRepository, 'add' | 'get' | 'take'>; clock: Clock }): PendingChanges {
   const { clock } = deps;
 
   async function issue(actor: Actor, change: PendingChange, fingerprint: string): Promise<Confirmation> {
@@ -68,10 +68,21 @@ export function createPendingChanges(deps: { store: Pick<PendingChangeRepository
     return { token, expiresAt };
   }
 
+  async function redeem(actor: Actor, token: string): Promise<Redeemed> {
+    if (!TOKEN.test(token)) return { kind: 'expired' };
+    const row = await deps.store.get(token);
+    if (!row) return { kind: 'expired' };
+    if (row.guildId !== actor.guildId || row.userId !== actor.userId) return { kind: 'not_yours' };
+    if (clock.now().getTime() > row.expiresAt.getTime()) {
+      await deps.store.take(token);
+      return { kind: 'expired' };
+    }
+    return { kind: 'ok', change: row.change as PendingChange, fingerprint: row.fingerprint };
+  }
+
   return {
     issue,
 
-    /** Whether `preview` may apply now, or waits for a confirmation (a new one when a confirmed preview moved). */
     async gate(actor: Actor, change: PendingChange, preview: ChangePreview, ask: ChangeAsk): Promise<Gate> {
       if (ask.confirming) {
         if (!(await deps.store.take(ask.confirming.token))) return { kind: 'used' };
@@ -82,26 +93,23 @@ export function createPendingChanges(deps: { store: Pick<PendingChangeRepository
       return { kind: 'ask', confirmation: await issue(actor, change, preview.fingerprint), changedSince: false };
     },
 
-    /** The change a token stands for, if it is this person's, here, and still in time. Nothing is used up. */
-    async redeem(actor: Actor, token: string): Promise<Redeemed> {
-      if (!TOKEN.test(token)) return { kind: 'expired' };
-      const row = await deps.store.get(token);
-      if (!row) return { kind: 'expired' };
-      if (row.guildId !== actor.guildId || row.userId !== actor.userId) return { kind: 'not_yours' };
-      if (clock.now().getTime() > row.expiresAt.getTime()) {
-        await deps.store.take(token);
-        return { kind: 'expired' };
-      }
-      return { kind: 'ok', change: row.change as PendingChange, fingerprint: row.fingerprint };
-    },
+    redeem,
 
-    /** Cancels a change: only the person it was made for. */
     async cancel(actor: Actor, token: string): Promise<'cancelled' | 'expired' | 'not_yours'> {
-      const redeemed = await this.redeem(actor, token);
+      const redeemed = await redeem(actor, token);
       if (redeemed.kind !== 'ok') return redeemed.kind;
       return (await deps.store.take(token)) ? 'cancelled' : 'expired';
     },
   };
 }
 
-export type PendingChanges = ReturnType<typeof createPendingChanges>;
+/** Bulk changes shown before they are made, waiting for the person who asked. */
+export interface PendingChanges {
+  issue(actor: Actor, change: PendingChange, fingerprint: string): Promise<Confirmation>;
+  /** Whether `preview` may apply now, or waits for a confirmation (a new one when a confirmed preview moved). */
+  gate(actor: Actor, change: PendingChange, preview: ChangePreview, ask: ChangeAsk): Promise<Gate>;
+  /** The change a token stands for, if it is this person's, here, and still in time. Nothing is used up. */
+  redeem(actor: Actor, token: string): Promise<Redeemed>;
+  /** Cancels a change: only the person it was made for. */
+  cancel(actor: Actor, token: string): Promise<'cancelled' | 'expired' | 'not_yours'>;
+}

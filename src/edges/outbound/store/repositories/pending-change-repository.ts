@@ -16,9 +16,8 @@ export interface PendingChangeRow {
 export const PENDING_PER_GUILD = 50;
 
 /** Bulk changes waiting for a confirmation (src/app/admin/pending-changes.ts). */
-export function createPendingChangeRepository(db: Db) {
+export function createPendingChangeRepository(db: Db): PendingChangeRepository {
   return {
-    /** Saves a change, forgetting the expired ones and the oldest beyond {@link PENDING_PER_GUILD} in its server. */
     async add(row: PendingChangeRow, now: Date): Promise<void> {
       await db.transaction(async (tx) => {
         await tx.delete(pendingChanges).where(lt(pendingChanges.expiresAt, now));
@@ -44,7 +43,6 @@ export function createPendingChangeRepository(db: Db) {
       return row ?? null;
     },
 
-    /** Takes the change: true for the one caller that removed it (a double press applies once). */
     async take(id: string): Promise<boolean> {
       const rows = await db.delete(pendingChanges).where(eq(pendingChanges.id, id)).returning({ id: pendingChanges.id });
       return rows.length > 0;
@@ -52,4 +50,11 @@ export function createPendingChangeRepository(db: Db) {
   };
 }
 
-export type PendingChangeRepository = ReturnType<typeof createPendingChangeRepository>;
+/** Bulk changes waiting for a confirmation. */
+export interface PendingChangeRepository {
+  /** Saves a change, forgetting the expired ones and the oldest beyond {@link PENDING_PER_GUILD} in its server. */
+  add(row: PendingChangeRow, now: Date): Promise<void>;
+  get(id: string): Promise<PendingChangeRow | null>;
+  /** Takes the change: true for the one caller that removed it (a double press applies once). */
+  take(id: string): Promise<boolean>;
+}
