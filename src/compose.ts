@@ -277,6 +277,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     metrics,
     publicUrl,
     currency: config.patreon.currency,
+    patronMessages,
   });
   // Optional scheduled backups (BACKUP_DIR): `npm run backup` in a child process, on BACKUP_SCHEDULE.
   const { dir: backupDir } = config.backups;

@@ -337,6 +337,29 @@ test('a patron already in the server, not linked and with no role, is linked and
   expect(await ledgerOf(person.id)).toEqual(ledger);
 });
 
+test('with the message to newly linked patrons on, a patron who joins through the page is told once, as /link tells', async () => {
+  await e.tierlink.services.repos.guilds.setLinkMessages(e.guildId, true);
+  try {
+    const user = patron('Ada Lovelace', [e.tiers.gold]);
+    const person = e.discord.createUser({ username: 'ada' });
+    const run = await visit(user.id, person.id);
+    expect(run.done.status).toBe(200);
+    expect(e.discord.memberRoles(e.guildId, person.id)).toEqual([e.roles.gold]);
+    await e.tierlink.services.patronMessages.settled();
+    const told = () => e.discord.directMessages(person.id).filter((m) => m.content.includes('is now linked in'));
+    expect(told()).toHaveLength(1);
+    expect(await e.tierlink.services.repos.directMessages.ofMember(e.guildId, person.id)).toEqual([
+      { kind: 'linked', subject: user.id, status: 'sent', lastError: null },
+    ]);
+    // A second visit links the same account again: nothing more is said.
+    await visit(user.id, person.id);
+    await e.tierlink.services.patronMessages.settled();
+    expect(told()).toHaveLength(1);
+  } finally {
+    await e.tierlink.services.repos.guilds.setLinkMessages(e.guildId, false);
+  }
+});
+
 test('the join routes have a per-address budget: past it, a 429 page with Retry-After', async () => {
   const browser = new DashboardBrowser(e.url);
   let refused: PageAnswer | null = null;

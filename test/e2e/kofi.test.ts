@@ -288,6 +288,8 @@ test('a new Ko-fi supporter is welcomed once, naming Ko-fi; only a linked member
   await kofi.pay({ email: 'ivy@example.com', fromName: 'Ivy', tierName: 'Coffee Club', discordUserId: ivy, isPublic: true });
   await e.discord.waitForMessage(welcomes, { timeoutMs: 15_000 });
   await e.tierlink.services.channels.round();
+  // Both welcomes come (the channel's posts are paced); then nothing more.
+  await until(() => e.discord.messages(welcomes).length >= 2, 15_000, 'both welcomes');
   await settle();
   const posted = e.discord.messages(welcomes).map((m) => m.content);
   expect(posted.sort()).toEqual(

@@ -7,6 +7,7 @@ import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { Linking } from '../linking';
 import type { SyncSubsystem } from '../sync';
+import type { PatronMessages } from '../membership/patron-messages';
 import { createJoinFlow } from './join-flow';
 import type { JoinLinks } from './join-links';
 import { type JoinReadiness, createJoinPlaces } from './join-place';
@@ -27,6 +28,8 @@ export interface JoiningDeps {
   publicUrl: () => string;
   /** PATREON_CURRENCY: the currency of prices whose campaign does not state one. */
   currency?: string;
+  /** The direct message to a patron whose membership was just linked through the join page. */
+  patronMessages?: Pick<PatronMessages, 'afterLink'>;
 }
 
 /** What `/doctor` says about the join page, per readiness. */
@@ -68,6 +71,7 @@ export function createJoining(deps: JoiningDeps): Joining {
     metrics: deps.metrics,
     logger,
     redirectUri: () => `${deps.publicUrl()}/join/callback`,
+    ...(deps.patronMessages ? { patronMessages: deps.patronMessages } : {}),
   });
 
   return {

@@ -1,7 +1,9 @@
 import type { DiscordUserOAuth } from '../../edges/outbound/discord/user-oauth';
 import type { MemberAddProblem, MemberAdder } from '../../edges/outbound/discord/member-adder';
 import type { Metrics } from '../../edges/outbound/observability/metrics';
+import type { Locale } from '../../core/i18n';
 import type { Logger } from '../../shared/logger';
+import type { PatronMessages } from '../membership/patron-messages';
 import type { BrowserBinding, OneTimeLinks, ReadNonce } from '../linking/one-time-links';
 import type { BoundState, DiscordAccount, LinkService } from '../linking/link-service';
 import type { JoinOutcome, MemberOutcome, Reconciler } from '../sync/reconciler';
@@ -58,6 +60,8 @@ export interface JoinFlowDeps {
   logger: Logger;
   /** `$PUBLIC_URL/join/callback`: Discord's redirect URI for the join page. */
   redirectUri: () => string;
+  /** The direct message to a patron whose membership was just linked (when the server sends it); started, never awaited. */
+  patronMessages?: Pick<PatronMessages, 'afterLink'>;
 }
 
 export function createJoinFlow(deps: JoinFlowDeps): JoinFlow {
@@ -93,7 +97,11 @@ export function createJoinFlow(deps: JoinFlowDeps): JoinFlow {
       return { kind: 'redirect', url };
     },
 
-    async complete(query: { code?: string; state?: string; error?: string }, readNonce: ReadNonce): Promise<JoinCompletion> {
+    async complete(
+      query: { code?: string; state?: string; error?: string },
+      readNonce: ReadNonce,
+      locale: Locale = 'en',
+    ): Promise<JoinCompletion> {
       const consumed = await deps.oneTimeLinks.consumeDiscordState(query.state, readNonce);
       if (consumed.kind === 'invalid') {
         count('bad_state');
@@ -121,7 +129,7 @@ export function createJoinFlow(deps: JoinFlowDeps): JoinFlow {
       }
       const { accessToken, scopes } = tokens.value;
       try {
-        return await join(place, consumed.patreonUserId, accessToken, scopes);
+        return await join(place, consumed.patreonUserId, accessToken, scopes, locale);
       } finally {
         // Not kept: revoking ends the refresh token Discord issued with it too.
         const revoked = await deps.oauth.revoke(accessToken);
@@ -130,7 +138,13 @@ export function createJoinFlow(deps: JoinFlowDeps): JoinFlow {
     },
   };
 
-  async function join(place: JoinPlace, patreonUserId: string, accessToken: string, scopes: readonly string[]): Promise<JoinCompletion> {
+  async function join(
+    place: JoinPlace,
+    patreonUserId: string,
+    accessToken: string,
+    scopes: readonly string[],
+    locale: Locale,
+  ): Promise<JoinCompletion> {
     const { guildId } = place;
     const user = await deps.oauth.currentUser(accessToken);
     if (!user.ok) {
@@ -164,6 +178,9 @@ export function createJoinFlow(deps: JoinFlowDeps): JoinFlow {
     count(joined.kind === 'refused' ? joined.problem.code : joined.kind);
     logger.info({ guildId, userId, patreonUserId, outcome: joined.kind }, 'join page: done');
     if (joined.kind === 'refused') return { kind: 'refused', place, discordAccount, problem: joined.problem };
+    // Linked here as by /link: a patron entitled in the server is told, when the server does that.
+    if (joined.outcome.entitlements.some((e) => (e.kind === 'active' || e.kind === 'grace') && e.tierIds.length > 0))
+      deps.patronMessages?.afterLink(guildId, userId, patreonUserId, locale);
     return joined.kind === 'added'
       ? { kind: 'added', place, discordAccount, outcome: joined.outcome }
       : { kind: 'already_member', place, discordAccount, outcome: joined.outcome };
@@ -183,6 +200,9 @@ export interface JoinFlow {
   start(slug: string): Promise<JoinStart>;
   /** The service's callback of a join flow, consumed in the browser that started it. */
   afterService(code: string, consumed: BoundState): Promise<ServiceStep>;
-  /** `GET /join/callback`: Discord's answer; the person joins (or is told why not). */
-  complete(query: { code?: string; state?: string; error?: string }, readNonce: ReadNonce): Promise<JoinCompletion>;
+  /**
+   * `GET /join/callback`: Discord's answer; the person joins (or is told why not). `locale`: the
+   * language of the join page, for the message that may follow.
+   */
+  complete(query: { code?: string; state?: string; error?: string }, readNonce: ReadNonce, locale?: Locale): Promise<JoinCompletion>;
 }

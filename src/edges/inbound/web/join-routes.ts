@@ -47,7 +47,11 @@ export function createJoinRoutes(deps: JoinRoutesDeps): JoinRoutes {
   router.get(JOIN_CALLBACK_PATH, async (req, res) => {
     const flowId = deps.oneTimeLinks.flowOf(q(req, 'state'));
     if (flowId) cookies.clear(res, flowId);
-    const done = await joining.flow.complete({ code: q(req, 'code'), state: q(req, 'state'), error: q(req, 'error') }, cookies.reader(req));
+    const done = await joining.flow.complete(
+      { code: q(req, 'code'), state: q(req, 'state'), error: q(req, 'error') },
+      cookies.reader(req),
+      localeOf(res),
+    );
     if (done.kind !== 'added' && done.kind !== 'already_member') return refuse(res, joinRefusalView(done, tOf(res)));
     const tiers = await deps.tierTitles.tiersOf(done.outcome.entitlements.map((e) => e.campaignId));
     const title = (campaignId: string, tierId: string) =>
