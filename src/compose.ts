@@ -311,6 +311,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     joining,
     environmentBinding: { tokens: Boolean(config.patreon.creatorAccessToken), guildIds: config.discord.bindGuildIds },
     ...(kofi ? { openCampaignIds: [KOFI] } : {}),
+    currency: config.patreon.currency,
     ...(backups ? { backups } : {}),
     gateway: instances,
   });

@@ -36,10 +36,10 @@ test('/tiers lists each tier with its price and the roles it grants, marked chat
   const content = await tiers();
   expect(content.split('\n')[0]).toBe('**Casey Creator**');
   expect(tierLines(content, 'Bronze')).toBe(
-    `**Bronze** — $3 · 0 patrons\n  • <@&${e.roles.bronze}> (from the tier’s Discord role on Patreon)`,
+    `**Bronze** — $3 a month · 0 patrons\n  • <@&${e.roles.bronze}> (from the tier’s Discord role on Patreon)`,
   );
   expect(tierLines(content, 'Silver')).toMatch(
-    /^\*\*Silver\*\* — \$5 · \d+ patrons?\n {2}• <@&\d+> \(from the tier’s Discord role on Patreon\)$/,
+    /^\*\*Silver\*\* — \$5 a month · \d+ patrons?\n {2}• <@&\d+> \(from the tier’s Discord role on Patreon\)$/,
   );
   expect(tierLines(content, 'Gold')).toContain(`<@&${e.roles.gold}> (from the tier’s Discord role on Patreon)`);
   expect(content).not.toContain('⚠️');
@@ -47,10 +47,10 @@ test('/tiers lists each tier with its price and the roles it grants, marked chat
 
 test('autocomplete offers the stored tiers matching what is typed, cheapest first', async () => {
   const all = await e.autocomplete(e.ownerId, 'map', [tierOption(''), roleOption('role', e.roles.staff)], 'tier', MANAGE_ROLES);
-  expect(all.map((c) => c.name)).toEqual(['Bronze — $3.00', 'Silver — $5.00', 'Gold — $10.00']);
+  expect(all.map((c) => c.name)).toEqual(['Bronze — $3 a month', 'Silver — $5 a month', 'Gold — $10 a month']);
   expect(all.map((c) => c.value)).toEqual([e.tiers.bronze, e.tiers.silver, e.tiers.gold].map((t) => `${e.patreon.campaignId}:${t}`));
   expect(await e.autocomplete(e.ownerId, 'map', [tierOption('GO')], 'tier', MANAGE_ROLES)).toEqual([
-    { name: 'Gold — $10.00', value: `${e.patreon.campaignId}:${e.tiers.gold}` },
+    { name: 'Gold — $10 a month', value: `${e.patreon.campaignId}:${e.tiers.gold}` },
   ]);
   expect(await e.autocomplete(e.ownerId, 'unmap', [tierOption('diamond')], 'tier', MANAGE_ROLES)).toEqual([]);
 });
@@ -153,11 +153,11 @@ test('stored tiers are read again when older than 10 minutes: new tiers, prices 
   e.clock.advance(2 * MINUTE);
   const content = await tiers();
   expect(tierLines(content, 'Platinum')).toBe(
-    '**Platinum** — $25 · 0 patrons\n  • no role in this server — map one with /map tier:Platinum',
+    '**Platinum** — $25 a month · 0 patrons\n  • no role in this server — map one with /map tier:Platinum',
   );
-  expect(tierLines(content, 'Bronze')).toMatch(/^\*\*Bronze\*\* — \$4 · 0 patrons/);
-  expect(tierLines(content, 'Gold')).toMatch(/^\*\*Gold\*\* — \$10 · 2 patrons/);
+  expect(tierLines(content, 'Bronze')).toMatch(/^\*\*Bronze\*\* — \$4 a month · 0 patrons/);
+  expect(tierLines(content, 'Gold')).toMatch(/^\*\*Gold\*\* — \$10 a month · 2 patrons/);
   expect(await e.autocomplete(e.ownerId, 'map', [tierOption('plat')], 'tier', MANAGE_ROLES)).toEqual([
-    { name: 'Platinum — $25.00', value: `${e.patreon.campaignId}:${platinum.id}` },
+    { name: 'Platinum — $25 a month', value: `${e.patreon.campaignId}:${platinum.id}` },
   ]);
 });

@@ -1,5 +1,7 @@
 import { PermissionFlagsBits } from 'discord.js';
+import { sql } from 'drizzle-orm';
 import { type Locale, translator } from '../../src/core/i18n';
+import { priceText } from '../../src/core/i18n/price';
 import { type E2E, startE2E } from '../support/e2e';
 import { EVERYONE, MANAGE_ROLES, activePatron, boolOption, roleOption, runCommand, stringOption, userOption } from '../support/e2e-admin';
 import { englishIn } from '../support/english-leaks';
@@ -47,6 +49,23 @@ describe.each(LOCALES)('%s', (locale) => {
     expect(tiers.content).toContain('**Gold** —');
     expect(tiers.content).toMatch(new RegExp(`${t('tiers.fromPatreon')}|${t('tiers.fromMap')}`));
     noEnglish(tiers.content);
+  });
+
+  test('/tiers writes prices as the campaign states them: a campaign in euros paid per creation', async () => {
+    const { db } = e.db.database;
+    await db.execute(
+      sql`update campaigns set currency = 'EUR', pay_per = 'creation', pay_per_name = null where id = ${e.patreon.campaignId}`,
+    );
+    try {
+      const tiers = await run('tiers');
+      const gold = priceText({ amountCents: 1000, currency: 'EUR', cadence: 'creation', payPerName: null }, t);
+      expect(gold).toContain('€');
+      expect(gold).not.toBe(priceText({ amountCents: 1000, currency: 'EUR', cadence: 'creation', payPerName: null }));
+      expect(tiers.content).toContain(`**Gold** — ${gold}`);
+      expect(tiers.content).not.toContain('$');
+    } finally {
+      await db.execute(sql`update campaigns set currency = null, pay_per = null where id = ${e.patreon.campaignId}`);
+    }
   });
 
   test('/comp grant, list and revoke, and /audit of the member', async () => {

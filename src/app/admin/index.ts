@@ -78,6 +78,8 @@ export interface CreatorAdminDeps {
   gateway?: { standing(): Promise<GatewayStanding | null> };
   /** Campaigns any server may map without `/connect` (Ko-fi's page: src/app/admin/tiers-service.ts). */
   openCampaignIds?: readonly string[];
+  /** PATREON_CURRENCY: the currency of prices whose campaign does not state one (`/tiers`). */
+  currency?: string;
 }
 
 export function createCreatorAdmin(deps: CreatorAdminDeps): CreatorAdmin {
@@ -107,6 +109,7 @@ export function createCreatorAdmin(deps: CreatorAdminDeps): CreatorAdmin {
     accounts,
     contexts: sync.contexts,
     ...(deps.openCampaignIds ? { openCampaignIds: deps.openCampaignIds } : {}),
+    ...(deps.currency ? { currency: deps.currency } : {}),
     clock,
     logger,
   });

@@ -1,3 +1,4 @@
+import { type Pricing, priceText, pricingOf } from '../../core/i18n/price';
 import { refreshCampaign } from './campaign-catalog';
 import type { CreatorAccounts } from '../../edges/outbound/patreon/creator-accounts';
 import type { CampaignRepository, TierRow } from '../../edges/outbound/store/repositories/campaign-repository';
@@ -35,6 +36,8 @@ export interface TierLine {
   tierId: string;
   title: string;
   amountCents: number;
+  /** How the tier's campaign states its prices (currency, how often patrons pay). */
+  pricing: Pricing;
   patronCount: number | null;
   published: boolean;
   roles: TierRoleLine[];
@@ -61,6 +64,8 @@ export function createTiersService(deps: {
    * served by a server from its first mapping of one of their tiers.
    */
   openCampaignIds?: readonly string[];
+  /** PATREON_CURRENCY: the currency of prices whose campaign does not state one. */
+  currency?: string;
   clock: Clock;
   logger: Logger;
 }): TiersService {
@@ -94,13 +99,18 @@ export function createTiersService(deps: {
     return [...new Set([...(await deps.guilds.campaignsOf(guildId)), ...(deps.openCampaignIds ?? [])])];
   }
 
-  async function storedTiers(guildId: string): Promise<Array<TierRow & { campaignName: string }>> {
+  async function storedTiers(guildId: string): Promise<Array<TierRow & { campaignName: string; pricing: Pricing }>> {
     const campaignIds = await campaignsFor(guildId);
-    const names = new Map(
-      (await Promise.all(campaignIds.map((id) => deps.campaigns.get(id)))).flatMap((c) => (c ? [[c.id, c.name] as const] : [])),
+    const campaigns = new Map(
+      (await Promise.all(campaignIds.map((id) => deps.campaigns.get(id)))).flatMap((c) => (c ? [[c.id, c] as const] : [])),
     );
     const rows = await deps.campaigns.tiersOf(campaignIds);
-    return rows.filter((t) => t.removedAt === null).map((t) => ({ ...t, campaignName: names.get(t.campaignId) ?? t.campaignId }));
+    return rows
+      .filter((t) => t.removedAt === null)
+      .map((t) => {
+        const campaign = campaigns.get(t.campaignId) ?? null;
+        return { ...t, campaignName: campaign?.name ?? t.campaignId, pricing: pricingOf(campaign, deps.currency) };
+      });
   }
 
   return {
@@ -130,6 +140,7 @@ export function createTiersService(deps: {
         tierId: row.id,
         title: row.title,
         amountCents: row.amountCents,
+        pricing: row.pricing,
         patronCount: row.patronCount,
         published: row.published,
         roles: roles.map(({ roleId, source }) => {
@@ -171,7 +182,10 @@ export function createTiersService(deps: {
         .sort((a, b) => a.amountCents - b.amountCents)
         .slice(0, 25)
         .map((t) => ({
-          name: `${t.title} — $${(t.amountCents / 100).toFixed(2)}${several ? ` (${t.campaignName})` : ''}`.slice(0, 100),
+          name: `${t.title} — ${priceText({ ...t.pricing, amountCents: t.amountCents })}${several ? ` (${t.campaignName})` : ''}`.slice(
+            0,
+            100,
+          ),
           value: tierRef(t.campaignId, t.id),
         }));
     },

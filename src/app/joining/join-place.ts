@@ -1,6 +1,7 @@
 import { type PlannedUser, planUser, tierRoles } from '../../core/planner';
 import type { GuildContext } from '../../core/planner/types';
 import type { Cadence } from '../../core/i18n';
+import { type Pricing, pricingOf } from '../../core/i18n/price';
 import { CREATE_INSTANT_INVITE, MANAGE_ROLES, botGuildPermissions } from '../../core/role-hierarchy';
 import { DiscordProblemError } from '../../edges/outbound/discord/discord-problem';
 import type { GuildSnapshotCache } from '../../edges/outbound/discord/guild-snapshot-cache';
@@ -63,13 +64,9 @@ export interface JoinPlacesDeps {
   currency?: string;
 }
 
-type Pricing = Pick<JoinTier, 'currency' | 'cadence' | 'payPerName'>;
-
-const CADENCES: readonly string[] = ['month', 'year', 'creation'] satisfies Cadence[];
-
 export function createJoinPlaces(deps: JoinPlacesDeps): JoinPlaces {
   function accessTiers(guild: GuildContext, published: ReadonlySet<string>, pricing: ReadonlyMap<string, Pricing>): JoinTier[] {
-    const fallback: Pricing = { currency: deps.currency ?? 'USD', cadence: 'month', payPerName: null };
+    const fallback = pricingOf(null, deps.currency);
     return guild.tiers
       .filter((t) => !t.removed && published.has(`${t.campaignId}/${t.tierId}`))
       .map((t) => ({
@@ -97,11 +94,7 @@ export function createJoinPlaces(deps: JoinPlacesDeps): JoinPlaces {
       const pricing = new Map<string, Pricing>();
       for (const c of campaigns) {
         if (!c) continue;
-        pricing.set(c.id, {
-          currency: c.currency ?? deps.currency ?? 'USD',
-          cadence: c.payPer && CADENCES.includes(c.payPer) ? (c.payPer as Cadence) : 'month',
-          payPerName: c.payPerName,
-        });
+        pricing.set(c.id, pricingOf(c, deps.currency));
       }
       const published = new Set(rows.filter((r) => r.published).map((r) => `${r.campaignId}/${r.id}`));
       return {

@@ -1,24 +1,16 @@
 import type { JoinCompletion, Joined } from '../../../app/joining/join-flow';
 import type { JoinPlace, JoinPreview, JoinReadiness, JoinTier } from '../../../app/joining/join-place';
 import { bestEntitlement } from '../../../app/linking/status-service';
-import { type T, formatMoney, translator } from '../../../core/i18n';
+import { type T, translator } from '../../../core/i18n';
+import { priceText } from '../../../core/i18n/price';
 import type { MemberAddProblemCode } from '../../outbound/discord/member-adder';
 import { problemLines } from './link-result-view';
 import { grantReasonText, noteReasonOnPage } from './role-reasons';
 import type { JoinPageView, JoinRefusalView, JoinResultView, JoinTierLine, RoleLine } from './pages/views';
 
-/**
- * A tier's price as the campaign states it, in the reader's language: "€5 per creation",
- * "5 € im Monat", "R$ 10 por mês". A per-creation campaign's own word for a creation
- * (Patreon's `pay_per_name`, typed by the creator) is used when it names one.
- */
+/** A tier's price as the campaign states it, in the reader's language (src/core/i18n/price.ts). */
 export function price(tier: Pick<JoinTier, 'amountCents' | 'currency' | 'cadence' | 'payPerName'>, t: T = translator('en')): string {
-  if (tier.amountCents === 0) return t('price.free');
-  const amount = formatMoney(t.locale, tier.amountCents, tier.currency);
-  if (tier.cadence === 'month') return t('price.month', { amount });
-  if (tier.cadence === 'year') return t('price.year', { amount });
-  const thing = tier.payPerName?.trim();
-  return thing && !/^(creation|month)$/i.test(thing) ? t('price.per', { amount, thing }) : t('price.creation', { amount });
+  return priceText(tier, t);
 }
 
 const tierLines = (tiers: readonly JoinTier[], t: T): JoinTierLine[] =>

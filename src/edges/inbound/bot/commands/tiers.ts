@@ -1,7 +1,8 @@
 import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import type { TierLine } from '../../../../app/admin/tiers-service';
 import type { Command } from '../command';
-import { NO_PINGS, fitMessage, money, roleMention } from '../format';
+import { priceText } from '../../../../core/i18n/price';
+import { NO_PINGS, fitMessage, roleMention } from '../format';
 import { ENGLISH_SPEAKER, type Speaker, listFor, speakerFor } from '../speak';
 
 /**
@@ -19,7 +20,9 @@ export function renderTiers(tiers: readonly TierLine[], speaker: Speaker = ENGLI
       lines.push(`**${campaign}**`);
     }
     const patrons = tier.patronCount === null ? '' : ` · ${t('tiers.patrons', { count: tier.patronCount })}`;
-    lines.push(`**${tier.title}** — ${money(tier.amountCents)}${patrons}${tier.published ? '' : ` · ${t('tiers.unpublished')}`}`);
+    lines.push(
+      `**${tier.title}** — ${priceText({ ...tier.pricing, amountCents: tier.amountCents }, t)}${patrons}${tier.published ? '' : ` · ${t('tiers.unpublished')}`}`,
+    );
     const here = tier.roles.filter((r) => r.elsewhere === null);
     if (here.length === 0) lines.push(`  • ${t('tiers.noRole', { tier: tier.title })}`);
     for (const r of here) {

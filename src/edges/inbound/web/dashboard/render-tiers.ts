@@ -1,5 +1,6 @@
 import type { WelcomeNames } from '../../../../core/channel-posts';
 import { PREVIEW_THRESHOLD_BOUNDS } from '../../../../core/bulk-changes';
+import { priceText } from '../../../../core/i18n/price';
 import type { GuildAccess } from '../../../../app/dashboard/access';
 import type { ConfigurationView, RoleChoice } from '../../../../app/dashboard/configuration';
 import { SETTING_BOUNDS } from '../../../../core/planner/settings';
@@ -41,7 +42,7 @@ export function renderTiers(o: { access: GuildAccess; viewer: Viewer; view: Conf
       : html`<ul class="list">${view.tiers.map(
           (
             t,
-          ) => html`<li class="item"><div class="item-head"><span class="item-title">${t.title}</span><span class="muted">${money(t.amountCents)}${
+          ) => html`<li class="item"><div class="item-head"><span class="item-title">${t.title}</span><span class="muted">${priceText({ ...t.pricing, amountCents: t.amountCents })}${
             t.patronCount !== null ? ` · ${plural(t.patronCount, 'patron')}` : ''
           }${view.tiers.some((x) => x.campaignId !== t.campaignId) ? ` · ${t.campaignName}` : ''}</span></div>
 ${
