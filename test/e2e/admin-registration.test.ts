@@ -86,7 +86,7 @@ test('Manage Roles and Administrator from the member’s roles are enough for th
   expect(asAdmin.content).not.toContain('You need');
   expect(asAdmin.content).toContain('Manage Roles permission');
   expect((await e.autocomplete(moderator.userId, 'unmap', [tierOption('sil')], 'tier', MANAGE_ROLES)).map((c) => c.name)).toEqual([
-    'Silver — $5.00',
+    'Silver — $5 a month',
   ]);
 });
 

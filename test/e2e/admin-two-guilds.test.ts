@@ -71,7 +71,7 @@ test('each server maps the tiers to its own roles and keeps its own settings', a
     options: [tierOption('g')],
     focused: 'tier',
   });
-  expect(choices).toEqual([{ name: 'Gold — $10.00', value: `${e.patreon.campaignId}:${e.tiers.gold}` }]);
+  expect(choices).toEqual([{ name: 'Gold — $10 a month', value: `${e.patreon.campaignId}:${e.tiers.gold}` }]);
   await inSecond('map', [tierOption(choices[0]!.value), roleOption('role', second.members)]).until(/Updated/);
   await inSecond('map', [tierOption('Bronze'), roleOption('role', second.backers)]).until(/Updated/);
   await inSecond('settings', [stringOption('mode', 'highest')]).until(/Updated|failed/);
@@ -92,7 +92,7 @@ test('each server maps the tiers to its own roles and keeps its own settings', a
   expect(tiers).toContain(`<@&${second.members}> (from /map)`);
   expect(tiers).toContain(`<@&${second.backers}> (from /map)`);
   expect(tiers).toContain('(its Discord roles on Patreon are roles of **Fan Club**, not of this server)');
-  expect(tiers).toContain('**Silver** — $5 · 0 patrons\n  • no role in this server — map one with /map tier:Silver');
+  expect(tiers).toContain('**Silver** — $5 a month · 0 patrons\n  • no role in this server — map one with /map tier:Silver');
   expect(tiers).not.toContain('⚠️');
   expect(tiers).not.toContain(e.roles.gold);
   const firstTiers = (await inFirst('tiers').reply()).content;

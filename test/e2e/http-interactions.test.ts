@@ -37,7 +37,7 @@ test('/link by HTTP: a link button, answered once, delivered only by HTTP; the l
 
 test('admin commands with options, resolved roles and autocomplete work by HTTP as by the gateway', async () => {
   const choices = await e.autocomplete(e.ownerId, 'map', [tierOption('GO')], 'tier', MANAGE_ROLES);
-  expect(choices).toEqual([{ name: 'Gold — $10.00', value: `${e.patreon.campaignId}:${e.tiers.gold}` }]);
+  expect(choices).toEqual([{ name: 'Gold — $10 a month', value: `${e.patreon.campaignId}:${e.tiers.gold}` }]);
   const mapped = await runCommand(e, {
     userId: e.ownerId,
     name: 'map',

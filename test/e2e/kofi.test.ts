@@ -66,7 +66,7 @@ test('/map lists Ko-fi tiers seen in payments, and maps kofi:<tier name>', async
     'tier seen',
   );
   expect(await e.autocomplete(e.ownerId, 'map', [tierOption('coffee')], 'tier', MANAGE_ROLES)).toEqual([
-    { name: 'Coffee Club — $4.00 (Ko-fi)', value: 'kofi:Coffee Club' },
+    { name: 'Coffee Club — $4 a month (Ko-fi)', value: 'kofi:Coffee Club' },
   ]);
   const reply = await mapping('kofi:Coffee Club', coffeeRole);
   expect(reply.content).toMatch(/\*\*Coffee Club\*\* now grants \*\*Coffee Club\*\*/);
