@@ -2,7 +2,7 @@ import { ActionRowBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';
 import type { ChangePreview } from '../../../../app/sync/change-preview';
 import { CHANGE_CONFIRMATION_MS, type Confirmation } from '../../../../app/admin/pending-changes';
 import type { T } from '../../../../core/i18n';
-import { NO_PINGS, roleMention } from '../format';
+import { NO_PINGS, fitMessage, roleMention } from '../format';
 
 /** The `custom_id` prefix of Confirm (`change:y:<token>`) and Cancel (`change:n:<token>`) of a change shown first. */
 export const CHANGE_BUTTON_PREFIX = 'change:';
@@ -33,6 +33,18 @@ export function previewButtons(t: T, confirmation: Confirmation): ActionRowBuild
       .setCustomId(`${CHANGE_BUTTON_PREFIX}n:${confirmation.token}`)
       .setLabel(t('preview.cancel')),
   );
+}
+
+/** A change shown first, as a reply: what it would do under `head`, fitted to Discord's length, with Confirm and Cancel. */
+export function previewReply(
+  t: T,
+  head: string,
+  shown: { preview: ChangePreview; changedSince: boolean; confirmation: Confirmation },
+): { content: string; components: Array<ActionRowBuilder<ButtonBuilder>> } {
+  return {
+    content: fitMessage(previewLines(t, head, shown.preview, shown.changedSince), 1900, t),
+    components: [previewButtons(t, shown.confirmation)],
+  };
 }
 
 /** Edits the reply (the command's, or the message a button sits on); its buttons go unless new ones are given. */

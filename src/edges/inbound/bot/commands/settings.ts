@@ -8,7 +8,7 @@ import type { RuleRoleOutcome } from '../../../../app/admin/rule-roles-service';
 import { WELCOME_NAMES, type WelcomeNames } from '../../../../core/channel-posts';
 import { type T, translator } from '../../../../core/i18n';
 import { speakerFor } from '../speak';
-import { CONFIRMATION_MINUTES, type EditReply, editorOf, previewButtons, previewLines } from './change-preview';
+import { CONFIRMATION_MINUTES, type EditReply, editorOf, previewReply } from './change-preview';
 import type { GuildSettings, Mode } from '../../../../core/planner/types';
 import type { Command, CommandContext } from '../command';
 import { NO_PINGS, describeGuildApply, fitMessage, roleMention } from '../format';
@@ -78,10 +78,7 @@ export async function answerRule(edit: EditReply, t: T, outcome: RuleRoleOutcome
       await edit({ content: t('preview.expired', { minutes: CONFIRMATION_MINUTES }) });
       return;
     case 'preview':
-      await edit({
-        content: fitMessage(previewLines(t, t('preview.settings'), outcome.preview, outcome.changedSince), 1900, t),
-        components: [previewButtons(t, outcome.confirmation)],
-      });
+      await edit(previewReply(t, t('preview.settings'), outcome));
       return;
     case 'done': {
       const lines = [
@@ -369,10 +366,7 @@ export async function answerSettings(
       await edit({ content: t('preview.expired', { minutes: CONFIRMATION_MINUTES }) });
       return;
     case 'preview':
-      await edit({
-        content: fitMessage(previewLines(t, t('preview.settings'), outcome.preview, outcome.changedSince), 1900, t),
-        components: [previewButtons(t, outcome.confirmation)],
-      });
+      await edit(previewReply(t, t('preview.settings'), outcome));
       return;
     case 'shown':
       await edit({
