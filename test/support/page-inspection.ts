@@ -141,3 +141,38 @@ export function inspectPage(viewport: { width: number; height: number }): Inspec
     lowContrast,
   };
 }
+
+/**
+ * What a person would find wrong in one look at a page (`look` names it: "phone dark"), as
+ * sentences, so one test can check several looks and its failure says which broke.
+ */
+export function lookProblems(
+  look: string,
+  seen: Inspection,
+  expect: {
+    scheme: 'light' | 'dark';
+    /** A phone: the headline must sit on the first screen. */
+    mobile: boolean;
+    /** The page must show a next step (and on a phone, all of it on the first screen). */
+    nextStep: boolean;
+  },
+): string[] {
+  const problems: string[] = [];
+  const say = (what: string) => problems.push(`${look}: ${what}`);
+  // The stylesheet applied under the page's own Content-Security-Policy.
+  if (!seen.styled) say('the stylesheet did not apply');
+  if (expect.scheme === 'dark' && !(seen.bodyLuminance < 0.05)) say(`background luminance ${seen.bodyLuminance} is not dark`);
+  if (expect.scheme === 'light' && !(seen.bodyLuminance > 0.8)) say(`background luminance ${seen.bodyLuminance} is not light`);
+  if (seen.scrollWidth > seen.width) say(`scrolls sideways (${seen.scrollWidth} px in ${seen.width})`);
+  for (const o of seen.overflowing) say(o);
+  for (const c of seen.lowContrast) say(`low contrast: ${c}`);
+  if (!seen.headline) say('no headline');
+  else if (seen.headline.top < 0 || seen.headline.bottom > seen.height)
+    say(`headline outside the first screen (${seen.headline.top}–${seen.headline.bottom})`);
+  if (expect.nextStep) {
+    if (!seen.nextStep) say('no next step');
+    else if (expect.mobile && seen.nextStep.bottom > seen.height)
+      say(`next step ends below the first screen (${seen.nextStep.bottom} > ${seen.height})`);
+  }
+  return problems;
+}

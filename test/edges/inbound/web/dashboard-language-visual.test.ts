@@ -5,8 +5,7 @@
  * be clipped. Screenshots go to `screenshots/dashboard-overview-<lang>-*.tmp.png` (docs/screenshots
  * keeps the German and Portuguese phone ones).
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { type Locale, translator } from '../../../../src/core/i18n';
 import { signIn } from '../../../support/dashboard-client';
@@ -14,9 +13,9 @@ import { type E2E, startE2E } from '../../../support/e2e';
 import { activePatron } from '../../../support/e2e-admin';
 import { englishIn } from '../../../support/english-leaks';
 import { inspectPage } from '../../../support/page-inspection';
+import { shoot } from '../../../support/screenshots';
 
 const CHROMIUM = '/usr/bin/chromium';
-const SCREENSHOTS = path.resolve(__dirname, '../../../../screenshots');
 const ADMIN = 1n << 3n;
 
 const VIEWPORTS = [
@@ -32,7 +31,6 @@ inChromium('the Overview in the reader’s language in headless Chromium', () =>
   const sessions = new Map<Locale, string>();
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
     e = await startE2E({ connected: true });
     for (const [name, tiers] of [
       ['Mira Okonkwo-Haddad', [e.tiers.gold]],
@@ -99,9 +97,8 @@ inChromium('the Overview in the reader’s language in headless Chromium', () =>
       expect(seen.overflowing).toEqual([]);
       expect(seen.lowContrast).toEqual([]);
       const shot = `dashboard-overview-${locale}-${viewport.label}`;
-      await page.screenshot({ path: path.join(SCREENSHOTS, `${shot}.tmp.png`), fullPage: true });
-      await page.screenshot({
-        path: path.join(SCREENSHOTS, `${shot}.docs.tmp.png`),
+      await shoot(page, `${shot}.tmp.png`, { fullPage: true });
+      await shoot(page, `${shot}.docs.tmp.png`, {
         fullPage: true,
         clip: { x: 0, y: 0, width: viewport.width, height: viewport.mobile ? viewport.height * 2 : 1100 },
       });

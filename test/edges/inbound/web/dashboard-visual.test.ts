@@ -6,18 +6,17 @@
  * that the keyboard and a browser without JavaScript get everywhere. Screenshots go to
  * `screenshots/dashboard-*.tmp.png` (ignored by git; docs/screenshots holds the ones kept).
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { Permission } from '@tierlink/sandbox/discord';
 import { DAY } from '../../../../src/shared/clock';
 import { signIn } from '../../../support/dashboard-client';
 import { type E2E, pageText, startE2E } from '../../../support/e2e';
 import { activePatron } from '../../../support/e2e-admin';
-import { inspectPage } from '../../../support/page-inspection';
+import { inspectPage, lookProblems } from '../../../support/page-inspection';
+import { screenshotsWanted, shoot } from '../../../support/screenshots';
 
 const CHROMIUM = '/usr/bin/chromium';
-const SCREENSHOTS = path.resolve(__dirname, '../../../../screenshots');
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 const VIEWPORTS = [
@@ -48,7 +47,6 @@ inChromium('the dashboard in headless Chromium', () => {
   ];
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
     e = await startE2E({
       connected: true,
       // A tier whose Discord role on Patreon can kick and ban: Tierlink holds it back until the owner allows it.
@@ -205,45 +203,43 @@ inChromium('the dashboard in headless Chromium', () => {
   });
 
   describe.each(PAGES)('page $name', (spec) => {
-    describe.each(VIEWPORTS)('on a $label', (viewport) => {
-      test.each(['light', 'dark'] as const)('%s: fits, reads and loads nothing else', async (scheme) => {
-        const context = await contextFor(spec.as, viewport, scheme);
+    // One load per viewport, read in light and in dark (the scheme switched on the loaded page, as
+    // a person's system switch does); a failure names the look that broke ("phone dark: …").
+    test('fits, reads and loads nothing else on a phone and a desktop, light and dark', async () => {
+      const problems: string[] = [];
+      for (const viewport of VIEWPORTS) {
+        const context = await contextFor(spec.as, viewport, 'light');
         try {
           const { page, status, requests, errors } = await open(context, spec.path());
-          expect(status).toBe(spec.status);
-          expect(requests).toEqual([`${e.url}${spec.path()}`]);
-          expect(errors).toEqual([]);
-          const seen = await page.evaluate(inspectPage, page.viewportSize() ?? { width: 0, height: 0 });
-          expect(seen.styled).toBe(true);
-          if (scheme === 'dark') expect(seen.bodyLuminance).toBeLessThan(0.05);
-          else expect(seen.bodyLuminance).toBeGreaterThan(0.8);
-          expect(seen.scrollWidth).toBeLessThanOrEqual(seen.width);
-          expect(seen.overflowing).toEqual([]);
-          expect(seen.lowContrast).toEqual([]);
-          expect(seen.headline).not.toBeNull();
-          expect(seen.headline!.bottom).toBeLessThanOrEqual(seen.height);
-          const shot = `dashboard-${spec.name}-${viewport.label}${scheme === 'dark' ? '-dark' : ''}`;
-          await page.screenshot({ path: path.join(SCREENSHOTS, `${shot}.tmp.png`), fullPage: true });
-          // What docs/screenshots keeps: the first screen on a phone, the top 1,100 px on a desktop.
-          const height = viewport.mobile
-            ? viewport.height
-            : Math.min(
-                1100,
-                await page.evaluate(
-                  () =>
-                    (globalThis as unknown as { document: { documentElement: { scrollHeight: number } } }).document.documentElement
-                      .scrollHeight,
-                ),
-              );
-          await page.screenshot({
-            path: path.join(SCREENSHOTS, `${shot}.docs.tmp.png`),
-            fullPage: true,
-            clip: { x: 0, y: 0, width: viewport.width, height },
-          });
+          if (status !== spec.status) problems.push(`${viewport.label}: answered ${status}, not ${spec.status}`);
+          if (requests.join() !== `${e.url}${spec.path()}`) problems.push(`${viewport.label}: fetched ${JSON.stringify(requests)}`);
+          for (const error of errors) problems.push(`${viewport.label}: console: ${error}`);
+          for (const scheme of ['light', 'dark'] as const) {
+            await page.emulateMedia({ colorScheme: scheme });
+            const seen = await page.evaluate(inspectPage, page.viewportSize() ?? { width: 0, height: 0 });
+            problems.push(...lookProblems(`${viewport.label} ${scheme}`, seen, { scheme, mobile: viewport.mobile, nextStep: false }));
+            const shot = `dashboard-${spec.name}-${viewport.label}${scheme === 'dark' ? '-dark' : ''}`;
+            await shoot(page, `${shot}.tmp.png`, { fullPage: true });
+            // What docs/screenshots keeps: the first screen on a phone, the top 1,100 px on a desktop.
+            if (screenshotsWanted) {
+              const height = viewport.mobile
+                ? viewport.height
+                : Math.min(
+                    1100,
+                    await page.evaluate(
+                      () =>
+                        (globalThis as unknown as { document: { documentElement: { scrollHeight: number } } }).document.documentElement
+                          .scrollHeight,
+                    ),
+                  );
+              await shoot(page, `${shot}.docs.tmp.png`, { fullPage: true, clip: { x: 0, y: 0, width: viewport.width, height } });
+            }
+          }
         } finally {
           await context.close();
         }
-      });
+      }
+      expect(problems).toEqual([]);
     });
 
     test('axe-core finds no accessibility violations (WCAG 2 A and AA, best practices)', async () => {
@@ -295,7 +291,7 @@ inChromium('the dashboard in headless Chromium', () => {
       );
       const box = (await panel.boundingBox())!;
       expect(box.x + box.width).toBeLessThanOrEqual(viewport.width);
-      await panel.screenshot({ path: path.join(SCREENSHOTS, `dashboard-channels-${viewport.label}.docs.tmp.png`), timeout: 10_000 });
+      await shoot(panel, `dashboard-channels-${viewport.label}.docs.tmp.png`, { timeout: 10_000 });
     } finally {
       await context.close();
     }
@@ -381,7 +377,7 @@ inChromium('the dashboard in headless Chromium', () => {
       expect(seen.scrollWidth).toBeLessThanOrEqual(seen.width);
       expect(seen.overflowing).toEqual([]);
       expect(seen.lowContrast).toEqual([]);
-      await page.screenshot({ path: path.join(SCREENSHOTS, `dashboard-strict-${viewport.label}.docs.tmp.png`), fullPage: true });
+      await shoot(page, `dashboard-strict-${viewport.label}.docs.tmp.png`, { fullPage: true });
       // Keeping it off changes nothing.
       await page.getByRole('link', { name: 'Keep it off' }).click();
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Tiers and roles');
@@ -409,7 +405,7 @@ inChromium('the dashboard in headless Chromium', () => {
       expect(seen.scrollWidth).toBeLessThanOrEqual(seen.width);
       expect(seen.overflowing).toEqual([]);
       expect(seen.lowContrast).toEqual([]);
-      await page.screenshot({ path: path.join(SCREENSHOTS, `dashboard-change-preview-${viewport.label}.docs.tmp.png`), fullPage: true });
+      await shoot(page, `dashboard-change-preview-${viewport.label}.docs.tmp.png`, { fullPage: true });
       await page.getByRole('button', { name: 'Cancel' }).click({ timeout: 5000 });
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Tiers and roles');
       expect(pageText(await page.content())).toContain('Cancelled: nothing was changed.');

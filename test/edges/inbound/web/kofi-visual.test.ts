@@ -4,16 +4,15 @@
  * tiers beside Patreon's, at a phone and a desktop size. Screenshots go to
  * `screenshots/kofi-*.tmp.png` (ignored by git).
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { createKofiStandIn } from '@tierlink/sandbox/kofi';
 import { signIn } from '../../../support/dashboard-client';
 import { type E2E, pageText, startE2E } from '../../../support/e2e';
 import { inspectPage } from '../../../support/page-inspection';
+import { shoot } from '../../../support/screenshots';
 
 const CHROMIUM = '/usr/bin/chromium';
-const SCREENSHOTS = path.resolve(__dirname, '../../../../screenshots');
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const TOKEN = 'kofi-visual-token-0123456789';
 const VIEWPORTS = [
@@ -28,7 +27,6 @@ inChromium('the dashboard’s Ko-fi parts in headless Chromium', () => {
   let owner: string;
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
     e = await startE2E({ connected: true, env: { KOFI_VERIFICATION_TOKEN: TOKEN } });
     const kofi = createKofiStandIn({ webhookUrl: `${e.url}/webhooks/kofi`, verificationToken: TOKEN, clock: e.clock });
     await kofi.pay({ email: 'maria.fernandez-oyelaran@example.com', fromName: 'María Fernández-Oyelaran', tierName: 'Coffee Club' });
@@ -83,7 +81,7 @@ inChromium('the dashboard’s Ko-fi parts in headless Chromium', () => {
         expect(seen.scrollWidth).toBeLessThanOrEqual(seen.width);
         expect(seen.overflowing).toEqual([]);
         expect(seen.lowContrast).toEqual([]);
-        await page.screenshot({ path: path.join(SCREENSHOTS, `kofi-${spec.name}-${viewport.label}.tmp.png`), fullPage: true });
+        await shoot(page, `kofi-${spec.name}-${viewport.label}.tmp.png`, { fullPage: true });
         await page.addScriptTag({ content: AXE_SOURCE });
         const violations = await page.evaluate(async () => {
           const axe = (

@@ -6,17 +6,16 @@
  * The page time at this size is measured in `npm run bench` ("Members page"), never here.
  * Screenshots: `screenshots/members-*.tmp.png`; docs/screenshots keeps the ones docs/members.md shows.
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { signIn } from '../../../support/dashboard-client';
 import { type E2E, startE2E } from '../../../support/e2e';
 import { activePatron } from '../../../support/e2e-admin';
 import { expectedCounts, seedMembers } from '../../../support/member-seed';
 import { inspectPage } from '../../../support/page-inspection';
+import { shoot } from '../../../support/screenshots';
 
 const CHROMIUM = '/usr/bin/chromium';
-const SCREENSHOTS = path.resolve(__dirname, '../../../../screenshots');
 const SEEDED = 100_000;
 const VIEWPORTS = [
   { label: 'phone', width: 390, height: 844, mobile: true },
@@ -33,7 +32,6 @@ inChromium('the Members page on 100,000 memberships, in headless Chromium', () =
   let expected: Record<string, number>;
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
     e = await startE2E({ connected: true });
     const { guildId } = e;
     // Real patrons: two linked and in the server, one linked who left, one who never linked.
@@ -134,7 +132,7 @@ inChromium('the Members page on 100,000 memberships, in headless Chromium', () =
         if (filter === 'comped') expect(standing.every((s) => s.includes('comped'))).toBe(true);
         if (filter === 'patrons') expect(standing.every((s) => s.trim().startsWith('patron'))).toBe(true);
         await fits(page);
-        await page.screenshot({ path: path.join(SCREENSHOTS, `members-${filter}-${viewport.label}.tmp.png`), fullPage: !viewport.mobile });
+        await shoot(page, `members-${filter}-${viewport.label}.tmp.png`, { fullPage: !viewport.mobile });
       } finally {
         await context.close();
       }
@@ -161,7 +159,7 @@ inChromium('the Members page on 100,000 memberships, in headless Chromium', () =
       expect([...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(names);
       await page.goto(`${e.url}/dashboard/${e.guildId}/members?filter=not-linked&page=${Math.ceil(expected['not-linked']! / 50)}`);
       expect(await page.locator('section[aria-labelledby="list"] tbody').textContent()).toContain('Zora Unlinked');
-      await page.screenshot({ path: path.join(SCREENSHOTS, 'members-join-link-desktop.tmp.png'), fullPage: true });
+      await shoot(page, 'members-join-link-desktop.tmp.png', { fullPage: true });
     } finally {
       await context.close();
     }
@@ -215,7 +213,7 @@ inChromium('the Members page on 100,000 memberships, in headless Chromium', () =
       expect(new URL(page.url()).searchParams.get('filter')).toBe('not-linked');
       await page.goto(`${e.url}/dashboard/${e.guildId}`);
       await fits(page);
-      await page.screenshot({ path: path.join(SCREENSHOTS, `members-overview-${viewport.label}.tmp.png`) });
+      await shoot(page, `members-overview-${viewport.label}.tmp.png`);
     } finally {
       await context.close();
     }
