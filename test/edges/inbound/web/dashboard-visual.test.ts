@@ -15,6 +15,7 @@ import { type E2E, pageText, startE2E } from '../../../support/e2e';
 import { activePatron } from '../../../support/e2e-admin';
 import { inspectPage, lookProblems } from '../../../support/page-inspection';
 import { screenshotsWanted, shoot } from '../../../support/screenshots';
+import { LOCAL_TIME_SCRIPT } from '../../../../src/edges/inbound/web/pages/local-time';
 
 const CHROMIUM = '/usr/bin/chromium';
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -415,11 +416,33 @@ inChromium('the dashboard in headless Chromium', () => {
     }
   });
 
+  test('times are written in the reader’s time zone and regional format; the UTC time stays as the title', async () => {
+    const context = await browser.newContext({ timezoneId: 'Asia/Tokyo', locale: 'en-GB' });
+    try {
+      await context.addCookies([{ name: 'tierlink-session', value: session.owner, url: e.url }]);
+      await context.route('**/*', (route) => (route.request().url().startsWith(e.url) ? route.continue() : route.abort()));
+      const page = await context.newPage();
+      await page.goto(`${e.url}${g()}`);
+      const time = page.locator('time[data-local="minute"]').first();
+      const at = new Date((await time.getAttribute('datetime'))!);
+      expect(await time.getAttribute('title')).toBe(`${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`);
+      // en-GB in Tokyo: day/month/year, nine hours ahead of UTC.
+      const tokyo = new Date(at.getTime() + 9 * 3_600_000);
+      const dd = (n: number) => String(n).padStart(2, '0');
+      expect(await time.textContent()).toBe(
+        `${dd(tokyo.getUTCDate())}/${dd(tokyo.getUTCMonth() + 1)}/${tokyo.getUTCFullYear()}, ${dd(tokyo.getUTCHours())}:${dd(tokyo.getUTCMinutes())} GMT+9`,
+      );
+    } finally {
+      await context.close();
+    }
+  });
+
   test('without JavaScript the pages read the same and their forms work', async () => {
     const context = await contextFor('owner', VIEWPORTS[0], 'light', { javaScriptEnabled: false });
     try {
       const { page } = await open(context, `${g()}/members`);
-      expect(await page.content()).not.toContain('<script');
+      // One script on the page, the one that writes times in the reader's zone; nothing needs it.
+      expect([...(await page.content()).matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1])).toEqual([LOCAL_TIME_SCRIPT]);
       await page.getByLabel('Discord or Patreon name, or Discord id').fill('Kenji');
       await page.getByRole('button', { name: 'Search' }).click();
       await page.getByRole('link', { name: /Kenji Watanabe/ }).click();

@@ -666,6 +666,30 @@ inChromium('pages in headless Chromium', () => {
     expect(problems).toEqual([]);
   });
 
+  test('a day is written in the reader’s own time zone; without JavaScript it stays the UTC day', async () => {
+    // The grace period ends at midnight UTC on 9 November: still the 8th in São Paulo.
+    const sample = SAMPLES.find((s) => s.name === 'link-grace-de')!;
+    const read = async (javaScriptEnabled: boolean) => {
+      const context = await browser.newContext({ timezoneId: 'America/Sao_Paulo', locale: 'pt-BR', javaScriptEnabled });
+      try {
+        await context.route('**/*', (route) =>
+          new URL(route.request().url()).pathname.startsWith('/pages/') ? route.continue() : route.abort(),
+        );
+        const page = await context.newPage();
+        await page.goto(`${base}/pages/${sample.name}`);
+        return {
+          text: await page.locator('time[data-local="day"]').first().textContent(),
+          title: await page.locator('time[data-local="day"]').first().getAttribute('title'),
+        };
+      } finally {
+        await context.close();
+      }
+    };
+    // The page's language (German) decides the words; the browser's zone decides the day.
+    expect(await read(true)).toEqual({ text: '8. November 2026', title: '9. November 2026' });
+    expect(await read(false)).toEqual({ text: '9. November 2026', title: null });
+  });
+
   test('the browser asked the server for the pages and nothing else (no favicon, no assets)', () => {
     expect(served.length).toBeGreaterThan(0);
     expect(served.filter((url) => !url.startsWith('/pages/') && !url.startsWith('/control/'))).toEqual([]);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { escapeHtml, html, prose, safeHref } from '../../../../src/edges/inbound/web/pages/html';
+import { LOCAL_TIME_SCRIPT } from '../../../../src/edges/inbound/web/pages/local-time';
 import {
   PAGE_CONTENT_SECURITY_POLICY,
   badStateMessage,
@@ -154,19 +155,24 @@ describe('every page', () => {
     expect(page).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
     expect(page).toContain('<meta name="referrer" content="no-referrer">');
     expect(page).toMatch(/<title>[^<]+ · Tierlink<\/title>/);
-    expect(page).not.toMatch(/<script|<[^>]*\s(on\w+|style|src)=|@import|url\(/i);
+    // One script, the fixed one that writes times in the reader's time zone; nothing else runs.
+    expect([...page.matchAll(/<script[^>]*>([\s\S]*?)<\/script>/g)].map((m) => m[1])).toEqual([LOCAL_TIME_SCRIPT]);
+    expect(page.replace(`<script>${LOCAL_TIME_SCRIPT}</script>`, '')).not.toMatch(/<script|<[^>]*\s(on\w+|style|src)=|@import|url\(/i);
     // The only <link> is the inline favicon; nothing is fetched.
     expect([...page.matchAll(/<link [^>]*>/g)].map((m) => m[0])).toEqual([
       expect.stringMatching(/^<link rel="icon" href="data:image\/svg\+xml,/),
     ]);
   });
 
-  test.each(pages)('%s carries a policy that allows exactly its own stylesheet', (_, page) => {
+  test.each(pages)('%s carries a policy that allows exactly its own stylesheet and the time script', (_, page) => {
     const styles = [...page.matchAll(/<style>([\s\S]*?)<\/style>/g)];
     expect(styles).toHaveLength(1);
     const hash = createHash('sha256').update(styles[0]![1]!).digest('base64');
     expect(PAGE_CONTENT_SECURITY_POLICY).toContain(`style-src 'sha256-${hash}'`);
     expect(PAGE_CONTENT_SECURITY_POLICY).toContain("default-src 'none'");
+    const scriptHash = createHash('sha256').update(LOCAL_TIME_SCRIPT).digest('base64');
+    expect(PAGE_CONTENT_SECURITY_POLICY).toContain(`script-src 'sha256-${scriptHash}'`);
+    expect(PAGE_CONTENT_SECURITY_POLICY).not.toMatch(/unsafe-inline|unsafe-eval|connect-src|\*/);
     expect(page).toContain(`<meta http-equiv="Content-Security-Policy" content="${escapeHtml(PAGE_CONTENT_SECURITY_POLICY)}">`);
   });
 
@@ -231,7 +237,7 @@ describe('hostile names from users never become markup', () => {
   ];
 
   test.each(pages)('%s', (_, page) => {
-    expect(page).not.toContain('<script>');
+    expect(page.replace(`<script>${LOCAL_TIME_SCRIPT}</script>`, '')).not.toContain('<script');
     expect(page).not.toContain('<img');
     expect(page).not.toMatch(/<[^>]*\sonerror=/);
     expect(page).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;');
@@ -246,7 +252,7 @@ describe('hostile names from users never become markup', () => {
 
   test('a quote in a URL stays inside its attribute', () => {
     const page = renderLinkResult(linkView({ standing: 'former', pledgeUrl: 'https://x.test/?a="><script>alert(1)</script>' }));
-    expect(page).not.toContain('<script>');
+    expect(page.replace(`<script>${LOCAL_TIME_SCRIPT}</script>`, '')).not.toContain('<script');
     expect(buttons(page)).toEqual([{ href: 'https://x.test/?a=%22%3E%3Cscript%3Ealert(1)%3C/script%3E', label: 'Become a patron again' }]);
   });
 

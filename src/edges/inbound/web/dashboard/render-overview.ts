@@ -4,6 +4,7 @@ import type { Overview } from '../../../../app/dashboard/overview';
 import type { SyncRun } from '../../../../app/dashboard/views';
 import { ENGLISH, type MessageKey, type T, formatNumber, translator } from '../../../../core/i18n';
 import { type SafeHtml, html, prose, safeHref } from '../pages/html';
+import { localMoment } from '../pages/local-time';
 import { richOf } from '../pages/speech';
 import { icons } from '../pages/layout';
 import { renderDayChart } from './chart';
@@ -19,8 +20,11 @@ function known<K extends MessageKey>(key: string): K | null {
   return key in ENGLISH ? (key as K) : null;
 }
 
-/** A moment, to the minute in UTC: "2026-11-09 04:00 UTC" in English, the language's own way otherwise. */
-export function whenFor(t: T, date: Date | null): string {
+/**
+ * A moment, to the minute in UTC: "2026-11-09 04:00 UTC" in English, the language's own way
+ * otherwise; the browser writes it again in the reader's time zone.
+ */
+export function whenFor(t: T, date: Date | null): SafeHtml | string {
   if (!date || t.locale === 'en') return when(date);
   // Numeric, as short as English's ("20.11.2026, 12:00"): it sits in a table cell that must not wrap on a phone.
   const numeric = new Intl.DateTimeFormat(t.locale, {
@@ -31,7 +35,7 @@ export function whenFor(t: T, date: Date | null): string {
     hour: '2-digit',
     minute: '2-digit',
   });
-  return `${numeric.format(date)} UTC`;
+  return localMoment(date, `${numeric.format(date)} UTC`);
 }
 
 export function statusPill(run: Pick<SyncRun, 'status' | 'dryRun'>, t: T = ENGLISH_T): SafeHtml {
@@ -112,7 +116,7 @@ export function renderOverview(o: { access: GuildAccess; viewer: Viewer; overvie
                   ? html`<span class="pill warn">${t('dashOv.hookFailures', { count: c.webhook.failures })}</span>`
                   : html`<span class="pill added">${t('dashOv.hookOk')}</span>`;
           return html`<li class="item"><div class="item-head"><span class="item-title">${href ? html`<a href="${href}" rel="noopener noreferrer">${c.name}</a>` : c.name}</span>${hook}</div>
-<p class="item-text">${t('dashOv.hookChecked', { when: whenFor(t, c.webhook.checkedAt) })}</p></li>`;
+<p class="item-text">${richOf(t)('dashOv.hookChecked', { when: whenFor(t, c.webhook.checkedAt) })}</p></li>`;
         })}</ul>`;
   const checks = html`<ul class="list">${overview.checks.map(
     (

@@ -2,6 +2,7 @@ import { type Locale, translator } from '../../../../core/i18n';
 import { type HtmlValue, type SafeHtml, html, trustedHtml } from '../pages/html';
 import { richOf } from '../pages/speech';
 import { LOGO_SVG, renderHtmlDocument } from '../pages/document';
+import { localMoment } from '../pages/local-time';
 import { icons, type Tone } from '../pages/layout';
 import type { DashboardFlash } from './views';
 import { DASHBOARD_CONTENT_SECURITY_POLICY, DASHBOARD_STYLESHEET } from './styles';
@@ -97,8 +98,13 @@ ${o.main}
 }
 
 /** A short date and time in UTC, the same for every reader: "2026-11-20 14:03 UTC". */
-export function when(date: Date | null): string {
-  return date ? `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '—';
+export function utcMinute(date: Date): string {
+  return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** A moment on a page: "2026-11-20 14:03 UTC", written again by the browser in the reader's time zone. */
+export function when(date: Date | null): SafeHtml | string {
+  return date ? localMoment(date, utcMinute(date)) : '—';
 }
 
 /** The labelled cell of a table that stacks on a phone. */

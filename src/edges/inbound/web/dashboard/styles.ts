@@ -1,4 +1,4 @@
-import { stylesheetOnlyPolicy } from '../pages/document';
+import { pagePolicy } from '../pages/document';
 import { PAGE_STYLES } from '../pages/layout';
 
 /**
@@ -134,4 +134,4 @@ table.data.compact td::before{content:none}
 export const DASHBOARD_STYLESHEET = PAGE_STYLES + DASHBOARD_STYLES;
 
 /** Nothing but this stylesheet; forms post only to this site (the header adds: no framing). */
-export const DASHBOARD_CONTENT_SECURITY_POLICY = stylesheetOnlyPolicy(DASHBOARD_STYLESHEET);
+export const DASHBOARD_CONTENT_SECURITY_POLICY = pagePolicy(DASHBOARD_STYLESHEET);

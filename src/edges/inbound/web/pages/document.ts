@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { html, trustedHtml, type HtmlValue } from './html';
+import { LOCAL_TIME_SCRIPT, LOCAL_TIME_SCRIPT_SOURCE } from './local-time';
 
 /**
  * The document skeleton every page of Tierlink shares, the link/connect/join pages and the
  * dashboard alike: the doctype, and a head that carries the page's Content-Security-Policy (also
  * sent as a header, see src/edges/inbound/web/html-response.ts), no referrer, no indexing, both colour
- * schemes, the mark as the favicon, and the page's one inline stylesheet. Each page brings its
- * own stylesheet, policy and body.
+ * schemes, the mark as the favicon, the page's one inline stylesheet, and the script that writes
+ * times in the reader's time zone. Each page brings its own stylesheet, policy and body.
  */
 
 /** The mark: three bars of falling length, tiers on a violet tile. */
@@ -17,14 +18,16 @@ export const LOGO_SVG =
 const FAVICON = `data:image/svg+xml,${encodeURIComponent(LOGO_SVG)}`;
 
 /**
- * The policy of a page made of one inline stylesheet and no script: nothing but that stylesheet
- * (by its hash) and inline data images, and forms that post only to this site (the campaign
- * chooser and the dashboard have forms).
+ * The policy of a page made of one inline stylesheet and the one script that writes times in the
+ * reader's time zone (src/edges/inbound/web/pages/local-time.ts): nothing but those two (by their
+ * hashes) and inline data images, and forms that post only to this site (the campaign chooser and
+ * the dashboard have forms). No script of anyone else's, no connection, no frame.
  */
-export function stylesheetOnlyPolicy(stylesheet: string): string {
+export function pagePolicy(stylesheet: string): string {
   return [
     "default-src 'none'",
     `style-src 'sha256-${createHash('sha256').update(stylesheet).digest('base64')}'`,
+    `script-src ${LOCAL_TIME_SCRIPT_SOURCE}`,
     'img-src data:',
     "base-uri 'none'",
     "form-action 'self'",
@@ -34,7 +37,7 @@ export function stylesheetOnlyPolicy(stylesheet: string): string {
 export interface HtmlDocumentOptions {
   /** The tab title; " · Tierlink" is appended. */
   title: string;
-  /** The page's one inline stylesheet; `contentSecurityPolicy` must allow it (see {@link stylesheetOnlyPolicy}). */
+  /** The page's one inline stylesheet; `contentSecurityPolicy` must allow it (see {@link pagePolicy}). */
   stylesheet: string;
   contentSecurityPolicy: string;
   /** The language of the page (`<html lang>`); English when absent. */
@@ -61,6 +64,7 @@ export function renderHtmlDocument(o: HtmlDocumentOptions): string {
 </head>
 <body${o.bodyClass === null ? null : html` class="${o.bodyClass}"`}>
 ${o.body}
+<script>${trustedHtml(LOCAL_TIME_SCRIPT)}</script>
 </body>
 </html>
 `;

@@ -1,5 +1,5 @@
 import { LANGUAGE_NAMES, LOCALES, type Locale, type T, translator } from '../../../../core/i18n';
-import { LOGO_SVG, renderHtmlDocument, stylesheetOnlyPolicy } from './document';
+import { LOGO_SVG, renderHtmlDocument, pagePolicy } from './document';
 import { html, safeHref, trustedHtml, prose, type HtmlValue, type SafeHtml } from './html';
 
 /**
@@ -149,7 +149,7 @@ code,kbd{font:600 .92em/1.3 ui-monospace,"SFMono-Regular",Menlo,Consolas,"Libera
 export { STYLES as PAGE_STYLES };
 
 /** The policy the pages need: nothing but their own stylesheet and inline data images. */
-export const PAGE_CONTENT_SECURITY_POLICY = stylesheetOnlyPolicy(STYLES);
+export const PAGE_CONTENT_SECURITY_POLICY = pagePolicy(STYLES);
 
 const svg = (body: string, viewBox = '0 0 24 24'): SafeHtml =>
   trustedHtml(

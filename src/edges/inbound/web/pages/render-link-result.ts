@@ -1,4 +1,5 @@
 import { type Locale, formatDate } from '../../../../core/i18n';
+import { localDay } from './local-time';
 import { html, prose, type HtmlValue, type SafeHtml } from './html';
 import { context, hero, icons, mention, nextSteps, notice, renderDocument, section, type Step, type Tone } from './layout';
 import { type PageSpeech, richOf, speech } from './speech';
@@ -125,7 +126,10 @@ function linkResultCopy(view: LinkResultView, { t, locale }: PageSpeech): LinkCo
       const until = locale !== 'en' && view.graceEndsAt ? formatDate(locale, view.graceEndsAt, 'UTC') : lastDate(view.standingText, locale);
       const steps: Step[] = [
         {
-          text: until ? t('linkPage.graceUntil', { date: until }) : t('linkPage.graceSoon'),
+          // The day is the UTC one; the browser writes the reader's own (src/edges/inbound/web/pages/local-time.ts).
+          text: until
+            ? rich('linkPage.graceUntil', { date: view.graceEndsAt ? localDay(view.graceEndsAt, until) : until })
+            : t('linkPage.graceSoon'),
           detail: t('linkPage.graceDetail'),
           action: pledge(t('linkPage.openPatreon')),
         },
