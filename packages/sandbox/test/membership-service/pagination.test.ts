@@ -105,7 +105,7 @@ describe('membership-service sandbox: cursor pagination (spec: Limits)', () => {
     expect(statuses.get('declined_patron')).toBeGreaterThan(1_000);
     expect(statuses.get('former_patron')).toBeGreaterThan(1_000);
     expect(statuses.get('null')).toBeGreaterThan(1_000);
-  });
+  }, 120_000);
 
   it('repeatCursor same-cursor: page N answers the cursor that led to it', async () => {
     sb.generateMembers({ campaignId: sb.campaignId, count: 5000, seed: 1 });
