@@ -1,4 +1,4 @@
-import { nextDeadline } from '../../core/planner';
+import { type PlannedUser, deadlineFrom, nextDeadline } from '../../core/planner';
 import type { GuildContext, MemberState } from '../../core/planner/types';
 import type { JobStore } from '../../edges/outbound/store/job-queue';
 import type { Logger } from '../../shared/logger';
@@ -26,6 +26,22 @@ export function graceEndOf(
 ): GraceEnd | null {
   const served = members.filter((m) => guild.campaignIds.includes(m.campaignId) && (m.guildId ?? guild.guildId) === guild.guildId);
   const at = nextDeadline(guild, served, now);
+  return at ? { guildId: guild.guildId, userId, at } : null;
+}
+
+/**
+ * {@link graceEndOf} from the planner's entitlements of the same members (`planUser` works them out
+ * for the served members in order), so that the full sync works each member's entitlement out once.
+ */
+export function graceEndFrom(
+  guild: Pick<GuildContext, 'guildId' | 'campaignIds' | 'ruleRoles'>,
+  userId: string,
+  members: readonly MemberState[],
+  planned: Pick<PlannedUser, 'entitlements'>,
+  now: Date,
+): GraceEnd | null {
+  const served = members.filter((m) => guild.campaignIds.includes(m.campaignId) && (m.guildId ?? guild.guildId) === guild.guildId);
+  const at = deadlineFrom(guild, served, planned.entitlements, now);
   return at ? { guildId: guild.guildId, userId, at } : null;
 }
 

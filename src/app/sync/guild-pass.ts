@@ -10,7 +10,7 @@ import type { Clock } from '../../shared/clock';
 import type { MemberStates } from '../membership/member-states';
 import type { Logger } from '../../shared/logger';
 import { type CampaignOutcome, describeError } from './campaign-pass';
-import { type GraceEnd, graceEndOf } from './grace-checks';
+import { type GraceEnd, graceEndFrom } from './grace-checks';
 
 const NOT_LINKED = 'no linked membership';
 
@@ -84,8 +84,6 @@ export function createGuildPass(deps: GuildPassDeps): GuildPass {
             const isLinked = linked.has(m.userId);
             const known = isLinked || states.has(m.userId);
             const members = (states.get(m.userId) ?? []).filter((state) => !stale(state));
-            const graceEnd = graceEndOf(guild, m.userId, members, now);
-            if (graceEnd) input.graceEnds.push(graceEnd);
             if (input.declines && members.some((state) => state.standing === 'payment_failed'))
               input.declines.push({ userId: m.userId, members });
             const planned = planUser({
@@ -98,6 +96,8 @@ export function createGuildPass(deps: GuildPassDeps): GuildPass {
               managed,
               ...(known ? {} : { unlinkedReason: NOT_LINKED }),
             });
+            const graceEnd = graceEndFrom(guild, m.userId, members, planned, now);
+            if (graceEnd) input.graceEnds.push(graceEnd);
             report.usersPlanned += 1;
             const adopted = input.adopt && isLinked ? adoptions(planned.desired, new Set(m.roleIds), ledger.get(m.userId) ?? []) : [];
             if (planned.plan.changes.length > 0 || planned.plan.blocked.length > 0 || adopted.length > 0) {

@@ -1,6 +1,6 @@
 import { entitlement } from './entitlement';
 import { nextTenureAt } from './rule-roles';
-import type { GuildContext, MemberState } from './types';
+import type { Entitlement, GuildContext, MemberState } from './types';
 
 /**
  * When a user's roles in a guild next change by themselves, after `now`: a grace period ends, a
@@ -9,12 +9,30 @@ import type { GuildContext, MemberState } from './types';
  * nothing is due.
  */
 export function nextDeadline(guild: Pick<GuildContext, 'settings' | 'ruleRoles'>, members: readonly MemberState[], now: Date): Date | null {
+  return deadlineFrom(
+    guild,
+    members,
+    members.map((m) => entitlement(m, guild.settings, now)),
+    now,
+  );
+}
+
+/**
+ * {@link nextDeadline} from entitlements already worked out (the planner's, so that a full sync
+ * works each member's entitlement out once): `entitlements[i]` is that of `members[i]`; any after
+ * them (campaigns the user is not a member of) entitle nothing.
+ */
+export function deadlineFrom(
+  guild: Pick<GuildContext, 'ruleRoles'>,
+  members: readonly MemberState[],
+  entitlements: readonly Entitlement[],
+  now: Date,
+): Date | null {
   let next: Date | null = null;
   const consider = (at: Date | null) => {
     if (at === null || at.getTime() <= now.getTime()) return;
     if (next === null || at.getTime() < next.getTime()) next = at;
   };
-  const entitlements = members.map((m) => entitlement(m, guild.settings, now));
   for (const [i, ent] of entitlements.entries()) {
     if (ent.unreadable) continue;
     if (ent.kind === 'grace') consider(ent.graceEndsAt);

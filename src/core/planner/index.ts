@@ -7,7 +7,7 @@ export * from './types';
 export { entitlement, notAMember } from './entitlement';
 export { adoptions } from './adopt';
 export { desiredRoles, freeTierRoleIds, grantReason, isFreeTier, managedRoleIds, tierRoles } from './desired-roles';
-export { nextDeadline } from './deadlines';
+export { deadlineFrom, nextDeadline } from './deadlines';
 export { addMonths, money, monthsBetween, ruleGrants } from './rule-roles';
 export { GRANT_IN_FLIGHT_MS, plan, shouldHoldRemovals } from './plan';
 export { DEFAULT_SETTINGS, SETTING_BOUNDS, MODES, applySettingsChange } from './settings';

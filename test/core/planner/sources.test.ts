@@ -1,4 +1,4 @@
-import { entitlement, nextDeadline, planUser } from '../../../src/core/planner';
+import { deadlineFrom, entitlement, nextDeadline, planUser } from '../../../src/core/planner';
 import type { MemberState } from '../../../src/core/planner';
 import { CAMPAIGN, GUILD, NOW, ROLE, TIER, USER, guild, ledger, member, state } from './fixtures';
 
@@ -52,6 +52,30 @@ describe('entitlement of a state with an end', () => {
     expect(nextDeadline(g, [comp({ until: at(3) }), subscription()], NOW)).toEqual(at(3));
     expect(nextDeadline(g, [subscription()], at(11))).toEqual(at(17));
     expect(nextDeadline(g, [comp()], at(11))).toBeNull();
+  });
+
+  test("the planner's own entitlements give the same deadline (the full sync works each one out once)", () => {
+    const g = guild();
+    const cases: Array<[MemberState[], Date]> = [
+      [[comp({ until: at(3) }), subscription()], NOW],
+      [[subscription(), comp({ until: at(3) })], NOW],
+      [[subscription()], at(11)],
+      [[comp()], at(11)],
+      [[member(), subscription({ until: at(2) })], NOW],
+    ];
+    for (const [members, now] of cases) {
+      const planned = planUser({ guild: g, userId: USER, members, now, currentRoleIds: new Set(), ledger: [] });
+      expect(deadlineFrom(g, members, planned.entitlements, now)).toEqual(nextDeadline(g, members, now));
+    }
+    expect(
+      deadlineFrom(
+        g,
+        [comp({ until: at(3) })],
+        planUser({ guild: g, userId: USER, members: [comp({ until: at(3) })], now: NOW, currentRoleIds: new Set(), ledger: [] })
+          .entitlements,
+        NOW,
+      ),
+    ).toEqual(at(3));
   });
 });
 

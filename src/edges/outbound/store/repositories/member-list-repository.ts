@@ -262,7 +262,11 @@ export function createMemberListRepository(db: Db): MemberListRepository {
         select ${guildId}, u.id, nullif(u.name, ''), ${at.toISOString()}::timestamptz, ${listing}
         from unnest(${textArray(members.map((m) => m.userId))}::text[], ${textArray(members.map((m) => m.name ?? ''))}::text[]) as u(id, name)
         on conflict (guild_id, discord_user_id) do update
-          set display_name = coalesce(excluded.display_name, guild_presence.display_name), seen_at = excluded.seen_at,
+          set display_name = coalesce(excluded.display_name, guild_presence.display_name),
+            seen_at = case
+              when excluded.listing is not null and guild_presence.listing is not null
+                and guild_presence.display_name is not distinct from coalesce(excluded.display_name, guild_presence.display_name)
+              then guild_presence.seen_at else excluded.seen_at end,
             listing = excluded.listing`);
     },
 
