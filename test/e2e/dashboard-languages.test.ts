@@ -42,7 +42,7 @@ const path = (p = '') => `/dashboard/${e.guildId}${p}`;
 describe.each(['de', 'pt-BR'] as const)('in %s', (locale) => {
   const t = translator(locale);
 
-  test.each(['/members', '/members?filter=not-linked', '/members?q=mira', '/members/:mira'])(
+  test.each(['/members', '/members?filter=not-linked', '/members?q=mira', '/members/:mira', '/audit', '/syncs'])(
     '%s speaks the reader’s language',
     async (p) => {
       const page = await readers.get(locale)!.get(path(p.replace(':mira', mira)));
@@ -50,7 +50,14 @@ describe.each(['de', 'pt-BR'] as const)('in %s', (locale) => {
       expect(page.html).toContain(`<html lang="${locale}"`);
       const text = pageText(page.html);
       expect(englishIn(text)).toEqual([]);
-      if (p.startsWith('/members/')) {
+      if (p === '/audit') {
+        expect(text).toContain(t('dashAud.intro'));
+        expect(text).toContain(t('dashAud.action.forget'));
+        expect(text).toContain(`${t('dashMem.verb.add')} @Gold`);
+      } else if (p === '/syncs') {
+        expect(text).toContain(t('dashSync.intro'));
+        expect(text).toContain(t('dashSync.history'));
+      } else if (p.startsWith('/members/')) {
         expect(text).toContain(t('dashMem.linkTitle'));
         expect(text).toContain(t('dashMem.given'));
         expect(text).toContain(t('dashMem.linked'));
@@ -61,6 +68,16 @@ describe.each(['de', 'pt-BR'] as const)('in %s', (locale) => {
       }
     },
   );
+
+  test('a sync’s preview speaks the reader’s language', async () => {
+    const reader = readers.get(locale)!;
+    const syncs = await reader.get(path('/syncs'));
+    const preview = await reader.post(path('/syncs/preview'), {}, { csrfFrom: syncs.html });
+    expect(preview.status).toBe(200);
+    const text = pageText(preview.html);
+    expect(text).toContain(t('dashSync.previewTitle'));
+    expect(englishIn(text)).toEqual([]);
+  });
 
   test('the members list writes its counts and days the language’s way', async () => {
     const page = await readers.get(locale)!.get(path('/members?filter=linked'));
