@@ -16,6 +16,7 @@ let mira: string;
 const readers = new Map<Locale, DashboardBrowser>();
 let owner: DashboardBrowser;
 let moderator: DashboardBrowser;
+let supporters: string;
 
 beforeAll(async () => {
   e = await startE2E({ connected: true });
@@ -30,6 +31,7 @@ beforeAll(async () => {
     const reader = e.discord.addMember(e.guildId, { username: `reader-${locale}`, locale, roleIds: [admins] });
     readers.set(locale, (await signIn(e, reader.userId)).browser);
   }
+  supporters = e.discord.createRole(e.guildId, { name: 'Supporters' }).id;
   ({ browser: owner } = await signIn(e, e.ownerId));
   const moderators = e.discord.createRole(e.guildId, { name: 'Moderators', position: 1, permissions: Permission.ManageRoles }).id;
   const mod = e.discord.addMember(e.guildId, { username: 'moderator', roleIds: [moderators] }).userId;
@@ -77,6 +79,22 @@ describe.each(['de', 'pt-BR'] as const)('in %s', (locale) => {
     const text = pageText(preview.html);
     expect(text).toContain(t('dashSync.previewTitle'));
     expect(englishIn(text)).toEqual([]);
+  });
+
+  test('a mapping shown before it is made speaks the reader’s language; cancelled, nothing changes', async () => {
+    const reader = readers.get(locale)!;
+    const tiers = await reader.get(path('/tiers'));
+    const tier = `${e.patreon.campaignId}:${e.tiers.gold}`;
+    const shown = await reader.post(path('/tiers/map'), { tier, role: supporters }, { csrfFrom: tiers.html });
+    expect(shown.status).toBe(200);
+    const text = pageText(shown.html);
+    expect(text).toContain(t('dashPrev.title'));
+    expect(text).toContain(t('dashPrev.wouldGive', { tier: 'Gold', role: '@Supporters' }));
+    expect(text).toContain(t('dashPrev.gives', { count: 1, role: '\u0000' }).split('\u0000')[0]!.trim());
+    expect(englishIn(text)).toEqual([]);
+    const token = /name="token" value="([^"]+)"/.exec(shown.html)![1]!;
+    await reader.post(path('/changes/cancel'), { token }, { csrfFrom: shown.html });
+    expect(e.discord.memberRoles(e.guildId, mira)).not.toContain(supporters);
   });
 
   test('the members list writes its counts and days the language’s way', async () => {

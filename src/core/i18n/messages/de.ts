@@ -984,6 +984,28 @@ export const de: Catalogue<EnglishCatalogue> = {
   'dashSync.applyHeld': 'Die zurückgehaltenen Entzüge ausführen',
   'dashSync.confirmHeld': 'Ich habe diese Entzüge geprüft; entzieh die Rollen.',
 
+  // Eine Änderung im Dashboard, gezeigt, bevor sie gemacht wird.
+  'dashPrev.title': 'Diese Änderung machen?',
+  'dashPrev.intro':
+    'Was die Änderung jetzt mit den Rollen der Mitglieder machen würde, nach dem, was Tierlink über sie weiß. Nichts ändert sich, bis du bestätigst.',
+  'dashPrev.panel': 'Was sie bewirken würde',
+  'dashPrev.notYet': '{what} Noch hat sich nichts geändert.',
+  'dashPrev.gives': { one: 'Gibt {count} Mitglied {role}', other: 'Gibt {count} Mitgliedern {role}' },
+  'dashPrev.removes': { one: 'Entzieht {count} Mitglied {role}', other: 'Entzieht {count} Mitgliedern {role}' },
+  'dashPrev.givesNone': 'Gibt keine Rolle',
+  'dashPrev.removesNone': 'Entzieht nichts',
+  'dashPrev.examples': 'Zum Beispiel: {names}.',
+  'dashPrev.incomplete': 'Einige Mitglieder konnten gerade nicht gelesen werden, es können also mehr sein.',
+  'dashPrev.confirm': 'Bestätigen',
+  'dashPrev.cancel': 'Abbrechen',
+  'dashPrev.within': 'Bestätige innerhalb von {minutes} Minuten, sonst ändert sich nichts.',
+  'dashPrev.changedSince':
+    'Rollen oder Einstellungen haben sich seit der bestätigten Vorschau geändert, deshalb wurde nichts ausgeführt. So würde die Änderung jetzt wirken.',
+  'dashPrev.wouldGive': '{tier} würde {role} geben.',
+  'dashPrev.wouldStop': '{tier} würde {role} nicht mehr geben.',
+  'dashPrev.settings': 'Diese Einstellungen würden die Rollen von Mitgliedern ändern.',
+  'dashPrev.rules': 'Diese Änderung der Rollen nach Dauer und Betrag würde die Rollen von Mitgliedern ändern.',
+
   // Die Prüfungen von /doctor, nach Namen (Details und Lösungen sind englisch).
   'doctor.check.Campaign': 'Kampagne',
   'doctor.check.Discord access': 'Zugriff auf Discord',

@@ -943,6 +943,28 @@ export const en = {
   'dashSync.applyHeld': 'Apply the held removals',
   'dashSync.confirmHeld': 'I checked these removals; take the roles away.',
 
+  // A change from the dashboard shown before it is made.
+  'dashPrev.title': 'Make this change?',
+  'dashPrev.intro':
+    'What the change would do to members’ roles right now, from what Tierlink knows of them. Nothing changes until you confirm.',
+  'dashPrev.panel': 'What it would do',
+  'dashPrev.notYet': '{what} Nothing has changed yet.',
+  'dashPrev.gives': { one: 'Gives {role} to {count} member', other: 'Gives {role} to {count} members' },
+  'dashPrev.removes': { one: 'Removes {role} from {count} member', other: 'Removes {role} from {count} members' },
+  'dashPrev.givesNone': 'Gives no role',
+  'dashPrev.removesNone': 'Removes nothing',
+  'dashPrev.examples': 'For example: {names}.',
+  'dashPrev.incomplete': 'Some members could not be read just now, so there may be more.',
+  'dashPrev.confirm': 'Confirm',
+  'dashPrev.cancel': 'Cancel',
+  'dashPrev.within': 'Confirm within {minutes} minutes; otherwise nothing changes.',
+  'dashPrev.changedSince':
+    'Roles or settings changed since the preview you confirmed, so nothing was applied. This is what the change would do now.',
+  'dashPrev.wouldGive': '{tier} would give {role}.',
+  'dashPrev.wouldStop': '{tier} would stop giving {role}.',
+  'dashPrev.settings': 'These settings would change members’ roles.',
+  'dashPrev.rules': 'This change of the roles by tenure and amount would change members’ roles.',
+
   // /doctor's checks, by name (their details and fixes are English).
   'doctor.check.Campaign': 'Campaign',
   'doctor.check.Discord access': 'Discord access',

@@ -963,6 +963,28 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'dashSync.applyHeld': 'Aplicar las retiradas retenidas',
   'dashSync.confirmHeld': 'He revisado estas retiradas; quita los roles.',
 
+  // Un cambio del panel, mostrado antes de hacerlo.
+  'dashPrev.title': '¿Hacer este cambio?',
+  'dashPrev.intro':
+    'Lo que el cambio haría ahora con los roles de los miembros, según lo que Tierlink sabe de ellos. Nada cambia hasta que confirmes.',
+  'dashPrev.panel': 'Lo que haría',
+  'dashPrev.notYet': '{what} Todavía no ha cambiado nada.',
+  'dashPrev.gives': { one: 'Da {role} a {count} miembro', other: 'Da {role} a {count} miembros' },
+  'dashPrev.removes': { one: 'Quita {role} a {count} miembro', other: 'Quita {role} a {count} miembros' },
+  'dashPrev.givesNone': 'No da ningún rol',
+  'dashPrev.removesNone': 'No quita nada',
+  'dashPrev.examples': 'Por ejemplo: {names}.',
+  'dashPrev.incomplete': 'Algunos miembros no se han podido leer ahora mismo, así que puede haber más.',
+  'dashPrev.confirm': 'Confirmar',
+  'dashPrev.cancel': 'Cancelar',
+  'dashPrev.within': 'Confirma en menos de {minutes} minutos; si no, no cambia nada.',
+  'dashPrev.changedSince':
+    'Los roles o los ajustes cambiaron desde la vista previa que confirmaste, así que no se aplicó nada. Esto es lo que haría el cambio ahora.',
+  'dashPrev.wouldGive': '{tier} daría {role}.',
+  'dashPrev.wouldStop': '{tier} dejaría de dar {role}.',
+  'dashPrev.settings': 'Estos ajustes cambiarían los roles de los miembros.',
+  'dashPrev.rules': 'Este cambio de los roles por antigüedad y cantidad cambiaría los roles de los miembros.',
+
   // Las comprobaciones de /doctor, por nombre (sus detalles y soluciones están en inglés).
   'doctor.check.Campaign': 'Campaña',
   'doctor.check.Discord access': 'Acceso a Discord',

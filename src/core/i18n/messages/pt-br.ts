@@ -959,6 +959,27 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'dashSync.applyHeld': 'Aplicar as remoções retidas',
   'dashSync.confirmHeld': 'Conferi essas remoções; pode remover os cargos.',
 
+  // Uma mudança do painel, mostrada antes de ser feita.
+  'dashPrev.title': 'Fazer esta mudança?',
+  'dashPrev.intro': 'O que a mudança faria agora com os cargos dos membros, pelo que o Tierlink sabe deles. Nada muda até você confirmar.',
+  'dashPrev.panel': 'O que ela faria',
+  'dashPrev.notYet': '{what} Nada mudou ainda.',
+  'dashPrev.gives': { one: 'Dá {role} a {count} membro', other: 'Dá {role} a {count} membros' },
+  'dashPrev.removes': { one: 'Remove {role} de {count} membro', other: 'Remove {role} de {count} membros' },
+  'dashPrev.givesNone': 'Não dá nenhum cargo',
+  'dashPrev.removesNone': 'Não remove nada',
+  'dashPrev.examples': 'Por exemplo: {names}.',
+  'dashPrev.incomplete': 'Alguns membros não puderam ser lidos agora, então pode haver mais.',
+  'dashPrev.confirm': 'Confirmar',
+  'dashPrev.cancel': 'Cancelar',
+  'dashPrev.within': 'Confirme em até {minutes} minutos; caso contrário, nada muda.',
+  'dashPrev.changedSince':
+    'Cargos ou configurações mudaram desde a prévia que você confirmou, então nada foi aplicado. Isto é o que a mudança faria agora.',
+  'dashPrev.wouldGive': '{tier} daria {role}.',
+  'dashPrev.wouldStop': '{tier} deixaria de dar {role}.',
+  'dashPrev.settings': 'Estas configurações mudariam os cargos dos membros.',
+  'dashPrev.rules': 'Esta mudança dos cargos por tempo e valor mudaria os cargos dos membros.',
+
   // As verificações do /doctor, por nome (detalhes e soluções em inglês).
   'doctor.check.Campaign': 'Campanha',
   'doctor.check.Discord access': 'Acesso ao Discord',
