@@ -132,9 +132,9 @@ test('a creator with several campaigns picks one on the result page; only that o
   expect(chosen.text).toContain('Your campaign is connected');
   expect(chosen.text).toContain('Tierlink now keeps the roles in Fan Club in step with the tiers of Casey Creator');
   // The tiers and the roles they grant, read from the service.
-  expect(chosen.text).toMatch(/Bronze \$3 · 0 patrons @Bronze/);
-  expect(chosen.text).toMatch(/Silver \$5 · 0 patrons @Silver/);
-  expect(chosen.text).toMatch(/Gold \$10 · 1 patron @Gold/);
+  expect(chosen.text).toMatch(/Bronze \$3 a month · 0 patrons @Bronze/);
+  expect(chosen.text).toMatch(/Silver \$5 a month · 0 patrons @Silver/);
+  expect(chosen.text).toMatch(/Gold \$10 a month · 1 patron @Gold/);
   expect(chosen.text).not.toContain('Side Supporter');
   // The dry run: Ada would get Gold, but /connect itself changed nothing.
   expect(chosen.text).toContain('Nothing has changed yet: /connect only looks.');

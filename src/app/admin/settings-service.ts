@@ -20,6 +20,7 @@ import { WELCOME_NAMES, type WelcomeNames } from '../../core/channel-posts';
 import { PREVIEW_THRESHOLD_BOUNDS } from '../../core/bulk-changes';
 import type { ChangePreview, ChangePreviewer } from '../sync/change-preview';
 import { CHANGE_CONFIRMATION_MS, type ChangeAsk, type Confirmation, type PendingChanges } from './pending-changes';
+import { LOCALES, type Locale, isLocale } from '../../core/i18n';
 
 /** Turning strict mode on waits for this confirmation, bound to the person who asked, for this long. */
 export const STRICT_CONFIRMATION_MS = CHANGE_CONFIRMATION_MS;
@@ -44,6 +45,8 @@ export type SettingsRequest = SettingsChange & {
   welcomeNames?: WelcomeNames;
   /** From how many role changes a change in Discord is shown first (src/core/bulk-changes.ts). */
   previewThreshold?: number;
+  /** The language of what the whole server sees (welcomes, announcements, the mod-log); null: Discord's server language. */
+  locale?: Locale | null;
 };
 
 /** The server's own choices beside the sync settings, as shown and saved. */
@@ -52,6 +55,9 @@ export interface ServerChoices {
   linkMessages: boolean;
   welcomeNames: WelcomeNames;
   previewThreshold: number;
+  /** The managers' choice of the server's language; null: Discord's (`discordLocale`). */
+  locale: Locale | null;
+  discordLocale: Locale;
 }
 
 export type SettingsOutcome =
@@ -99,10 +105,11 @@ export type StrictConfirmOutcome =
   | { kind: 'not_allowed'; problems: string[] };
 
 /** The server's choices beside the sync settings, as a sentence names them. */
-const CHOICE_LABELS: Readonly<Record<'linkMessages' | 'welcomeNames' | 'previewThreshold', string>> = {
+const CHOICE_LABELS: Readonly<Record<'linkMessages' | 'welcomeNames' | 'previewThreshold' | 'locale', string>> = {
   linkMessages: 'the message to a newly linked patron',
   welcomeNames: 'how welcomes name new patrons',
   previewThreshold: 'when a change is shown before it is made',
+  locale: 'the server’s language',
 };
 
 /** Settings that change who gets which role: changing one reconciles the guild. */
@@ -188,13 +195,14 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
   }
 
   async function choicesOf(guildId: string): Promise<ServerChoices> {
-    const [patronMessages, linkMessages, welcomeNames, previewThreshold] = await Promise.all([
+    const [patronMessages, linkMessages, welcomeNames, previewThreshold, language] = await Promise.all([
       deps.guilds.patronMessages(guildId),
       deps.guilds.linkMessages(guildId),
       deps.guilds.welcomeNames(guildId),
       deps.guilds.previewThreshold(guildId),
+      deps.guilds.localeChoice(guildId),
     ]);
-    return { patronMessages, linkMessages, welcomeNames, previewThreshold };
+    return { patronMessages, linkMessages, welcomeNames, previewThreshold, locale: language.chosen, discordLocale: language.discord };
   }
 
   function save(actor: Actor, before: GuildSettings, next: GuildSettings): Promise<GuildApplyOutcome> | null {
@@ -210,7 +218,7 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
 
     async apply(actor: Actor, request: SettingsRequest, channelChange: ChannelChange = {}, ask?: ChangeAsk): Promise<SettingsOutcome> {
       const { guildId } = actor;
-      const { joinSlug, patronMessages, linkMessages, welcomeNames, previewThreshold, ...change } = request;
+      const { joinSlug, patronMessages, linkMessages, welcomeNames, previewThreshold, locale, ...change } = request;
       const before = await deps.guilds.settings(guildId);
       const channelsBefore = await deps.channels.current(guildId);
       const choicesBefore = await choicesOf(guildId);
@@ -222,6 +230,7 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
           ['linkMessages', linkMessages],
           ['welcomeNames', welcomeNames],
           ['previewThreshold', previewThreshold],
+          ['locale', locale],
         ] as const
       ).filter(([key, value]) => value !== undefined && value !== choicesBefore[key]);
       if (
@@ -231,6 +240,7 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
         linkMessages === undefined &&
         welcomeNames === undefined &&
         previewThreshold === undefined &&
+        locale === undefined &&
         channelChanges.length === 0
       )
         return {
@@ -255,6 +265,8 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
         };
       if (welcomeNames !== undefined && !WELCOME_NAMES.includes(welcomeNames))
         return { kind: 'invalid', problems: [`welcome_names must be one of ${WELCOME_NAMES.join(', ')}.`] };
+      if (locale !== undefined && locale !== null && !isLocale(locale))
+        return { kind: 'invalid', problems: [`The server’s language must be one of ${LOCALES.join(', ')}, or Discord’s.`] };
 
       const view = await deps.authority.read(actor, { fresh: true });
       if (!view) return { kind: 'not_allowed', problems: [`${NOT_A_MEMBER.message} **Fix:** ${NOT_A_MEMBER.fix}`] };
@@ -368,6 +380,7 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
         await deps.guilds.setWelcomeNames(guildId, welcomeNames);
       if (previewThreshold !== undefined && previewThreshold !== choicesBefore.previewThreshold)
         await deps.guilds.setPreviewThreshold(guildId, previewThreshold);
+      if (locale !== undefined && locale !== choicesBefore.locale) await deps.guilds.setLocale(guildId, locale);
       for (const key of ['formerPatronRoleId', 'followerRoleId', 'joinerRoleId'] as const) {
         const roleId = saved[key] ?? null;
         if (roleId && roleId !== (before[key] ?? null)) await deps.allowances.allowNamed(view, roleId);

@@ -66,6 +66,7 @@ export async function connectResultView(
       .map((t) => ({
         title: t.title,
         amountCents: t.amountCents,
+        pricing: t.pricing,
         patronCount: t.patronCount,
         roles: t.roles.filter((r) => r.roleName).map((r) => r.roleName!),
       })),

@@ -21,7 +21,7 @@ export function grantReasonText(
 }
 
 /** A member's standing in a campaign, in one phrase, on a page (dates in the language's long form). */
-function standingText(t: T, e: Entitlement): string {
+export function standingText(t: T, e: Entitlement): string {
   switch (e.kind) {
     case 'active':
       return t('standing.active');

@@ -465,9 +465,9 @@ describe('connect result', () => {
       connectView({ tiers: [...connectView().tiers, { title: 'Platinum', amountCents: 10000, patronCount: 1, roles: [] }] }),
     );
     const body = text(page);
-    expect(body).toContain('Copper $3 · 412 patrons @Patron');
-    expect(body).toContain('Gold $25.50 @Patron @Gold');
-    expect(body).toContain('Platinum $100 · 1 patron No role yet. Give it one with /map.');
+    expect(body).toContain('Copper $3 a month · 412 patrons @Patron');
+    expect(body).toContain('Gold $25.50 a month @Patron @Gold');
+    expect(body).toContain('Platinum $100 a month · 1 patron No role yet. Give it one with /map.');
   });
 
   test('a clean connect: apply with /sync, and what that would do', () => {

@@ -5,6 +5,7 @@ import type { SettingsRequest } from '../../../../app/admin/settings-service';
 import { WELCOME_NAMES, type WelcomeNames } from '../../../../core/channel-posts';
 import { CHANNEL_SETTINGS, type ChannelSetting } from '../../../../core/guild-channels';
 import { DAY } from '../../../../shared/clock';
+import { isLocale } from '../../../../core/i18n';
 import type { AuditFilterForm } from './render-audit';
 
 /** Parsing of what browsers send: every value is checked here, and what fails is named for the person. */
@@ -114,6 +115,12 @@ export function parseSettingsForm(body: Record<string, unknown>): { change: Sett
   if (body.preview_threshold !== undefined) {
     const threshold = integer('preview_threshold', 'When Discord’s commands ask first');
     if (threshold !== undefined) change.previewThreshold = threshold;
+  }
+  if (body.server_language !== undefined) {
+    const language = text(body.server_language, 10);
+    if (language === 'discord') change.locale = null;
+    else if (isLocale(language)) change.locale = language;
+    else problems.push('Choose the server’s language.');
   }
   if (body.choices === 'on') {
     change.patronMessages = body.patron_messages === 'on';

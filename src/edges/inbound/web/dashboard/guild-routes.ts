@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { Request, Response, Router } from 'express';
 import type { Dashboard } from '../../../../app/dashboard';
+import { type T, translator } from '../../../../core/i18n';
 import type { MapOutcome } from '../../../../app/admin/mapping-service';
 import { type AllowOutcome, recipientsOf } from '../../../../app/admin/role-allowances';
 import { listed } from '../../../../core/authority';
@@ -30,11 +31,13 @@ import type { DashboardFlash } from './views';
 const locals = (res: Response) => res.locals.guild as GuildLocals;
 
 /** What a change of the roles by tenure and amount asks, for its preview. */
-const RULE_SENTENCE = 'This change of the roles by tenure and amount would change members’ roles.';
+const RULE_SENTENCE = (t: T) => t('dashPrev.rules');
+const SETTINGS_SENTENCE = (t: T) => t('dashPrev.settings');
 
 /** What a mapping change asks, for its preview: "Gold would give @Platinum." */
-export function mappingSentence(verb: 'map' | 'unmap', o: { tierTitle: string; roleName: string }): string {
-  return verb === 'map' ? `${o.tierTitle} would give @${o.roleName}.` : `${o.tierTitle} would stop giving @${o.roleName}.`;
+export function mappingSentence(verb: 'map' | 'unmap', o: { tierTitle: string; roleName: string }, t: T = translator('en')): string {
+  const params = { tier: o.tierTitle, role: `@${o.roleName}` };
+  return verb === 'map' ? t('dashPrev.wouldGive', params) : t('dashPrev.wouldStop', params);
 }
 
 /** The sentence for a `/map` or `/unmap` outcome, as the command would say it. */
@@ -235,7 +238,7 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
         flash = { tone: 'error', text: 'Choose a tier and a role; nothing was changed.' };
       } else {
         const { outcome, followUp } = await dashboard.configuration[verb](access.guildId, access.userId, tier, role);
-        if (outcome.kind === 'preview') return showPreview(res, mappingSentence(verb, outcome), outcome);
+        if (outcome.kind === 'preview') return showPreview(res, (t) => mappingSentence(verb, outcome, t), outcome);
         flash = mapFlash(verb, outcome, describeFollowUp(followUp));
         dashboard.overview.invalidate(access.guildId);
       }
@@ -272,7 +275,7 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
       flash = { tone: 'error', text: ['Nothing was changed:', ...problems].join('\n') };
     } else {
       const { outcome, followUp } = await dashboard.configuration.saveSettings(access.guildId, access.userId, change);
-      if (outcome.kind === 'preview') return showPreview(res, 'These settings would change members’ roles.', outcome);
+      if (outcome.kind === 'preview') return showPreview(res, SETTINGS_SENTENCE, outcome);
       dashboard.overview.invalidate(access.guildId);
       const request = outcome.kind === 'strict_pending' || outcome.kind === 'changed' ? outcome.strict : null;
       if (request) {
@@ -290,7 +293,7 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
   /** A change the page shows first: what it would do, and the form that confirms it. */
   function showPreview(
     res: Response,
-    what: string,
+    what: (t: T) => string,
     shown: { preview: ChangePreview; confirmation: Confirmation; changedSince: boolean },
     flash: DashboardFlash | null = null,
   ): void {
@@ -320,7 +323,10 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
         break;
       case 'map':
       case 'unmap':
-        if (outcome.outcome.kind === 'preview') return showPreview(res, mappingSentence(outcome.kind, outcome.outcome), outcome.outcome);
+        {
+          const [verb, shown] = [outcome.kind, outcome.outcome];
+          if (shown.kind === 'preview') return showPreview(res, (t) => mappingSentence(verb, shown, t), shown);
+        }
         flash = mapFlash(outcome.kind, outcome.outcome, describeFollowUp(followUp));
         break;
       case 'rule_set':
@@ -330,7 +336,7 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
         break;
       case 'settings': {
         const settings = outcome.outcome;
-        if (settings.kind === 'preview') return showPreview(res, 'These settings would change members’ roles.', settings);
+        if (settings.kind === 'preview') return showPreview(res, SETTINGS_SENTENCE, settings);
         if (settings.kind === 'changed' && settings.strict) {
           sendDashboardPage(
             res,

@@ -3,8 +3,9 @@ import type { AuditPage } from '../../../../app/dashboard/audit';
 import { MAX_EXPORT_ROWS } from '../../../../app/dashboard/audit';
 import type { RoleChoice } from '../../../../app/dashboard/configuration';
 import { ACTIONS, OUTCOMES, TRIGGER_LABELS } from '../../../../app/dashboard/views';
+import { formatNumber, translator } from '../../../../core/i18n';
 import { html, trustedHtml } from '../pages/html';
-import { auditTable } from './render-members';
+import { auditTable, triggerWords } from './render-members';
 import { type Viewer, guildPath, panel, renderDashboard } from './shell';
 import type { DashboardFlash } from './views';
 
@@ -39,52 +40,54 @@ export function renderAudit(o: {
 }): string {
   const { access, filter, page } = o;
   const path = guildPath(access.guildId, '/audit');
+  // In the signed-in user's Discord language, as the Overview; the reasons are the planner's English.
+  const t = translator(o.viewer.locale ?? 'en');
   const select = (name: keyof AuditFilterForm, label: string, options: ReadonlyArray<{ value: string; label: string }>) =>
-    html`<div class="field"><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}"><option value="">Any</option>${options.map(
+    html`<div class="field"><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}"><option value="">${t('dashAud.any')}</option>${options.map(
       (opt) => html`<option value="${opt.value}"${selected(filter[name] === opt.value)}>${opt.label}</option>`,
     )}</select></div>`;
   const form = html`<form class="fields" method="get" action="${path}">
 <div class="cols filters">
-<div class="field"><label for="f-member">Member (Discord id)</label><input type="text" id="f-member" name="member" value="${filter.member}" inputmode="numeric" pattern="[0-9]{17,20}" autocomplete="off"></div>
+<div class="field"><label for="f-member">${t('dashAud.member')}</label><input type="text" id="f-member" name="member" value="${filter.member}" inputmode="numeric" pattern="[0-9]{17,20}" autocomplete="off"></div>
 ${select(
   'role',
-  'Role',
+  t('dashAud.role'),
   o.roles.map((r) => ({ value: r.id, label: r.name })),
 )}
 ${select(
   'trigger',
-  'Trigger',
-  Object.entries(TRIGGER_LABELS).map(([value, label]) => ({ value, label })),
+  t('dashAud.trigger'),
+  Object.keys(TRIGGER_LABELS).map((value) => ({ value, label: triggerWords(value, t) })),
 )}
 ${select(
   'outcome',
-  'Outcome',
-  OUTCOMES.map((value) => ({ value, label: value })),
+  t('dashMem.audit.outcome'),
+  OUTCOMES.map((value) => ({ value, label: t(`dashMem.outcome.${value}`) })),
 )}
-<div class="field"><label for="f-from">From</label><input type="date" id="f-from" name="from" value="${filter.from}"></div>
-<div class="field"><label for="f-to">To (inclusive)</label><input type="date" id="f-to" name="to" value="${filter.to}"></div>
+<div class="field"><label for="f-from">${t('dashAud.from')}</label><input type="date" id="f-from" name="from" value="${filter.from}"></div>
+<div class="field"><label for="f-to">${t('dashAud.to')}</label><input type="date" id="f-to" name="to" value="${filter.to}"></div>
 ${select(
   'action',
-  'Change',
-  ACTIONS.map((value) => ({ value, label: value === 'add' ? 'given' : value === 'remove' ? 'taken away' : 'forgotten (already gone)' })),
+  t('dashMem.audit.change'),
+  ACTIONS.map((value) => ({ value, label: t(`dashAud.action.${value}`) })),
 )}
 </div>
-<div class="actions"><button class="btn" type="submit">Filter</button><a class="btn secondary" href="${path}">Clear</a><a class="btn secondary" href="${`${path}.csv${auditQueryString(filter)}`}" download>Export CSV</a></div>
+<div class="actions"><button class="btn" type="submit">${t('dashAud.filterButton')}</button><a class="btn secondary" href="${path}">${t('dashAud.clear')}</a><a class="btn secondary" href="${`${path}.csv${auditQueryString(filter)}`}" download>${t('dashAud.export')}</a></div>
 </form>`;
-  const pager = html`<nav class="pager" aria-label="Pages of the audit log">${
+  const pager = html`<nav class="pager" aria-label="${t('dashAud.pages')}">${
     page.newer
-      ? html`<a class="btn secondary" href="${path}${auditQueryString(filter, { cursor: page.newer, dir: 'newer' })}">← Newer</a>`
+      ? html`<a class="btn secondary" href="${path}${auditQueryString(filter, { cursor: page.newer, dir: 'newer' })}">${t('dashAud.newer')}</a>`
       : html`<span></span>`
-  }${page.older ? html`<a class="btn secondary" href="${path}${auditQueryString(filter, { cursor: page.older, dir: 'older' })}">Older →</a>` : null}</nav>`;
+  }${page.older ? html`<a class="btn secondary" href="${path}${auditQueryString(filter, { cursor: page.older, dir: 'older' })}">${t('dashAud.older')}</a>` : null}</nav>`;
   return renderDashboard({
-    title: 'Audit log',
+    title: t('dash.audit'),
     viewer: o.viewer,
     server: { id: access.guildId, name: access.guildName, tab: 'audit' },
     flash: o.problems.length ? { tone: 'warning', text: o.problems.join('\n') } : o.flash,
-    intro: 'Every role change Tierlink made, attempted, held or could not make, newest first, with its reason.',
+    intro: t('dashAud.intro'),
     main: html`<div class="stack">
-${panel({ id: 'filters', title: 'Filter', hint: `Exports hold at most ${MAX_EXPORT_ROWS.toLocaleString('en-US')} rows; narrow the dates for more.`, body: form })}
-${panel({ id: 'entries', title: 'Changes', body: html`${auditTable(page.entries, 'Role changes, newest first', true, access.guildId)}${pager}` })}
+${panel({ id: 'filters', title: t('dashAud.filterTitle'), hint: t('dashAud.exportHint', { rows: formatNumber(t.locale, MAX_EXPORT_ROWS) }), body: form })}
+${panel({ id: 'entries', title: t('dashAud.changes'), body: html`${auditTable(page.entries, t('dashAud.caption'), true, access.guildId, true, t)}${pager}` })}
 </div>`,
   });
 }

@@ -1,7 +1,8 @@
 import type { GuildAccess } from '../../../../app/dashboard/access';
 import type { ChangePreview } from '../../../../app/sync/change-preview';
 import { CHANGE_CONFIRMATION_MS, type Confirmation } from '../../../../app/admin/pending-changes';
-import { html, plural } from '../pages/html';
+import { type SafeHtml, html } from '../pages/html';
+import { type T, translator } from '../../../../core/i18n';
 import { mention } from '../pages/layout';
 import { type Viewer, csrfField, guildPath, panel, renderDashboard } from './shell';
 import type { DashboardFlash } from './views';
@@ -15,8 +16,8 @@ import type { DashboardFlash } from './views';
 export function renderChangePreview(o: {
   access: GuildAccess;
   viewer: Viewer;
-  /** What is asked, in a sentence: "Gold would give @Platinum." */
-  what: string;
+  /** What is asked, in a sentence of the reader's language: "Gold would give @Platinum." */
+  what: (t: T) => string;
   preview: ChangePreview;
   confirmation: Confirmation;
   changedSince: boolean;
@@ -24,21 +25,28 @@ export function renderChangePreview(o: {
   flash: DashboardFlash | null;
 }): string {
   const { access, viewer, preview } = o;
-  const line = (verb: string, r: { roleId: string; roleName: string; members: number }, to: string) =>
-    html`<li class="item">${verb} ${mention(o.roleName(r.roleId, r.roleName))} ${to} ${plural(r.members, 'member')}</li>`;
-  const body = html`<p>${o.what} Nothing has changed yet.</p>
-<ul class="list" aria-label="What it would do">${
-    preview.gives.length === 0 ? html`<li class="item">Gives no role</li>` : preview.gives.map((r) => line('Gives', r, 'to'))
-  }${preview.removes.length === 0 ? html`<li class="item">Removes nothing</li>` : preview.removes.map((r) => line('Removes', r, 'from'))}</ul>${
-    preview.examples.length > 0 ? html`<p class="hint">For example: ${preview.examples.join(', ')}.</p>` : null
-  }${preview.incomplete ? html`<p class="hint">Some members could not be read just now, so there may be more.</p>` : null}
+  // In the signed-in user's Discord language, as the Overview.
+  const t = translator(viewer.locale ?? 'en');
+  const line = (key: 'dashPrev.gives' | 'dashPrev.removes', r: { roleId: string; roleName: string; members: number }): SafeHtml => {
+    // The role is a styled mention inside the sentence: the sentence is cut where it goes.
+    const [before = '', after = ''] = t(key, { count: r.members, role: '\u0000' }).split('\u0000');
+    return html`<li class="item">${before}${mention(o.roleName(r.roleId, r.roleName))}${after}</li>`;
+  };
+  const body = html`<p>${t('dashPrev.notYet', { what: o.what(t) })}</p>
+<ul class="list" aria-label="${t('dashPrev.panel')}">${
+    preview.gives.length === 0
+      ? html`<li class="item">${t('dashPrev.givesNone')}</li>`
+      : preview.gives.map((r) => line('dashPrev.gives', r))
+  }${preview.removes.length === 0 ? html`<li class="item">${t('dashPrev.removesNone')}</li>` : preview.removes.map((r) => line('dashPrev.removes', r))}</ul>${
+    preview.examples.length > 0 ? html`<p class="hint">${t('dashPrev.examples', { names: preview.examples.join(', ') })}</p>` : null
+  }${preview.incomplete ? html`<p class="hint">${t('dashPrev.incomplete')}</p>` : null}
 <div class="actions">
-<form method="post" action="${guildPath(access.guildId, '/changes/confirm')}">${csrfField(viewer.csrfToken)}<input type="hidden" name="token" value="${o.confirmation.token}"><button class="btn" type="submit">Confirm</button></form>
-<form method="post" action="${guildPath(access.guildId, '/changes/cancel')}">${csrfField(viewer.csrfToken)}<input type="hidden" name="token" value="${o.confirmation.token}"><button class="btn secondary" type="submit">Cancel</button></form>
+<form method="post" action="${guildPath(access.guildId, '/changes/confirm')}">${csrfField(viewer.csrfToken)}<input type="hidden" name="token" value="${o.confirmation.token}"><button class="btn" type="submit">${t('dashPrev.confirm')}</button></form>
+<form method="post" action="${guildPath(access.guildId, '/changes/cancel')}">${csrfField(viewer.csrfToken)}<input type="hidden" name="token" value="${o.confirmation.token}"><button class="btn secondary" type="submit">${t('dashPrev.cancel')}</button></form>
 </div>
-<p class="hint">Confirm within ${CHANGE_CONFIRMATION_MS / 60_000} minutes; otherwise nothing changes.</p>`;
+<p class="hint">${t('dashPrev.within', { minutes: CHANGE_CONFIRMATION_MS / 60_000 })}</p>`;
   return renderDashboard({
-    title: 'Make this change?',
+    title: t('dashPrev.title'),
     viewer,
     server: { id: access.guildId, name: access.guildName, tab: 'tiers' },
     flash:
@@ -46,10 +54,10 @@ export function renderChangePreview(o: {
       (o.changedSince
         ? {
             tone: 'warning',
-            text: 'Roles or settings changed since the preview you confirmed, so nothing was applied. This is what the change would do now.',
+            text: t('dashPrev.changedSince'),
           }
         : null),
-    intro: 'What the change would do to members’ roles right now, from what Tierlink knows of them. Nothing changes until you confirm.',
-    main: html`<div class="stack">${panel({ id: 'preview', title: 'What it would do', body })}</div>`,
+    intro: t('dashPrev.intro'),
+    main: html`<div class="stack">${panel({ id: 'preview', title: t('dashPrev.panel'), body })}</div>`,
   });
 }

@@ -1,47 +1,41 @@
 import type { MemberFilter, MemberListPage, MemberRow, MemberSort } from '../../../../app/dashboard/member-list';
 import { MEMBER_FILTER_KEYS } from '../../../../app/dashboard/member-list';
 import type { ListedStanding } from '../../../../app/dashboard/member-list';
+import { ENGLISH, type MessageKey, type T, formatNumber, translator } from '../../../../core/i18n';
 import { type SafeHtml, html, trustedHtml } from '../pages/html';
 import { icons } from '../pages/layout';
-import { cell, guildPath, panel, when } from './shell';
+import { dayFor, whenFor } from './render-overview';
+import { cell, guildPath, panel } from './shell';
 
-/**
- * Each filter in words: its name on the chips and the sentence above its list. A filter another
- * source adds (`MEMBER_FILTERS`) without words here shows its key until it gets some.
- */
-export const FILTER_WORDS: Partial<Record<string, { label: string; about: string }>> = {
-  all: { label: 'Everyone', about: 'Everyone the server’s campaigns and comps know.' },
-  patrons: { label: 'Patrons', about: 'Patrons entitled to a tier now.' },
-  linked: { label: 'Linked', about: 'Members who linked their Discord account.' },
-  'not-linked': {
-    label: 'Not linked',
-    about: 'Patrons entitled to a tier who have not linked a Discord account: Tierlink cannot give them roles until they do.',
-  },
-  'not-in-server': {
-    label: 'Not in the server',
-    about: 'Linked patrons (or comped members) who are not in this server: their roles arrive when they join.',
-  },
-  grace: { label: 'In grace', about: 'Patrons whose payment was declined: they keep their roles until the grace days end.' },
-  former: { label: 'Former', about: 'Former patrons, and patrons whose payment was declined past the grace days.' },
-  comped: { label: 'Comped', about: 'Members given a tier for a while by the server’s staff.' },
-};
+const ENGLISH_T = translator('en');
 
-export const filterLabel = (f: string) => FILTER_WORDS[f]?.label ?? f;
+/** A key of the catalogue if it has one (a filter another source adds without words shows its key). */
+function known<K extends MessageKey>(key: string): K | null {
+  return key in ENGLISH ? (key as K) : null;
+}
 
-const SORT_LABELS: Record<MemberSort, string> = {
-  name: 'Name',
-  since: 'Newest patrons first',
-  amount: 'Highest pledge first',
-  standing: 'Standing',
-};
+/** Each filter's name on the chips, in the reader's language; a filter without words shows its key. */
+export function filterLabel(f: string, t: T = ENGLISH_T): string {
+  const key = known<Extract<MessageKey, `dashMem.filter.${string}`>>(`dashMem.filter.${f}`);
+  return key ? t(key) : f;
+}
 
-const STANDING: Record<ListedStanding, { label: string; pill: string }> = {
-  patron: { label: 'patron', pill: 'added' },
-  grace: { label: 'declined, in grace', pill: 'warn' },
-  lapsed: { label: 'declined, grace over', pill: 'removed' },
-  former: { label: 'former patron', pill: 'muted' },
-  follower: { label: 'follower', pill: 'muted' },
-  none: { label: 'no membership', pill: 'muted' },
+/** The sentence above a filter's list. */
+function filterAbout(f: string, t: T): string {
+  const key = known<Extract<MessageKey, `dashMem.about.${string}`>>(`dashMem.about.${f}`);
+  return key ? t(key) : '';
+}
+
+/** The orders the list offers, as the menu lists them. */
+const SORTS: readonly MemberSort[] = ['name', 'since', 'amount', 'standing'];
+
+const STANDING_PILL: Record<ListedStanding, string> = {
+  patron: 'added',
+  grace: 'warn',
+  lapsed: 'removed',
+  former: 'muted',
+  follower: 'muted',
+  none: 'muted',
 };
 
 const SOURCE_NAMES: Record<string, string> = { patreon: 'Patreon', kofi: 'Ko-fi' };
@@ -54,84 +48,86 @@ export function listHref(guildId: string, q: { filter: MemberFilter; sort: Membe
   return `${guildPath(guildId, path)}?${params.toString()}`;
 }
 
-function whoCell(guildId: string, m: MemberRow): SafeHtml {
-  const discord = m.displayName ?? (m.discordUserId ? `Discord user ${m.discordUserId}` : null);
+function whoCell(guildId: string, m: MemberRow, t: T): SafeHtml {
+  const discord = m.displayName ?? (m.discordUserId ? t('dashMem.discordUser', { id: m.discordUserId }) : null);
   const head = m.discordUserId
     ? html`<a href="${guildPath(guildId, `/members/${m.discordUserId}`)}">${discord}</a>`
-    : html`<span>${m.patronName ?? 'unnamed'}</span>`;
+    : html`<span>${m.patronName ?? t('dashMem.unnamed')}</span>`;
   const sub =
     m.discordUserId && m.patronName
-      ? `${m.patronName} on ${sourceName(m.source)}`
+      ? t('dashMem.onSource', { name: m.patronName, source: sourceName(m.source) })
       : m.discordUserId
         ? null
-        : `on ${sourceName(m.source)}, not linked`;
+        : t('dashMem.onSourceUnlinked', { source: sourceName(m.source) });
   return html`${head}${sub ? html`<br><span class="hint">${sub}</span>` : null}`;
 }
 
-function discordCell(m: MemberRow): string {
-  if (!m.discordUserId) return 'not linked';
-  return m.inServer ? 'in the server' : 'not in the server';
+function discordCell(m: MemberRow, t: T): string {
+  if (!m.discordUserId) return t('dashMem.notLinked');
+  return m.inServer ? t('dashMem.inServer') : t('dashMem.notInServer');
 }
 
-const since = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : '—');
-
 /** The counts as chips, each a link to its filter; the current one marked. */
-export function filterChips(guildId: string, list: Pick<MemberListPage, 'counts' | 'filter' | 'sort'>): SafeHtml {
-  return html`<nav class="filters" aria-label="Filter members"><ul class="chips">${MEMBER_FILTER_KEYS.map(
+export function filterChips(guildId: string, list: Pick<MemberListPage, 'counts' | 'filter' | 'sort'>, t: T = ENGLISH_T): SafeHtml {
+  return html`<nav class="filters" aria-label="${t('dashMem.filters')}"><ul class="chips">${MEMBER_FILTER_KEYS.map(
     (f) =>
       html`<li><a class="chip filter" href="${listHref(guildId, { filter: f, sort: list.sort })}"${
         f === list.filter ? trustedHtml(' aria-current="true"') : null
-      }><span>${filterLabel(f)}</span> <strong>${list.counts[f].toLocaleString('en-US')}</strong></a></li>`,
+      }><span>${filterLabel(f, t)}</span> <strong>${formatNumber(t.locale, list.counts[f])}</strong></a></li>`,
   )}</ul></nav>`;
 }
 
 /** The Members list panel: the filter's sentence, the sort, the table, the pager, the CSV and the join link. */
-export function memberListPanel(guildId: string, list: MemberListPage, joinUrl: string | null): SafeHtml {
+export function memberListPanel(guildId: string, list: MemberListPage, joinUrl: string | null, t: T = ENGLISH_T): SafeHtml {
   const total = list.counts[list.filter];
   const sortForm = html`<form class="cols form-row" method="get" action="${guildPath(guildId, '/members')}">
 <input type="hidden" name="filter" value="${list.filter}">
-<div class="field"><label for="sort">Order</label><select id="sort" name="sort">${(Object.keys(SORT_LABELS) as MemberSort[]).map(
-    (s) => html`<option value="${s}"${s === list.sort ? trustedHtml(' selected') : null}>${SORT_LABELS[s]}</option>`,
+<div class="field"><label for="sort">${t('dashMem.order')}</label><select id="sort" name="sort">${SORTS.map(
+    (s) => html`<option value="${s}"${s === list.sort ? trustedHtml(' selected') : null}>${t(`dashMem.sort.${s}`)}</option>`,
   )}</select></div>
-<div class="actions"><button class="btn secondary" type="submit">Sort</button></div>
+<div class="actions"><button class="btn secondary" type="submit">${t('dashMem.sortButton')}</button></div>
 </form>`;
+  const [member, standing, tiers, discord, since] = (['member', 'standing', 'tiers', 'discord', 'since'] as const).map((c) =>
+    t(`dashMem.col.${c}`),
+  ) as [string, string, string, string, string];
+  const pages = { page: formatNumber(t.locale, list.page), pages: formatNumber(t.locale, list.pages) };
   const table =
     list.rows.length === 0
-      ? html`<p class="hint">Nobody here.</p>`
-      : html`<div class="table-wrap"><table class="data stacked"><caption class="visually-hidden">${filterLabel(list.filter)}: page ${list.page} of ${list.pages}</caption>
-<thead><tr><th scope="col">Member</th><th scope="col">Standing</th><th scope="col">Tiers</th><th scope="col">Discord</th><th scope="col">Patron since</th></tr></thead>
+      ? html`<p class="hint">${t('dashMem.nobody')}</p>`
+      : html`<div class="table-wrap"><table class="data stacked"><caption class="visually-hidden">${t('dashMem.caption', { filter: filterLabel(list.filter, t), ...pages })}</caption>
+<thead><tr><th scope="col">${member}</th><th scope="col">${standing}</th><th scope="col">${tiers}</th><th scope="col">${discord}</th><th scope="col">${since}</th></tr></thead>
 <tbody>${list.rows.map(
           (m) =>
-            html`<tr>${cell('Member', whoCell(guildId, m), 'lead-cell')}${cell(
-              'Standing',
-              html`<span class="pill ${STANDING[m.standing].pill}">${STANDING[m.standing].label}</span>${m.comped ? html` <span class="pill kept">comped</span>` : null}`,
-            )}${cell('Tiers', m.tierTitles.length ? m.tierTitles.join(', ') : '—')}${cell('Discord', discordCell(m))}${cell(
-              'Patron since',
-              html`<span class="nowrap">${since(m.since)}</span>`,
+            html`<tr>${cell(member, whoCell(guildId, m, t), 'lead-cell')}${cell(
+              standing,
+              html`<span class="pill ${STANDING_PILL[m.standing]}">${t(`dashMem.standing.${m.standing}`)}</span>${m.comped ? html` <span class="pill kept">${t('dashMem.comped')}</span>` : null}`,
+            )}${cell(tiers, m.tierTitles.length ? m.tierTitles.join(', ') : '—')}${cell(discord, discordCell(m, t))}${cell(
+              since,
+              html`<span class="nowrap">${dayFor(t, m.since)}</span>`,
             )}</tr>`,
         )}</tbody></table></div>`;
   const pager =
     list.pages > 1
-      ? html`<nav class="pager" aria-label="Pages">${
+      ? html`<nav class="pager" aria-label="${t('dashMem.pages')}">${
           list.page > 1
-            ? html`<a href="${listHref(guildId, { ...list, page: list.page - 1 })}" rel="prev">Previous page</a>`
+            ? html`<a href="${listHref(guildId, { ...list, page: list.page - 1 })}" rel="prev">${t('dashMem.previous')}</a>`
             : html`<span></span>`
-        }<span class="muted">Page ${list.page.toLocaleString('en-US')} of ${list.pages.toLocaleString('en-US')}</span>${
+        }<span class="muted">${t('dashMem.pageOf', pages)}</span>${
           list.page < list.pages
-            ? html`<a href="${listHref(guildId, { ...list, page: list.page + 1 })}" rel="next">Next page${icons.chevronRight}</a>`
+            ? html`<a href="${listHref(guildId, { ...list, page: list.page + 1 })}" rel="next">${t('dashMem.next')}${icons.chevronRight}</a>`
             : html`<span></span>`
         }</nav>`
       : null;
   const reach =
     joinUrl && (list.filter === 'not-linked' || list.filter === 'not-in-server')
-      ? html`<div class="field join-copy"><label for="join-url">Send them the join page: they sign in with Patreon and Discord, and join with their roles</label><input type="text" id="join-url" value="${joinUrl}" readonly></div>`
+      ? html`<div class="field join-copy"><label for="join-url">${t('dashMem.joinCopy')}</label><input type="text" id="join-url" value="${joinUrl}" readonly></div>`
       : null;
+  const counted = { when: whenFor(t, list.asOf) };
   return panel({
     id: 'list',
-    title: `${filterLabel(list.filter)} (${total.toLocaleString('en-US')})`,
-    hint: html`${FILTER_WORDS[list.filter]?.about ?? ''} Counted ${when(list.asOf)}${
-      list.refreshing ? '; the data changed since, and a new count is on its way: reload in a moment.' : '.'
-    }`,
-    body: html`${sortForm}${reach}${table}${pager}<p class="actions"><a class="btn secondary" href="${listHref(guildId, { filter: list.filter, sort: 'name' }, '/members.csv')}" download>Download this list (CSV)</a></p>`,
+    title: `${filterLabel(list.filter, t)} (${formatNumber(t.locale, total)})`,
+    hint: `${filterAbout(list.filter, t)} ${list.refreshing ? t('dashMem.countedRefreshing', counted) : t('dashMem.counted', counted)}`,
+    // The CSV's column headers stay English: a file for spreadsheets and scripts, read by column name.
+    body: html`${sortForm}${reach}${table}${pager}<p class="actions"><a class="btn secondary" href="${listHref(guildId, { filter: list.filter, sort: 'name' }, '/members.csv')}" download>${t('dashMem.csv')}</a></p>`,
   });
 }

@@ -1,34 +1,48 @@
 import type { GuildAccess } from '../../../../app/dashboard/access';
 import type { MemberDetail, MemberHit } from '../../../../app/dashboard/members';
 import { MIN_QUERY_LENGTH } from '../../../../app/dashboard/members';
-import { type AuditEntry, TRIGGER_LABELS } from '../../../../app/dashboard/views';
+import type { AuditEntry } from '../../../../app/dashboard/views';
 import { tierKey } from '../../../../app/linking/status-service';
-import { type SafeHtml, html, plural, prose, trustedHtml } from '../pages/html';
+import { ENGLISH, type MessageKey, type T, translator } from '../../../../core/i18n';
+import { type SafeHtml, html, prose, trustedHtml } from '../pages/html';
 import { tierRef } from '../../../../app/admin/tiers-service';
 import { grantReason } from '../../../../core/planner';
 import { icons, mention } from '../pages/layout';
-import { type Viewer, cell, csrfField, guildPath, panel, renderDashboard, when } from './shell';
+import { type Viewer, cell, csrfField, guildPath, panel, renderDashboard } from './shell';
 import type { DashboardFlash } from './views';
 import type { MemberListPage } from '../../../../app/dashboard/member-list';
 import { filterChips, memberListPanel } from './render-member-list';
+import { dayFor, whenFor } from './render-overview';
+import { grantReasonText, noteReasonOnPage, standingText } from '../role-reasons';
 
-/** A member written for people: their names, and the id as the last resort. */
-export function memberLabel(m: {
-  discordName: string | null;
-  username?: string | null;
-  patronName: string | null;
-  userId: string;
-}): string {
-  const discord =
-    m.discordName && m.username && m.discordName !== m.username ? `${m.discordName} (@${m.username})` : (m.discordName ?? null);
-  if (discord && m.patronName) return `${discord} · ${m.patronName} on Patreon`;
-  return discord ?? (m.patronName ? `${m.patronName} on Patreon` : `Discord user ${m.userId}`);
+const ENGLISH_T = translator('en');
+
+/** The audit log's trigger in words (`trigger.*`, as /audit says it); one Tierlink does not know shows as stored. */
+export function triggerWords(trigger: string, t: T = ENGLISH_T): string {
+  const key = `trigger.${trigger}`;
+  return key in ENGLISH ? t(key as Extract<MessageKey, `trigger.${string}`>) : trigger;
 }
 
-export function searchForm(guildId: string, query: string): SafeHtml {
+/** A member written for people: their names, and the id as the last resort. */
+export function memberLabel(
+  m: {
+    discordName: string | null;
+    username?: string | null;
+    patronName: string | null;
+    userId: string;
+  },
+  t: T = ENGLISH_T,
+): string {
+  const discord =
+    m.discordName && m.username && m.discordName !== m.username ? `${m.discordName} (@${m.username})` : (m.discordName ?? null);
+  if (discord && m.patronName) return `${discord} · ${t('dashMem.onPatreon', { name: m.patronName })}`;
+  return discord ?? (m.patronName ? t('dashMem.onPatreon', { name: m.patronName }) : t('dashMem.discordUser', { id: m.userId }));
+}
+
+export function searchForm(guildId: string, query: string, t: T = ENGLISH_T): SafeHtml {
   return html`<form class="cols form-row" method="get" action="${guildPath(guildId, '/members')}" role="search">
-<div class="field"><label for="q">Discord or Patreon name, or Discord id</label><input type="search" id="q" name="q" value="${query}" minlength="${MIN_QUERY_LENGTH}" maxlength="100" autocomplete="off" aria-describedby="q-hint"><p class="hint" id="q-hint">Discord names match from their start; Patreon names anywhere.</p></div>
-<div class="actions"><button class="btn" type="submit">Search</button></div>
+<div class="field"><label for="q">${t('dashMem.searchLabel')}</label><input type="search" id="q" name="q" value="${query}" minlength="${MIN_QUERY_LENGTH}" maxlength="100" autocomplete="off" aria-describedby="q-hint"><p class="hint" id="q-hint">${t('dashMem.searchHint')}</p></div>
+<div class="actions"><button class="btn" type="submit">${t('dashMem.searchButton')}</button></div>
 </form>`;
 }
 
@@ -44,34 +58,49 @@ export function renderMemberSearch(o: {
   more?: SafeHtml | null;
 }): string {
   const { access, result } = o;
+  // In the signed-in user's Discord language, as the Overview.
+  const t = translator(o.viewer.locale ?? 'en');
   let body: SafeHtml | null = null;
   if (result) {
     const hits = result.hits.length
       ? html`<ul class="servers">${result.hits.map(
           (h) =>
-            html`<li><a class="server" href="${guildPath(access.guildId, `/members/${h.userId}`)}"><span>${memberLabel(h)}<br><span class="hint">${
-              h.linked ? 'linked to Patreon' : 'not linked'
+            html`<li><a class="server" href="${guildPath(access.guildId, `/members/${h.userId}`)}"><span>${memberLabel(h, t)}<br><span class="hint">${
+              h.linked ? t('dashMem.linkedToPatreon') : t('dashMem.notLinked')
             }</span></span>${icons.chevronRight}</a></li>`,
         )}</ul>`
-      : html`<p class="hint">Nobody matches “${o.query}”.</p>`;
+      : html`<p class="hint">${t('dashMem.noMatch', { query: o.query })}</p>`;
     const unlinked = result.unlinkedPatrons.length
-      ? html`<p class="hint">Patrons named like this who have not linked a Discord account (so Tierlink cannot give them roles): ${result.unlinkedPatrons.join(', ')}.</p>`
+      ? html`<p class="hint">${t('dashMem.unlinkedPatrons', { names: result.unlinkedPatrons.join(', ') })}</p>`
       : null;
-    body = panel({ id: 'results', title: `Results for “${o.query}”`, body: html`${hits}${unlinked}` });
+    body = panel({ id: 'results', title: t('dashMem.results', { query: o.query }), body: html`${hits}${unlinked}` });
   }
   return renderDashboard({
-    title: 'Members',
+    title: t('dashMem.title'),
     viewer: o.viewer,
     server: { id: access.guildId, name: access.guildName, tab: 'members' },
     flash: o.flash,
-    intro: 'Who the server’s patrons are, who has not linked, and why each member has (or lacks) each role.',
-    main: html`<div class="stack">${filterChips(access.guildId, o.list)}${panel({ id: 'search', title: 'Find a member', body: searchForm(access.guildId, o.query) })}${body}${memberListPanel(access.guildId, o.list, o.joinUrl)}${o.more ?? null}</div>`,
+    intro: t('dashMem.intro'),
+    main: html`<div class="stack">${filterChips(access.guildId, o.list, t)}${panel({ id: 'search', title: t('dashMem.searchTitle'), body: searchForm(access.guildId, o.query, t) })}${body}${memberListPanel(access.guildId, o.list, o.joinUrl, t)}${o.more ?? null}</div>`,
   });
 }
 
 /**
+ * A moment as its day and its time, each kept whole: on a narrow phone the card's first row (the
+ * moment beside the outcome) may wrap between them ("20.11.2026," / "12:00 UTC"), never inside one.
+ */
+function dayAndTime(moment: string): SafeHtml {
+  const at = moment.search(/\d{1,2}:\d{2}/);
+  if (at <= 0) return html`<span class="nowrap">${moment}</span>`;
+  return html`<span class="nowrap">${moment.slice(0, at).trimEnd()}</span> <span class="nowrap">${moment.slice(at)}</span>`;
+}
+
+const OUTCOME_PILL: Record<AuditEntry['outcome'], string> = { applied: 'added', held: 'warn', blocked: 'muted', failed: 'removed' };
+
+/**
  * Role changes as a table (cards on a phone). `showErrors: false` where the page already says why
- * (the held removals, whose reason heads their panel).
+ * (the held removals, whose reason heads their panel). The reasons are the planner's, recorded in
+ * English (docs/i18n.md); the table's own words are the reader's.
  */
 export function auditTable(
   entries: readonly AuditEntry[],
@@ -79,29 +108,39 @@ export function auditTable(
   showMember: boolean,
   guildId: string,
   showErrors = true,
+  t: T = ENGLISH_T,
 ): SafeHtml {
-  if (entries.length === 0) return html`<p class="hint">No role changes match.</p>`;
+  if (entries.length === 0) return html`<p class="hint">${t('dashMem.audit.none')}</p>`;
+  const [whenCol, member, change, outcome, why] = [
+    t('dashMem.audit.when'),
+    t('dashMem.col.member'),
+    t('dashMem.audit.change'),
+    t('dashMem.audit.outcome'),
+    t('dashMem.audit.why'),
+  ];
   return html`<div class="table-wrap"><table class="data stacked compact"><caption class="visually-hidden">${caption}</caption>
-<thead><tr><th scope="col">When</th>${showMember ? html`<th scope="col">Member</th>` : null}<th scope="col">Change</th><th scope="col">Outcome</th><th scope="col">Why</th></tr></thead>
+<thead><tr><th scope="col">${whenCol}</th>${showMember ? html`<th scope="col">${member}</th>` : null}<th scope="col">${change}</th><th scope="col">${outcome}</th><th scope="col">${why}</th></tr></thead>
 <tbody>${entries.map((e) => {
-    const role = e.roleName ? mention(e.roleName) : html`<span>deleted role ${e.roleId}</span>`;
-    const verb = e.action === 'add' ? 'gave' : e.action === 'remove' ? 'took away' : 'forgot';
-    const pill = e.outcome === 'applied' ? 'added' : e.outcome === 'held' ? 'warn' : e.outcome === 'blocked' ? 'muted' : 'removed';
-    return html`<tr>${cell('When', html`<span class="nowrap">${when(e.at)}</span>`, 'lead-cell')}${
+    const role = e.roleName ? mention(e.roleName) : html`<span>${t('dashMem.audit.deletedRole', { id: e.roleId })}</span>`;
+    const verb = t(e.action === 'add' ? 'dashMem.verb.add' : e.action === 'remove' ? 'dashMem.verb.remove' : 'dashMem.verb.forget');
+    return html`<tr>${cell(whenCol, dayAndTime(whenFor(t, e.at)), 'lead-cell')}${
       showMember
         ? cell(
-            'Member',
+            member,
             html`<a href="${guildPath(guildId, `/members/${e.userId}`)}">${e.patronName ?? e.userId}</a>${
               e.patronName ? html`<br><span class="hint nowrap">${e.userId}</span>` : null
             }`,
           )
         : null
-    }${cell('Change', html`${verb} ${role}`)}${cell('Outcome', html`<span class="pill ${pill}">${e.outcome}</span>`, 'side-cell')}${cell(
-      'Why',
-      html`${prose(e.reason)}<br><span class="hint">${TRIGGER_LABELS[e.trigger as keyof typeof TRIGGER_LABELS] ?? e.trigger}${e.error && showErrors ? ` · ${e.error}` : ''}</span>`,
-    )}</tr>`;
+    }${cell(change, html`${verb} ${role}`)}${cell(
+      outcome,
+      html`<span class="pill ${OUTCOME_PILL[e.outcome] ?? 'removed'}">${t(`dashMem.outcome.${e.outcome}`)}</span>`,
+      'side-cell',
+    )}${cell(why, html`${prose(e.reason)}<br><span class="hint">${triggerWords(e.trigger, t)}${e.error && showErrors ? ` · ${e.error}` : ''}</span>`)}</tr>`;
   })}</tbody></table></div>`;
 }
+
+const ENTITLEMENT_PILL: Record<string, string> = { active: 'added', grace: 'warn' };
 
 /** One member: the `/status` view for anyone, their roles now and their last changes. */
 export function renderMember(o: {
@@ -112,69 +151,81 @@ export function renderMember(o: {
   flash: DashboardFlash | null;
 }): string {
   const { access, detail } = o;
+  const t = translator(o.viewer.locale ?? 'en');
   const locked = !access.canChange;
+  const off = locked ? trustedHtml(' disabled') : null;
   const compAction = guildPath(access.guildId, `/members/${detail.userId}/comps`);
-  const ends = (at: Date) => `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   const compList = detail.comps.length
     ? html`<ul class="list">${detail.comps.map(
         ({ comp, tierTitle }) =>
-          html`<li class="item"><div class="item-head"><span class="item-title">${tierTitle}</span><span class="muted">until ${ends(comp.until)}</span></div><p class="item-text">${prose(comp.reason)}</p>${
+          html`<li class="item"><div class="item-head"><span class="item-title">${tierTitle}</span><span class="muted">${t('dashMem.until', { when: whenFor(t, comp.until) })}</span></div><p class="item-text">${prose(comp.reason)}</p>${
             locked
               ? null
-              : html`<form method="post" action="${compAction}">${csrfField(o.viewer.csrfToken)}<input type="hidden" name="action" value="revoke"><input type="hidden" name="tier" value="${tierRef(comp.campaignId, comp.tierId)}"><button class="link-button" type="submit">End this comp now</button></form>`
+              : html`<form method="post" action="${compAction}">${csrfField(o.viewer.csrfToken)}<input type="hidden" name="action" value="revoke"><input type="hidden" name="tier" value="${tierRef(comp.campaignId, comp.tierId)}"><button class="link-button" type="submit">${t('dashMem.endComp')}</button></form>`
           }</li>`,
       )}</ul>`
-    : html`<p class="hint">No comp in force.</p>`;
+    : html`<p class="hint">${t('dashMem.noComp')}</p>`;
   const compForm =
     o.tiers.length === 0
-      ? html`<p class="hint">No tiers yet: connect a campaign first.</p>`
+      ? html`<p class="hint">${t('dashMem.noTiers')}</p>`
       : html`<form class="cols form-row" method="post" action="${compAction}">${csrfField(o.viewer.csrfToken)}<input type="hidden" name="action" value="grant">
-<div class="field"><label for="comp-tier">Tier</label><select id="comp-tier" name="tier" required${locked ? trustedHtml(' disabled') : null}><option value="">Choose a tier</option>${o.tiers.map((t) => html`<option value="${t.ref}">${t.title}</option>`)}</select></div>
-<div class="field"><label for="comp-until">Until (last day, UTC)</label><input type="date" id="comp-until" name="until" required${locked ? trustedHtml(' disabled') : null}></div>
-<div class="field"><label for="comp-reason">Why</label><input type="text" id="comp-reason" name="reason" maxlength="200" required${locked ? trustedHtml(' disabled') : null}></div>
-<div class="actions"><button class="btn" type="submit"${locked ? trustedHtml(' disabled') : null}>Give as a comp</button></div>
+<div class="field"><label for="comp-tier">${t('dashMem.tier')}</label><select id="comp-tier" name="tier" required${off}><option value="">${t('dashMem.chooseTier')}</option>${o.tiers.map((x) => html`<option value="${x.ref}">${x.title}</option>`)}</select></div>
+<div class="field"><label for="comp-until">${t('dashMem.compUntil')}</label><input type="date" id="comp-until" name="until" required${off}></div>
+<div class="field"><label for="comp-reason">${t('dashMem.compWhy')}</label><input type="text" id="comp-reason" name="reason" maxlength="200" required${off}></div>
+<div class="actions"><button class="btn" type="submit"${off}>${t('dashMem.giveComp')}</button></div>
 </form>`;
   const { status } = detail;
   const outcome = status.outcome;
   const link = status.linked
-    ? `Linked to Patreon${status.method === 'social' ? ' (through the Discord connection on their Patreon account)' : ''}.`
+    ? status.method === 'social'
+      ? t('dashMem.linkedSocial')
+      : t('dashMem.linked')
     : status.lastEvent?.kind === 'moved_away'
-      ? `Not linked: their Patreon membership moved to another Discord account on ${status.lastEvent.at.toISOString().slice(0, 10)}.`
+      ? t('dashMem.movedAway', { date: dayFor(t, status.lastEvent.at) })
       : status.lastEvent?.kind === 'unlinked'
-        ? `Not linked: they ran /unlink on ${status.lastEvent.at.toISOString().slice(0, 10)}.`
-        : 'Not linked: they have not run /link yet.';
+        ? t('dashMem.unlinked', { date: dayFor(t, status.lastEvent.at) })
+        : t('dashMem.neverLinked');
+  const entitlementWord = (kind: string) =>
+    kind === 'active'
+      ? t('dashMem.entitlement.active')
+      : kind === 'grace'
+        ? t('dashMem.entitlement.grace')
+        : kind === 'lapsed'
+          ? t('dashMem.entitlement.lapsed')
+          : t('dashMem.entitlement.none');
   const standing = status.linked
     ? html`<ul class="list">${status.campaigns.map(
         (c) =>
-          html`<li class="item"><div class="item-head"><span class="item-title">${c.name}</span><span class="pill ${c.entitlement.kind === 'active' ? 'added' : c.entitlement.kind === 'grace' ? 'warn' : 'muted'}">${c.entitlement.kind}</span></div><p class="item-text">${prose(c.entitlement.reason)}${
+          html`<li class="item"><div class="item-head"><span class="item-title">${c.name}</span><span class="pill ${ENTITLEMENT_PILL[c.entitlement.kind] ?? 'muted'}">${entitlementWord(c.entitlement.kind)}</span></div><p class="item-text">${prose(t.locale === 'en' ? c.entitlement.reason : standingText(t, c.entitlement))}${
             c.tierTitles.length ? ` · ${c.tierTitles.join(', ')}` : ''
           }</p></li>`,
       )}</ul>`
     : null;
   const grants = [...outcome.desired.grants.values()];
+  const tierTitle = (campaignId: string, tierId: string) => status.tierTitles.get(tierKey(campaignId, tierId)) ?? tierId;
   const given = grants.length
     ? html`<ul class="list">${grants.map((g) => {
         const blocked = outcome.plan.blocked.find((b) => b.roleId === g.roleId);
         const pending = outcome.plan.changes.some((c) => c.op === 'add' && c.roleId === g.roleId);
         return html`<li class="item"><div class="item-head"><span class="item-title">${mention(g.roleName)}</span>${
           blocked
-            ? html`<span class="pill removed">cannot be given</span>`
+            ? html`<span class="pill removed">${t('dashMem.cannotGive')}</span>`
             : pending
-              ? html`<span class="pill warn">on its way</span>`
-              : html`<span class="pill added">has it</span>`
-        }</div><p class="item-text">${prose(grantReason(g))}</p>${blocked ? html`<p class="item-fix"><strong>Fix:</strong> ${prose(blocked.problem.fix)}</p>` : null}</li>`;
+              ? html`<span class="pill warn">${t('dashMem.onItsWay')}</span>`
+              : html`<span class="pill added">${t('dashMem.hasIt')}</span>`
+        }</div><p class="item-text">${prose(grantReasonText({ ...g, reason: grantReason(g) }, tierTitle, t))}</p>${blocked ? html`<p class="item-fix"><strong>${t('dashMem.fix')}</strong> ${prose(blocked.problem.fix)}</p>` : null}</li>`;
       })}</ul>`
-    : html`<p class="hint">Tierlink gives this member no role.</p>`;
+    : html`<p class="hint">${t('dashMem.givesNone')}</p>`;
   const notes = outcome.desired.notes.filter((n) => n.roleId !== '' && n.roleName !== null);
   const notGiven = notes.length
     ? html`<ul class="list">${notes.map((n) => {
         const tier = n.campaignId && n.tierId ? status.tierTitles.get(tierKey(n.campaignId, n.tierId)) : null;
-        const reason = status.linked ? n.reason : `${tier ? `${tier} tier: ` : ''}needs a linked Patreon membership`;
+        const reason = status.linked ? noteReasonOnPage(n, t) : tier ? t('dashMem.needsLinkTier', { tier }) : t('dashMem.needsLink');
         return html`<li class="item"><span class="item-title">${mention(n.roleName!)}</span><p class="item-text">${prose(reason)}</p></li>`;
       })}</ul>`
     : null;
   const leaving = outcome.plan.changes.filter((c) => c.op === 'remove');
-  const title = detail.discordName ?? detail.patronName ?? `Discord user ${detail.userId}`;
+  const title = detail.discordName ?? detail.patronName ?? t('dashMem.discordUser', { id: detail.userId });
   return renderDashboard({
     title,
     viewer: o.viewer,
@@ -182,8 +233,8 @@ export function renderMember(o: {
     flash: o.flash,
     intro: [
       detail.username && detail.username !== detail.discordName ? `@${detail.username}` : null,
-      detail.patronName ? `${detail.patronName} on Patreon` : null,
-      `Discord id ${detail.userId}`,
+      detail.patronName ? t('dashMem.onPatreon', { name: detail.patronName }) : null,
+      t('dashMem.discordId', { id: detail.userId }),
     ]
       .filter(Boolean)
       .join(' · '),
@@ -191,31 +242,31 @@ export function renderMember(o: {
 <div class="cols two">
 ${panel({
   id: 'link',
-  title: 'Link and standing',
-  body: html`<p>${prose(link)}</p>${!detail.inGuild ? html`<p class="hint">Not a member of this server now: roles arrive when they join.</p>` : null}${standing}`,
+  title: t('dashMem.linkTitle'),
+  body: html`<p>${prose(link)}</p>${!detail.inGuild ? html`<p class="hint">${t('dashMem.notMember')}</p>` : null}${standing}`,
 })}
 ${panel({
   id: 'roles',
-  title: 'Roles now',
+  title: t('dashMem.rolesNow'),
   body: detail.roles.length
     ? html`<ul class="chips">${detail.roles.map((r) => html`<li class="chip">${mention(r.name)}</li>`)}</ul>`
-    : html`<p class="hint">${detail.inGuild ? 'No roles.' : 'Not in the server.'}</p>`,
+    : html`<p class="hint">${detail.inGuild ? t('dashMem.noRoles') : t('dashMem.notInServerNow')}</p>`,
 })}
 </div>
-${panel({ id: 'given', title: 'Roles from Tierlink, and why', body: given })}
+${panel({ id: 'given', title: t('dashMem.given'), body: given })}
 ${panel({
   id: 'comps',
-  title: 'Comps',
-  hint: 'A tier given for a while, whatever their membership says; it ends by itself.',
+  title: t('dashMem.comps'),
+  hint: t('dashMem.compsHint'),
   body: html`${compList}${compForm}`,
 })}
-${notGiven ? panel({ id: 'not-given', title: 'Roles they do not get, and why', body: notGiven }) : null}
-${leaving.length ? panel({ id: 'leaving', title: 'Roles on their way out', body: html`<ul class="list">${leaving.map((c) => html`<li class="item"><span class="item-title">${mention(c.roleName)}</span><p class="item-text">${prose(c.reason)}</p></li>`)}</ul>` }) : null}
+${notGiven ? panel({ id: 'not-given', title: t('dashMem.notGiven'), body: notGiven }) : null}
+${leaving.length ? panel({ id: 'leaving', title: t('dashMem.leaving'), body: html`<ul class="list">${leaving.map((c) => html`<li class="item"><span class="item-title">${mention(c.roleName)}</span><p class="item-text">${prose(c.reason)}</p></li>`)}</ul>` }) : null}
 ${panel({
   id: 'changes',
-  title: 'Last role changes',
-  hint: plural(detail.recentChanges.length, 'change') + ' shown.',
-  body: html`${auditTable(detail.recentChanges, 'Last role changes of this member', false, access.guildId)}<p class="actions"><a href="${guildPath(access.guildId, `/audit?member=${detail.userId}`)}">Every change of this member in the audit log${icons.chevronRight}</a></p>`,
+  title: t('dashMem.changes'),
+  hint: t('dashMem.changesShown', { count: detail.recentChanges.length }),
+  body: html`${auditTable(detail.recentChanges, t('dashMem.changesCaption'), false, access.guildId, true, t)}<p class="actions"><a href="${guildPath(access.guildId, `/audit?member=${detail.userId}`)}">${t('dashMem.everyChange')}${icons.chevronRight}</a></p>`,
 })}
 </div>`,
   });

@@ -38,6 +38,13 @@ export function whenFor(t: T, date: Date | null): SafeHtml | string {
   return localMoment(date, `${numeric.format(date)} UTC`);
 }
 
+/** A day, as short as English's ISO day ("20.11.2026"): for table cells that must not wrap on a phone. */
+export function dayFor(t: T, date: Date | null): string {
+  if (!date) return '—';
+  if (t.locale === 'en') return date.toISOString().slice(0, 10);
+  return new Intl.DateTimeFormat(t.locale, { timeZone: 'UTC', year: 'numeric', month: '2-digit', day: '2-digit' }).format(date);
+}
+
 export function statusPill(run: Pick<SyncRun, 'status' | 'dryRun'>, t: T = ENGLISH_T): SafeHtml {
   const key = known<Extract<MessageKey, `dashOv.run.${string}`>>(`dashOv.run.${run.status}`);
   const status = key ? t(key) : run.status;

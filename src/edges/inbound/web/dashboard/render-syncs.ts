@@ -2,11 +2,12 @@ import type { GuildAccess } from '../../../../app/dashboard/access';
 import type { HeldRemovals } from '../../../../app/dashboard/syncs';
 import type { SyncRun } from '../../../../app/dashboard/views';
 import type { GuildSyncReport } from '../../../../core/sync-report';
-import { type SafeHtml, html, plural, prose, trustedHtml } from '../pages/html';
+import { type SafeHtml, html, prose, trustedHtml } from '../pages/html';
+import { type T, translator } from '../../../../core/i18n';
 import { mention } from '../pages/layout';
-import { runsTable } from './render-overview';
+import { runsTable, whenFor } from './render-overview';
 import { auditTable } from './render-members';
-import { type Viewer, cell, csrfField, guildPath, panel, renderDashboard, when } from './shell';
+import { type Viewer, cell, csrfField, guildPath, panel, renderDashboard } from './shell';
 import type { DashboardFlash } from './views';
 
 /** Planned changes listed in a preview (the counts cover them all). */
@@ -27,55 +28,60 @@ function applyForm(access: GuildAccess, viewer: Viewer, o: { force: boolean; lab
   }<div class="actions"><button class="btn${o.force ? ' danger' : ''}" type="submit"${disabled(!access.canChange)}>${o.label}</button></div></form>`;
 }
 
-function previewPanel(access: GuildAccess, viewer: Viewer, report: GuildSyncReport): SafeHtml {
+function previewPanel(access: GuildAccess, viewer: Viewer, report: GuildSyncReport, t: T): SafeHtml {
+  const [member, change, why] = [t('dashMem.col.member'), t('dashMem.audit.change'), t('dashMem.audit.why')];
   const p = report.planned;
   const shown = report.changes.slice(0, MAX_PREVIEW_CHANGES);
   const rows = shown.length
-    ? html`<div class="table-wrap"><table class="data stacked"><caption class="visually-hidden">Planned role changes</caption>
-<thead><tr><th scope="col">Member</th><th scope="col">Change</th><th scope="col">Why</th></tr></thead><tbody>${shown.map(
+    ? html`<div class="table-wrap"><table class="data stacked"><caption class="visually-hidden">${t('dashSync.plannedCaption')}</caption>
+<thead><tr><th scope="col">${member}</th><th scope="col">${change}</th><th scope="col">${why}</th></tr></thead><tbody>${shown.map(
         (c) =>
-          html`<tr>${cell('Member', html`<a href="${guildPath(access.guildId, `/members/${c.userId}`)}">${c.username ?? c.userId}</a>`)}${cell(
-            'Change',
-            html`${c.op === 'add' ? 'give' : c.op === 'remove' ? 'take away' : 'forget'} ${c.roleName ? mention(c.roleName) : c.roleId}${
-              c.outcome === 'blocked' ? html` <span class="pill muted">blocked</span>` : null
+          html`<tr>${cell(member, html`<a href="${guildPath(access.guildId, `/members/${c.userId}`)}">${c.username ?? c.userId}</a>`)}${cell(
+            change,
+            html`${t(c.op === 'add' ? 'dashSync.op.add' : c.op === 'remove' ? 'dashSync.op.remove' : 'dashSync.op.forget')} ${c.roleName ? mention(c.roleName) : c.roleId}${
+              c.outcome === 'blocked' ? html` <span class="pill muted">${t('dashMem.outcome.blocked')}</span>` : null
             }`,
-          )}${cell('Why', html`${prose(c.reason)}${c.problem ? html`<br><span class="hint">${prose(c.problem)}</span>` : null}`)}</tr>`,
+          )}${cell(why, html`${prose(c.reason)}${c.problem ? html`<br><span class="hint">${prose(c.problem)}</span>` : null}`)}</tr>`,
       )}</tbody></table></div>${
         report.changes.length > shown.length
-          ? html`<p class="hint">And ${plural(report.changes.length - shown.length, 'more change')}.</p>`
+          ? html`<p class="hint">${t('dashSync.more', { count: report.changes.length - shown.length })}</p>`
           : null
       }`
-    : html`<p class="hint">Nothing to change: every member’s roles already match their tiers.</p>`;
-  const summary = `${plural(report.linkedMembers, 'linked member')}: ${p.adds} to give, ${p.removes} to take away, ${p.forgets} to forget${
-    p.blocked ? `, ${p.blocked} Tierlink cannot make` : ''
-  }.`;
+    : html`<p class="hint">${t('dashSync.nothing')}</p>`;
+  const counts = {
+    members: t('dashSync.linkedMembers', { count: report.linkedMembers }),
+    adds: p.adds,
+    removes: p.removes,
+    forgets: p.forgets,
+  };
+  const summary = p.blocked ? t('dashSync.summaryBlocked', { ...counts, blocked: p.blocked }) : t('dashSync.summary', counts);
   return panel({
     id: 'preview',
-    title: 'Preview: what a sync would change now',
+    title: t('dashSync.previewTitle'),
     hint: summary,
-    body: html`${report.held ? html`<p class="item-fix"><strong>The guard would hold ${plural(report.held.removals, 'removal')}:</strong> ${prose(heldReason(report.held.reason))}.</p>` : null}${rows}
+    body: html`${report.held ? html`<p class="item-fix"><strong>${t('dashSync.guardWould', { count: report.held.removals })}</strong> ${prose(heldReason(report.held.reason))}.</p>` : null}${rows}
 ${
   p.adds + p.removes + p.forgets > 0
     ? report.held
       ? applyForm(access, viewer, {
           force: true,
-          label: 'Sync now, with every removal',
-          confirm: `I checked the ${report.held.removals} removals the guard would hold; take them away.`,
+          label: t('dashSync.syncAll'),
+          confirm: t('dashSync.confirmAll', { count: report.held.removals }),
         })
-      : applyForm(access, viewer, { force: false, label: 'Sync now' })
+      : applyForm(access, viewer, { force: false, label: t('dashSync.syncNow') })
     : null
 }`,
   });
 }
 
-function heldPanel(access: GuildAccess, viewer: Viewer, held: HeldRemovals): SafeHtml {
+function heldPanel(access: GuildAccess, viewer: Viewer, held: HeldRemovals, t: T): SafeHtml {
   return panel({
     id: 'held',
-    title: `${plural(held.run.heldRemovals, 'removal')} held back`,
-    hint: html`The sync of ${when(held.run.startedAt)} held them: ${prose(heldReason(held.run.heldReason))}. Check them, then apply them: a sync runs again first, so only removals still due are made.`,
-    body: html`${auditTable(held.removals, 'Held removals', true, access.guildId, false)}${
-      held.more ? html`<p class="hint">Only the first ${held.removals.length} are listed.</p>` : null
-    }${applyForm(access, viewer, { force: true, label: 'Apply the held removals', confirm: 'I checked these removals; take the roles away.' })}`,
+    title: t('dashSync.heldTitle', { count: held.run.heldRemovals }),
+    hint: prose(t('dashSync.heldHint', { when: whenFor(t, held.run.startedAt), reason: heldReason(held.run.heldReason) })),
+    body: html`${auditTable(held.removals, t('dashSync.heldCaption'), true, access.guildId, false, t)}${
+      held.more ? html`<p class="hint">${t('dashSync.onlyFirst', { count: held.removals.length })}</p>` : null
+    }${applyForm(access, viewer, { force: true, label: t('dashSync.applyHeld'), confirm: t('dashSync.confirmHeld') })}`,
   });
 }
 
@@ -88,21 +94,21 @@ export function renderSyncs(o: {
   flash: DashboardFlash | null;
 }): string {
   const { access, viewer } = o;
+  // In the signed-in user's Discord language, as the Overview; the guard's reasons are the planner's English.
+  const t = translator(viewer.locale ?? 'en');
   const actions = html`<div class="actions">
-<form method="post" action="${guildPath(access.guildId, '/syncs/preview')}">${csrfField(viewer.csrfToken)}<button class="btn secondary" type="submit"${disabled(!access.canChange)}>Preview a sync</button></form>
+<form method="post" action="${guildPath(access.guildId, '/syncs/preview')}">${csrfField(viewer.csrfToken)}<button class="btn secondary" type="submit"${disabled(!access.canChange)}>${t('dashSync.previewButton')}</button></form>
 </div>`;
   return renderDashboard({
-    title: 'Syncs',
+    title: t('dash.syncs'),
     viewer,
     server: { id: access.guildId, name: access.guildName, tab: 'syncs' },
     flash: o.flash,
-    intro: access.canChange
-      ? 'The nightly sync heals whatever drifted. Preview one to see what it would change, then run it.'
-      : 'You can look but not run syncs: that needs the Manage Roles permission in this server, as /sync does.',
+    intro: access.canChange ? t('dashSync.intro') : t('dashSync.introLocked'),
     main: html`<div class="stack">
-${o.held ? heldPanel(access, viewer, o.held) : null}
-${o.preview ? previewPanel(access, viewer, o.preview) : panel({ id: 'run', title: 'Preview and run', hint: 'A preview reads Patreon and Discord and changes nothing.', body: actions })}
-${panel({ id: 'history', title: 'History', body: runsTable(o.history, 'Syncs of this server, newest first') })}
+${o.held ? heldPanel(access, viewer, o.held, t) : null}
+${o.preview ? previewPanel(access, viewer, o.preview, t) : panel({ id: 'run', title: t('dashSync.runTitle'), hint: t('dashSync.runHint'), body: actions })}
+${panel({ id: 'history', title: t('dashSync.history'), body: runsTable(o.history, t('dashSync.historyCaption'), t) })}
 </div>`,
   });
 }

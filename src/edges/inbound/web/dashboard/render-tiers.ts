@@ -7,6 +7,7 @@ import { SETTING_BOUNDS } from '../../../../core/planner/settings';
 import { CHANNEL_SETTINGS, type ChannelSetting, channelOf } from '../../../../core/guild-channels';
 import { type SafeHtml, html, plural, prose, trustedHtml } from '../pages/html';
 import { mention } from '../pages/layout';
+import { LANGUAGE_NAMES, LOCALES, translator } from '../../../../core/i18n';
 import { type Viewer, csrfField, guildPath, panel, renderDashboard } from './shell';
 import type { DashboardFlash } from './views';
 
@@ -88,6 +89,11 @@ ${t.roles
 
   const s = view.settings;
   const c = view.choices;
+  // The server's language, named in the viewer's language; each language by its own name.
+  const t = translator(viewer.locale ?? 'en');
+  const languageField = html`<div class="field"><label for="server_language">${t('dashLang.label')}</label><select id="server_language" name="server_language" aria-describedby="server_language-hint"${disabled(locked)}><option value="discord"${selected(c.locale === null)}>${t('dashLang.discord', { language: LANGUAGE_NAMES[c.discordLocale] })}</option>${LOCALES.map(
+    (l) => html`<option value="${l}" lang="${l}"${selected(c.locale === l)}>${LANGUAGE_NAMES[l]}</option>`,
+  )}</select><p class="hint" id="server_language-hint">${t('dashLang.hint')}</p></div>`;
   const settingsForm = html`<form class="fields" method="post" action="${action('/settings')}">${csrfField(viewer.csrfToken)}
 <div class="cols two">
 ${numberField({ name: 'grace_days', label: 'Grace period (days)', value: s.graceDays, ...SETTING_BOUNDS.graceDays, hint: 'How long roles stay after a declined payment.', locked })}
@@ -106,6 +112,7 @@ ${numberField({ name: 'removal_threshold_min', label: '…when they are at least
 <label class="check"><input type="checkbox" name="patron_messages" value="on"${checked(c.patronMessages)}${disabled(locked)}> Message a patron when a payment is declined and when the grace period ends</label>
 <label class="check"><input type="checkbox" name="link_messages" value="on"${checked(c.linkMessages)}${disabled(locked)}> Message a patron when they link their membership here</label>
 <p class="hint">Each patron can turn these messages off for themselves with /privacy.</p>
+${languageField}
 <div class="field"><label for="welcome_names">Welcomes name new patrons by</label><select id="welcome_names" name="welcome_names" aria-describedby="welcome_names-hint"${disabled(locked)}>${WELCOME_NAME_CHOICES.map(
     ([value, label]) => html`<option value="${value}"${selected(c.welcomeNames === value)}>${label}</option>`,
   )}</select><p class="hint" id="welcome_names-hint">Only members who are in the server and linked are ever named, never by their Patreon name.</p></div>

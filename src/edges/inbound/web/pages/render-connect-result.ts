@@ -1,3 +1,4 @@
+import { priceText, pricingOf } from '../../../../core/i18n/price';
 import { html, plural, prose, type HtmlValue, type SafeHtml } from './html';
 import { command, context, hero, icons, mention, nextSteps, renderDocument, section, type Step, type Tone } from './layout';
 import type { ConnectResultView, ConnectTierLine, ProblemLine } from './views';
@@ -101,16 +102,12 @@ function stat(value: number, label: string): SafeHtml {
   return html`<div class="stat"><dt class="stat-label">${label}</dt><dd class="stat-value">${value.toLocaleString('en-US')}</dd></div>`;
 }
 
-const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
-
-/** Tier amounts are US cents (spec: Tier.amount_cents). Whole dollars drop the ".00". */
-function dollars(cents: number): string {
-  const text = usd.format(cents / 100);
-  return cents % 100 === 0 ? text.replace(/\.00$/, '') : text;
-}
-
 function tierRow(tier: ConnectTierLine): SafeHtml {
-  const meta = [dollars(tier.amountCents), tier.patronCount === null ? null : plural(tier.patronCount, 'patron')]
+  // As the campaign states it: its currency and how often patrons pay ("€5 per creation", "$10 a month").
+  const meta = [
+    priceText({ ...(tier.pricing ?? pricingOf(null)), amountCents: tier.amountCents }),
+    tier.patronCount === null ? null : plural(tier.patronCount, 'patron'),
+  ]
     .filter(Boolean)
     .join(' · ');
   const roles: HtmlValue =

@@ -1,3 +1,4 @@
+import type { Pricing } from '../../../../core/i18n/price';
 /**
  * What each page shows, as plain data. Services build these; the renderers in this folder turn
  * them into complete HTML documents (no external assets: the pages work offline).
@@ -57,6 +58,8 @@ export interface LinkResultView {
 export interface ConnectTierLine {
   title: string;
   amountCents: number;
+  /** The campaign's currency and how often its patrons pay: the price is written as the campaign states it. */
+  pricing?: Pricing;
   patronCount: number | null;
   roles: string[];
 }

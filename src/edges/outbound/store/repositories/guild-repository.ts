@@ -17,6 +17,8 @@ export interface GuildRepository {
   locale(guildId: string): Promise<Locale>;
   /** The managers' choice of the server's language; null: follow Discord's. */
   setLocale(guildId: string, locale: Locale | null): Promise<void>;
+  /** The managers' choice (null: none) and the server's language as Discord states it (English when none is ours). */
+  localeChoice(guildId: string): Promise<{ chosen: Locale | null; discord: Locale }>;
   name(guildId: string): Promise<string | null>;
   /** The guilds among `guildIds` that Tierlink knows (the bot was there), with their names. */
   namesOf(guildIds: readonly string[]): Promise<Map<string, string | null>>;
@@ -89,6 +91,14 @@ export function createGuildRepository(db: Db): GuildRepository {
         .insert(guilds)
         .values({ id: guildId, locale })
         .onConflictDoUpdate({ target: guilds.id, set: { locale, updatedAt: new Date() } });
+    },
+
+    async localeChoice(guildId: string): Promise<{ chosen: Locale | null; discord: Locale }> {
+      const [row] = await db
+        .select({ locale: guilds.locale, discordLocale: guilds.discordLocale })
+        .from(guilds)
+        .where(eq(guilds.id, guildId));
+      return { chosen: isLocale(row?.locale) ? row.locale : null, discord: fromDiscordLocale(row?.discordLocale) };
     },
 
     async name(guildId: string): Promise<string | null> {

@@ -1,0 +1,166 @@
+import { Permission } from '@tierlink/sandbox/discord';
+import { type Locale, translator } from '../../src/core/i18n';
+import { type DashboardBrowser, signIn } from '../support/dashboard-client';
+import { type E2E, pageText, startE2E } from '../support/e2e';
+import { activePatron } from '../support/e2e-admin';
+import { englishIn } from '../support/english-leaks';
+
+/**
+ * The dashboard's Members page and a member's page in the signed-in user's Discord language (German
+ * and Portuguese: no English sentence of the catalogue left), and the server's language chosen on
+ * the Tiers and roles page: saved with the page's token by someone allowed, refused otherwise.
+ */
+
+let e: E2E;
+let mira: string;
+const readers = new Map<Locale, DashboardBrowser>();
+let owner: DashboardBrowser;
+let moderator: DashboardBrowser;
+let supporters: string;
+
+beforeAll(async () => {
+  e = await startE2E({ connected: true });
+  const patron = activePatron(e, 'Mira Okonkwo', [e.tiers.gold]);
+  mira = e.discord.addMember(e.guildId, { username: 'mira_ok', nick: 'Mira' }).userId;
+  await e.link(mira, patron.id);
+  await e.discord.waitForMemberRole(e.guildId, mira, e.roles.gold, { present: true });
+  activePatron(e, 'Jonas Lindqvist', [e.tiers.silver]); // a patron who has not linked
+  await e.tierlink.services.runSync({ guildId: e.guildId, dryRun: false, force: false, trigger: 'manual' });
+  const admins = e.discord.createRole(e.guildId, { name: 'Admins', permissions: Permission.Administrator }).id;
+  for (const locale of ['de', 'pt-BR'] as const) {
+    const reader = e.discord.addMember(e.guildId, { username: `reader-${locale}`, locale, roleIds: [admins] });
+    readers.set(locale, (await signIn(e, reader.userId)).browser);
+  }
+  supporters = e.discord.createRole(e.guildId, { name: 'Supporters' }).id;
+  ({ browser: owner } = await signIn(e, e.ownerId));
+  const moderators = e.discord.createRole(e.guildId, { name: 'Moderators', position: 1, permissions: Permission.ManageRoles }).id;
+  const mod = e.discord.addMember(e.guildId, { username: 'moderator', roleIds: [moderators] }).userId;
+  ({ browser: moderator } = await signIn(e, mod));
+}, 90_000);
+afterAll(() => e?.stop());
+
+const path = (p = '') => `/dashboard/${e.guildId}${p}`;
+
+describe.each(['de', 'pt-BR'] as const)('in %s', (locale) => {
+  const t = translator(locale);
+
+  test.each(['/members', '/members?filter=not-linked', '/members?q=mira', '/members/:mira', '/audit', '/syncs'])(
+    '%s speaks the reader’s language',
+    async (p) => {
+      const page = await readers.get(locale)!.get(path(p.replace(':mira', mira)));
+      expect(page.status).toBe(200);
+      expect(page.html).toContain(`<html lang="${locale}"`);
+      const text = pageText(page.html);
+      expect(englishIn(text)).toEqual([]);
+      if (p === '/audit') {
+        expect(text).toContain(t('dashAud.intro'));
+        expect(text).toContain(t('dashAud.action.forget'));
+        expect(text).toContain(`${t('dashMem.verb.add')} @Gold`);
+      } else if (p === '/syncs') {
+        expect(text).toContain(t('dashSync.intro'));
+        expect(text).toContain(t('dashSync.history'));
+      } else if (p.startsWith('/members/')) {
+        expect(text).toContain(t('dashMem.linkTitle'));
+        expect(text).toContain(t('dashMem.given'));
+        expect(text).toContain(t('dashMem.linked'));
+      } else {
+        expect(text).toContain(t('dashMem.intro'));
+        expect(text).toContain(t('dashMem.filter.not-in-server'));
+        expect(text).toContain(t('dashMem.csv'));
+      }
+    },
+  );
+
+  test('a sync’s preview speaks the reader’s language', async () => {
+    const reader = readers.get(locale)!;
+    const syncs = await reader.get(path('/syncs'));
+    const preview = await reader.post(path('/syncs/preview'), {}, { csrfFrom: syncs.html });
+    expect(preview.status).toBe(200);
+    const text = pageText(preview.html);
+    expect(text).toContain(t('dashSync.previewTitle'));
+    expect(englishIn(text)).toEqual([]);
+  });
+
+  test('a mapping shown before it is made speaks the reader’s language; cancelled, nothing changes', async () => {
+    const reader = readers.get(locale)!;
+    const tiers = await reader.get(path('/tiers'));
+    const tier = `${e.patreon.campaignId}:${e.tiers.gold}`;
+    const shown = await reader.post(path('/tiers/map'), { tier, role: supporters }, { csrfFrom: tiers.html });
+    expect(shown.status).toBe(200);
+    const text = pageText(shown.html);
+    expect(text).toContain(t('dashPrev.title'));
+    expect(text).toContain(t('dashPrev.wouldGive', { tier: 'Gold', role: '@Supporters' }));
+    expect(text).toContain(t('dashPrev.gives', { count: 1, role: '\u0000' }).split('\u0000')[0]!.trim());
+    expect(englishIn(text)).toEqual([]);
+    const token = /name="token" value="([^"]+)"/.exec(shown.html)![1]!;
+    await reader.post(path('/changes/cancel'), { token }, { csrfFrom: shown.html });
+    expect(e.discord.memberRoles(e.guildId, mira)).not.toContain(supporters);
+  });
+
+  test('the members list writes its counts and days the language’s way', async () => {
+    const page = await readers.get(locale)!.get(path('/members?filter=linked'));
+    const text = pageText(page.html);
+    expect(text).toContain(t('dashMem.col.since'));
+    // The day a patron began, in its cell: "28.11.2026" in German, "28/11/2026" in Portuguese; never the ISO day.
+    const since = new RegExp(`data-label="${t('dashMem.col.since')}"><div><span class="nowrap">([^<]+)<`).exec(page.html)?.[1];
+    expect(since).toMatch(locale === 'de' ? /^\d{2}\.\d{2}\.\d{4}$/ : /^\d{2}\/\d{2}\/\d{4}$/);
+    expect(page.html).toContain(`<strong>${new Intl.NumberFormat(locale).format(1)}</strong>`);
+  });
+});
+
+describe('the server’s language', () => {
+  /** The settings form as the Tiers and roles page sends it (the defaults), with a language. */
+  const form = (language: string) => ({
+    grace_days: '7',
+    mode: 'stack',
+    former_role: '',
+    follower_role: '',
+    free_tiers_grant_roles: 'on',
+    removal_threshold_percent: '10',
+    removal_threshold_min: '25',
+    server_language: language,
+  });
+  const stored = () => e.tierlink.services.repos.guilds.locale(e.guildId);
+
+  test('the Tiers and roles page offers Discord’s language and the four', async () => {
+    const page = await readers.get('de')!.get(path('/tiers'));
+    expect(page.status).toBe(200);
+    const t = translator('de');
+    expect(page.html).toContain(t('dashLang.label'));
+    expect(page.html).toContain('<option value="discord" selected>');
+    for (const name of ['English', 'Deutsch', 'Español', 'Português (Brasil)']) expect(page.html).toContain(`>${name}</option>`);
+  });
+
+  test('refused without the page’s token: nothing changes', async () => {
+    const tiers = await owner.get(path('/tiers'));
+    expect(tiers.status).toBe(200);
+    const answer = await owner.post(path('/settings'), { ...form('de'), _csrf: 'forged' });
+    expect(answer.status).toBe(403);
+    expect(await stored()).toBe('en');
+  });
+
+  test('refused to someone with Manage Roles but not Manage Server: nothing changes', async () => {
+    const tiers = await moderator.get(path('/tiers'));
+    const answer = await moderator.follow(await moderator.post(path('/settings'), form('de'), { csrfFrom: tiers.html }));
+    expect(pageText(answer.html)).toContain('Nothing was changed');
+    expect(pageText(answer.html)).toContain('the server’s language needs the Manage Server permission');
+    expect(await stored()).toBe('en');
+  });
+
+  test('the owner chooses German, then Discord’s again; what the server sees follows', async () => {
+    let tiers = await owner.get(path('/tiers'));
+    let answer = await owner.follow(await owner.post(path('/settings'), form('de'), { csrfFrom: tiers.html }));
+    expect(pageText(answer.html)).toContain('Settings saved.');
+    expect(await stored()).toBe('de');
+    expect(answer.html).toContain('<option value="de" lang="de" selected>Deutsch</option>');
+
+    tiers = await owner.get(path('/tiers'));
+    answer = await owner.follow(await owner.post(path('/settings'), form('klingon'), { csrfFrom: tiers.html }));
+    expect(pageText(answer.html)).toContain('Choose the server’s language.');
+    expect(await stored()).toBe('de');
+
+    answer = await owner.follow(await owner.post(path('/settings'), form('discord'), { csrfFrom: answer.html }));
+    expect(pageText(answer.html)).toContain('Settings saved.');
+    expect(await stored()).toBe('en');
+  });
+});
