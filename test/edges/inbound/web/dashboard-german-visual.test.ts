@@ -5,8 +5,7 @@
  * clipped. One browser, one context per width. Screenshots go to
  * `screenshots/dashboard-{members,member}-de-<width>.tmp.png`.
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { translator } from '../../../../src/core/i18n';
 import { signIn } from '../../../support/dashboard-client';
@@ -14,9 +13,9 @@ import { type E2E, startE2E } from '../../../support/e2e';
 import { activePatron } from '../../../support/e2e-admin';
 import { englishIn } from '../../../support/english-leaks';
 import { inspectPage } from '../../../support/page-inspection';
+import { shoot } from '../../../support/screenshots';
 
 const CHROMIUM = '/usr/bin/chromium';
-const SCREENSHOTS = path.resolve(__dirname, '../../../../screenshots');
 const ADMIN = 1n << 3n;
 const WIDTHS = [320, 390] as const;
 
@@ -30,7 +29,6 @@ inChromium('the German Members and member pages at phone width in headless Chrom
   const t = translator('de');
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
     e = await startE2E({ connected: true });
     // Long names, as real servers have them.
     for (const [name, tiers] of [
@@ -77,7 +75,7 @@ inChromium('the German Members and member pages at phone width in headless Chrom
         expect(seen.scrollWidth).toBeLessThanOrEqual(seen.width);
         expect(seen.overflowing).toEqual([]);
         expect(seen.lowContrast).toEqual([]);
-        await page.screenshot({ path: path.join(SCREENSHOTS, `dashboard-${name}-de-${width}.tmp.png`), fullPage: true });
+        await shoot(page, `dashboard-${name}-de-${width}.tmp.png`, { fullPage: true });
       }
     } finally {
       await context.close();

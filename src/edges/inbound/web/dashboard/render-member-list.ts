@@ -5,6 +5,7 @@ import { ENGLISH, type MessageKey, type T, formatNumber, translator } from '../.
 import { type SafeHtml, html, trustedHtml } from '../pages/html';
 import { icons } from '../pages/layout';
 import { dayFor, whenFor } from './render-overview';
+import { richOf } from '../pages/speech';
 import { cell, guildPath, panel } from './shell';
 
 const ENGLISH_T = translator('en');
@@ -126,7 +127,7 @@ export function memberListPanel(guildId: string, list: MemberListPage, joinUrl: 
   return panel({
     id: 'list',
     title: `${filterLabel(list.filter, t)} (${formatNumber(t.locale, total)})`,
-    hint: `${filterAbout(list.filter, t)} ${list.refreshing ? t('dashMem.countedRefreshing', counted) : t('dashMem.counted', counted)}`,
+    hint: html`${filterAbout(list.filter, t)} ${list.refreshing ? richOf(t)('dashMem.countedRefreshing', counted) : richOf(t)('dashMem.counted', counted)}`,
     // The CSV's column headers stay English: a file for spreadsheets and scripts, read by column name.
     body: html`${sortForm}${reach}${table}${pager}<p class="actions"><a class="btn secondary" href="${listHref(guildId, { filter: list.filter, sort: 'name' }, '/members.csv')}" download>${t('dashMem.csv')}</a></p>`,
   });

@@ -5,6 +5,7 @@ import type { AuditEntry } from '../../../../app/dashboard/views';
 import { tierKey } from '../../../../app/linking/status-service';
 import { ENGLISH, type MessageKey, type T, translator } from '../../../../core/i18n';
 import { type SafeHtml, html, prose, trustedHtml } from '../pages/html';
+import { richOf } from '../pages/speech';
 import { tierRef } from '../../../../app/admin/tiers-service';
 import { grantReason } from '../../../../core/planner';
 import { icons, mention } from '../pages/layout';
@@ -85,16 +86,6 @@ export function renderMemberSearch(o: {
   });
 }
 
-/**
- * A moment as its day and its time, each kept whole: on a narrow phone the card's first row (the
- * moment beside the outcome) may wrap between them ("20.11.2026," / "12:00 UTC"), never inside one.
- */
-function dayAndTime(moment: string): SafeHtml {
-  const at = moment.search(/\d{1,2}:\d{2}/);
-  if (at <= 0) return html`<span class="nowrap">${moment}</span>`;
-  return html`<span class="nowrap">${moment.slice(0, at).trimEnd()}</span> <span class="nowrap">${moment.slice(at)}</span>`;
-}
-
 const OUTCOME_PILL: Record<AuditEntry['outcome'], string> = { applied: 'added', held: 'warn', blocked: 'muted', failed: 'removed' };
 
 /**
@@ -123,7 +114,7 @@ export function auditTable(
 <tbody>${entries.map((e) => {
     const role = e.roleName ? mention(e.roleName) : html`<span>${t('dashMem.audit.deletedRole', { id: e.roleId })}</span>`;
     const verb = t(e.action === 'add' ? 'dashMem.verb.add' : e.action === 'remove' ? 'dashMem.verb.remove' : 'dashMem.verb.forget');
-    return html`<tr>${cell(whenCol, dayAndTime(whenFor(t, e.at)), 'lead-cell')}${
+    return html`<tr>${cell(whenCol, whenFor(t, e.at), 'lead-cell')}${
       showMember
         ? cell(
             member,
@@ -158,7 +149,7 @@ export function renderMember(o: {
   const compList = detail.comps.length
     ? html`<ul class="list">${detail.comps.map(
         ({ comp, tierTitle }) =>
-          html`<li class="item"><div class="item-head"><span class="item-title">${tierTitle}</span><span class="muted">${t('dashMem.until', { when: whenFor(t, comp.until) })}</span></div><p class="item-text">${prose(comp.reason)}</p>${
+          html`<li class="item"><div class="item-head"><span class="item-title">${tierTitle}</span><span class="muted">${richOf(t)('dashMem.until', { when: whenFor(t, comp.until) })}</span></div><p class="item-text">${prose(comp.reason)}</p>${
             locked
               ? null
               : html`<form method="post" action="${compAction}">${csrfField(o.viewer.csrfToken)}<input type="hidden" name="action" value="revoke"><input type="hidden" name="tier" value="${tierRef(comp.campaignId, comp.tierId)}"><button class="link-button" type="submit">${t('dashMem.endComp')}</button></form>`

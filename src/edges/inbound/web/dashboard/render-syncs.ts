@@ -3,6 +3,7 @@ import type { HeldRemovals } from '../../../../app/dashboard/syncs';
 import type { SyncRun } from '../../../../app/dashboard/views';
 import type { GuildSyncReport } from '../../../../core/sync-report';
 import { type SafeHtml, html, prose, trustedHtml } from '../pages/html';
+import { richOf } from '../pages/speech';
 import { type T, translator } from '../../../../core/i18n';
 import { mention } from '../pages/layout';
 import { runsTable, whenFor } from './render-overview';
@@ -78,7 +79,7 @@ function heldPanel(access: GuildAccess, viewer: Viewer, held: HeldRemovals, t: T
   return panel({
     id: 'held',
     title: t('dashSync.heldTitle', { count: held.run.heldRemovals }),
-    hint: prose(t('dashSync.heldHint', { when: whenFor(t, held.run.startedAt), reason: heldReason(held.run.heldReason) })),
+    hint: richOf(t)('dashSync.heldHint', { when: whenFor(t, held.run.startedAt), reason: prose(heldReason(held.run.heldReason)) }),
     body: html`${auditTable(held.removals, t('dashSync.heldCaption'), true, access.guildId, false, t)}${
       held.more ? html`<p class="hint">${t('dashSync.onlyFirst', { count: held.removals.length })}</p>` : null
     }${applyForm(access, viewer, { force: true, label: t('dashSync.applyHeld'), confirm: t('dashSync.confirmHeld') })}`,
