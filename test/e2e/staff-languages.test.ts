@@ -131,11 +131,32 @@ describe.each(LOCALES)('%s', (locale) => {
     noEnglish(former.content);
   });
 
-  test('/doctor names its checks in the member’s language (their details stay English)', async () => {
+  test('/doctor names its checks and says their details in the member’s language', async () => {
     const doctor = await run('doctor', { memberPermissions: ADMIN });
     for (const name of ['Role positions', 'Discord gateway', 'Manage Roles permission'] as const)
       expect(doctor.content).toContain(`**${t(`doctor.check.${name}`)}**: `);
     expect(doctor.content).toMatch(new RegExp(`\\*\\*${t('doctor.checkConnection', { label: '.+' }).replace(/[()]/g, '\\$&')}\\*\\*`));
+    expect(doctor.content).toContain(`✅ **${t('doctor.check.Manage Roles permission')}**: ${t('doctorSays.manageOk')}`);
+    expect(doctor.content).toContain(`: ${t('doctorSays.tokenWorks')}`);
+    noEnglish(doctor.content);
+  });
+
+  test('/doctor says a failing check and its fix in the member’s language, with no English sentence', async () => {
+    const botRole = e.discord.guild(e.guildId).botRoleId;
+    const before = BigInt(e.discord.guild(e.guildId).roles.find((r) => r.id === botRole)!.permissions);
+    e.discord.updateRole(e.guildId, botRole, { permissions: PermissionFlagsBits.CreateInstantInvite });
+    try {
+      const doctor = await run('doctor', { memberPermissions: ADMIN });
+      expect(doctor.content).toContain(
+        `❌ **${t('doctor.check.Manage Roles permission')}**: ${t('doctorSays.manageMissing')}\n   ${t('doctor.fix', { fix: t('doctorSays.manageFix') })}`,
+      );
+      expect(doctor.content).toContain(locale === 'de' ? '„Rollen verwalten“' : '"Gerenciar cargos"');
+      expect(doctor.content).not.toContain('lacks the Manage Roles permission');
+      expect(doctor.content).not.toContain('turn on Manage Roles');
+      noEnglish(doctor.content);
+    } finally {
+      e.discord.updateRole(e.guildId, botRole, { permissions: before });
+    }
   });
 
   test('/allow-role on a role without a powerful permission, and /connect’s link', async () => {
