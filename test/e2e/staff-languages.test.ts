@@ -159,6 +159,21 @@ describe.each(LOCALES)('%s', (locale) => {
     }
   });
 
+  test('/map refused for a role at or above the member’s highest role: the refusal and its fix in their language', async () => {
+    const mod = e.discord.addMember(e.guildId, { username: `mod-${locale}` }).userId;
+    const modRole = e.discord.createRole(e.guildId, { name: `Mods ${locale}`, position: 1, permissions: MANAGE_ROLES }).id;
+    e.discord.setMemberRolesByHand(e.guildId, mod, [modRole]);
+    const refused = await run('map', { userId: mod, options: [stringOption('tier', 'Gold'), roleOption('role', e.roles.gold)] });
+    expect(refused.content).toBe(
+      t('map.notAllowed', {
+        message: t('refusal.atOrAbove', { role: 'Gold', highest: `Mods ${locale}` }),
+        fix: t('refusal.atOrAboveFix', { role: 'Gold' }),
+      }),
+    );
+    expect(refused.content).not.toContain('highest role');
+    noEnglish(refused.content);
+  });
+
   test('/allow-role on a role without a powerful permission, and /connect’s link', async () => {
     const role = e.discord.createRole(e.guildId, { name: `Fans ${locale}`, permissions: 0n });
     const allow = await run('allow-role', { memberPermissions: ADMIN, options: [roleOption('role', role.id)] });

@@ -890,6 +890,17 @@ export const de: Catalogue<EnglishCatalogue> = {
   'doctorSays.syncHeldFix':
     'Prüfe sie mit /sync dry_run:true und wende sie dann mit /sync force:true an (oder hebe die Schwelle mit /settings removal_threshold_percent an).',
 
+  // Refusals about a role (who may manage it, whether the bot can), said from the refusal's facts.
+  'refusal.atOrAbove':
+    '{role} liegt auf oder über deiner höchsten Rolle, {highest}. Discord lässt dich nur Rollen unter deiner eigenen höchsten Rolle vergeben oder entfernen, und Tierlink hält sich an dieselbe Regel.',
+  'refusal.aboveYouNoRole':
+    '{role} liegt über dir: Du hast auf diesem Server keine Rolle. Discord lässt dich nur Rollen unter deiner eigenen höchsten Rolle vergeben oder entfernen, und Tierlink hält sich an dieselbe Regel.',
+  'refusal.atOrAboveFix': 'Bitte jemanden, dessen höchste Rolle über {role} liegt (oder den Serverinhaber oder einen Admin), das zu tun.',
+  'refusal.aboveBot': '{role} liegt auf oder über {bot}, der höchsten Rolle des Bots, daher lehnt Discord die Vergabe ab.',
+  'refusal.aboveBotFix': 'Verschiebe die Rolle {bot} in Servereinstellungen → Rollen über {role}.',
+  'refusal.managed': '{role} wird von einer Integration verwaltet (einem Bot, Boosts oder einem Abo); niemand kann sie von Hand vergeben.',
+  'refusal.managedFix': 'Erstelle eine gewöhnliche Rolle für die Stufe und ordne die Stufe ihr statt {role} zu.',
+
   // Warum eine Rolle nicht vergeben wird, aus den Feldern des Planers gesagt.
   'note.tierGone': 'die Stufe {tier} gibt es in der Kampagne nicht mehr',
   'note.freeTier': '{tier} ist eine kostenlose Stufe, und kostenlose Stufen geben auf diesem Server keine Rolle',

@@ -850,6 +850,17 @@ export const en = {
   'doctorSays.syncHeldFix':
     'Check them with /sync dry_run:true, then apply them with /sync force:true (or raise the guard with /settings removal_threshold_percent).',
 
+  // Refusals about a role (who may manage it, whether the bot can), said from the refusal's facts.
+  'refusal.atOrAbove':
+    '{role} is at or above your highest role, {highest}. Discord lets you give or take away only roles below your own highest role, and Tierlink keeps the same rule.',
+  'refusal.aboveYouNoRole':
+    '{role} is above you: you have no role in this server. Discord lets you give or take away only roles below your own highest role, and Tierlink keeps the same rule.',
+  'refusal.atOrAboveFix': 'Ask someone whose highest role is above {role} (or the server owner, or an administrator) to do this.',
+  'refusal.aboveBot': "{role} is at or above {bot}, the bot's highest role, so Discord refuses to assign it.",
+  'refusal.aboveBotFix': 'Move the {bot} role above {role} in Server Settings → Roles.',
+  'refusal.managed': '{role} is managed by an integration (a bot, a booster or a subscription role); nobody can assign it by hand.',
+  'refusal.managedFix': 'Create an ordinary role for the tier and map the tier to it instead of {role}.',
+
   // Why a role is not given, said from the planner's fields (English replies keep its own sentence).
   'note.tierGone': 'the {tier} tier no longer exists on the campaign',
   'note.freeTier': '{tier} is a free tier, and free tiers grant no role in this server',

@@ -864,6 +864,18 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'doctorSays.syncHeldFix':
     'Revísalas con /sync dry_run:true y luego aplícalas con /sync force:true (o sube el límite con /settings removal_threshold_percent).',
 
+  // Refusals about a role (who may manage it, whether the bot can), said from the refusal's facts.
+  'refusal.atOrAbove':
+    '{role} está al nivel de tu rol más alto, {highest}, o por encima. Discord solo te deja dar o quitar roles por debajo de tu rol más alto, y Tierlink sigue la misma regla.',
+  'refusal.aboveYouNoRole':
+    '{role} está por encima de ti: no tienes ningún rol en este servidor. Discord solo te deja dar o quitar roles por debajo de tu rol más alto, y Tierlink sigue la misma regla.',
+  'refusal.atOrAboveFix':
+    'Pide a alguien cuyo rol más alto esté por encima de {role} (o al propietario del servidor, o a un administrador) que lo haga.',
+  'refusal.aboveBot': '{role} está al nivel de {bot}, el rol más alto del bot, o por encima, así que Discord no deja asignarlo.',
+  'refusal.aboveBotFix': 'Mueve el rol {bot} por encima de {role} en Ajustes del servidor → Roles.',
+  'refusal.managed': '{role} lo gestiona una integración (un bot, las mejoras o una suscripción); nadie puede asignarlo a mano.',
+  'refusal.managedFix': 'Crea un rol normal para el nivel y asígnale el nivel en lugar de {role}.',
+
   // Por qué no se da un rol, dicho a partir de los campos del planificador.
   'note.tierGone': 'el nivel {tier} ya no existe en la campaña',
   'note.freeTier': '{tier} es un nivel gratuito, y los niveles gratuitos no dan ningún rol en este servidor',

@@ -861,6 +861,18 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'doctorSays.syncHeldFix':
     'Confira com /sync dry_run:true e depois aplique com /sync force:true (ou aumente o limite com /settings removal_threshold_percent).',
 
+  // Refusals about a role (who may manage it, whether the bot can), said from the refusal's facts.
+  'refusal.atOrAbove':
+    '{role} está no mesmo nível ou acima do seu cargo mais alto, {highest}. O Discord só deixa você dar ou tirar cargos abaixo do seu cargo mais alto, e o Tierlink segue a mesma regra.',
+  'refusal.aboveYouNoRole':
+    '{role} está acima de você: você não tem nenhum cargo neste servidor. O Discord só deixa você dar ou tirar cargos abaixo do seu cargo mais alto, e o Tierlink segue a mesma regra.',
+  'refusal.atOrAboveFix':
+    'Peça a alguém cujo cargo mais alto esteja acima de {role} (ou ao dono do servidor, ou a um administrador) para fazer isso.',
+  'refusal.aboveBot': '{role} está no mesmo nível ou acima de {bot}, o cargo mais alto do bot, então o Discord se recusa a atribuí-lo.',
+  'refusal.aboveBotFix': 'Mova o cargo {bot} para cima de {role} em Configurações do servidor → Cargos.',
+  'refusal.managed': '{role} é gerenciado por uma integração (um bot, impulsos ou uma assinatura); ninguém pode atribuí-lo manualmente.',
+  'refusal.managedFix': 'Crie um cargo comum para o nível e mapeie o nível para ele em vez de {role}.',
+
   // Por que um cargo não é dado, dito a partir dos campos do planejador.
   'note.tierGone': 'o nível {tier} não existe mais na campanha',
   'note.freeTier': '{tier} é um nível gratuito, e níveis gratuitos não dão cargo neste servidor',
