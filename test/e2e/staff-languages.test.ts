@@ -159,7 +159,7 @@ describe.each(LOCALES)('%s', (locale) => {
     }
   });
 
-  test('/map refused for a role at or above the member’s highest role: the refusal and its fix in their language', async () => {
+  test('/map and /comp refused for a role at or above the member’s highest role: the refusal and its fix in their language', async () => {
     const mod = e.discord.addMember(e.guildId, { username: `mod-${locale}` }).userId;
     const modRole = e.discord.createRole(e.guildId, { name: `Mods ${locale}`, position: 1, permissions: MANAGE_ROLES }).id;
     e.discord.setMemberRolesByHand(e.guildId, mod, [modRole]);
@@ -172,6 +172,21 @@ describe.each(LOCALES)('%s', (locale) => {
     );
     expect(refused.content).not.toContain('highest role');
     noEnglish(refused.content);
+    const dan = e.discord.addMember(e.guildId, { username: `dan-${locale}` }).userId;
+    const comp = await run('comp', {
+      userId: mod,
+      subcommand: 'grant',
+      options: [
+        userOption('member', dan),
+        stringOption('tier', 'Gold'),
+        stringOption('until', '2026-12-31'),
+        stringOption('reason', 'friend'),
+      ],
+    });
+    expect(comp.content).toBe(
+      `${t('comp.notGiven', { message: t('refusal.atOrAbove', { role: 'Gold', highest: `Mods ${locale}` }) })}\n${t('comp.whatToDo', { fix: t('refusal.atOrAboveFix', { role: 'Gold' }) })}`,
+    );
+    noEnglish(comp.content);
   });
 
   test('/allow-role on a role without a powerful permission, and /connect’s link', async () => {
