@@ -157,6 +157,8 @@ export interface AuthorityRefusal {
   code: AuthorityRefusalCode;
   roleId: string;
   roleName: string;
+  /** `at_or_above`: the person's highest role's name (null: they have none); for a reader of another language. */
+  highestName?: string | null;
   message: string;
   fix: string;
 }
@@ -184,12 +186,15 @@ export function checkRoleAuthority(authority: Authority, role: HierarchyRole): R
       authority.highest && authority.highest.id !== authority.guildId
         ? `at or above your highest role, ${authority.highest.name}`
         : 'above you: you have no role in this server';
-    return refuse(
+    const refusal = refuse(
       'at_or_above',
       `${role.name} is ${where}. Discord lets you give or take away only roles below your own highest role, and Tierlink ` +
         `keeps the same rule.`,
       `Ask someone whose highest role is above ${role.name} (or the server owner, or an administrator) to do this.`,
     );
+    if (!refusal.ok)
+      refusal.error.highestName = authority.highest && authority.highest.id !== authority.guildId ? authority.highest.name : null;
+    return refusal;
   }
   const dangerous = dangerousPermissionsOf(role.permissions);
   if (dangerous.length > 0) {

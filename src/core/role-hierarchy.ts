@@ -22,6 +22,8 @@ export interface RoleProblem {
   code: RoleProblemCode;
   roleId: string;
   roleName: string;
+  /** The bot's highest role's name, for a reader of another language (`missing_manage_roles`, `above_bot`). */
+  botRoleName?: string;
   message: string;
   fix: string;
 }
@@ -119,6 +121,7 @@ export function checkRoleAssignable(input: RoleCheckInput): Result<HierarchyRole
       code: 'missing_manage_roles',
       roleId,
       roleName: role.name,
+      botRoleName,
       message: `${botRoleName} lacks the Manage Roles permission, so it cannot grant ${role.name}.`,
       fix: `Turn on Manage Roles for the ${botRoleName} role in Server Settings → Roles → ${botRoleName} → Permissions.`,
     });
@@ -128,6 +131,7 @@ export function checkRoleAssignable(input: RoleCheckInput): Result<HierarchyRole
       code: 'above_bot',
       roleId,
       roleName: role.name,
+      botRoleName,
       message: `${role.name} is at or above ${botRoleName}, the bot's highest role, so Discord refuses to assign it.`,
       fix: `Move the ${botRoleName} role above ${role.name} in Server Settings → Roles.`,
     });

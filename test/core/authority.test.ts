@@ -143,6 +143,7 @@ describe('checkRoleAuthority', () => {
           'Head Admin is at or above your highest role, Moderator. Discord lets you give or take away only roles below your own ' +
           'highest role, and Tierlink keeps the same rule.',
         fix: 'Ask someone whose highest role is above Head Admin (or the server owner, or an administrator) to do this.',
+        highestName: 'Moderator',
       },
     });
     const dangerous = checkRoleAuthority(authorityOf(facts()), kickHelper);

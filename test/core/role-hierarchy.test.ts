@@ -78,6 +78,7 @@ describe('checkRoleAssignable', () => {
         code: 'above_bot',
         roleId: staff.id,
         roleName: 'Staff',
+        botRoleName: 'Tierlink',
         message: expect.stringContaining('Staff') as unknown as string,
         fix: 'Move the Tierlink role above Staff in Server Settings → Roles.',
       },

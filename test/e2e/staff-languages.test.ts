@@ -131,11 +131,62 @@ describe.each(LOCALES)('%s', (locale) => {
     noEnglish(former.content);
   });
 
-  test('/doctor names its checks in the member’s language (their details stay English)', async () => {
+  test('/doctor names its checks and says their details in the member’s language', async () => {
     const doctor = await run('doctor', { memberPermissions: ADMIN });
     for (const name of ['Role positions', 'Discord gateway', 'Manage Roles permission'] as const)
       expect(doctor.content).toContain(`**${t(`doctor.check.${name}`)}**: `);
     expect(doctor.content).toMatch(new RegExp(`\\*\\*${t('doctor.checkConnection', { label: '.+' }).replace(/[()]/g, '\\$&')}\\*\\*`));
+    expect(doctor.content).toContain(`✅ **${t('doctor.check.Manage Roles permission')}**: ${t('doctorSays.manageOk')}`);
+    expect(doctor.content).toContain(`: ${t('doctorSays.tokenWorks')}`);
+    noEnglish(doctor.content);
+  });
+
+  test('/doctor says a failing check and its fix in the member’s language, with no English sentence', async () => {
+    const botRole = e.discord.guild(e.guildId).botRoleId;
+    const before = BigInt(e.discord.guild(e.guildId).roles.find((r) => r.id === botRole)!.permissions);
+    e.discord.updateRole(e.guildId, botRole, { permissions: PermissionFlagsBits.CreateInstantInvite });
+    try {
+      const doctor = await run('doctor', { memberPermissions: ADMIN });
+      expect(doctor.content).toContain(
+        `❌ **${t('doctor.check.Manage Roles permission')}**: ${t('doctorSays.manageMissing')}\n   ${t('doctor.fix', { fix: t('doctorSays.manageFix') })}`,
+      );
+      expect(doctor.content).toContain(locale === 'de' ? '„Rollen verwalten“' : '"Gerenciar cargos"');
+      expect(doctor.content).not.toContain('lacks the Manage Roles permission');
+      expect(doctor.content).not.toContain('turn on Manage Roles');
+      noEnglish(doctor.content);
+    } finally {
+      e.discord.updateRole(e.guildId, botRole, { permissions: before });
+    }
+  });
+
+  test('/map and /comp refused for a role at or above the member’s highest role: the refusal and its fix in their language', async () => {
+    const mod = e.discord.addMember(e.guildId, { username: `mod-${locale}` }).userId;
+    const modRole = e.discord.createRole(e.guildId, { name: `Mods ${locale}`, position: 1, permissions: MANAGE_ROLES }).id;
+    e.discord.setMemberRolesByHand(e.guildId, mod, [modRole]);
+    const refused = await run('map', { userId: mod, options: [stringOption('tier', 'Gold'), roleOption('role', e.roles.gold)] });
+    expect(refused.content).toBe(
+      t('map.notAllowed', {
+        message: t('refusal.atOrAbove', { role: 'Gold', highest: `Mods ${locale}` }),
+        fix: t('refusal.atOrAboveFix', { role: 'Gold' }),
+      }),
+    );
+    expect(refused.content).not.toContain('highest role');
+    noEnglish(refused.content);
+    const dan = e.discord.addMember(e.guildId, { username: `dan-${locale}` }).userId;
+    const comp = await run('comp', {
+      userId: mod,
+      subcommand: 'grant',
+      options: [
+        userOption('member', dan),
+        stringOption('tier', 'Gold'),
+        stringOption('until', '2026-12-31'),
+        stringOption('reason', 'friend'),
+      ],
+    });
+    expect(comp.content).toBe(
+      `${t('comp.notGiven', { message: t('refusal.atOrAbove', { role: 'Gold', highest: `Mods ${locale}` }) })}\n${t('comp.whatToDo', { fix: t('refusal.atOrAboveFix', { role: 'Gold' }) })}`,
+    );
+    noEnglish(comp.content);
   });
 
   test('/allow-role on a role without a powerful permission, and /connect’s link', async () => {

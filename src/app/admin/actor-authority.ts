@@ -1,5 +1,6 @@
 import { type Authority, authorityOf, checkRoleAuthority, hasPermission } from '../../core/authority';
 import { checkRoleAssignable } from '../../core/role-hierarchy';
+import type { RefusalFacts } from '../../core/refusal-text';
 import type { GuildDirectory, GuildRole } from '../../edges/outbound/discord/guild-directory';
 import type { GuildSnapshot, GuildSnapshotCache } from '../../edges/outbound/discord/guild-snapshot-cache';
 
@@ -30,6 +31,8 @@ export interface RoleRefusal {
   kind: 'not_allowed' | 'bot_cannot';
   message: string;
   fix: string;
+  /** What the refusal is, for a reader of another language (`refusalWords`, src/core/refusal-text.ts). */
+  facts?: RefusalFacts;
 }
 
 /** `role` is null only for a role missing from the guild when the bot need not manage it (an unmap). */
@@ -82,11 +85,12 @@ export function createActorAuthority(deps: ActorAuthorityDeps): ActorAuthority {
       const role = view.snapshot.roles.find((r) => r.id === roleId);
       if (role) {
         const allowed = checkRoleAuthority(view.authority, role);
-        if (!allowed.ok) return { ok: false, kind: 'not_allowed', message: allowed.error.message, fix: allowed.error.fix };
+        if (!allowed.ok)
+          return { ok: false, kind: 'not_allowed', message: allowed.error.message, fix: allowed.error.fix, facts: allowed.error };
       }
       if (options.botMustManage) {
         const check = checkRoleAssignable({ guildId, roles: view.snapshot.roles, botRoleIds: view.snapshot.botRoleIds, roleId });
-        if (!check.ok) return { ok: false, kind: 'bot_cannot', message: check.error.message, fix: check.error.fix };
+        if (!check.ok) return { ok: false, kind: 'bot_cannot', message: check.error.message, fix: check.error.fix, facts: check.error };
       }
       return { ok: true, role: role ?? null };
     },

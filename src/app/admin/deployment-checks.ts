@@ -1,5 +1,6 @@
 import type { ApplicationInfo } from '../../edges/outbound/discord/application-info';
 import type { DoctorCheck } from './doctor';
+import { saidCheck, says } from './doctor-says';
 
 /** How the creator tokens in the environment are configured (PATREON_CREATOR_ACCESS_TOKEN, DISCORD_GUILD_ID(S)). */
 export interface EnvironmentBinding {
@@ -14,10 +15,11 @@ export interface EnvironmentBinding {
  * they did not bind this server (they bind only the servers named), and how to change that.
  */
 export function unboundServerCheck(guildId: string, binding: EnvironmentBinding | undefined): DoctorCheck {
-  const base = { name: 'Campaign', ok: false, detail: 'no Patreon campaign is connected to this server' };
-  if (!binding?.tokens || binding.guildIds.includes(guildId)) return { ...base, fix: 'Run /connect and sign in as the creator.' };
+  const base = saidCheck('Campaign', false, says('doctorSays.noCampaign'), says('doctorSays.noTokenFix'));
+  if (!binding?.tokens || binding.guildIds.includes(guildId)) return base;
   return {
-    ...base,
+    name: base.name,
+    ok: false,
     detail: `${base.detail}: the creator tokens in Tierlink’s environment bind only the servers named in DISCORD_GUILD_ID and DISCORD_GUILD_IDS, and this one (${guildId}) is not among them`,
     fix: `Run /connect and sign in as the creator, or add ${guildId} to DISCORD_GUILD_IDS and restart Tierlink.`,
   };
@@ -37,12 +39,7 @@ export async function botInviteCheck(application: ApplicationInfo): Promise<Doct
   }
   return [
     isPublic
-      ? {
-          name: 'Who can add Tierlink',
-          ok: false,
-          detail: 'anyone can add Tierlink to their own server (the application is public)',
-          fix: 'Discord Developer Portal → your application → Bot → turn off Public Bot, so only you can add it to a server.',
-        }
-      : { name: 'Who can add Tierlink', ok: true, detail: 'only the application’s owner can add Tierlink to a server', fix: null },
+      ? saidCheck('Who can add Tierlink', false, says('doctorSays.invitePublic'), says('doctorSays.invitePublicFix'))
+      : saidCheck('Who can add Tierlink', true, says('doctorSays.inviteOwner'), null),
   ];
 }

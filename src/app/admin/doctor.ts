@@ -1,4 +1,5 @@
 import { ENGLISH, type MessageKey, type T, translator } from '../../core/i18n';
+import { type Said, checkDetail, checkFix, saidCheck, says } from './doctor-says';
 import type { CreatorAccounts } from '../../edges/outbound/patreon/creator-accounts';
 import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
 import type { CredentialRepository } from '../../edges/outbound/store/repositories/credential-repository';
@@ -30,11 +31,18 @@ import { gatewayCheck } from './gateway-check';
 export interface DoctorCheck {
   name: string;
   ok: boolean;
-  /** What was found. */
+  /** What was found, in English. */
   detail: string;
-  /** What to change, when not ok. */
+  /** What to change, when not ok, in English. */
   fix: string | null;
+  /**
+   * The same detail and fix as catalogue keys and parameters, for a reader of another language; a
+   * check without them (or a fix without its own) is shown in English.
+   */
+  said?: { detail: Said; fix: Said | null };
 }
+
+export { type Said, checkDetail, checkFix, saidCheck, says, sayIn } from './doctor-says';
 
 export interface WebhookHealth {
   /** The webhook Tierlink registered, when known: the one whose live state counts. */
@@ -173,22 +181,16 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       snapshot = await deps.snapshots.get(guildId);
     } catch (error) {
       const problem = error instanceof DiscordProblemError ? error.problem : null;
-      return [
-        {
-          name: 'Discord access',
-          ok: false,
-          detail: problem?.message ?? 'the server could not be read',
-          fix: problem?.fix ?? 'Check that Tierlink is still in this server.',
-        },
-      ];
+      if (!problem)
+        return [saidCheck('Discord access', false, says('doctorSays.serverUnreadable'), says('doctorSays.serverUnreadableFix'))];
+      return [{ name: 'Discord access', ok: false, detail: problem.message, fix: problem.fix }];
     }
     const canManage = botCanManageRoles(guildId, snapshot.roles, snapshot.botRoleIds);
-    checks.push({
-      name: 'Manage Roles permission',
-      ok: canManage,
-      detail: canManage ? 'Tierlink can manage roles' : 'Tierlink’s role lacks the Manage Roles permission',
-      fix: canManage ? null : 'Server Settings → Roles → the Tierlink role → turn on Manage Roles.',
-    });
+    checks.push(
+      canManage
+        ? saidCheck('Manage Roles permission', true, says('doctorSays.manageOk'), null)
+        : saidCheck('Manage Roles permission', false, says('doctorSays.manageMissing'), says('doctorSays.manageFix')),
+    );
     const guild = await deps.contexts.load(guildId);
     // Once Manage Roles is missing every role reads "cannot grant": say it once (above), and judge
     // each role as if it were on, so a role that is also above the bot or managed still shows.
@@ -237,40 +239,29 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       ...(problems.length > 0
         ? problems
         : [
-            {
-              name: 'Role positions',
-              ok: true,
-              detail: here > 0 ? `all ${here} mapped role${here === 1 ? ' is' : 's are'} below Tierlink’s role` : 'no roles are mapped yet',
-              fix: null,
-            },
+            saidCheck(
+              'Role positions',
+              true,
+              here > 0 ? says('doctorSays.positionsOk', { count: here }) : says('doctorSays.noRolesMapped'),
+              null,
+            ),
           ]),
     );
     if (here === 0 && guild.campaignIds.length > 0) {
-      checks.push({
-        name: 'Mappings',
-        ok: false,
-        detail: 'no tier grants any role in this server',
-        fix: 'Map a tier to a role with /map, or set the tier’s Discord role on Patreon.',
-      });
+      checks.push(saidCheck('Mappings', false, says('doctorSays.noTierGrants'), says('doctorSays.noTierGrantsFix')));
     }
     const patreonBot = await patreonBotCheck(deps.directory, guild);
     if (patreonBot) checks.push(patreonBot);
     try {
       for await (const _page of deps.directory.listMembers(guildId, { pageSize: 1 })) break;
-      checks.push({
-        name: 'Server Members Intent',
-        ok: true,
-        detail: 'members can be listed (needed by the nightly sync and rejoin restore)',
-        fix: null,
-      });
+      checks.push(saidCheck('Server Members Intent', true, says('doctorSays.membersOk'), null));
     } catch (error) {
       const problem = error instanceof DiscordProblemError ? error.problem : null;
-      checks.push({
-        name: 'Server Members Intent',
-        ok: false,
-        detail: problem?.message ?? 'members cannot be listed',
-        fix: problem?.fix ?? 'Developer Portal → your application → Bot → turn on Server Members Intent.',
-      });
+      checks.push(
+        problem
+          ? { name: 'Server Members Intent', ok: false, detail: problem.message, fix: problem.fix }
+          : saidCheck('Server Members Intent', false, says('doctorSays.membersMissing'), says('doctorSays.membersFix')),
+      );
     }
     return checks;
   }
@@ -279,44 +270,46 @@ export function createDoctor(deps: DoctorDeps): Doctor {
     const checks: DoctorCheck[] = [];
     const campaign = await deps.campaigns.get(campaignId);
     const label = campaign?.name ?? `Campaign ${campaignId}`;
-    if (!campaign) return [{ name: label, ok: false, detail: 'is bound to this server but unknown', fix: 'Run /connect again.' }];
+    if (!campaign) return [saidCheck(label, false, says('doctorSays.campaignUnknown'), says('doctorSays.connectAgain'))];
     // A source without a creator token or a webhook to register (Ko-fi's page): nothing to check here.
     if (campaign.source !== 'patreon') return [];
     const status = await deps.credentials.status(campaign.creatorUserId);
     const client = deps.accounts.clientForCreator(campaign.creatorUserId);
     let tokenWorks = false;
     if (!status) {
-      checks.push({
-        name: `${label}: Patreon connection`,
-        ok: false,
-        detail: 'no creator token is stored',
-        fix: 'Run /connect and sign in as the creator.',
-      });
+      checks.push(saidCheck(`${label}: Patreon connection`, false, says('doctorSays.noToken'), says('doctorSays.noTokenFix')));
     } else {
       try {
         await client.getCampaign(campaignId);
         tokenWorks = true;
         const missing = status.scopes ? CREATOR_SCOPES.filter((s) => !status.scopes.split(' ').includes(s)) : [];
-        checks.push({
-          name: `${label}: Patreon connection`,
-          ok: missing.length === 0,
-          detail: missing.length === 0 ? 'the creator token works' : `the creator token lacks the scopes ${missing.join(', ')}`,
-          fix: missing.length === 0 ? null : 'Run /connect again and accept every permission Tierlink asks for.',
-        });
+        checks.push(
+          missing.length === 0
+            ? saidCheck(`${label}: Patreon connection`, true, says('doctorSays.tokenWorks'), null)
+            : saidCheck(
+                `${label}: Patreon connection`,
+                false,
+                says('doctorSays.tokenScopes', { scopes: missing.join(', ') }),
+                says('doctorSays.tokenScopesFix'),
+              ),
+        );
       } catch (error) {
         const kind = error instanceof PatreonApiError ? error.kind : 'unexpected';
         // Read again: the call above may just have tried a refresh and recorded its failure.
         const after = (await deps.credentials.status(campaign.creatorUserId)) ?? status;
-        const refreshFailed = after.refreshFailedAt ? ` and refreshing it failed (${day(after.refreshFailedAt)})` : '';
         const tokenProblem = ['unauthorized', 'refresh_failed', 'refresh_cooldown', 'not_connected'].includes(kind);
-        checks.push({
-          name: `${label}: Patreon connection`,
-          ok: false,
-          detail: tokenProblem ? `the creator token is no longer accepted${refreshFailed}` : `Patreon could not be reached (${kind})`,
-          fix: tokenProblem
-            ? 'Run /connect again and sign in as the creator.'
-            : 'Patreon may be down; Tierlink retries. Run /doctor again later.',
-        });
+        checks.push(
+          tokenProblem
+            ? saidCheck(
+                `${label}: Patreon connection`,
+                false,
+                after.refreshFailedAt
+                  ? says('doctorSays.tokenRefusedRefresh', { when: day(after.refreshFailedAt) })
+                  : says('doctorSays.tokenRefused'),
+                says('doctorSays.tokenRefusedFix'),
+              )
+            : saidCheck(`${label}: Patreon connection`, false, says('doctorSays.patreonDown', { kind }), says('doctorSays.patreonDownFix')),
+        );
       }
     }
     checks.push(await webhookCheck(label, campaignId, tokenWorks ? client : null));
@@ -330,9 +323,9 @@ export function createDoctor(deps: DoctorDeps): Doctor {
   async function webhookCheck(label: string, campaignId: string, client: Pick<PatreonClient, 'listWebhooks'> | null): Promise<DoctorCheck> {
     const name = `${label}: webhook`;
     const stored = await deps.webhookHealth(campaignId);
-    if (stored?.manualSecret) return { name, ok: true, detail: 'using the secret from PATREON_WEBHOOK_SECRET', fix: null };
+    if (stored?.manualSecret) return saidCheck(name, true, says('doctorSays.hookManual'), null);
     let state: { paused: boolean; numConsecutiveTimesFailed: number } | null = null;
-    let asOf = '';
+    let checkedAt: Date | null = null;
     let live = false;
     if (client) {
       try {
@@ -353,31 +346,21 @@ export function createDoctor(deps: DoctorDeps): Doctor {
     }
     if (!live) {
       state = stored?.registered ? stored : null;
-      asOf = stored?.checkedAt ? ` (as last checked, ${day(stored.checkedAt)})` : '';
+      checkedAt = stored?.checkedAt ?? null;
     }
-    if (!state) {
-      return {
-        name,
-        ok: false,
-        detail: `no webhook is registered${asOf}, so pledge changes wait for the nightly sync`,
-        fix: 'Make sure PUBLIC_URL is reachable from the internet; Tierlink registers its webhook within 15 minutes, or at the next /connect.',
-      };
+    // "as last checked" when the state is Tierlink's last look rather than Patreon's answer now.
+    const asOf = (said: Said): Said => (checkedAt ? says('doctorSays.asOf', { said, when: day(checkedAt) }) : said);
+    if (!state) return saidCheck(name, false, asOf(says('doctorSays.hookNone')), says('doctorSays.hookNoneFix'));
+    const failures = state.numConsecutiveTimesFailed;
+    if (state.paused || failures > 0) {
+      const detail = state.paused
+        ? failures > 0
+          ? says('doctorSays.hookPausedAfter', { count: failures })
+          : says('doctorSays.hookPaused')
+        : says('doctorSays.hookFailing', { count: failures });
+      return saidCheck(name, false, asOf(detail), says('doctorSays.hookFix'));
     }
-    if (state.paused || state.numConsecutiveTimesFailed > 0) {
-      const failures =
-        state.numConsecutiveTimesFailed > 0
-          ? ` after ${state.numConsecutiveTimesFailed} failed deliver${state.numConsecutiveTimesFailed === 1 ? 'y' : 'ies'}`
-          : '';
-      return {
-        name,
-        ok: false,
-        detail: state.paused
-          ? `Patreon paused the webhook${failures}${asOf}; pledge changes are held until it is un-paused`
-          : `the last ${state.numConsecutiveTimesFailed} deliveries failed${asOf}`,
-        fix: 'Make sure PUBLIC_URL/webhooks/patreon is reachable from the internet; Tierlink then un-pauses the webhook and resyncs within 15 minutes.',
-      };
-    }
-    return { name, ok: true, detail: `registered and delivering${asOf}`, fix: null };
+    return saidCheck(name, true, asOf(says('doctorSays.hookOk')), null);
   }
 
   return {
@@ -402,16 +385,18 @@ export function createDoctor(deps: DoctorDeps): Doctor {
 }
 
 /**
- * The `/doctor` reply: problems first with their fixes, or "all good", its frame in the asker's
- * language. The checks' names, details and fixes are English: they name Discord's and Patreon's
- * settings as the English interfaces show them.
+ * The `/doctor` reply: problems first with their fixes, or "all good", in the asker's language: the
+ * checks' names by `checkName`, their details and fixes by `said` where the check gives it (the
+ * checks that pass on what Discord or a deeper service said stay English).
  */
 export function renderDoctor(checks: readonly DoctorCheck[], t: T = translator('en')): string {
   const problems = checks.filter((c) => !c.ok);
   const lines = problems.length === 0 ? [t('doctor.allGood')] : [t('doctor.problems', { count: problems.length })];
   for (const c of problems)
-    lines.push(`❌ **${checkName(t, c.name)}**: ${c.detail}\n   ${t('doctor.fix', { fix: c.fix ?? t('doctor.seeAbove') })}`);
-  for (const c of checks.filter((x) => x.ok)) lines.push(`✅ **${checkName(t, c.name)}**: ${c.detail}`);
+    lines.push(
+      `❌ **${checkName(t, c.name)}**: ${checkDetail(t, c)}\n   ${t('doctor.fix', { fix: checkFix(t, c) ?? t('doctor.seeAbove') })}`,
+    );
+  for (const c of checks.filter((x) => x.ok)) lines.push(`✅ **${checkName(t, c.name)}**: ${checkDetail(t, c)}`);
   return lines.join('\n').slice(0, 1990);
 }
 

@@ -1,6 +1,7 @@
 import { shardOfGuild } from '../../core/shard-assignment';
 import type { GatewayStanding } from '../../edges/outbound/store/instance-registry';
 import type { DoctorCheck } from './doctor';
+import { saidCheck, says } from './doctor-says';
 
 const who = (holder: NonNullable<GatewayStanding['shards'][number]['holder']>) =>
   holder.host ? `the instance on ${holder.host} (pid ${holder.pid})` : `instance ${holder.id.slice(0, 8)}`;
@@ -23,12 +24,12 @@ export function gatewayCheck(standing: GatewayStanding | null, guildId: string):
   }
   if (problems.length === 0) {
     return [
-      {
-        name: 'Discord gateway',
-        ok: true,
-        detail: standing.shardCount === 1 ? 'connected' : `all ${standing.shardCount} shards connected`,
-        fix: null,
-      },
+      saidCheck(
+        'Discord gateway',
+        true,
+        standing.shardCount === 1 ? says('doctorSays.gatewayOk') : says('doctorSays.gatewayShardsOk', { count: standing.shardCount }),
+        null,
+      ),
     ];
   }
   return [

@@ -8,6 +8,7 @@ import type { TiersService } from './tiers-service';
 import type { RoleAllowances } from './role-allowances';
 import type { ChangePreview, ChangePreviewer } from '../sync/change-preview';
 import type { ChangeAsk, Confirmation, PendingChanges } from './pending-changes';
+import type { RefusalFacts } from '../../core/refusal-text';
 
 /** Reconciles every member of a guild whose roles may be affected, and says how many changed. */
 export type ReconcileGuild = (guildId: string, trigger: 'map' | 'settings') => Promise<GuildApplyOutcome>;
@@ -40,9 +41,9 @@ export type MapOutcome =
   | { kind: 'used' }
   | { kind: 'unknown_tier' }
   /** The bot cannot manage the role (above it, managed, @everyone, deleted). */
-  | { kind: 'role_refused'; message: string; fix: string }
+  | { kind: 'role_refused'; message: string; fix: string; facts?: RefusalFacts }
   /** The person asking may not manage the role (at or above their highest role, a dangerous permission). */
-  | { kind: 'not_allowed'; message: string; fix: string }
+  | { kind: 'not_allowed'; message: string; fix: string; facts?: RefusalFacts }
   /** `viaTier`: the role is the tier's own Discord role on the service (`chat_role_ids`), which only the service changes. */
   | { kind: 'not_mapped'; tierTitle: string; roleName: string; viaTier: boolean };
 
@@ -107,7 +108,12 @@ export function createMappingService(deps: {
       if (!view) return { ...NOT_A_MEMBER };
       const decision = deps.authority.decide(view, roleId, { botMustManage: true });
       if (!decision.ok)
-        return { kind: decision.kind === 'not_allowed' ? 'not_allowed' : 'role_refused', message: decision.message, fix: decision.fix };
+        return {
+          kind: decision.kind === 'not_allowed' ? 'not_allowed' : 'role_refused',
+          message: decision.message,
+          fix: decision.fix,
+          ...(decision.facts ? { facts: decision.facts } : {}),
+        };
       const row = { campaignId: tier.campaignId, tierId: tier.id, roleId };
       const roleName = decision.role?.name ?? roleId;
       // A mapping that is there already changes nothing: answered at once, without a preview.

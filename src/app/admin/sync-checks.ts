@@ -2,6 +2,7 @@ import { type SyncProgress, progressLine } from '../../core/sync-report';
 import type { Clock } from '../../shared/clock';
 import { DAY } from '../../shared/clock';
 import type { DoctorCheck } from './doctor';
+import { saidCheck, says } from './doctor-says';
 
 export interface LastSync {
   startedAt: Date;
@@ -32,7 +33,7 @@ export async function syncChecks(
   if (running) checks.push({ name: 'Sync in progress', ok: true, detail: progressLine(running), fix: null });
   const last = await deps.lastSync(guildId);
   if (!last) {
-    if (!running) checks.push({ name: 'Last sync', ok: true, detail: 'no full sync has run yet', fix: null });
+    if (!running) checks.push(saidCheck('Last sync', true, says('doctorSays.noSyncYet'), null));
     return checks;
   }
   const when = day(last.startedAt);
@@ -42,6 +43,14 @@ export async function syncChecks(
       ok: false,
       detail: `${when}: ${last.heldRemovals} role removal${last.heldRemovals === 1 ? ' was' : 's were'} held back by the mass-removal guard — ${last.heldReason ?? 'more than this server’s threshold'}`,
       fix: 'Check them with /sync dry_run:true, then apply them with /sync force:true (or raise the guard with /settings removal_threshold_percent).',
+      said: {
+        detail: says('doctorSays.syncHeld', {
+          when,
+          count: last.heldRemovals,
+          reason: last.heldReason ?? says('doctorSays.overThreshold'),
+        }),
+        fix: says('doctorSays.syncHeldFix'),
+      },
     });
   } else if (last.errors.length > 0 || last.status === 'failed') {
     checks.push({

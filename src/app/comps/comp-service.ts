@@ -7,6 +7,7 @@ import { type Actor, type ActorAuthority, NOT_A_MEMBER } from '../admin/actor-au
 import type { TiersService } from '../admin/tiers-service';
 import type { GuildContextLoader } from '../sync/guild-context';
 import type { MemberOutcome, Reconciler } from '../sync/reconciler';
+import type { RefusalFacts } from '../../core/refusal-text';
 
 /** The longest a comp may run: a comp is for a while, not forever. */
 export const MAX_COMP_DAYS = 5 * 366;
@@ -17,7 +18,7 @@ export type CompRefusal =
   | { kind: 'unknown_tier' }
   | { kind: 'bad_until'; message: string }
   | { kind: 'bad_reason'; message: string }
-  | { kind: 'not_allowed'; message: string; fix: string };
+  | { kind: 'not_allowed'; message: string; fix: string; facts?: RefusalFacts };
 
 export type CompGrantOutcome =
   { kind: 'granted'; comp: CompRow; tierTitle: string; roleNames: string[]; outcome: MemberOutcome } | CompRefusal;
@@ -136,7 +137,7 @@ export class CompService {
   ): Promise<
     | { kind: 'ok'; campaignId: string; tierId: string; tierTitle: string; roleNames: string[] }
     | { kind: 'unknown_tier' }
-    | { kind: 'not_allowed'; message: string; fix: string }
+    | { kind: 'not_allowed'; message: string; fix: string; facts?: RefusalFacts }
   > {
     const tier = await this.#deps.tiers.resolve(actor.guildId, tierValue);
     if (!tier) return { kind: 'unknown_tier' };
@@ -147,7 +148,8 @@ export class CompService {
     const roleNames: string[] = [];
     for (const roleId of roleIds) {
       const decision = this.#deps.authority.decide(view, roleId, { botMustManage: false });
-      if (!decision.ok) return { kind: 'not_allowed', message: decision.message, fix: decision.fix };
+      if (!decision.ok)
+        return { kind: 'not_allowed', message: decision.message, fix: decision.fix, ...(decision.facts ? { facts: decision.facts } : {}) };
       if (decision.role) roleNames.push(decision.role.name);
     }
     return { kind: 'ok', campaignId: tier.campaignId, tierId: tier.id, tierTitle: tier.title, roleNames };

@@ -13,6 +13,8 @@ import type { JoinLinks } from './join-links';
 import { type JoinReadiness, createJoinPlaces } from './join-place';
 import type { JoinFlow } from './join-flow';
 import type { JoinPlaces } from './join-place';
+import type { DoctorCheck } from '../admin/doctor';
+import { type Said, saidCheck, says } from '../admin/doctor-says';
 
 export interface JoiningDeps {
   repos: Pick<Repositories, 'guilds' | 'campaigns' | 'snapshots'>;
@@ -33,20 +35,11 @@ export interface JoiningDeps {
 }
 
 /** What `/doctor` says about the join page, per readiness. */
-const READINESS_CHECK: Record<JoinReadiness, { ok: boolean; detail: string; fix: string | null }> = {
-  ready: { ok: true, detail: 'patrons join at', fix: null },
-  not_connected: { ok: true, detail: 'waits for a connected campaign (/connect)', fix: null },
-  bot_not_in_server: { ok: false, detail: 'Tierlink cannot read this server', fix: 'Invite the bot to the server again.' },
-  bot_lacks_invite: {
-    ok: false,
-    detail: 'Tierlink’s role lacks Create Instant Invite, which Discord requires to add people to the server',
-    fix: 'Server Settings → Roles → the Tierlink role → turn on Create Invite.',
-  },
-  bot_lacks_manage_roles: {
-    ok: false,
-    detail: 'Tierlink’s role lacks Manage Roles, so people would join without their roles',
-    fix: 'Server Settings → Roles → the Tierlink role → turn on Manage Roles.',
-  },
+const READINESS_CHECK: Record<Exclude<JoinReadiness, 'ready'>, { ok: boolean; detail: Said; fix: Said | null }> = {
+  not_connected: { ok: true, detail: says('doctorSays.joinWaits'), fix: null },
+  bot_not_in_server: { ok: false, detail: says('doctorSays.joinNoServer'), fix: says('doctorSays.joinNoServerFix') },
+  bot_lacks_invite: { ok: false, detail: says('doctorSays.joinNoInvite'), fix: says('doctorSays.joinNoInviteFix') },
+  bot_lacks_manage_roles: { ok: false, detail: says('doctorSays.joinNoManage'), fix: says('doctorSays.manageFix') },
 };
 
 export function createJoining(deps: JoiningDeps): Joining {
@@ -79,10 +72,11 @@ export function createJoining(deps: JoiningDeps): Joining {
     places,
     flow,
 
-    async doctorCheck(guildId: string): Promise<{ name: string; ok: boolean; detail: string; fix: string | null }> {
+    async doctorCheck(guildId: string): Promise<DoctorCheck> {
       const [readiness, link] = await Promise.all([places.readiness(guildId), deps.links.linkOf(guildId)]);
+      if (readiness === 'ready') return saidCheck('Join page', true, says('doctorSays.joinReady', { url: link.url }), null);
       const check = READINESS_CHECK[readiness];
-      return { name: 'Join page', ...check, detail: readiness === 'ready' ? `${check.detail} ${link.url}` : check.detail };
+      return saidCheck('Join page', check.ok, check.detail, check.fix);
     },
   };
 }

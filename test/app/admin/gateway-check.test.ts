@@ -9,7 +9,7 @@ const holder = { id: 'b4f1c2d3-aaaa-bbbb-cccc-000000000000', host: 'tierlink-2',
 
 test('every shard held and connected: one line, all good', () => {
   expect(gatewayCheck(standing([{ shardId: 0, holder, connected: true }]), GUILD_ON_1)).toEqual([
-    { name: 'Discord gateway', ok: true, detail: 'connected', fix: null },
+    { name: 'Discord gateway', ok: true, detail: 'connected', fix: null, said: { detail: { key: 'doctorSays.gatewayOk' }, fix: null } },
   ]);
   expect(
     gatewayCheck(

@@ -1024,6 +1024,87 @@ export const de: Catalogue<EnglishCatalogue> = {
   'doctor.checkWebhook': '{label}: Webhook',
   'doctor.checkRole': 'Rolle {role}',
 
+  // /doctor's details and fixes (the checks return a key and its parameters; English is the checks' own sentence).
+  'doctorSays.manageOk': 'Tierlink kann Rollen verwalten',
+  'doctorSays.manageMissing': 'Der Rolle von Tierlink fehlt die Berechtigung „Rollen verwalten“',
+  'doctorSays.manageFix': 'Servereinstellungen → Rollen → die Rolle von Tierlink → „Rollen verwalten“ einschalten.',
+  'doctorSays.positionsOk': {
+    one: 'die {count} zugeordnete Rolle liegt unter der Rolle von Tierlink',
+    other: 'alle {count} zugeordneten Rollen liegen unter der Rolle von Tierlink',
+  },
+  'doctorSays.noRolesMapped': 'noch keine Rollen zugeordnet',
+  'doctorSays.noTierGrants': 'keine Stufe vergibt eine Rolle auf diesem Server',
+  'doctorSays.noTierGrantsFix': 'Ordne mit /map einer Stufe eine Rolle zu oder lege die Discord-Rolle der Stufe auf Patreon fest.',
+  'doctorSays.membersOk':
+    'Mitglieder lassen sich auflisten (nötig für den nächtlichen Abgleich und das Wiederherstellen beim erneuten Beitritt)',
+  'doctorSays.membersMissing': 'Mitglieder lassen sich nicht auflisten',
+  'doctorSays.membersFix': 'Developer Portal → deine Anwendung → Bot → „Server Members Intent“ einschalten.',
+  'doctorSays.serverUnreadable': 'der Server konnte nicht gelesen werden',
+  'doctorSays.serverUnreadableFix': 'Prüfe, ob Tierlink noch auf diesem Server ist.',
+  'doctorSays.campaignUnknown': 'ist mit diesem Server verbunden, aber unbekannt',
+  'doctorSays.connectAgain': 'Führe /connect erneut aus.',
+  'doctorSays.noToken': 'es ist kein Creator-Token gespeichert',
+  'doctorSays.noTokenFix': 'Führe /connect aus und melde dich als Creator an.',
+  'doctorSays.tokenWorks': 'das Creator-Token funktioniert',
+  'doctorSays.tokenScopes': 'dem Creator-Token fehlen die Berechtigungen {scopes}',
+  'doctorSays.tokenScopesFix': 'Führe /connect erneut aus und erlaube alles, worum Tierlink bittet.',
+  'doctorSays.tokenRefused': 'das Creator-Token wird nicht mehr akzeptiert',
+  'doctorSays.tokenRefusedRefresh': 'das Creator-Token wird nicht mehr akzeptiert, und seine Erneuerung ist fehlgeschlagen ({when})',
+  'doctorSays.tokenRefusedFix': 'Führe /connect erneut aus und melde dich als Creator an.',
+  'doctorSays.patreonDown': 'Patreon war nicht erreichbar ({kind})',
+  'doctorSays.patreonDownFix': 'Patreon ist vielleicht gestört; Tierlink versucht es weiter. Führe /doctor später erneut aus.',
+  'doctorSays.hookManual': 'nutzt das Geheimnis aus PATREON_WEBHOOK_SECRET',
+  'doctorSays.hookNone': 'kein Webhook registriert, deshalb warten Änderungen an Mitgliedschaften auf den nächtlichen Abgleich',
+  'doctorSays.hookNoneFix':
+    'Sorge dafür, dass PUBLIC_URL aus dem Internet erreichbar ist; Tierlink registriert seinen Webhook innerhalb von 15 Minuten oder beim nächsten /connect.',
+  'doctorSays.hookPaused': 'Patreon hat den Webhook pausiert; Änderungen an Mitgliedschaften warten, bis er wieder läuft',
+  'doctorSays.hookPausedAfter': {
+    one: 'Patreon hat den Webhook nach {count} fehlgeschlagenen Zustellung pausiert; Änderungen an Mitgliedschaften warten, bis er wieder läuft',
+    other:
+      'Patreon hat den Webhook nach {count} fehlgeschlagenen Zustellungen pausiert; Änderungen an Mitgliedschaften warten, bis er wieder läuft',
+  },
+  'doctorSays.hookFailing': {
+    one: 'die letzte Zustellung ist fehlgeschlagen ({count})',
+    other: 'die letzten {count} Zustellungen sind fehlgeschlagen',
+  },
+  'doctorSays.hookFix':
+    'Sorge dafür, dass PUBLIC_URL/webhooks/patreon aus dem Internet erreichbar ist; Tierlink setzt den Webhook dann fort und gleicht innerhalb von 15 Minuten neu ab.',
+  'doctorSays.hookOk': 'registriert und stellt zu',
+  'doctorSays.asOf': '{said} (zuletzt geprüft: {when})',
+  'doctorSays.joinReady': 'Patrons treten bei über {url}',
+  'doctorSays.joinWaits': 'wartet auf eine verbundene Kampagne (/connect)',
+  'doctorSays.joinNoServer': 'Tierlink kann diesen Server nicht lesen',
+  'doctorSays.joinNoServerFix': 'Lade den Bot erneut auf den Server ein.',
+  'doctorSays.joinNoInvite': 'Der Rolle von Tierlink fehlt „Einladung erstellen“, was Discord verlangt, um Leute zum Server hinzuzufügen',
+  'doctorSays.joinNoInviteFix': 'Servereinstellungen → Rollen → die Rolle von Tierlink → „Einladung erstellen“ einschalten.',
+  'doctorSays.joinNoManage': 'Der Rolle von Tierlink fehlt „Rollen verwalten“, daher kämen Leute ohne ihre Rollen auf den Server',
+  'doctorSays.gatewayOk': 'verbunden',
+  'doctorSays.gatewayShardsOk': { one: '{count} Shard verbunden', other: 'alle {count} Shards verbunden' },
+  'doctorSays.invitePublic': 'jede Person kann Tierlink zu ihrem eigenen Server hinzufügen (die Anwendung ist öffentlich)',
+  'doctorSays.invitePublicFix':
+    'Discord Developer Portal → deine Anwendung → Bot → „Public Bot“ ausschalten, damit nur du ihn zu einem Server hinzufügen kannst.',
+  'doctorSays.inviteOwner': 'nur die Person, der die Anwendung gehört, kann Tierlink zu einem Server hinzufügen',
+  'doctorSays.noCampaign': 'mit diesem Server ist keine Patreon-Kampagne verbunden',
+  'doctorSays.noSyncYet': 'es lief noch kein vollständiger Abgleich',
+  'doctorSays.syncHeld': {
+    one: '{when}: {count} Rollenentfernung wurde vom Schutz gegen Massenentfernungen zurückgehalten — {reason}',
+    other: '{when}: {count} Rollenentfernungen wurden vom Schutz gegen Massenentfernungen zurückgehalten — {reason}',
+  },
+  'doctorSays.overThreshold': 'mehr als die Schwelle dieses Servers',
+  'doctorSays.syncHeldFix':
+    'Prüfe sie mit /sync dry_run:true und wende sie dann mit /sync force:true an (oder hebe die Schwelle mit /settings removal_threshold_percent an).',
+
+  // Refusals about a role (who may manage it, whether the bot can), said from the refusal's facts.
+  'refusal.atOrAbove':
+    '{role} liegt auf oder über deiner höchsten Rolle, {highest}. Discord lässt dich nur Rollen unter deiner eigenen höchsten Rolle vergeben oder entfernen, und Tierlink hält sich an dieselbe Regel.',
+  'refusal.aboveYouNoRole':
+    '{role} liegt über dir: Du hast auf diesem Server keine Rolle. Discord lässt dich nur Rollen unter deiner eigenen höchsten Rolle vergeben oder entfernen, und Tierlink hält sich an dieselbe Regel.',
+  'refusal.atOrAboveFix': 'Bitte jemanden, dessen höchste Rolle über {role} liegt (oder den Serverinhaber oder einen Admin), das zu tun.',
+  'refusal.aboveBot': '{role} liegt auf oder über {bot}, der höchsten Rolle des Bots, daher lehnt Discord die Vergabe ab.',
+  'refusal.aboveBotFix': 'Verschiebe die Rolle {bot} in Servereinstellungen → Rollen über {role}.',
+  'refusal.managed': '{role} wird von einer Integration verwaltet (einem Bot, Boosts oder einem Abo); niemand kann sie von Hand vergeben.',
+  'refusal.managedFix': 'Erstelle eine gewöhnliche Rolle für die Stufe und ordne die Stufe ihr statt {role} zu.',
+
   // Warum eine Rolle nicht vergeben wird, aus den Feldern des Planers gesagt.
   'note.tierGone': 'die Stufe {tier} gibt es in der Kampagne nicht mehr',
   'note.freeTier': '{tier} ist eine kostenlose Stufe, und kostenlose Stufen geben auf diesem Server keine Rolle',

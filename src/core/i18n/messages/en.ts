@@ -983,6 +983,82 @@ export const en = {
   'doctor.checkWebhook': '{label}: webhook',
   'doctor.checkRole': 'Role {role}',
 
+  // /doctor's details and fixes (the checks return a key and its parameters; English is the checks' own sentence).
+  'doctorSays.manageOk': 'Tierlink can manage roles',
+  'doctorSays.manageMissing': 'Tierlink’s role lacks the Manage Roles permission',
+  'doctorSays.manageFix': 'Server Settings → Roles → the Tierlink role → turn on Manage Roles.',
+  'doctorSays.positionsOk': {
+    one: 'all {count} mapped role is below Tierlink’s role',
+    other: 'all {count} mapped roles are below Tierlink’s role',
+  },
+  'doctorSays.noRolesMapped': 'no roles are mapped yet',
+  'doctorSays.noTierGrants': 'no tier grants any role in this server',
+  'doctorSays.noTierGrantsFix': 'Map a tier to a role with /map, or set the tier’s Discord role on Patreon.',
+  'doctorSays.membersOk': 'members can be listed (needed by the nightly sync and rejoin restore)',
+  'doctorSays.membersMissing': 'members cannot be listed',
+  'doctorSays.membersFix': 'Developer Portal → your application → Bot → turn on Server Members Intent.',
+  'doctorSays.serverUnreadable': 'the server could not be read',
+  'doctorSays.serverUnreadableFix': 'Check that Tierlink is still in this server.',
+  'doctorSays.campaignUnknown': 'is bound to this server but unknown',
+  'doctorSays.connectAgain': 'Run /connect again.',
+  'doctorSays.noToken': 'no creator token is stored',
+  'doctorSays.noTokenFix': 'Run /connect and sign in as the creator.',
+  'doctorSays.tokenWorks': 'the creator token works',
+  'doctorSays.tokenScopes': 'the creator token lacks the scopes {scopes}',
+  'doctorSays.tokenScopesFix': 'Run /connect again and accept every permission Tierlink asks for.',
+  'doctorSays.tokenRefused': 'the creator token is no longer accepted',
+  'doctorSays.tokenRefusedRefresh': 'the creator token is no longer accepted and refreshing it failed ({when})',
+  'doctorSays.tokenRefusedFix': 'Run /connect again and sign in as the creator.',
+  'doctorSays.patreonDown': 'Patreon could not be reached ({kind})',
+  'doctorSays.patreonDownFix': 'Patreon may be down; Tierlink retries. Run /doctor again later.',
+  'doctorSays.hookManual': 'using the secret from PATREON_WEBHOOK_SECRET',
+  'doctorSays.hookNone': 'no webhook is registered, so pledge changes wait for the nightly sync',
+  'doctorSays.hookNoneFix':
+    'Make sure PUBLIC_URL is reachable from the internet; Tierlink registers its webhook within 15 minutes, or at the next /connect.',
+  'doctorSays.hookPaused': 'Patreon paused the webhook; pledge changes are held until it is un-paused',
+  'doctorSays.hookPausedAfter': {
+    one: 'Patreon paused the webhook after {count} failed delivery; pledge changes are held until it is un-paused',
+    other: 'Patreon paused the webhook after {count} failed deliveries; pledge changes are held until it is un-paused',
+  },
+  'doctorSays.hookFailing': { one: 'the last {count} deliveries failed', other: 'the last {count} deliveries failed' },
+  'doctorSays.hookFix':
+    'Make sure PUBLIC_URL/webhooks/patreon is reachable from the internet; Tierlink then un-pauses the webhook and resyncs within 15 minutes.',
+  'doctorSays.hookOk': 'registered and delivering',
+  'doctorSays.asOf': '{said} (as last checked, {when})',
+  'doctorSays.joinReady': 'patrons join at {url}',
+  'doctorSays.joinWaits': 'waits for a connected campaign (/connect)',
+  'doctorSays.joinNoServer': 'Tierlink cannot read this server',
+  'doctorSays.joinNoServerFix': 'Invite the bot to the server again.',
+  'doctorSays.joinNoInvite': 'Tierlink’s role lacks Create Instant Invite, which Discord requires to add people to the server',
+  'doctorSays.joinNoInviteFix': 'Server Settings → Roles → the Tierlink role → turn on Create Invite.',
+  'doctorSays.joinNoManage': 'Tierlink’s role lacks Manage Roles, so people would join without their roles',
+  'doctorSays.gatewayOk': 'connected',
+  'doctorSays.gatewayShardsOk': { one: 'all {count} shard connected', other: 'all {count} shards connected' },
+  'doctorSays.invitePublic': 'anyone can add Tierlink to their own server (the application is public)',
+  'doctorSays.invitePublicFix':
+    'Discord Developer Portal → your application → Bot → turn off Public Bot, so only you can add it to a server.',
+  'doctorSays.inviteOwner': 'only the application’s owner can add Tierlink to a server',
+  'doctorSays.noCampaign': 'no Patreon campaign is connected to this server',
+  'doctorSays.noSyncYet': 'no full sync has run yet',
+  'doctorSays.syncHeld': {
+    one: '{when}: {count} role removal was held back by the mass-removal guard — {reason}',
+    other: '{when}: {count} role removals were held back by the mass-removal guard — {reason}',
+  },
+  'doctorSays.overThreshold': 'more than this server’s threshold',
+  'doctorSays.syncHeldFix':
+    'Check them with /sync dry_run:true, then apply them with /sync force:true (or raise the guard with /settings removal_threshold_percent).',
+
+  // Refusals about a role (who may manage it, whether the bot can), said from the refusal's facts.
+  'refusal.atOrAbove':
+    '{role} is at or above your highest role, {highest}. Discord lets you give or take away only roles below your own highest role, and Tierlink keeps the same rule.',
+  'refusal.aboveYouNoRole':
+    '{role} is above you: you have no role in this server. Discord lets you give or take away only roles below your own highest role, and Tierlink keeps the same rule.',
+  'refusal.atOrAboveFix': 'Ask someone whose highest role is above {role} (or the server owner, or an administrator) to do this.',
+  'refusal.aboveBot': "{role} is at or above {bot}, the bot's highest role, so Discord refuses to assign it.",
+  'refusal.aboveBotFix': 'Move the {bot} role above {role} in Server Settings → Roles.',
+  'refusal.managed': '{role} is managed by an integration (a bot, a booster or a subscription role); nobody can assign it by hand.',
+  'refusal.managedFix': 'Create an ordinary role for the tier and map the tier to it instead of {role}.',
+
   // Why a role is not given, said from the planner's fields (English replies keep its own sentence).
   'note.tierGone': 'the {tier} tier no longer exists on the campaign',
   'note.freeTier': '{tier} is a free tier, and free tiers grant no role in this server',

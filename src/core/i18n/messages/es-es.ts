@@ -1003,6 +1003,83 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'doctor.checkWebhook': '{label}: webhook',
   'doctor.checkRole': 'Rol {role}',
 
+  // /doctor's details and fixes (the checks return a key and its parameters; English is the checks' own sentence).
+  'doctorSays.manageOk': 'Tierlink puede gestionar roles',
+  'doctorSays.manageMissing': 'Al rol de Tierlink le falta el permiso «Gestionar roles»',
+  'doctorSays.manageFix': 'Ajustes del servidor → Roles → el rol de Tierlink → activa «Gestionar roles».',
+  'doctorSays.positionsOk': {
+    one: 'el {count} rol asignado está por debajo del rol de Tierlink',
+    other: 'los {count} roles asignados están por debajo del rol de Tierlink',
+  },
+  'doctorSays.noRolesMapped': 'todavía no hay roles asignados',
+  'doctorSays.noTierGrants': 'ningún nivel da un rol en este servidor',
+  'doctorSays.noTierGrantsFix': 'Asigna un rol a un nivel con /map, o elige el rol de Discord del nivel en Patreon.',
+  'doctorSays.membersOk': 'se pueden listar los miembros (lo necesitan la sincronización nocturna y la restauración al volver a unirse)',
+  'doctorSays.membersMissing': 'no se pueden listar los miembros',
+  'doctorSays.membersFix': 'Developer Portal → tu aplicación → Bot → activa «Server Members Intent».',
+  'doctorSays.serverUnreadable': 'no se pudo leer el servidor',
+  'doctorSays.serverUnreadableFix': 'Comprueba que Tierlink sigue en este servidor.',
+  'doctorSays.campaignUnknown': 'está vinculada a este servidor, pero no se conoce',
+  'doctorSays.connectAgain': 'Vuelve a ejecutar /connect.',
+  'doctorSays.noToken': 'no hay ningún token de creador guardado',
+  'doctorSays.noTokenFix': 'Ejecuta /connect e inicia sesión como creador.',
+  'doctorSays.tokenWorks': 'el token de creador funciona',
+  'doctorSays.tokenScopes': 'al token de creador le faltan los permisos {scopes}',
+  'doctorSays.tokenScopesFix': 'Vuelve a ejecutar /connect y acepta todos los permisos que pide Tierlink.',
+  'doctorSays.tokenRefused': 'el token de creador ya no se acepta',
+  'doctorSays.tokenRefusedRefresh': 'el token de creador ya no se acepta y no se pudo renovar ({when})',
+  'doctorSays.tokenRefusedFix': 'Vuelve a ejecutar /connect e inicia sesión como creador.',
+  'doctorSays.patreonDown': 'no se pudo contactar con Patreon ({kind})',
+  'doctorSays.patreonDownFix': 'Puede que Patreon esté caído; Tierlink lo reintenta. Vuelve a ejecutar /doctor más tarde.',
+  'doctorSays.hookManual': 'usa el secreto de PATREON_WEBHOOK_SECRET',
+  'doctorSays.hookNone': 'no hay ningún webhook registrado, así que los cambios de membresía esperan a la sincronización nocturna',
+  'doctorSays.hookNoneFix':
+    'Asegúrate de que PUBLIC_URL sea accesible desde internet; Tierlink registra su webhook en 15 minutos, o en el próximo /connect.',
+  'doctorSays.hookPaused': 'Patreon ha pausado el webhook; los cambios de membresía esperan hasta que se reanude',
+  'doctorSays.hookPausedAfter': {
+    one: 'Patreon ha pausado el webhook tras {count} entrega fallida; los cambios de membresía esperan hasta que se reanude',
+    other: 'Patreon ha pausado el webhook tras {count} entregas fallidas; los cambios de membresía esperan hasta que se reanude',
+  },
+  'doctorSays.hookFailing': { one: 'la última entrega ha fallado ({count})', other: 'las últimas {count} entregas han fallado' },
+  'doctorSays.hookFix':
+    'Asegúrate de que PUBLIC_URL/webhooks/patreon sea accesible desde internet; Tierlink reanudará el webhook y volverá a sincronizar en 15 minutos.',
+  'doctorSays.hookOk': 'registrado y entregando',
+  'doctorSays.asOf': '{said} (última comprobación: {when})',
+  'doctorSays.joinReady': 'los patrocinadores se unen en {url}',
+  'doctorSays.joinWaits': 'espera a que haya una campaña conectada (/connect)',
+  'doctorSays.joinNoServer': 'Tierlink no puede leer este servidor',
+  'doctorSays.joinNoServerFix': 'Vuelve a invitar al bot al servidor.',
+  'doctorSays.joinNoInvite': 'Al rol de Tierlink le falta «Crear invitación», que Discord exige para añadir gente al servidor',
+  'doctorSays.joinNoInviteFix': 'Ajustes del servidor → Roles → el rol de Tierlink → activa «Crear invitación».',
+  'doctorSays.joinNoManage': 'Al rol de Tierlink le falta «Gestionar roles», así que la gente entraría sin sus roles',
+  'doctorSays.gatewayOk': 'conectado',
+  'doctorSays.gatewayShardsOk': { one: '{count} shard conectado', other: 'los {count} shards conectados' },
+  'doctorSays.invitePublic': 'cualquiera puede añadir Tierlink a su propio servidor (la aplicación es pública)',
+  'doctorSays.invitePublicFix':
+    'Discord Developer Portal → tu aplicación → Bot → desactiva «Public Bot», para que solo tú puedas añadirlo a un servidor.',
+  'doctorSays.inviteOwner': 'solo quien tiene la aplicación puede añadir Tierlink a un servidor',
+  'doctorSays.noCampaign': 'no hay ninguna campaña de Patreon conectada a este servidor',
+  'doctorSays.noSyncYet': 'todavía no se ha hecho ninguna sincronización completa',
+  'doctorSays.syncHeld': {
+    one: '{when}: la protección contra retiradas masivas ha retenido {count} retirada de rol — {reason}',
+    other: '{when}: la protección contra retiradas masivas ha retenido {count} retiradas de roles — {reason}',
+  },
+  'doctorSays.overThreshold': 'más que el límite de este servidor',
+  'doctorSays.syncHeldFix':
+    'Revísalas con /sync dry_run:true y luego aplícalas con /sync force:true (o sube el límite con /settings removal_threshold_percent).',
+
+  // Refusals about a role (who may manage it, whether the bot can), said from the refusal's facts.
+  'refusal.atOrAbove':
+    '{role} está al nivel de tu rol más alto, {highest}, o por encima. Discord solo te deja dar o quitar roles por debajo de tu rol más alto, y Tierlink sigue la misma regla.',
+  'refusal.aboveYouNoRole':
+    '{role} está por encima de ti: no tienes ningún rol en este servidor. Discord solo te deja dar o quitar roles por debajo de tu rol más alto, y Tierlink sigue la misma regla.',
+  'refusal.atOrAboveFix':
+    'Pide a alguien cuyo rol más alto esté por encima de {role} (o al propietario del servidor, o a un administrador) que lo haga.',
+  'refusal.aboveBot': '{role} está al nivel de {bot}, el rol más alto del bot, o por encima, así que Discord no deja asignarlo.',
+  'refusal.aboveBotFix': 'Mueve el rol {bot} por encima de {role} en Ajustes del servidor → Roles.',
+  'refusal.managed': '{role} lo gestiona una integración (un bot, las mejoras o una suscripción); nadie puede asignarlo a mano.',
+  'refusal.managedFix': 'Crea un rol normal para el nivel y asígnale el nivel en lugar de {role}.',
+
   // Por qué no se da un rol, dicho a partir de los campos del planificador.
   'note.tierGone': 'el nivel {tier} ya no existe en la campaña',
   'note.freeTier': '{tier} es un nivel gratuito, y los niveles gratuitos no dan ningún rol en este servidor',

@@ -998,6 +998,84 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'doctor.checkWebhook': '{label}: webhook',
   'doctor.checkRole': 'Cargo {role}',
 
+  // /doctor's details and fixes (the checks return a key and its parameters; English is the checks' own sentence).
+  'doctorSays.manageOk': 'O Tierlink pode gerenciar cargos',
+  'doctorSays.manageMissing': 'O cargo do Tierlink não tem a permissão "Gerenciar cargos"',
+  'doctorSays.manageFix': 'Configurações do servidor → Cargos → o cargo do Tierlink → ative "Gerenciar cargos".',
+  'doctorSays.positionsOk': {
+    one: 'o {count} cargo mapeado está abaixo do cargo do Tierlink',
+    other: 'todos os {count} cargos mapeados estão abaixo do cargo do Tierlink',
+  },
+  'doctorSays.noRolesMapped': 'nenhum cargo mapeado ainda',
+  'doctorSays.noTierGrants': 'nenhum nível dá um cargo neste servidor',
+  'doctorSays.noTierGrantsFix': 'Mapeie um nível para um cargo com /map, ou defina o cargo do Discord do nível no Patreon.',
+  'doctorSays.membersOk': 'os membros podem ser listados (necessário para a sincronização noturna e para restaurar quem volta)',
+  'doctorSays.membersMissing': 'os membros não podem ser listados',
+  'doctorSays.membersFix': 'Developer Portal → seu aplicativo → Bot → ative "Server Members Intent".',
+  'doctorSays.serverUnreadable': 'não foi possível ler o servidor',
+  'doctorSays.serverUnreadableFix': 'Verifique se o Tierlink ainda está neste servidor.',
+  'doctorSays.campaignUnknown': 'está vinculada a este servidor, mas é desconhecida',
+  'doctorSays.connectAgain': 'Execute /connect de novo.',
+  'doctorSays.noToken': 'nenhum token de criador está salvo',
+  'doctorSays.noTokenFix': 'Execute /connect e entre como o criador.',
+  'doctorSays.tokenWorks': 'o token de criador funciona',
+  'doctorSays.tokenScopes': 'faltam ao token de criador as permissões {scopes}',
+  'doctorSays.tokenScopesFix': 'Execute /connect de novo e aceite todas as permissões que o Tierlink pede.',
+  'doctorSays.tokenRefused': 'o token de criador não é mais aceito',
+  'doctorSays.tokenRefusedRefresh': 'o token de criador não é mais aceito e a renovação dele falhou ({when})',
+  'doctorSays.tokenRefusedFix': 'Execute /connect de novo e entre como o criador.',
+  'doctorSays.patreonDown': 'não foi possível acessar o Patreon ({kind})',
+  'doctorSays.patreonDownFix': 'O Patreon pode estar fora do ar; o Tierlink tenta de novo. Execute /doctor mais tarde.',
+  'doctorSays.hookManual': 'usa o segredo de PATREON_WEBHOOK_SECRET',
+  'doctorSays.hookNone': 'nenhum webhook registrado, então as mudanças de assinatura esperam a sincronização noturna',
+  'doctorSays.hookNoneFix':
+    'Garanta que PUBLIC_URL seja acessível pela internet; o Tierlink registra o webhook em até 15 minutos, ou no próximo /connect.',
+  'doctorSays.hookPaused': 'O Patreon pausou o webhook; as mudanças de assinatura ficam em espera até ele ser retomado',
+  'doctorSays.hookPausedAfter': {
+    one: 'O Patreon pausou o webhook depois de {count} entrega com falha; as mudanças de assinatura ficam em espera até ele ser retomado',
+    other:
+      'O Patreon pausou o webhook depois de {count} entregas com falha; as mudanças de assinatura ficam em espera até ele ser retomado',
+  },
+  'doctorSays.hookFailing': { one: 'a última entrega falhou ({count})', other: 'as últimas {count} entregas falharam' },
+  'doctorSays.hookFix':
+    'Garanta que PUBLIC_URL/webhooks/patreon seja acessível pela internet; o Tierlink então retoma o webhook e sincroniza de novo em até 15 minutos.',
+  'doctorSays.hookOk': 'registrado e entregando',
+  'doctorSays.asOf': '{said} (última verificação: {when})',
+  'doctorSays.joinReady': 'os apoiadores entram por {url}',
+  'doctorSays.joinWaits': 'aguarda uma campanha conectada (/connect)',
+  'doctorSays.joinNoServer': 'O Tierlink não consegue ler este servidor',
+  'doctorSays.joinNoServerFix': 'Convide o bot para o servidor de novo.',
+  'doctorSays.joinNoInvite': 'O cargo do Tierlink não tem "Criar convite", que o Discord exige para adicionar pessoas ao servidor',
+  'doctorSays.joinNoInviteFix': 'Configurações do servidor → Cargos → o cargo do Tierlink → ative "Criar convite".',
+  'doctorSays.joinNoManage': 'O cargo do Tierlink não tem "Gerenciar cargos", então as pessoas entrariam sem os cargos delas',
+  'doctorSays.gatewayOk': 'conectado',
+  'doctorSays.gatewayShardsOk': { one: '{count} shard conectado', other: 'todos os {count} shards conectados' },
+  'doctorSays.invitePublic': 'qualquer pessoa pode adicionar o Tierlink ao próprio servidor (o aplicativo é público)',
+  'doctorSays.invitePublicFix':
+    'Discord Developer Portal → seu aplicativo → Bot → desative "Public Bot", para que só você possa adicioná-lo a um servidor.',
+  'doctorSays.inviteOwner': 'só o dono do aplicativo pode adicionar o Tierlink a um servidor',
+  'doctorSays.noCampaign': 'nenhuma campanha do Patreon está conectada a este servidor',
+  'doctorSays.noSyncYet': 'nenhuma sincronização completa foi feita ainda',
+  'doctorSays.syncHeld': {
+    one: '{when}: {count} remoção de cargo foi retida pela proteção contra remoções em massa — {reason}',
+    other: '{when}: {count} remoções de cargos foram retidas pela proteção contra remoções em massa — {reason}',
+  },
+  'doctorSays.overThreshold': 'mais do que o limite deste servidor',
+  'doctorSays.syncHeldFix':
+    'Confira com /sync dry_run:true e depois aplique com /sync force:true (ou aumente o limite com /settings removal_threshold_percent).',
+
+  // Refusals about a role (who may manage it, whether the bot can), said from the refusal's facts.
+  'refusal.atOrAbove':
+    '{role} está no mesmo nível ou acima do seu cargo mais alto, {highest}. O Discord só deixa você dar ou tirar cargos abaixo do seu cargo mais alto, e o Tierlink segue a mesma regra.',
+  'refusal.aboveYouNoRole':
+    '{role} está acima de você: você não tem nenhum cargo neste servidor. O Discord só deixa você dar ou tirar cargos abaixo do seu cargo mais alto, e o Tierlink segue a mesma regra.',
+  'refusal.atOrAboveFix':
+    'Peça a alguém cujo cargo mais alto esteja acima de {role} (ou ao dono do servidor, ou a um administrador) para fazer isso.',
+  'refusal.aboveBot': '{role} está no mesmo nível ou acima de {bot}, o cargo mais alto do bot, então o Discord se recusa a atribuí-lo.',
+  'refusal.aboveBotFix': 'Mova o cargo {bot} para cima de {role} em Configurações do servidor → Cargos.',
+  'refusal.managed': '{role} é gerenciado por uma integração (um bot, impulsos ou uma assinatura); ninguém pode atribuí-lo manualmente.',
+  'refusal.managedFix': 'Crie um cargo comum para o nível e mapeie o nível para ele em vez de {role}.',
+
   // Por que um cargo não é dado, dito a partir dos campos do planejador.
   'note.tierGone': 'o nível {tier} não existe mais na campanha',
   'note.freeTier': '{tier} é um nível gratuito, e níveis gratuitos não dão cargo neste servidor',

@@ -3,6 +3,7 @@ import type { CompGrantOutcome, CompRevokeOutcome } from '../../../../app/comps/
 import type { Command } from '../command';
 import { NO_PINGS, fitMessage } from '../format';
 import { type Speaker, momentFor, speakerFor } from '../speak';
+import { refusalWords } from '../../../../core/refusal-text';
 
 /** A comp's end: "2027-01-01 00:00 UTC" in English (a comp given until a date runs through that day). */
 const ends = momentFor;
@@ -26,8 +27,10 @@ function grantReply(speaker: Speaker, userId: string, outcome: CompGrantOutcome)
     case 'bad_until':
     case 'bad_reason':
       return t('comp.notGiven', { message: outcome.message });
-    case 'not_allowed':
-      return `${t('comp.notGiven', { message: outcome.message })}\n${t('comp.whatToDo', { fix: outcome.fix })}`;
+    case 'not_allowed': {
+      const { message, fix } = refusalWords(t, outcome);
+      return `${t('comp.notGiven', { message })}\n${t('comp.whatToDo', { fix })}`;
+    }
     case 'granted': {
       const roles = outcome.roleNames.length > 0 ? ` (${outcome.roleNames.map((n) => `**${n}**`).join(', ')})` : '';
       return [
@@ -43,8 +46,10 @@ function revokeReply(speaker: Speaker, userId: string, outcome: CompRevokeOutcom
   switch (outcome.kind) {
     case 'unknown_tier':
       return t('comp.tierHint');
-    case 'not_allowed':
-      return `${t('comp.notEnded', { message: outcome.message })}\n${t('comp.whatToDo', { fix: outcome.fix })}`;
+    case 'not_allowed': {
+      const { message, fix } = refusalWords(t, outcome);
+      return `${t('comp.notEnded', { message })}\n${t('comp.whatToDo', { fix })}`;
+    }
     case 'none':
       return t('comp.noneOf', { who: `<@${userId}>`, tier: outcome.tierTitle });
     case 'revoked':

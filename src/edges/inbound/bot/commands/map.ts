@@ -6,6 +6,7 @@ import { describeGuildApply, roleMention } from '../format';
 import { speakerFor } from '../speak';
 import { CHANGE_BUTTON_PREFIX, CONFIRMATION_MINUTES, type EditReply, editorOf, previewButtons, previewLines } from './change-preview';
 import { answerRule, answerSettings } from './settings';
+import { refusalWords } from '../../../../core/refusal-text';
 
 function build(name: 'map' | 'unmap', description: string) {
   return new SlashCommandBuilder()
@@ -24,9 +25,9 @@ export async function answerMapping(edit: EditReply, t: T, verb: 'map' | 'unmap'
     case 'unknown_tier':
       return edit({ content: t('map.unknownTier') });
     case 'role_refused':
-      return edit({ content: t(verb === 'map' ? 'map.botCannot' : 'unmap.botCannot', { message: outcome.message, fix: outcome.fix }) });
+      return edit({ content: t(verb === 'map' ? 'map.botCannot' : 'unmap.botCannot', refusalWords(t, outcome)) });
     case 'not_allowed':
-      return edit({ content: t(verb === 'map' ? 'map.notAllowed' : 'unmap.notAllowed', { message: outcome.message, fix: outcome.fix }) });
+      return edit({ content: t(verb === 'map' ? 'map.notAllowed' : 'unmap.notAllowed', refusalWords(t, outcome)) });
     case 'not_mapped':
       return edit({
         content: t(outcome.viaTier ? 'unmap.viaTier' : 'unmap.notMapped', { tier: outcome.tierTitle, role: outcome.roleName }),

@@ -1,5 +1,5 @@
 import type { GuildAccess } from '../../../../app/dashboard/access';
-import { checkName } from '../../../../app/admin/doctor';
+import { checkDetail, checkFix, checkName } from '../../../../app/admin/doctor';
 import type { Overview } from '../../../../app/dashboard/overview';
 import type { SyncRun } from '../../../../app/dashboard/views';
 import { ENGLISH, type MessageKey, type T, formatNumber, translator } from '../../../../core/i18n';
@@ -129,7 +129,7 @@ export function renderOverview(o: { access: GuildAccess; viewer: Viewer; overvie
     (
       c,
     ) => html`<li class="item"><div class="item-head"><span class="item-title">${checkName(t, c.name)}</span><span class="pill ${c.ok ? 'added' : 'removed'}">${c.ok ? t('dashOv.ok') : t('dashOv.problem')}</span></div>
-<p class="item-text">${prose(c.detail)}</p>${c.fix && !c.ok ? html`<p class="item-fix"><strong>${t('dashOv.fix')}</strong> ${prose(c.fix)}</p>` : null}</li>`,
+<p class="item-text">${prose(checkDetail(t, c))}</p>${c.fix && !c.ok ? html`<p class="item-fix"><strong>${t('dashOv.fix')}</strong> ${prose(checkFix(t, c) ?? c.fix)}</p>` : null}</li>`,
   )}</ul>`;
   return renderDashboard({
     title: t('dashOv.title'),
