@@ -54,7 +54,7 @@ test('/connect binds the campaign PATREON_CAMPAIGN_ID names without asking which
   const text = pageText(result.html);
   expect(text).toContain('Your campaign is connected');
   expect(text).not.toContain('Which campaign');
-  expect(text).toMatch(/Side Supporter \$2 · 1 patron @Staff/);
+  expect(text).toMatch(/Side Supporter \$2 a month · 1 patron @Staff/);
   expect(await e.tierlink.services.repos.guilds.campaignsOf(e.guildId)).toEqual([side.campaignId]);
   expect(e.patreon.webhooks()).toHaveLength(1);
 });

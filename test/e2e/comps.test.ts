@@ -1,5 +1,6 @@
 import { HOUR, MINUTE } from '../../src/shared/clock';
 import { type E2E, dueWorkDone, startE2E } from '../support/e2e';
+import { eventually } from '../support/eventually';
 import { MANAGE_ROLES, activePatron, runCommand, stringOption, userOption } from '../support/e2e-admin';
 
 /**
@@ -99,7 +100,12 @@ test('a comp ends by itself within a minute of its end; a renewal before then ke
 
   e.clock.advance(2 * HOUR);
   await afterTheSweep(() => !holds(cy, e.roles.bronze));
-  const [removal] = await e.tierlink.services.repos.ledger.recentAudit(e.guildId, cy);
+  // The role leaves Discord before its audit row is written: wait for the row.
+  let removal: Awaited<ReturnType<typeof e.tierlink.services.repos.ledger.recentAudit>>[number] | undefined;
+  await eventually('the removal audited', async () => {
+    [removal] = await e.tierlink.services.repos.ledger.recentAudit(e.guildId, cy);
+    return removal?.action === 'remove';
+  });
   expect(removal).toMatchObject({ action: 'remove', outcome: 'applied', trigger: 'grace' });
   expect(removal!.reason).toMatch(/comp: giveaway, extended, ended on/);
 });

@@ -360,6 +360,7 @@ export const OWNER_PERMISSIONS = ADMINISTRATOR;
 export function pageText(html: string): string {
   return html
     .replace(/<style[\s\S]*?<\/style>/g, '')
+    .replace(/<script[\s\S]*?<\/script>/g, '')
     .replace(/<[^>]+>/g, ' ')
     .replace(/&#39;|&apos;/g, "'")
     .replace(/&quot;/g, '"')
