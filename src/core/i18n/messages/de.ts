@@ -1182,6 +1182,13 @@ export const de: Catalogue<EnglishCatalogue> = {
   'strict.notTurnedOn': 'Der strikte Modus wurde nicht eingeschaltet:',
   'strict.on': '**Der strikte Modus ist an.**',
 
+  // /sync adopt:true refused for a role the member may not manage.
+  'adopt.refused': {
+    one: 'Durch das Übernehmen würde Tierlink Mitgliedern {roles} entfernen, wenn ihre Unterstützung endet, und du darfst diese Rolle nicht verwalten: {message}',
+    other:
+      'Durch das Übernehmen würde Tierlink Mitgliedern {roles} entfernen, wenn ihre Unterstützung endet, und du darfst diese Rollen nicht verwalten: {message}',
+  },
+
   // Warum eine Rolle nicht vergeben wird, aus den Feldern des Planers gesagt.
   'note.tierGone': 'die Stufe {tier} gibt es in der Kampagne nicht mehr',
   'note.freeTier': '{tier} ist eine kostenlose Stufe, und kostenlose Stufen geben auf diesem Server keine Rolle',

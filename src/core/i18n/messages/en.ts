@@ -1133,6 +1133,13 @@ export const en = {
   'strict.notTurnedOn': 'Strict mode was not turned on:',
   'strict.on': '**Strict mode is on.**',
 
+  // /sync adopt:true refused for a role the member may not manage.
+  'adopt.refused': {
+    one: 'Adopting would make Tierlink take {roles} away from members when their pledge ends, and you may not manage that role: {message}',
+    other:
+      'Adopting would make Tierlink take {roles} away from members when their pledge ends, and you may not manage those roles: {message}',
+  },
+
   // Why a role is not given, said from the planner's fields (English replies keep its own sentence).
   'note.tierGone': 'the {tier} tier no longer exists on the campaign',
   'note.freeTier': '{tier} is a free tier, and free tiers grant no role in this server',

@@ -1154,6 +1154,12 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'strict.notTurnedOn': 'No se ha activado el modo estricto:',
   'strict.on': '**El modo estricto está activado.**',
 
+  // /sync adopt:true refused for a role the member may not manage.
+  'adopt.refused': {
+    one: 'Adoptar haría que Tierlink quitara {roles} a los miembros cuando termine su apoyo, y no puedes gestionar ese rol: {message}',
+    other: 'Adoptar haría que Tierlink quitara {roles} a los miembros cuando termine su apoyo, y no puedes gestionar esos roles: {message}',
+  },
+
   // Por qué no se da un rol, dicho a partir de los campos del planificador.
   'note.tierGone': 'el nivel {tier} ya no existe en la campaña',
   'note.freeTier': '{tier} es un nivel gratuito, y los niveles gratuitos no dan ningún rol en este servidor',

@@ -1150,6 +1150,13 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'strict.notTurnedOn': 'O modo estrito não foi ativado:',
   'strict.on': '**O modo estrito está ativado.**',
 
+  // /sync adopt:true refused for a role the member may not manage.
+  'adopt.refused': {
+    one: 'Adotar faria o Tierlink tirar {roles} dos membros quando o apoio deles terminar, e você não pode gerenciar esse cargo: {message}',
+    other:
+      'Adotar faria o Tierlink tirar {roles} dos membros quando o apoio deles terminar, e você não pode gerenciar esses cargos: {message}',
+  },
+
   // Por que um cargo não é dado, dito a partir dos campos do planejador.
   'note.tierGone': 'o nível {tier} não existe mais na campanha',
   'note.freeTier': '{tier} é um nível gratuito, e níveis gratuitos não dão cargo neste servidor',

@@ -370,6 +370,17 @@ export const settingsCommand: Command = {
   },
 };
 
+/**
+ * The settings and, after a blank line, strict mode's preview in one message of at most `max`
+ * characters: the settings are cut first, so what strict mode would remove and how to confirm it
+ * (its last line) always show, in the longer languages too.
+ */
+function withStrictPreview(head: readonly string[], strict: readonly string[], max: number, t: T): string {
+  const press = strict.at(-1) ?? '';
+  const preview = `${fitMessage(strict.slice(0, -1), Math.floor(max / 2) - press.length - 1, t)}\n${press}`;
+  return `${fitMessage(head.join('\n').split('\n'), max - preview.length - 2, t)}\n\n${preview}`;
+}
+
 /** The reply to a `/settings` outcome (asked, or confirmed with the button). */
 export async function answerSettings(
   edit: EditReply,
@@ -399,13 +410,12 @@ export async function answerSettings(
       return;
     case 'strict_pending':
       await edit({
-        content: fitMessage(
+        content: withStrictPreview(
           [
             t('settings.title'),
             renderSettings(outcome.settings, outcome.join, outcome.channels, rules, outcome.patronMessages, outcome.choices, t),
-            '',
-            ...strictPreviewLines(outcome.strict, t),
           ],
+          strictPreviewLines(outcome.strict, t),
           1900,
           t,
         ),
@@ -418,10 +428,12 @@ export async function answerSettings(
         t('settings.saved'),
         renderSettings(outcome.settings, outcome.join, outcome.channels, rules, outcome.patronMessages, outcome.choices, t),
         ...outcome.notes.map((n) => `• ${n}`),
-        ...(request ? ['', ...strictPreviewLines(request, t)] : []),
       ];
       const components = request ? [strictButton(request, t)] : [];
-      await reportApply((content) => edit({ content, components }), fitMessage(head, 1800, t), outcome.followUp, logger, t);
+      const content = request
+        ? withStrictPreview(head, strictPreviewLines(request, t), 1800, t)
+        : fitMessage(head.join('\n').split('\n'), 1800, t);
+      await reportApply((text) => edit({ content: text, components }), content, outcome.followUp, logger, t);
     }
   }
 }
