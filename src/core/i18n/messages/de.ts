@@ -1189,6 +1189,15 @@ export const de: Catalogue<EnglishCatalogue> = {
       'Durch das Übernehmen würde Tierlink Mitgliedern {roles} entfernen, wenn ihre Unterstützung endet, und du darfst diese Rollen nicht verwalten: {message}',
   },
 
+  // Why a sync held its removals back, as /sync shows it (src/edges/inbound/bot/sync-reply.ts).
+  'held.unreadable':
+    'in diesem Lauf konnte eine Seite nicht gelesen werden, daher wurde keine Rolle entfernt; der nächste vollständige Lauf entfernt sie',
+  'held.threshold': {
+    one: '{count} Entfernung ({share} von {grants} Vergaben) überschreitet die Schwelle dieses Servers von {percent} und mindestens {min}; führe /sync force:true aus, um sie anzuwenden (oder npm run sync -- --force)',
+    other:
+      '{count} Entfernungen ({share} von {grants} Vergaben) überschreiten die Schwelle dieses Servers von {percent} und mindestens {min}; führe /sync force:true aus, um sie anzuwenden (oder npm run sync -- --force)',
+  },
+
   // Warum eine Rolle nicht vergeben wird, aus den Feldern des Planers gesagt.
   'note.tierGone': 'die Stufe {tier} gibt es in der Kampagne nicht mehr',
   'note.freeTier': '{tier} ist eine kostenlose Stufe, und kostenlose Stufen geben auf diesem Server keine Rolle',

@@ -1140,6 +1140,14 @@ export const en = {
       'Adopting would make Tierlink take {roles} away from members when their pledge ends, and you may not manage those roles: {message}',
   },
 
+  // Why a sync held its removals back, as /sync shows it (src/edges/inbound/bot/sync-reply.ts).
+  'held.unreadable': 'a page could not be read in this run, so no role was removed; the next complete run removes them',
+  'held.threshold': {
+    one: "{count} removal ({share} of {grants} grants) exceeds this server's threshold of {percent} and at least {min}; run /sync force:true to apply it (or npm run sync -- --force)",
+    other:
+      "{count} removals ({share} of {grants} grants) exceed this server's threshold of {percent} and at least {min}; run /sync force:true to apply them (or npm run sync -- --force)",
+  },
+
   // Why a role is not given, said from the planner's fields (English replies keep its own sentence).
   'note.tierGone': 'the {tier} tier no longer exists on the campaign',
   'note.freeTier': '{tier} is a free tier, and free tiers grant no role in this server',

@@ -1160,6 +1160,15 @@ export const esES: Catalogue<EnglishCatalogue> = {
     other: 'Adoptar haría que Tierlink quitara {roles} a los miembros cuando termine su apoyo, y no puedes gestionar esos roles: {message}',
   },
 
+  // Why a sync held its removals back, as /sync shows it (src/edges/inbound/bot/sync-reply.ts).
+  'held.unreadable':
+    'no se pudo leer una página en esta ejecución, así que no se quitó ningún rol; la próxima ejecución completa los quita',
+  'held.threshold': {
+    one: '{count} retirada ({share} de {grants} concesiones) supera el umbral de este servidor de {percent} y al menos {min}; usa /sync force:true para aplicarla (o npm run sync -- --force)',
+    other:
+      '{count} retiradas ({share} de {grants} concesiones) superan el umbral de este servidor de {percent} y al menos {min}; usa /sync force:true para aplicarlas (o npm run sync -- --force)',
+  },
+
   // Por qué no se da un rol, dicho a partir de los campos del planificador.
   'note.tierGone': 'el nivel {tier} ya no existe en la campaña',
   'note.freeTier': '{tier} es un nivel gratuito, y los niveles gratuitos no dan ningún rol en este servidor',

@@ -1157,6 +1157,14 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
       'Adotar faria o Tierlink tirar {roles} dos membros quando o apoio deles terminar, e você não pode gerenciar esses cargos: {message}',
   },
 
+  // Why a sync held its removals back, as /sync shows it (src/edges/inbound/bot/sync-reply.ts).
+  'held.unreadable': 'uma página não pôde ser lida nesta execução, então nenhum cargo foi tirado; a próxima execução completa os tira',
+  'held.threshold': {
+    one: '{count} remoção ({share} de {grants} concessões) passa do limite deste servidor de {percent} e pelo menos {min}; use /sync force:true para aplicá-la (ou npm run sync -- --force)',
+    other:
+      '{count} remoções ({share} de {grants} concessões) passam do limite deste servidor de {percent} e pelo menos {min}; use /sync force:true para aplicá-las (ou npm run sync -- --force)',
+  },
+
   // Por que um cargo não é dado, dito a partir dos campos do planejador.
   'note.tierGone': 'o nível {tier} não existe mais na campanha',
   'note.freeTier': '{tier} é um nível gratuito, e níveis gratuitos não dão cargo neste servidor',
