@@ -159,6 +159,8 @@ export interface AuthorityRefusal {
   roleName: string;
   /** `at_or_above`: the person's highest role's name (null: they have none); for a reader of another language. */
   highestName?: string | null;
+  /** `dangerous`: the role's dangerous permissions, by their English names (`perm.*` in the catalogues). */
+  permissions?: string[];
   message: string;
   fix: string;
 }
@@ -199,12 +201,14 @@ export function checkRoleAuthority(authority: Authority, role: HierarchyRole): R
   const dangerous = dangerousPermissionsOf(role.permissions);
   if (dangerous.length > 0) {
     const those = dangerous.length === 1 ? 'that permission' : 'those permissions';
-    return refuse(
+    const refusal = refuse(
       'dangerous',
       `${role.name} has the ${dangerous.join(', ')} permission${dangerous.length === 1 ? '' : 's'}. Only the server owner or an administrator can have Tierlink give or take ` +
         `away a role with that kind of power: everyone Tierlink gives it to would have it.`,
       `Ask the server owner or someone with Administrator to do this, or remove ${those} from ${role.name} first.`,
     );
+    if (!refusal.ok) refusal.error.permissions = dangerous;
+    return refusal;
   }
   return ok(role);
 }

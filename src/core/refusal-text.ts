@@ -1,4 +1,4 @@
-import type { T } from './i18n';
+import { ENGLISH, type MessageKey, type T } from './i18n';
 
 /**
  * What a refusal about a role is (src/core/authority.ts, src/core/role-hierarchy.ts): its code and
@@ -12,6 +12,14 @@ export interface RefusalFacts {
   highestName?: string | null;
   /** `above_bot`, `missing_manage_roles`: the bot's highest role. */
   botRoleName?: string;
+  /** `dangerous`: the role's dangerous permissions, by their English names. */
+  permissions?: readonly string[];
+}
+
+/** A Discord permission by its English name, as Discord names it in the reader's language (`perm.*`). */
+function permissionIn(t: T, english: string): string {
+  const key = `perm.${english}`;
+  return key in ENGLISH ? t(key as Extract<MessageKey, `perm.${string}`>) : english;
 }
 
 /**
@@ -35,6 +43,27 @@ export function refusalWords(t: T, refusal: { message: string; fix: string; fact
       };
     case 'managed':
       return { message: t('refusal.managed', { role }), fix: t('refusal.managedFix', { role }) };
+    case 'missing_permission':
+      return { message: t('refusal.missingPermission', { role }), fix: t('refusal.missingPermissionFix') };
+    case 'dangerous': {
+      const permissions = (facts.permissions ?? []).map((p) => permissionIn(t, p));
+      return {
+        message: t('refusal.dangerous', {
+          role,
+          count: permissions.length,
+          permissions: new Intl.ListFormat(t.locale, { type: 'conjunction' }).format(permissions),
+        }),
+        fix: t('refusal.dangerousFix', { role, count: permissions.length }),
+      };
+    }
+    case 'unknown_role':
+      return { message: t('refusal.unknownRole', { role }), fix: t('refusal.unknownRoleFix') };
+    case 'everyone':
+      return { message: t('refusal.everyone'), fix: t('refusal.everyoneFix') };
+    case 'missing_manage_roles': {
+      const bot = facts.botRoleName ?? 'Tierlink';
+      return { message: t('refusal.botNoManageRoles', { role, bot }), fix: t('refusal.botNoManageRolesFix', { bot }) };
+    }
     default:
       return { message: refusal.message, fix: refusal.fix };
   }

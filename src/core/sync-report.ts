@@ -92,7 +92,8 @@ export interface GuildSyncReport {
   planned: { adds: number; removes: number; forgets: number; blocked: number };
   applied: { adds: number; removes: number; forgets: number };
   failed: number;
-  held: { removals: number; reason: string } | null;
+  /** Removals held back: `reason` in English (recorded as it is), `why` its facts for a reader of another language. */
+  held: { removals: number; reason: string; why?: HeldWhy } | null;
   /**
    * On an adopting run (`/sync adopt:true`, `npm run sync -- --adopt`): the roles entitled members
    * already held that Tierlink did not grant, and how many were recorded as its grants (0 on a dry
@@ -374,3 +375,11 @@ export function changeLines(
   }
   return out.slice(0, limit);
 }
+
+/**
+ * Why a run held its removals back: a page could not be read (`unreadable`), or the removals are
+ * over the server's mass-removal guard (`threshold`: their share of Tierlink's grants, in percent,
+ * and the guard's percentage and minimum).
+ */
+export type HeldWhy =
+  { code: 'unreadable' } | { code: 'threshold'; removals: number; share: number; grants: number; percent: number; min: number };

@@ -1,6 +1,8 @@
 import { translator } from '../../src/core/i18n';
 import { refusalWords } from '../../src/core/refusal-text';
 import { checkRoleAssignable } from '../../src/core/role-hierarchy';
+import { type Authority, Permission, checkRoleAuthority } from '../../src/core/authority';
+import { englishIn } from '../support/english-leaks';
 
 /**
  * A refusal about a role is decided with its English sentences and its facts; another language
@@ -45,10 +47,87 @@ test('German and Portuguese say the refusal and its fix from its facts, naming D
   );
 });
 
-test('a refusal without facts, or one whose code has no words yet, keeps its English sentences', () => {
+test('a refusal without facts, or one whose code has no words, keeps its English sentences', () => {
   expect(refusalWords(translator('de'), { message: 'M', fix: 'F' })).toEqual({ message: 'M', fix: 'F' });
-  expect(refusalWords(translator('de'), { message: 'M', fix: 'F', facts: { code: 'everyone', roleName: '@everyone' } })).toEqual({
+  expect(refusalWords(translator('de'), { message: 'M', fix: 'F', facts: { code: 'not_a_code', roleName: 'Gold' } })).toEqual({
     message: 'M',
     fix: 'F',
   });
+});
+
+/** Every other refusal of the two deciders: @everyone, a deleted role, the bot without Manage Roles, a member without it, a dangerous role. */
+function everyOtherRefusal() {
+  const assignable = (roleId: string, botRoleIds = ['3']) => {
+    const check = checkRoleAssignable({ guildId: GUILD, roles, botRoleIds, roleId });
+    if (check.ok) throw new Error('expected a refusal');
+    return check.error;
+  };
+  const member = (permissions: bigint): Authority => ({
+    guildId: GUILD,
+    userId: '9',
+    isOwner: false,
+    isAdministrator: false,
+    permissions,
+    highest: { id: '5', name: 'Mods', position: 9, permissions: String(permissions), managed: false },
+  });
+  const authority = (permissions: bigint, role: (typeof roles)[number]) => {
+    const check = checkRoleAuthority(member(permissions), role);
+    if (check.ok) throw new Error('expected a refusal');
+    return check.error;
+  };
+  const powerful = {
+    id: '6',
+    name: 'Helpers',
+    position: 1,
+    permissions: String(Permission.KickMembers | Permission.BanMembers),
+    managed: false,
+  };
+  const oneKick = { ...powerful, id: '7', name: 'Bouncers', permissions: String(Permission.KickMembers) };
+  return [
+    assignable(GUILD),
+    assignable('404'),
+    assignable('2', ['4']),
+    authority(0n, roles[1]!),
+    authority(Permission.ManageRoles, powerful),
+    authority(Permission.ManageRoles, oneKick),
+  ];
+}
+
+test('every other refusal: the source catalogue says the decided English, German and Portuguese say it from the facts', () => {
+  const refusals = everyOtherRefusal();
+  expect(refusals.map((r) => r.code)).toEqual([
+    'everyone',
+    'unknown_role',
+    'missing_manage_roles',
+    'missing_permission',
+    'dangerous',
+    'dangerous',
+  ]);
+  for (const r of refusals) {
+    const decided = { message: r.message, fix: r.fix, facts: r };
+    expect(refusalWords(translator('en'), decided)).toEqual({ message: r.message, fix: r.fix });
+    for (const locale of ['de', 'pt-BR', 'es-ES'] as const) {
+      const said = refusalWords(translator(locale), decided);
+      expect(said.message).not.toBe(r.message);
+      expect(said.fix).not.toBe(r.fix);
+      expect(englishIn(`${said.message} ${said.fix}`)).toEqual([]);
+    }
+  }
+  // The source catalogue writes the same English, so a change to one shows here.
+  const en = translator('en');
+  const [everyone, unknown, botCannot, missing, dangerous, oneDangerous] = refusals;
+  expect(en('refusal.everyone')).toBe(everyone!.message);
+  expect(en('refusal.unknownRole', { role: '404' })).toBe(unknown!.message);
+  expect(en('refusal.botNoManageRoles', { role: 'Gold', bot: 'Booster' })).toBe(botCannot!.message);
+  expect(en('refusal.botNoManageRolesFix', { bot: 'Booster' })).toBe(botCannot!.fix);
+  expect(en('refusal.missingPermission', { role: 'Gold' })).toBe(missing!.message);
+  expect(en('refusal.dangerous', { role: 'Helpers', count: 2, permissions: 'Kick Members, Ban Members' })).toBe(dangerous!.message);
+  expect(en('refusal.dangerousFix', { role: 'Bouncers', count: 1 })).toBe(oneDangerous!.fix);
+});
+
+test('a dangerous role’s permissions are named as Discord names them in the reader’s language', () => {
+  const dangerous = everyOtherRefusal()[4]!;
+  const de = refusalWords(translator('de'), { message: dangerous.message, fix: dangerous.fix, facts: dangerous });
+  expect(de.message).toContain(`${translator('de')('perm.Kick Members')} und ${translator('de')('perm.Ban Members')}`);
+  expect(de.fix).toContain('diese Berechtigungen');
 });

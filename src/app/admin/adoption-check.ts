@@ -2,11 +2,16 @@ import { type Result, err, ok } from '../../core/result';
 import { tierRoles } from '../../core/planner/desired-roles';
 import type { GuildContextLoader } from '../sync/guild-context';
 import { type Actor, type ActorAuthority, NOT_A_MEMBER } from './actor-authority';
+import type { RoleRefusal } from '../../core/settings-problem-text';
 
-/** Why `/sync adopt:true` is refused to this actor, in words for them. */
+/**
+ * Why `/sync adopt:true` is refused to this actor, in words for them (English); `facts`: the roles
+ * they may not manage and the first refusal, for a reader of another language.
+ */
 export interface AdoptionRefusal {
   message: string;
   fix: string;
+  facts?: { roleNames: string[]; first: RoleRefusal };
 }
 
 export function createAdoptionCheck(deps: {
@@ -18,12 +23,12 @@ export function createAdoptionCheck(deps: {
       const [view, guild] = await Promise.all([deps.authority.read(actor, { fresh: true }), deps.contexts.load(actor.guildId)]);
       if (!view) return err({ message: NOT_A_MEMBER.message, fix: NOT_A_MEMBER.fix });
       const roleIds = [...new Set(guild.tiers.flatMap((tier) => tierRoles(guild, tier).map((r) => r.roleId)))];
-      const refused: { name: string; message: string; fix: string }[] = [];
+      const refused: Array<{ name: string } & RoleRefusal> = [];
       for (const roleId of roleIds) {
         const role = view.snapshot.roles.find((r) => r.id === roleId);
         if (!role) continue;
         const decision = deps.authority.decide(view, roleId, { botMustManage: false });
-        if (!decision.ok) refused.push({ name: role.name, message: decision.message, fix: decision.fix });
+        if (!decision.ok) refused.push({ name: role.name, message: decision.message, fix: decision.fix, facts: decision.facts });
       }
       if (refused.length === 0) return ok({ roleIds });
       const names = refused.map((r) => r.name);
@@ -32,6 +37,7 @@ export function createAdoptionCheck(deps: {
           `Adopting would make Tierlink take ${names.join(', ')} away from members when their pledge ends, and you may not ` +
           `manage ${refused.length === 1 ? 'that role' : 'those roles'}: ${refused[0]!.message}`,
         fix: refused[0]!.fix,
+        facts: { roleNames: names, first: refused[0]! },
       });
     },
   };

@@ -7,6 +7,8 @@ import { type Actor, type ActorAuthority, NOT_A_MEMBER } from './actor-authority
 import type { ReconcileGuild } from './mapping-service';
 import type { ChangePreview, ChangePreviewer } from '../sync/change-preview';
 import type { ChangeAsk, Confirmation, PendingChange, PendingChanges } from './pending-changes';
+import type { RefusalFacts } from '../../core/refusal-text';
+import type { RoleRefusal } from '../../core/settings-problem-text';
 
 /** Bounds of a rule: up to ten years of tenure, up to $10,000 a month. */
 export const RULE_BOUNDS = { months: { min: 1, max: 120 }, cents: { min: 1, max: 1_000_000 } } as const;
@@ -17,8 +19,15 @@ export type RuleRoleOutcome =
   | { kind: 'preview'; preview: ChangePreview; confirmation: Confirmation; changedSince: boolean }
   /** A confirmation pressed a second time: it was already used. */
   | { kind: 'used' }
-  | { kind: 'invalid'; message: string }
-  | { kind: 'not_allowed'; message: string; fix: string };
+  | { kind: 'invalid'; message: string; facts?: RuleFacts }
+  | { kind: 'not_allowed'; message: string; fix: string; facts?: RefusalFacts };
+
+/**
+ * Why a rule was refused, for a reader of another language (`message` is the English): a threshold
+ * out of its bounds (months, or cents a month), or a role the bot cannot give.
+ */
+export type RuleFacts =
+  { code: 'tenure_bounds' | 'amount_bounds'; min: number; max: number } | { code: 'bot_cannot'; refusal: RoleRefusal };
 
 export interface RuleRolesServiceDeps {
   rules: Pick<RuleRoleRepository, 'of' | 'set' | 'removeRole'>;
@@ -57,6 +66,7 @@ export class RuleRolesService {
     if (!Number.isInteger(value) || value < bounds.min || value > bounds.max) {
       return {
         kind: 'invalid',
+        facts: { code: rule.kind === 'tenure' ? 'tenure_bounds' : 'amount_bounds', min: bounds.min, max: bounds.max },
         message:
           rule.kind === 'tenure'
             ? `A tenure is a whole number of months from ${bounds.min} to ${bounds.max}, e.g. "6 months".`
@@ -126,8 +136,8 @@ export class RuleRolesService {
     const decision = this.#deps.authority.decide(view, roleId, { botMustManage });
     if (decision.ok) return null;
     return decision.kind === 'not_allowed'
-      ? { kind: 'not_allowed', message: decision.message, fix: decision.fix }
-      : { kind: 'invalid', message: `${decision.message} **Fix:** ${decision.fix}` };
+      ? { kind: 'not_allowed', message: decision.message, fix: decision.fix, facts: decision.facts }
+      : { kind: 'invalid', message: `${decision.message} **Fix:** ${decision.fix}`, facts: { code: 'bot_cannot', refusal: decision } };
   }
 
   #apply(guildId: string): Promise<GuildApplyOutcome> {

@@ -21,6 +21,7 @@ import { PREVIEW_THRESHOLD_BOUNDS } from '../../core/bulk-changes';
 import type { ChangePreview, ChangePreviewer } from '../sync/change-preview';
 import { CHANGE_CONFIRMATION_MS, type ChangeAsk, type Confirmation, type PendingChanges } from './pending-changes';
 import { LOCALES, type Locale, isLocale } from '../../core/i18n';
+import type { RoleSetting, SettingsProblem } from '../../core/settings-problem-text';
 
 /** Turning strict mode on waits for this confirmation, bound to the person who asked, for this long. */
 export const STRICT_CONFIRMATION_MS = CHANGE_CONFIRMATION_MS;
@@ -91,9 +92,24 @@ export type SettingsOutcome =
   | { kind: 'preview'; preview: ChangePreview; confirmation: Confirmation; changedSince: boolean }
   /** A confirmation pressed a second time: it was already used. */
   | { kind: 'used' }
-  | { kind: 'invalid'; problems: string[] }
+  | Refused<'invalid'>
   /** The person asking may not manage a role the change concerns; nothing was saved. */
-  | { kind: 'not_allowed'; problems: string[] };
+  | Refused<'not_allowed'>;
+
+/**
+ * A change refused: `problems` in English (as the dashboard shows them), `said` the same problems
+ * with their facts, for a reply in another language (`settingsProblemWords`, src/core/settings-problem-text.ts).
+ */
+export interface Refused<K extends 'invalid' | 'not_allowed'> {
+  kind: K;
+  problems: string[];
+  said: SettingsProblem[];
+}
+
+function refused<K extends 'invalid' | 'not_allowed'>(kind: K, said: Array<SettingsProblem | string>): Refused<K> {
+  const problems = said.map((p) => (typeof p === 'string' ? { text: p } : p));
+  return { kind, problems: problems.map((p) => p.text), said: problems };
+}
 
 export type StrictConfirmOutcome =
   | { kind: 'changed'; before: GuildSettings; settings: GuildSettings; followUp: Promise<GuildApplyOutcome> | null }
@@ -102,7 +118,7 @@ export type StrictConfirmOutcome =
   | { kind: 'expired' }
   /** The confirmation was made for someone else (or in another server), or altered. */
   | { kind: 'not_yours' }
-  | { kind: 'not_allowed'; problems: string[] };
+  | Refused<'not_allowed'>;
 
 /** The server's choices beside the sync settings, as a sentence names them. */
 const CHOICE_LABELS: Readonly<Record<'linkMessages' | 'welcomeNames' | 'previewThreshold' | 'locale', string>> = {
@@ -122,18 +138,6 @@ const ROLE_AFFECTING: ReadonlyArray<keyof GuildSettings> = [
   'joinerRoleId',
   'freeTiersGrantRoles',
 ];
-
-/** The `/settings` option a creator typed, for each setting the rules name. */
-const OPTION_NAMES: Readonly<Record<string, string>> = {
-  graceDays: 'grace_days',
-  removalThresholdPercent: 'removal_threshold_percent',
-  removalThresholdMin: 'removal_threshold_min',
-};
-
-/** The settings rules speak of `graceDays`; the creator typed `grace_days`. */
-function inOptionNames(problem: string): string {
-  return problem.replace(/^(graceDays|removalThresholdPercent|removalThresholdMin)\b/, (key) => OPTION_NAMES[key] ?? key);
-}
 
 export interface SettingsServiceDeps {
   guilds: GuildRepository;
@@ -167,13 +171,16 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
   }
 
   /** Strict mode removes every role it enforces from anyone not entitled: the actor needs authority over each. */
-  async function strictProblems(view: ActorView): Promise<string[]> {
+  async function strictProblems(view: ActorView): Promise<SettingsProblem[]> {
     const scope = await deps.strict.scope(view.actor.guildId);
-    const problems: string[] = [];
+    const problems: SettingsProblem[] = [];
     for (const role of scope.enforced) {
       const decision = deps.authority.decide(view, role.roleId, { botMustManage: false });
       if (!decision.ok)
-        problems.push(`Strict mode would remove ${role.roleName} from members: ${decision.message} **Fix:** ${decision.fix}`);
+        problems.push({
+          text: `Strict mode would remove ${role.roleName} from members: ${decision.message} **Fix:** ${decision.fix}`,
+          facts: { code: 'strict_refused', roleName: role.roleName, refusal: decision },
+        });
     }
     return problems;
   }
@@ -182,14 +189,17 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
    * Turning free tiers' roles off takes them from every free member, turning them on gives them:
    * either way the actor needs authority over each role a free tier grants, as `/map` asks.
    */
-  async function freeTierProblems(view: ActorView, on: boolean): Promise<string[]> {
+  async function freeTierProblems(view: ActorView, on: boolean): Promise<SettingsProblem[]> {
     const guild = await deps.contexts.load(view.actor.guildId);
-    const problems: string[] = [];
+    const problems: SettingsProblem[] = [];
     for (const roleId of freeTierRoleIds(guild)) {
       const decision = deps.authority.decide(view, roleId, { botMustManage: false });
       if (decision.ok) continue;
       const name = guild.roles.get(roleId)?.name ?? roleId;
-      problems.push(`Free tiers cannot ${on ? 'grant' : 'stop granting'} ${name}: ${decision.message} **Fix:** ${decision.fix}`);
+      problems.push({
+        text: `Free tiers cannot ${on ? 'grant' : 'stop granting'} ${name}: ${decision.message} **Fix:** ${decision.fix}`,
+        facts: { code: 'free_tiers_refused', grant: on, roleName: name, refusal: decision },
+      });
     }
     return problems;
   }
@@ -252,26 +262,25 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
           choices: choicesBefore,
         };
       const next = applySettingsChange(before, change);
-      if (!next.ok) return { kind: 'invalid', problems: next.error.map(inOptionNames) };
+      if (!next.ok) return refused('invalid', next.error);
       if (
         previewThreshold !== undefined &&
         (!Number.isInteger(previewThreshold) ||
           previewThreshold < PREVIEW_THRESHOLD_BOUNDS.min ||
           previewThreshold > PREVIEW_THRESHOLD_BOUNDS.max)
       )
-        return {
-          kind: 'invalid',
-          problems: [`preview_threshold must be a whole number from ${PREVIEW_THRESHOLD_BOUNDS.min} to ${PREVIEW_THRESHOLD_BOUNDS.max}.`],
-        };
+        return refused('invalid', [
+          `preview_threshold must be a whole number from ${PREVIEW_THRESHOLD_BOUNDS.min} to ${PREVIEW_THRESHOLD_BOUNDS.max}.`,
+        ]);
       if (welcomeNames !== undefined && !WELCOME_NAMES.includes(welcomeNames))
-        return { kind: 'invalid', problems: [`welcome_names must be one of ${WELCOME_NAMES.join(', ')}.`] };
+        return refused('invalid', [`welcome_names must be one of ${WELCOME_NAMES.join(', ')}.`]);
       if (locale !== undefined && locale !== null && !isLocale(locale))
-        return { kind: 'invalid', problems: [`The server’s language must be one of ${LOCALES.join(', ')}, or Discord’s.`] };
+        return refused('invalid', [`The server’s language must be one of ${LOCALES.join(', ')}, or Discord’s.`]);
 
       const view = await deps.authority.read(actor, { fresh: true });
-      if (!view) return { kind: 'not_allowed', problems: [`${NOT_A_MEMBER.message} **Fix:** ${NOT_A_MEMBER.fix}`] };
-      const notAllowed: string[] = [];
-      const invalid: string[] = [];
+      if (!view) return refused('not_allowed', [`${NOT_A_MEMBER.message} **Fix:** ${NOT_A_MEMBER.fix}`]);
+      const notAllowed: Array<SettingsProblem | string> = [];
+      const invalid: Array<SettingsProblem | string> = [];
       // The server's rules (grace, the mass-removal guard, the mode, who may join) are the server's
       // managers' to change, and to weaken only its owner's or an administrator's.
       const policy = policyChanges(before, next.value);
@@ -301,23 +310,30 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
           `Changing ${what} needs the Manage Server permission. **Fix:** Ask someone with Manage Server, the server owner or an administrator.`,
         );
       }
-      for (const [key, label] of [
-        ['formerPatronRoleId', 'former-patron role'],
-        ['followerRoleId', 'follower role'],
-        ['joinerRoleId', 'joiner role'],
-      ] as const) {
+      for (const [key, label, setting] of [
+        ['formerPatronRoleId', 'former-patron role', 'former'],
+        ['followerRoleId', 'follower role', 'follower'],
+        ['joinerRoleId', 'joiner role', 'joiner'],
+      ] as const satisfies ReadonlyArray<readonly [keyof GuildSettings, string, RoleSetting]>) {
         const roleId = change[key];
         if (roleId === undefined || roleId === (before[key] ?? null)) continue;
         // The role given up is taken away from those who got it: the same authority over it.
         const old = before[key] ?? null;
         if (old) {
           const decision = deps.authority.decide(view, old, { botMustManage: false });
-          if (!decision.ok) notAllowed.push(`The current ${label} cannot be changed: ${decision.message} **Fix:** ${decision.fix}`);
+          if (!decision.ok)
+            notAllowed.push({
+              text: `The current ${label} cannot be changed: ${decision.message} **Fix:** ${decision.fix}`,
+              facts: { code: 'role_refused', setting, current: true, refusal: decision },
+            });
         }
         if (roleId) {
           const decision = deps.authority.decide(view, roleId, { botMustManage: true });
           if (!decision.ok) {
-            const line = `The ${label} cannot be used: ${decision.message} **Fix:** ${decision.fix}`;
+            const line: SettingsProblem = {
+              text: `The ${label} cannot be used: ${decision.message} **Fix:** ${decision.fix}`,
+              facts: { code: 'role_refused', setting, current: false, refusal: decision },
+            };
             (decision.kind === 'not_allowed' ? notAllowed : invalid).push(line);
           }
         }
@@ -330,8 +346,8 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
       const channelCheck = await deps.channels.check(view, channelChange);
       notAllowed.push(...channelCheck.notAllowed);
       invalid.push(...channelCheck.invalid);
-      if (notAllowed.length > 0) return { kind: 'not_allowed', problems: notAllowed };
-      if (invalid.length > 0) return { kind: 'invalid', problems: invalid };
+      if (notAllowed.length > 0) return refused('not_allowed', notAllowed);
+      if (invalid.length > 0) return refused('invalid', invalid);
 
       // A change that moves roles shows what it would do first (from the threshold up) and waits.
       const proposed = strictOn ? { ...next.value, strict: before.strict } : next.value;
@@ -355,7 +371,7 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
       let join: JoinLink | null = null;
       if (joinSlug !== undefined) {
         const chosen = await deps.joinLinks.choose(guildId, joinSlug);
-        if (!chosen.ok) return { kind: 'invalid', problems: [chosen.error] };
+        if (!chosen.ok) return refused('invalid', [chosen.error]);
         join = chosen.value;
       }
       join ??= await deps.joinLinks.linkOf(guildId);
@@ -420,9 +436,9 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
       if (before.strict) return { kind: 'already_on', settings: before };
       // Read again: the person's roles or the mapped roles may have changed since the preview.
       const view = await deps.authority.read(actor, { fresh: true });
-      if (!view) return { kind: 'not_allowed', problems: [`${NOT_A_MEMBER.message} **Fix:** ${NOT_A_MEMBER.fix}`] };
+      if (!view) return refused('not_allowed', [`${NOT_A_MEMBER.message} **Fix:** ${NOT_A_MEMBER.fix}`]);
       const problems = await strictProblems(view);
-      if (problems.length > 0) return { kind: 'not_allowed', problems };
+      if (problems.length > 0) return refused('not_allowed', problems);
       const next = { ...before, strict: true };
       await deps.guilds.saveSettings(actor.guildId, next);
       logger.info({ guildId: actor.guildId, userId: actor.userId }, 'strict mode turned on');

@@ -136,6 +136,7 @@ export function createGuildSync(deps: GuildSyncDeps): GuildSync {
           report.held = {
             removals: report.planned.removes,
             reason: 'a page could not be read in this run, so no role was removed; the next complete run removes them',
+            why: { code: 'unreadable' },
           };
         } else if (options.force !== true && context !== null) {
           const verdict = shouldHoldRemovals(report.planned.removes, report.ourGrants, context.settings);
@@ -143,6 +144,14 @@ export function createGuildSync(deps: GuildSyncDeps): GuildSync {
             report.held = {
               removals: report.planned.removes,
               reason: `${verdict.reason ?? 'above the threshold'} (or npm run sync -- --force)`,
+              why: {
+                code: 'threshold',
+                removals: report.planned.removes,
+                share: report.ourGrants === 0 ? 100 : (report.planned.removes / report.ourGrants) * 100,
+                grants: report.ourGrants,
+                percent: context.settings.removalThresholdPercent,
+                min: context.settings.removalThresholdMin,
+              },
             };
         }
       }

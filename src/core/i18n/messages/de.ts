@@ -1105,6 +1105,99 @@ export const de: Catalogue<EnglishCatalogue> = {
   'refusal.managed': '{role} wird von einer Integration verwaltet (einem Bot, Boosts oder einem Abo); niemand kann sie von Hand vergeben.',
   'refusal.managedFix': 'Erstelle eine gewöhnliche Rolle für die Stufe und ordne die Stufe ihr statt {role} zu.',
 
+  // Die übrigen Ablehnungen zu einer Rolle, aus ihren Fakten gesagt.
+  'refusal.missingPermission':
+    'Du brauchst auf diesem Server die Berechtigung „Rollen verwalten“, damit Tierlink {role} für dich verwaltet.',
+  'refusal.missingPermissionFix': 'Frag den Serverinhaber oder einen Admin – oder nach einer Rolle mit „Rollen verwalten“.',
+  'refusal.dangerous': {
+    one: '{role} hat die Berechtigung {permissions}. Nur der Serverinhaber oder ein Admin kann Tierlink eine Rolle mit solcher Macht vergeben oder entfernen lassen: Alle, denen Tierlink sie gibt, hätten sie.',
+    other:
+      '{role} hat die Berechtigungen {permissions}. Nur der Serverinhaber oder ein Admin kann Tierlink eine Rolle mit solcher Macht vergeben oder entfernen lassen: Alle, denen Tierlink sie gibt, hätten sie.',
+  },
+  'refusal.dangerousFix': {
+    one: 'Bitte den Serverinhaber oder jemanden mit „Administrator“ darum, oder nimm {role} zuerst diese Berechtigung.',
+    other: 'Bitte den Serverinhaber oder jemanden mit „Administrator“ darum, oder nimm {role} zuerst diese Berechtigungen.',
+  },
+  'refusal.unknownRole': 'Die Rolle {role} gibt es auf diesem Server nicht mehr.',
+  'refusal.unknownRoleFix': 'Ordne die Stufe einer bestehenden Rolle zu (die alte wurde gelöscht).',
+  'refusal.everyone': '@everyone gehört jedem Mitglied; die Rolle kann weder vergeben noch entfernt werden.',
+  'refusal.everyoneFix': 'Erstelle eine Rolle für die Stufe und ordne die Stufe ihr statt @everyone zu.',
+  'refusal.botNoManageRoles': '{bot} fehlt die Berechtigung „Rollen verwalten“, daher kann der Bot {role} nicht vergeben.',
+  'refusal.botNoManageRolesFix':
+    'Schalte „Rollen verwalten“ für die Rolle {bot} ein: Servereinstellungen → Rollen → {bot} → Berechtigungen.',
+
+  // Eine abgelehnte /settings-Änderung, aus ihren Fakten gesagt.
+  'settingsSays.outOfRange': '{option} muss eine ganze Zahl von {min} bis {max} sein (angegeben: {got})',
+  'settingsSays.mode': 'mode muss einer dieser Werte sein: {modes} (angegeben: {got})',
+  'settingsSays.sameRoles': 'Die Rolle für ehemalige Mitglieder und die Follower-Rolle müssen verschiedene Rollen sein',
+  'settingsSays.joinerSame': 'Die Beitrittsrolle muss sich von der Rolle für ehemalige Mitglieder und der Follower-Rolle unterscheiden',
+  'settingsSays.former': 'Rolle für ehemalige Mitglieder',
+  'settingsSays.follower': 'Follower-Rolle',
+  'settingsSays.joiner': 'Beitrittsrolle',
+  'settingsSays.currentRefused': 'Die aktuelle {label} kann nicht geändert werden: {message} **Lösung:** {fix}',
+  'settingsSays.roleRefused': 'Die {label} kann nicht verwendet werden: {message} **Lösung:** {fix}',
+  'settingsSays.strictRefused': 'Der strikte Modus würde Mitgliedern {role} entfernen: {message} **Lösung:** {fix}',
+  'settingsSays.freeGrantRefused': 'Kostenlose Stufen können {role} nicht vergeben: {message} **Lösung:** {fix}',
+  'settingsSays.freeStopRefused': 'Kostenlose Stufen können nicht aufhören, {role} zu vergeben: {message} **Lösung:** {fix}',
+
+  // /settings rule_role, clear_rule_role und kofi_donation.
+  'rule.together':
+    'Es wurde nichts geändert: Gib **rule_role** und **rule_at_least** zusammen an, z. B. rule_role:@Veteran rule_at_least:"6 months" oder rule_role:@Großer Unterstützer rule_at_least:20.',
+  'rule.unreadable': 'Es wurde nichts geändert: „{text}“ ist weder eine Zahl von Monaten („6 months“) noch ein Betrag pro Monat („20“).',
+  'rule.invalid': 'Es wurde nichts geändert: {message}',
+  'rule.notAllowed': 'Es wurde nichts geändert: {message}\n**Was du tun kannst:** {fix}',
+  'rule.botCannot': '{message} **Lösung:** {fix}',
+  'rule.tenureBounds': 'Eine Mitgliedsdauer ist eine ganze Zahl von Monaten von {min} bis {max}, z. B. „6 months“.',
+  'rule.amountBounds': 'Ein Betrag liegt zwischen {min} und {max} pro Monat, z. B. „20“.',
+  'rule.title': '**Rollen nach Mitgliedsdauer und Betrag**',
+  'rule.none': '• keine',
+  'kofi.notTaken':
+    'Es wurde nichts geändert: Diese Installation nimmt keine Ko-fi-Zahlungen an (KOFI_VERIFICATION_TOKEN ist nicht gesetzt).',
+  'kofi.unreadable':
+    'Es wurde nichts geändert: Schreib die Ko-fi-Spendeneinstellung als Betrag und Tage, z. B. „5 for 30 days“, oder „off“ (nicht „{text}“).',
+  'kofi.off': '**Ko-fi-Spenden** gewähren hier jetzt nichts mehr.',
+  'kofi.set': {
+    one: '**Ko-fi-Spenden** ab {amount} zählen jetzt ab der Spende {count} Tag lang als die Stufe **eine Ko-fi-Spende**. Ordne sie mit /map tier:kofi:*donation einer Rolle zu.',
+    other:
+      '**Ko-fi-Spenden** ab {amount} zählen jetzt ab der Spende {count} Tage lang als die Stufe **eine Ko-fi-Spende**. Ordne sie mit /map tier:kofi:*donation einer Rolle zu.',
+  },
+
+  // Strikter Modus angefragt: was er entfernen würde, und seine Schaltfläche.
+  'strict.notYet':
+    '**Der strikte Modus ist noch nicht an.** Sobald er an ist, entfernt er die Rollen, die Tierlink verwaltet, bei allen Mitgliedern, denen sie nicht zustehen – auch von Hand vergebene.',
+  'strict.removeNothing': 'Im Moment würde er nichts entfernen.',
+  'strict.removeNothingRead': 'Im Moment würde er nichts entfernen, soweit Tierlink es lesen konnte.',
+  'strict.removeFrom': 'Im Moment würde er bei {members} entfernen:',
+  'strict.roleFrom': '• **{role}** bei {members}',
+  'strict.examples': 'Zum Beispiel: {names}.',
+  'strict.incomplete': 'Einige Mitglieder konnten gerade nicht gelesen werden, es können also mehr sein.',
+  'strict.spared': 'Nie vom strikten Modus entfernt, weil sie mächtige Berechtigungen tragen: {roles}.',
+  'strict.press': 'Drück innerhalb von {minutes} Minuten auf **Strikten Modus einschalten**, um zu bestätigen; sonst ändert sich nichts.',
+  'strict.button': 'Strikten Modus einschalten',
+  'strict.notYours':
+    'Diese Bestätigung wurde für jemand anderen erstellt. Führe selbst /settings strict:true aus, um zu sehen, was der strikte Modus entfernen würde.',
+  'strict.expired':
+    'Diese Bestätigung ist abgelaufen (sie gilt {minutes} Minuten). Führe /settings strict:true erneut aus, um zu sehen, was der strikte Modus jetzt entfernen würde.',
+  'strict.alreadyOn': 'Der strikte Modus ist bereits an.',
+  'strict.notTurnedOn': 'Der strikte Modus wurde nicht eingeschaltet:',
+  'strict.on': '**Der strikte Modus ist an.**',
+
+  // /sync adopt:true refused for a role the member may not manage.
+  'adopt.refused': {
+    one: 'Durch das Übernehmen würde Tierlink Mitgliedern {roles} entfernen, wenn ihre Unterstützung endet, und du darfst diese Rolle nicht verwalten: {message}',
+    other:
+      'Durch das Übernehmen würde Tierlink Mitgliedern {roles} entfernen, wenn ihre Unterstützung endet, und du darfst diese Rollen nicht verwalten: {message}',
+  },
+
+  // Why a sync held its removals back, as /sync shows it (src/edges/inbound/bot/sync-reply.ts).
+  'held.unreadable':
+    'in diesem Lauf konnte eine Seite nicht gelesen werden, daher wurde keine Rolle entfernt; der nächste vollständige Lauf entfernt sie',
+  'held.threshold': {
+    one: '{count} Entfernung ({share} von {grants} Vergaben) überschreitet die Schwelle dieses Servers von {percent} und mindestens {min}; führe /sync force:true aus, um sie anzuwenden (oder npm run sync -- --force)',
+    other:
+      '{count} Entfernungen ({share} von {grants} Vergaben) überschreiten die Schwelle dieses Servers von {percent} und mindestens {min}; führe /sync force:true aus, um sie anzuwenden (oder npm run sync -- --force)',
+  },
+
   // Warum eine Rolle nicht vergeben wird, aus den Feldern des Planers gesagt.
   'note.tierGone': 'die Stufe {tier} gibt es in der Kampagne nicht mehr',
   'note.freeTier': '{tier} ist eine kostenlose Stufe, und kostenlose Stufen geben auf diesem Server keine Rolle',

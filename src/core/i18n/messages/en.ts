@@ -1059,6 +1059,95 @@ export const en = {
   'refusal.managed': '{role} is managed by an integration (a bot, a booster or a subscription role); nobody can assign it by hand.',
   'refusal.managedFix': 'Create an ordinary role for the tier and map the tier to it instead of {role}.',
 
+  // The other refusals about a role, said from the refusal's facts (src/core/refusal-text.ts).
+  'refusal.missingPermission': 'You need the Manage Roles permission in this server to have Tierlink manage {role}.',
+  'refusal.missingPermissionFix': 'Ask the server owner or an administrator, or for a role with Manage Roles.',
+  'refusal.dangerous': {
+    one: '{role} has the {permissions} permission. Only the server owner or an administrator can have Tierlink give or take away a role with that kind of power: everyone Tierlink gives it to would have it.',
+    other:
+      '{role} has the {permissions} permissions. Only the server owner or an administrator can have Tierlink give or take away a role with that kind of power: everyone Tierlink gives it to would have it.',
+  },
+  'refusal.dangerousFix': {
+    one: 'Ask the server owner or someone with Administrator to do this, or remove that permission from {role} first.',
+    other: 'Ask the server owner or someone with Administrator to do this, or remove those permissions from {role} first.',
+  },
+  'refusal.unknownRole': 'The role {role} no longer exists in this server.',
+  'refusal.unknownRoleFix': 'Map the tier to an existing role (the old one was deleted).',
+  'refusal.everyone': '@everyone belongs to every member; it cannot be granted or taken away.',
+  'refusal.everyoneFix': 'Create a role for the tier and map the tier to it instead of @everyone.',
+  'refusal.botNoManageRoles': '{bot} lacks the Manage Roles permission, so it cannot grant {role}.',
+  'refusal.botNoManageRolesFix': 'Turn on Manage Roles for the {bot} role in Server Settings → Roles → {bot} → Permissions.',
+
+  // A /settings change refused, said from its facts (src/core/settings-problem-text.ts).
+  'settingsSays.outOfRange': '{option} must be a whole number from {min} to {max} (got {got})',
+  'settingsSays.mode': 'mode must be one of {modes} (got {got})',
+  'settingsSays.sameRoles': 'the former-patron role and the follower role must be different roles',
+  'settingsSays.joinerSame': 'the joiner role must be a different role from the former-patron and follower roles',
+  'settingsSays.former': 'former-patron role',
+  'settingsSays.follower': 'follower role',
+  'settingsSays.joiner': 'joiner role',
+  'settingsSays.currentRefused': 'The current {label} cannot be changed: {message} **Fix:** {fix}',
+  'settingsSays.roleRefused': 'The {label} cannot be used: {message} **Fix:** {fix}',
+  'settingsSays.strictRefused': 'Strict mode would remove {role} from members: {message} **Fix:** {fix}',
+  'settingsSays.freeGrantRefused': 'Free tiers cannot grant {role}: {message} **Fix:** {fix}',
+  'settingsSays.freeStopRefused': 'Free tiers cannot stop granting {role}: {message} **Fix:** {fix}',
+
+  // /settings rule_role, clear_rule_role and kofi_donation.
+  'rule.together':
+    'Nothing was changed: give **rule_role** and **rule_at_least** together, e.g. rule_role:@Veteran rule_at_least:"6 months", or rule_role:@Big Supporter rule_at_least:20.',
+  'rule.unreadable': 'Nothing was changed: "{text}" is neither a number of months ("6 months") nor an amount a month ("20").',
+  'rule.invalid': 'Nothing was changed: {message}',
+  'rule.notAllowed': 'Nothing was changed: {message}\n**What to do:** {fix}',
+  'rule.botCannot': '{message} **Fix:** {fix}',
+  'rule.tenureBounds': 'A tenure is a whole number of months from {min} to {max}, e.g. "6 months".',
+  'rule.amountBounds': 'An amount is from {min} to {max} a month, e.g. "20".',
+  'rule.title': '**Roles by tenure and amount**',
+  'rule.none': '• none',
+  'kofi.notTaken': 'Nothing was changed: this installation does not take Ko-fi payments (KOFI_VERIFICATION_TOKEN is not set).',
+  'kofi.unreadable':
+    'Nothing was changed: write the Ko-fi donation setting as an amount and days, e.g. "5 for 30 days", or "off" (not "{text}").',
+  'kofi.off': '**Ko-fi donations** now grant nothing here.',
+  'kofi.set': {
+    one: '**Ko-fi donations** of {amount} or more now count as the tier **a Ko-fi donation** for {count} day from the donation. Map it to a role with /map tier:kofi:*donation.',
+    other:
+      '**Ko-fi donations** of {amount} or more now count as the tier **a Ko-fi donation** for {count} days from the donation. Map it to a role with /map tier:kofi:*donation.',
+  },
+
+  // Strict mode asked for: what it would remove, and its button (src/edges/inbound/bot/commands/strict-confirmation.ts).
+  'strict.notYet':
+    '**Strict mode is not on yet.** Once on, it removes the roles Tierlink manages from every member who is not entitled to them, even roles given by hand.',
+  'strict.removeNothing': 'Right now it would remove nothing.',
+  'strict.removeNothingRead': 'Right now it would remove nothing that Tierlink could read.',
+  'strict.removeFrom': 'Right now it would remove, from {members}:',
+  'strict.roleFrom': '• **{role}** from {members}',
+  'strict.examples': 'For example: {names}.',
+  'strict.incomplete': 'Some members could not be read just now, so there may be more.',
+  'strict.spared': 'Never removed by strict mode, because they carry powerful permissions: {roles}.',
+  'strict.press': 'Press **Turn strict mode on** within {minutes} minutes to confirm; otherwise nothing changes.',
+  'strict.button': 'Turn strict mode on',
+  'strict.notYours':
+    'This confirmation was made for someone else. Run /settings strict:true yourself to see what strict mode would remove.',
+  'strict.expired':
+    'This confirmation expired (it lasts {minutes} minutes). Run /settings strict:true again to see what strict mode would remove now.',
+  'strict.alreadyOn': 'Strict mode is already on.',
+  'strict.notTurnedOn': 'Strict mode was not turned on:',
+  'strict.on': '**Strict mode is on.**',
+
+  // /sync adopt:true refused for a role the member may not manage.
+  'adopt.refused': {
+    one: 'Adopting would make Tierlink take {roles} away from members when their pledge ends, and you may not manage that role: {message}',
+    other:
+      'Adopting would make Tierlink take {roles} away from members when their pledge ends, and you may not manage those roles: {message}',
+  },
+
+  // Why a sync held its removals back, as /sync shows it (src/edges/inbound/bot/sync-reply.ts).
+  'held.unreadable': 'a page could not be read in this run, so no role was removed; the next complete run removes them',
+  'held.threshold': {
+    one: "{count} removal ({share} of {grants} grants) exceeds this server's threshold of {percent} and at least {min}; run /sync force:true to apply it (or npm run sync -- --force)",
+    other:
+      "{count} removals ({share} of {grants} grants) exceed this server's threshold of {percent} and at least {min}; run /sync force:true to apply them (or npm run sync -- --force)",
+  },
+
   // Why a role is not given, said from the planner's fields (English replies keep its own sentence).
   'note.tierGone': 'the {tier} tier no longer exists on the campaign',
   'note.freeTier': '{tier} is a free tier, and free tiers grant no role in this server',

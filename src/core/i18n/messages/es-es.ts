@@ -1080,6 +1080,95 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'refusal.managed': '{role} lo gestiona una integración (un bot, las mejoras o una suscripción); nadie puede asignarlo a mano.',
   'refusal.managedFix': 'Crea un rol normal para el nivel y asígnale el nivel en lugar de {role}.',
 
+  // Las demás negativas sobre un rol, dichas a partir de sus hechos.
+  'refusal.missingPermission': 'Necesitas el permiso Gestionar roles en este servidor para que Tierlink gestione {role}.',
+  'refusal.missingPermissionFix': 'Pídeselo al propietario del servidor o a un administrador, o pide un rol con Gestionar roles.',
+  'refusal.dangerous': {
+    one: '{role} tiene el permiso {permissions}. Solo el propietario del servidor o un administrador puede hacer que Tierlink dé o quite un rol con ese tipo de poder: todos a quienes Tierlink se lo diera lo tendrían.',
+    other:
+      '{role} tiene los permisos {permissions}. Solo el propietario del servidor o un administrador puede hacer que Tierlink dé o quite un rol con ese tipo de poder: todos a quienes Tierlink se lo diera lo tendrían.',
+  },
+  'refusal.dangerousFix': {
+    one: 'Pídeselo al propietario del servidor o a alguien con Administrador, o quita antes ese permiso a {role}.',
+    other: 'Pídeselo al propietario del servidor o a alguien con Administrador, o quita antes esos permisos a {role}.',
+  },
+  'refusal.unknownRole': 'El rol {role} ya no existe en este servidor.',
+  'refusal.unknownRoleFix': 'Asigna el nivel a un rol que exista (el antiguo se eliminó).',
+  'refusal.everyone': '@everyone pertenece a todos los miembros; no se puede dar ni quitar.',
+  'refusal.everyoneFix': 'Crea un rol para el nivel y asígnale el nivel en lugar de @everyone.',
+  'refusal.botNoManageRoles': 'A {bot} le falta el permiso Gestionar roles, así que no puede dar {role}.',
+  'refusal.botNoManageRolesFix': 'Activa Gestionar roles para el rol {bot} en Ajustes del servidor → Roles → {bot} → Permisos.',
+
+  // Un cambio de /settings rechazado, dicho a partir de sus hechos.
+  'settingsSays.outOfRange': '{option} debe ser un número entero de {min} a {max} (recibido: {got})',
+  'settingsSays.mode': 'mode debe ser uno de estos: {modes} (recibido: {got})',
+  'settingsSays.sameRoles': 'el rol de antiguos miembros y el rol de seguidores deben ser roles distintos',
+  'settingsSays.joinerSame': 'el rol de acceso debe ser distinto del rol de antiguos miembros y del rol de seguidores',
+  'settingsSays.former': 'rol de antiguos miembros',
+  'settingsSays.follower': 'rol de seguidores',
+  'settingsSays.joiner': 'rol de acceso',
+  'settingsSays.currentRefused': 'El {label} actual no se puede cambiar: {message} **Solución:** {fix}',
+  'settingsSays.roleRefused': 'El {label} no se puede usar: {message} **Solución:** {fix}',
+  'settingsSays.strictRefused': 'El modo estricto quitaría {role} a los miembros: {message} **Solución:** {fix}',
+  'settingsSays.freeGrantRefused': 'Los niveles gratuitos no pueden dar {role}: {message} **Solución:** {fix}',
+  'settingsSays.freeStopRefused': 'Los niveles gratuitos no pueden dejar de dar {role}: {message} **Solución:** {fix}',
+
+  // /settings rule_role, clear_rule_role y kofi_donation.
+  'rule.together':
+    'No se ha cambiado nada: indica **rule_role** y **rule_at_least** juntos, por ejemplo rule_role:@Veterano rule_at_least:"6 months", o rule_role:@Gran Mecenas rule_at_least:20.',
+  'rule.unreadable': 'No se ha cambiado nada: «{text}» no es un número de meses («6 months») ni una cantidad al mes («20»).',
+  'rule.invalid': 'No se ha cambiado nada: {message}',
+  'rule.notAllowed': 'No se ha cambiado nada: {message}\n**Qué hacer:** {fix}',
+  'rule.botCannot': '{message} **Solución:** {fix}',
+  'rule.tenureBounds': 'Una antigüedad es un número entero de meses de {min} a {max}, por ejemplo «6 months».',
+  'rule.amountBounds': 'Una cantidad va de {min} a {max} al mes, por ejemplo «20».',
+  'rule.title': '**Roles por antigüedad y cantidad**',
+  'rule.none': '• ninguno',
+  'kofi.notTaken': 'No se ha cambiado nada: esta instalación no recibe pagos de Ko-fi (KOFI_VERIFICATION_TOKEN no está definido).',
+  'kofi.unreadable':
+    'No se ha cambiado nada: escribe el ajuste de donaciones de Ko-fi como una cantidad y unos días, por ejemplo «5 for 30 days», u «off» (no «{text}»).',
+  'kofi.off': 'Las **donaciones de Ko-fi** ya no dan nada aquí.',
+  'kofi.set': {
+    one: 'Las **donaciones de Ko-fi** de {amount} o más cuentan ahora como el nivel **una donación de Ko-fi** durante {count} día desde la donación. Asígnalo a un rol con /map tier:kofi:*donation.',
+    other:
+      'Las **donaciones de Ko-fi** de {amount} o más cuentan ahora como el nivel **una donación de Ko-fi** durante {count} días desde la donación. Asígnalo a un rol con /map tier:kofi:*donation.',
+  },
+
+  // Modo estricto pedido: lo que quitaría, y su botón.
+  'strict.notYet':
+    '**El modo estricto aún no está activado.** Una vez activado, quita los roles que gestiona Tierlink a todo miembro que no tenga derecho a ellos, incluso los dados a mano.',
+  'strict.removeNothing': 'Ahora mismo no quitaría nada.',
+  'strict.removeNothingRead': 'Ahora mismo no quitaría nada de lo que Tierlink ha podido leer.',
+  'strict.removeFrom': 'Ahora mismo quitaría, a {members}:',
+  'strict.roleFrom': '• **{role}** a {members}',
+  'strict.examples': 'Por ejemplo: {names}.',
+  'strict.incomplete': 'Algunos miembros no se han podido leer ahora mismo, así que puede haber más.',
+  'strict.spared': 'El modo estricto nunca los quita, porque tienen permisos poderosos: {roles}.',
+  'strict.press': 'Pulsa **Activar modo estricto** en menos de {minutes} minutos para confirmar; si no, no cambia nada.',
+  'strict.button': 'Activar modo estricto',
+  'strict.notYours':
+    'Esta confirmación se hizo para otra persona. Usa /settings strict:true tú mismo para ver qué quitaría el modo estricto.',
+  'strict.expired':
+    'Esta confirmación ha caducado (dura {minutes} minutos). Usa /settings strict:true de nuevo para ver qué quitaría ahora el modo estricto.',
+  'strict.alreadyOn': 'El modo estricto ya está activado.',
+  'strict.notTurnedOn': 'No se ha activado el modo estricto:',
+  'strict.on': '**El modo estricto está activado.**',
+
+  // /sync adopt:true refused for a role the member may not manage.
+  'adopt.refused': {
+    one: 'Adoptar haría que Tierlink quitara {roles} a los miembros cuando termine su apoyo, y no puedes gestionar ese rol: {message}',
+    other: 'Adoptar haría que Tierlink quitara {roles} a los miembros cuando termine su apoyo, y no puedes gestionar esos roles: {message}',
+  },
+
+  // Why a sync held its removals back, as /sync shows it (src/edges/inbound/bot/sync-reply.ts).
+  'held.unreadable':
+    'no se pudo leer una página en esta ejecución, así que no se quitó ningún rol; la próxima ejecución completa los quita',
+  'held.threshold': {
+    one: '{count} retirada ({share} de {grants} concesiones) supera el umbral de este servidor de {percent} y al menos {min}; usa /sync force:true para aplicarla (o npm run sync -- --force)',
+    other:
+      '{count} retiradas ({share} de {grants} concesiones) superan el umbral de este servidor de {percent} y al menos {min}; usa /sync force:true para aplicarlas (o npm run sync -- --force)',
+  },
+
   // Por qué no se da un rol, dicho a partir de los campos del planificador.
   'note.tierGone': 'el nivel {tier} ya no existe en la campaña',
   'note.freeTier': '{tier} es un nivel gratuito, y los niveles gratuitos no dan ningún rol en este servidor',

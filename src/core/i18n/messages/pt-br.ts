@@ -1076,6 +1076,95 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'refusal.managed': '{role} é gerenciado por uma integração (um bot, impulsos ou uma assinatura); ninguém pode atribuí-lo manualmente.',
   'refusal.managedFix': 'Crie um cargo comum para o nível e mapeie o nível para ele em vez de {role}.',
 
+  // As outras recusas sobre um cargo, ditas a partir dos fatos.
+  'refusal.missingPermission': 'Você precisa da permissão Gerenciar cargos neste servidor para que o Tierlink gerencie {role}.',
+  'refusal.missingPermissionFix': 'Peça ao dono do servidor ou a um administrador, ou um cargo com Gerenciar cargos.',
+  'refusal.dangerous': {
+    one: '{role} tem a permissão {permissions}. Só o dono do servidor ou um administrador pode fazer o Tierlink dar ou tirar um cargo com esse tipo de poder: todos que recebessem o cargo do Tierlink teriam esse poder.',
+    other:
+      '{role} tem as permissões {permissions}. Só o dono do servidor ou um administrador pode fazer o Tierlink dar ou tirar um cargo com esse tipo de poder: todos que recebessem o cargo do Tierlink teriam esse poder.',
+  },
+  'refusal.dangerousFix': {
+    one: 'Peça ao dono do servidor ou a alguém com Administrador para fazer isso, ou tire antes essa permissão de {role}.',
+    other: 'Peça ao dono do servidor ou a alguém com Administrador para fazer isso, ou tire antes essas permissões de {role}.',
+  },
+  'refusal.unknownRole': 'O cargo {role} não existe mais neste servidor.',
+  'refusal.unknownRoleFix': 'Mapeie o nível para um cargo que exista (o antigo foi excluído).',
+  'refusal.everyone': '@everyone pertence a todos os membros; não pode ser dado nem tirado.',
+  'refusal.everyoneFix': 'Crie um cargo para o nível e mapeie o nível para ele em vez de @everyone.',
+  'refusal.botNoManageRoles': '{bot} não tem a permissão Gerenciar cargos, então não pode dar {role}.',
+  'refusal.botNoManageRolesFix': 'Ative Gerenciar cargos para o cargo {bot} em Configurações do servidor → Cargos → {bot} → Permissões.',
+
+  // Uma mudança do /settings recusada, dita a partir dos fatos.
+  'settingsSays.outOfRange': '{option} precisa ser um número inteiro de {min} a {max} (recebido: {got})',
+  'settingsSays.mode': 'mode precisa ser um destes: {modes} (recebido: {got})',
+  'settingsSays.sameRoles': 'o cargo de ex-membros e o cargo de seguidores precisam ser cargos diferentes',
+  'settingsSays.joinerSame': 'o cargo de entrada precisa ser diferente do cargo de ex-membros e do cargo de seguidores',
+  'settingsSays.former': 'cargo de ex-membros',
+  'settingsSays.follower': 'cargo de seguidores',
+  'settingsSays.joiner': 'cargo de entrada',
+  'settingsSays.currentRefused': 'O {label} atual não pode ser alterado: {message} **Como resolver:** {fix}',
+  'settingsSays.roleRefused': 'O {label} não pode ser usado: {message} **Como resolver:** {fix}',
+  'settingsSays.strictRefused': 'O modo estrito tiraria {role} dos membros: {message} **Como resolver:** {fix}',
+  'settingsSays.freeGrantRefused': 'Níveis gratuitos não podem dar {role}: {message} **Como resolver:** {fix}',
+  'settingsSays.freeStopRefused': 'Níveis gratuitos não podem deixar de dar {role}: {message} **Como resolver:** {fix}',
+
+  // /settings rule_role, clear_rule_role e kofi_donation.
+  'rule.together':
+    'Nada foi mudado: informe **rule_role** e **rule_at_least** juntos, por exemplo rule_role:@Veterano rule_at_least:"6 months", ou rule_role:@Grande Apoiador rule_at_least:20.',
+  'rule.unreadable': 'Nada foi mudado: "{text}" não é um número de meses ("6 months") nem um valor por mês ("20").',
+  'rule.invalid': 'Nada foi mudado: {message}',
+  'rule.notAllowed': 'Nada foi mudado: {message}\n**O que fazer:** {fix}',
+  'rule.botCannot': '{message} **Como resolver:** {fix}',
+  'rule.tenureBounds': 'Um tempo de apoio é um número inteiro de meses de {min} a {max}, por exemplo "6 months".',
+  'rule.amountBounds': 'Um valor vai de {min} a {max} por mês, por exemplo "20".',
+  'rule.title': '**Cargos por tempo de apoio e valor**',
+  'rule.none': '• nenhum',
+  'kofi.notTaken': 'Nada foi mudado: esta instalação não recebe pagamentos do Ko-fi (KOFI_VERIFICATION_TOKEN não está definido).',
+  'kofi.unreadable':
+    'Nada foi mudado: escreva a configuração de doações do Ko-fi como um valor e dias, por exemplo "5 for 30 days", ou "off" (não "{text}").',
+  'kofi.off': '**Doações do Ko-fi** agora não dão mais nada aqui.',
+  'kofi.set': {
+    one: '**Doações do Ko-fi** de {amount} ou mais agora contam como o nível **uma doação do Ko-fi** por {count} dia a partir da doação. Mapeie-o para um cargo com /map tier:kofi:*donation.',
+    other:
+      '**Doações do Ko-fi** de {amount} ou mais agora contam como o nível **uma doação do Ko-fi** por {count} dias a partir da doação. Mapeie-o para um cargo com /map tier:kofi:*donation.',
+  },
+
+  // Modo estrito pedido: o que ele tiraria, e o seu botão.
+  'strict.notYet':
+    '**O modo estrito ainda não está ativado.** Quando ativado, ele tira os cargos que o Tierlink gerencia de todo membro que não tem direito a eles, mesmo cargos dados manualmente.',
+  'strict.removeNothing': 'Agora ele não tiraria nada.',
+  'strict.removeNothingRead': 'Agora ele não tiraria nada que o Tierlink conseguiu ler.',
+  'strict.removeFrom': 'Agora ele tiraria, de {members}:',
+  'strict.roleFrom': '• **{role}** de {members}',
+  'strict.examples': 'Por exemplo: {names}.',
+  'strict.incomplete': 'Alguns membros não puderam ser lidos agora, então pode haver mais.',
+  'strict.spared': 'Nunca tirados pelo modo estrito, porque têm permissões poderosas: {roles}.',
+  'strict.press': 'Pressione **Ativar modo estrito** em até {minutes} minutos para confirmar; caso contrário, nada muda.',
+  'strict.button': 'Ativar modo estrito',
+  'strict.notYours':
+    'Esta confirmação foi feita para outra pessoa. Use /settings strict:true você mesmo para ver o que o modo estrito tiraria.',
+  'strict.expired':
+    'Esta confirmação expirou (ela dura {minutes} minutos). Use /settings strict:true de novo para ver o que o modo estrito tiraria agora.',
+  'strict.alreadyOn': 'O modo estrito já está ativado.',
+  'strict.notTurnedOn': 'O modo estrito não foi ativado:',
+  'strict.on': '**O modo estrito está ativado.**',
+
+  // /sync adopt:true refused for a role the member may not manage.
+  'adopt.refused': {
+    one: 'Adotar faria o Tierlink tirar {roles} dos membros quando o apoio deles terminar, e você não pode gerenciar esse cargo: {message}',
+    other:
+      'Adotar faria o Tierlink tirar {roles} dos membros quando o apoio deles terminar, e você não pode gerenciar esses cargos: {message}',
+  },
+
+  // Why a sync held its removals back, as /sync shows it (src/edges/inbound/bot/sync-reply.ts).
+  'held.unreadable': 'uma página não pôde ser lida nesta execução, então nenhum cargo foi tirado; a próxima execução completa os tira',
+  'held.threshold': {
+    one: '{count} remoção ({share} de {grants} concessões) passa do limite deste servidor de {percent} e pelo menos {min}; use /sync force:true para aplicá-la (ou npm run sync -- --force)',
+    other:
+      '{count} remoções ({share} de {grants} concessões) passam do limite deste servidor de {percent} e pelo menos {min}; use /sync force:true para aplicá-las (ou npm run sync -- --force)',
+  },
+
   // Por que um cargo não é dado, dito a partir dos campos do planejador.
   'note.tierGone': 'o nível {tier} não existe mais na campanha',
   'note.freeTier': '{tier} é um nível gratuito, e níveis gratuitos não dão cargo neste servidor',

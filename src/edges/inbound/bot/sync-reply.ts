@@ -31,7 +31,8 @@ function guildLines(speaker: Speaker, guild: GuildSyncReport, dryRun: boolean): 
   const p = guild.planned;
   lines.push(t(dryRun ? 'sync.wouldChange' : 'sync.planned', { adds: p.adds, removes: p.removes, blocked: p.blocked }));
   if (!dryRun) lines.push(t('sync.applied', { adds: guild.applied.adds, removes: guild.applied.removes, failed: guild.failed }));
-  if (guild.held) lines.push(t(dryRun ? 'sync.wouldHold' : 'sync.held', { count: guild.held.removals, reason: guild.held.reason }));
+  if (guild.held)
+    lines.push(t(dryRun ? 'sync.wouldHold' : 'sync.held', { count: guild.held.removals, reason: heldReason(speaker, guild.held) }));
   if (guild.adoptions)
     lines.push(dryRun ? t('sync.wouldAdopt', { count: guild.adoptions.planned }) : t('sync.adopted', { count: guild.adoptions.recorded }));
   for (const error of guild.errors) lines.push(t('sync.error', { error }));
@@ -65,4 +66,20 @@ export function renderSyncReply(report: SyncReport | SkippedSync, locale: Locale
   if (report.guilds.length === 0 && report.errors.length === 0) lines.push(t('sync.noCampaign'));
   for (const guild of report.guilds) lines.push(...guildLines(speaker, guild, report.dryRun));
   return fitMessage(lines, 1900, t);
+}
+
+/** Why removals were held, in the member's language: English as the run recorded it, another language from its facts. */
+function heldReason(speaker: Speaker, held: NonNullable<GuildSyncReport['held']>): string {
+  const { t, locale } = speaker;
+  const why = held.why;
+  if (locale === 'en' || !why) return held.reason;
+  if (why.code === 'unreadable') return t('held.unreadable');
+  const percent = (value: number) => new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(value / 100);
+  return t('held.threshold', {
+    count: why.removals,
+    share: percent(why.share),
+    grants: why.grants,
+    percent: percent(why.percent),
+    min: why.min,
+  });
 }

@@ -49,7 +49,7 @@ export async function answerMapping(edit: EditReply, t: T, verb: 'map' | 'unmap'
       if (!outcome.changed) return edit({ content: powers });
       await edit({ content: `${powers} ${t('map.updating')}` });
       try {
-        await edit({ content: `${powers} ${describeGuildApply(await outcome.followUp)}` });
+        await edit({ content: `${powers} ${describeGuildApply(await outcome.followUp, t)}` });
       } catch (error) {
         ctx.logger.error({ err: error }, `roles update after /${verb} failed`);
         await edit({ content: `${powers} ${t('map.updateFailed')}` });

@@ -7,6 +7,8 @@ import type { ServerChoices, SettingsOutcome, SettingsRequest } from '../../../.
 import type { RuleRoleOutcome } from '../../../../app/admin/rule-roles-service';
 import { WELCOME_NAMES, type WelcomeNames } from '../../../../core/channel-posts';
 import { type T, translator } from '../../../../core/i18n';
+import { refusalWords } from '../../../../core/refusal-text';
+import { settingsProblemWords } from '../../../../core/settings-problem-text';
 import { speakerFor } from '../speak';
 import { CONFIRMATION_MINUTES, type EditReply, editorOf, previewReply } from './change-preview';
 import type { GuildSettings, Mode } from '../../../../core/planner/types';
@@ -46,17 +48,14 @@ async function applyRuleOptions(
   t: T,
 ): Promise<void> {
   if ((roleId === null) !== (atLeast === null)) {
-    await edit({
-      content:
-        'Nothing was changed: give **rule_role** and **rule_at_least** together, e.g. rule_role:@Veteran rule_at_least:"6 months", or rule_role:@Big Supporter rule_at_least:20.',
-    });
+    await edit({ content: t('rule.together') });
     return;
   }
   let outcome: RuleRoleOutcome | null = null;
   if (roleId !== null && atLeast !== null) {
     const rule = parseRuleAtLeast(atLeast, roleId);
     if (!rule) {
-      await edit({ content: `Nothing was changed: "${atLeast}" is neither a number of months ("6 months") nor an amount a month ("20").` });
+      await edit({ content: t('rule.unreadable', { text: atLeast }) });
       return;
     }
     outcome = await services.rules.set(actor, rule);
@@ -69,10 +68,10 @@ async function applyRuleOptions(
 export async function answerRule(edit: EditReply, t: T, outcome: RuleRoleOutcome, logger: Logger): Promise<void> {
   switch (outcome.kind) {
     case 'invalid':
-      await edit({ content: `Nothing was changed: ${outcome.message}` });
+      await edit({ content: t('rule.invalid', { message: ruleInvalidWords(t, outcome) }) });
       return;
     case 'not_allowed':
-      await edit({ content: `Nothing was changed: ${outcome.message}\n**What to do:** ${outcome.fix}` });
+      await edit({ content: t('rule.notAllowed', refusalWords(t, outcome)) });
       return;
     case 'used':
       await edit({ content: t('preview.expired', { minutes: CONFIRMATION_MINUTES }) });
@@ -82,12 +81,12 @@ export async function answerRule(edit: EditReply, t: T, outcome: RuleRoleOutcome
       return;
     case 'done': {
       const lines = [
-        '**Roles by tenure and amount**',
-        ...(outcome.rules.length > 0 ? outcome.rules.map((r) => `• ${describeRule(r, t)}`) : ['• none']),
+        t('rule.title'),
+        ...(outcome.rules.length > 0 ? outcome.rules.map((r) => `• ${describeRule(r, t)}`) : [t('rule.none')]),
       ];
       if (outcome.followUp) {
         try {
-          lines.push(describeGuildApply(await outcome.followUp));
+          lines.push(describeGuildApply(await outcome.followUp, t));
         } catch (error) {
           logger.error({ err: error }, 'roles update after a rule change failed');
           lines.push(t('settings.updateFailed'));
@@ -96,6 +95,26 @@ export async function answerRule(edit: EditReply, t: T, outcome: RuleRoleOutcome
       await edit({ content: fitMessage(lines, 1900, t) });
     }
   }
+}
+
+/** A rule refused as invalid, in the reader's language: English as the service says it, another language from its facts. */
+function ruleInvalidWords(t: T, outcome: Extract<RuleRoleOutcome, { kind: 'invalid' }>): string {
+  const { facts } = outcome;
+  if (t.locale === 'en' || !facts) return outcome.message;
+  switch (facts.code) {
+    case 'tenure_bounds':
+      return t('rule.tenureBounds', { min: facts.min, max: facts.max });
+    case 'amount_bounds':
+      return t('rule.amountBounds', { min: amountIn(t, facts.min), max: amountIn(t, facts.max) });
+    case 'bot_cannot': {
+      return t('rule.botCannot', refusalWords(t, facts.refusal));
+    }
+  }
+}
+
+/** An amount of cents as a number in the reader's language, with cents only when it has them ("5", "5,50"). */
+function amountIn(t: T, cents: number): string {
+  return new Intl.NumberFormat(t.locale, { minimumFractionDigits: cents % 100 === 0 ? 0 : 2 }).format(cents / 100);
 }
 
 /** "5 for 30 days", "$5.50 for 7 days", "off": the Ko-fi donation setting; null when unreadable. */
@@ -109,15 +128,17 @@ export function parseKofiDonation(text: string): { minCents: number; days: numbe
   return { minCents: Number(m[1]) * 100 + Number((m[2] ?? '0').padEnd(2, '0')), days };
 }
 
-async function applyKofiDonation(services: BotServices, guildId: string, text: string): Promise<string> {
-  if (!services.kofi) return 'Nothing was changed: this installation does not take Ko-fi payments (KOFI_VERIFICATION_TOKEN is not set).';
+async function applyKofiDonation(services: BotServices, guildId: string, text: string, t: T): Promise<string> {
+  if (!services.kofi) return t('kofi.notTaken');
   const parsed = parseKofiDonation(text);
-  if (parsed === null)
-    return `Nothing was changed: write the Ko-fi donation setting as an amount and days, e.g. "5 for 30 days", or "off" (not "${text}").`;
+  if (parsed === null) return t('kofi.unreadable', { text });
   await services.kofi.setDonation(guildId, parsed === 'off' ? null : parsed);
-  return parsed === 'off'
-    ? '**Ko-fi donations** now grant nothing here.'
-    : `**Ko-fi donations** of ${(parsed.minCents / 100).toFixed(2)} or more now count as the tier **a Ko-fi donation** for ${parsed.days} day${parsed.days === 1 ? '' : 's'} from the donation. Map it to a role with /map tier:kofi:*donation.`;
+  if (parsed === 'off') return t('kofi.off');
+  const amount =
+    t.locale === 'en'
+      ? (parsed.minCents / 100).toFixed(2)
+      : new Intl.NumberFormat(t.locale, { minimumFractionDigits: 2 }).format(parsed.minCents / 100);
+  return t('kofi.set', { amount, count: parsed.days });
 }
 
 export function renderChannels(c: GuildChannels, t: T = translator('en')): string[] {
@@ -332,7 +353,8 @@ export const settingsCommand: Command = {
     const actor = { guildId: interaction.guildId!, userId: interaction.user.id };
     const donation = o.getString('kofi_donation');
     if (donation !== null) {
-      await interaction.editReply({ content: await applyKofiDonation(services, actor.guildId, donation), allowedMentions: NO_PINGS });
+      const { t } = speakerFor(interaction);
+      await interaction.editReply({ content: await applyKofiDonation(services, actor.guildId, donation, t), allowedMentions: NO_PINGS });
       if (Object.keys(change).length === 0 && Object.keys(channels).length === 0) return;
     }
     const ruleRole = o.getRole('rule_role');
@@ -348,6 +370,17 @@ export const settingsCommand: Command = {
   },
 };
 
+/**
+ * The settings and, after a blank line, strict mode's preview in one message of at most `max`
+ * characters: the settings are cut first, so what strict mode would remove and how to confirm it
+ * (its last line) always show, in the longer languages too.
+ */
+function withStrictPreview(head: readonly string[], strict: readonly string[], max: number, t: T): string {
+  const press = strict.at(-1) ?? '';
+  const preview = `${fitMessage(strict.slice(0, -1), Math.floor(max / 2) - press.length - 1, t)}\n${press}`;
+  return `${fitMessage(head.join('\n').split('\n'), max - preview.length - 2, t)}\n\n${preview}`;
+}
+
 /** The reply to a `/settings` outcome (asked, or confirmed with the button). */
 export async function answerSettings(
   edit: EditReply,
@@ -360,7 +393,9 @@ export async function answerSettings(
   switch (outcome.kind) {
     case 'invalid':
     case 'not_allowed':
-      await edit({ content: fitMessage([t('settings.nothingChanged'), ...outcome.problems.map((p) => `• ${p}`)], 1900, t) });
+      await edit({
+        content: fitMessage([t('settings.nothingChanged'), ...outcome.said.map((p) => `• ${settingsProblemWords(t, p)}`)], 1900, t),
+      });
       return;
     case 'used':
       await edit({ content: t('preview.expired', { minutes: CONFIRMATION_MINUTES }) });
@@ -375,17 +410,16 @@ export async function answerSettings(
       return;
     case 'strict_pending':
       await edit({
-        content: fitMessage(
+        content: withStrictPreview(
           [
             t('settings.title'),
             renderSettings(outcome.settings, outcome.join, outcome.channels, rules, outcome.patronMessages, outcome.choices, t),
-            '',
-            ...strictPreviewLines(outcome.strict),
           ],
+          strictPreviewLines(outcome.strict, t),
           1900,
           t,
         ),
-        components: [strictButton(outcome.strict)],
+        components: [strictButton(outcome.strict, t)],
       });
       return;
     case 'changed': {
@@ -394,10 +428,12 @@ export async function answerSettings(
         t('settings.saved'),
         renderSettings(outcome.settings, outcome.join, outcome.channels, rules, outcome.patronMessages, outcome.choices, t),
         ...outcome.notes.map((n) => `• ${n}`),
-        ...(request ? ['', ...strictPreviewLines(request)] : []),
       ];
-      const components = request ? [strictButton(request)] : [];
-      await reportApply((content) => edit({ content, components }), fitMessage(head, 1800, t), outcome.followUp, logger, t);
+      const components = request ? [strictButton(request, t)] : [];
+      const content = request
+        ? withStrictPreview(head, strictPreviewLines(request, t), 1800, t)
+        : fitMessage(head.join('\n').split('\n'), 1800, t);
+      await reportApply((text) => edit({ content: text, components }), content, outcome.followUp, logger, t);
     }
   }
 }

@@ -6,42 +6,36 @@ import type { Logger } from '../../../../shared/logger';
 import type { CommandContext } from '../command';
 import { type T, translator } from '../../../../core/i18n';
 import { NO_PINGS, describeGuildApply, fitMessage } from '../format';
+import { speakerFor } from '../speak';
+import { settingsProblemWords } from '../../../../core/settings-problem-text';
 
 /** The `custom_id` prefix of the button that confirms strict mode; the confirmation token follows it. */
 export const STRICT_BUTTON_PREFIX = 'strict-on:';
 
-const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
-
-/** What turning strict mode on would remove, and how to confirm it, as lines of a Discord message. */
-export function strictPreviewLines(request: StrictRequest): string[] {
+/** What turning strict mode on would remove, and how to confirm it, as lines of a Discord message in the member's language. */
+export function strictPreviewLines(request: StrictRequest, t: T = translator('en')): string[] {
   const { preview } = request;
-  const lines = [
-    '**Strict mode is not on yet.** Once on, it removes the roles Tierlink manages from every member who is not entitled ' +
-      'to them, even roles given by hand.',
-  ];
+  const members = (count: number) => t('apply.members', { count });
+  const lines = [t('strict.notYet')];
   if (preview.roles.length === 0) {
-    lines.push(`Right now it would remove nothing${preview.incomplete ? ' that Tierlink could read' : ''}.`);
+    lines.push(t(preview.incomplete ? 'strict.removeNothingRead' : 'strict.removeNothing'));
   } else {
-    lines.push(`Right now it would remove, from ${plural(preview.members, 'member')}:`);
-    for (const role of preview.roles) lines.push(`• **${role.roleName}** from ${plural(role.members, 'member')}`);
-    if (preview.examples.length > 0) lines.push(`For example: ${preview.examples.join(', ')}.`);
+    lines.push(t('strict.removeFrom', { members: members(preview.members) }));
+    for (const role of preview.roles) lines.push(t('strict.roleFrom', { role: role.roleName, members: members(role.members) }));
+    if (preview.examples.length > 0) lines.push(t('strict.examples', { names: preview.examples.join(', ') }));
   }
-  if (preview.incomplete) lines.push('Some members could not be read just now, so there may be more.');
-  if (preview.spared.length > 0) {
-    lines.push(
-      `Never removed by strict mode, because they carry powerful permissions: ${preview.spared.map((r) => `**${r.roleName}**`).join(', ')}.`,
-    );
-  }
-  lines.push(`Press **Turn strict mode on** within ${STRICT_CONFIRMATION_MS / 60_000} minutes to confirm; otherwise nothing changes.`);
+  if (preview.incomplete) lines.push(t('strict.incomplete'));
+  if (preview.spared.length > 0) lines.push(t('strict.spared', { roles: preview.spared.map((r) => `**${r.roleName}**`).join(', ') }));
+  lines.push(t('strict.press', { minutes: STRICT_CONFIRMATION_MS / 60_000 }));
   return lines;
 }
 
-export function strictButton(request: StrictRequest): ActionRowBuilder<ButtonBuilder> {
+export function strictButton(request: StrictRequest, t: T = translator('en')): ActionRowBuilder<ButtonBuilder> {
   return new ActionRowBuilder<ButtonBuilder>().addComponents(
     new ButtonBuilder()
       .setStyle(ButtonStyle.Danger)
       .setCustomId(`${STRICT_BUTTON_PREFIX}${request.confirmation}`)
-      .setLabel('Turn strict mode on'),
+      .setLabel(t('strict.button')),
   );
 }
 
@@ -59,7 +53,7 @@ export async function reportApply(
   }
   await edit(`${head}\n${t('settings.updating')}`);
   try {
-    await edit(`${head}\n${describeGuildApply(await followUp)}`);
+    await edit(`${head}\n${describeGuildApply(await followUp, t)}`);
   } catch (error) {
     logger.error({ err: error }, 'roles update after /settings failed');
     await edit(`${head}\n${t('settings.updateFailed')}`);
@@ -71,23 +65,21 @@ export async function pressStrictButton(interaction: ButtonInteraction, { servic
   const token = interaction.customId.slice(STRICT_BUTTON_PREFIX.length);
   const outcome = await services.settings.confirmStrict({ guildId: interaction.guildId!, userId: interaction.user.id }, token);
   const edit = (content: string) => interaction.editReply({ content, components: [], allowedMentions: NO_PINGS });
+  const { t } = speakerFor(interaction);
   switch (outcome.kind) {
     case 'not_yours':
-      await edit('This confirmation was made for someone else. Run /settings strict:true yourself to see what strict mode would remove.');
+      await edit(t('strict.notYours'));
       return;
     case 'expired':
-      await edit(
-        `This confirmation expired (it lasts ${STRICT_CONFIRMATION_MS / 60_000} minutes). Run /settings strict:true again to see what ` +
-          'strict mode would remove now.',
-      );
+      await edit(t('strict.expired', { minutes: STRICT_CONFIRMATION_MS / 60_000 }));
       return;
     case 'already_on':
-      await edit('Strict mode is already on.');
+      await edit(t('strict.alreadyOn'));
       return;
     case 'not_allowed':
-      await edit(fitMessage(['Strict mode was not turned on:', ...outcome.problems.map((p) => `• ${p}`)]));
+      await edit(fitMessage([t('strict.notTurnedOn'), ...outcome.said.map((p) => `• ${settingsProblemWords(t, p)}`)], 1900, t));
       return;
     case 'changed':
-      await reportApply(edit, '**Strict mode is on.**', outcome.followUp, logger);
+      await reportApply(edit, t('strict.on'), outcome.followUp, logger, t);
   }
 }

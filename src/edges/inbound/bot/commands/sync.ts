@@ -1,7 +1,9 @@
 import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import type { Command } from '../command';
 import { NO_PINGS } from '../format';
-import { speakerFor } from '../speak';
+import { type Speaker, listFor, speakerFor } from '../speak';
+import { refusalWords } from '../../../../core/refusal-text';
+import type { AdoptionRefusal } from '../../../../app/admin/adoption-check';
 
 /** Interaction replies can be edited for 15 minutes; answer before that. */
 export const STILL_RUNNING_AFTER_MS = 13 * 60_000;
@@ -28,7 +30,7 @@ export const syncCommand: Command = {
       // Adopting has Tierlink take those roles away later: the actor needs authority over each.
       const allowed = await services.adoption.check({ guildId: interaction.guildId!, userId: interaction.user.id });
       if (!allowed.ok) {
-        await interaction.editReply({ content: `${allowed.error.message}\n${allowed.error.fix}`, allowedMentions: NO_PINGS });
+        await interaction.editReply({ content: adoptionRefusalWords(speaker, allowed.error), allowedMentions: NO_PINGS });
         return;
       }
     }
@@ -58,3 +60,12 @@ export const syncCommand: Command = {
     await interaction.editReply({ content: text, allowedMentions: NO_PINGS });
   },
 };
+
+/** `/sync adopt:true` refused, in the member's language: English as the check says it, another language from its facts. */
+function adoptionRefusalWords(speaker: Speaker, refusal: AdoptionRefusal): string {
+  const { t } = speaker;
+  if (t.locale === 'en' || !refusal.facts) return `${refusal.message}\n${refusal.fix}`;
+  const { message, fix } = refusalWords(t, refusal.facts.first);
+  const roles = refusal.facts.roleNames;
+  return `${t('adopt.refused', { roles: listFor(speaker, roles), count: roles.length, message })}\n${fix}`;
+}
