@@ -48,6 +48,8 @@ test('a member without Manage Roles at server level cannot set the channels, wha
   expect(outcome).toEqual({
     kind: 'not_allowed',
     problems: [expect.stringContaining('You need the Manage Roles permission in this server to choose the channels Tierlink posts in')],
+    // The refusal's words for another language: this one has no facts to translate from, so its English stands.
+    said: [{ text: expect.stringContaining('You need the Manage Roles permission in this server to choose the channels') }],
   });
   expect((await e.tierlink.services.repos.guilds.channels(e.guildId)).modLogChannelId).toBeNull();
 });
