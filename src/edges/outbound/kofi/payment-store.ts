@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, gte, inArray, isNull, lt, notExists, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, notExists, or, sql } from 'drizzle-orm';
 import type { Db } from '../store/database';
 import { campaigns, kofiDonationSettings, kofiLinkCodes, kofiPayments, links, tiers } from '../store/schema';
 import { KOFI, type KofiPayment } from './kofi-payment';
@@ -120,12 +120,21 @@ export function createKofiPaymentStore(db: Db): KofiPaymentStore {
         .onConflictDoUpdate({ target: [tiers.campaignId, tiers.id], set: { title, amountCents, removedAt: null, updatedAt: now } });
     },
 
+    /**
+     * Only processed payments: processing makes the link a payment carries (a code, a Discord
+     * account), and a welcome written before it would name nobody, for good (it is written once).
+     */
     async firstSubscriptionsSince(since: Date, limit: number): Promise<KofiPayment[]> {
       const rows = await db
         .select()
         .from(kofiPayments)
         .where(
-          and(eq(kofiPayments.kind, 'Subscription'), eq(kofiPayments.isFirstSubscriptionPayment, true), gte(kofiPayments.paidAt, since)),
+          and(
+            eq(kofiPayments.kind, 'Subscription'),
+            eq(kofiPayments.isFirstSubscriptionPayment, true),
+            gte(kofiPayments.paidAt, since),
+            isNotNull(kofiPayments.processedAt),
+          ),
         )
         .orderBy(kofiPayments.paidAt, kofiPayments.messageId)
         .limit(limit);
