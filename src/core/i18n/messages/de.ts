@@ -1206,4 +1206,10 @@ export const de: Catalogue<EnglishCatalogue> = {
   'note.roleMissing': 'diese Rolle gibt es auf diesem Server nicht mehr',
   'note.highestOnly': 'auf diesem Server gibt es nur die Rollen der höchsten Stufe',
   'note.standing': 'Stufe {tier}: {standing}',
+
+  // The dashboard's Tiers and roles page, strict-mode page, Ko-fi panel, server list and flash messages.
+
+  // The planner's reasons (a role change's why), said from their codes.
+
+  // The /connect pages, /doctor's remaining details, /settings' remaining refusals.
 };

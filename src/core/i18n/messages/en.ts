@@ -1156,6 +1156,12 @@ export const en = {
   'note.roleMissing': 'this role does not exist in this server any more',
   'note.highestOnly': 'only the highest tier’s roles are given in this server',
   'note.standing': '{tier} tier: {standing}',
+
+  // The dashboard's Tiers and roles page, strict-mode page, Ko-fi panel, server list and flash messages.
+
+  // The planner's reasons (a role change's why), said from their codes.
+
+  // The /connect pages, /doctor's remaining details, /settings' remaining refusals.
 } as const;
 
 export type EnglishCatalogue = typeof en;

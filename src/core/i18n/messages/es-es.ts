@@ -1177,4 +1177,10 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'note.roleMissing': 'este rol ya no existe en este servidor',
   'note.highestOnly': 'en este servidor solo se dan los roles del nivel más alto',
   'note.standing': 'nivel {tier}: {standing}',
+
+  // The dashboard's Tiers and roles page, strict-mode page, Ko-fi panel, server list and flash messages.
+
+  // The planner's reasons (a role change's why), said from their codes.
+
+  // The /connect pages, /doctor's remaining details, /settings' remaining refusals.
 };

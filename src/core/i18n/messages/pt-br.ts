@@ -1173,4 +1173,10 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'note.roleMissing': 'este cargo não existe mais neste servidor',
   'note.highestOnly': 'neste servidor só são dados os cargos do nível mais alto',
   'note.standing': 'nível {tier}: {standing}',
+
+  // The dashboard's Tiers and roles page, strict-mode page, Ko-fi panel, server list and flash messages.
+
+  // The planner's reasons (a role change's why), said from their codes.
+
+  // The /connect pages, /doctor's remaining details, /settings' remaining refusals.
 };
