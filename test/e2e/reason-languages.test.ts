@@ -75,6 +75,38 @@ describe('before the change', () => {
   });
 });
 
+describe('held by the guard', () => {
+  const guard = { removals: 1, grants: 2, percent: 1, min: 1 };
+  beforeAll(async () => {
+    const settings = await e.tierlink.services.repos.guilds.settings(e.guildId);
+    await e.tierlink.services.repos.guilds.saveSettings(e.guildId, { ...settings, removalThresholdPercent: 1, removalThresholdMin: 1 });
+    const report = await e.tierlink.services.runSync({ guildId: e.guildId, dryRun: false, force: false, trigger: 'manual' });
+    expect('guilds' in report && report.guilds[0]?.held?.removals).toBe(1);
+    await e.tierlink.services.repos.guilds.saveSettings(e.guildId, settings);
+  }, 60_000);
+
+  test.each(['de', 'pt-BR'] as const)('%s: the Syncs page says why removals were held, and why each would go', async (locale) => {
+    const t = translator(locale);
+    const percent = (value: number) => new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(value / 100);
+    const page = await readers.get(locale)!.get(`/dashboard/${e.guildId}/syncs`);
+    const text = pageText(page.html);
+    expect(text).toContain(
+      pageText(
+        t('reason.held.threshold', {
+          count: guard.removals,
+          share: percent(50),
+          grants: guard.grants,
+          percent: percent(guard.percent),
+          min: guard.min,
+        }),
+      ),
+    );
+    expect(text).toContain(t('reason.tierChanged', { tier: 'Gold', tiers: 'Silver' }));
+    expect(text).not.toContain(ENGLISH_WHY);
+    expect(englishIn(text)).toEqual([]);
+  });
+});
+
 describe('after the change', () => {
   beforeAll(async () => {
     await e.tierlink.services.runSync({ guildId: e.guildId, dryRun: false, force: false, trigger: 'manual' });
