@@ -6,6 +6,8 @@
  */
 
 import { ENGLISH, type MessageKey, type T, translator } from './i18n';
+import type { ReasonCode } from './planner/reasons';
+import { reasonText } from './reason-text';
 
 /** One audited role change, as the mod-log reads it. */
 export interface ModLogChange {
@@ -15,6 +17,8 @@ export interface ModLogChange {
   outcome: 'applied' | 'failed' | 'held' | 'blocked';
   trigger: string;
   reason: string;
+  /** `reason` as a code; null on rows written before codes were (said as recorded). */
+  why?: ReasonCode | null;
   error: string | null;
 }
 
@@ -88,7 +92,7 @@ export function groupChanges(changes: readonly ModLogChange[]): Group[] {
 }
 
 function groupLine(t: T, group: Group): string {
-  const reasons = [...new Set(group.changes.map((c) => c.reason))];
+  const reasons = [...new Set(group.changes.map((c) => reasonText(t, c)))];
   const why = clip(reasons.join('; '), REASON_MAX);
   const marks = group.changes.map((c) => changeMark(t, c)).join(' ');
   return clip(`<@${group.userId}> · ${triggerName(t, group.trigger)}: ${marks} · ${why}`, LINE_MAX);
@@ -114,8 +118,8 @@ function summaryLine(t: T, rest: Group[]): string {
  * One batch of role changes as mod-log messages: a line per member and trigger (the roles added
  * and removed, what became of each, why), at most {@link MOD_LOG_MAX_LINES} lines and a count of
  * the rest, split into messages of one embed each. Mentions render as names and ping no one (the
- * messages are sent with `allowed_mentions` empty). In the server's language (`t`); the reasons are
- * the audit log's English data.
+ * messages are sent with `allowed_mentions` empty). In the server's language (`t`), the reasons
+ * too where the audit log recorded their codes (src/core/reason-text.ts); older rows as recorded.
  */
 export function composeModLog(changes: readonly ModLogChange[], t: T = ENGLISH_T): ComposedMessage[] {
   const groups = groupChanges(changes);

@@ -1,4 +1,5 @@
 import type { Adoption, RoleChange, UserPlan } from './planner/types';
+import type { ReasonCode } from './planner/reasons';
 
 /**
  * What a full sync did (or, on a dry run, would do), as plain data: the CLI prints it, `--json`
@@ -37,6 +38,8 @@ export interface SyncChange {
   roleId: string;
   roleName: string | null;
   reason: string;
+  /** `reason` as a code, for readers of another language (src/core/reason-text.ts); absent: said as `reason`. */
+  why?: ReasonCode;
   outcome: ChangeOutcome;
   /** Why it failed or is blocked, and the fix. */
   problem?: string;
@@ -336,7 +339,16 @@ export function changeLines(
   for (const { plan, username, adoptions = [] } of pending) {
     if (out.length >= limit) break;
     for (const a of adoptions) {
-      out.push({ userId: plan.userId, username, op: 'adopt', roleId: a.roleId, roleName: a.roleName, reason: a.reason, outcome: adopted });
+      out.push({
+        userId: plan.userId,
+        username,
+        op: 'adopt',
+        roleId: a.roleId,
+        roleName: a.roleName,
+        reason: a.reason,
+        ...(a.why ? { why: a.why } : {}),
+        outcome: adopted,
+      });
     }
     const outcome = results?.get(plan);
     for (const change of plan.changes) {
@@ -347,6 +359,7 @@ export function changeLines(
         roleId: change.roleId,
         roleName: change.roleName,
         reason: change.reason,
+        ...(change.why ? { why: change.why } : {}),
         outcome: 'planned',
       };
       const failed = outcome?.failed.get(change);
@@ -368,6 +381,7 @@ export function changeLines(
         roleId: blocked.roleId,
         roleName: blocked.roleName,
         reason: blocked.reason,
+        ...(blocked.why ? { why: blocked.why } : {}),
         outcome: 'blocked',
         problem: `${blocked.problem.message} ${blocked.problem.fix}`,
       });

@@ -9,6 +9,7 @@ import {
   welcomeWho,
 } from '../../src/core/channel-posts';
 import { NO_CHANNELS, applyChannelChange } from '../../src/core/guild-channels';
+import { translator } from '../../src/core/i18n';
 
 const change = (userId: string, over: Partial<ModLogChange> = {}): ModLogChange => ({
   userId,
@@ -62,6 +63,23 @@ describe('composeModLog', () => {
     const rows = Array.from({ length: 90 }, (_, i) => change(String(20_000 + i)));
     expect(composeModLog(rows)).toEqual(composeModLog(rows));
     expect(composeModLog([])).toEqual([]);
+  });
+
+  test('in the server’s language, each reason is said from its code; a row recorded before codes were stays as recorded', () => {
+    const de = translator('de');
+    const gold = { code: 'tier', tier: 'Gold', standing: { kind: 'active', basis: 'pledge', graceEndsAt: null } } as const;
+    const [message] = composeModLog(
+      [change('1001', { why: gold }), change('1002', { action: 'remove', reason: 'no longer entitled to Gold: former patron', why: null })],
+      de,
+    );
+    const description = String((message!.embeds![0] as { description: string }).description);
+    expect(description).toContain(`<@1001> · ${de('trigger.sync')}: +<@&200000000000000001> · Stufe Gold (aktives Mitglied)`);
+    expect(description).toContain('<@1002>');
+    expect(description).toContain(' · no longer entitled to Gold: former patron');
+    expect(description).not.toContain('Gold tier (active patron)');
+    // English keeps the recorded sentence.
+    const [english] = composeModLog([change('1001', { why: gold })]);
+    expect(String((english!.embeds![0] as { description: string }).description)).toContain(' · Gold tier (active patron)');
   });
 });
 

@@ -78,7 +78,7 @@ test('a new patron’s welcome and a new post’s announcement are in German', a
   for (const text of [welcome.content, post.content, embed.description]) expect(englishIn(text)).toEqual([]);
 }, 60_000);
 
-test('the mod-log is in German: what started a change, its footer; the reasons stay the audit log’s', async () => {
+test('the mod-log is in German: what started a change, why, its footer', async () => {
   const member = e.discord.addMember(e.guildId, { username: 'ola' }).userId;
   const patron = activePatron(e, 'Ola', [e.tiers.bronze]);
   await e.link(member, patron.id);
@@ -89,6 +89,10 @@ test('the mod-log is in German: what started a change, its footer; the reasons s
   const embed = message.embeds[0] as { title: string; description: string; footer: { text: string } };
   expect(embed.title).toBe(de('post.modLog.title'));
   expect(embed.description).toContain(`<@${member}> · ${de('trigger.link')}: +<@&${e.roles.bronze}>`);
+  expect(embed.description).toContain(
+    `<@${member}> · ${de('trigger.link')}: +<@&${e.roles.bronze}> · ${de('reason.tier', { tier: 'Bronze', standing: de('standing.active') })}`,
+  );
+  expect(englishIn(embed.description)).toEqual([]);
   expect(embed.footer.text).toMatch(/^Tierlink · \d+ Änderung(en)?$/);
   expect(message.allowedMentions).toEqual({ parse: [] });
 }, 60_000);

@@ -69,7 +69,9 @@ export function createAuditBrowser(deps: AuditDeps): AuditBrowser {
       outcome: r.outcome,
       trigger: r.trigger,
       reason: r.reason,
+      why: r.reasonCode ?? null,
       error: r.error,
+      heldWhy: r.heldWhy ?? null,
     }));
   }
 

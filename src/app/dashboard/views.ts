@@ -1,4 +1,6 @@
 import type { AuditRow } from '../../edges/outbound/store/repositories/ledger-repository';
+import type { ReasonCode } from '../../core/planner/reasons';
+import type { HeldWhy } from '../../core/sync-report';
 import type { SyncRunRow } from '../../edges/outbound/store/repositories/sync-run-repository';
 import type { Trigger } from '../sync/role-applier';
 
@@ -16,7 +18,11 @@ export interface AuditEntry {
   outcome: AuditRow['outcome'];
   trigger: string;
   reason: string;
+  /** `reason` as a code; null on rows written before codes were (shown as recorded). */
+  why: ReasonCode | null;
   error: string | null;
+  /** A held change: why removals were held (what `error` says), as facts; null otherwise or on older rows. */
+  heldWhy: HeldWhy | null;
 }
 
 /** A full sync of the server as `sync_runs` recorded it. */
@@ -38,14 +44,25 @@ export type SyncRun = Pick<
   | 'failedChanges'
   | 'errors'
   | 'heldReason'
+  | 'heldWhy'
 >;
 
 export function toSyncRun(row: SyncRunRow): SyncRun {
   const { id, trigger, status, dryRun, forced, startedAt, finishedAt, membersSeen } = row;
-  const { plannedAdds, plannedRemoves, appliedAdds, appliedRemoves, heldRemovals, failedChanges, errors, heldReason } = row;
+  const { plannedAdds, plannedRemoves, appliedAdds, appliedRemoves, heldRemovals, failedChanges, errors, heldReason, heldWhy } = row;
   return {
     ...{ id, trigger, status, dryRun, forced, startedAt, finishedAt, membersSeen },
-    ...{ plannedAdds, plannedRemoves, appliedAdds, appliedRemoves, heldRemovals, failedChanges, errors: errors.slice(0, 5), heldReason },
+    ...{
+      plannedAdds,
+      plannedRemoves,
+      appliedAdds,
+      appliedRemoves,
+      heldRemovals,
+      failedChanges,
+      errors: errors.slice(0, 5),
+      heldReason,
+      heldWhy,
+    },
   };
 }
 

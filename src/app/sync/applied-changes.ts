@@ -1,4 +1,6 @@
 import type { BlockedChange, RoleChange } from '../../core/planner/types';
+import type { ReasonCode } from '../../core/planner/reasons';
+import type { HeldWhy } from '../../core/sync-report';
 import type { AuditEntry } from '../../edges/outbound/store/repositories/ledger-repository';
 
 /** What set a change in motion; recorded in the audit log and in Discord's audit-log reason. */
@@ -29,9 +31,10 @@ export function auditReason(trigger: Trigger, reason: string): string {
 /** The audit row of one change (or attempt) on one member's role. */
 export function auditEntry(
   who: { guildId: string; userId: string; trigger: Trigger; at: Date },
-  change: { op: RoleChange['op'] | 'adopt'; roleId: string; reason: string },
+  change: { op: RoleChange['op'] | 'adopt'; roleId: string; reason: string; why?: ReasonCode },
   outcome: AuditEntry['outcome'],
   error: string | null = null,
+  heldWhy: HeldWhy | null = null,
 ): AuditEntry {
   return {
     at: who.at,
@@ -42,6 +45,8 @@ export function auditEntry(
     outcome,
     trigger: who.trigger,
     reason: change.reason,
+    reasonCode: change.why ?? null,
     error,
+    heldWhy,
   };
 }

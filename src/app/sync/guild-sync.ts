@@ -60,13 +60,18 @@ function auditTrigger(trigger: SyncTrigger): Trigger {
 export function createGuildSync(deps: GuildSyncDeps): GuildSync {
   const { clock, logger, metrics } = deps;
 
-  async function auditHeld(guildId: string, pending: PlannedMember[], reason: string, trigger: Trigger): Promise<void> {
+  async function auditHeld(
+    guildId: string,
+    pending: PlannedMember[],
+    held: NonNullable<GuildSyncReport['held']>,
+    trigger: Trigger,
+  ): Promise<void> {
     const at = clock.now();
     const entries: AuditEntry[] = [];
     for (const { plan } of pending) {
       for (const change of plan.changes) {
         if (change.op !== 'remove') continue;
-        entries.push(auditEntry({ guildId, userId: plan.userId, trigger, at }, change, 'held', reason));
+        entries.push(auditEntry({ guildId, userId: plan.userId, trigger, at }, change, 'held', held.reason, held.why ?? null));
       }
     }
     await deps.ledger.audit(entries);
@@ -237,7 +242,7 @@ export function createGuildSync(deps: GuildSyncDeps): GuildSync {
         }
         if (report.held) {
           try {
-            await auditHeld(guildId, pending, report.held.reason, auditTrigger(options.trigger));
+            await auditHeld(guildId, pending, report.held, auditTrigger(options.trigger));
           } catch (error) {
             logger.error({ err: error, guildId }, 'full sync: the held removals could not be audited');
           }
@@ -271,6 +276,7 @@ export function createGuildSync(deps: GuildSyncDeps): GuildSync {
             errors: report.errors,
             apiCalls: report.apiCalls,
             heldReason: report.held?.reason ?? null,
+            heldWhy: report.held?.why ?? null,
           });
         } catch (error) {
           logger.error({ err: error, guildId, runId: report.runId }, 'full sync: the run record could not be written');

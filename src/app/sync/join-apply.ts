@@ -36,7 +36,13 @@ export function createJoinApply(deps: {
   return async function join(plan: UserPlan, admit: Admit, options: { recordedBefore: ReadonlySet<string> }): Promise<JoinApplyResult> {
     const { guildId, userId } = plan;
     const adds = plan.changes.filter((c): c is Extract<RoleChange, { op: 'add' }> => c.op === 'add');
-    const intents: GrantRecord[] = adds.map((c) => ({ discordUserId: userId, roleId: c.roleId, ...c.grant, reason: c.reason }));
+    const intents: GrantRecord[] = adds.map((c) => ({
+      discordUserId: userId,
+      roleId: c.roleId,
+      ...c.grant,
+      reason: c.reason,
+      why: c.why ?? null,
+    }));
     if (intents.length > 0) await ledger.write(guildId, intents, [], clock.now());
     const fresh = adds.filter((c) => !options.recordedBefore.has(c.roleId)).map((c) => ({ discordUserId: userId, roleId: c.roleId }));
     const answer = await admit(adds.map((c) => c.roleId));

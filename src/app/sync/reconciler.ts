@@ -4,7 +4,7 @@ import type { LinkRepository } from '../../edges/outbound/store/repositories/lin
 import type { MemberListRepository } from '../../edges/outbound/store/repositories/member-list-repository';
 import type { MemberRoles } from '../../edges/outbound/discord/member-roles';
 import type { MemberStates } from '../membership/member-states';
-import { type PlannedUser, planUser } from '../../core/planner';
+import { type PlannedUser, type UnlinkedReason, planUser } from '../../core/planner';
 import type { GuildContext, MemberState } from '../../core/planner/types';
 import type { MemberAddProblem } from '../../edges/outbound/discord/member-adder';
 import type { Admit, ApplyResult, RoleApplier, Trigger } from './role-applier';
@@ -19,7 +19,7 @@ export interface ReconcileOptions {
   /** Plan only: nothing is written to Discord or the ledger. */
   dryRun?: boolean;
   /** The user has no link (any more): every role we granted goes, with this reason. */
-  unlinkedReason?: string;
+  unlinkedReason?: UnlinkedReason;
   /**
    * Skip, without asking Discord, a guild whose gateway events reach this process but never named
    * the user: after the sync's listing and with every join and leave since, that is someone who is

@@ -95,7 +95,9 @@ export function createRoleApplier(deps: RoleApplierDeps): RoleApplier {
     for (const w of work) if (!live.includes(w)) results.get(w.plan)!.superseded = true;
 
     const intents: GrantRecord[] = live.flatMap(({ plan, changes }) =>
-      changes.flatMap((c) => (c.op === 'add' ? [{ discordUserId: plan.userId, roleId: c.roleId, ...c.grant, reason: c.reason }] : [])),
+      changes.flatMap((c) =>
+        c.op === 'add' ? [{ discordUserId: plan.userId, roleId: c.roleId, ...c.grant, reason: c.reason, why: c.why ?? null }] : [],
+      ),
     );
     const fence = deps.fences?.current() ?? null;
     const sends = live.some((w) => w.changes.some((c) => c.op !== 'forget'));
@@ -231,14 +233,18 @@ export function createRoleApplier(deps: RoleApplierDeps): RoleApplier {
         const batch = members.slice(i, i + LEDGER_BATCH);
         const at = clock.now();
         const grants: GrantRecord[] = batch.flatMap(({ userId, adoptions }) =>
-          adoptions.map((a) => ({ discordUserId: userId, roleId: a.roleId, ...a.grant, reason: a.reason })),
+          adoptions.map((a) => ({ discordUserId: userId, roleId: a.roleId, ...a.grant, reason: a.reason, why: a.why ?? null })),
         );
         if (grants.length === 0) continue;
         await ledger.write(guildId, grants, [], at);
         await ledger.audit(
           batch.flatMap(({ userId, adoptions }) =>
             adoptions.map((a) =>
-              auditEntry({ guildId, userId, trigger: 'adopt', at }, { op: 'adopt', roleId: a.roleId, reason: a.reason }, 'applied'),
+              auditEntry(
+                { guildId, userId, trigger: 'adopt', at },
+                { op: 'adopt', roleId: a.roleId, reason: a.reason, ...(a.why ? { why: a.why } : {}) },
+                'applied',
+              ),
             ),
           ),
         );

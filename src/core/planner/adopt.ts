@@ -19,6 +19,7 @@ export function adoptions(desired: DesiredRoles, currentRoleIds: ReadonlySet<str
       roleName: grant.roleName,
       grant: { campaignId: grant.campaignId, tierId: grant.tierId, kind: grant.kind, sources: grant.sources },
       reason: `already held; adopted as ${grant.reason}`,
+      why: { code: 'adopted', as: grant.why },
     });
   }
   return out;

@@ -1,4 +1,5 @@
 import { notAMember } from './entitlement';
+import { type ReasonCode, standingFacts } from './reasons';
 import { ruleGrants } from './rule-roles';
 import type { DesiredGrant, DesiredRoles, Entitlement, GrantKind, GrantSource, GuildContext, GuildTier, NoteWhy, RoleNote } from './types';
 
@@ -125,6 +126,10 @@ function tierGrantReason(tier: GuildTier, ent: Entitlement): string {
   return `${tier.title} tier (${ent.reason})`;
 }
 
+function tierGrantWhy(tier: GuildTier, ent: Entitlement): ReasonCode {
+  return { code: 'tier', tier: tier.title, standing: standingFacts(ent) };
+}
+
 /**
  * The roles a user should hold in a guild, given their entitlement in each campaign the guild
  * serves, and a note for each mapped role they do not get.
@@ -145,11 +150,22 @@ export function desiredRoles(
     .concat(guild.campaignIds.filter((id) => !known.has(id)).map(notAMember))
     .sort(attributionOrder);
 
-  const grant = (roleId: string, kind: GrantKind, ent: Entitlement, tierId: string | null, source: GrantSource, reason: string) => {
+  const grant = (
+    roleId: string,
+    kind: GrantKind,
+    ent: Entitlement,
+    tierId: string | null,
+    source: GrantSource,
+    reason: string,
+    why: ReasonCode,
+  ) => {
     const held = grants.get(roleId);
     if (held) {
       if (ent.source && !held.sources.includes(ent.source)) held.sources = [...held.sources, ent.source];
-      if (reason !== held.reason && !held.alsoBecause.includes(reason)) held.alsoBecause = [...held.alsoBecause, reason];
+      if (reason !== held.reason && !held.alsoBecause.includes(reason)) {
+        held.alsoBecause = [...held.alsoBecause, reason];
+        held.alsoWhy = [...held.alsoWhy, why];
+      }
       held.confirmed ||= !ent.unconfirmed;
       return;
     }
@@ -161,7 +177,9 @@ export function desiredRoles(
       tierId,
       source,
       reason,
+      why,
       alsoBecause: [],
+      alsoWhy: [],
       sources: ent.source ? [ent.source] : [],
       confirmed: !ent.unconfirmed,
     });
@@ -206,7 +224,7 @@ export function desiredRoles(
         });
         continue;
       }
-      grant(roleId, 'tier', ent, tier.tierId, source, tierGrantReason(tier, ent));
+      grant(roleId, 'tier', ent, tier.tierId, source, tierGrantReason(tier, ent), tierGrantWhy(tier, ent));
     }
   }
 
@@ -225,7 +243,7 @@ export function desiredRoles(
         });
         continue;
       }
-      grant(roleId, met.rule.kind, met.entitlement, null, 'rule', met.reason);
+      grant(roleId, met.rule.kind, met.entitlement, null, 'rule', met.reason, met.why);
     }
   }
 
@@ -238,19 +256,28 @@ export function desiredRoles(
   const hasTierRoles = [...grants.values()].some((g) => g.kind === 'tier');
   if (grants.size === 0 && formerPatronRoleId) {
     const former = served.find((e) => e.kind === 'former' || e.kind === 'lapsed');
-    if (former) addSettingRole(guild, grants, notes, formerPatronRoleId, 'former', former.campaignId, `former patron (${former.reason})`);
+    if (former)
+      addSettingRole(guild, grants, notes, formerPatronRoleId, 'former', former.campaignId, `former patron (${former.reason})`, {
+        code: 'formerRole',
+        standing: standingFacts(former),
+      });
   }
   if (!hasPaidTierRoles && followerRoleId && !grants.has(followerRoleId)) {
     const follower = served.find((e) => isFreeMember(guild, e));
     if (follower) {
-      const reason = follower.kind === 'follower' ? 'follows the campaign without pledging' : 'free member of the campaign';
-      addSettingRole(guild, grants, notes, followerRoleId, 'follower', follower.campaignId, reason);
+      const follows = follower.kind === 'follower';
+      const reason = follows ? 'follows the campaign without pledging' : 'free member of the campaign';
+      addSettingRole(guild, grants, notes, followerRoleId, 'follower', follower.campaignId, reason, {
+        code: follows ? 'followerRole' : 'freeMemberRole',
+      });
     }
   }
   // The joiner role stays with whoever joined through the join page while no tier gives them a role.
   const joinerRoleId = guild.settings.joinerRoleId ?? null;
   if (options.joiner && joinerRoleId && !hasTierRoles && !grants.has(joinerRoleId)) {
-    addSettingRole(guild, grants, notes, joinerRoleId, 'joiner', null, 'joined through the join page without a tier role');
+    addSettingRole(guild, grants, notes, joinerRoleId, 'joiner', null, 'joined through the join page without a tier role', {
+      code: 'joinerRole',
+    });
   }
 
   notes.push(...notesForMappedRolesNotGranted(guild, served, grants, grantedTierKeys));
@@ -273,6 +300,7 @@ function addSettingRole(
   kind: 'former' | 'follower' | 'joiner',
   campaignId: string | null,
   reason: string,
+  why: ReasonCode,
 ): void {
   const role = guild.roles.get(roleId);
   const label = SETTING_ROLE_LABEL[kind];
@@ -296,7 +324,9 @@ function addSettingRole(
     tierId: null,
     source: 'setting',
     reason,
+    why,
     alsoBecause: [],
+    alsoWhy: [],
     sources: [],
     confirmed: true,
   });

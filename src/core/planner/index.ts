@@ -1,9 +1,11 @@
 import { desiredRoles } from './desired-roles';
 import { entitlement, notAMember } from './entitlement';
 import { plan } from './plan';
+import type { UnlinkedReason } from './reasons';
 import type { DesiredRoles, Entitlement, GuildContext, LedgerEntry, MemberState, UserPlan } from './types';
 
 export * from './types';
+export * from './reasons';
 export { entitlement, notAMember } from './entitlement';
 export { adoptions } from './adopt';
 export { desiredRoles, freeTierRoleIds, grantReason, isFreeTier, managedRoleIds, tierRoles } from './desired-roles';
@@ -24,7 +26,7 @@ export interface PlanUserInput {
   currentRoleIds: ReadonlySet<string> | null;
   ledger: readonly LedgerEntry[];
   now: Date;
-  unlinkedReason?: string;
+  unlinkedReason?: UnlinkedReason;
   managed?: ReadonlySet<string>;
   /** The user is joining the guild through the join page now: the joiner role applies if no tier gives a role. */
   joining?: boolean;

@@ -1,4 +1,5 @@
 import { SETTING_ROLE_LABEL, grantReason, managedRoleIds, tierRoles } from './desired-roles';
+import { type ReasonCode, type UnlinkedReason, grantWhy, standingFacts, unlinkedCode } from './reasons';
 import type { BlockedChange, DesiredRoles, Entitlement, GuildContext, LedgerEntry, RoleChange, UserPlan } from './types';
 
 export interface PlanInput {
@@ -12,7 +13,7 @@ export interface PlanInput {
   /** The entitlements `desired` came from, to explain removals. */
   entitlements: readonly Entitlement[];
   /** When the user has no link (any more): the reason every removal gives, e.g. "unlinked with /unlink". */
-  unlinkedReason?: string;
+  unlinkedReason?: UnlinkedReason;
   /** {@link managedRoleIds} of the guild; pass it when planning many users of one guild. */
   managed?: ReadonlySet<string>;
   /** Now: a ledger row younger than {@link GRANT_IN_FLIGHT_MS} may be a grant still on its way. */
@@ -61,6 +62,7 @@ export function plan(input: PlanInput): UserPlan {
         roleId: change.roleId,
         roleName: change.roleName,
         reason: change.reason,
+        ...(change.why ? { why: change.why } : {}),
         problem: { message: problem.message, fix: problem.fix },
       };
       out.blocked.push(blocked);
@@ -78,6 +80,7 @@ export function plan(input: PlanInput): UserPlan {
       roleId: grant.roleId,
       roleName: grant.roleName,
       reason: grantReason(grant),
+      why: grantWhy(grant),
       grant: { campaignId: grant.campaignId, tierId: grant.tierId, kind: grant.kind, sources: grant.sources },
     });
   }
@@ -88,14 +91,29 @@ export function plan(input: PlanInput): UserPlan {
     if (desired.grants.has(entry.roleId)) continue;
     if (entry.campaignId !== null && frozen.has(entry.campaignId)) continue;
     const role = guild.roles.get(entry.roleId);
-    const reason = input.unlinkedReason ?? removalReason(entry, input);
+    const { reason, why }: Said =
+      input.unlinkedReason !== undefined
+        ? { reason: input.unlinkedReason, why: { code: 'unlinked', how: unlinkedCode(input.unlinkedReason) } }
+        : removalReason(entry, input);
     if (!role) {
-      out.changes.push({ op: 'forget', roleId: entry.roleId, roleName: null, reason: `${reason} (the role no longer exists)` });
+      out.changes.push({
+        op: 'forget',
+        roleId: entry.roleId,
+        roleName: null,
+        reason: `${reason} (the role no longer exists)`,
+        why: { code: 'roleDeleted', why },
+      });
     } else if (!currentRoleIds.has(entry.roleId)) {
       if (input.now.getTime() - entry.recordedAt.getTime() < GRANT_IN_FLIGHT_MS) continue;
-      out.changes.push({ op: 'forget', roleId: entry.roleId, roleName: role.name, reason: `${reason} (already removed)` });
+      out.changes.push({
+        op: 'forget',
+        roleId: entry.roleId,
+        roleName: role.name,
+        reason: `${reason} (already removed)`,
+        why: { code: 'alreadyRemoved', why },
+      });
     } else {
-      push({ op: 'remove', roleId: entry.roleId, roleName: role.name, reason, basis: 'ledger' });
+      push({ op: 'remove', roleId: entry.roleId, roleName: role.name, reason, why, basis: 'ledger' });
     }
   }
 
@@ -111,6 +129,7 @@ export function plan(input: PlanInput): UserPlan {
         roleId,
         roleName: role.name,
         reason: `strict mode: ${role.name} is reserved for entitled patrons${input.unlinkedReason ? ` (${input.unlinkedReason})` : ''}`,
+        why: { code: 'strict', role: role.name, unlinked: input.unlinkedReason ? unlinkedCode(input.unlinkedReason) : null },
         basis: 'strict',
       });
     }
@@ -134,46 +153,74 @@ function titleOf(guild: GuildContext, campaignId: string | null, tierId: string 
   return tier?.title ?? `tier ${tierId ?? '?'}`;
 }
 
-function removalReason(entry: LedgerEntry, input: PlanInput): string {
+/** A sentence and its code. */
+interface Said {
+  reason: string;
+  why: ReasonCode;
+}
+
+function removalReason(entry: LedgerEntry, input: PlanInput): Said {
   const { guild, entitlements, desired } = input;
   const ent = entitlements.find((e) => e.campaignId === entry.campaignId);
+  const standing = ent ? standingFacts(ent) : null;
   if (entry.kind === 'tenure' || entry.kind === 'amount') {
     const rule = (guild.ruleRoles ?? []).find((r) => r.roleId === entry.roleId && r.kind === entry.kind);
-    if (!rule) return `this is no longer one of the server's ${entry.kind} roles`;
+    if (!rule) return { reason: `this is no longer one of the server's ${entry.kind} roles`, why: { code: 'ruleGone', kind: entry.kind } };
     return rule.kind === 'tenure'
-      ? `no longer an entitled patron of ${rule.months} or more months${ent ? ` (${ent.reason})` : ''}`
-      : `no longer entitled to ${(rule.cents / 100).toFixed(2)} or more a month${ent ? ` (${ent.reason})` : ''}`;
+      ? {
+          reason: `no longer an entitled patron of ${rule.months} or more months${ent ? ` (${ent.reason})` : ''}`,
+          why: { code: 'tenureEnded', months: rule.months, standing },
+        }
+      : {
+          reason: `no longer entitled to ${(rule.cents / 100).toFixed(2)} or more a month${ent ? ` (${ent.reason})` : ''}`,
+          why: { code: 'amountEnded', cents: rule.cents, standing },
+        };
   }
   if (entry.kind === 'tier') {
     if (entry.campaignId === null || !guild.campaignIds.includes(entry.campaignId)) {
-      return 'this server no longer serves that campaign';
+      return { reason: 'this server no longer serves that campaign', why: { code: 'campaignGone' } };
     }
     const title = titleOf(guild, entry.campaignId, entry.tierId);
-    if (!ent) return `no longer entitled to ${title}: not a member of the campaign`;
+    if (!ent) return { reason: `no longer entitled to ${title}: not a member of the campaign`, why: { code: 'notMember', tier: title } };
     if (ent.kind === 'active' || ent.kind === 'grace') {
       if (entry.tierId !== null && ent.tierIds.includes(entry.tierId)) {
         const tier = guild.tiers.find((t) => t.campaignId === entry.campaignId && t.tierId === entry.tierId);
-        if (!tier || tier.removed) return `${title} no longer exists on the campaign`;
-        if (guild.settings.mode === 'highest') return `only the highest tier's roles are granted in this server (mode highest)`;
-        return `${title} no longer grants this role`;
+        if (!tier || tier.removed) return { reason: `${title} no longer exists on the campaign`, why: { code: 'tierGone', tier: title } };
+        if (guild.settings.mode === 'highest')
+          return { reason: `only the highest tier's roles are granted in this server (mode highest)`, why: { code: 'highestOnly' } };
+        return { reason: `${title} no longer grants this role`, why: { code: 'tierNoRole', tier: title } };
       }
       const now = ent.tierIds.map((id) => titleOf(guild, ent.campaignId, id));
-      return `no longer entitled to ${title} (now: ${now.length > 0 ? now.join(', ') : 'no tier'})`;
+      return {
+        reason: `no longer entitled to ${title} (now: ${now.length > 0 ? now.join(', ') : 'no tier'})`,
+        why: { code: 'tierChanged', tier: title, now },
+      };
     }
-    return `no longer entitled to ${title}: ${ent.reason}`;
+    return {
+      reason: `no longer entitled to ${title}: ${ent.reason}`,
+      why: { code: 'tierEnded', tier: title, standing: standingFacts(ent) },
+    };
   }
-  const label = SETTING_ROLE_LABEL[entry.kind];
+  const role = entry.kind;
+  const label = SETTING_ROLE_LABEL[role];
   const configured =
-    entry.kind === 'former'
+    role === 'former'
       ? guild.settings.formerPatronRoleId
-      : entry.kind === 'follower'
+      : role === 'follower'
         ? guild.settings.followerRoleId
         : (guild.settings.joinerRoleId ?? null);
-  if (configured !== entry.roleId) return `this is no longer the server's ${label} role`;
+  if (configured !== entry.roleId)
+    return { reason: `this is no longer the server's ${label} role`, why: { code: 'settingRoleChanged', role } };
   const hasTierRoles = [...desired.grants.values()].some((g) => g.kind === 'tier');
   if (hasTierRoles)
-    return `${entry.kind === 'joiner' ? 'a tier gives roles now' : 'pledging again'}: the ${label} role gives way to tier roles`;
-  return `the ${label} role no longer applies${ent ? `: ${ent.reason}` : ''}`;
+    return {
+      reason: `${role === 'joiner' ? 'a tier gives roles now' : 'pledging again'}: the ${label} role gives way to tier roles`,
+      why: { code: 'givesWay', role },
+    };
+  return {
+    reason: `the ${label} role no longer applies${ent ? `: ${ent.reason}` : ''}`,
+    why: { code: 'settingRoleEnded', role, standing },
+  };
 }
 
 /**

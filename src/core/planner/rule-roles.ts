@@ -1,4 +1,5 @@
 import { day } from './format';
+import type { ReasonCode } from './reasons';
 import type { Entitlement, GuildContext, RuleRole } from './types';
 
 /**
@@ -19,6 +20,7 @@ export interface RuleGrant {
   /** The entitlement that meets it (the longest membership, or the largest amount). */
   entitlement: Entitlement;
   reason: string;
+  why: ReasonCode;
 }
 
 /** Whole calendar months from `since` to `now` (UTC); 0 when `now` is before `since`. */
@@ -57,6 +59,7 @@ export function ruleGrants(guild: Pick<GuildContext, 'ruleRoles'>, entitlements:
         rule,
         entitlement: longest,
         reason: `a patron for ${months} ${months === 1 ? 'month' : 'months'} (since ${day(longest.since!)}; this role is for ${rule.months} or more)`,
+        why: { code: 'tenure', months, since: day(longest.since!), min: rule.months },
       });
     } else {
       const largest = entitled.filter((e) => e.amount !== null).sort((a, b) => b.amount!.cents - a.amount!.cents)[0];
@@ -66,6 +69,7 @@ export function ruleGrants(guild: Pick<GuildContext, 'ruleRoles'>, entitlements:
         rule,
         entitlement: largest,
         reason: `pledges ${money(cents, currency)} a month (this role is for ${money(rule.cents, currency)} or more)`,
+        why: { code: 'amount', cents, currency, min: rule.cents },
       });
     }
   }

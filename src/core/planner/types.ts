@@ -1,3 +1,5 @@
+import type { ReasonCode } from './reasons';
+
 /**
  * Plain data that the pure planner reads and returns. Nothing here knows about HTTP, Discord
  * clients or the database: triggers gather these values, the planner decides, the edges apply.
@@ -234,8 +236,12 @@ export interface DesiredGrant {
   source: GrantSource;
   /** The first reason (the highest tier's), recorded with the grant. */
   reason: string;
+  /** The same reason as a code, for readers of another language. */
+  why: ReasonCode;
   /** Every other entitlement that justifies the same role (another source, another tier): the role stays while any does. */
   alsoBecause: readonly string[];
+  /** {@link alsoBecause} as codes, in the same order. */
+  alsoWhy: readonly ReasonCode[];
   /** The entitlement sources behind it (`patreon`, `comp`, …); empty for setting roles. */
   sources: readonly SourceName[];
   /** False when every justification is an unconfirmed payload: the role may be kept, never granted. */
@@ -291,12 +297,19 @@ export interface GrantTarget {
   sources: readonly SourceName[];
 }
 
+/**
+ * Every change, adoption and blocked change carries the planner's English sentence (`reason`, what
+ * the audit log and English readers show) and the same reason as a code (`why`, said in another
+ * language from src/core/reason-text.ts). The planner always sets `why`; a change made up elsewhere
+ * (a test, a preview) may leave it out and is then said as its sentence.
+ */
 export type RoleChange =
   | {
       op: 'add';
       roleId: string;
       roleName: string;
       reason: string;
+      why?: ReasonCode;
       grant: GrantTarget;
     }
   | {
@@ -304,11 +317,12 @@ export type RoleChange =
       roleId: string;
       roleName: string;
       reason: string;
+      why?: ReasonCode;
       /** `ledger`: we granted it. `strict`: strict mode removes a mapped role we did not grant. */
       basis: 'ledger' | 'strict';
     }
   /** The ledger says we granted a role the member no longer has: drop the row, call nothing. */
-  | { op: 'forget'; roleId: string; roleName: string | null; reason: string };
+  | { op: 'forget'; roleId: string; roleName: string | null; reason: string; why?: ReasonCode };
 
 /**
  * A role a member already holds that Tierlink would grant them, recorded as Tierlink's grant
@@ -319,6 +333,7 @@ export interface Adoption {
   roleName: string;
   grant: GrantTarget;
   reason: string;
+  why?: ReasonCode;
 }
 
 /** A change the planner wanted but the bot cannot make; no request is sent for it. */
@@ -327,6 +342,7 @@ export interface BlockedChange {
   roleId: string;
   roleName: string;
   reason: string;
+  why?: ReasonCode;
   problem: RoleProblem;
 }
 

@@ -19,6 +19,7 @@ describe('adoptions: the roles an entitled member already holds that are not our
         roleName: 'Gold',
         grant: { campaignId: CAMPAIGN, tierId: TIER.gold, kind: 'tier', sources: ['patreon'] },
         reason: 'already held; adopted as Gold tier (active patron)',
+        why: { code: 'adopted', as: { code: 'tier', tier: 'Gold', standing: { kind: 'active', basis: 'pledge', graceEndsAt: null } } },
       },
     ]);
   });

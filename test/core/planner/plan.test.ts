@@ -1,5 +1,5 @@
 import { planUser, shouldHoldRemovals } from '../../../src/core/planner';
-import type { LedgerEntry, MemberState } from '../../../src/core/planner';
+import type { LedgerEntry, MemberState, UnlinkedReason } from '../../../src/core/planner';
 import { CAMPAIGN, NOW, OTHER_CAMPAIGN, ROLE, TIER, USER, guild, ledger, member } from './fixtures';
 
 const DAY = 86_400_000;
@@ -10,7 +10,7 @@ function run(opts: {
   current?: string[] | null;
   ledger?: LedgerEntry[];
   guild?: ReturnType<typeof guild>;
-  unlinkedReason?: string;
+  unlinkedReason?: UnlinkedReason;
   now?: Date;
 }) {
   return planUser({
@@ -35,6 +35,7 @@ describe('plan: grants and the ledger', () => {
         roleId: ROLE.gold,
         roleName: 'Gold',
         reason: 'Gold tier (active patron)',
+        why: { code: 'tier', tier: 'Gold', standing: { kind: 'active', basis: 'pledge', graceEndsAt: null } },
         grant: { campaignId: CAMPAIGN, tierId: TIER.gold, kind: 'tier', sources: ['patreon'] },
       },
     ]);
@@ -65,6 +66,7 @@ describe('plan: grants and the ledger', () => {
         roleName: 'Gold',
         basis: 'ledger',
         reason: 'no longer entitled to Gold: former patron: the pledge has ended',
+        why: { code: 'tierEnded', tier: 'Gold', standing: { kind: 'former', basis: null, graceEndsAt: null } },
       },
     ]);
   });
@@ -113,7 +115,14 @@ describe('plan: grants and the ledger', () => {
   test('GIVEN /unmap removed the mapping that granted a role THEN it is removed, saying the tier no longer grants it', () => {
     const r = run({ current: [ROLE.gold, ROLE.art], ledger: ledger([ROLE.gold, CAMPAIGN, TIER.gold], [ROLE.art, CAMPAIGN, TIER.gold]) });
     expect(r.plan.changes).toEqual([
-      { op: 'remove', roleId: ROLE.art, roleName: 'Art', basis: 'ledger', reason: 'Gold no longer grants this role' },
+      {
+        op: 'remove',
+        roleId: ROLE.art,
+        roleName: 'Art',
+        basis: 'ledger',
+        reason: 'Gold no longer grants this role',
+        why: { code: 'tierNoRole', tier: 'Gold' },
+      },
     ]);
   });
 });
@@ -504,6 +513,7 @@ describe('plan: a role held back for its dangerous permissions', () => {
         roleId: ROLE.gold,
         roleName: 'Gold',
         reason: 'Gold tier (active patron)',
+        why: { code: 'tier', tier: 'Gold', standing: { kind: 'active', basis: 'pledge', graceEndsAt: null } },
         problem: { message: HELD.message, fix: HELD.fix },
       },
     ]);

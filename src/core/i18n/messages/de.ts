@@ -1210,6 +1210,57 @@ export const de: Catalogue<EnglishCatalogue> = {
   // The dashboard's Tiers and roles page, strict-mode page, Ko-fi panel, server list and flash messages.
 
   // The planner's reasons (a role change's why), said from their codes.
+  'reason.tier': 'Stufe {tier} ({standing})',
+  'reason.tenure': {
+    one: 'seit {count} Monat Mitglied (Beginn: {since}; diese Rolle gibt es ab {min} Monaten)',
+    other: 'seit {count} Monaten Mitglied (Beginn: {since}; diese Rolle gibt es ab {min} Monaten)',
+  },
+  'reason.amount': 'unterstützt mit {amount} im Monat (diese Rolle gibt es ab {min})',
+  'reason.formerRole': 'ehemaliges Mitglied ({standing})',
+  'reason.followerRole': 'folgt der Kampagne, ohne zu unterstützen',
+  'reason.freeMemberRole': 'kostenloses Mitglied der Kampagne',
+  'reason.joinerRole': 'über die Beitrittsseite ohne Stufenrolle beigetreten',
+  'reason.also': '{reason}; außerdem {other}',
+  'reason.adopted': 'schon vorhanden; übernommen als {reason}',
+  'reason.unlinked.unlink': 'mit /unlink getrennt',
+  'reason.unlinked.relinked': 'die Mitgliedschaft wurde mit einem anderen Discord-Konto verknüpft',
+  'reason.unlinked.notLinked': 'keine verknüpfte Mitgliedschaft',
+  'reason.roleDeleted': '{reason} (die Rolle gibt es nicht mehr)',
+  'reason.alreadyRemoved': '{reason} (schon entfernt)',
+  'reason.strict': 'strenger Modus: {role} ist Mitgliedern mit Anspruch vorbehalten',
+  'reason.strictUnlinked': 'strenger Modus: {role} ist Mitgliedern mit Anspruch vorbehalten ({reason})',
+  'reason.ruleGone.tenure': 'diese Rolle gehört nicht mehr zu den Rollen dieses Servers für langjährige Mitglieder',
+  'reason.ruleGone.amount': 'diese Rolle gehört nicht mehr zu den Rollen dieses Servers für einen Mindestbetrag',
+  'reason.tenureEnded': {
+    one: 'nicht mehr seit {count} Monat oder länger Mitglied mit Anspruch',
+    other: 'nicht mehr seit {count} Monaten oder länger Mitglied mit Anspruch',
+  },
+  'reason.amountEnded': 'kein Anspruch mehr auf {amount} oder mehr im Monat',
+  'reason.because': '{reason} ({standing})',
+  'reason.campaignGone': 'dieser Server bedient diese Kampagne nicht mehr',
+  'reason.notMember': 'kein Anspruch mehr auf {tier}: kein Mitglied der Kampagne',
+  'reason.tierGone': 'die Stufe {tier} gibt es in der Kampagne nicht mehr',
+  'reason.highestOnly': 'auf diesem Server gibt es nur die Rollen der höchsten Stufe (Modus highest)',
+  'reason.tierNoRole': 'die Stufe {tier} gibt diese Rolle nicht mehr',
+  'reason.tierChanged': 'kein Anspruch mehr auf {tier} (jetzt: {tiers})',
+  'reason.tierChangedNone': 'kein Anspruch mehr auf {tier} (jetzt: keine Stufe)',
+  'reason.tierEnded': 'kein Anspruch mehr auf {tier}: {standing}',
+  'reason.settingRoleChanged.former': 'das ist nicht mehr die Rolle dieses Servers für ehemalige Mitglieder',
+  'reason.settingRoleChanged.follower': 'das ist nicht mehr die Follower-Rolle dieses Servers',
+  'reason.settingRoleChanged.joiner': 'das ist nicht mehr die Beitrittsrolle dieses Servers',
+  'reason.givesWay.former': 'unterstützt wieder: die Rolle für ehemalige Mitglieder weicht den Stufenrollen',
+  'reason.givesWay.follower': 'unterstützt wieder: die Follower-Rolle weicht den Stufenrollen',
+  'reason.givesWay.joiner': 'eine Stufe gibt jetzt Rollen: die Beitrittsrolle weicht den Stufenrollen',
+  'reason.settingRoleEnded.former': 'die Rolle für ehemalige Mitglieder gilt nicht mehr',
+  'reason.settingRoleEnded.follower': 'die Follower-Rolle gilt nicht mehr',
+  'reason.settingRoleEnded.joiner': 'die Beitrittsrolle gilt nicht mehr',
+  'reason.standing.comp': 'Freistufe',
+  'reason.standing.lapsedOn': 'beendet am {date}',
+  'reason.held.threshold': {
+    one: '{count} Entfernung ({share} von {grants} Vergaben) überschreitet die Schwelle dieses Servers von {percent} und mindestens {min}',
+    other:
+      '{count} Entfernungen ({share} von {grants} Vergaben) überschreiten die Schwelle dieses Servers von {percent} und mindestens {min}',
+  },
 
   // The /connect pages, /doctor's remaining details, /settings' remaining refusals.
 };

@@ -1,4 +1,5 @@
 import type { Locale } from '../../../core/i18n';
+import { heldReasonText, reasonText } from '../../../core/reason-text';
 import type { GuildSyncReport, SkippedSync, SyncChange, SyncReport } from '../../../core/sync-report';
 import { fitMessage } from './format';
 import { type Speaker, speakerFor } from './speak';
@@ -20,7 +21,7 @@ function changeLine({ t }: Speaker, change: SyncChange): string {
     change.outcome === 'applied' || change.outcome === 'planned'
       ? ''
       : ` [${t(`sync.outcome.${change.outcome}`)}${change.problem ? `: ${change.problem}` : ''}]`;
-  return `${head}: ${change.reason}${tag}`;
+  return `${head}: ${reasonText(t, change)}${tag}`;
 }
 
 function guildLines(speaker: Speaker, guild: GuildSyncReport, dryRun: boolean): string[] {
@@ -32,7 +33,7 @@ function guildLines(speaker: Speaker, guild: GuildSyncReport, dryRun: boolean): 
   lines.push(t(dryRun ? 'sync.wouldChange' : 'sync.planned', { adds: p.adds, removes: p.removes, blocked: p.blocked }));
   if (!dryRun) lines.push(t('sync.applied', { adds: guild.applied.adds, removes: guild.applied.removes, failed: guild.failed }));
   if (guild.held)
-    lines.push(t(dryRun ? 'sync.wouldHold' : 'sync.held', { count: guild.held.removals, reason: heldReason(speaker, guild.held) }));
+    lines.push(t(dryRun ? 'sync.wouldHold' : 'sync.held', { count: guild.held.removals, reason: heldReasonText(t, guild.held) }));
   if (guild.adoptions)
     lines.push(dryRun ? t('sync.wouldAdopt', { count: guild.adoptions.planned }) : t('sync.adopted', { count: guild.adoptions.recorded }));
   for (const error of guild.errors) lines.push(t('sync.error', { error }));
@@ -47,8 +48,8 @@ function guildLines(speaker: Speaker, guild: GuildSyncReport, dryRun: boolean): 
 
 /**
  * A `/sync` run for the member who asked, in their language: the outcome, each server's counts,
- * what was held and the first changes. The planner's reasons, a held removal's reason and errors are
- * English data (the audit log's) and stay so; English readers get the full report of the command
+ * what was held and the first changes. The planner's reasons and a held removal's reason are said
+ * from their codes (src/core/reason-text.ts); errors are English data (the audit log's) and stay so; English readers get the full report of the command
  * line (`formatSyncReport`), which also lists pages, API waits and campaign reads.
  */
 export function renderSyncReply(report: SyncReport | SkippedSync, locale: Locale): string {
@@ -66,20 +67,4 @@ export function renderSyncReply(report: SyncReport | SkippedSync, locale: Locale
   if (report.guilds.length === 0 && report.errors.length === 0) lines.push(t('sync.noCampaign'));
   for (const guild of report.guilds) lines.push(...guildLines(speaker, guild, report.dryRun));
   return fitMessage(lines, 1900, t);
-}
-
-/** Why removals were held, in the member's language: English as the run recorded it, another language from its facts. */
-function heldReason(speaker: Speaker, held: NonNullable<GuildSyncReport['held']>): string {
-  const { t, locale } = speaker;
-  const why = held.why;
-  if (locale === 'en' || !why) return held.reason;
-  if (why.code === 'unreadable') return t('held.unreadable');
-  const percent = (value: number) => new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(value / 100);
-  return t('held.threshold', {
-    count: why.removals,
-    share: percent(why.share),
-    grants: why.grants,
-    percent: percent(why.percent),
-    min: why.min,
-  });
 }

@@ -2,6 +2,7 @@ import type { LinkCompletion } from '../../../app/linking/link-service';
 import { bestEntitlement } from '../../../app/linking/status-service';
 import type { MemberOutcome } from '../../../app/sync/reconciler';
 import { type T, formatDate, translator } from '../../../core/i18n';
+import { reasonText } from '../../../core/reason-text';
 import { grantReasonText, noteReasonOnPage } from './role-reasons';
 import type { LinkResultView, ProblemLine, RoleLine } from './pages/views';
 
@@ -53,7 +54,7 @@ export function linkResultView(
   }
   const removed: RoleLine[] = applied
     .filter((c) => c.op === 'remove')
-    .map((c) => ({ name: 'roleName' in c && c.roleName ? c.roleName : c.roleId, reason: c.reason }));
+    .map((c) => ({ name: 'roleName' in c && c.roleName ? c.roleName : c.roleId, reason: reasonText(t, c) }));
   const notGranted: RoleLine[] = outcome.desired.notes
     .filter((n) => n.roleName !== null || n.fix === null)
     .map((n) => ({

@@ -1,6 +1,7 @@
 import { InteractionContextType, MessageFlags, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import type { AuditEntry } from '../../../../app/dashboard/views';
 import { ENGLISH, type MessageKey } from '../../../../core/i18n';
+import { heldReasonText, reasonText } from '../../../../core/reason-text';
 import type { Command } from '../command';
 import { NO_PINGS, fitMessage, roleMention } from '../format';
 import { ENGLISH_SPEAKER, type Speaker, momentFor, speakerFor } from '../speak';
@@ -9,8 +10,9 @@ import { ENGLISH_SPEAKER, type Speaker, momentFor, speakerFor } from '../speak';
 export const AUDIT_REPLY_SIZE = 15;
 
 /**
- * The `/audit` text in the reader's language: when, what, what started it. The reason and a failure's
- * error are the ledger's English data and stay so.
+ * The `/audit` text in the reader's language: when, what, what started it, why (from the reason's
+ * code; rows recorded before codes were, as recorded), and why removals were held. A failure's error
+ * is what Discord answered, in English.
  */
 export function renderAudit(userId: string, entries: readonly AuditEntry[], speaker: Speaker = ENGLISH_SPEAKER): string {
   const { t } = speaker;
@@ -18,11 +20,12 @@ export function renderAudit(userId: string, entries: readonly AuditEntry[], spea
   if (entries.length === 0) return t('audit.none', { who });
   const lines = [t('audit.heading', { who })];
   for (const e of entries) {
-    const outcome = e.outcome === 'applied' ? '' : ` — **${t(`audit.${e.outcome}`)}**${e.error ? ` (${e.error.slice(0, 120)})` : ''}`;
+    const error = e.error && e.outcome === 'held' ? heldReasonText(t, { reason: e.error, why: e.heldWhy }) : e.error;
+    const outcome = e.outcome === 'applied' ? '' : ` — **${t(`audit.${e.outcome}`)}**${error ? ` (${error.slice(0, 120)})` : ''}`;
     const triggerKey = `trigger.${e.trigger}`;
     const trigger = isTrigger(triggerKey) ? t(triggerKey) : e.trigger;
     lines.push(
-      `• ${momentFor(speaker, e.at)}: ${t(`audit.${e.action}`, { role: roleMention(e.roleId) })}${outcome} · ${trigger} · ${e.reason.slice(0, 200)}`,
+      `• ${momentFor(speaker, e.at)}: ${t(`audit.${e.action}`, { role: roleMention(e.roleId) })}${outcome} · ${trigger} · ${reasonText(t, e).slice(0, 200)}`,
     );
   }
   return fitMessage(lines, undefined, t);

@@ -1,5 +1,6 @@
 import { InteractionContextType, MessageFlags, SlashCommandBuilder } from 'discord.js';
 import { type StatusReport, tierKey } from '../../../../app/linking/status-service';
+import { reasonText } from '../../../../core/reason-text';
 import type { Command } from '../command';
 import { NO_PINGS, STAFF_ONLY, fitMessage, roleMention } from '../format';
 import { ENGLISH_SPEAKER, type Speaker, dayFor, grantReasonFor, noteReasonFor, speakerFor, standingFor } from '../speak';
@@ -8,7 +9,7 @@ import { ENGLISH_SPEAKER, type Speaker, dayFor, grantReasonFor, noteReasonFor, s
  * The `/status` text: link, standing per campaign, each role and why, each role not given and why.
  * With `about` (staff asking about another member, `/status member:`), it speaks of that member.
  * In the asker's language (`speaker`): the reasons for a role not given are said from the
- * planner's fields; the problems that block one and a removal's reason are English data.
+ * planner's fields, a removal's reason from its code; the problems that block one are English data.
  */
 export function renderStatus(report: StatusReport, about: { userId: string } | null = null, speaker: Speaker = ENGLISH_SPEAKER): string {
   const { t } = speaker;
@@ -68,7 +69,7 @@ export function renderStatus(report: StatusReport, about: { userId: string } | n
   const leaving = outcome.plan.changes.filter((c) => c.op === 'remove');
   if (leaving.length > 0) {
     lines.push('', t('status.leavingHeading'));
-    for (const c of leaving) lines.push(`• ${roleMention(c.roleId)} — ${c.reason}`);
+    for (const c of leaving) lines.push(`• ${roleMention(c.roleId)} — ${reasonText(t, c)}`);
   }
   return fitMessage(lines, undefined, t);
 }

@@ -15,6 +15,7 @@ import type { MemberListPage } from '../../../../app/dashboard/member-list';
 import { filterChips, memberListPanel } from './render-member-list';
 import { dayFor, whenFor } from './render-overview';
 import { grantReasonText, noteReasonOnPage, standingText } from '../role-reasons';
+import { heldReasonText, reasonText } from '../../../../core/reason-text';
 
 const ENGLISH_T = translator('en');
 
@@ -90,8 +91,9 @@ const OUTCOME_PILL: Record<AuditEntry['outcome'], string> = { applied: 'added', 
 
 /**
  * Role changes as a table (cards on a phone). `showErrors: false` where the page already says why
- * (the held removals, whose reason heads their panel). The reasons are the planner's, recorded in
- * English (docs/i18n.md); the table's own words are the reader's.
+ * (the held removals, whose reason heads their panel). The reasons are the planner's, said from
+ * their codes in the reader's language; rows recorded before codes were are shown as recorded, in
+ * English (docs/i18n.md). Why removals were held too; Discord's errors stay as it answered.
  */
 export function auditTable(
   entries: readonly AuditEntry[],
@@ -127,8 +129,13 @@ export function auditTable(
       outcome,
       html`<span class="pill ${OUTCOME_PILL[e.outcome] ?? 'removed'}">${t(`dashMem.outcome.${e.outcome}`)}</span>`,
       'side-cell',
-    )}${cell(why, html`${prose(e.reason)}<br><span class="hint">${triggerWords(e.trigger, t)}${e.error && showErrors ? ` · ${e.error}` : ''}</span>`)}</tr>`;
+    )}${cell(why, html`${prose(reasonText(t, e))}<br><span class="hint">${triggerWords(e.trigger, t)}${e.error && showErrors ? ` · ${auditError(t, e)}` : ''}</span>`)}</tr>`;
   })}</tbody></table></div>`;
+}
+
+/** A row's error: why removals were held, in the reader's language where its facts were recorded; Discord's own answer otherwise. */
+function auditError(t: T, e: AuditEntry): string {
+  return e.outcome === 'held' && e.error ? heldReasonText(t, { reason: e.error, why: e.heldWhy }) : (e.error ?? '');
 }
 
 const ENTITLEMENT_PILL: Record<string, string> = { active: 'added', grace: 'warn' };
@@ -252,7 +259,7 @@ ${panel({
   body: html`${compList}${compForm}`,
 })}
 ${notGiven ? panel({ id: 'not-given', title: t('dashMem.notGiven'), body: notGiven }) : null}
-${leaving.length ? panel({ id: 'leaving', title: t('dashMem.leaving'), body: html`<ul class="list">${leaving.map((c) => html`<li class="item"><span class="item-title">${mention(c.roleName)}</span><p class="item-text">${prose(c.reason)}</p></li>`)}</ul>` }) : null}
+${leaving.length ? panel({ id: 'leaving', title: t('dashMem.leaving'), body: html`<ul class="list">${leaving.map((c) => html`<li class="item"><span class="item-title">${mention(c.roleName)}</span><p class="item-text">${prose(reasonText(t, c))}</p></li>`)}</ul>` }) : null}
 ${panel({
   id: 'changes',
   title: t('dashMem.changes'),

@@ -1,7 +1,8 @@
 import type { GuildAccess } from '../../../../app/dashboard/access';
 import type { HeldRemovals } from '../../../../app/dashboard/syncs';
 import type { SyncRun } from '../../../../app/dashboard/views';
-import type { GuildSyncReport } from '../../../../core/sync-report';
+import type { GuildSyncReport, HeldWhy } from '../../../../core/sync-report';
+import { heldReasonText, reasonText } from '../../../../core/reason-text';
 import { type SafeHtml, html, prose, trustedHtml } from '../pages/html';
 import { richOf } from '../pages/speech';
 import { type T, translator } from '../../../../core/i18n';
@@ -19,6 +20,13 @@ const disabled = (off: boolean) => (off ? trustedHtml(' disabled') : null);
 /** The guard's reason without its closing advice ("; run /sync force:true …"): the page offers a button instead. */
 export function heldReason(reason: string | null): string {
   return (reason ?? 'more than this server’s guard allows').replace(/; run \/sync force:true.*$/s, '');
+}
+
+/** {@link heldReason} in the reader's language: from the run's facts where they were recorded, as recorded otherwise. */
+export function heldReasonOnPage(t: T, held: { reason: string | null; why?: HeldWhy | null }): string {
+  return held.why && held.reason !== null
+    ? heldReasonText(t, { reason: heldReason(held.reason), why: held.why }, { advice: false })
+    : heldReason(held.reason);
 }
 
 function applyForm(access: GuildAccess, viewer: Viewer, o: { force: boolean; label: string; confirm?: string }): SafeHtml {
@@ -42,7 +50,7 @@ function previewPanel(access: GuildAccess, viewer: Viewer, report: GuildSyncRepo
             html`${t(c.op === 'add' ? 'dashSync.op.add' : c.op === 'remove' ? 'dashSync.op.remove' : 'dashSync.op.forget')} ${c.roleName ? mention(c.roleName) : c.roleId}${
               c.outcome === 'blocked' ? html` <span class="pill muted">${t('dashMem.outcome.blocked')}</span>` : null
             }`,
-          )}${cell(why, html`${prose(c.reason)}${c.problem ? html`<br><span class="hint">${prose(c.problem)}</span>` : null}`)}</tr>`,
+          )}${cell(why, html`${prose(reasonText(t, c))}${c.problem ? html`<br><span class="hint">${prose(c.problem)}</span>` : null}`)}</tr>`,
       )}</tbody></table></div>${
         report.changes.length > shown.length
           ? html`<p class="hint">${t('dashSync.more', { count: report.changes.length - shown.length })}</p>`
@@ -60,7 +68,7 @@ function previewPanel(access: GuildAccess, viewer: Viewer, report: GuildSyncRepo
     id: 'preview',
     title: t('dashSync.previewTitle'),
     hint: summary,
-    body: html`${report.held ? html`<p class="item-fix"><strong>${t('dashSync.guardWould', { count: report.held.removals })}</strong> ${prose(heldReason(report.held.reason))}.</p>` : null}${rows}
+    body: html`${report.held ? html`<p class="item-fix"><strong>${t('dashSync.guardWould', { count: report.held.removals })}</strong> ${prose(heldReasonOnPage(t, report.held))}.</p>` : null}${rows}
 ${
   p.adds + p.removes + p.forgets > 0
     ? report.held
@@ -79,7 +87,10 @@ function heldPanel(access: GuildAccess, viewer: Viewer, held: HeldRemovals, t: T
   return panel({
     id: 'held',
     title: t('dashSync.heldTitle', { count: held.run.heldRemovals }),
-    hint: richOf(t)('dashSync.heldHint', { when: whenFor(t, held.run.startedAt), reason: prose(heldReason(held.run.heldReason)) }),
+    hint: richOf(t)('dashSync.heldHint', {
+      when: whenFor(t, held.run.startedAt),
+      reason: prose(heldReasonOnPage(t, { reason: held.run.heldReason, why: held.run.heldWhy })),
+    }),
     body: html`${auditTable(held.removals, t('dashSync.heldCaption'), true, access.guildId, false, t)}${
       held.more ? html`<p class="hint">${t('dashSync.onlyFirst', { count: held.removals.length })}</p>` : null
     }${applyForm(access, viewer, { force: true, label: t('dashSync.applyHeld'), confirm: t('dashSync.confirmHeld') })}`,
@@ -95,7 +106,8 @@ export function renderSyncs(o: {
   flash: DashboardFlash | null;
 }): string {
   const { access, viewer } = o;
-  // In the signed-in user's Discord language, as the Overview; the guard's reasons are the planner's English.
+  // In the signed-in user's Discord language, as the Overview, the planner's and the guard's reasons too
+  // (from their codes; runs and rows recorded before codes were, as recorded).
   const t = translator(viewer.locale ?? 'en');
   const actions = html`<div class="actions">
 <form method="post" action="${guildPath(access.guildId, '/syncs/preview')}">${csrfField(viewer.csrfToken)}<button class="btn secondary" type="submit"${disabled(!access.canChange)}>${t('dashSync.previewButton')}</button></form>

@@ -60,6 +60,7 @@ export function createChannelOutboxRepository(db: Db): ChannelOutboxRepository {
           outcome: auditLog.outcome,
           trigger: auditLog.trigger,
           reason: auditLog.reason,
+          why: auditLog.reasonCode,
           error: auditLog.error,
         })
         .from(auditLog)

@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { GrantKind, LedgerEntry } from '../../../../core/planner/types';
+import type { ReasonCode } from '../../../../core/planner/reasons';
 import type { Fence } from '../../../../shared/fence';
 import { type Db, queryRows, textArray } from '../database';
 import { fenceHolds } from '../fences';
@@ -49,6 +50,8 @@ export interface GrantRecord {
   /** The entitlement sources that justified it (`patreon`, `comp`, `kofi`); empty for setting roles. */
   sources: readonly string[];
   reason: string;
+  /** `reason` as a code (src/core/planner/reasons.ts); absent: the sentence alone is recorded. */
+  why?: ReasonCode | null;
 }
 
 /** Rows per statement: rows travel as one JSON parameter, so the count is not bound by PostgreSQL's parameter limit. */
@@ -129,19 +132,26 @@ export function createLedgerRepository(db: Db): LedgerRepository {
         if (row?.ok !== true) return false;
       }
       for (let i = 0; i < recorded.length; i += CHUNK) {
-        const rows = recorded
-          .slice(i, i + CHUNK)
-          .map((g) => ({ u: g.discordUserId, r: g.roleId, c: g.campaignId, t: g.tierId, k: g.kind, s: g.sources, why: g.reason }));
+        const rows = recorded.slice(i, i + CHUNK).map((g) => ({
+          u: g.discordUserId,
+          r: g.roleId,
+          c: g.campaignId,
+          t: g.tierId,
+          k: g.kind,
+          s: g.sources,
+          why: g.reason,
+          code: g.why ?? null,
+        }));
         const written = await queryRows<{ one: number }>(
           db,
           sql`
-          insert into role_grants (guild_id, discord_user_id, role_id, campaign_id, tier_id, kind, sources, reason, granted_at)
-          select ${guildId}, r.u, r.r, r.c, r.t, r.k, array(select jsonb_array_elements_text(r.s)), r.why, ${now.toISOString()}::timestamptz
-          from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(u text, r text, c text, t text, k text, s jsonb, why text)
+          insert into role_grants (guild_id, discord_user_id, role_id, campaign_id, tier_id, kind, sources, reason, reason_code, granted_at)
+          select ${guildId}, r.u, r.r, r.c, r.t, r.k, array(select jsonb_array_elements_text(r.s)), r.why, r.code, ${now.toISOString()}::timestamptz
+          from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(u text, r text, c text, t text, k text, s jsonb, why text, code jsonb)
           where ${holds}
           on conflict (guild_id, discord_user_id, role_id) do update set
             campaign_id = excluded.campaign_id, tier_id = excluded.tier_id, kind = excluded.kind, sources = excluded.sources,
-            reason = excluded.reason
+            reason = excluded.reason, reason_code = excluded.reason_code
           returning 1 as one
         `,
         );
@@ -169,13 +179,15 @@ export function createLedgerRepository(db: Db): LedgerRepository {
           o: e.outcome,
           t: e.trigger,
           why: e.reason,
+          code: e.reasonCode ?? null,
           err: e.error ?? null,
+          held: e.heldWhy ?? null,
         }));
         await db.execute(sql`
-          insert into audit_log (at, guild_id, discord_user_id, role_id, action, outcome, trigger, reason, error)
-          select r.at, r.g, r.u, r.r, r.a, r.o, r.t, r.why, r.err
+          insert into audit_log (at, guild_id, discord_user_id, role_id, action, outcome, trigger, reason, reason_code, error, held_why)
+          select r.at, r.g, r.u, r.r, r.a, r.o, r.t, r.why, r.code, r.err, r.held
           from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-            as r(at timestamptz, g text, u text, r text, a text, o text, t text, why text, err text)
+            as r(at timestamptz, g text, u text, r text, a text, o text, t text, why text, code jsonb, err text, held jsonb)
         `);
       }
     },

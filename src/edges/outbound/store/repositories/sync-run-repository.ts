@@ -1,3 +1,4 @@
+import type { HeldWhy } from '../../../../core/sync-report';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../database';
 import { syncRuns } from '../schema';
@@ -77,6 +78,8 @@ export interface SyncRunOutcome {
   errors: string[];
   apiCalls: Record<string, number>;
   heldReason: string | null;
+  /** `heldReason` as facts, for readers of another language; absent: none recorded. */
+  heldWhy?: HeldWhy | null;
 }
 
 /**

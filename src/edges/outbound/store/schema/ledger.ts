@@ -1,4 +1,6 @@
-import { bigserial, index, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigserial, index, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import type { ReasonCode } from '../../../../core/planner/reasons';
+import type { HeldWhy } from '../../../../core/sync-report';
 import { ts } from './columns';
 
 // The ledger of roles Tierlink granted and the audit log of every role change.
@@ -16,6 +18,8 @@ export const roleGrants = pgTable(
     /** The entitlement sources that justified the grant when it was made (`patreon`, `comp`, `kofi`); empty for setting roles. */
     sources: text('sources').array().notNull().default([]),
     reason: text('reason').notNull(),
+    /** `reason` as a code and its parameters, for readers of another language; null on rows written before codes were. */
+    reasonCode: jsonb('reason_code').$type<ReasonCode>(),
     grantedAt: ts('granted_at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.guildId, t.discordUserId, t.roleId] })],
@@ -35,7 +39,11 @@ export const auditLog = pgTable(
     outcome: text('outcome').$type<'applied' | 'failed' | 'held' | 'blocked'>().notNull(),
     trigger: text('trigger').notNull(),
     reason: text('reason').notNull(),
+    /** `reason` as a code and its parameters (src/core/planner/reasons.ts); null on rows written before codes were: shown as recorded. */
+    reasonCode: jsonb('reason_code').$type<ReasonCode>(),
     error: text('error'),
+    /** A held change: why the run held its removals (what `error` says), as facts. */
+    heldWhy: jsonb('held_why').$type<HeldWhy>(),
   },
   (t) => [
     index('audit_log_user_idx').on(t.guildId, t.discordUserId, t.at),

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import type { HeldWhy } from '../../../../core/sync-report';
 import { ts } from './columns';
 
 // The record of each full sync of a guild.
@@ -35,6 +36,8 @@ export const syncRuns = pgTable(
       .notNull()
       .default(sql`'{}'::jsonb`),
     heldReason: text('held_reason'),
+    /** `held_reason` as facts, for readers of another language; null on runs recorded before them. */
+    heldWhy: jsonb('held_why').$type<HeldWhy>(),
     /**
      * Where a running sync is (`campaigns`: reading the service's members, `members`: reading and
      * planning the server's, `applying`, `finishing`); kept with the counts above as the run goes,
