@@ -26,8 +26,12 @@ export interface TierRoleLine {
   elsewhere: string | null;
   /** Missing from the server (and from every other one it could belong to), or a role the bot cannot manage, with the fix. */
   problem: { message: string; fix: string } | null;
-  /** A role with dangerous permissions the owner or an administrator has not allowed: never granted (src/app/admin/role-allowances.ts). */
-  heldBack: { message: string; fix: string } | null;
+  /**
+   * A role with dangerous permissions the owner or an administrator has not allowed: never granted
+   * (src/app/admin/role-allowances.ts). `permissions` (English names) and `gained` (it gained them
+   * since it was allowed) are for a reader of another language.
+   */
+  heldBack: { message: string; fix: string; permissions: readonly string[]; gained: boolean } | null;
 }
 
 export interface TierLine {
@@ -151,7 +155,14 @@ export function createTiersService(deps: {
             roleName: role?.name ?? null,
             source,
             elsewhere: otherServer,
-            heldBack: role?.heldBack ? { message: role.heldBack.message, fix: role.heldBack.fix } : null,
+            heldBack: role?.heldBack
+              ? {
+                  message: role.heldBack.message,
+                  fix: role.heldBack.fix,
+                  permissions: role.heldBack.permissions,
+                  gained: role.heldBack.gained,
+                }
+              : null,
             problem: role
               ? role.problem
               : otherServer

@@ -69,7 +69,7 @@ export function renderSyncReply(report: SyncReport | SkippedSync, locale: Locale
 }
 
 /** Why removals were held, in the member's language: English as the run recorded it, another language from its facts. */
-function heldReason(speaker: Speaker, held: NonNullable<GuildSyncReport['held']>): string {
+export function heldReason(speaker: Speaker, held: NonNullable<GuildSyncReport['held']>): string {
   const { t, locale } = speaker;
   const why = held.why;
   if (locale === 'en' || !why) return held.reason;
