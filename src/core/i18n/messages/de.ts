@@ -1296,6 +1296,8 @@ export const de: Catalogue<EnglishCatalogue> = {
   'dashTier.ruleKindAmount': 'Beiträge von mindestens (im Monat, Währung der Kampagne)',
   'dashTier.ruleAtLeast': 'Mindestens',
   'dashTier.addRule': 'Diese Regel hinzufügen',
+  'dashTier.kofiAny': 'jede Ko-fi-Mitgliedschaft',
+  'dashTier.kofiDonation': 'eine Ko-fi-Spende',
   'dashStrict.title': 'Strikten Modus einschalten?',
   'dashStrict.intro': 'Der strikte Modus ist noch nicht an: Nichts ändert sich, bis du bestätigst.',
   'dashStrict.panel': 'Was der strikte Modus entziehen würde',

@@ -1242,6 +1242,8 @@ export const en = {
   'dashTier.ruleKindAmount': 'pledges of at least (a month, campaign currency)',
   'dashTier.ruleAtLeast': 'At least',
   'dashTier.addRule': 'Add this rule',
+  'dashTier.kofiAny': 'any Ko-fi membership',
+  'dashTier.kofiDonation': 'a Ko-fi donation',
   'dashStrict.title': 'Turn strict mode on?',
   'dashStrict.intro': 'Strict mode is not on yet: nothing changes until you confirm.',
   'dashStrict.panel': 'What strict mode would take away',

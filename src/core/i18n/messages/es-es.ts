@@ -1268,6 +1268,8 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'dashTier.ruleKindAmount': 'aportaciones de al menos (al mes, en la moneda de la campaña)',
   'dashTier.ruleAtLeast': 'Al menos',
   'dashTier.addRule': 'Añadir esta regla',
+  'dashTier.kofiAny': 'cualquier membresía de Ko-fi',
+  'dashTier.kofiDonation': 'una donación en Ko-fi',
   'dashStrict.title': '¿Activar el modo estricto?',
   'dashStrict.intro': 'El modo estricto aún no está activado: no cambia nada hasta que confirmes.',
   'dashStrict.panel': 'Qué quitaría el modo estricto',

@@ -1263,6 +1263,8 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'dashTier.ruleKindAmount': 'contribuições de pelo menos (por mês, na moeda da campanha)',
   'dashTier.ruleAtLeast': 'Pelo menos',
   'dashTier.addRule': 'Adicionar esta regra',
+  'dashTier.kofiAny': 'qualquer assinatura do Ko-fi',
+  'dashTier.kofiDonation': 'uma doação no Ko-fi',
   'dashStrict.title': 'Ativar o modo estrito?',
   'dashStrict.intro': 'O modo estrito ainda não está ativado: nada muda até você confirmar.',
   'dashStrict.panel': 'O que o modo estrito tiraria',

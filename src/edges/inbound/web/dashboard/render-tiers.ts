@@ -9,6 +9,7 @@ import { type SafeHtml, html, prose, trustedHtml } from '../pages/html';
 import { mention } from '../pages/layout';
 import { richOf } from '../pages/speech';
 import { LANGUAGE_NAMES, LOCALES, type T, translator } from '../../../../core/i18n';
+import { ANY_MEMBERSHIP_TIER, DONATION_TIER, KOFI } from '../../../../edges/outbound/kofi/kofi-payment';
 import { listIn, permissionIn } from './speech';
 import { type Viewer, csrfField, guildPath, panel, renderDashboard } from './shell';
 import type { DashboardFlash } from './views';
@@ -35,6 +36,17 @@ function ruleAmount(t: T, cents: number): string {
 }
 
 /**
+ * A tier's title: the creator's own, or the reader's words for the two tiers Tierlink names itself
+ * on Ko-fi (any membership, a donation; stored in English, src/edges/outbound/kofi/kofi-payments.ts).
+ */
+function tierTitle(t: T, tier: { campaignId: string; tierId: string; title: string }): string {
+  if (tier.campaignId !== KOFI) return tier.title;
+  if (tier.tierId === ANY_MEMBERSHIP_TIER) return t('dashTier.kofiAny');
+  if (tier.tierId === DONATION_TIER) return t('dashTier.kofiDonation');
+  return tier.title;
+}
+
+/**
  * Tiers and roles: what each tier gives and where that comes from, the mapping form, and the
  * settings, in the signed-in user's Discord language. A tier's price is written as its campaign
  * states it (src/core/i18n/price.ts). A role's own problem (why the bot cannot give it) is shown as
@@ -53,7 +65,7 @@ export function renderTiers(o: { access: GuildAccess; viewer: Viewer; view: Conf
       : html`<ul class="list">${view.tiers.map(
           (
             tier,
-          ) => html`<li class="item"><div class="item-head"><span class="item-title">${tier.title}</span><span class="muted">${priceText(
+          ) => html`<li class="item"><div class="item-head"><span class="item-title">${tierTitle(t, tier)}</span><span class="muted">${priceText(
             { ...tier.pricing, amountCents: tier.amountCents },
             t,
           )}${tier.patronCount !== null ? ` · ${t('tiers.patrons', { count: tier.patronCount })}` : ''}${
@@ -62,7 +74,7 @@ export function renderTiers(o: { access: GuildAccess; viewer: Viewer; view: Conf
 ${
   tier.roles.length === 0
     ? html`<p class="item-text">${t('dashTier.givesNone')}</p>`
-    : html`<ul class="chips" aria-label="${t('dashTier.rolesOf', { tier: tier.title })}">${tier.roles.map(
+    : html`<ul class="chips" aria-label="${t('dashTier.rolesOf', { tier: tierTitle(t, tier) })}">${tier.roles.map(
         (r) =>
           html`<li class="chip">${r.roleName ? mention(r.roleName) : html`<span>${t('dashTier.roleId', { id: r.roleId })}</span>`}<span class="muted">${t(
             r.source === 'map'
@@ -74,7 +86,7 @@ ${
             r.source === 'map' && !locked
               ? html`<form method="post" action="${action('/tiers/unmap')}">${csrfField(viewer.csrfToken)}<input type="hidden" name="tier" value="${tier.ref}"><input type="hidden" name="role" value="${r.roleId}"><button class="link-button" type="submit" aria-label="${t(
                   'dashTier.removeFrom',
-                  { role: r.roleName ?? r.roleId, tier: tier.title },
+                  { role: r.roleName ?? r.roleId, tier: tierTitle(t, tier) },
                 )}">${t('dashTier.remove')}</button></form>`
               : null
           }</li>`,
@@ -121,7 +133,7 @@ ${tier.roles
     'dashMem.chooseTier',
   )}</option>${view.tiers.map(
     (tier) =>
-      html`<option value="${tier.ref}">${tier.title} (${priceText({ ...tier.pricing, amountCents: tier.amountCents }, t)})</option>`,
+      html`<option value="${tier.ref}">${tierTitle(t, tier)} (${priceText({ ...tier.pricing, amountCents: tier.amountCents }, t)})</option>`,
   )}</select></div>
 <div class="field"><label for="map-role">${t('dashAud.role')}</label><select id="map-role" name="role" required${disabled(locked)}><option value="">${t(
     'dashTier.chooseRole',
