@@ -1407,7 +1407,7 @@ export const de: Catalogue<EnglishCatalogue> = {
   'dashForm.grace': 'Die Kulanzzeit',
   'dashForm.guardPercent': 'Der Prozentsatz des Schutzes vor Massenentfernung',
   'dashForm.guardMin': 'Das Minimum des Schutzes vor Massenentfernung',
-  'dashForm.previewThreshold': 'Ab wann die Befehle in Discord erst fragen',
+  'dashForm.previewThreshold': 'Der Schwellenwert, ab dem die Befehle in Discord erst fragen',
   'dashForm.mode': 'Wähle, ob Patrons die Rollen jeder Stufe oder nur die der höchsten Stufe bekommen.',
   'dashForm.former': 'Die Rolle für ehemalige Patrons muss eine Rolle des Servers sein.',
   'dashForm.follower': 'Die Follower-Rolle muss eine Rolle des Servers sein.',

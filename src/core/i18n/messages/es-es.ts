@@ -1221,7 +1221,7 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'dashTier.former': 'Rol de antiguos mecenas',
   'dashTier.follower': 'Rol de seguidores',
   'dashTier.none': 'Ninguno',
-  'dashTier.guardPercent': 'Retener las retiradas de una sincronización por encima del (% de lo dado)',
+  'dashTier.guardPercent': 'Retener las retiradas de una sincronización por encima de (% de los roles dados)',
   'dashTier.guardPercentHint':
     'La protección contra retiradas masivas: una sincronización que quitaría más las retiene hasta que las confirmes.',
   'dashTier.guardMin': '…cuando son al menos',
@@ -1281,7 +1281,7 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'dashKofi.title': 'Pagaron en Ko-fi, sin vincular',
   'dashKofi.hint':
     'Tierlink aún no puede darles roles: Ko-fi no dijo quiénes son en Discord. Pídeles que usen /link source:Ko-fi y pongan el código que muestra en el mensaje de su próximo pago en Ko-fi.',
-  'dashKofi.supporter': 'Persona',
+  'dashKofi.supporter': 'Quién pagó',
   'dashKofi.paidFor': 'Pagó por',
   'dashKofi.lastPayment': 'Último pago',
   'dashKofi.someone': 'Alguien',

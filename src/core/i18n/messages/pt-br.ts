@@ -1217,7 +1217,7 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'dashTier.former': 'Cargo de ex-patronos',
   'dashTier.follower': 'Cargo de seguidores',
   'dashTier.none': 'Nenhum',
-  'dashTier.guardPercent': 'Reter as remoções de uma sincronização acima de (% do que foi dado)',
+  'dashTier.guardPercent': 'Reter as remoções de uma sincronização acima de (% dos cargos dados)',
   'dashTier.guardPercentHint': 'A proteção contra remoções em massa: uma sincronização que tiraria mais as retém até você confirmar.',
   'dashTier.guardMin': '…quando são pelo menos',
   'dashTier.guardMinHint': 'Servidores pequenos: menos remoções que isso nunca são retidas.',
