@@ -44,7 +44,12 @@ beforeAll(async () => {
   e = await startE2E({
     connected: true,
     env: { PATREON_CURRENCY: 'EUR', KOFI_VERIFICATION_TOKEN: TOKEN },
-    beforeStart: ({ patreon }) => patreon.updateCampaign(patreon.campaignId, { isMonthly: false }),
+    beforeStart: ({ patreon, discord, guildId }) => {
+      patreon.updateCampaign(patreon.campaignId, { isMonthly: false });
+      // A tier whose Discord role on Patreon is above the bot's: the Tiers page says why it is not given, and the fix.
+      const vip = discord.guild(guildId).roles.find((r) => r.name === 'VIP')!.id;
+      patreon.createTier(patreon.campaignId, { title: 'Lantern', amountCents: 2500, chatRoleIds: [vip] });
+    },
   });
   const kofi = createKofiStandIn({ webhookUrl: `${e.url}/webhooks/kofi`, verificationToken: TOKEN, clock: e.clock });
   await kofi.pay({ email: 'maria@example.com', fromName: 'María Fernández', tierName: KOFI });
@@ -125,7 +130,11 @@ describe.each(LOCALES)('in %s', (locale) => {
     const text = pageText(html);
     for (const key of ['dashTier.tiers', 'dashTier.map', 'dashTier.rules', 'dashTier.saveSettings', 'dashTier.channelPermissions'] as const)
       expect(text).toContain(t(key));
-    expect(text).toContain(t('dashTier.givesNone')); // a tier without a role in this server: none here, so each tier lists its role
+    expect(text).toContain(t('dashTier.givesNone')); // Ko-fi's donation tier, mapped to nothing
+    // A role the bot cannot give, said from the problem's facts.
+    expect(text).toContain(
+      `VIP: ${t('refusal.aboveBot', { role: 'VIP', bot: botRoleName })} ${t('dashMem.fix')} ${t('refusal.aboveBotFix', { role: 'VIP', bot: botRoleName })}`,
+    );
     const gold = priceText(GOLD, t);
     expect(gold).toMatch(/€/);
     if (locale === 'en') expect(gold).toBe('€10 per creation');

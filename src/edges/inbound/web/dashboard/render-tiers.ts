@@ -10,6 +10,7 @@ import { mention } from '../pages/layout';
 import { richOf } from '../pages/speech';
 import { LANGUAGE_NAMES, LOCALES, type T, translator } from '../../../../core/i18n';
 import { ANY_MEMBERSHIP_TIER, DONATION_TIER, KOFI } from '../../../../edges/outbound/kofi/kofi-payment';
+import { refusalWords } from '../../../../core/refusal-text';
 import { listIn, permissionIn } from './speech';
 import { type Viewer, csrfField, guildPath, panel, renderDashboard } from './shell';
 import type { DashboardFlash } from './views';
@@ -49,8 +50,8 @@ function tierTitle(t: T, tier: { campaignId: string; tierId: string; title: stri
 /**
  * Tiers and roles: what each tier gives and where that comes from, the mapping form, and the
  * settings, in the signed-in user's Discord language. A tier's price is written as its campaign
- * states it (src/core/i18n/price.ts). A role's own problem (why the bot cannot give it) is shown as
- * Tierlink records it, in English.
+ * states it (src/core/i18n/price.ts). A role's own problem (why the bot cannot give it) is said
+ * from its facts (`refusal.*`); English, and a problem without facts, as Tierlink records it.
  */
 export function renderTiers(o: { access: GuildAccess; viewer: Viewer; view: ConfigurationView; flash: DashboardFlash | null }): string {
   const { access, view, viewer } = o;
@@ -94,12 +95,12 @@ ${
 }
 ${tier.roles
   .filter((r) => r.problem)
-  .map(
-    (r) =>
-      html`<p class="item-fix"><strong>${r.roleName ?? t('dashTier.roleIdTitle', { id: r.roleId })}:</strong> ${prose(r.problem!.message)} <strong>${t(
-        'dashMem.fix',
-      )}</strong> ${prose(r.problem!.fix)}</p>`,
-  )}
+  .map((r) => {
+    const { message, fix } = refusalWords(t, r.problem!);
+    return html`<p class="item-fix"><strong>${r.roleName ?? t('dashTier.roleIdTitle', { id: r.roleId })}:</strong> ${prose(message)} <strong>${t(
+      'dashMem.fix',
+    )}</strong> ${prose(fix)}</p>`;
+  })}
 ${tier.roles
   .filter((r) => !r.problem && r.heldBack)
   .map((r) => {
