@@ -49,6 +49,9 @@ beforeAll(async () => {
       // A tier whose Discord role on Patreon is above the bot's: the Tiers page says why it is not given, and the fix.
       const vip = discord.guild(guildId).roles.find((r) => r.name === 'VIP')!.id;
       patreon.createTier(patreon.campaignId, { title: 'Lantern', amountCents: 2500, chatRoleIds: [vip] });
+      // A tier whose Discord role can kick members: held back until the owner or an administrator allows it.
+      const keepers = discord.createRole(guildId, { name: 'Keepers', permissions: Permission.KickMembers }).id;
+      patreon.createTier(patreon.campaignId, { title: 'Keepers', amountCents: 5000, chatRoleIds: [keepers] });
     },
   });
   const kofi = createKofiStandIn({ webhookUrl: `${e.url}/webhooks/kofi`, verificationToken: TOKEN, clock: e.clock });
@@ -131,7 +134,9 @@ describe.each(LOCALES)('in %s', (locale) => {
     for (const key of ['dashTier.tiers', 'dashTier.map', 'dashTier.rules', 'dashTier.saveSettings', 'dashTier.channelPermissions'] as const)
       expect(text).toContain(t(key));
     expect(text).toContain(t('dashTier.givesNone')); // Ko-fi's donation tier, mapped to nothing
-    // A role the bot cannot give, said from the problem's facts.
+    // A role held back for its permissions, and one the bot cannot give, said from their facts.
+    expect(text).toContain(t('dashTier.heldBackWhy'));
+    if (locale !== 'en') expect(text).toContain(t('dashTier.heldBack', { role: 'Keepers', count: 1, permissions: t('perm.Kick Members') }));
     expect(text).toContain(
       `VIP: ${t('refusal.aboveBot', { role: 'VIP', bot: botRoleName })} ${t('dashMem.fix')} ${t('refusal.aboveBotFix', { role: 'VIP', bot: botRoleName })}`,
     );
@@ -203,6 +208,19 @@ describe.each(LOCALES)('in %s', (locale) => {
     const vip = await after('/tiers', '/tiers/map', { tier, role: e.roles.vip });
     expect(vip).toContain(t('refusal.aboveBot', { role: 'VIP', bot: botRoleName }));
     expect(vip).toContain(t('refusal.aboveBotFix', { role: 'VIP', bot: botRoleName }));
+    // A held-back role: the bot cannot give VIP at all; Keepers is allowed, by an administrator.
+    expect(await after('/tiers', '/tiers/allow', { role: e.roles.vip })).toContain(
+      t('refusal.aboveBot', { role: 'VIP', bot: botRoleName }),
+    );
+    const keepers = e.discord.guild(e.guildId).roles.find((r) => r.name === 'Keepers')!.id;
+    expect(await after('/tiers', '/tiers/allow', { role: keepers })).toContain(
+      t('dashFlash.allowed', {
+        role: 'Keepers',
+        permissions: t('perm.Kick Members'),
+        recipients: t('allow.toPatrons', { tiers: 'Keepers' }),
+      }),
+    );
+    await e.tierlink.services.admin.allowances.set({ guildId: e.guildId, userId: e.ownerId }, keepers, false); // for the next language
     // A mapping added and removed.
     const supporters = e.discord.guild(e.guildId).roles.find((r) => r.name === 'Supporters')!.id;
     expect(await after('/tiers', '/tiers/map', { tier, role: supporters })).toContain(

@@ -1,8 +1,9 @@
-import type { RefusalFacts } from '../refusal-text';
 /**
  * Plain data that the pure planner reads and returns. Nothing here knows about HTTP, Discord
  * clients or the database: triggers gather these values, the planner decides, the edges apply.
  */
+
+import type { RefusalFacts } from '../refusal-text';
 
 /**
  * Where an entitlement comes from: a membership service Tierlink reads (Patreon, Ko-fi) or the

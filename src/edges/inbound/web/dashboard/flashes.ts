@@ -2,7 +2,7 @@ import { type T, translator } from '../../../../core/i18n';
 import { refusalWords } from '../../../../core/refusal-text';
 import { settingsProblemWords } from '../../../../core/settings-problem-text';
 import type { MapOutcome } from '../../../../app/admin/mapping-service';
-import type { AllowOutcome } from '../../../../app/admin/role-allowances';
+import { ALLOW_REFUSAL, type AllowOutcome } from '../../../../app/admin/role-allowances';
 import type { SettingsOutcome, StrictConfirmOutcome } from '../../../../app/admin/settings-service';
 import type { SettingsProblem } from '../../../../core/settings-problem-text';
 import type { RuleRoleOutcome } from '../../../../app/admin/rule-roles-service';
@@ -186,13 +186,17 @@ export function allowFlash(outcome: AllowOutcome, followUp: string, t: T = ENGLI
     case 'not_dangerous':
       return { tone: 'info', text: t('dashFlash.notDangerous', { role: outcome.roleName }) };
     case 'not_allowed':
-      // The owner or an administrator: the same refusal as `/allow-role`'s in the reader's language.
+      // The owner or an administrator: the same refusal as `/allow-role`'s in the reader's language
+      // (not being a member of the server any more stays the service's English).
       return {
         tone: 'error',
-        text: t.locale === 'en' ? t('dashFlash.notAllowed', { message: outcome.message, fix: outcome.fix }) : plain(t('allow.refusal')),
+        text:
+          t.locale !== 'en' && outcome.message === ALLOW_REFUSAL.message
+            ? plain(t('allow.refusal'))
+            : t('dashFlash.notAllowed', { message: outcome.message, fix: outcome.fix }),
       };
     case 'role_refused':
-      return { tone: 'error', text: t('dashFlash.notAllowed', { message: outcome.message, fix: outcome.fix }) };
+      return { tone: 'error', text: t('dashFlash.notAllowed', refusalWords(t, outcome)) };
     case 'withdrawn':
     case 'not_allowed_before':
       return { tone: 'info', text: t('dashFlash.heldBack', { role: outcome.roleName }) };
