@@ -231,6 +231,11 @@ describe.each(LOCALES)('in %s', (locale) => {
     );
     // Strict mode not confirmed.
     expect(await after('/tiers', '/settings/strict', { confirmation: 'x' })).toContain(t('dashFlash.strictTick'));
+    // A form without the page's token: refused, in the reader's language.
+    const forged = await reader.post(path('/settings'), { ...SETTINGS, _csrf: 'forged' });
+    expect(forged.status).toBe(403);
+    expect(pageText(forged.html)).toContain(t('dashServers.formExpiredWhy'));
+    seen.push(forged.html);
     // Back to the defaults, for the next language.
     expect(await after('/tiers', '/settings', SETTINGS)).toContain(t('dashFlash.saved'));
 
