@@ -251,7 +251,7 @@ test('Syncs previews a sync, then lists the removals the guard held and applies 
 
   const run = await owner.post(path('/syncs/apply'), { force: '0' }, { csrfFrom: before.html });
   const afterRun = pageText((await owner.follow(run)).html);
-  expect(afterRun).toContain('removals were held again');
+  expect(afterRun).toContain('1 removal was held again');
   expect(afterRun).toMatch(/1 removal held back/);
   expect(afterRun).toContain('took away @Bronze');
   expect(e.discord.memberRoles(e.guildId, mira.discord)).toContain(e.roles.bronze);

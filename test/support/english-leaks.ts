@@ -24,3 +24,40 @@ export function englishIn(text: string): string[] {
     .replace(/\s+/g, ' ');
   return PIECES.filter((piece) => plain.includes(piece));
 }
+
+/**
+ * The visible sentences of a page's `<main>` (text between tags, entities decoded, cut after a
+ * full stop, colon, semicolon or question mark) of at least three words.
+ */
+export function sentencesOf(html: string): string[] {
+  const main = /<main\b[^>]*>([\s\S]*)<\/main>/.exec(html)?.[1] ?? html;
+  return [
+    ...new Set(
+      main
+        .replace(/<(script|style)\b[\s\S]*?<\/\1>/g, ' ')
+        .split(/<[^>]+>/)
+        .map((piece) =>
+          piece
+            .replace(/&#39;/g, "'")
+            .replace(/&quot;/g, '"')
+            .replace(/&lt;/g, '<')
+            .replace(/&gt;/g, '>')
+            .replace(/&amp;/g, '&')
+            .replace(/\s+/g, ' ')
+            .trim(),
+        )
+        .flatMap((piece) => piece.split(/(?<=[.:;?!])\s+/))
+        .filter((piece) => piece.split(' ').length >= 3),
+    ),
+  ];
+}
+
+/**
+ * The sentences of the English page still found in the same page in another language: English
+ * left inline in the code (never put in the catalogue), which {@link englishIn} cannot know.
+ * `data` are sentences that are the server's own data (names, a service's English record), allowed.
+ */
+export function englishLeftIn(englishHtml: string, otherHtml: string, data: readonly string[] = []): string[] {
+  const other = sentencesOf(otherHtml).join('\n');
+  return sentencesOf(englishHtml).filter((sentence) => other.includes(sentence) && !data.some((d) => sentence.includes(d)));
+}

@@ -8,6 +8,7 @@ import type { GuildApplyOutcome } from '../sync';
 import type { GuildContextLoader } from '../sync/guild-context';
 import { type Actor, type ActorAuthority, type ActorView, NOT_A_MEMBER } from './actor-authority';
 import type { ReconcileGuild } from './mapping-service';
+import type { RefusalFacts } from '../../core/refusal-text';
 
 export type AllowOutcome =
   /** Tierlink may give the role now; `tiers` name it here, and it is `settings` (the former-patron role…). */
@@ -28,7 +29,7 @@ export type AllowOutcome =
   /** The person asking is neither the owner nor an administrator. */
   | { kind: 'not_allowed'; message: string; fix: string }
   /** The bot cannot give the role at all (above its role, managed, @everyone, deleted). */
-  | { kind: 'role_refused'; message: string; fix: string };
+  | { kind: 'role_refused'; message: string; fix: string; facts?: RefusalFacts };
 
 /** Why only the owner or an administrator allows such a role, in words for the person asking. */
 export const ALLOW_REFUSAL = {
@@ -90,7 +91,10 @@ export function createRoleAllowances(deps: {
         return { kind: withdrawn ? 'withdrawn' : 'not_allowed_before', roleName };
       }
       const check = checkRoleAssignable({ guildId, roles: view.snapshot.roles, botRoleIds: view.snapshot.botRoleIds, roleId });
-      if (!check.ok) return { kind: 'role_refused', message: check.error.message, fix: check.error.fix };
+      if (!check.ok) {
+        const { code, roleName, botRoleName } = check.error;
+        return { kind: 'role_refused', message: check.error.message, fix: check.error.fix, facts: { code, roleName, botRoleName } };
+      }
       const bits = dangerousBitsOf(check.value.permissions);
       if (bits === 0n) return { kind: 'not_dangerous', roleName };
       await deps.allowances.allow(guildId, { roleId, permissions: bits, allowedBy: actor.userId, allowedAt: clock.now() });

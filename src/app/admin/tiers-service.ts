@@ -11,6 +11,7 @@ import { MINUTE } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { GuildContextLoader } from '../sync/guild-context';
 import { findRolesElsewhere } from './roles-elsewhere';
+import type { RefusalFacts } from '../../core/refusal-text';
 
 /** Stored tiers older than this are read again from the service before they are shown. */
 export const TIERS_STALE_MS = 10 * MINUTE;
@@ -24,10 +25,17 @@ export interface TierRoleLine {
    * tier's `chat_role_ids` name the roles of one server, and the others map their own with `/map`.
    */
   elsewhere: string | null;
-  /** Missing from the server (and from every other one it could belong to), or a role the bot cannot manage, with the fix. */
-  problem: { message: string; fix: string } | null;
-  /** A role with dangerous permissions the owner or an administrator has not allowed: never granted (src/app/admin/role-allowances.ts). */
-  heldBack: { message: string; fix: string } | null;
+  /**
+   * Missing from the server (and from every other one it could belong to), or a role the bot cannot
+   * manage, with the fix; `facts` for a reader of another language where the problem has them.
+   */
+  problem: { message: string; fix: string; facts?: RefusalFacts } | null;
+  /**
+   * A role with dangerous permissions the owner or an administrator has not allowed: never granted
+   * (src/app/admin/role-allowances.ts). `permissions` (English names) and `gained` (it gained them
+   * since it was allowed) are for a reader of another language.
+   */
+  heldBack: { message: string; fix: string; permissions: readonly string[]; gained: boolean } | null;
 }
 
 export interface TierLine {
@@ -151,18 +159,28 @@ export function createTiersService(deps: {
             roleName: role?.name ?? null,
             source,
             elsewhere: otherServer,
-            heldBack: role?.heldBack ? { message: role.heldBack.message, fix: role.heldBack.fix } : null,
+            heldBack: role?.heldBack
+              ? {
+                  message: role.heldBack.message,
+                  fix: role.heldBack.fix,
+                  permissions: role.heldBack.permissions,
+                  gained: role.heldBack.gained,
+                }
+              : null,
             problem: role
               ? role.problem
               : otherServer
                 ? null
-                : {
-                    message: `role ${roleId} does not exist in this server`,
-                    fix:
-                      source === 'map'
-                        ? `It was deleted: map the tier to another role with /map tier:${row.title} (Tierlink then forgets the deleted one)`
-                        : `Set the tier’s Discord role on Patreon to a role of this server, or /map tier:${row.title} an existing role`,
-                  },
+                : source === 'map'
+                  ? {
+                      message: `role ${roleId} does not exist in this server`,
+                      fix: `It was deleted: map the tier to another role with /map tier:${row.title} (Tierlink then forgets the deleted one)`,
+                      facts: { code: 'unknown_role', roleName: roleId },
+                    }
+                  : {
+                      message: `role ${roleId} does not exist in this server`,
+                      fix: `Set the tier’s Discord role on Patreon to a role of this server, or /map tier:${row.title} an existing role`,
+                    },
           };
         }),
       }));

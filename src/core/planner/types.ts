@@ -5,6 +5,8 @@ import type { ReasonCode } from './reasons';
  * clients or the database: triggers gather these values, the planner decides, the edges apply.
  */
 
+import type { RefusalFacts } from '../refusal-text';
+
 /**
  * Where an entitlement comes from: a membership service Tierlink reads (Patreon, Ko-fi) or the
  * server's own comps. The core never looks inside a name; each source's adapter turns what its
@@ -180,6 +182,8 @@ export interface GuildMappingRow {
 export interface RoleProblem {
   message: string;
   fix: string;
+  /** What the problem is, for a reader of another language (`refusalWords`, src/core/refusal-text.ts). */
+  facts?: RefusalFacts;
 }
 
 /** A role that exists in the guild. */

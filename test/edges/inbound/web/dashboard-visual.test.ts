@@ -393,7 +393,7 @@ inChromium('the dashboard in headless Chromium', () => {
     try {
       const before = await e.tierlink.services.repos.mappings.of(e.guildId);
       const { page } = await open(context, `${g()}/tiers`);
-      await page.locator('#map-tier').selectOption({ label: 'Silver ($5)' }, { timeout: 5000 });
+      await page.locator('#map-tier').selectOption({ label: 'Silver ($5 a month)' }, { timeout: 5000 });
       await page.locator('#map-role').selectOption({ label: 'Supporters' }, { timeout: 5000 });
       await page.getByRole('button', { name: 'Give this role' }).click({ timeout: 5000 });
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Make this change?');

@@ -98,7 +98,7 @@ export async function answerRule(edit: EditReply, t: T, outcome: RuleRoleOutcome
 }
 
 /** A rule refused as invalid, in the reader's language: English as the service says it, another language from its facts. */
-function ruleInvalidWords(t: T, outcome: Extract<RuleRoleOutcome, { kind: 'invalid' }>): string {
+export function ruleInvalidWords(t: T, outcome: Extract<RuleRoleOutcome, { kind: 'invalid' }>): string {
   const { facts } = outcome;
   if (t.locale === 'en' || !facts) return outcome.message;
   switch (facts.code) {

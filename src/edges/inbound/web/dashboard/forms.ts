@@ -5,8 +5,10 @@ import type { SettingsRequest } from '../../../../app/admin/settings-service';
 import { WELCOME_NAMES, type WelcomeNames } from '../../../../core/channel-posts';
 import { CHANNEL_SETTINGS, type ChannelSetting } from '../../../../core/guild-channels';
 import { DAY } from '../../../../shared/clock';
-import { isLocale } from '../../../../core/i18n';
+import { type T, isLocale, translator } from '../../../../core/i18n';
 import type { AuditFilterForm } from './render-audit';
+
+const ENGLISH_T = translator('en');
 
 /** Parsing of what browsers send: every value is checked here, and what fails is named for the person. */
 
@@ -74,35 +76,38 @@ export function parseAuditFilter(query: Record<string, unknown>): { form: AuditF
   return { form, query: out, problems };
 }
 
-/** The settings form, complete: every field is sent, so every setting is part of the change. */
-export function parseSettingsForm(body: Record<string, unknown>): { change: SettingsRequest; problems: string[] } {
+/**
+ * The settings form, complete: every field is sent, so every setting is part of the change. What
+ * cannot be read is named in the reader's language (`t`, the signed-in user's).
+ */
+export function parseSettingsForm(body: Record<string, unknown>, t: T = ENGLISH_T): { change: SettingsRequest; problems: string[] } {
   const change: SettingsRequest = {};
   const problems: string[] = [];
-  const integer = (name: string, label: string): number | undefined => {
+  const integer = (name: string, field: string): number | undefined => {
     const value = text(body[name], 12);
     if (!/^-?\d+$/.test(value)) {
-      problems.push(`${label} must be a whole number.`);
+      problems.push(t('dashForm.whole', { field }));
       return undefined;
     }
     return Number(value);
   };
-  const grace = integer('grace_days', 'The grace period');
+  const grace = integer('grace_days', t('dashForm.grace'));
   if (grace !== undefined) change.graceDays = grace;
-  const percent = integer('removal_threshold_percent', 'The removal guard’s percentage');
+  const percent = integer('removal_threshold_percent', t('dashForm.guardPercent'));
   if (percent !== undefined) change.removalThresholdPercent = percent;
-  const min = integer('removal_threshold_min', 'The removal guard’s minimum');
+  const min = integer('removal_threshold_min', t('dashForm.guardMin'));
   if (min !== undefined) change.removalThresholdMin = min;
   const mode = text(body.mode, 10);
   if (mode === 'stack' || mode === 'highest') change.mode = mode;
-  else problems.push('Choose whether patrons get every tier’s roles or only the highest tier’s.');
-  for (const [field, key, label] of [
-    ['former_role', 'formerPatronRoleId', 'former-patron role'],
-    ['follower_role', 'followerRoleId', 'follower role'],
+  else problems.push(t('dashForm.mode'));
+  for (const [field, key, problem] of [
+    ['former_role', 'formerPatronRoleId', 'dashForm.former'],
+    ['follower_role', 'followerRoleId', 'dashForm.follower'],
   ] as const) {
     const value = text(body[field], 30);
     if (value === '') change[key] = null;
     else if (SNOWFLAKE.test(value)) change[key] = value;
-    else problems.push(`The ${label} must be one of the server’s roles.`);
+    else problems.push(t(problem));
   }
   change.strict = body.strict === 'on';
   change.freeTiersGrantRoles = body.free_tiers_grant_roles === 'on';
@@ -110,17 +115,17 @@ export function parseSettingsForm(body: Record<string, unknown>): { change: Sett
   if (body.welcome_names !== undefined) {
     const names = text(body.welcome_names, 20);
     if ((WELCOME_NAMES as readonly string[]).includes(names)) change.welcomeNames = names as WelcomeNames;
-    else problems.push('Choose how welcomes name new patrons.');
+    else problems.push(t('dashForm.welcomeNames'));
   }
   if (body.preview_threshold !== undefined) {
-    const threshold = integer('preview_threshold', 'When Discord’s commands ask first');
+    const threshold = integer('preview_threshold', t('dashForm.previewThreshold'));
     if (threshold !== undefined) change.previewThreshold = threshold;
   }
   if (body.server_language !== undefined) {
     const language = text(body.server_language, 10);
     if (language === 'discord') change.locale = null;
     else if (isLocale(language)) change.locale = language;
-    else problems.push('Choose the server’s language.');
+    else problems.push(t('dashForm.language'));
   }
   if (body.choices === 'on') {
     change.patronMessages = body.patron_messages === 'on';
@@ -130,30 +135,36 @@ export function parseSettingsForm(body: Record<string, unknown>): { change: Sett
 }
 
 /** The channels form: each of the three is a channel of the server or none (off). */
-export function parseChannelsForm(body: Record<string, unknown>): { wanted: Record<ChannelSetting, string | null>; problems: string[] } {
+export function parseChannelsForm(
+  body: Record<string, unknown>,
+  t: T = ENGLISH_T,
+): { wanted: Record<ChannelSetting, string | null>; problems: string[] } {
   const wanted: Record<ChannelSetting, string | null> = { modLog: null, announcePatrons: null, announcePosts: null };
   const problems: string[] = [];
   for (const key of Object.keys(CHANNEL_SETTINGS) as ChannelSetting[]) {
-    const { option, label } = CHANNEL_SETTINGS[key];
+    const { option } = CHANNEL_SETTINGS[key];
     const value = text(body[option], 30);
     if (value === '') wanted[key] = null;
     else if (SNOWFLAKE.test(value)) wanted[key] = value;
-    else problems.push(`The ${label} must be one of the server’s channels.`);
+    else problems.push(t(`dashForm.channel.${key}`));
   }
   return { wanted, problems };
 }
 
 /** What the roles update after a change did, in one sentence (empty when nothing was to update). */
-export function describeFollowUp(followUp: FollowUp | null): string {
+export function describeFollowUp(followUp: FollowUp | null, t: T = ENGLISH_T): string {
   if (!followUp) return '';
   switch (followUp.kind) {
     case 'applied':
-      return `Members’ roles updated: ${followUp.changes} role change${followUp.changes === 1 ? '' : 's'} across ${followUp.members} member${followUp.members === 1 ? '' : 's'}.`;
+      return t('dashFlash.updated', {
+        changes: t('apply.changes', { count: followUp.changes }),
+        members: t('apply.members', { count: followUp.members }),
+      });
     case 'queued':
-      return 'A full sync is running: members’ roles are updated when it ends.';
+      return t('apply.queued');
     case 'running':
-      return 'Members’ roles are being updated in the background.';
+      return t('dashFlash.updating');
     case 'failed':
-      return 'Updating members’ roles failed; the nightly sync will catch up. The Overview says if something is wrong.';
+      return t('dashFlash.updateFailed');
   }
 }

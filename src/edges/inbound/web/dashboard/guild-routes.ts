@@ -2,33 +2,30 @@ import { once } from 'node:events';
 import type { Request, Response, Router } from 'express';
 import type { Dashboard } from '../../../../app/dashboard';
 import { type T, translator } from '../../../../core/i18n';
-import type { MapOutcome } from '../../../../app/admin/mapping-service';
-import { type AllowOutcome, recipientsOf } from '../../../../app/admin/role-allowances';
-import { listed } from '../../../../core/authority';
-import type { SettingsOutcome, StrictConfirmOutcome } from '../../../../app/admin/settings-service';
+import { CHANGE_CONFIRMATION_MS, type Confirmation } from '../../../../app/admin/pending-changes';
 import { renderStrictConfirm } from './render-strict';
 import { renderChangePreview } from './render-change-preview';
 import type { ChangePreview } from '../../../../app/sync/change-preview';
-import type { Confirmation } from '../../../../app/admin/pending-changes';
-import type { ApplyOutcome } from '../../../../app/dashboard/syncs';
-import type { RuleRoleOutcome } from '../../../../app/admin/rule-roles-service';
-import type { CompRefusal } from '../../../../app/comps/comp-service';
 import type { Logger } from '../../../../shared/logger';
 import { csvRow } from './csv';
 import { isMemberFilter, isMemberSort } from '../../../../app/dashboard/member-list';
+import { allowFlash, applyFlash, compRefusal, mapFlash, ruleFlash, settingsFlash, strictFlash } from './flashes';
 import { SNOWFLAKE, describeFollowUp, parseAuditFilter, parseChannelsForm, parseSettingsForm, text } from './forms';
 import { seeOther, sendDashboardPage } from './http';
 import { renderAudit } from './render-audit';
 import { renderMember, renderMemberSearch } from './render-members';
 import { kofiUnlinkedPanel } from './render-kofi-unlinked';
 import { renderOverview } from './render-overview';
-import { heldReason, renderSyncs } from './render-syncs';
+import { renderSyncs } from './render-syncs';
 import { renderTiers } from './render-tiers';
 import type { GuildLocals } from './router';
 import { guildPath } from './shell';
+import { momentIn, viewerT } from './speech';
 import type { DashboardFlash } from './views';
 
 const locals = (res: Response) => res.locals.guild as GuildLocals;
+/** The signed-in user's language: pages and the messages after a form speak it. */
+const tOf = (res: Response): T => viewerT(locals(res).viewer);
 
 /** What a change of the roles by tenure and amount asks, for its preview. */
 const RULE_SENTENCE = (t: T) => t('dashPrev.rules');
@@ -40,161 +37,6 @@ export function mappingSentence(verb: 'map' | 'unmap', o: { tierTitle: string; r
   return verb === 'map' ? t('dashPrev.wouldGive', params) : t('dashPrev.wouldStop', params);
 }
 
-/** The sentence for a `/map` or `/unmap` outcome, as the command would say it. */
-export function mapFlash(verb: 'map' | 'unmap', outcome: MapOutcome, followUp: string): DashboardFlash {
-  switch (outcome.kind) {
-    case 'done': {
-      const head =
-        verb === 'map'
-          ? outcome.changed
-            ? `${outcome.tierTitle} now gives @${outcome.roleName}.`
-            : `${outcome.tierTitle} already gives @${outcome.roleName}.`
-          : `${outcome.tierTitle} no longer gives @${outcome.roleName}.`;
-      return { tone: 'success', text: [head, followUp].filter(Boolean).join('\n') };
-    }
-    case 'unknown_tier':
-      return { tone: 'error', text: 'That tier is not one of this server’s campaigns; nothing was changed.' };
-    case 'used':
-      return { tone: 'error', text: 'Nothing was changed: that preview was already used.' };
-    case 'role_refused':
-      return { tone: 'error', text: `Nothing was changed: ${outcome.message}\nFix: ${outcome.fix}` };
-    case 'not_mapped':
-      return {
-        tone: 'info',
-        text: outcome.viaTier
-          ? `${outcome.tierTitle} gives @${outcome.roleName} because it is the tier’s Discord role on Patreon; change it on Patreon.`
-          : `${outcome.tierTitle} does not give @${outcome.roleName} through a mapping; nothing to remove.`,
-      };
-    default: {
-      // A refusal the service may add (its authority rules): shown with its own words.
-      const other = outcome as { message?: unknown; fix?: unknown };
-      const message = typeof other.message === 'string' ? other.message : 'The change was refused.';
-      return { tone: 'error', text: `Nothing was changed: ${message}${typeof other.fix === 'string' ? `\nFix: ${other.fix}` : ''}` };
-    }
-  }
-}
-
-export function settingsFlash(outcome: SettingsOutcome, followUp: string): DashboardFlash {
-  switch (outcome.kind) {
-    case 'invalid':
-      return { tone: 'error', text: ['Nothing was changed:', ...outcome.problems.map((p) => p.replace(/\*\*/g, ''))].join('\n') };
-    case 'shown':
-      return { tone: 'info', text: 'Nothing to save: the settings are as they were.' };
-    case 'used':
-      return { tone: 'error', text: 'Nothing was changed: that preview was already used.' };
-    case 'changed':
-      return {
-        tone: 'success',
-        text: ['Settings saved.', followUp, ...outcome.notes.map((n) => n.replace(/\*\*/g, ''))].filter(Boolean).join('\n'),
-      };
-    default: {
-      // A refusal the service may add (its authority rules) with its own words, or a change that
-      // needs a confirmation the page does not offer: nothing was saved either way.
-      const other = outcome as { problems?: unknown };
-      const problems = Array.isArray(other.problems) ? other.problems.filter((p): p is string => typeof p === 'string') : [];
-      return {
-        tone: 'error',
-        text:
-          problems.length > 0
-            ? ['Nothing was changed:', ...problems.map((p) => p.replace(/\*\*/g, ''))].join('\n')
-            : 'Nothing was changed: this change needs a confirmation; make it with /settings in Discord.',
-      };
-    }
-  }
-}
-
-export function strictFlash(outcome: StrictConfirmOutcome, followUp: string): DashboardFlash {
-  switch (outcome.kind) {
-    case 'changed':
-      return { tone: 'success', text: ['Strict mode is on.', followUp].filter(Boolean).join('\n') };
-    case 'already_on':
-      return { tone: 'info', text: 'Strict mode was already on.' };
-    case 'expired':
-      return {
-        tone: 'error',
-        text: 'Strict mode stays off: the confirmation is more than 5 minutes old. Save the setting again to see what it would remove now.',
-      };
-    case 'not_yours':
-      return { tone: 'error', text: 'Strict mode stays off: that confirmation was not made for you here. Save the setting again.' };
-    case 'not_allowed':
-      return { tone: 'error', text: ['Strict mode stays off:', ...outcome.problems.map((p) => p.replace(/\*\*/g, ''))].join('\n') };
-  }
-}
-
-export function ruleFlash(outcome: RuleRoleOutcome, followUp: string, verb: 'set' | 'remove'): DashboardFlash {
-  switch (outcome.kind) {
-    case 'done':
-      return {
-        tone: outcome.changed ? 'success' : 'info',
-        text: outcome.changed
-          ? [verb === 'set' ? 'Rule saved.' : 'Rule removed.', followUp].filter(Boolean).join('\n')
-          : 'Nothing to change.',
-      };
-    case 'invalid':
-      return { tone: 'error', text: `Nothing was changed: ${outcome.message.replace(/\*\*/g, '')}` };
-    case 'not_allowed':
-      return { tone: 'error', text: `Nothing was changed: ${outcome.message}\nFix: ${outcome.fix}` };
-    case 'preview':
-    case 'used':
-      return { tone: 'error', text: 'Nothing was changed: that preview was already used.' };
-  }
-}
-
-function compRefusal(outcome: CompRefusal): DashboardFlash {
-  switch (outcome.kind) {
-    case 'unknown_tier':
-      return { tone: 'error', text: 'That tier is not one of this server’s campaigns; nothing was changed.' };
-    case 'bad_until':
-    case 'bad_reason':
-      return { tone: 'error', text: `Nothing was changed: ${outcome.message}` };
-    case 'not_allowed':
-      return { tone: 'error', text: `Nothing was changed: ${outcome.message}\nFix: ${outcome.fix}` };
-  }
-}
-
-export function applyFlash(outcome: ApplyOutcome): DashboardFlash {
-  switch (outcome.kind) {
-    case 'done': {
-      const r = outcome.report;
-      const held = r.held ? ` ${r.held.removals} removals were held again: ${heldReason(r.held.reason)}.` : '';
-      return {
-        tone: r.held || r.failed > 0 ? 'warning' : 'success',
-        text: `Sync done: ${r.applied.adds} given, ${r.applied.removes} taken away${r.failed ? `, ${r.failed} failed` : ''}.${held}`,
-      };
-    }
-    case 'running':
-      return { tone: 'info', text: 'The sync is running; it shows up in the history when it ends. Reload in a minute.' };
-    case 'busy':
-      return { tone: 'warning', text: 'Another sync is running right now, so this one did not start. Try again when it has ended.' };
-    case 'nothing':
-      return { tone: 'warning', text: `Nothing was synced: ${outcome.errors[0] ?? 'no campaign is connected to this server'}.` };
-  }
-}
-
-/** The sentence for an allowance from the tiers page, as `/allow-role` would say it. */
-export function allowFlash(outcome: AllowOutcome, followUp: string): DashboardFlash {
-  switch (outcome.kind) {
-    case 'allowed':
-      return {
-        tone: 'success',
-        text: [
-          `Tierlink may now give @${outcome.roleName} (${listed(outcome.permissions)}) ${recipientsOf(outcome)}. Everyone it goes to has that power.`,
-          followUp,
-        ]
-          .filter(Boolean)
-          .join('\n'),
-      };
-    case 'not_dangerous':
-      return { tone: 'info', text: `@${outcome.roleName} has no powerful permission: Tierlink gives it without being allowed.` };
-    case 'not_allowed':
-    case 'role_refused':
-      return { tone: 'error', text: `Nothing was allowed: ${outcome.message} ${outcome.fix}` };
-    case 'withdrawn':
-    case 'not_allowed_before':
-      return { tone: 'info', text: `@${outcome.roleName} is held back.` };
-  }
-}
-
 /** The pages of one server; the guard in router.ts has checked the viewer's permissions for each request. */
 export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard; logger: Logger }): void {
   const { dashboard } = deps;
@@ -203,10 +45,7 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
   async function mayChange(res: Response, back: string): Promise<boolean> {
     const { access, session } = locals(res);
     if (access.canChange) return true;
-    await dashboard.signIn.setFlash(session, {
-      tone: 'error',
-      text: 'Changes need the Manage Roles permission in this server (as /map, /settings and /sync do); nothing was changed.',
-    });
+    await dashboard.signIn.setFlash(session, { tone: 'error', text: tOf(res)('dashFlash.needsManageRoles') });
     seeOther(res, back);
     return false;
   }
@@ -233,13 +72,14 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
       const body = req.body as Record<string, unknown>;
       const tier = text(body.tier, 100);
       const role = text(body.role, 30);
+      const t = tOf(res);
       let flash: DashboardFlash;
       if (!tier || !SNOWFLAKE.test(role)) {
-        flash = { tone: 'error', text: 'Choose a tier and a role; nothing was changed.' };
+        flash = { tone: 'error', text: t('dashFlash.chooseTierAndRole') };
       } else {
         const { outcome, followUp } = await dashboard.configuration[verb](access.guildId, access.userId, tier, role);
         if (outcome.kind === 'preview') return showPreview(res, (t) => mappingSentence(verb, outcome, t), outcome);
-        flash = mapFlash(verb, outcome, describeFollowUp(followUp));
+        flash = mapFlash(verb, outcome, describeFollowUp(followUp, t), t);
         dashboard.overview.invalidate(access.guildId);
       }
       await dashboard.signIn.setFlash(session, flash);
@@ -253,12 +93,13 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
     const back = guildPath(access.guildId, '/tiers');
     if (!(await mayChange(res, back))) return;
     const role = text((req.body as Record<string, unknown>).role, 30);
+    const t = tOf(res);
     let flash: DashboardFlash;
     if (!SNOWFLAKE.test(role)) {
-      flash = { tone: 'error', text: 'Choose a role; nothing was changed.' };
+      flash = { tone: 'error', text: t('dashFlash.chooseRole') };
     } else {
       const { outcome, followUp } = await dashboard.configuration.allowRole(access.guildId, access.userId, role);
-      flash = allowFlash(outcome, describeFollowUp(followUp));
+      flash = allowFlash(outcome, describeFollowUp(followUp, t), t);
       dashboard.overview.invalidate(access.guildId);
     }
     await dashboard.signIn.setFlash(session, flash);
@@ -269,10 +110,11 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
     const { access, session } = locals(res);
     const back = guildPath(access.guildId, '/tiers');
     if (!(await mayChange(res, back))) return;
-    const { change, problems } = parseSettingsForm(req.body as Record<string, unknown>);
+    const t = tOf(res);
+    const { change, problems } = parseSettingsForm(req.body as Record<string, unknown>, t);
     let flash: DashboardFlash;
     if (problems.length > 0) {
-      flash = { tone: 'error', text: ['Nothing was changed:', ...problems].join('\n') };
+      flash = { tone: 'error', text: [t('dashFlash.nothingChanged'), ...problems].join('\n') };
     } else {
       const { outcome, followUp } = await dashboard.configuration.saveSettings(access.guildId, access.userId, change);
       if (outcome.kind === 'preview') return showPreview(res, SETTINGS_SENTENCE, outcome);
@@ -280,11 +122,11 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
       const request = outcome.kind === 'strict_pending' || outcome.kind === 'changed' ? outcome.strict : null;
       if (request) {
         // Strict mode waits for a confirmation, as in Discord: the page shows what it would remove.
-        const saved = outcome.kind === 'changed' ? settingsFlash(outcome, describeFollowUp(followUp)) : null;
+        const saved = outcome.kind === 'changed' ? settingsFlash(outcome, describeFollowUp(followUp, t), t) : null;
         sendDashboardPage(res, 200, renderStrictConfirm({ access, viewer: locals(res).viewer, request, flash: saved }));
         return;
       }
-      flash = settingsFlash(outcome, describeFollowUp(followUp));
+      flash = settingsFlash(outcome, describeFollowUp(followUp, t), t);
     }
     await dashboard.signIn.setFlash(session, flash);
     seeOther(res, back);
@@ -307,19 +149,15 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
     if (!(await mayChange(res, back))) return;
     const token = text((req.body as Record<string, unknown>).token, 40);
     const { outcome, followUp } = await dashboard.configuration.confirmChange(access.guildId, access.userId, token);
+    const t = tOf(res);
+    const after = describeFollowUp(followUp, t);
     let flash: DashboardFlash;
     switch (outcome.kind) {
       case 'expired':
-        flash = {
-          tone: 'error',
-          text: 'Nothing was changed: that preview expired or was already used (it lasts 5 minutes). Make the change again to see what it would do now.',
-        };
+        flash = { tone: 'error', text: t('dashFlash.previewExpired', { minutes: CHANGE_CONFIRMATION_MS / 60_000 }) };
         break;
       case 'not_yours':
-        flash = {
-          tone: 'error',
-          text: 'Nothing was changed: that preview was not made for you here. Make the change yourself to see what it would do.',
-        };
+        flash = { tone: 'error', text: t('dashFlash.previewNotYours') };
         break;
       case 'map':
       case 'unmap':
@@ -327,12 +165,12 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
           const [verb, shown] = [outcome.kind, outcome.outcome];
           if (shown.kind === 'preview') return showPreview(res, (t) => mappingSentence(verb, shown, t), shown);
         }
-        flash = mapFlash(outcome.kind, outcome.outcome, describeFollowUp(followUp));
+        flash = mapFlash(outcome.kind, outcome.outcome, after, t);
         break;
       case 'rule_set':
       case 'rule_remove':
         if (outcome.outcome.kind === 'preview') return showPreview(res, RULE_SENTENCE, outcome.outcome);
-        flash = ruleFlash(outcome.outcome, describeFollowUp(followUp), outcome.kind === 'rule_set' ? 'set' : 'remove');
+        flash = ruleFlash(outcome.outcome, after, outcome.kind === 'rule_set' ? 'set' : 'remove', t);
         break;
       case 'settings': {
         const settings = outcome.outcome;
@@ -345,12 +183,12 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
               access,
               viewer: locals(res).viewer,
               request: settings.strict,
-              flash: settingsFlash(settings, describeFollowUp(followUp)),
+              flash: settingsFlash(settings, after, t),
             }),
           );
           return;
         }
-        flash = settingsFlash(settings, describeFollowUp(followUp));
+        flash = settingsFlash(settings, after, t);
       }
     }
     dashboard.overview.invalidate(access.guildId);
@@ -365,11 +203,12 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
     if (!(await mayChange(res, back))) return;
     const token = text((req.body as Record<string, unknown>).token, 40);
     const cancelled = await dashboard.configuration.cancelChange(access.guildId, access.userId, token);
+    const t = tOf(res);
     await dashboard.signIn.setFlash(
       session,
       cancelled === 'cancelled'
-        ? { tone: 'info', text: 'Cancelled: nothing was changed.' }
-        : { tone: 'error', text: 'Nothing to cancel: that preview expired, was already used, or was not made for you.' },
+        ? { tone: 'info', text: t('dashFlash.cancelled') }
+        : { tone: 'error', text: t('dashFlash.nothingToCancel') },
     );
     seeOther(res, back);
   });
@@ -380,12 +219,13 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
     if (!(await mayChange(res, back))) return;
     const body = req.body as Record<string, unknown>;
     const confirmation = text(body.confirmation, 200);
+    const t = tOf(res);
     let flash: DashboardFlash;
     if (body.confirm !== 'yes' || !confirmation) {
-      flash = { tone: 'error', text: 'Strict mode stays off: tick the box to confirm what it would take away.' };
+      flash = { tone: 'error', text: t('dashFlash.strictTick') };
     } else {
       const { outcome, followUp } = await dashboard.configuration.confirmStrict(access.guildId, access.userId, confirmation);
-      flash = strictFlash(outcome, describeFollowUp(followUp));
+      flash = strictFlash(outcome, describeFollowUp(followUp, t), t);
       dashboard.overview.invalidate(access.guildId);
     }
     await dashboard.signIn.setFlash(session, flash);
@@ -396,11 +236,12 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
     const { access, session } = locals(res);
     const back = guildPath(access.guildId, '/tiers');
     if (!(await mayChange(res, back))) return;
-    const { wanted, problems } = parseChannelsForm(req.body as Record<string, unknown>);
+    const t = tOf(res);
+    const { wanted, problems } = parseChannelsForm(req.body as Record<string, unknown>, t);
     const flash: DashboardFlash =
       problems.length > 0
-        ? { tone: 'error', text: ['Nothing was changed:', ...problems].join('\n') }
-        : settingsFlash(await dashboard.configuration.saveChannels(access.guildId, access.userId, wanted), '');
+        ? { tone: 'error', text: [t('dashFlash.nothingChanged'), ...problems].join('\n') }
+        : settingsFlash(await dashboard.configuration.saveChannels(access.guildId, access.userId, wanted), '', t);
     await dashboard.signIn.setFlash(session, flash);
     seeOther(res, back);
   });
@@ -412,9 +253,10 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
     const body = req.body as Record<string, unknown>;
     const role = text(body.role, 30);
     const value = Number(text(body.value, 12));
+    const t = tOf(res);
     let flash: DashboardFlash;
     if (!SNOWFLAKE.test(role) || !Number.isFinite(value) || (body.kind !== 'tenure' && body.kind !== 'amount')) {
-      flash = { tone: 'error', text: 'Choose a role and a number of months or an amount; nothing was changed.' };
+      flash = { tone: 'error', text: t('dashFlash.chooseRule') };
     } else {
       const rule =
         body.kind === 'tenure'
@@ -422,7 +264,7 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
           : { kind: 'amount' as const, roleId: role, cents: Math.round(value * 100) };
       const { outcome, followUp } = await dashboard.configuration.setRule(access.guildId, access.userId, rule);
       if (outcome.kind === 'preview') return showPreview(res, RULE_SENTENCE, outcome);
-      flash = ruleFlash(outcome, describeFollowUp(followUp), 'set');
+      flash = ruleFlash(outcome, describeFollowUp(followUp, t), 'set', t);
     }
     await dashboard.signIn.setFlash(session, flash);
     seeOther(res, back);
@@ -433,12 +275,13 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
     const back = guildPath(access.guildId, '/tiers#rules');
     if (!(await mayChange(res, back))) return;
     const role = text((req.body as Record<string, unknown>).role, 30);
+    const t = tOf(res);
     let flash: DashboardFlash;
-    if (!SNOWFLAKE.test(role)) flash = { tone: 'error', text: 'Choose a role; nothing was changed.' };
+    if (!SNOWFLAKE.test(role)) flash = { tone: 'error', text: t('dashFlash.chooseRole') };
     else {
       const { outcome, followUp } = await dashboard.configuration.removeRule(access.guildId, access.userId, role);
       if (outcome.kind === 'preview') return showPreview(res, RULE_SENTENCE, outcome);
-      flash = ruleFlash(outcome, describeFollowUp(followUp), 'remove');
+      flash = ruleFlash(outcome, describeFollowUp(followUp, t), 'remove', t);
     }
     await dashboard.signIn.setFlash(session, flash);
     seeOther(res, back);
@@ -453,26 +296,24 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
     const body = req.body as Record<string, unknown>;
     const actor = { guildId: access.guildId, userId: access.userId };
     const tier = text(body.tier, 100);
+    const t = tOf(res);
     let flash: DashboardFlash;
     if (!tier) {
-      flash = { tone: 'error', text: 'Choose a tier; nothing was changed.' };
+      flash = { tone: 'error', text: t('dashFlash.chooseTier') };
     } else if (body.action === 'revoke') {
       const outcome = await dashboard.comps.revoke(actor, userId, tier);
       flash =
         outcome.kind === 'revoked'
-          ? { tone: 'success', text: `The comp of ${outcome.tierTitle} has ended.` }
+          ? { tone: 'success', text: t('dashFlash.compEnded', { tier: outcome.tierTitle }) }
           : outcome.kind === 'none'
-            ? { tone: 'info', text: `No comp of ${outcome.tierTitle} was in force.` }
-            : compRefusal(outcome);
+            ? { tone: 'info', text: t('dashFlash.compNone', { tier: outcome.tierTitle }) }
+            : compRefusal(outcome, t);
     } else {
       const outcome = await dashboard.comps.grant(actor, userId, tier, text(body.until, 40), text(body.reason, 300));
       flash =
         outcome.kind === 'granted'
-          ? {
-              tone: 'success',
-              text: `${outcome.tierTitle} given as a comp until ${outcome.comp.until.toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
-            }
-          : compRefusal(outcome);
+          ? { tone: 'success', text: t('dashFlash.compGiven', { tier: outcome.tierTitle, until: momentIn(t, outcome.comp.until) }) }
+          : compRefusal(outcome, t);
     }
     dashboard.overview.invalidate(access.guildId);
     await dashboard.signIn.setFlash(session, flash);
@@ -492,7 +333,7 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
       flashOf(res),
       dashboard.kofiUnlinked(access.guildId),
     ]);
-    const more = kofi ? kofiUnlinkedPanel(kofi) : null;
+    const more = kofi ? kofiUnlinkedPanel(kofi, viewerT(viewer)) : null;
     sendDashboardPage(res, 200, renderMemberSearch({ access, viewer, query, result, list, joinUrl, flash, more }));
   });
 
@@ -571,7 +412,7 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
     if (!(await mayChange(res, back))) return;
     const outcome = await dashboard.syncs.preview(access.guildId);
     if (outcome.kind !== 'preview') {
-      await dashboard.signIn.setFlash(session, applyFlash(outcome));
+      await dashboard.signIn.setFlash(session, applyFlash(outcome, tOf(res)));
       return seeOther(res, back);
     }
     const [history, held] = await Promise.all([dashboard.syncs.history(access.guildId), dashboard.syncs.held(access.guildId)]);
@@ -585,13 +426,13 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
     const body = req.body as Record<string, unknown>;
     const force = body.force === '1';
     if (force && body.confirm !== 'yes') {
-      await dashboard.signIn.setFlash(session, { tone: 'error', text: 'Tick the box to confirm the removals; nothing was changed.' });
+      await dashboard.signIn.setFlash(session, { tone: 'error', text: tOf(res)('dashFlash.tickRemovals') });
       return seeOther(res, back);
     }
     const outcome = await dashboard.syncs.apply(access.guildId, force);
     dashboard.overview.invalidate(access.guildId);
     deps.logger.info({ guildId: access.guildId, userId: access.userId, force, outcome: outcome.kind }, 'sync started on the dashboard');
-    await dashboard.signIn.setFlash(session, applyFlash(outcome));
+    await dashboard.signIn.setFlash(session, applyFlash(outcome, tOf(res)));
     seeOther(res, back);
   });
 }

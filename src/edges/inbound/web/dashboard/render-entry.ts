@@ -2,6 +2,7 @@ import type { ServerChoice } from '../../../../app/dashboard/access';
 import { html } from '../pages/html';
 import { icons } from '../pages/layout';
 import { type Viewer, flashBox, guildPath, panel, renderDashboard } from './shell';
+import { viewerT } from './speech';
 import type { DashboardFlash } from './views';
 
 /** The page before signing in: what the dashboard is and the one button. */
@@ -22,28 +23,33 @@ export function renderSignIn(o: { next: string; flash?: DashboardFlash | null })
   });
 }
 
-/** The server menu after signing in. */
+/** The server menu after signing in, in the signed-in user's Discord language. */
 export function renderServers(o: { viewer: Viewer; servers: readonly ServerChoice[]; flash?: DashboardFlash | null }): string {
+  const t = viewerT(o.viewer);
   const allowed = o.servers.filter((s) => s.allowed);
   const refused = o.servers.filter((s) => !s.allowed);
   const mark = (name: string) => [...name.trim()][0]?.toUpperCase() ?? '?';
   const list =
     o.servers.length === 0
-      ? html`<p class="hint">None of your servers has Tierlink in it. Invite Tierlink to your server (the set-up in Tierlink’s README), then sign in again.</p>`
+      ? html`<p class="hint">${t('dashServers.none')}</p>`
       : html`<ul class="servers">${allowed.map(
           (s) =>
             html`<li><a class="server" href="${guildPath(s.guildId)}"><span class="server-mark" aria-hidden="true">${mark(s.name)}</span><span>${s.name}</span>${icons.chevronRight}</a></li>`,
         )}${refused.map(
           (s) =>
-            html`<li class="server off"><span class="server-mark" aria-hidden="true">${mark(s.name)}</span><span>${s.name}<br><span class="hint">You need Manage Server or Manage Roles here.</span></span></li>`,
+            html`<li class="server off"><span class="server-mark" aria-hidden="true">${mark(s.name)}</span><span>${s.name}<br><span class="hint">${t('dashServers.needs')}</span></span></li>`,
         )}</ul>`;
   return renderDashboard({
-    title: 'Your servers',
+    title: t('dashServers.title'),
     viewer: o.viewer,
     server: null,
     flash: o.flash ?? null,
-    intro: 'Servers with Tierlink where Discord lists you. Permissions are checked again on every page.',
-    main: html`<div class="stack">${panel({ id: 'servers', title: allowed.length > 0 ? 'Choose a server' : 'No server to manage', body: list })}</div>`,
+    intro: t('dashServers.intro'),
+    main: html`<div class="stack">${panel({
+      id: 'servers',
+      title: allowed.length > 0 ? t('dashServers.choose') : t('dashServers.noneToManage'),
+      body: list,
+    })}</div>`,
   });
 }
 

@@ -1,24 +1,28 @@
-import type { WelcomeNames } from '../../../../core/channel-posts';
+import { WELCOME_NAMES } from '../../../../core/channel-posts';
 import { PREVIEW_THRESHOLD_BOUNDS } from '../../../../core/bulk-changes';
 import { priceText } from '../../../../core/i18n/price';
 import type { GuildAccess } from '../../../../app/dashboard/access';
 import type { ConfigurationView, RoleChoice } from '../../../../app/dashboard/configuration';
 import { SETTING_BOUNDS } from '../../../../core/planner/settings';
 import { CHANNEL_SETTINGS, type ChannelSetting, channelOf } from '../../../../core/guild-channels';
-import { type SafeHtml, html, plural, prose, trustedHtml } from '../pages/html';
+import { type SafeHtml, html, prose, trustedHtml } from '../pages/html';
 import { mention } from '../pages/layout';
-import { LANGUAGE_NAMES, LOCALES, translator } from '../../../../core/i18n';
+import { richOf } from '../pages/speech';
+import { LANGUAGE_NAMES, LOCALES, type T, translator } from '../../../../core/i18n';
+import { ANY_MEMBERSHIP_TIER, DONATION_TIER, KOFI } from '../../../../edges/outbound/kofi/kofi-payment';
+import { refusalWords } from '../../../../core/refusal-text';
+import { listIn, permissionIn } from './speech';
 import { type Viewer, csrfField, guildPath, panel, renderDashboard } from './shell';
 import type { DashboardFlash } from './views';
 
-const money = (cents: number) => `$${(cents / 100).toFixed(cents % 100 === 0 ? 0 : 2)}`;
 const selected = (on: boolean) => (on ? trustedHtml(' selected') : null);
 const checked = (on: boolean) => (on ? trustedHtml(' checked') : null);
 const disabled = (off: boolean) => (off ? trustedHtml(' disabled') : null);
 
-function roleOptions(roles: readonly RoleChoice[], current: string | null): SafeHtml[] {
+function roleOptions(roles: readonly RoleChoice[], current: string | null, t: T): SafeHtml[] {
   return roles.map(
-    (r) => html`<option value="${r.id}"${selected(r.id === current)}>${r.name}${r.problem ? ' (Tierlink cannot give it)' : ''}</option>`,
+    (r) =>
+      html`<option value="${r.id}"${selected(r.id === current)}>${r.problem ? t('dashTier.cannotGive', { role: r.name }) : r.name}</option>`,
   );
 }
 
@@ -26,161 +30,216 @@ function numberField(o: { name: string; label: string; value: number; min: numbe
   return html`<div class="field"><label for="${o.name}">${o.label}</label><input type="number" id="${o.name}" name="${o.name}" value="${o.value}" min="${o.min}" max="${o.max}" step="1" required aria-describedby="${o.name}-hint"${disabled(o.locked)}><p class="hint" id="${o.name}-hint">${o.hint}</p></div>`;
 }
 
-const WELCOME_NAME_CHOICES: ReadonlyArray<readonly [WelcomeNames, string]> = [
-  ['mention', 'their Discord mention (pings nobody)'],
-  ['display_name', 'their name in this server'],
-  ['none', 'no name'],
-];
+/** A rule's amount a month: "20.00" in English (as `/settings` writes it), the language's way otherwise ("20,00"). */
+function ruleAmount(t: T, cents: number): string {
+  if (t.locale === 'en') return (cents / 100).toFixed(2);
+  return new Intl.NumberFormat(t.locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(cents / 100);
+}
 
-/** Tiers and roles: what each tier gives and where that comes from, the mapping form, and the settings. */
+/**
+ * A tier's title: the creator's own, or the reader's words for the two tiers Tierlink names itself
+ * on Ko-fi (any membership, a donation; stored in English, src/edges/outbound/kofi/kofi-payments.ts).
+ */
+function tierTitle(t: T, tier: { campaignId: string; tierId: string; title: string }): string {
+  if (tier.campaignId !== KOFI) return tier.title;
+  if (tier.tierId === ANY_MEMBERSHIP_TIER) return t('dashTier.kofiAny');
+  if (tier.tierId === DONATION_TIER) return t('dashTier.kofiDonation');
+  return tier.title;
+}
+
+/**
+ * Tiers and roles: what each tier gives and where that comes from, the mapping form, and the
+ * settings, in the signed-in user's Discord language. A tier's price is written as its campaign
+ * states it (src/core/i18n/price.ts). A role's own problem (why the bot cannot give it) is said
+ * from its facts (`refusal.*`); English, and a problem without facts, as Tierlink records it.
+ */
 export function renderTiers(o: { access: GuildAccess; viewer: Viewer; view: ConfigurationView; flash: DashboardFlash | null }): string {
   const { access, view, viewer } = o;
+  const t = translator(viewer.locale ?? 'en');
+  const rich = richOf(t);
   const locked = !access.canChange;
   const action = (path: string) => guildPath(access.guildId, path);
+  const severalCampaigns = view.tiers.some((x) => x.campaignId !== view.tiers[0]?.campaignId);
   const tiers =
     view.tiers.length === 0
-      ? html`<p class="hint">No tiers yet: connect a campaign with <code>/connect</code>.</p>`
+      ? html`<p class="hint">${rich('dashTier.noTiers')}</p>`
       : html`<ul class="list">${view.tiers.map(
           (
+            tier,
+          ) => html`<li class="item"><div class="item-head"><span class="item-title">${tierTitle(t, tier)}</span><span class="muted">${priceText(
+            { ...tier.pricing, amountCents: tier.amountCents },
             t,
-          ) => html`<li class="item"><div class="item-head"><span class="item-title">${t.title}</span><span class="muted">${priceText({ ...t.pricing, amountCents: t.amountCents })}${
-            t.patronCount !== null ? ` · ${plural(t.patronCount, 'patron')}` : ''
-          }${view.tiers.some((x) => x.campaignId !== t.campaignId) ? ` · ${t.campaignName}` : ''}</span></div>
+          )}${tier.patronCount !== null ? ` · ${t('tiers.patrons', { count: tier.patronCount })}` : ''}${
+            severalCampaigns ? ` · ${tier.campaignName}` : ''
+          }</span></div>
 ${
-  t.roles.length === 0
-    ? html`<p class="item-text">Gives no role in this server.</p>`
-    : html`<ul class="chips" aria-label="Roles of ${t.title}">${t.roles.map(
+  tier.roles.length === 0
+    ? html`<p class="item-text">${t('dashTier.givesNone')}</p>`
+    : html`<ul class="chips" aria-label="${t('dashTier.rolesOf', { tier: tierTitle(t, tier) })}">${tier.roles.map(
         (r) =>
-          html`<li class="chip">${r.roleName ? mention(r.roleName) : html`<span>role ${r.roleId}</span>`}<span class="muted">${
-            r.source === 'map' ? 'mapped here' : r.source === 'chat_role_ids' ? 'tier’s role on Patreon' : 'setting'
-          }</span>${
+          html`<li class="chip">${r.roleName ? mention(r.roleName) : html`<span>${t('dashTier.roleId', { id: r.roleId })}</span>`}<span class="muted">${t(
+            r.source === 'map'
+              ? 'dashTier.from.map'
+              : r.source === 'chat_role_ids'
+                ? 'dashTier.from.chat_role_ids'
+                : 'dashTier.from.setting',
+          )}</span>${
             r.source === 'map' && !locked
-              ? html`<form method="post" action="${action('/tiers/unmap')}">${csrfField(viewer.csrfToken)}<input type="hidden" name="tier" value="${t.ref}"><input type="hidden" name="role" value="${r.roleId}"><button class="link-button" type="submit" aria-label="Remove ${r.roleName ?? r.roleId} from ${t.title}">Remove</button></form>`
+              ? html`<form method="post" action="${action('/tiers/unmap')}">${csrfField(viewer.csrfToken)}<input type="hidden" name="tier" value="${tier.ref}"><input type="hidden" name="role" value="${r.roleId}"><button class="link-button" type="submit" aria-label="${t(
+                  'dashTier.removeFrom',
+                  { role: r.roleName ?? r.roleId, tier: tierTitle(t, tier) },
+                )}">${t('dashTier.remove')}</button></form>`
               : null
           }</li>`,
       )}</ul>`
 }
-${t.roles
+${tier.roles
   .filter((r) => r.problem)
-  .map(
-    (r) =>
-      html`<p class="item-fix"><strong>${r.roleName ?? `Role ${r.roleId}`}:</strong> ${prose(r.problem!.message)} <strong>Fix:</strong> ${prose(r.problem!.fix)}</p>`,
-  )}
-${t.roles
+  .map((r) => {
+    const { message, fix } = refusalWords(t, r.problem!);
+    return html`<p class="item-fix"><strong>${r.roleName ?? t('dashTier.roleIdTitle', { id: r.roleId })}:</strong> ${prose(message)} <strong>${t(
+      'dashMem.fix',
+    )}</strong> ${prose(fix)}</p>`;
+  })}
+${tier.roles
   .filter((r) => !r.problem && r.heldBack)
-  .map(
-    (r) =>
-      html`<div class="item-fix"><p>${prose(r.heldBack!.message)} Everyone Tierlink gives it to would have that power, so only the server owner or an administrator can allow it.</p>${
-        locked
-          ? null
-          : html`<form method="post" action="${action('/tiers/allow')}">${csrfField(viewer.csrfToken)}<input type="hidden" name="role" value="${r.roleId}"><button class="btn" type="submit">Allow Tierlink to give ${r.roleName ?? r.roleId}</button></form>`
-      }</div>`,
-  )}
+  .map((r) => {
+    const held = r.heldBack!;
+    const name = r.roleName ?? r.roleId;
+    const why =
+      t.locale === 'en'
+        ? held.message
+        : t(held.gained ? 'dashTier.heldBackGained' : 'dashTier.heldBack', {
+            role: name,
+            count: held.permissions.length,
+            permissions: listIn(
+              t,
+              held.permissions.map((p) => permissionIn(t, p)),
+            ),
+          });
+    return html`<div class="item-fix"><p>${prose(why)} ${t('dashTier.heldBackWhy')}</p>${
+      locked
+        ? null
+        : html`<form method="post" action="${action('/tiers/allow')}">${csrfField(viewer.csrfToken)}<input type="hidden" name="role" value="${r.roleId}"><button class="btn" type="submit">${t(
+            'dashTier.allow',
+            { role: name },
+          )}</button></form>`
+    }</div>`;
+  })}
 </li>`,
         )}</ul>`;
 
   const mapForm = html`<form class="cols form-row" method="post" action="${action('/tiers/map')}">${csrfField(viewer.csrfToken)}
-<div class="field"><label for="map-tier">Tier</label><select id="map-tier" name="tier" required${disabled(locked)}><option value="">Choose a tier</option>${view.tiers.map(
-    (t) => html`<option value="${t.ref}">${t.title} (${money(t.amountCents)})</option>`,
+<div class="field"><label for="map-tier">${t('dashMem.tier')}</label><select id="map-tier" name="tier" required${disabled(locked)}><option value="">${t(
+    'dashMem.chooseTier',
+  )}</option>${view.tiers.map(
+    (tier) =>
+      html`<option value="${tier.ref}">${tierTitle(t, tier)} (${priceText({ ...tier.pricing, amountCents: tier.amountCents }, t)})</option>`,
   )}</select></div>
-<div class="field"><label for="map-role">Role</label><select id="map-role" name="role" required${disabled(locked)}><option value="">Choose a role</option>${roleOptions(view.roles, null)}</select></div>
-<div class="actions"><button class="btn" type="submit"${disabled(locked || view.tiers.length === 0)}>Give this role</button></div>
+<div class="field"><label for="map-role">${t('dashAud.role')}</label><select id="map-role" name="role" required${disabled(locked)}><option value="">${t(
+    'dashTier.chooseRole',
+  )}</option>${roleOptions(view.roles, null, t)}</select></div>
+<div class="actions"><button class="btn" type="submit"${disabled(locked || view.tiers.length === 0)}>${t('dashTier.giveRole')}</button></div>
 </form>`;
 
   const s = view.settings;
   const c = view.choices;
   // The server's language, named in the viewer's language; each language by its own name.
-  const t = translator(viewer.locale ?? 'en');
   const languageField = html`<div class="field"><label for="server_language">${t('dashLang.label')}</label><select id="server_language" name="server_language" aria-describedby="server_language-hint"${disabled(locked)}><option value="discord"${selected(c.locale === null)}>${t('dashLang.discord', { language: LANGUAGE_NAMES[c.discordLocale] })}</option>${LOCALES.map(
     (l) => html`<option value="${l}" lang="${l}"${selected(c.locale === l)}>${LANGUAGE_NAMES[l]}</option>`,
   )}</select><p class="hint" id="server_language-hint">${t('dashLang.hint')}</p></div>`;
+  const none = t('dashTier.none');
   const settingsForm = html`<form class="fields" method="post" action="${action('/settings')}">${csrfField(viewer.csrfToken)}
 <div class="cols two">
-${numberField({ name: 'grace_days', label: 'Grace period (days)', value: s.graceDays, ...SETTING_BOUNDS.graceDays, hint: 'How long roles stay after a declined payment.', locked })}
-<fieldset class="field"><legend>Roles of patrons in several tiers</legend>
-<label class="check"><input type="radio" name="mode" value="stack"${checked(s.mode === 'stack')}${disabled(locked)}> Every tier’s roles (stack)</label>
-<label class="check"><input type="radio" name="mode" value="highest"${checked(s.mode === 'highest')}${disabled(locked)}> Only the highest tier’s roles</label>
+${numberField({ name: 'grace_days', label: t('dashTier.grace'), value: s.graceDays, ...SETTING_BOUNDS.graceDays, hint: t('dashTier.graceHint'), locked })}
+<fieldset class="field"><legend>${t('dashTier.mode')}</legend>
+<label class="check"><input type="radio" name="mode" value="stack"${checked(s.mode === 'stack')}${disabled(locked)}> ${t('dashTier.modeStack')}</label>
+<label class="check"><input type="radio" name="mode" value="highest"${checked(s.mode === 'highest')}${disabled(locked)}> ${t('dashTier.modeHighest')}</label>
 </fieldset>
-<div class="field"><label for="former_role">Former-patron role</label><select id="former_role" name="former_role"${disabled(locked)}><option value="">None</option>${roleOptions(view.roles, s.formerPatronRoleId)}</select></div>
-<div class="field"><label for="follower_role">Follower role</label><select id="follower_role" name="follower_role"${disabled(locked)}><option value="">None</option>${roleOptions(view.roles, s.followerRoleId)}</select></div>
-${numberField({ name: 'removal_threshold_percent', label: 'Hold a sync’s removals above (% of grants)', value: s.removalThresholdPercent, ...SETTING_BOUNDS.removalThresholdPercent, hint: 'The mass-removal guard: a sync that would take away more holds them for you to confirm.', locked })}
-${numberField({ name: 'removal_threshold_min', label: '…when they are at least', value: s.removalThresholdMin, ...SETTING_BOUNDS.removalThresholdMin, hint: 'Small servers: fewer removals than this are never held.', locked })}
+<div class="field"><label for="former_role">${t('dashTier.former')}</label><select id="former_role" name="former_role"${disabled(locked)}><option value="">${none}</option>${roleOptions(view.roles, s.formerPatronRoleId, t)}</select></div>
+<div class="field"><label for="follower_role">${t('dashTier.follower')}</label><select id="follower_role" name="follower_role"${disabled(locked)}><option value="">${none}</option>${roleOptions(view.roles, s.followerRoleId, t)}</select></div>
+${numberField({ name: 'removal_threshold_percent', label: t('dashTier.guardPercent'), value: s.removalThresholdPercent, ...SETTING_BOUNDS.removalThresholdPercent, hint: t('dashTier.guardPercentHint'), locked })}
+${numberField({ name: 'removal_threshold_min', label: t('dashTier.guardMin'), value: s.removalThresholdMin, ...SETTING_BOUNDS.removalThresholdMin, hint: t('dashTier.guardMinHint'), locked })}
 </div>
-<label class="check"><input type="checkbox" name="free_tiers_grant_roles" value="on"${checked(s.freeTiersGrantRoles !== false)}${disabled(locked)}> Free tiers grant their roles: free members get a free tier’s roles (off: only the follower role)</label>
-<label class="check"><input type="checkbox" name="strict" value="on"${checked(s.strict)}${disabled(locked)}> Strict: remove mapped roles from anyone not entitled, even if given by hand</label>
-<fieldset class="field"><legend>Patrons and welcomes (needs Manage Server)</legend><input type="hidden" name="choices" value="on">
-<label class="check"><input type="checkbox" name="patron_messages" value="on"${checked(c.patronMessages)}${disabled(locked)}> Message a patron when a payment is declined and when the grace period ends</label>
-<label class="check"><input type="checkbox" name="link_messages" value="on"${checked(c.linkMessages)}${disabled(locked)}> Message a patron when they link their membership here</label>
-<p class="hint">Each patron can turn these messages off for themselves with /privacy.</p>
+<label class="check"><input type="checkbox" name="free_tiers_grant_roles" value="on"${checked(s.freeTiersGrantRoles !== false)}${disabled(locked)}> ${t('dashTier.freeTiers')}</label>
+<label class="check"><input type="checkbox" name="strict" value="on"${checked(s.strict)}${disabled(locked)}> ${t('dashTier.strict')}</label>
+<fieldset class="field"><legend>${t('dashTier.choices')}</legend><input type="hidden" name="choices" value="on">
+<label class="check"><input type="checkbox" name="patron_messages" value="on"${checked(c.patronMessages)}${disabled(locked)}> ${t('dashTier.patronMessages')}</label>
+<label class="check"><input type="checkbox" name="link_messages" value="on"${checked(c.linkMessages)}${disabled(locked)}> ${t('dashTier.linkMessages')}</label>
+<p class="hint">${prose(t('dashTier.privacy'))}</p>
 ${languageField}
-<div class="field"><label for="welcome_names">Welcomes name new patrons by</label><select id="welcome_names" name="welcome_names" aria-describedby="welcome_names-hint"${disabled(locked)}>${WELCOME_NAME_CHOICES.map(
-    ([value, label]) => html`<option value="${value}"${selected(c.welcomeNames === value)}>${label}</option>`,
-  )}</select><p class="hint" id="welcome_names-hint">Only members who are in the server and linked are ever named, never by their Patreon name.</p></div>
-${numberField({ name: 'preview_threshold', label: 'In Discord, show a change first from (role changes)', value: c.previewThreshold, ...PREVIEW_THRESHOLD_BOUNDS, hint: '/map, /unmap and /settings show what a change would do and wait for Confirm from this many role changes; 0 always asks. This page always asks.', locked })}
+<div class="field"><label for="welcome_names">${t('dashTier.welcomeNames')}</label><select id="welcome_names" name="welcome_names" aria-describedby="welcome_names-hint"${disabled(locked)}>${WELCOME_NAMES.map(
+    (value) => html`<option value="${value}"${selected(c.welcomeNames === value)}>${t(`dashTier.welcomeNames.${value}`)}</option>`,
+  )}</select><p class="hint" id="welcome_names-hint">${t('dashTier.welcomeNamesHint')}</p></div>
+${numberField({ name: 'preview_threshold', label: t('dashTier.previewThreshold'), value: c.previewThreshold, ...PREVIEW_THRESHOLD_BOUNDS, hint: t('dashTier.previewThresholdHint'), locked })}
 </fieldset>
-<div class="actions"><button class="btn" type="submit"${disabled(locked)}>Save settings</button></div>
+<div class="actions"><button class="btn" type="submit"${disabled(locked)}>${t('dashTier.saveSettings')}</button></div>
 </form>`;
 
-  const channelSelect = (key: ChannelSetting, hint: string) => {
-    const { option, label } = CHANNEL_SETTINGS[key];
+  const channelSelect = (key: ChannelSetting) => {
+    const { option } = CHANNEL_SETTINGS[key];
     const current = channelOf(view.channels, key);
-    const known = view.channelChoices.some((c) => c.id === current);
-    return html`<div class="field"><label for="${option}">${label[0]!.toUpperCase()}${label.slice(1)}</label><select id="${option}" name="${option}" aria-describedby="${option}-hint"${disabled(locked)}><option value="">Off</option>${
-      current && !known ? html`<option value="${current}" selected>channel ${current} (not found)</option>` : null
-    }${view.channelChoices.map((c) => html`<option value="${c.id}"${selected(c.id === current)}>#${c.name}</option>`)}</select><p class="hint" id="${option}-hint">${hint}</p></div>`;
+    const known = view.channelChoices.some((ch) => ch.id === current);
+    return html`<div class="field"><label for="${option}">${t(`dashTier.channel.${key}`)}</label><select id="${option}" name="${option}" aria-describedby="${option}-hint"${disabled(locked)}><option value="">${t(
+      'dashTier.channelOff',
+    )}</option>${
+      current && !known ? html`<option value="${current}" selected>${t('dashTier.channelMissing', { id: current })}</option>` : null
+    }${view.channelChoices.map((ch) => html`<option value="${ch.id}"${selected(ch.id === current)}>#${ch.name}</option>`)}</select><p class="hint" id="${option}-hint">${t(
+      `dashTier.channelHint.${key}`,
+    )}</p></div>`;
   };
   const channelsForm = html`<form class="fields" method="post" action="${action('/channels')}">${csrfField(viewer.csrfToken)}
 <div class="cols two">
-${channelSelect('modLog', 'Tierlink’s role changes, a few seconds after they happen, grouped per member. Pings no one.')}
-${channelSelect('announcePatrons', 'A welcome when someone’s pledge begins (once per pledge).')}
-${channelSelect('announcePosts', 'Each new post: its title, its link and which tiers can see it.')}
+${channelSelect('modLog')}
+${channelSelect('announcePatrons')}
+${channelSelect('announcePosts')}
 </div>
-<p class="hint">Tierlink needs View Channel and Send Messages in each channel, and Embed Links for the mod-log and new posts; it says what to allow when it lacks one.</p>
-<div class="actions"><button class="btn" type="submit"${disabled(locked)}>Save channels</button></div>
+<p class="hint">${t('dashTier.channelPermissions')}</p>
+<div class="actions"><button class="btn" type="submit"${disabled(locked)}>${t('dashTier.saveChannels')}</button></div>
 </form>`;
 
-  const roleName = (id: string) => view.roles.find((r) => r.id === id)?.name ?? `role ${id}`;
+  const roleName = (id: string) => view.roles.find((r) => r.id === id)?.name ?? t('dashTier.roleId', { id });
   const rules = html`${
     view.rules.length === 0
-      ? html`<p class="hint">None yet.</p>`
+      ? html`<p class="hint">${t('dashTier.noRules')}</p>`
       : html`<ul class="list">${view.rules.map(
           (r) =>
             html`<li class="item"><div class="item-head"><span class="item-title">${mention(roleName(r.roleId))}</span><span class="muted">${
               r.kind === 'tenure'
-                ? `patrons of ${plural(r.months, 'month')} or more`
-                : `${(r.cents / 100).toFixed(2)} or more a month, whatever the tier`
+                ? t('dashTier.ruleTenure', { count: r.months })
+                : t('dashTier.ruleAmount', { amount: ruleAmount(t, r.cents) })
             }</span></div>${
               locked
                 ? null
-                : html`<form method="post" action="${action('/rules/remove')}">${csrfField(viewer.csrfToken)}<input type="hidden" name="role" value="${r.roleId}"><button class="link-button" type="submit" aria-label="Stop giving ${roleName(r.roleId)} by this rule">Remove</button></form>`
+                : html`<form method="post" action="${action('/rules/remove')}">${csrfField(viewer.csrfToken)}<input type="hidden" name="role" value="${r.roleId}"><button class="link-button" type="submit" aria-label="${t(
+                    'dashTier.ruleRemove',
+                    { role: roleName(r.roleId) },
+                  )}">${t('dashTier.remove')}</button></form>`
             }</li>`,
         )}</ul>`
   }<form class="cols form-row" method="post" action="${action('/rules')}">${csrfField(viewer.csrfToken)}
-<div class="field"><label for="rule-role">Role</label><select id="rule-role" name="role" required${disabled(locked)}><option value="">Choose a role</option>${roleOptions(view.roles, null)}</select></div>
-<div class="field"><label for="rule-kind">For</label><select id="rule-kind" name="kind"${disabled(locked)}><option value="tenure">patrons of at least (months)</option><option value="amount">pledges of at least (a month, campaign currency)</option></select></div>
-<div class="field"><label for="rule-value">At least</label><input type="number" id="rule-value" name="value" min="0.01" step="0.01" required${disabled(locked)}></div>
-<div class="actions"><button class="btn" type="submit"${disabled(locked)}>Add this rule</button></div>
+<div class="field"><label for="rule-role">${t('dashAud.role')}</label><select id="rule-role" name="role" required${disabled(locked)}><option value="">${t(
+    'dashTier.chooseRole',
+  )}</option>${roleOptions(view.roles, null, t)}</select></div>
+<div class="field"><label for="rule-kind">${t('dashTier.ruleFor')}</label><select id="rule-kind" name="kind"${disabled(locked)}><option value="tenure">${t(
+    'dashTier.ruleKindTenure',
+  )}</option><option value="amount">${t('dashTier.ruleKindAmount')}</option></select></div>
+<div class="field"><label for="rule-value">${t('dashTier.ruleAtLeast')}</label><input type="number" id="rule-value" name="value" min="0.01" step="0.01" required${disabled(locked)}></div>
+<div class="actions"><button class="btn" type="submit"${disabled(locked)}>${t('dashTier.addRule')}</button></div>
 </form>`;
 
   return renderDashboard({
-    title: 'Tiers and roles',
+    title: t('dash.tiers'),
     viewer,
     server: { id: access.guildId, name: access.guildName, tab: 'tiers' },
     flash: o.flash,
-    intro: locked
-      ? 'You can look but not change: changes need the Manage Roles permission in this server, as /map and /settings do.'
-      : 'A change that moves roles shows what it would do first; once confirmed it is checked and applied like /map, /unmap and /settings, and members’ roles follow within seconds.',
+    intro: locked ? t('dashTier.introLocked') : t('dashTier.intro'),
     main: html`<div class="stack">
-${panel({ id: 'tiers', title: 'What each tier gives', body: tiers })}
-${panel({ id: 'map', title: 'Give a role with a tier', hint: 'On top of the tier’s own Discord role on Patreon.', body: mapForm })}
-${panel({
-  id: 'rules',
-  title: 'Roles by tenure and amount',
-  hint: 'Whatever the tier: a role for patrons of long standing (a declined payment inside its grace period does not break the count), or for everyone pledging at least an amount a month.',
-  body: rules,
-})}
-${panel({ id: 'settings', title: 'Settings', body: settingsForm })}
-${panel({ id: 'channels', title: 'Channels', hint: 'Where Tierlink posts in this server; each is off until you choose one.', body: channelsForm })}
+${panel({ id: 'tiers', title: t('dashTier.tiers'), body: tiers })}
+${panel({ id: 'map', title: t('dashTier.map'), hint: t('dashTier.mapHint'), body: mapForm })}
+${panel({ id: 'rules', title: t('dashTier.rules'), hint: t('dashTier.rulesHint'), body: rules })}
+${panel({ id: 'settings', title: t('dashTier.settings'), body: settingsForm })}
+${panel({ id: 'channels', title: t('dashTier.channels'), hint: t('dashTier.channelsHint'), body: channelsForm })}
 </div>`,
   });
 }

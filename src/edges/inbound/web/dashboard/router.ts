@@ -9,6 +9,7 @@ import { registerGuildRoutes } from './guild-routes';
 import { clearCookie, cookieName, readCookie, seeOther, sendDashboardPage, setCookie } from './http';
 import { renderNotice, renderServers, renderSignIn } from './render-entry';
 import type { Viewer } from './shell';
+import { viewerT } from './speech';
 
 export interface DashboardRouterDeps {
   dashboard: Dashboard;
@@ -66,18 +67,17 @@ export function createDashboardRouter(deps: DashboardRouterDeps): Router {
       const body = (req.body ?? {}) as Record<string, unknown>;
       if ((origin && origin !== 'null' && origin !== ours) || !dashboard.signIn.checkCsrf(session, body._csrf)) {
         logger.warn({ userId: session.userId, origin: origin?.slice(0, 100) ?? null }, 'dashboard form refused: bad token or origin');
+        const viewer = viewerOf(session);
+        const t = viewerT(viewer);
         return sendDashboardPage(
           res,
           403,
           renderNotice({
-            title: 'Form expired',
-            viewer: viewerOf(session),
+            title: t('dashServers.formExpired'),
+            viewer,
             tone: 'error',
-            lines: [
-              'This form was not sent from your dashboard page (or the page is too old), so nothing was changed.',
-              'Reload the page and try again.',
-            ],
-            action: { label: 'Back to the dashboard', href: '/dashboard' },
+            lines: [t('dashServers.formExpiredWhy'), t('dashServers.formExpiredNext')],
+            action: { label: t('dashServers.backToDashboard'), href: '/dashboard' },
           }),
         );
       }
@@ -179,12 +179,13 @@ export function createDashboardRouter(deps: DashboardRouterDeps): Router {
         return next();
       }
       const viewer = viewerOf(session);
-      const back = { label: 'Your servers', href: '/dashboard' };
+      const t = viewerT(viewer);
+      const back = { label: t('dashServers.back'), href: '/dashboard' };
       if (entry.kind === 'not_served') {
         return sendDashboardPage(
           res,
           404,
-          renderNotice({ title: 'Server not found', viewer, tone: 'info', lines: ['Tierlink is not in this server.'], action: back }),
+          renderNotice({ title: t('dashServers.notFound'), viewer, tone: 'info', lines: [t('dashServers.notServed')], action: back }),
         );
       }
       logger.warn({ userId: session.userId, guildId, entry: entry.kind }, 'dashboard refused: no permission in this server');
@@ -192,16 +193,13 @@ export function createDashboardRouter(deps: DashboardRouterDeps): Router {
         res,
         403,
         renderNotice({
-          title: 'Not your server to manage',
+          title: t('dashServers.notYours'),
           viewer,
           tone: 'error',
           lines:
             entry.kind === 'not_member'
-              ? [`You are not a member of ${entry.guildName}.`]
-              : [
-                  `Managing ${entry.guildName} needs the Manage Server or Manage Roles permission there, and Discord says you have neither.`,
-                  'Ask the server’s owner to give you a role with one of them, then reload this page.',
-                ],
+              ? [t('dashServers.notMember', { server: entry.guildName })]
+              : [t('dashServers.noPermission', { server: entry.guildName }), t('dashServers.askOwner')],
           action: back,
         }),
       );
@@ -216,18 +214,17 @@ export function createDashboardRouter(deps: DashboardRouterDeps): Router {
     if (res.headersSent) return next(error);
     logger.error({ err: error, path: req.path }, 'dashboard request failed');
     const session = res.locals.session as DashboardSession | null | undefined;
+    const viewer = session ? viewerOf(session) : null;
+    const t = viewerT(viewer);
     sendDashboardPage(
       res,
       503,
       renderNotice({
-        title: 'Something did not answer',
-        viewer: session ? viewerOf(session) : null,
+        title: t('dashServers.failed'),
+        viewer,
         tone: 'error',
-        lines: [
-          'Discord, Patreon or the database did not answer in time. The problem was logged; nothing was changed.',
-          'Try again in a minute.',
-        ],
-        action: { label: 'Your servers', href: '/dashboard' },
+        lines: [t('dashServers.failedWhy'), t('dashServers.failedNext')],
+        action: { label: t('dashServers.back'), href: '/dashboard' },
       }),
     );
   });
