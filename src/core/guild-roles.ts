@@ -19,7 +19,13 @@ export function guildRoles(
     roles.set(role.id, {
       id: role.id,
       name: role.name,
-      problem: check.ok ? null : { message: check.error.message, fix: check.error.fix },
+      problem: check.ok
+        ? null
+        : {
+            message: check.error.message,
+            fix: check.error.fix,
+            facts: { code: check.error.code, roleName: check.error.roleName, botRoleName: check.error.botRoleName ?? 'Tierlink' },
+          },
       dangerous: dangerousPermissionsOf(role.permissions).length > 0,
       heldBack: heldBack(role, allowed.get(role.id)),
     });

@@ -6,6 +6,7 @@ import type { GuildRepository } from '../../edges/outbound/store/repositories/gu
 import { tierRoles } from '../../core/planner/desired-roles';
 import { guildTier } from '../../core/tier-roles';
 import type { GrantSource } from '../../core/planner/types';
+import type { RefusalFacts } from '../../core/refusal-text';
 import type { Clock } from '../../shared/clock';
 import { MINUTE } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
@@ -24,10 +25,16 @@ export interface TierRoleLine {
    * tier's `chat_role_ids` name the roles of one server, and the others map their own with `/map`.
    */
   elsewhere: string | null;
-  /** Missing from the server (and from every other one it could belong to), or a role the bot cannot manage, with the fix. */
-  problem: { message: string; fix: string } | null;
-  /** A role with dangerous permissions the owner or an administrator has not allowed: never granted (src/app/admin/role-allowances.ts). */
-  heldBack: { message: string; fix: string } | null;
+  /**
+   * Missing from the server (and from every other one it could belong to), or a role the bot cannot
+   * manage, with the fix; `facts` say the latter in another language (src/core/refusal-text.ts).
+   */
+  problem: { message: string; fix: string; facts?: RefusalFacts } | null;
+  /**
+   * A role with dangerous permissions the owner or an administrator has not allowed: never granted
+   * (src/app/admin/role-allowances.ts); `permissions` (English names) and `gained` say it in another language.
+   */
+  heldBack: { message: string; fix: string; permissions: readonly string[]; gained: boolean } | null;
 }
 
 export interface TierLine {
@@ -151,7 +158,14 @@ export function createTiersService(deps: {
             roleName: role?.name ?? null,
             source,
             elsewhere: otherServer,
-            heldBack: role?.heldBack ? { message: role.heldBack.message, fix: role.heldBack.fix } : null,
+            heldBack: role?.heldBack
+              ? {
+                  message: role.heldBack.message,
+                  fix: role.heldBack.fix,
+                  permissions: role.heldBack.permissions,
+                  gained: role.heldBack.gained,
+                }
+              : null,
             problem: role
               ? role.problem
               : otherServer

@@ -1,3 +1,4 @@
+import type { RefusalFacts } from '../refusal-text';
 /**
  * Plain data that the pure planner reads and returns. Nothing here knows about HTTP, Discord
  * clients or the database: triggers gather these values, the planner decides, the edges apply.
@@ -178,6 +179,8 @@ export interface GuildMappingRow {
 export interface RoleProblem {
   message: string;
   fix: string;
+  /** The same problem as facts, for a reader of another language (src/core/refusal-text.ts); absent: English only. */
+  facts?: RefusalFacts;
 }
 
 /** A role that exists in the guild. */

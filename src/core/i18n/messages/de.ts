@@ -1212,4 +1212,102 @@ export const de: Catalogue<EnglishCatalogue> = {
   // The planner's reasons (a role change's why), said from their codes.
 
   // The /connect pages, /doctor's remaining details, /settings' remaining refusals.
+  'connectPage.creator': 'Patreon-Creator',
+  'connectPage.thisServer': 'diesem Server',
+  'connectPage.yourServer': 'deinem Server',
+  'connectPage.campaignNumbered': 'Kampagne {id}',
+  'connectPage.noCampaignTitle': 'Keine Kampagne zum Verbinden',
+  'connectPage.noCampaignLead': '<strong>{creator}</strong>, dieses Patreon-Konto führt keine Kampagne, die Tierlink lesen kann.',
+  'connectPage.noCampaignStep':
+    'Melde dich mit dem Patreon-Konto an, das deine Kampagne führt: Führe <code>/connect</code> in Discord erneut aus.',
+  'connectPage.noCampaignDetail': 'Wenn du bei Patreon als jemand anderes angemeldet bist, melde dich dort zuerst ab.',
+  'connectPage.noCampaignMessage': '{creator} hat noch keine Kampagne auf Patreon, deshalb gibt es keine Stufen zum Abgleichen.',
+  'connectPage.noCampaignNext': 'Erstelle auf Patreon eine Kampagne mit Stufen und führe dann /connect erneut aus.',
+  'connectPage.chooseEyebrow': 'Noch ein Schritt',
+  'connectPage.chooseHeadline': 'Welcher Kampagne soll dieser Server folgen?',
+  'connectPage.chooseLead': {
+    one: '<strong>{creator}</strong>, dein Patreon-Konto führt {count} Kampagne. Wähle die, deren Stufen über die Rollen auf <strong>{server}</strong> entscheiden.',
+    other:
+      '<strong>{creator}</strong>, dein Patreon-Konto führt {count} Kampagnen. Wähle die, deren Stufen über die Rollen auf <strong>{server}</strong> entscheiden.',
+  },
+  'connectPage.yourCampaigns': 'Deine Kampagnen',
+  'connectPage.chooseIntro': 'Um hier noch eine Kampagne zu bedienen, führe <code>/connect</code> erneut aus und wähle sie.',
+  'connectPage.chooseTitle': 'Wähle eine Kampagne',
+  'connectPage.chooseFooter': 'Verbunden wird erst, wenn du wählst.',
+  'connectPage.patronsHidden': 'Anzahl der Mitglieder nicht geteilt',
+  'connectPage.patrons': { one: '{count} zahlendes Mitglied', other: '{count} zahlende Mitglieder' },
+  'connectPage.viewOnPatreon': 'Auf Patreon ansehen',
+  'connectPage.connectedToFix': {
+    one: 'Verbunden, {count} Sache ist noch zu beheben',
+    other: 'Verbunden, {count} Sachen sind noch zu beheben',
+  },
+  'connectPage.connected': 'Deine Kampagne ist verbunden',
+  'connectPage.lead':
+    'Tierlink hält die Rollen auf <strong>{server}</strong> jetzt im Einklang mit den Stufen von <strong>{campaign}</strong>.',
+  'connectPage.toFix': 'Zu beheben',
+  'connectPage.toFixIntro':
+    'Mitglieder behalten ihre jetzigen Rollen, bis das behoben ist. Führe <code>/doctor</code> aus, um erneut zu prüfen.',
+  'connectPage.plan': 'Was ein Abgleich tun würde',
+  'connectPage.planIntro': 'Noch hat sich nichts geändert: <code>/connect</code> schaut nur nach.',
+  'connectPage.statLinked': { one: 'verknüpftes Mitglied', other: 'verknüpfte Mitglieder' },
+  'connectPage.statAdds': { one: 'Rolle zu vergeben', other: 'Rollen zu vergeben' },
+  'connectPage.statRemoves': { one: 'Rolle zu entfernen', other: 'Rollen zu entfernen' },
+  'connectPage.tiers': 'Stufen und ihre Rollen',
+  'connectPage.tiersIntro': 'Welche Rolle eine Stufe vergibt, änderst du mit <code>/map</code> und <code>/unmap</code>.',
+  'connectPage.liveUpdates': 'Live-Aktualisierungen',
+  'connectPage.footer': 'Führe jederzeit <code>/doctor</code> in Discord aus, um die Einrichtung zu prüfen.',
+  'connectPage.fixSteps': { one: 'Behebe das unten genannte Problem.', other: 'Behebe die {count} unten genannten Probleme.' },
+  'connectPage.fixStepsDetail': 'Bei jedem steht, wie. Führe dann <code>/doctor</code> in Discord aus, um zu prüfen.',
+  'connectPage.turnOnLive': 'Schalte die Live-Aktualisierungen ein.',
+  'connectPage.turnOnLiveDetail':
+    'Patreon konnte nicht mitgeteilt werden, wohin Änderungen an Mitgliedschaften gehen sollen, deshalb holen die Rollen bis dahin nur im nächtlichen Abgleich auf. Siehe „Live-Aktualisierungen“ unten.',
+  'connectPage.review': 'Prüfe den Plan mit <code>/sync dry_run:True</code>, bevor du ihn anwendest.',
+  'connectPage.reviewDetail': {
+    one: 'Ein Abgleich würde jetzt {count} Rolle auf einmal entfernen, mehr als die Sicherheitsgrenze erlaubt, deshalb hält er zur Prüfung an, statt zu handeln.',
+    other:
+      'Ein Abgleich würde jetzt {count} Rollen auf einmal entfernen, mehr als die Sicherheitsgrenze erlaubt, deshalb hält er zur Prüfung an, statt zu handeln.',
+  },
+  'connectPage.apply': 'Führe <code>/sync</code> in Discord aus, um die Rollen jetzt anzuwenden.',
+  'connectPage.applyDetail': 'Er vergibt {adds} und entfernt {removes} bei {members}. Sonst erledigt das der nächtliche Abgleich.',
+  'connectPage.roles': { one: '{count} Rolle', other: '{count} Rollen' },
+  'connectPage.linkedMembers': { one: '{count} verknüpften Mitglied', other: '{count} verknüpften Mitgliedern' },
+  'connectPage.tellPatrons': 'Sag deinen Mitgliedern, dass sie <code>/link</code> in Discord ausführen sollen.',
+  'connectPage.tellPatronsDetail': 'Jedes Mitglied verknüpft sich einmal; danach folgen seine Rollen seiner Mitgliedschaft.',
+  'connectPage.nothingToDo': 'Nichts zu tun: Jedes verknüpfte Mitglied hat schon die richtigen Rollen.',
+  'connectPage.nothingToDoDetail': 'Neue Mitglieder bekommen ihre, wenn sie <code>/link</code> in Discord ausführen.',
+  'connectPage.noRoleYet': 'Noch keine Rolle. Gib ihr eine mit <code>/map</code>.',
+  'connectPage.liveOn': 'Live-Aktualisierungen sind an',
+  'connectPage.liveRegistered':
+    'Patreon meldet Tierlink jetzt neue, geänderte und beendete Mitgliedschaften, deshalb ändern sich Rollen innerhalb von Sekunden.',
+  'connectPage.liveAlready':
+    'Diese Kampagne schickt Änderungen an Mitgliedschaften schon an Tierlink, deshalb ändern sich Rollen innerhalb von Sekunden.',
+  'connectPage.liveManual': 'Live-Aktualisierungen nutzen deinen Webhook',
+  'connectPage.liveManualText': 'Änderungen an Mitgliedschaften kommen über den Webhook, den du registriert hast (PATREON_WEBHOOK_SECRET).',
+  'connectPage.liveOff': 'Live-Aktualisierungen sind aus',
+  'connectPage.liveOffText': 'Die Rollen holen im nächtlichen Abgleich trotzdem auf.',
+  'connectPage.liveAnswer': 'Antwort von Patreon: {detail}',
+  'connectPage.tierNoRole': 'vergibt auf diesem Server noch keine Rolle',
+  'connectPage.tierNoRoleFix': 'Führe /map tier:{tier} role:<Rolle> in Discord aus.',
+  'connectPage.preview': 'Vorschau',
+  'connectPage.previewFailed': 'die Vorschau des Abgleichs konnte nicht berechnet werden',
+  'connectPage.previewFailedFix': 'Führe /sync dry_run:true in Discord aus.',
+  'connectPage.roleMissing': 'die Rolle {role} gibt es auf diesem Server nicht',
+  'connectPage.roleMissingMapFix':
+    'Sie wurde gelöscht: Ordne die Stufe mit /map tier:{tier} einer anderen Rolle zu (Tierlink vergisst dann die gelöschte)',
+  'connectPage.roleMissingPatreonFix':
+    'Lege die Discord-Rolle der Stufe auf Patreon auf eine Rolle dieses Servers fest, oder ordne mit /map tier:{tier} eine bestehende Rolle zu',
+  'connectPage.heldBack': {
+    one: '{role} wird zurückgehalten: Sie hat die Berechtigung {permissions}, und weder der Serverinhaber noch ein Admin hat Tierlink erlaubt, sie zu vergeben.',
+    other:
+      '{role} wird zurückgehalten: Sie hat die Berechtigungen {permissions}, und weder der Serverinhaber noch ein Admin hat Tierlink erlaubt, sie zu vergeben.',
+  },
+  'connectPage.heldBackGained': {
+    one: '{role} wird zurückgehalten: Sie hat die Berechtigung {permissions} bekommen, seit der Serverinhaber oder ein Admin sie erlaubt hat, deshalb vergibt Tierlink sie nicht mehr.',
+    other:
+      '{role} wird zurückgehalten: Sie hat die Berechtigungen {permissions} bekommen, seit der Serverinhaber oder ein Admin sie erlaubt hat, deshalb vergibt Tierlink sie nicht mehr.',
+  },
+  'connectPage.heldBackFix': {
+    one: 'Der Serverinhaber oder ein Admin kann sie mit /allow-role role:@{role} erlauben, oder nimm {role} diese Berechtigung.',
+    other: 'Der Serverinhaber oder ein Admin kann sie mit /allow-role role:@{role} erlauben, oder nimm {role} diese Berechtigungen.',
+  },
 };

@@ -1183,4 +1183,100 @@ export const esES: Catalogue<EnglishCatalogue> = {
   // The planner's reasons (a role change's why), said from their codes.
 
   // The /connect pages, /doctor's remaining details, /settings' remaining refusals.
+  'connectPage.creator': 'Creador de Patreon',
+  'connectPage.thisServer': 'este servidor',
+  'connectPage.yourServer': 'tu servidor',
+  'connectPage.campaignNumbered': 'Campaña {id}',
+  'connectPage.noCampaignTitle': 'No hay ninguna campaña que conectar',
+  'connectPage.noCampaignLead': '<strong>{creator}</strong>, esta cuenta de Patreon no tiene ninguna campaña que Tierlink pueda leer.',
+  'connectPage.noCampaignStep':
+    'Inicia sesión con la cuenta de Patreon que lleva tu campaña: vuelve a usar <code>/connect</code> en Discord.',
+  'connectPage.noCampaignDetail': 'Si has iniciado sesión en Patreon como otra persona, cierra antes esa sesión.',
+  'connectPage.noCampaignMessage': '{creator} todavía no tiene ninguna campaña en Patreon, así que no hay niveles que sincronizar.',
+  'connectPage.noCampaignNext': 'Crea una campaña con niveles en Patreon y luego vuelve a usar /connect.',
+  'connectPage.chooseEyebrow': 'Un paso más',
+  'connectPage.chooseHeadline': '¿Qué campaña debe seguir este servidor?',
+  'connectPage.chooseLead': {
+    one: '<strong>{creator}</strong>, tu cuenta de Patreon tiene {count} campaña. Elige aquella cuyos niveles decidan los roles en <strong>{server}</strong>.',
+    other:
+      '<strong>{creator}</strong>, tu cuenta de Patreon tiene {count} campañas. Elige aquella cuyos niveles decidan los roles en <strong>{server}</strong>.',
+  },
+  'connectPage.yourCampaigns': 'Tus campañas',
+  'connectPage.chooseIntro': 'Para atender aquí también otra campaña, vuelve a usar <code>/connect</code> y elígela.',
+  'connectPage.chooseTitle': 'Elige una campaña',
+  'connectPage.chooseFooter': 'No se conecta nada hasta que elijas.',
+  'connectPage.patronsHidden': 'Número de mecenas no compartido',
+  'connectPage.patrons': { one: '{count} mecenas', other: '{count} mecenas' },
+  'connectPage.viewOnPatreon': 'Ver en Patreon',
+  'connectPage.connectedToFix': {
+    one: 'Conectada, con {count} cosa por arreglar',
+    other: 'Conectada, con {count} cosas por arreglar',
+  },
+  'connectPage.connected': 'Tu campaña está conectada',
+  'connectPage.lead':
+    'Ahora Tierlink mantiene los roles de <strong>{server}</strong> al día con los niveles de <strong>{campaign}</strong>.',
+  'connectPage.toFix': 'Por arreglar',
+  'connectPage.toFixIntro':
+    'Los miembros conservan sus roles actuales hasta que esto se arregle. Usa <code>/doctor</code> para volver a comprobarlo.',
+  'connectPage.plan': 'Lo que haría una sincronización',
+  'connectPage.planIntro': 'Todavía no ha cambiado nada: <code>/connect</code> solo mira.',
+  'connectPage.statLinked': { one: 'miembro vinculado', other: 'miembros vinculados' },
+  'connectPage.statAdds': { one: 'rol por dar', other: 'roles por dar' },
+  'connectPage.statRemoves': { one: 'rol por quitar', other: 'roles por quitar' },
+  'connectPage.tiers': 'Los niveles y sus roles',
+  'connectPage.tiersIntro': 'Cambia qué rol da un nivel con <code>/map</code> y <code>/unmap</code>.',
+  'connectPage.liveUpdates': 'Actualizaciones en directo',
+  'connectPage.footer': 'Usa <code>/doctor</code> en Discord cuando quieras para comprobar la configuración.',
+  'connectPage.fixSteps': { one: 'Arregla el problema indicado abajo.', other: 'Arregla los {count} problemas indicados abajo.' },
+  'connectPage.fixStepsDetail': 'Cada uno dice cómo. Después usa <code>/doctor</code> en Discord para comprobarlo.',
+  'connectPage.turnOnLive': 'Activa las actualizaciones en directo.',
+  'connectPage.turnOnLiveDetail':
+    'No se ha podido indicar a Patreon adónde enviar los cambios de membresía, así que hasta entonces los roles solo se ponen al día en la sincronización nocturna. Consulta «Actualizaciones en directo» más abajo.',
+  'connectPage.review': 'Revisa el plan con <code>/sync dry_run:True</code> antes de aplicarlo.',
+  'connectPage.reviewDetail': {
+    one: 'Una sincronización ahora quitaría {count} rol de golpe, más de lo que permite el límite de seguridad, así que se detiene para que lo revises en lugar de actuar.',
+    other:
+      'Una sincronización ahora quitaría {count} roles de golpe, más de lo que permite el límite de seguridad, así que se detiene para que lo revises en lugar de actuar.',
+  },
+  'connectPage.apply': 'Usa <code>/sync</code> en Discord para aplicar los roles ahora.',
+  'connectPage.applyDetail': 'Da {adds} y quita {removes} entre {members}. Si no, lo hará la sincronización nocturna.',
+  'connectPage.roles': { one: '{count} rol', other: '{count} roles' },
+  'connectPage.linkedMembers': { one: '{count} miembro vinculado', other: '{count} miembros vinculados' },
+  'connectPage.tellPatrons': 'Di a tus mecenas que usen <code>/link</code> en Discord.',
+  'connectPage.tellPatronsDetail': 'Cada mecenas se vincula una vez; desde entonces, sus roles siguen a su membresía.',
+  'connectPage.nothingToDo': 'Nada que hacer: todos los miembros vinculados ya tienen los roles correctos.',
+  'connectPage.nothingToDoDetail': 'Los nuevos mecenas reciben los suyos cuando usan <code>/link</code> en Discord.',
+  'connectPage.noRoleYet': 'Todavía sin rol. Dale uno con <code>/map</code>.',
+  'connectPage.liveOn': 'Las actualizaciones en directo están activadas',
+  'connectPage.liveRegistered':
+    'Ahora Patreon avisa a Tierlink de las membresías nuevas, cambiadas y terminadas, así que los roles cambian en segundos.',
+  'connectPage.liveAlready': 'Esta campaña ya envía los cambios de membresía a Tierlink, así que los roles cambian en segundos.',
+  'connectPage.liveManual': 'Las actualizaciones en directo usan tu webhook',
+  'connectPage.liveManualText': 'Los cambios de membresía llegan por el webhook que registraste (PATREON_WEBHOOK_SECRET).',
+  'connectPage.liveOff': 'Las actualizaciones en directo están desactivadas',
+  'connectPage.liveOffText': 'Los roles se siguen poniendo al día en la sincronización nocturna.',
+  'connectPage.liveAnswer': 'Respuesta de Patreon: {detail}',
+  'connectPage.tierNoRole': 'todavía no da ningún rol en este servidor',
+  'connectPage.tierNoRoleFix': 'Usa /map tier:{tier} role:<rol> en Discord.',
+  'connectPage.preview': 'Vista previa',
+  'connectPage.previewFailed': 'no se ha podido calcular la vista previa de la sincronización',
+  'connectPage.previewFailedFix': 'Usa /sync dry_run:true en Discord.',
+  'connectPage.roleMissing': 'el rol {role} no existe en este servidor',
+  'connectPage.roleMissingMapFix': 'Se eliminó: asigna el nivel a otro rol con /map tier:{tier} (Tierlink olvidará entonces el eliminado)',
+  'connectPage.roleMissingPatreonFix':
+    'Elige en Patreon como rol de Discord del nivel un rol de este servidor, o asigna uno existente con /map tier:{tier}',
+  'connectPage.heldBack': {
+    one: '{role} está retenido: tiene el permiso {permissions}, y ni el propietario del servidor ni un administrador han permitido que Tierlink lo dé.',
+    other:
+      '{role} está retenido: tiene los permisos {permissions}, y ni el propietario del servidor ni un administrador han permitido que Tierlink lo dé.',
+  },
+  'connectPage.heldBackGained': {
+    one: '{role} está retenido: ha ganado el permiso {permissions} desde que el propietario del servidor o un administrador lo permitió, así que Tierlink ya no lo da.',
+    other:
+      '{role} está retenido: ha ganado los permisos {permissions} desde que el propietario del servidor o un administrador lo permitió, así que Tierlink ya no lo da.',
+  },
+  'connectPage.heldBackFix': {
+    one: 'El propietario del servidor o un administrador puede permitirlo con /allow-role role:@{role}, o quita ese permiso a {role}.',
+    other: 'El propietario del servidor o un administrador puede permitirlo con /allow-role role:@{role}, o quita esos permisos a {role}.',
+  },
 };

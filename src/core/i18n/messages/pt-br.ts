@@ -1179,4 +1179,99 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   // The planner's reasons (a role change's why), said from their codes.
 
   // The /connect pages, /doctor's remaining details, /settings' remaining refusals.
+  'connectPage.creator': 'Criador no Patreon',
+  'connectPage.thisServer': 'este servidor',
+  'connectPage.yourServer': 'seu servidor',
+  'connectPage.campaignNumbered': 'Campanha {id}',
+  'connectPage.noCampaignTitle': 'Nenhuma campanha para conectar',
+  'connectPage.noCampaignLead': '<strong>{creator}</strong>, esta conta do Patreon não tem nenhuma campanha que o Tierlink consiga ler.',
+  'connectPage.noCampaignStep': 'Entre com a conta do Patreon que administra sua campanha: use <code>/connect</code> de novo no Discord.',
+  'connectPage.noCampaignDetail': 'Se você estiver conectado ao Patreon como outra pessoa, saia de lá primeiro.',
+  'connectPage.noCampaignMessage': '{creator} ainda não tem uma campanha no Patreon, então não há níveis para sincronizar.',
+  'connectPage.noCampaignNext': 'Crie uma campanha com níveis no Patreon e depois use /connect de novo.',
+  'connectPage.chooseEyebrow': 'Só mais um passo',
+  'connectPage.chooseHeadline': 'Qual campanha este servidor deve seguir?',
+  'connectPage.chooseLead': {
+    one: '<strong>{creator}</strong>, sua conta do Patreon tem {count} campanha. Escolha aquela cujos níveis decidem os cargos em <strong>{server}</strong>.',
+    other:
+      '<strong>{creator}</strong>, sua conta do Patreon tem {count} campanhas. Escolha aquela cujos níveis decidem os cargos em <strong>{server}</strong>.',
+  },
+  'connectPage.yourCampaigns': 'Suas campanhas',
+  'connectPage.chooseIntro': 'Para atender outra campanha aqui também, use <code>/connect</code> de novo e escolha ela.',
+  'connectPage.chooseTitle': 'Escolha uma campanha',
+  'connectPage.chooseFooter': 'Nada é conectado até você escolher.',
+  'connectPage.patronsHidden': 'Número de patronos não compartilhado',
+  'connectPage.patrons': { one: '{count} patrono', other: '{count} patronos' },
+  'connectPage.viewOnPatreon': 'Ver no Patreon',
+  'connectPage.connectedToFix': {
+    one: 'Conectada, com {count} coisa para corrigir',
+    other: 'Conectada, com {count} coisas para corrigir',
+  },
+  'connectPage.connected': 'Sua campanha está conectada',
+  'connectPage.lead': 'Agora o Tierlink mantém os cargos de <strong>{server}</strong> em dia com os níveis de <strong>{campaign}</strong>.',
+  'connectPage.toFix': 'Para corrigir',
+  'connectPage.toFixIntro':
+    'Os membros mantêm os cargos atuais até que isso seja corrigido. Use <code>/doctor</code> para verificar de novo.',
+  'connectPage.plan': 'O que uma sincronização faria',
+  'connectPage.planIntro': 'Nada mudou ainda: o <code>/connect</code> só olha.',
+  'connectPage.statLinked': { one: 'membro vinculado', other: 'membros vinculados' },
+  'connectPage.statAdds': { one: 'cargo para dar', other: 'cargos para dar' },
+  'connectPage.statRemoves': { one: 'cargo para remover', other: 'cargos para remover' },
+  'connectPage.tiers': 'Os níveis e seus cargos',
+  'connectPage.tiersIntro': 'Mude qual cargo um nível dá com <code>/map</code> e <code>/unmap</code>.',
+  'connectPage.liveUpdates': 'Atualizações ao vivo',
+  'connectPage.footer': 'Use <code>/doctor</code> no Discord quando quiser para verificar a configuração.',
+  'connectPage.fixSteps': { one: 'Corrija o problema listado abaixo.', other: 'Corrija os {count} problemas listados abaixo.' },
+  'connectPage.fixStepsDetail': 'Cada um diz como. Depois use <code>/doctor</code> no Discord para verificar.',
+  'connectPage.turnOnLive': 'Ative as atualizações ao vivo.',
+  'connectPage.turnOnLiveDetail':
+    'Não foi possível dizer ao Patreon para onde mandar as mudanças de assinatura, então até lá os cargos só são atualizados na sincronização noturna. Veja "Atualizações ao vivo" abaixo.',
+  'connectPage.review': 'Revise o plano com <code>/sync dry_run:True</code> antes de aplicá-lo.',
+  'connectPage.reviewDetail': {
+    one: 'Uma sincronização agora removeria {count} cargo de uma vez, mais do que o limite de segurança permite, então ela para para revisão em vez de agir.',
+    other:
+      'Uma sincronização agora removeria {count} cargos de uma vez, mais do que o limite de segurança permite, então ela para para revisão em vez de agir.',
+  },
+  'connectPage.apply': 'Use <code>/sync</code> no Discord para aplicar os cargos agora.',
+  'connectPage.applyDetail': 'Ela dá {adds} e remove {removes} entre {members}. Senão, a sincronização noturna faz isso.',
+  'connectPage.roles': { one: '{count} cargo', other: '{count} cargos' },
+  'connectPage.linkedMembers': { one: '{count} membro vinculado', other: '{count} membros vinculados' },
+  'connectPage.tellPatrons': 'Peça aos seus patronos para usar <code>/link</code> no Discord.',
+  'connectPage.tellPatronsDetail': 'Cada patrono vincula uma vez; daí em diante, os cargos acompanham a assinatura.',
+  'connectPage.nothingToDo': 'Nada a fazer: todo membro vinculado já tem os cargos certos.',
+  'connectPage.nothingToDoDetail': 'Novos patronos recebem os deles quando usam <code>/link</code> no Discord.',
+  'connectPage.noRoleYet': 'Ainda sem cargo. Dê um com <code>/map</code>.',
+  'connectPage.liveOn': 'As atualizações ao vivo estão ativadas',
+  'connectPage.liveRegistered':
+    'Agora o Patreon avisa o Tierlink sobre assinaturas novas, alteradas e encerradas, então os cargos mudam em segundos.',
+  'connectPage.liveAlready': 'Esta campanha já envia as mudanças de assinatura ao Tierlink, então os cargos mudam em segundos.',
+  'connectPage.liveManual': 'As atualizações ao vivo usam o seu webhook',
+  'connectPage.liveManualText': 'As mudanças de assinatura chegam pelo webhook que você registrou (PATREON_WEBHOOK_SECRET).',
+  'connectPage.liveOff': 'As atualizações ao vivo estão desativadas',
+  'connectPage.liveOffText': 'Os cargos continuam sendo atualizados na sincronização noturna.',
+  'connectPage.liveAnswer': 'Resposta do Patreon: {detail}',
+  'connectPage.tierNoRole': 'ainda não dá nenhum cargo neste servidor',
+  'connectPage.tierNoRoleFix': 'Use /map tier:{tier} role:<cargo> no Discord.',
+  'connectPage.preview': 'Prévia',
+  'connectPage.previewFailed': 'não foi possível calcular a prévia da sincronização',
+  'connectPage.previewFailedFix': 'Use /sync dry_run:true no Discord.',
+  'connectPage.roleMissing': 'o cargo {role} não existe neste servidor',
+  'connectPage.roleMissingMapFix':
+    'Ele foi excluído: mapeie o nível para outro cargo com /map tier:{tier} (o Tierlink então esquece o excluído)',
+  'connectPage.roleMissingPatreonFix':
+    'Defina no Patreon um cargo deste servidor como cargo do Discord do nível, ou mapeie um cargo existente com /map tier:{tier}',
+  'connectPage.heldBack': {
+    one: '{role} está retido: ele tem a permissão {permissions}, e nem o dono do servidor nem um administrador permitiu que o Tierlink o desse.',
+    other:
+      '{role} está retido: ele tem as permissões {permissions}, e nem o dono do servidor nem um administrador permitiu que o Tierlink o desse.',
+  },
+  'connectPage.heldBackGained': {
+    one: '{role} está retido: ele ganhou a permissão {permissions} depois que o dono do servidor ou um administrador o permitiu, então o Tierlink não o dá mais.',
+    other:
+      '{role} está retido: ele ganhou as permissões {permissions} depois que o dono do servidor ou um administrador o permitiu, então o Tierlink não o dá mais.',
+  },
+  'connectPage.heldBackFix': {
+    one: 'O dono do servidor ou um administrador pode permiti-lo com /allow-role role:@{role}, ou remova essa permissão de {role}.',
+    other: 'O dono do servidor ou um administrador pode permiti-lo com /allow-role role:@{role}, ou remova essas permissões de {role}.',
+  },
 };
