@@ -2,6 +2,7 @@ import type { GuildContext } from '../../core/planner/types';
 import type { GuildDirectory } from '../../edges/outbound/discord/guild-directory';
 import type { SnapshotRepository } from '../../edges/outbound/store/repositories/snapshot-repository';
 import type { DoctorCheck } from './doctor';
+import { says, withSaid } from './doctor-says';
 
 /**
  * Patreon's own Discord bot (docs/patreon-api-notes.md §8: not documented by Patreon, but the id
@@ -26,16 +27,32 @@ export async function unreadableMembersCheck(
   if (total === 0) return null;
   const named = members.map((m) => `member ${m.memberId} (${m.mark.attribute} ${m.mark.reason}, since ${minute(m.mark.since)})`);
   const more = total > members.length ? ` and ${total - members.length} more` : '';
-  return {
-    name: 'Unreadable members',
-    ok: false,
-    detail:
-      `Patreon answered ${total === 1 ? '1 member' : `${total} members`} with values Tierlink cannot read, so ` +
-      `${total === 1 ? 'its' : 'their'} roles are left exactly as they are: ${named.join('; ')}${more}`,
-    fix:
-      'Nothing is lost: Tierlink reads them again at every sync and webhook and acts as soon as it can. ' +
-      'If it stays, Patreon has added a value this version of Tierlink does not know: update Tierlink.',
-  };
+  const namedSaid = members.map((m) =>
+    says('doctorSays.unreadableMember', {
+      id: m.memberId,
+      attribute: m.mark.attribute,
+      reason: m.mark.reason,
+      since: minute(m.mark.since),
+    }),
+  );
+  return withSaid(
+    {
+      name: 'Unreadable members',
+      ok: false,
+      detail:
+        `Patreon answered ${total === 1 ? '1 member' : `${total} members`} with values Tierlink cannot read, so ` +
+        `${total === 1 ? 'its' : 'their'} roles are left exactly as they are: ${named.join('; ')}${more}`,
+      fix:
+        'Nothing is lost: Tierlink reads them again at every sync and webhook and acts as soon as it can. ' +
+        'If it stays, Patreon has added a value this version of Tierlink does not know: update Tierlink.',
+    },
+    says('doctorSays.unreadable', {
+      count: total,
+      members: { all: namedSaid },
+      more: total > members.length ? says('doctorSays.andMore', { count: total - members.length }) : '',
+    }),
+    says('doctorSays.unreadableFix'),
+  );
 }
 
 /**
