@@ -66,6 +66,8 @@ export function refusalFromFacts(t: T, facts: RefusalFacts): { message: string; 
       return { message: t('refusal.unknownRole', { role }), fix: t('refusal.unknownRoleFix') };
     case 'everyone':
       return { message: t('refusal.everyone'), fix: t('refusal.everyoneFix') };
+    case 'not_a_member':
+      return { message: t('refusal.notMember'), fix: t('refusal.notMemberFix') };
     case 'missing_manage_roles': {
       const bot = facts.botRoleName ?? 'Tierlink';
       return { message: t('refusal.botNoManageRoles', { role, bot }), fix: t('refusal.botNoManageRolesFix', { bot }) };

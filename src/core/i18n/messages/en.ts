@@ -1368,6 +1368,62 @@ export const en = {
   'doctorSays.backupLast': 'the last at {when}: {file} in {dir}; the newest {count} are kept',
   'doctorSays.backupLastSized': 'the last at {when}: {file} ({kb} KB) in {dir}; the newest {count} are kept',
   'doctor.check.Backups': 'Backups',
+  'refusal.notMember': 'You are not a member of this server (any more), so Tierlink cannot read your roles here.',
+  'refusal.notMemberFix': 'Run the command from inside the server.',
+  'settingsSays.policy.graceDays': 'the grace period',
+  'settingsSays.policy.removalThreshold': 'the mass-removal guard',
+  'settingsSays.policy.mode': 'the mode',
+  'settingsSays.policy.joinNonPatrons': 'who may join through the join page',
+  'settingsSays.rulesNeedManageServer':
+    'Changing {what} needs the Manage Server permission: these are the server’s rules, not a role. **Fix:** Ask someone with Manage Server, the server owner or an administrator.',
+  'settingsSays.weakGrace': {
+    one: 'shortening the grace period from {from} to {count} day',
+    other: 'shortening the grace period from {from} to {count} days',
+  },
+  'settingsSays.weakGuard': 'letting larger mass removals through the guard',
+  'settingsSays.weakHighest': 'switching to highest mode, which takes lower tiers’ roles away',
+  'settingsSays.weakJoin': 'opening the join page to people whose tier gives no role here',
+  'settingsSays.weakens':
+    '{changes}: that protects members and the server less, so only the server owner or an administrator can do it. **Fix:** Ask the server owner or someone with Administrator.',
+  'settingsSays.messagesOn':
+    'Turning messages to patrons on needs the Manage Server permission. **Fix:** Ask someone with Manage Server, the server owner or an administrator.',
+  'settingsSays.messagesOff':
+    'Turning messages to patrons off needs the Manage Server permission. **Fix:** Ask someone with Manage Server, the server owner or an administrator.',
+  'settingsSays.choice.linkMessages': 'the message to a newly linked patron',
+  'settingsSays.choice.welcomeNames': 'how welcomes name new patrons',
+  'settingsSays.choice.previewThreshold': 'when a change is shown before it is made',
+  'settingsSays.choice.locale': 'the server’s language',
+  'settingsSays.choicesNeedManageServer':
+    'Changing {what} needs the Manage Server permission. **Fix:** Ask someone with Manage Server, the server owner or an administrator.',
+  'settingsSays.channelsNeedManageRoles':
+    'You need the Manage Roles permission in this server to choose the channels Tierlink posts in. **Fix:** Ask the server owner or an administrator, or for a role with Manage Roles.',
+  'settingsSays.channel.modLog': 'mod-log channel',
+  'settingsSays.channel.announcePatrons': 'new-patrons channel',
+  'settingsSays.channel.announcePosts': 'new-posts channel',
+  'settingsSays.channelRefused': 'The {label} cannot be used: {message} **Fix:** {fix}',
+  'settingsSays.channelHidden': 'you cannot see that channel.',
+  'settingsSays.channelHiddenFix': 'Pick a channel you can see, or ask someone who can see it.',
+  'settingsSays.channelUnseen': 'Tierlink cannot see that channel.',
+  'settingsSays.channelUnseenFix': 'Allow View Channel for the Tierlink role in it, or pick another channel.',
+  'settingsSays.channelNotInGuild': 'That channel is not in this server.',
+  'settingsSays.channelNotInGuildFix': 'Pick a channel of this server.',
+  'settingsSays.channelNotText': '#{channel} is not a text channel, so Tierlink cannot post there.',
+  'settingsSays.channelNotTextFix': 'Pick a text or announcement channel.',
+  'settingsSays.channelCannotPost': 'Tierlink cannot post in #{channel}: it lacks {missing} there.',
+  'settingsSays.channelCannotPostFix':
+    'In #{channel} → Edit Channel → Permissions, allow {missing} for the Tierlink role (or for the bot), or pick another channel.',
+  'perm.View Channel': 'View Channel',
+  'perm.Send Messages': 'Send Messages',
+  'perm.Embed Links': 'Embed Links',
+  'settingsSays.slugLength': 'join_slug must be {min} to {max} characters long (got {got}).',
+  'settingsSays.slugChars': 'join_slug may hold only letters a–z, digits, “-” and “_”, and must start and end with a letter or a digit.',
+  'settingsSays.slugDigits': 'join_slug must not be all digits: those addresses name a server by its id.',
+  'settingsSays.slugReserved': 'join_slug “{slug}” is reserved by Tierlink; choose another.',
+  'settingsSays.slugVanity': 'join_slug “{slug}” is the Patreon name of a campaign another server serves; choose another.',
+  'settingsSays.slugTaken': 'join_slug “{slug}” is already another server’s join page; choose another.',
+  'settingsSays.previewThreshold': 'preview_threshold must be a whole number from {min} to {max}.',
+  'settingsSays.welcomeNames': 'welcome_names must be one of {names}.',
+  'settingsSays.serverLanguage': 'The server’s language must be one of {languages}, or Discord’s.',
 } as const;
 
 export type EnglishCatalogue = typeof en;
