@@ -24,7 +24,7 @@ export function guildRoles(
         : {
             message: check.error.message,
             fix: check.error.fix,
-            facts: { code: check.error.code, roleName: check.error.roleName, botRoleName: check.error.botRoleName ?? 'Tierlink' },
+            facts: { code: check.error.code, roleName: check.error.roleName, botRoleName: check.error.botRoleName },
           },
       dangerous: dangerousPermissionsOf(role.permissions).length > 0,
       heldBack: heldBack(role, allowed.get(role.id)),

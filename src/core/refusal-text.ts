@@ -17,7 +17,7 @@ export interface RefusalFacts {
 }
 
 /** A Discord permission by its English name, as Discord names it in the reader's language (`perm.*`). */
-function permissionIn(t: T, english: string): string {
+export function permissionIn(t: T, english: string): string {
   const key = `perm.${english}`;
   return key in ENGLISH ? t(key as Extract<MessageKey, `perm.${string}`>) : english;
 }

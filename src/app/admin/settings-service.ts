@@ -161,7 +161,7 @@ export interface SettingsServiceDeps {
   /** The channels Tierlink posts in (the mod-log, announcements): checked and saved with the rest. */
   channels: ChannelSettings;
   /** The join pages' addresses: `join_slug` is checked and saved there. */
-  joinLinks: Pick<JoinLinks, 'linkOf' | 'choose'>;
+  joinLinks: Pick<JoinLinks, 'linkOf' | 'chooseSaying'>;
   logger: Logger;
 }
 
@@ -392,7 +392,7 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
       // The join page's address last: it is saved when it is accepted, so nothing is saved before it.
       let join: JoinLink | null = null;
       if (joinSlug !== undefined) {
-        const chosen = await deps.joinLinks.choose(guildId, joinSlug);
+        const chosen = await deps.joinLinks.chooseSaying(guildId, joinSlug);
         if (!chosen.ok) return refused('invalid', [chosen.error]);
         join = chosen.value;
       }

@@ -6,12 +6,12 @@ import type { GuildRepository } from '../../edges/outbound/store/repositories/gu
 import { tierRoles } from '../../core/planner/desired-roles';
 import { guildTier } from '../../core/tier-roles';
 import type { GrantSource } from '../../core/planner/types';
-import type { RefusalFacts } from '../../core/refusal-text';
 import type { Clock } from '../../shared/clock';
 import { MINUTE } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { GuildContextLoader } from '../sync/guild-context';
 import { findRolesElsewhere } from './roles-elsewhere';
+import type { RefusalFacts } from '../../core/refusal-text';
 
 /** Stored tiers older than this are read again from the service before they are shown. */
 export const TIERS_STALE_MS = 10 * MINUTE;
@@ -27,12 +27,13 @@ export interface TierRoleLine {
   elsewhere: string | null;
   /**
    * Missing from the server (and from every other one it could belong to), or a role the bot cannot
-   * manage, with the fix; `facts` say the latter in another language (src/core/refusal-text.ts).
+   * manage, with the fix; `facts` for a reader of another language where the problem has them.
    */
   problem: { message: string; fix: string; facts?: RefusalFacts } | null;
   /**
    * A role with dangerous permissions the owner or an administrator has not allowed: never granted
-   * (src/app/admin/role-allowances.ts); `permissions` (English names) and `gained` say it in another language.
+   * (src/app/admin/role-allowances.ts). `permissions` (English names) and `gained` (it gained them
+   * since it was allowed) are for a reader of another language.
    */
   heldBack: { message: string; fix: string; permissions: readonly string[]; gained: boolean } | null;
 }
@@ -170,13 +171,16 @@ export function createTiersService(deps: {
               ? role.problem
               : otherServer
                 ? null
-                : {
-                    message: `role ${roleId} does not exist in this server`,
-                    fix:
-                      source === 'map'
-                        ? `It was deleted: map the tier to another role with /map tier:${row.title} (Tierlink then forgets the deleted one)`
-                        : `Set the tier’s Discord role on Patreon to a role of this server, or /map tier:${row.title} an existing role`,
-                  },
+                : source === 'map'
+                  ? {
+                      message: `role ${roleId} does not exist in this server`,
+                      fix: `It was deleted: map the tier to another role with /map tier:${row.title} (Tierlink then forgets the deleted one)`,
+                      facts: { code: 'unknown_role', roleName: roleId },
+                    }
+                  : {
+                      message: `role ${roleId} does not exist in this server`,
+                      fix: `Set the tier’s Discord role on Patreon to a role of this server, or /map tier:${row.title} an existing role`,
+                    },
           };
         }),
       }));

@@ -54,30 +54,37 @@ export function createJoinLinks(deps: JoinLinksDeps): JoinLinks {
 
     linkOf,
 
-    async choose(guildId: string, input: string | null): Promise<Result<JoinLink, SettingsProblem>> {
-      let slug: string | null = null;
-      if (input !== null) {
-        const checked = validateJoinSlug(input);
-        if (!checked.ok) return err({ text: checked.error.message, facts: checked.error.facts });
-        slug = checked.value;
-        const vanityOf = await byVanity(slug);
-        const servedHere = (await deps.guilds.campaignsOf(guildId)).length > 0 && vanityOf === guildId;
-        const vanityElsewhere = (await deps.campaigns.byVanity(slug)).length > 0 && !servedHere;
-        if (vanityElsewhere)
-          return err({
-            text: `join_slug “${slug}” is the Patreon name of a campaign another server serves; choose another.`,
-            facts: { code: 'slug_vanity', slug },
-          });
-      }
-      const saved = await deps.guilds.setJoinSlug(guildId, slug);
-      if (saved === 'taken')
-        return err({
-          text: `join_slug “${slug}” is already another server’s join page; choose another.`,
-          facts: { code: 'slug_taken', slug: slug ?? '' },
-        });
-      return ok(await linkOf(guildId));
+    async choose(guildId: string, input: string | null): Promise<Result<JoinLink, string>> {
+      const chosen = await chooseSaying(guildId, input);
+      return chosen.ok ? chosen : err(chosen.error.text);
     },
+
+    chooseSaying,
   };
+
+  async function chooseSaying(guildId: string, input: string | null): Promise<Result<JoinLink, SettingsProblem>> {
+    let slug: string | null = null;
+    if (input !== null) {
+      const checked = validateJoinSlug(input);
+      if (!checked.ok) return err({ text: checked.error.message, facts: checked.error.facts });
+      slug = checked.value;
+      const vanityOf = await byVanity(slug);
+      const servedHere = (await deps.guilds.campaignsOf(guildId)).length > 0 && vanityOf === guildId;
+      const vanityElsewhere = (await deps.campaigns.byVanity(slug)).length > 0 && !servedHere;
+      if (vanityElsewhere)
+        return err({
+          text: `join_slug “${slug}” is the Patreon name of a campaign another server serves; choose another.`,
+          facts: { code: 'slug_vanity', slug },
+        });
+    }
+    const saved = await deps.guilds.setJoinSlug(guildId, slug);
+    if (saved === 'taken')
+      return err({
+        text: `join_slug “${slug}” is already another server’s join page; choose another.`,
+        facts: { code: 'slug_taken', slug: slug ?? '' },
+      });
+    return ok(await linkOf(guildId));
+  }
 }
 
 /**
@@ -99,5 +106,7 @@ export interface JoinLinks {
    * `/settings join_slug:` (null: back to the default). Checked: the form, another server's
    * chosen slug, another server's campaign vanity. Answers the server's address after the change.
    */
-  choose(guildId: string, input: string | null): Promise<Result<JoinLink, SettingsProblem>>;
+  choose(guildId: string, input: string | null): Promise<Result<JoinLink, string>>;
+  /** {@link choose}, its refusal with the facts another language says it from (src/core/settings-problem-text.ts). */
+  chooseSaying(guildId: string, input: string | null): Promise<Result<JoinLink, SettingsProblem>>;
 }

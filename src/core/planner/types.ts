@@ -1,8 +1,9 @@
-import type { RefusalFacts } from '../refusal-text';
 /**
  * Plain data that the pure planner reads and returns. Nothing here knows about HTTP, Discord
  * clients or the database: triggers gather these values, the planner decides, the edges apply.
  */
+
+import type { RefusalFacts } from '../refusal-text';
 
 /**
  * Where an entitlement comes from: a membership service Tierlink reads (Patreon, Ko-fi) or the
@@ -179,7 +180,7 @@ export interface GuildMappingRow {
 export interface RoleProblem {
   message: string;
   fix: string;
-  /** The same problem as facts, for a reader of another language (src/core/refusal-text.ts); absent: English only. */
+  /** What the problem is, for a reader of another language (`refusalWords`, src/core/refusal-text.ts). */
   facts?: RefusalFacts;
 }
 
