@@ -83,23 +83,31 @@ export async function patreonBotCheck(
   }
   const name = 'Patreon’s Discord bot';
   if (shared.size === 0) {
-    return {
-      name,
-      ok: true,
-      detail: 'Patreon’s own bot is in this server, but no tier sets a Discord role on Patreon, so it manages none of Tierlink’s roles',
-      fix: null,
-    };
+    return withSaid(
+      {
+        name,
+        ok: true,
+        detail: 'Patreon’s own bot is in this server, but no tier sets a Discord role on Patreon, so it manages none of Tierlink’s roles',
+        fix: null,
+      },
+      says('doctorSays.patreonBotIdle'),
+      null,
+    );
   }
-  return {
-    name,
-    ok: false,
-    detail:
-      `Patreon’s own bot is in this server and manages the Discord roles set on Patreon’s tiers (${[...shared].join(', ')}), ` +
-      'which Tierlink grants too. It removes them from anyone it does not count as pledging, so it undoes Tierlink’s grace ' +
-      'period, gifts, free trials and roles given by hand, and the two bots take turns.',
-    fix:
-      'Split the work: Patreon’s integration links patrons’ Discord accounts, Tierlink manages the roles. Map each tier to its ' +
-      'role with /map, remove the Discord roles from the tiers on Patreon, then run /sync adopt:true so the roles patrons ' +
-      'already hold become Tierlink’s (docs/guide.md: “Moving from Patreon’s own Discord integration”).',
-  };
+  return withSaid(
+    {
+      name,
+      ok: false,
+      detail:
+        `Patreon’s own bot is in this server and manages the Discord roles set on Patreon’s tiers (${[...shared].join(', ')}), ` +
+        'which Tierlink grants too. It removes them from anyone it does not count as pledging, so it undoes Tierlink’s grace ' +
+        'period, gifts, free trials and roles given by hand, and the two bots take turns.',
+      fix:
+        'Split the work: Patreon’s integration links patrons’ Discord accounts, Tierlink manages the roles. Map each tier to its ' +
+        'role with /map, remove the Discord roles from the tiers on Patreon, then run /sync adopt:true so the roles patrons ' +
+        'already hold become Tierlink’s (docs/guide.md: “Moving from Patreon’s own Discord integration”).',
+    },
+    says('doctorSays.patreonBot', { roles: [...shared].join(', ') }),
+    says('doctorSays.patreonBotFix'),
+  );
 }

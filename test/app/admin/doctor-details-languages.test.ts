@@ -1,6 +1,6 @@
 import { type DoctorCheck, checkDetail, checkFix, renderDoctor } from '../../../src/app/admin/doctor';
 import { gatewayCheck } from '../../../src/app/admin/gateway-check';
-import { unreadableMembersCheck } from '../../../src/app/admin/membership-checks';
+import { patreonBotCheck, unreadableMembersCheck } from '../../../src/app/admin/membership-checks';
 import { oddValuesCheck } from '../../../src/app/admin/odd-values-check';
 import { type LastSync, syncChecks } from '../../../src/app/admin/sync-checks';
 import { type BackupRecord, createScheduledBackups } from '../../../src/app/housekeeping/scheduled-backups';
@@ -120,6 +120,17 @@ function backups(record: BackupRecord | null) {
   }).doctorCheck();
 }
 
+/** Patreon's own bot in the server, beside a tier whose Discord role Tierlink grants too (and beside none). */
+const patreonBot = (roleIds: string[]) =>
+  patreonBotCheck(
+    { getMember: async () => ({ userId: 'p', roleIds: [] }) } as never,
+    {
+      guildId: 'g',
+      tiers: [{ removed: false, roleIds }],
+      roles: new Map([['r-gold', { id: 'r-gold', name: 'Gold' }]]),
+    } as never,
+  );
+
 async function everyCheck(): Promise<DoctorCheck[]> {
   return [
     ...gatewayDown(),
@@ -147,6 +158,8 @@ async function everyCheck(): Promise<DoctorCheck[]> {
       lastOkAt: null,
       lastOkFile: null,
     }),
+    (await patreonBot(['r-gold']))!,
+    (await patreonBot([]))!,
   ];
 }
 
@@ -165,7 +178,7 @@ test('English is the checks’ own sentence, word for word', async () => {
   );
   expect(checks[4]).toMatchObject({ detail: '2026-11-27 04:00 UTC: Discord answered 503 Service Unavailable' });
   expect(checks[5]).toMatchObject({ detail: '2026-11-20 04:00 UTC: ok', fix: expect.stringContaining('two days') });
-  expect(checks.at(-1)!.detail).toBe(
+  expect(checks.at(-3)!.detail).toBe(
     'the last at 2026-11-28 02:30 UTC: tierlink-backup-20261128T023000Z.jsonl.gz (5,176 KB) in /var/backups/tierlink; the newest 7 are kept',
   );
   // English stays the same in the reply too.
@@ -186,7 +199,8 @@ describe.each(OTHERS)('%s', (locale) => {
       if (fix !== null) expect(englishIn(fix)).toEqual([]);
       if (check.fix !== null) expect(fix).not.toBe(check.fix);
     }
-    const [gateway, members, answers, running, failed, stale, status, none, broken, last] = checks.map((c) => checkDetail(t, c));
+    const [gateway, members, answers, running, failed, stale, status, none, broken, last, bot] = checks.map((c) => checkDetail(t, c));
+    expect(bot).toBe(t('doctorSays.patreonBot', { roles: 'Gold' }));
     expect(gateway).toContain('tierlink-2');
     expect(gateway).toContain(t('doctorSays.shardOwn', { id: '1' }));
     expect(members).toContain(

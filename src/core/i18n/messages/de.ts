@@ -1486,4 +1486,11 @@ export const de: Catalogue<EnglishCatalogue> = {
   'settingsSays.previewThreshold': 'preview_threshold muss eine ganze Zahl von {min} bis {max} sein.',
   'settingsSays.welcomeNames': 'welcome_names muss einer dieser Werte sein: {names}.',
   'settingsSays.serverLanguage': 'Die Sprache des Servers muss eine von {languages} sein oder die von Discord.',
+  'doctor.check.Patreon’s Discord bot': 'Patreons Discord-Bot',
+  'doctorSays.patreonBotIdle':
+    'Patreons eigener Bot ist auf diesem Server, aber keine Stufe legt auf Patreon eine Discord-Rolle fest, deshalb verwaltet er keine Rolle von Tierlink',
+  'doctorSays.patreonBot':
+    'Patreons eigener Bot ist auf diesem Server und verwaltet die Discord-Rollen, die auf Patreons Stufen festgelegt sind ({roles}) und die auch Tierlink vergibt. Er nimmt sie allen, die er nicht als zahlend zählt, macht so Tierlinks Schonfrist, Geschenke, Probezeiten und von Hand vergebene Rollen rückgängig, und die beiden Bots wechseln sich ab.',
+  'doctorSays.patreonBotFix':
+    'Teile die Arbeit: Patreons Integration verknüpft die Discord-Konten der Mitglieder, Tierlink verwaltet die Rollen. Ordne jede Stufe mit /map ihrer Rolle zu, entferne die Discord-Rollen von den Stufen auf Patreon und führe dann /sync adopt:true aus, damit die Rollen, die Mitglieder schon haben, zu Tierlinks Rollen werden (docs/guide.md: „Moving from Patreon’s own Discord integration“).',
 };

@@ -1424,6 +1424,13 @@ export const en = {
   'settingsSays.previewThreshold': 'preview_threshold must be a whole number from {min} to {max}.',
   'settingsSays.welcomeNames': 'welcome_names must be one of {names}.',
   'settingsSays.serverLanguage': 'The server’s language must be one of {languages}, or Discord’s.',
+  'doctor.check.Patreon’s Discord bot': 'Patreon’s Discord bot',
+  'doctorSays.patreonBotIdle':
+    'Patreon’s own bot is in this server, but no tier sets a Discord role on Patreon, so it manages none of Tierlink’s roles',
+  'doctorSays.patreonBot':
+    'Patreon’s own bot is in this server and manages the Discord roles set on Patreon’s tiers ({roles}), which Tierlink grants too. It removes them from anyone it does not count as pledging, so it undoes Tierlink’s grace period, gifts, free trials and roles given by hand, and the two bots take turns.',
+  'doctorSays.patreonBotFix':
+    'Split the work: Patreon’s integration links patrons’ Discord accounts, Tierlink manages the roles. Map each tier to its role with /map, remove the Discord roles from the tiers on Patreon, then run /sync adopt:true so the roles patrons already hold become Tierlink’s (docs/guide.md: “Moving from Patreon’s own Discord integration”).',
 } as const;
 
 export type EnglishCatalogue = typeof en;

@@ -1454,4 +1454,11 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'settingsSays.previewThreshold': 'preview_threshold debe ser un número entero de {min} a {max}.',
   'settingsSays.welcomeNames': 'welcome_names debe ser uno de estos: {names}.',
   'settingsSays.serverLanguage': 'El idioma del servidor debe ser uno de {languages}, o el de Discord.',
+  'doctor.check.Patreon’s Discord bot': 'Bot de Discord de Patreon',
+  'doctorSays.patreonBotIdle':
+    'El bot propio de Patreon está en este servidor, pero ningún nivel tiene un rol de Discord en Patreon, así que no gestiona ninguno de los roles de Tierlink',
+  'doctorSays.patreonBot':
+    'El bot propio de Patreon está en este servidor y gestiona los roles de Discord elegidos en los niveles de Patreon ({roles}), que Tierlink también da. Se los quita a quien no cuenta como mecenas de pago, así que deshace el periodo de gracia, los regalos, las pruebas gratuitas y los roles dados a mano de Tierlink, y los dos bots se van turnando.',
+  'doctorSays.patreonBotFix':
+    'Reparte el trabajo: la integración de Patreon vincula las cuentas de Discord de los mecenas y Tierlink gestiona los roles. Asigna cada nivel a su rol con /map, quita los roles de Discord de los niveles en Patreon y luego usa /sync adopt:true para que los roles que ya tienen los mecenas pasen a ser de Tierlink (docs/guide.md: «Moving from Patreon’s own Discord integration»).',
 };

@@ -1448,4 +1448,11 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'settingsSays.previewThreshold': 'preview_threshold precisa ser um número inteiro de {min} a {max}.',
   'settingsSays.welcomeNames': 'welcome_names precisa ser um destes: {names}.',
   'settingsSays.serverLanguage': 'O idioma do servidor precisa ser um de {languages}, ou o do Discord.',
+  'doctor.check.Patreon’s Discord bot': 'Bot do Discord do Patreon',
+  'doctorSays.patreonBotIdle':
+    'O bot do próprio Patreon está neste servidor, mas nenhum nível define um cargo do Discord no Patreon, então ele não gerencia nenhum cargo do Tierlink',
+  'doctorSays.patreonBot':
+    'O bot do próprio Patreon está neste servidor e gerencia os cargos do Discord definidos nos níveis do Patreon ({roles}), que o Tierlink também dá. Ele os remove de quem ele não conta como patrono pagante, desfazendo o período de carência, os presentes, os testes grátis e os cargos dados à mão do Tierlink, e os dois bots ficam se revezando.',
+  'doctorSays.patreonBotFix':
+    'Divida o trabalho: a integração do Patreon vincula as contas do Discord dos patronos, e o Tierlink gerencia os cargos. Mapeie cada nível para o cargo dele com /map, remova os cargos do Discord dos níveis no Patreon e depois use /sync adopt:true para que os cargos que os patronos já têm passem a ser do Tierlink (docs/guide.md: "Moving from Patreon’s own Discord integration").',
 };
