@@ -71,6 +71,8 @@ export interface ChannelRefusal {
   code: 'not_in_guild' | 'not_text' | 'cannot_post';
   message: string;
   fix: string;
+  /** `cannot_post`: the permissions missing there, by their English names. */
+  missing?: readonly string[];
 }
 
 export interface ChannelToCheck {
@@ -109,6 +111,7 @@ export function checkCanPost(channel: ChannelToCheck, facts: ChannelFacts, optio
   if (missing.length === 0) return ok(undefined);
   return err({
     code: 'cannot_post',
+    missing,
     message: `Tierlink cannot post in #${channel.name}: it lacks ${missing.join(', ')} there.`,
     fix: `In #${channel.name} → Edit Channel → Permissions, allow ${missing.join(', ')} for the Tierlink role (or for the bot), or pick another channel.`,
   });

@@ -1,5 +1,6 @@
 import type { Result } from './result';
 import { err, ok } from './result';
+import type { SettingsFacts } from './settings-problem-text';
 
 /**
  * The last part of a server's join page address, `$PUBLIC_URL/join/<slug>`: chosen with
@@ -16,6 +17,8 @@ const SLUG = /^[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?$/;
 /** Why a slug cannot be used, in words for the creator who typed it. */
 export interface SlugProblem {
   message: string;
+  /** The same problem as facts, for a reader of another language (src/core/settings-problem-text.ts). */
+  facts: Extract<SettingsFacts, { code: `slug_${string}` }>;
 }
 
 /**
@@ -27,15 +30,22 @@ export function validateJoinSlug(input: string): Result<string, SlugProblem> {
   const slug = input.trim().toLowerCase();
   const { min, max } = JOIN_SLUG_LENGTH;
   if (slug.length < min || slug.length > max) {
-    return err({ message: `join_slug must be ${min} to ${max} characters long (got ${[...slug].length}).` });
+    const got = [...slug].length;
+    return err({
+      message: `join_slug must be ${min} to ${max} characters long (got ${got}).`,
+      facts: { code: 'slug_length', min, max, got },
+    });
   }
   if (!SLUG.test(slug)) {
     return err({
       message: 'join_slug may hold only letters a–z, digits, “-” and “_”, and must start and end with a letter or a digit.',
+      facts: { code: 'slug_chars' },
     });
   }
-  if (/^\d+$/.test(slug)) return err({ message: 'join_slug must not be all digits: those addresses name a server by its id.' });
-  if (RESERVED_JOIN_SLUGS.has(slug)) return err({ message: `join_slug “${slug}” is reserved by Tierlink; choose another.` });
+  if (/^\d+$/.test(slug))
+    return err({ message: 'join_slug must not be all digits: those addresses name a server by its id.', facts: { code: 'slug_digits' } });
+  if (RESERVED_JOIN_SLUGS.has(slug))
+    return err({ message: `join_slug “${slug}” is reserved by Tierlink; choose another.`, facts: { code: 'slug_reserved', slug } });
   return ok(slug);
 }
 

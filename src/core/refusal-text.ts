@@ -22,6 +22,11 @@ export function permissionIn(t: T, english: string): string {
   return key in ENGLISH ? t(key as Extract<MessageKey, `perm.${string}`>) : english;
 }
 
+/** Dangerous permissions by their English names, listed as Discord names them in the reader's language ("Bannen und Kicken"). */
+export function permissionsIn(t: T, permissions: readonly string[]): string {
+  return new Intl.ListFormat(t.locale, { type: 'conjunction' }).format(permissions.map((p) => permissionIn(t, p)));
+}
+
 /**
  * A refusal's sentence and fix in the reader's language: English as the refusal states it; another
  * language from its facts, for the refusals it knows, else the English sentences.
@@ -29,6 +34,11 @@ export function permissionIn(t: T, english: string): string {
 export function refusalWords(t: T, refusal: { message: string; fix: string; facts?: RefusalFacts }): { message: string; fix: string } {
   const { facts } = refusal;
   if (t.locale === 'en' || !facts) return { message: refusal.message, fix: refusal.fix };
+  return refusalFromFacts(t, facts) ?? { message: refusal.message, fix: refusal.fix };
+}
+
+/** A refusal's sentence and fix said from its facts in any language, or null for a refusal it does not know. */
+export function refusalFromFacts(t: T, facts: RefusalFacts): { message: string; fix: string } | null {
   const role = facts.roleName;
   switch (facts.code) {
     case 'at_or_above':
@@ -46,25 +56,23 @@ export function refusalWords(t: T, refusal: { message: string; fix: string; fact
     case 'missing_permission':
       return { message: t('refusal.missingPermission', { role }), fix: t('refusal.missingPermissionFix') };
     case 'dangerous': {
-      const permissions = (facts.permissions ?? []).map((p) => permissionIn(t, p));
+      const count = (facts.permissions ?? []).length;
       return {
-        message: t('refusal.dangerous', {
-          role,
-          count: permissions.length,
-          permissions: new Intl.ListFormat(t.locale, { type: 'conjunction' }).format(permissions),
-        }),
-        fix: t('refusal.dangerousFix', { role, count: permissions.length }),
+        message: t('refusal.dangerous', { role, count, permissions: permissionsIn(t, facts.permissions ?? []) }),
+        fix: t('refusal.dangerousFix', { role, count }),
       };
     }
     case 'unknown_role':
       return { message: t('refusal.unknownRole', { role }), fix: t('refusal.unknownRoleFix') };
     case 'everyone':
       return { message: t('refusal.everyone'), fix: t('refusal.everyoneFix') };
+    case 'not_a_member':
+      return { message: t('refusal.notMember'), fix: t('refusal.notMemberFix') };
     case 'missing_manage_roles': {
       const bot = facts.botRoleName ?? 'Tierlink';
       return { message: t('refusal.botNoManageRoles', { role, bot }), fix: t('refusal.botNoManageRolesFix', { bot }) };
     }
     default:
-      return { message: refusal.message, fix: refusal.fix };
+      return null;
   }
 }

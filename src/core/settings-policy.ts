@@ -32,13 +32,27 @@ export function policyChanges(before: GuildSettings, after: GuildSettings): Poli
  * page open to people whose tier gives no role here.
  */
 export function weakenings(before: GuildSettings, after: GuildSettings): string[] {
-  const out: string[] = [];
-  if (after.graceDays < before.graceDays)
-    out.push(`shortening the grace period from ${before.graceDays} to ${after.graceDays} day${after.graceDays === 1 ? '' : 's'}`);
+  return weakeningsOf(before, after).map((w) =>
+    w.kind === 'grace'
+      ? `shortening the grace period from ${w.from} to ${w.to} day${w.to === 1 ? '' : 's'}`
+      : w.kind === 'guard'
+        ? 'letting larger mass removals through the guard'
+        : w.kind === 'highest'
+          ? 'switching to highest mode, which takes lower tiers’ roles away'
+          : 'opening the join page to people whose tier gives no role here',
+  );
+}
+
+/** A change that protects less, as facts (the same as {@link weakenings}' words). */
+export type Weakening = { kind: 'grace'; from: number; to: number } | { kind: 'guard' } | { kind: 'highest' } | { kind: 'open_join' };
+
+/** The changes that protect less, as facts, in the order {@link weakenings} says them. */
+export function weakeningsOf(before: GuildSettings, after: GuildSettings): Weakening[] {
+  const out: Weakening[] = [];
+  if (after.graceDays < before.graceDays) out.push({ kind: 'grace', from: before.graceDays, to: after.graceDays });
   if (after.removalThresholdPercent > before.removalThresholdPercent || after.removalThresholdMin > before.removalThresholdMin)
-    out.push('letting larger mass removals through the guard');
-  if (before.mode === 'stack' && after.mode === 'highest') out.push('switching to highest mode, which takes lower tiers’ roles away');
-  if (!(before.joinNonPatrons ?? false) && (after.joinNonPatrons ?? false))
-    out.push('opening the join page to people whose tier gives no role here');
+    out.push({ kind: 'guard' });
+  if (before.mode === 'stack' && after.mode === 'highest') out.push({ kind: 'highest' });
+  if (!(before.joinNonPatrons ?? false) && (after.joinNonPatrons ?? false)) out.push({ kind: 'open_join' });
   return out;
 }

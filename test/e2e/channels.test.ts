@@ -48,8 +48,13 @@ test('a member without Manage Roles at server level cannot set the channels, wha
   expect(outcome).toEqual({
     kind: 'not_allowed',
     problems: [expect.stringContaining('You need the Manage Roles permission in this server to choose the channels Tierlink posts in')],
-    // The refusal's words for another language: this one has no facts to translate from, so its English stands.
-    said: [{ text: expect.stringContaining('You need the Manage Roles permission in this server to choose the channels') }],
+    // The refusal's words for another language: its English, and the facts another language says it from.
+    said: [
+      {
+        text: expect.stringContaining('You need the Manage Roles permission in this server to choose the channels'),
+        facts: { code: 'channels_need_manage_roles' },
+      },
+    ],
   });
   expect((await e.tierlink.services.repos.guilds.channels(e.guildId)).modLogChannelId).toBeNull();
 });

@@ -71,6 +71,25 @@ describe.each(['de', 'pt-BR'] as const)('in %s', (locale) => {
     },
   );
 
+  test('the Overview says /doctor’s details in the reader’s language: a role above the bot, a role held back', async () => {
+    const silver = e.discord.guild(e.guildId).roles.find((r) => r.id === e.roles.silver)!;
+    e.discord.updateRole(e.guildId, e.roles.gold, { position: 20 });
+    e.discord.updateRole(e.guildId, e.roles.silver, { permissions: BigInt(silver.permissions) | Permission.BanMembers });
+    e.tierlink.services.dashboard.overview.invalidate(e.guildId);
+    try {
+      const page = await readers.get(locale)!.get(path());
+      expect(page.status).toBe(200);
+      const text = pageText(page.html);
+      expect(text).toContain(t('refusal.aboveBot', { role: 'Gold', bot: 'Tierlink' }));
+      expect(text).toContain(t('perm.Ban Members'));
+      expect(englishIn(text)).toEqual([]);
+    } finally {
+      e.discord.updateRole(e.guildId, e.roles.gold, { position: 2 });
+      e.discord.updateRole(e.guildId, e.roles.silver, { permissions: BigInt(silver.permissions) });
+      e.tierlink.services.dashboard.overview.invalidate(e.guildId);
+    }
+  });
+
   test('a sync’s preview speaks the reader’s language', async () => {
     const reader = readers.get(locale)!;
     const syncs = await reader.get(path('/syncs'));

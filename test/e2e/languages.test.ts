@@ -177,6 +177,26 @@ describe('pages in the reader’s language', () => {
     expect(usedHtml).toContain(`<h1>${t('msg.usedTitle')}</h1>`);
   });
 
+  test('the /connect flow follows the language of the /connect button, to the result page with prices as the campaign states them', async () => {
+    const t = translator('de');
+    const reply = await runCommand(e, { userId: e.ownerId, name: 'connect', locale: 'de', memberPermissions: ADMIN }).reply();
+    expect(new URL(reply.urls[0]!).searchParams.get('lang')).toBe('de');
+    const browser = new Browser();
+    const step = await e.followToService(browser, reply.urls[0]!, e.ownerId);
+    if (step.kind !== 'service') throw new Error(`the /connect link stopped at ${step.status}`);
+    const page = await browser.get(await e.patreon.approveAuthorization(step.url, e.patreon.creatorUserId));
+    const html = await page.text();
+    expect(page.status).toBe(200);
+    expect(htmlLang(html)).toBe('de');
+    const headline = /<h1>([^<]+)<\/h1>/.exec(html)?.[1];
+    expect([t('connectPage.connected'), ...[1, 2, 3, 4, 5].map((count) => t('connectPage.connectedToFix', { count }))]).toContain(headline);
+    expect(html).toContain(t('connectPage.tiers'));
+    // The campaign in euros paid per creation (PATREON_CURRENCY=EUR, is_monthly false), in German.
+    expect(html).toContain('5\u00a0€ pro Werk');
+    expect(html).not.toContain('$');
+    expect(englishIn(html)).toEqual([]);
+  });
+
   test('the join page follows Accept-Language, offers the other languages, and prices as the campaign states them', async () => {
     const get = (path: string, headers: Record<string, string> = {}) => fetch(`${e.url}${path}`, { headers });
     const german = await get(`/join/${e.guildId}`, { 'accept-language': 'de-AT,de;q=0.9,en;q=0.5' });

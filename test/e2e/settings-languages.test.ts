@@ -61,6 +61,40 @@ describe.each(LOCALES)('%s', (locale) => {
     noEnglish(refused.content);
   });
 
+  test('refusals that need Manage Server, a join page address and a channel refused: from their facts, no English left', async () => {
+    const mod = e.discord.addMember(e.guildId, { username: `rules-mod-${locale}` }).userId;
+    const modRole = e.discord.createRole(e.guildId, { name: `Moderators ${locale}`, position: 1, permissions: MANAGE_ROLES }).id;
+    e.discord.setMemberRolesByHand(e.guildId, mod, [modRole]);
+    const rules = await settings([intOption('grace_days', 3), boolOption('patron_messages', true)], mod).reply();
+    expect(rules.content).toBe(
+      [
+        t('settings.nothingChanged'),
+        `• ${t('settingsSays.rulesNeedManageServer', { what: t('settingsSays.policy.graceDays') })}`,
+        `• ${t('settingsSays.messagesOn')}`,
+      ].join('\n'),
+    );
+    noEnglish(rules.content);
+
+    const slug = await settings([stringOption('join_slug', 'callback')]).reply();
+    expect(slug.content).toBe(`${t('settings.nothingChanged')}\n• ${t('settingsSays.slugReserved', { slug: 'callback' })}`);
+    noEnglish(slug.content);
+
+    const botRoleId = e.discord.guild(e.guildId).botRoleId;
+    const readOnly = e.discord.createChannel(e.guildId, {
+      name: `read-only-${locale.toLowerCase()}`,
+      overwrites: [{ id: botRoleId, type: 'role', allow: 1n << 10n }],
+    }).id;
+    const channel = await settings([{ name: 'announce_patrons_channel', type: 7, value: readOnly }]).reply();
+    expect(channel.content).toBe(
+      `${t('settings.nothingChanged')}\n• ${t('settingsSays.channelRefused', {
+        label: t('settingsSays.channel.announcePatrons'),
+        message: t('settingsSays.channelCannotPost', { channel: `read-only-${locale.toLowerCase()}`, missing: t('perm.Send Messages') }),
+        fix: t('settingsSays.channelCannotPostFix', { channel: `read-only-${locale.toLowerCase()}`, missing: t('perm.Send Messages') }),
+      })}`,
+    );
+    noEnglish(channel.content);
+  });
+
   test('rule_role gives the role and says so, with "Updated: N role changes"; clear_rule_role takes it back', async () => {
     const role = e.discord.createRole(e.guildId, { name: `Big ${locale}` }).id;
     const member = e.discord.addMember(e.guildId, { username: `big-${locale}` }).userId;

@@ -159,6 +159,39 @@ describe.each(LOCALES)('%s', (locale) => {
     }
   });
 
+  test('/doctor says a role’s own problem, a role held back, a deleted role and what Discord answered in the member’s language', async () => {
+    const botRole = e.discord.guild(e.guildId).botRoleId;
+    const silver = e.discord.guild(e.guildId).roles.find((r) => r.id === e.roles.silver)!;
+    // A /map row whose role was deleted while Tierlink was not looking.
+    const gone = { campaignId: e.patreon.campaignId, tierId: e.tiers.gold, roleId: '999999999999999999' };
+    const { mappings } = e.tierlink.services.repos;
+    await mappings.add(e.guildId, gone, e.ownerId);
+    e.discord.updateRole(e.guildId, e.roles.gold, { position: 20 });
+    e.discord.updateRole(e.guildId, e.roles.silver, { permissions: BigInt(silver.permissions) | PermissionFlagsBits.BanMembers });
+    e.discord.setMembersIntentEnabled(false);
+    try {
+      const doctor = (await run('doctor', { memberPermissions: ADMIN })).content;
+      expect(doctor).toContain(
+        `❌ **${t('doctor.checkRole', { role: 'Gold' })}**: ${t('refusal.aboveBot', { role: 'Gold', bot: e.discord.guild(e.guildId).roles.find((r) => r.id === botRole)!.name })}`,
+      );
+      const ban = t('perm.Ban Members');
+      expect(doctor).toContain(`❌ **${t('doctor.checkRole', { role: 'Silver' })}**: `);
+      expect(doctor).toContain(ban);
+      expect(doctor).toContain(
+        `❌ **${t('doctor.checkRole', { role: gone.roleId })}**: ${t('doctorSays.roleGone', { what: t('doctorSays.useMapped', { tier: 'Gold' }) })}`,
+      );
+      expect(doctor).toContain(
+        `❌ **${t('doctor.check.Server Members Intent')}**: ${t('doctorSays.discordAnswered', { said: t('doctorSays.discord.members_intent_disabled'), code: '50001' })}`,
+      );
+      noEnglish(doctor);
+    } finally {
+      e.discord.setMembersIntentEnabled(true);
+      e.discord.updateRole(e.guildId, e.roles.gold, { position: 2 });
+      e.discord.updateRole(e.guildId, e.roles.silver, { permissions: BigInt(silver.permissions) });
+      await mappings.remove(e.guildId, gone);
+    }
+  });
+
   test('/map and /comp refused for a role at or above the member’s highest role: the refusal and its fix in their language', async () => {
     const mod = e.discord.addMember(e.guildId, { username: `mod-${locale}` }).userId;
     const modRole = e.discord.createRole(e.guildId, { name: `Mods ${locale}`, position: 1, permissions: MANAGE_ROLES }).id;

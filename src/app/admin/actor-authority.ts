@@ -38,10 +38,11 @@ export interface RoleRefusal {
 /** `role` is null only for a role missing from the guild when the bot need not manage it (an unmap). */
 export type RoleDecision = { ok: true; role: GuildRole | null } | ({ ok: false } & RoleRefusal);
 
-export const NOT_A_MEMBER: RoleRefusal & { kind: 'not_allowed' } = {
+export const NOT_A_MEMBER: RoleRefusal & { kind: 'not_allowed'; facts: RefusalFacts } = {
   kind: 'not_allowed',
   message: 'You are not a member of this server (any more), so Tierlink cannot read your roles here.',
   fix: 'Run the command from inside the server.',
+  facts: { code: 'not_a_member', roleName: '' },
 };
 
 export interface ActorAuthorityDeps {

@@ -1,5 +1,6 @@
 import { Permission, hasPermission } from '../../core/authority';
-import { ChannelPermission, channelPermissions, checkCanPost } from '../../core/channel-access';
+import { ChannelPermission, type ChannelRefusal, channelPermissions, checkCanPost } from '../../core/channel-access';
+import type { ChannelWhy, SettingsProblem } from '../../core/settings-problem-text';
 import {
   CHANNEL_SETTINGS,
   type ChannelChange,
@@ -25,16 +26,24 @@ export interface ChannelSettingsDeps {
   clock: Clock;
 }
 
+/** A channel setting refused: its English sentence, and its facts for another language (src/core/settings-problem-text.ts). */
 export interface ChannelCheck {
   /** The person may not choose Tierlink's channels. */
-  notAllowed: string[];
+  notAllowed: SettingsProblem[];
   /** A channel Tierlink cannot post in, with what to change. */
-  invalid: string[];
+  invalid: SettingsProblem[];
 }
 
 const SETTINGS = Object.keys(CHANNEL_SETTINGS) as ChannelSetting[];
 
 export const channelKeys = (change: ChannelChange): ChannelSetting[] => SETTINGS.filter((k) => change[k] !== undefined);
+
+/** Why Tierlink cannot post in a channel, as facts for another language. */
+function channelWhy(refusal: ChannelRefusal, channel: string): ChannelWhy {
+  if (refusal.code === 'not_in_guild') return { code: 'not_in_guild' };
+  if (refusal.code === 'not_text') return { code: 'not_text', channel };
+  return { code: 'cannot_post', channel, missing: refusal.missing ?? [] };
+}
 
 /**
  * The channels of `/settings` (the mod-log, new patrons, new posts). Choosing one needs Manage
@@ -64,9 +73,10 @@ export function createChannelSettings(deps: ChannelSettingsDeps): ChannelSetting
     const out: ChannelCheck = { notAllowed: [], invalid: [] };
     if (keys.length === 0) return out;
     if (!hasPermission(view.authority, Permission.ManageRoles)) {
-      out.notAllowed.push(
-        'You need the Manage Roles permission in this server to choose the channels Tierlink posts in. **Fix:** Ask the server owner or an administrator, or for a role with Manage Roles.',
-      );
+      out.notAllowed.push({
+        text: 'You need the Manage Roles permission in this server to choose the channels Tierlink posts in. **Fix:** Ask the server owner or an administrator, or for a role with Manage Roles.',
+        facts: { code: 'channels_need_manage_roles' },
+      });
       return out;
     }
     const { guildId } = view.actor;
@@ -79,15 +89,17 @@ export function createChannelSettings(deps: ChannelSettingsDeps): ChannelSetting
       if (channel && channel.guildId === guildId && !actorSees(view, channel)) {
         // Tierlink would post there what the person asking cannot read, and tell them nothing of
         // a channel they cannot see: refused as if it were not there for them.
-        out.notAllowed.push(
-          `The ${label} cannot be used: you cannot see that channel. **Fix:** Pick a channel you can see, or ask someone who can see it.`,
-        );
+        out.notAllowed.push({
+          text: `The ${label} cannot be used: you cannot see that channel. **Fix:** Pick a channel you can see, or ask someone who can see it.`,
+          facts: { code: 'channel_refused', setting: key, why: { code: 'hidden' } },
+        });
         continue;
       }
       if (!channel || channel.guildId !== guildId) {
-        out.invalid.push(
-          `The ${label} cannot be used: Tierlink cannot see that channel. **Fix:** Allow View Channel for the Tierlink role in it, or pick another channel.`,
-        );
+        out.invalid.push({
+          text: `The ${label} cannot be used: Tierlink cannot see that channel. **Fix:** Allow View Channel for the Tierlink role in it, or pick another channel.`,
+          facts: { code: 'channel_refused', setting: key, why: { code: 'unseen' } },
+        });
         continue;
       }
       const verdict = checkCanPost(
@@ -102,7 +114,11 @@ export function createChannelSettings(deps: ChannelSettingsDeps): ChannelSetting
         },
         { embeds },
       );
-      if (!verdict.ok) out.invalid.push(`The ${label} cannot be used: ${verdict.error.message} **Fix:** ${verdict.error.fix}`);
+      if (!verdict.ok)
+        out.invalid.push({
+          text: `The ${label} cannot be used: ${verdict.error.message} **Fix:** ${verdict.error.fix}`,
+          facts: { code: 'channel_refused', setting: key, why: channelWhy(verdict.error, channel.name) },
+        });
     }
     return out;
   }

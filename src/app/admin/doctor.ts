@@ -1,10 +1,10 @@
 import { ENGLISH, type MessageKey, type T, translator } from '../../core/i18n';
-import { type Said, checkDetail, checkFix, saidCheck, says } from './doctor-says';
+import { type Said, checkDetail, checkFix, saidCheck, says, withSaid } from './doctor-says';
 import type { CreatorAccounts } from '../../edges/outbound/patreon/creator-accounts';
 import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
 import type { CredentialRepository } from '../../edges/outbound/store/repositories/credential-repository';
 import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
-import { DiscordProblemError } from '../../edges/outbound/discord/discord-problem';
+import { type DiscordProblem, DiscordProblemError } from '../../edges/outbound/discord/discord-problem';
 import type { GuildDirectory } from '../../edges/outbound/discord/guild-directory';
 import type { GuildSnapshotCache } from '../../edges/outbound/discord/guild-snapshot-cache';
 import { MANAGE_ROLES, botCanManageRoles } from '../../core/role-hierarchy';
@@ -42,7 +42,7 @@ export interface DoctorCheck {
   said?: { detail: Said; fix: Said | null };
 }
 
-export { type Said, checkDetail, checkFix, saidCheck, says, sayIn } from './doctor-says';
+export { type Said, checkDetail, checkFix, saidCheck, says, sayIn, withSaid } from './doctor-says';
 
 export interface WebhookHealth {
   /** The webhook Tierlink registered, when known: the one whose live state counts. */
@@ -96,6 +96,8 @@ interface RoleUse {
   whoGetsIt: string;
   /** The other way out of a held-back role than allowing it. */
   instead: string;
+  /** The same words as sentences, for a reader of another language. */
+  said: { what: Said; fixMissing: Said; label: Said; whoGetsIt: Said; instead: Said };
 }
 
 /** Every role the guild's configuration names (tiers' own roles, `/map` rows, settings), with how. */
@@ -115,6 +117,13 @@ function rolesInUse(guild: GuildContext): Map<string, RoleUse> {
               label: `mapped to ${tier.title} with /map`,
               whoGetsIt: `every patron of ${tier.title}`,
               instead: `unmap it with /unmap tier:${tier.title}`,
+              said: {
+                what: says('doctorSays.useMapped', { tier: tier.title }),
+                fixMissing: says('doctorSays.goneMappedFix', { tier: tier.title }),
+                label: says('doctorSays.labelMapped', { tier: tier.title }),
+                whoGetsIt: says('doctorSays.whoTier', { tier: tier.title }),
+                instead: says('doctorSays.insteadUnmap', { tier: tier.title }),
+              },
             }
           : {
               source,
@@ -123,6 +132,13 @@ function rolesInUse(guild: GuildContext): Map<string, RoleUse> {
               label: `${tier.title}’s Discord role on Patreon`,
               whoGetsIt: `every patron of ${tier.title}`,
               instead: `choose another role for ${tier.title} on Patreon`,
+              said: {
+                what: says('doctorSays.useTierRole', { tier: tier.title }),
+                fixMissing: says('doctorSays.goneTierRoleFix', { tier: tier.title }),
+                label: says('doctorSays.labelTierRole', { tier: tier.title }),
+                whoGetsIt: says('doctorSays.whoTier', { tier: tier.title }),
+                instead: says('doctorSays.insteadPatreon', { tier: tier.title }),
+              },
             },
       );
     }
@@ -136,6 +152,13 @@ function rolesInUse(guild: GuildContext): Map<string, RoleUse> {
       label: 'the former-patron role',
       whoGetsIt: 'every former patron',
       instead: 'choose another former-patron role with /settings',
+      said: {
+        what: says('doctorSays.useFormer'),
+        fixMissing: says('doctorSays.goneFormerFix'),
+        label: says('doctorSays.labelFormer'),
+        whoGetsIt: says('doctorSays.whoFormer'),
+        instead: says('doctorSays.insteadFormer'),
+      },
     });
   }
   if (followerRoleId && !used.has(followerRoleId)) {
@@ -146,6 +169,13 @@ function rolesInUse(guild: GuildContext): Map<string, RoleUse> {
       label: 'the follower role',
       whoGetsIt: 'every follower',
       instead: 'choose another follower role with /settings',
+      said: {
+        what: says('doctorSays.useFollower'),
+        fixMissing: says('doctorSays.goneFollowerFix'),
+        label: says('doctorSays.labelFollower'),
+        whoGetsIt: says('doctorSays.whoFollower'),
+        instead: says('doctorSays.insteadFollower'),
+      },
     });
   }
   return used;
@@ -154,22 +184,41 @@ function rolesInUse(guild: GuildContext): Map<string, RoleUse> {
 /** `/doctor`'s line about a role held back for its dangerous permissions, with the way to allow it and the way out. */
 function heldBackCheck(
   role: { name: string; heldBack?: { permissions: readonly string[]; gained: boolean } | null },
-  use: Pick<RoleUse, 'label' | 'whoGetsIt' | 'instead'>,
+  use: Pick<RoleUse, 'label' | 'whoGetsIt' | 'instead' | 'said'>,
 ): DoctorCheck | null {
   const held = role.heldBack;
   if (!held) return null;
   const names = listed(held.permissions);
   const s = held.permissions.length === 1 ? '' : 's';
-  return {
-    name: `Role ${role.name}`,
-    ok: false,
-    detail: held.gained
-      ? `held back: it gained the ${names} permission${s} since the server owner or an administrator allowed it (${use.label})`
-      : `held back: it has the ${names} permission${s}, and no server owner or administrator has allowed Tierlink to give it (${use.label})`,
-    fix:
-      `If ${use.whoGetsIt} should have that power, the server owner or an administrator runs /allow-role role:@${role.name}. ` +
-      `Otherwise ${use.instead}, or remove the permission${s} from ${role.name}.`,
-  };
+  const count = held.permissions.length;
+  const permissions: Said = { permissions: held.permissions };
+  return withSaid(
+    {
+      name: `Role ${role.name}`,
+      ok: false,
+      detail: held.gained
+        ? `held back: it gained the ${names} permission${s} since the server owner or an administrator allowed it (${use.label})`
+        : `held back: it has the ${names} permission${s}, and no server owner or administrator has allowed Tierlink to give it (${use.label})`,
+      fix:
+        `If ${use.whoGetsIt} should have that power, the server owner or an administrator runs /allow-role role:@${role.name}. ` +
+        `Otherwise ${use.instead}, or remove the permission${s} from ${role.name}.`,
+    },
+    says(held.gained ? 'doctorSays.heldGained' : 'doctorSays.heldHas', { permissions, count, label: use.said.label }),
+    says('doctorSays.heldFix', { who: use.said.whoGetsIt, role: role.name, instead: use.said.instead, count }),
+  );
+}
+
+/**
+ * What Discord answered, as Tierlink explains it: English as the problem states it; another
+ * language by the problem's code, with Discord's own error code as it answered it.
+ */
+function discordProblemCheck(name: string, problem: DiscordProblem): DoctorCheck {
+  const code = problem.code;
+  return withSaid(
+    { name, ok: false, detail: problem.message, fix: problem.fix },
+    says('doctorSays.discordAnswered', { said: says(`doctorSays.discord.${code}`), code: String(problem.discordCode) }),
+    says(`doctorSays.discord.${code}Fix`),
+  );
 }
 
 export function createDoctor(deps: DoctorDeps): Doctor {
@@ -183,7 +232,7 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       const problem = error instanceof DiscordProblemError ? error.problem : null;
       if (!problem)
         return [saidCheck('Discord access', false, says('doctorSays.serverUnreadable'), says('doctorSays.serverUnreadableFix'))];
-      return [{ name: 'Discord access', ok: false, detail: problem.message, fix: problem.fix }];
+      return [discordProblemCheck('Discord access', problem)];
     }
     const canManage = botCanManageRoles(guildId, snapshot.roles, snapshot.botRoleIds);
     checks.push(
@@ -216,11 +265,21 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       const role = judged.get(roleId);
       if (!role) {
         if (elsewhere.has(roleId)) continue;
-        problems.push({ name: `Role ${roleId}`, ok: false, detail: `${use.what} but does not exist in this server`, fix: use.fixMissing });
+        problems.push(
+          withSaid(
+            { name: `Role ${roleId}`, ok: false, detail: `${use.what} but does not exist in this server`, fix: use.fixMissing },
+            says('doctorSays.roleGone', { what: use.said.what }),
+            use.said.fixMissing,
+          ),
+        );
         continue;
       }
       here += 1;
-      if (role.problem) problems.push({ name: `Role ${role.name}`, ok: false, detail: role.problem.message, fix: role.problem.fix });
+      if (role.problem) {
+        const { message, fix, facts } = role.problem;
+        const check = { name: `Role ${role.name}`, ok: false, detail: message, fix };
+        problems.push(facts ? withSaid(check, { refusal: facts, part: 'message' }, { refusal: facts, part: 'fix' }) : check);
+      }
       // Held back is judged with the server's real permissions and allowances (the guild's context).
       const held = role.problem ? null : heldBackCheck(guild.roles.get(roleId) ?? role, use);
       if (held) problems.push(held);
@@ -232,6 +291,13 @@ export function createDoctor(deps: DoctorDeps): Doctor {
           label: 'the joiner role',
           whoGetsIt: 'everyone who joins through the join page',
           instead: 'choose another joiner role with /settings',
+          said: {
+            what: says('doctorSays.labelJoiner'),
+            fixMissing: says('doctorSays.insteadJoiner'),
+            label: says('doctorSays.labelJoiner'),
+            whoGetsIt: says('doctorSays.whoJoiner'),
+            instead: says('doctorSays.insteadJoiner'),
+          },
         })
       : null;
     if (joinerHeld) problems.push(joinerHeld);
@@ -259,7 +325,7 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       const problem = error instanceof DiscordProblemError ? error.problem : null;
       checks.push(
         problem
-          ? { name: 'Server Members Intent', ok: false, detail: problem.message, fix: problem.fix }
+          ? discordProblemCheck('Server Members Intent', problem)
           : saidCheck('Server Members Intent', false, says('doctorSays.membersMissing'), says('doctorSays.membersFix')),
       );
     }

@@ -2,6 +2,7 @@ import type { GuildContext } from '../../core/planner/types';
 import type { GuildDirectory } from '../../edges/outbound/discord/guild-directory';
 import type { SnapshotRepository } from '../../edges/outbound/store/repositories/snapshot-repository';
 import type { DoctorCheck } from './doctor';
+import { says, withSaid } from './doctor-says';
 
 /**
  * Patreon's own Discord bot (docs/patreon-api-notes.md §8: not documented by Patreon, but the id
@@ -26,16 +27,32 @@ export async function unreadableMembersCheck(
   if (total === 0) return null;
   const named = members.map((m) => `member ${m.memberId} (${m.mark.attribute} ${m.mark.reason}, since ${minute(m.mark.since)})`);
   const more = total > members.length ? ` and ${total - members.length} more` : '';
-  return {
-    name: 'Unreadable members',
-    ok: false,
-    detail:
-      `Patreon answered ${total === 1 ? '1 member' : `${total} members`} with values Tierlink cannot read, so ` +
-      `${total === 1 ? 'its' : 'their'} roles are left exactly as they are: ${named.join('; ')}${more}`,
-    fix:
-      'Nothing is lost: Tierlink reads them again at every sync and webhook and acts as soon as it can. ' +
-      'If it stays, Patreon has added a value this version of Tierlink does not know: update Tierlink.',
-  };
+  const namedSaid = members.map((m) =>
+    says('doctorSays.unreadableMember', {
+      id: m.memberId,
+      attribute: m.mark.attribute,
+      reason: m.mark.reason,
+      since: minute(m.mark.since),
+    }),
+  );
+  return withSaid(
+    {
+      name: 'Unreadable members',
+      ok: false,
+      detail:
+        `Patreon answered ${total === 1 ? '1 member' : `${total} members`} with values Tierlink cannot read, so ` +
+        `${total === 1 ? 'its' : 'their'} roles are left exactly as they are: ${named.join('; ')}${more}`,
+      fix:
+        'Nothing is lost: Tierlink reads them again at every sync and webhook and acts as soon as it can. ' +
+        'If it stays, Patreon has added a value this version of Tierlink does not know: update Tierlink.',
+    },
+    says('doctorSays.unreadable', {
+      count: total,
+      members: { all: namedSaid },
+      more: total > members.length ? says('doctorSays.andMore', { count: total - members.length }) : '',
+    }),
+    says('doctorSays.unreadableFix'),
+  );
 }
 
 /**
@@ -66,23 +83,31 @@ export async function patreonBotCheck(
   }
   const name = 'Patreon’s Discord bot';
   if (shared.size === 0) {
-    return {
-      name,
-      ok: true,
-      detail: 'Patreon’s own bot is in this server, but no tier sets a Discord role on Patreon, so it manages none of Tierlink’s roles',
-      fix: null,
-    };
+    return withSaid(
+      {
+        name,
+        ok: true,
+        detail: 'Patreon’s own bot is in this server, but no tier sets a Discord role on Patreon, so it manages none of Tierlink’s roles',
+        fix: null,
+      },
+      says('doctorSays.patreonBotIdle'),
+      null,
+    );
   }
-  return {
-    name,
-    ok: false,
-    detail:
-      `Patreon’s own bot is in this server and manages the Discord roles set on Patreon’s tiers (${[...shared].join(', ')}), ` +
-      'which Tierlink grants too. It removes them from anyone it does not count as pledging, so it undoes Tierlink’s grace ' +
-      'period, gifts, free trials and roles given by hand, and the two bots take turns.',
-    fix:
-      'Split the work: Patreon’s integration links patrons’ Discord accounts, Tierlink manages the roles. Map each tier to its ' +
-      'role with /map, remove the Discord roles from the tiers on Patreon, then run /sync adopt:true so the roles patrons ' +
-      'already hold become Tierlink’s (docs/guide.md: “Moving from Patreon’s own Discord integration”).',
-  };
+  return withSaid(
+    {
+      name,
+      ok: false,
+      detail:
+        `Patreon’s own bot is in this server and manages the Discord roles set on Patreon’s tiers (${[...shared].join(', ')}), ` +
+        'which Tierlink grants too. It removes them from anyone it does not count as pledging, so it undoes Tierlink’s grace ' +
+        'period, gifts, free trials and roles given by hand, and the two bots take turns.',
+      fix:
+        'Split the work: Patreon’s integration links patrons’ Discord accounts, Tierlink manages the roles. Map each tier to its ' +
+        'role with /map, remove the Discord roles from the tiers on Patreon, then run /sync adopt:true so the roles patrons ' +
+        'already hold become Tierlink’s (docs/guide.md: “Moving from Patreon’s own Discord integration”).',
+    },
+    says('doctorSays.patreonBot', { roles: [...shared].join(', ') }),
+    says('doctorSays.patreonBotFix'),
+  );
 }

@@ -132,7 +132,7 @@ export class RuleRolesService {
     botMustManage: boolean,
   ): Promise<Extract<RuleRoleOutcome, { kind: 'not_allowed' | 'invalid' }> | null> {
     const view = await this.#deps.authority.read(actor, { fresh: true });
-    if (!view) return { kind: 'not_allowed', message: NOT_A_MEMBER.message, fix: NOT_A_MEMBER.fix };
+    if (!view) return { kind: 'not_allowed', message: NOT_A_MEMBER.message, fix: NOT_A_MEMBER.fix, facts: NOT_A_MEMBER.facts };
     const decision = this.#deps.authority.decide(view, roleId, { botMustManage });
     if (decision.ok) return null;
     return decision.kind === 'not_allowed'

@@ -6,7 +6,7 @@ import type { GuildRepository } from '../../edges/outbound/store/repositories/gu
 import type { SecretBox } from '../../edges/outbound/store/secret-box';
 import { type SettingsChange, applySettingsChange } from '../../core/planner/settings';
 import { Permission, hasPermission } from '../../core/authority';
-import { POLICY_LABELS, policyChanges, weakenings } from '../../core/settings-policy';
+import { POLICY_LABELS, policyChanges, weakenings, weakeningsOf } from '../../core/settings-policy';
 import type { GuildSettings } from '../../core/planner/types';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
@@ -21,7 +21,7 @@ import { PREVIEW_THRESHOLD_BOUNDS } from '../../core/bulk-changes';
 import type { ChangePreview, ChangePreviewer } from '../sync/change-preview';
 import { CHANGE_CONFIRMATION_MS, type ChangeAsk, type Confirmation, type PendingChanges } from './pending-changes';
 import { LOCALES, type Locale, isLocale } from '../../core/i18n';
-import type { RoleSetting, SettingsProblem } from '../../core/settings-problem-text';
+import type { PolicyRule, RoleSetting, SettingsProblem } from '../../core/settings-problem-text';
 
 /** Turning strict mode on waits for this confirmation, bound to the person who asked, for this long. */
 export const STRICT_CONFIRMATION_MS = CHANGE_CONFIRMATION_MS;
@@ -106,6 +106,11 @@ export interface Refused<K extends 'invalid' | 'not_allowed'> {
   said: SettingsProblem[];
 }
 
+/** Not (any more) a member of the server: nothing of theirs can be read there. */
+function notAMember(): SettingsProblem {
+  return { text: `${NOT_A_MEMBER.message} **Fix:** ${NOT_A_MEMBER.fix}`, facts: { code: 'not_a_member' } };
+}
+
 function refused<K extends 'invalid' | 'not_allowed'>(kind: K, said: Array<SettingsProblem | string>): Refused<K> {
   const problems = said.map((p) => (typeof p === 'string' ? { text: p } : p));
   return { kind, problems: problems.map((p) => p.text), said: problems };
@@ -156,7 +161,7 @@ export interface SettingsServiceDeps {
   /** The channels Tierlink posts in (the mod-log, announcements): checked and saved with the rest. */
   channels: ChannelSettings;
   /** The join pages' addresses: `join_slug` is checked and saved there. */
-  joinLinks: Pick<JoinLinks, 'linkOf' | 'choose'>;
+  joinLinks: Pick<JoinLinks, 'linkOf' | 'chooseSaying'>;
   logger: Logger;
 }
 
@@ -270,15 +275,25 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
           previewThreshold > PREVIEW_THRESHOLD_BOUNDS.max)
       )
         return refused('invalid', [
-          `preview_threshold must be a whole number from ${PREVIEW_THRESHOLD_BOUNDS.min} to ${PREVIEW_THRESHOLD_BOUNDS.max}.`,
+          {
+            text: `preview_threshold must be a whole number from ${PREVIEW_THRESHOLD_BOUNDS.min} to ${PREVIEW_THRESHOLD_BOUNDS.max}.`,
+            facts: { code: 'preview_threshold', ...PREVIEW_THRESHOLD_BOUNDS },
+          },
         ]);
       if (welcomeNames !== undefined && !WELCOME_NAMES.includes(welcomeNames))
-        return refused('invalid', [`welcome_names must be one of ${WELCOME_NAMES.join(', ')}.`]);
+        return refused('invalid', [
+          { text: `welcome_names must be one of ${WELCOME_NAMES.join(', ')}.`, facts: { code: 'welcome_names', names: WELCOME_NAMES } },
+        ]);
       if (locale !== undefined && locale !== null && !isLocale(locale))
-        return refused('invalid', [`The server’s language must be one of ${LOCALES.join(', ')}, or Discord’s.`]);
+        return refused('invalid', [
+          {
+            text: `The server’s language must be one of ${LOCALES.join(', ')}, or Discord’s.`,
+            facts: { code: 'server_language', languages: LOCALES },
+          },
+        ]);
 
       const view = await deps.authority.read(actor, { fresh: true });
-      if (!view) return refused('not_allowed', [`${NOT_A_MEMBER.message} **Fix:** ${NOT_A_MEMBER.fix}`]);
+      if (!view) return refused('not_allowed', [notAMember()]);
       const notAllowed: Array<SettingsProblem | string> = [];
       const invalid: Array<SettingsProblem | string> = [];
       // The server's rules (grace, the mass-removal guard, the mode, who may join) are the server's
@@ -286,29 +301,36 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
       const policy = policyChanges(before, next.value);
       if (policy.length > 0 && !hasPermission(view.authority, Permission.ManageGuild)) {
         const what = [...new Set(policy.map((k) => POLICY_LABELS[k]))].join(', ');
-        notAllowed.push(
-          `Changing ${what} needs the Manage Server permission: these are the server’s rules, not a role. **Fix:** Ask someone with Manage Server, the server owner or an administrator.`,
-        );
+        const rules = [
+          ...new Set(policy.map((k): PolicyRule => (k.startsWith('removalThreshold') ? 'removalThreshold' : (k as PolicyRule)))),
+        ];
+        notAllowed.push({
+          text: `Changing ${what} needs the Manage Server permission: these are the server’s rules, not a role. **Fix:** Ask someone with Manage Server, the server owner or an administrator.`,
+          facts: { code: 'rules_need_manage_server', rules },
+        });
       } else if (policy.length > 0 && !view.authority.isOwner && !view.authority.isAdministrator) {
         const weaker = weakenings(before, next.value);
         if (weaker.length > 0) {
-          notAllowed.push(
-            `${weaker.join('; ').replace(/^./, (c) => c.toUpperCase())} protects members and the server less: only the server owner or an administrator can do that. **Fix:** Ask the server owner or someone with Administrator.`,
-          );
+          notAllowed.push({
+            text: `${weaker.join('; ').replace(/^./, (c) => c.toUpperCase())} protects members and the server less: only the server owner or an administrator can do that. **Fix:** Ask the server owner or someone with Administrator.`,
+            facts: { code: 'weakens', changes: weakeningsOf(before, next.value) },
+          });
         }
       }
       // Messages to patrons speak for the server to its members: the server's managers decide.
       if (patronMessages !== undefined && patronMessages !== messagesBefore && !hasPermission(view.authority, Permission.ManageGuild)) {
-        notAllowed.push(
-          `Turning messages to patrons ${patronMessages ? 'on' : 'off'} needs the Manage Server permission. **Fix:** Ask someone with Manage Server, the server owner or an administrator.`,
-        );
+        notAllowed.push({
+          text: `Turning messages to patrons ${patronMessages ? 'on' : 'off'} needs the Manage Server permission. **Fix:** Ask someone with Manage Server, the server owner or an administrator.`,
+          facts: { code: 'messages_need_manage_server', on: patronMessages },
+        });
       }
       // How the server speaks to and of its members, and when it asks before moving roles: the server's managers decide.
       if (choiceChanges.length > 0 && !hasPermission(view.authority, Permission.ManageGuild)) {
         const what = choiceChanges.map(([key]) => CHOICE_LABELS[key]).join(', ');
-        notAllowed.push(
-          `Changing ${what} needs the Manage Server permission. **Fix:** Ask someone with Manage Server, the server owner or an administrator.`,
-        );
+        notAllowed.push({
+          text: `Changing ${what} needs the Manage Server permission. **Fix:** Ask someone with Manage Server, the server owner or an administrator.`,
+          facts: { code: 'choices_need_manage_server', choices: choiceChanges.map(([key]) => key) },
+        });
       }
       for (const [key, label, setting] of [
         ['formerPatronRoleId', 'former-patron role', 'former'],
@@ -370,7 +392,7 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
       // The join page's address last: it is saved when it is accepted, so nothing is saved before it.
       let join: JoinLink | null = null;
       if (joinSlug !== undefined) {
-        const chosen = await deps.joinLinks.choose(guildId, joinSlug);
+        const chosen = await deps.joinLinks.chooseSaying(guildId, joinSlug);
         if (!chosen.ok) return refused('invalid', [chosen.error]);
         join = chosen.value;
       }
@@ -436,7 +458,7 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
       if (before.strict) return { kind: 'already_on', settings: before };
       // Read again: the person's roles or the mapped roles may have changed since the preview.
       const view = await deps.authority.read(actor, { fresh: true });
-      if (!view) return refused('not_allowed', [`${NOT_A_MEMBER.message} **Fix:** ${NOT_A_MEMBER.fix}`]);
+      if (!view) return refused('not_allowed', [notAMember()]);
       const problems = await strictProblems(view);
       if (problems.length > 0) return refused('not_allowed', problems);
       const next = { ...before, strict: true };

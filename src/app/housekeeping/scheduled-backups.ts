@@ -3,6 +3,7 @@ import type { AppStateRepository } from '../../edges/outbound/store/repositories
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { DoctorCheck } from '../admin/doctor';
+import { says, withSaid } from '../admin/doctor-says';
 
 /** One backup run: writes `file` (the same code as `npm run backup`); `signal` ends it, leaving no file. */
 export type RunBackup = (file: string, signal: AbortSignal) => Promise<{ bytes: number }>;
@@ -152,27 +153,51 @@ export function createScheduledBackups(deps: ScheduledBackupsDeps): ScheduledBac
       const record = await deps.state.get<BackupRecord>(BACKUP_STATE_KEY);
       const next = task?.getNextRun();
       if (!record) {
-        return {
-          name,
-          ok: true,
-          detail: `scheduled into ${deps.dir} (${deps.schedule}, ${deps.timezone}); none yet${next ? `, the first at ${utc(next.toISOString())}` : ''}`,
-          fix: null,
-        };
+        const where = { dir: deps.dir, schedule: deps.schedule, zone: deps.timezone };
+        return withSaid(
+          {
+            name,
+            ok: true,
+            detail: `scheduled into ${deps.dir} (${deps.schedule}, ${deps.timezone}); none yet${next ? `, the first at ${utc(next.toISOString())}` : ''}`,
+            fix: null,
+          },
+          next ? says('doctorSays.backupFirst', { ...where, when: utc(next.toISOString()) }) : says('doctorSays.backupNone', where),
+          null,
+        );
       }
       if (!record.ok) {
-        return {
-          name,
-          ok: false,
-          detail: `the last scheduled backup (${utc(record.at)}) failed: ${record.error}${record.lastOkAt ? `; the last good one is ${record.lastOkFile} (${utc(record.lastOkAt)})` : ''}`,
-          fix: `Check that ${deps.dir} exists, that Tierlink's user may write there, and that the disk has room; \`npm run backup -- --out <file>\` shows the whole error.`,
-        };
+        const failed = says('doctorSays.backupFailed', { when: utc(record.at), error: record.error ?? '' });
+        return withSaid(
+          {
+            name,
+            ok: false,
+            detail: `the last scheduled backup (${utc(record.at)}) failed: ${record.error}${record.lastOkAt ? `; the last good one is ${record.lastOkFile} (${utc(record.lastOkAt)})` : ''}`,
+            fix: `Check that ${deps.dir} exists, that Tierlink's user may write there, and that the disk has room; \`npm run backup -- --out <file>\` shows the whole error.`,
+          },
+          record.lastOkAt
+            ? says('doctorSays.backupFailedLastGood', { failed, file: record.lastOkFile ?? '', when: utc(record.lastOkAt) })
+            : failed,
+          says('doctorSays.backupFix', { dir: deps.dir }),
+        );
       }
-      return {
-        name,
-        ok: true,
-        detail: `the last at ${utc(record.at)}: ${record.file}${size(record.bytes)} in ${deps.dir}; the newest ${deps.keep} are kept`,
-        fix: null,
-      };
+      return withSaid(
+        {
+          name,
+          ok: true,
+          detail: `the last at ${utc(record.at)}: ${record.file}${size(record.bytes)} in ${deps.dir}; the newest ${deps.keep} are kept`,
+          fix: null,
+        },
+        record.bytes === null
+          ? says('doctorSays.backupLast', { when: utc(record.at), file: record.file ?? '', dir: deps.dir, count: deps.keep })
+          : says('doctorSays.backupLastSized', {
+              when: utc(record.at),
+              file: record.file ?? '',
+              kb: Math.max(1, Math.round(record.bytes / 1024)),
+              dir: deps.dir,
+              count: deps.keep,
+            }),
+        null,
+      );
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { SettingsProblem } from '../../core/settings-problem-text';
 import { looksLikeJoinSlug, validateJoinSlug, vanitySlug } from '../../core/join-slug';
 import type { Result } from '../../core/result';
 import { err, ok } from '../../core/result';
@@ -54,21 +55,36 @@ export function createJoinLinks(deps: JoinLinksDeps): JoinLinks {
     linkOf,
 
     async choose(guildId: string, input: string | null): Promise<Result<JoinLink, string>> {
-      let slug: string | null = null;
-      if (input !== null) {
-        const checked = validateJoinSlug(input);
-        if (!checked.ok) return err(checked.error.message);
-        slug = checked.value;
-        const vanityOf = await byVanity(slug);
-        const servedHere = (await deps.guilds.campaignsOf(guildId)).length > 0 && vanityOf === guildId;
-        const vanityElsewhere = (await deps.campaigns.byVanity(slug)).length > 0 && !servedHere;
-        if (vanityElsewhere) return err(`join_slug “${slug}” is the Patreon name of a campaign another server serves; choose another.`);
-      }
-      const saved = await deps.guilds.setJoinSlug(guildId, slug);
-      if (saved === 'taken') return err(`join_slug “${slug}” is already another server’s join page; choose another.`);
-      return ok(await linkOf(guildId));
+      const chosen = await chooseSaying(guildId, input);
+      return chosen.ok ? chosen : err(chosen.error.text);
     },
+
+    chooseSaying,
   };
+
+  async function chooseSaying(guildId: string, input: string | null): Promise<Result<JoinLink, SettingsProblem>> {
+    let slug: string | null = null;
+    if (input !== null) {
+      const checked = validateJoinSlug(input);
+      if (!checked.ok) return err({ text: checked.error.message, facts: checked.error.facts });
+      slug = checked.value;
+      const vanityOf = await byVanity(slug);
+      const servedHere = (await deps.guilds.campaignsOf(guildId)).length > 0 && vanityOf === guildId;
+      const vanityElsewhere = (await deps.campaigns.byVanity(slug)).length > 0 && !servedHere;
+      if (vanityElsewhere)
+        return err({
+          text: `join_slug “${slug}” is the Patreon name of a campaign another server serves; choose another.`,
+          facts: { code: 'slug_vanity', slug },
+        });
+    }
+    const saved = await deps.guilds.setJoinSlug(guildId, slug);
+    if (saved === 'taken')
+      return err({
+        text: `join_slug “${slug}” is already another server’s join page; choose another.`,
+        facts: { code: 'slug_taken', slug: slug ?? '' },
+      });
+    return ok(await linkOf(guildId));
+  }
 }
 
 /**
@@ -91,4 +107,6 @@ export interface JoinLinks {
    * chosen slug, another server's campaign vanity. Answers the server's address after the change.
    */
   choose(guildId: string, input: string | null): Promise<Result<JoinLink, string>>;
+  /** {@link choose}, its refusal with the facts another language says it from (src/core/settings-problem-text.ts). */
+  chooseSaying(guildId: string, input: string | null): Promise<Result<JoinLink, SettingsProblem>>;
 }

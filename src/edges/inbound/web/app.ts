@@ -47,7 +47,7 @@ export interface WebAppDeps {
   /** The join pages, `/join/<slug>` and below (src/edges/inbound/web/join-routes.ts). */
   joining: Pick<Joining, 'links' | 'places' | 'flow'>;
   /** The connect result page of a bound campaign (tiers, webhook, dry run, problems). */
-  connectView(completion: Extract<ConnectCompletion, { kind: 'bound' }>): Promise<ConnectResultView>;
+  connectView(completion: Extract<ConnectCompletion, { kind: 'bound' }>, t: T): Promise<ConnectResultView>;
   health(): Promise<HealthReport>;
   /** The public `/healthz` answer: whether the database answers (no detail, cheap enough for anyone). */
   healthOk(): Promise<boolean>;

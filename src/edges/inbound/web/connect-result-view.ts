@@ -1,5 +1,7 @@
-import type { TiersService } from '../../../app/admin/tiers-service';
+import type { TierRoleLine, TiersService } from '../../../app/admin/tiers-service';
 import type { ConnectCompletion } from '../../../app/admin/connect-service';
+import { type T, translator } from '../../../core/i18n';
+import { permissionsIn, refusalWords } from '../../../core/refusal-text';
 import type { Logger } from '../../../shared/logger';
 import type { SyncOutcome } from '../../../app/sync/sync-scheduler';
 import type { WebhookRegistration } from '../../../app/webhooks/registration';
@@ -16,11 +18,13 @@ export interface ConnectViewDeps {
 
 /**
  * The creator's page after `/connect` bound a campaign: its tiers with their roles, the webhook's
- * state, what a sync would do now (a dry run: nothing is applied), and what to fix.
+ * state, what a sync would do now (a dry run: nothing is applied), and what to fix, in the reader's
+ * language (`t`; English keeps the services' own sentences).
  */
 export async function connectResultView(
   deps: ConnectViewDeps,
   completion: Extract<ConnectCompletion, { kind: 'bound' }>,
+  t: T = translator('en'),
 ): Promise<ConnectResultView> {
   const { guildId, campaignId, name } = completion.bound;
   const [guildName, tiers, health] = await Promise.all([
@@ -33,12 +37,12 @@ export async function connectResultView(
     if (tier.roles.every((r) => r.elsewhere !== null))
       problems.push({
         name: tier.title,
-        problem: 'grants no role in this server yet',
-        fix: `Run /map tier:${tier.title} role:<role> in Discord.`,
+        problem: t('connectPage.tierNoRole'),
+        fix: t('connectPage.tierNoRoleFix', { tier: tier.title }),
       });
     for (const role of tier.roles) {
-      if (role.problem) problems.push({ name: role.roleName ?? role.roleId, problem: role.problem.message, fix: role.problem.fix });
-      else if (role.heldBack) problems.push({ name: tier.title, problem: role.heldBack.message, fix: role.heldBack.fix });
+      if (role.problem) problems.push({ name: role.roleName ?? role.roleId, ...roleProblemIn(t, role, tier.title) });
+      else if (role.heldBack) problems.push({ name: tier.title, ...heldBackIn(t, role.roleName ?? role.roleId, role.heldBack) });
     }
   }
   let dryRun: ConnectResultView['dryRun'] = { linkedMembers: 0, adds: 0, removes: 0, held: false };
@@ -49,7 +53,7 @@ export async function connectResultView(
       dryRun = { linkedMembers: guild.linkedMembers, adds: guild.planned.adds, removes: guild.planned.removes, held: guild.held !== null };
   } catch (error) {
     deps.logger.warn({ err: error, guildId }, 'the dry run after /connect failed');
-    problems.push({ name: 'Preview', problem: 'the sync preview could not be computed', fix: 'Run /sync dry_run:true in Discord.' });
+    problems.push({ name: t('connectPage.preview'), problem: t('connectPage.previewFailed'), fix: t('connectPage.previewFailedFix') });
   }
   const state = health.manualSecret
     ? 'manual-secret'
@@ -73,5 +77,29 @@ export async function connectResultView(
     webhook: { state, detail: health.lastDetail },
     dryRun,
     problems,
+  };
+}
+
+/** A role's problem in the reader's language: a role that no longer exists by how the tier names it, the others from their facts. */
+function roleProblemIn(t: T, role: TierRoleLine, tier: string): { problem: string; fix: string } {
+  const problem = role.problem!;
+  if (t.locale === 'en') return { problem: problem.message, fix: problem.fix };
+  if (role.roleName === null)
+    return {
+      problem: t('connectPage.roleMissing', { role: role.roleId }),
+      fix: t(role.source === 'map' ? 'connectPage.roleMissingMapFix' : 'connectPage.roleMissingPatreonFix', { tier }),
+    };
+  const words = refusalWords(t, problem);
+  return { problem: words.message, fix: words.fix };
+}
+
+/** A role held back for its dangerous permissions, in the reader's language. */
+function heldBackIn(t: T, role: string, held: NonNullable<TierRoleLine['heldBack']>): { problem: string; fix: string } {
+  if (t.locale === 'en') return { problem: held.message, fix: held.fix };
+  const count = held.permissions.length;
+  const permissions = permissionsIn(t, held.permissions);
+  return {
+    problem: t(held.gained ? 'connectPage.heldBackGained' : 'connectPage.heldBack', { role, count, permissions }),
+    fix: t('connectPage.heldBackFix', { role, count }),
   };
 }

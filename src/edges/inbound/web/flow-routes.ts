@@ -28,7 +28,7 @@ import {
 } from './pages';
 import type { ConnectResultView, MessageView } from './pages/views';
 import { localeOf, tOf } from './page-language';
-import type { Locale } from '../../../core/i18n';
+import type { Locale, T } from '../../../core/i18n';
 import { speech } from './pages/speech';
 
 /** Where the campaign chooser posts its choice. */
@@ -47,7 +47,8 @@ export interface FlowRoutesDeps {
   guilds: GuildNames;
   tierTitles: TierTitles;
   cookies: FlowCookies;
-  connectView(completion: Extract<ConnectCompletion, { kind: 'bound' }>): Promise<ConnectResultView>;
+  /** The `/connect` result page's view, in the reader's language (`t`). */
+  connectView(completion: Extract<ConnectCompletion, { kind: 'bound' }>, t: T): Promise<ConnectResultView>;
   /** The join pages (src/app/joining); their flows share the service's callback with `/link` and `/connect`. */
   joining: JoinRoutesDeps['joining'];
   sendPage(res: Response, status: number, html: string): void;
@@ -172,7 +173,7 @@ export function createFlowRoutes(deps: FlowRoutesDeps): Router {
         return message(res, connectNotAllowedMessage(tOf(res)));
       case 'bound':
         clearFlowOf(req, res);
-        return sendPage(res, 200, renderConnectResult(await deps.connectView(completion)));
+        return sendPage(res, 200, renderConnectResult(await deps.connectView(completion, tOf(res)), speech(localeOf(res))));
       case 'choose': {
         // The chooser's tickets need this browser's cookie: keep it as long as they last.
         const nonce = cookies.reader(req)(completion.flowId);
@@ -180,37 +181,38 @@ export function createFlowRoutes(deps: FlowRoutesDeps): Router {
         return sendPage(
           res,
           200,
-          renderChooseCampaign({
-            creatorName: completion.creatorName,
-            guildName: await deps.guilds.name(completion.guildId),
-            action: CHOOSE_PATH,
-            csrf: completion.csrf,
-            choices: completion.choices.map(({ details, ticket }) => ({
-              // A creator's campaigns share the creator's name: the vanity tells them apart.
-              name:
-                details.campaign.creatorName && details.campaign.vanity
-                  ? `${details.campaign.creatorName} (${details.campaign.vanity})`
-                  : (details.campaign.vanity ?? details.campaign.creatorName ?? `Campaign ${details.campaign.id}`),
-              url: details.campaign.url,
-              patronCount: details.campaign.patronCount,
-              ticket,
-            })),
-          }),
+          renderChooseCampaign(
+            {
+              creatorName: completion.creatorName,
+              guildName: await deps.guilds.name(completion.guildId),
+              action: CHOOSE_PATH,
+              csrf: completion.csrf,
+              choices: completion.choices.map(({ details, ticket }) => ({
+                // A creator's campaigns share the creator's name: the vanity tells them apart.
+                name:
+                  details.campaign.creatorName && details.campaign.vanity
+                    ? `${details.campaign.creatorName} (${details.campaign.vanity})`
+                    : (details.campaign.vanity ??
+                      details.campaign.creatorName ??
+                      tOf(res)('connectPage.campaignNumbered', { id: details.campaign.id })),
+                url: details.campaign.url,
+                patronCount: details.campaign.patronCount,
+                ticket,
+              })),
+            },
+            speech(localeOf(res)),
+          ),
         );
       }
       case 'no_campaign':
         clearFlowOf(req, res);
-        return message(
-          res,
-          {
-            status: 200,
-            tone: 'warning',
-            title: 'No campaign to connect',
-            message: `${completion.creatorName} has no campaign on Patreon yet, so there are no tiers to sync.`,
-            next: 'Create a campaign with tiers on Patreon, then run /connect again.',
-          },
-          'en',
-        );
+        return message(res, {
+          status: 200,
+          tone: 'warning',
+          title: tOf(res)('connectPage.noCampaignTitle'),
+          message: tOf(res)('connectPage.noCampaignMessage', { creator: completion.creatorName }),
+          next: tOf(res)('connectPage.noCampaignNext'),
+        });
       case 'service_error':
         return message(res, serviceDownMessage('/connect', tOf(res)));
     }

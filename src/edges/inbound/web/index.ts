@@ -18,7 +18,7 @@ export type WebDeps = Omit<WebAppDeps, 'connectView' | 'dashboardRouter'> &
 export function createWeb(deps: WebDeps): express.Express {
   return createWebApp({
     ...deps,
-    connectView: (completion) => connectResultView(deps, completion),
+    connectView: (completion, t) => connectResultView(deps, completion, t),
     dashboardRouter: createDashboardRouter({ dashboard: deps.dashboard, logger: deps.logger }),
   });
 }

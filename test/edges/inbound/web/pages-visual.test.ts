@@ -37,6 +37,7 @@ import { joinPageView, joinRefusalView, notPatronView } from '../../../../src/ed
 import type { JoinRefusalView, JoinResultView } from '../../../../src/edges/inbound/web/pages/views';
 import { speech } from '../../../../src/edges/inbound/web/pages/speech';
 import { type Locale, translator } from '../../../../src/core/i18n';
+import { pricingOf } from '../../../../src/core/i18n/price';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -298,6 +299,7 @@ function languageSamples(locale: Locale, pricing: { currency: string; cadence: '
     link: { slug: 'lumenandlantern', source: 'vanity', url: 'https://tierlink.example.com/join/lumenandlantern' },
   };
   const languages = (l: Locale) => `/join/lumenandlantern?lang=${l}`;
+  const pricingRow = { currency: pricing.currency, payPer: pricing.cadence, payPerName: null };
   const lapsed = {
     kind: 'lapsed',
     source: 'patreon',
@@ -389,6 +391,67 @@ function languageSamples(locale: Locale, pricing: { currency: string; cadence: '
       ),
     },
     { name: `message-used-${locale}`, status: 410, html: renderMessage(linkExpiredMessage('/link', t, true), said) },
+    // The creator's pages after /connect, with long tier titles, a held sync and a role to fix.
+    {
+      name: `connect-result-${locale}`,
+      status: 200,
+      html: renderConnectResult(
+        {
+          campaignName: CAMPAIGN,
+          guildName: GUILD,
+          tiers: [
+            { title: 'Copper Lantern', amountCents: 300, patronCount: 412, roles: ['Patron'], pricing: pricingOf(pricingRow) },
+            {
+              title: 'Platinum Circle: Producer Credits and Monthly Live Table Reads',
+              amountCents: 2550,
+              patronCount: 9,
+              roles: [],
+              pricing: pricingOf(pricingRow),
+            },
+          ],
+          webhook: { state: 'failed', detail: 'Patreon answered 403: the creator token lacks the w:campaigns.webhook scope.' },
+          dryRun: { linkedMembers: 12840, adds: 37, removes: 3110, held: true },
+          problems: [
+            {
+              name: 'Platinum Circle: Producer Credits and Monthly Live Table Reads',
+              problem: t('connectPage.tierNoRole'),
+              fix: t('connectPage.tierNoRoleFix', { tier: 'Platinum Circle: Producer Credits and Monthly Live Table Reads' }),
+            },
+            {
+              name: 'Lantern Keepers (moderators)',
+              problem: t('connectPage.heldBack', {
+                role: 'Lantern Keepers (moderators)',
+                count: 3,
+                permissions: new Intl.ListFormat(locale, { type: 'conjunction' }).format([
+                  t('perm.Kick Members'),
+                  t('perm.Ban Members'),
+                  t('perm.Moderate Members'),
+                ]),
+              }),
+              fix: t('connectPage.heldBackFix', { role: 'Lantern Keepers (moderators)', count: 3 }),
+            },
+          ],
+        },
+        said,
+      ),
+    },
+    {
+      name: `choose-campaign-${locale}`,
+      status: 200,
+      html: renderChooseCampaign(
+        {
+          creatorName: 'Ada Lindqvist',
+          guildName: GUILD,
+          action: '/connect/choose',
+          csrf: 'csrf-token',
+          choices: [
+            { name: CAMPAIGN, url: PLEDGE_URL, patronCount: 1843, ticket: 'ticket-1' },
+            { name: 'Night Owl Sketchbook 🦉', url: null, patronCount: null, ticket: 'ticket-3' },
+          ],
+        },
+        said,
+      ),
+    },
   ];
 }
 

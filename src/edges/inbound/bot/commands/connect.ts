@@ -2,6 +2,7 @@ import { ActionRowBuilder, ButtonBuilder, ButtonStyle, InteractionContextType, P
 import { LINK_LIFETIME_MS } from '../../../../app/linking/one-time-links';
 import type { Command } from '../command';
 import { speakerFor } from '../speak';
+import { withLanguage } from '../page-address';
 
 /**
  * `/connect` (the server owner or an Administrator): a one-time link for the creator to connect a
@@ -29,7 +30,7 @@ export const connectCommand: Command = {
       content: `${t('connect.intro')}\n${t('connect.once', { minutes: LINK_LIFETIME_MS / 60_000 })}`,
       components: [
         new ActionRowBuilder<ButtonBuilder>().addComponents(
-          new ButtonBuilder().setStyle(ButtonStyle.Link).setURL(url).setLabel(t('connect.button')),
+          new ButtonBuilder().setStyle(ButtonStyle.Link).setURL(withLanguage(url, interaction.locale)).setLabel(t('connect.button')),
         ),
       ],
     });

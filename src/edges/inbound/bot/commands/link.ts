@@ -1,23 +1,10 @@
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle, InteractionContextType, MessageFlags, SlashCommandBuilder } from 'discord.js';
 import { LINK_LIFETIME_MS } from '../../../../app/linking/one-time-links';
-import { matchLocale } from '../../../../core/i18n';
 import type { ChatInputCommandInteraction } from 'discord.js';
 import type { KofiLinkPort } from '../bot-services';
 import type { Command } from '../command';
 import { speakerFor } from '../speak';
-
-/**
- * The one-time link with the member's language, when Discord's client names one of ours other
- * than English: the pages of the link flow then speak it (a `lang` the web pages read;
- * src/edges/inbound/web/page-language.ts). English, the default, leaves the browser's language to decide.
- */
-function withLanguage(url: string, discordLocale: string | null | undefined): string {
-  const locale = matchLocale(discordLocale);
-  if (!locale || locale === 'en') return url;
-  const address = new URL(url);
-  address.searchParams.set('lang', locale);
-  return address.toString();
-}
+import { withLanguage } from '../page-address';
 
 /**
  * `/link source:Ko-fi`: Ko-fi has no sign-in, so the proof is a one-time code the person puts in the

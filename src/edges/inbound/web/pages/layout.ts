@@ -101,9 +101,9 @@ code,kbd{font:600 .92em/1.3 ui-monospace,"SFMono-Regular",Menlo,Consolas,"Libera
 .pill.removed{background:var(--error-bg);color:var(--error);border-color:var(--error-border)}
 .pill.skipped,.pill.muted{background:var(--surface);color:var(--muted);border-color:var(--border)}
 .pill.warn{background:var(--warning-bg);color:var(--warning);border-color:var(--warning-border)}
-.stats{display:grid;grid-template-columns:repeat(3,minmax(0,1fr));gap:.5rem}
+.stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(5.5rem,1fr));gap:.5rem}
 .stat{display:flex;flex-direction:column-reverse;justify-content:flex-end;padding:.75rem;border-radius:.875rem;background:var(--surface-2);border:1px solid var(--border)}
-.stat-value{display:block;font-size:1.5rem;font-weight:750;line-height:1.2;letter-spacing:-.02em;font-variant-numeric:tabular-nums}
+.stat-value{display:block;font-size:clamp(1.125rem,5vw,1.5rem);overflow-wrap:normal;white-space:nowrap;font-weight:750;line-height:1.2;letter-spacing:-.02em;font-variant-numeric:tabular-nums}
 .stat-label{display:block;margin-top:.125rem;color:var(--muted);font-size:.8125rem;line-height:1.3}
 .status-line{display:flex;gap:.75rem;align-items:flex-start}
 .status-line .badge{width:2.25rem;height:2.25rem}
