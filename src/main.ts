@@ -226,13 +226,14 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       stopping.abort();
       clearInterval(housekeeping);
       const closing = server?.close(5000);
-      // First, so the other instances take the gateway shards over at once (they answer from then on).
-      await bot.stop();
+      const grace = options.shutdownGraceMs ?? 10_000;
+      // First, so the other instances take the gateway shards over at once (they answer from then on),
+      // the interactions already being answered here finish first.
+      await bot.stop(grace);
       await sync.scheduler.stop();
       await services.channels.stop();
       await services.retention.stop();
       await services.backups?.stop();
-      const grace = options.shutdownGraceMs ?? 10_000;
       const done = await Promise.all([webhooks.stop(grace), services.jobQueue.worker.stop(grace)]);
       if (done.includes(false)) logger.warn('stopped with work in flight; its leases expire and another start picks it up');
       // Messages to patrons already started are sent (or given up) before the Discord client closes; none starts now.

@@ -85,8 +85,12 @@ export interface BotDeps extends Omit<BotServices, 'sync' | 'doctor'> {
 export interface DiscordBot {
   /** Takes this instance's share of the gateway shards (ready when resolved), then registers the commands. */
   start(): Promise<void>;
-  /** Closes the sessions and hands the shards over to the other instances at once. */
-  stop(): Promise<void>;
+  /**
+   * Lets the interactions already being answered finish (up to `graceMs`, default 10 s: their
+   * replies go through the sessions' clients), then closes the sessions and hands the shards over
+   * to the other instances.
+   */
+  stop(graceMs?: number): Promise<void>;
   isReady(): boolean;
   /** The shards whose sessions this instance holds, and the shard count. */
   shards(): { held: number[]; count: number | null };
@@ -138,7 +142,19 @@ export function createBot(deps: BotDeps): DiscordBot {
     },
     doctor: { report: async (guildId, locale = 'en') => renderDoctor(await deps.doctor.run(guildId), translator(locale)) },
   };
-  const onInteraction = createInteractionRouter(COMMANDS, { services, logger }, { isServing: deps.isServing });
+  const route = createInteractionRouter(COMMANDS, { services, logger }, { isServing: deps.isServing });
+  /**
+   * Interactions being answered: `stop()` lets them finish (within its grace) before the rest of
+   * the service closes, so a command in flight is answered, not failed half-way by a closed database.
+   */
+  const answering = new Set<Promise<void>>();
+  const onInteraction = (interaction: Interaction): Promise<void> => {
+    const handling = route(interaction);
+    answering.add(handling);
+    const done = () => answering.delete(handling);
+    handling.then(done, done);
+    return handling;
+  };
   /** Interactions that came by HTTP, while the router hears them (claimed by the endpoint already). */
   const viaHttp = new Set<string>();
 
@@ -228,7 +244,16 @@ export function createBot(deps: BotDeps): DiscordBot {
         logger,
       });
     },
-    async stop() {
+    async stop(graceMs = 10_000) {
+      let timer: NodeJS.Timeout | undefined;
+      const answered = await Promise.race([
+        Promise.allSettled([...answering]).then(() => true),
+        new Promise<false>((resolve) => {
+          timer = setTimeout(() => resolve(false), graceMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (!answered) logger.warn({ interactions: answering.size }, 'stopped while interactions were still being answered');
       await coordinator.stop();
       await payloads.close();
     },
