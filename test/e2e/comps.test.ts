@@ -142,4 +142,16 @@ test('a date in the past, or no date, is refused with what to write', async () =
     stringOption('reason', 'x'),
   ]);
   expect(nonsense.content).toMatch(/is not a date: write it as 2026-12-31/);
+  // In the member's language, from the refusal's facts.
+  const german = await runCommand(e, {
+    userId: e.ownerId,
+    name: 'comp',
+    subcommand: 'grant',
+    options: [userOption('member', eve), stringOption('tier', 'Gold'), stringOption('until', 'nächste Woche'), stringOption('reason', 'x')],
+    memberPermissions: MANAGE_ROLES,
+    locale: 'de',
+  }).reply();
+  expect(german.content).toBe(
+    'Es wurde keine Freistufe vergeben: „nächste Woche“ ist kein Datum: schreib es als 2026-12-31, oder 2026-12-31T18:00Z mit Uhrzeit.',
+  );
 });

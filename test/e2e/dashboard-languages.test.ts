@@ -183,3 +183,42 @@ describe('the server’s language', () => {
     expect(await stored()).toBe('en');
   });
 });
+
+describe.each(['de', 'es-ES', 'pt-BR'] as const)('before sign-in, in %s (the browser’s language)', (locale) => {
+  const t = translator(locale);
+  const asBrowser = (p: string, init: RequestInit = {}) =>
+    fetch(`${e.url}${p}`, { ...init, redirect: 'manual', headers: { 'accept-language': `${locale},en;q=0.5`, ...(init.headers ?? {}) } });
+
+  test('the sign-in page speaks the browser’s language', async () => {
+    const page = await asBrowser('/dashboard');
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain(`lang="${locale}"`);
+    const text = pageText(html);
+    expect(text).toContain(t('dashSignIn.title'));
+    expect(text).toContain(t('dashSignIn.withDiscord'));
+    expect(englishIn(text)).toEqual([]);
+    // A server's page asked for while signed out: the same page, with the way back to it.
+    const guarded = await asBrowser(path('/members'));
+    expect(guarded.status).toBe(401);
+    expect(pageText(await guarded.text())).toContain(t('dashSignIn.title'));
+  });
+
+  test('a sign-in that was not started in this browser, and a form sent after the sign-in ended, say so in the browser’s language', async () => {
+    const expired = await asBrowser('/dashboard/callback?code=x&state=forged');
+    expect(expired.status).toBe(400);
+    const expiredText = pageText(await expired.text());
+    expect(expiredText).toContain(t('dashSignIn.expiredWhy'));
+    expect(englishIn(expiredText)).toEqual([]);
+
+    const form = await asBrowser(path('/settings'), {
+      method: 'POST',
+      body: new URLSearchParams({ grace_days: '3' }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(form.status).toBe(401);
+    const formText = pageText(await form.text());
+    expect(formText).toContain(t('dashSignIn.endedWhy'));
+    expect(englishIn(formText)).toEqual([]);
+  });
+});

@@ -7,6 +7,7 @@ import { type Actor, type ActorAuthority, NOT_A_MEMBER } from '../admin/actor-au
 import type { TiersService } from '../admin/tiers-service';
 import type { GuildContextLoader } from '../sync/guild-context';
 import type { MemberOutcome, Reconciler } from '../sync/reconciler';
+import type { CompInputFacts } from '../../core/comp-input-text';
 import type { RefusalFacts } from '../../core/refusal-text';
 
 /** The longest a comp may run: a comp is for a while, not forever. */
@@ -16,8 +17,8 @@ export const COMP_REASON_MAX = 200;
 
 export type CompRefusal =
   | { kind: 'unknown_tier' }
-  | { kind: 'bad_until'; message: string }
-  | { kind: 'bad_reason'; message: string }
+  | { kind: 'bad_until'; message: string; facts: CompInputFacts }
+  | { kind: 'bad_reason'; message: string; facts: CompInputFacts }
   | { kind: 'not_allowed'; message: string; fix: string; facts?: RefusalFacts };
 
 export type CompGrantOutcome =
@@ -38,15 +39,22 @@ export interface CompEntry {
  * `until` as a creator types it: an ISO 8601 date (the comp runs through that day, UTC) or date-time.
  * It must be in the future and at most {@link MAX_COMP_DAYS} away.
  */
-export function parseUntil(text: string, now: Date): { ok: true; until: Date } | { ok: false; message: string } {
+export function parseUntil(text: string, now: Date): { ok: true; until: Date } | { ok: false; message: string; facts: CompInputFacts } {
   const trimmed = text.trim();
   const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(trimmed);
   const at = dateOnly ? Date.parse(`${trimmed}T00:00:00Z`) + DAY : /^\d{4}-\d{2}-\d{2}T/.test(trimmed) ? Date.parse(trimmed) : NaN;
   if (Number.isNaN(at)) {
-    return { ok: false, message: `"${trimmed.slice(0, 40)}" is not a date: write it as 2026-12-31, or 2026-12-31T18:00Z for a time.` };
+    const given = trimmed.slice(0, 40);
+    return {
+      ok: false,
+      message: `"${given}" is not a date: write it as 2026-12-31, or 2026-12-31T18:00Z for a time.`,
+      facts: { code: 'not_a_date', given },
+    };
   }
-  if (at <= now.getTime()) return { ok: false, message: 'That date has passed: a comp must end in the future.' };
-  if (at - now.getTime() > MAX_COMP_DAYS * DAY) return { ok: false, message: 'A comp can run for at most five years.' };
+  if (at <= now.getTime()) return { ok: false, message: 'That date has passed: a comp must end in the future.', facts: { code: 'past' } };
+  if (at - now.getTime() > MAX_COMP_DAYS * DAY) {
+    return { ok: false, message: 'A comp can run for at most five years.', facts: { code: 'too_far' } };
+  }
   return { ok: true, until: new Date(at) };
 }
 
@@ -78,10 +86,22 @@ export class CompService {
   async grant(actor: Actor, memberId: string, tierValue: string, untilText: string, reasonText: string): Promise<CompGrantOutcome> {
     const now = this.#deps.clock.now();
     const until = parseUntil(untilText, now);
-    if (!until.ok) return { kind: 'bad_until', message: until.message };
+    if (!until.ok) return { kind: 'bad_until', message: until.message, facts: until.facts };
     const reason = reasonText.trim().replace(/\s+/g, ' ');
-    if (reason === '') return { kind: 'bad_reason', message: 'Say why the comp is given (it is shown to staff and in the audit log).' };
-    if (reason.length > COMP_REASON_MAX) return { kind: 'bad_reason', message: `Keep the reason under ${COMP_REASON_MAX} characters.` };
+    if (reason === '') {
+      return {
+        kind: 'bad_reason',
+        message: 'Say why the comp is given (it is shown to staff and in the audit log).',
+        facts: { code: 'no_reason' },
+      };
+    }
+    if (reason.length > COMP_REASON_MAX) {
+      return {
+        kind: 'bad_reason',
+        message: `Keep the reason under ${COMP_REASON_MAX} characters.`,
+        facts: { code: 'reason_too_long', max: COMP_REASON_MAX },
+      };
+    }
     const checked = await this.#authorized(actor, tierValue);
     if (checked.kind !== 'ok') return checked;
     const comp = await this.#deps.comps.grant(

@@ -1208,6 +1208,26 @@ export const de: Catalogue<EnglishCatalogue> = {
   'note.standing': 'Stufe {tier}: {standing}',
 
   // The dashboard's Tiers and roles page, strict-mode page, Ko-fi panel, server list and flash messages.
+  // The pages before sign-in, in the browser's language.
+  'dashSignIn.title': 'Beim Dashboard anmelden',
+  'dashSignIn.intro':
+    'Für alle, die einen Server mit Tierlink betreiben: seine Stufen und Rollen, jedes Mitglied, jede Änderung und jeder Abgleich.',
+  'dashSignIn.withDiscord': 'Mit Discord anmelden',
+  'dashSignIn.hint':
+    'Discord teilt Tierlink mit, wer du bist und auf welchen Servern du bist. Das Dashboard eines Servers kannst du öffnen, wenn du dort die Berechtigung „Server verwalten“ oder „Rollen verwalten“ hast. Tierlink speichert kein Discord-Passwort und kein Token.',
+  'dashSignIn.signIn': 'Anmelden',
+  'dashSignIn.ended': 'Abgemeldet',
+  'dashSignIn.endedWhy': 'Deine Anmeldung ist abgelaufen, daher wurde nichts geändert.',
+  'dashSignIn.endedNext': 'Melde dich erneut an und wiederhole die Änderung.',
+  'dashSignIn.cancelled': 'Nicht angemeldet',
+  'dashSignIn.cancelledWhy': 'Du hast auf der Seite von Discord abgebrochen, daher bist du nicht angemeldet.',
+  'dashSignIn.expired': 'Anmeldung abgelaufen',
+  'dashSignIn.expiredWhy':
+    'Diese Anmeldung wurde nicht in diesem Browser begonnen, wurde schon benutzt oder hat länger als zehn Minuten gedauert.',
+  'dashSignIn.expiredNext': 'Beginne noch einmal im Dashboard.',
+  'dashSignIn.discordDown': 'Discord hat nicht geantwortet',
+  'dashSignIn.discordDownWhy': 'Discord konnte gerade nicht bestätigen, wer du bist. Es wurde nichts geändert.',
+  'dashSignIn.discordDownNext': 'Versuche es in einer Minute noch einmal.',
   'dashTier.intro':
     'Eine Änderung, die Rollen bewegt, zeigt zuerst, was sie tun würde; bestätigt wird sie wie bei /map, /unmap und /settings geprüft und ausgeführt, und die Rollen der Mitglieder folgen innerhalb von Sekunden.',
   'dashTier.introLocked':
@@ -1471,6 +1491,12 @@ export const de: Catalogue<EnglishCatalogue> = {
   },
 
   // The /connect pages, /doctor's remaining details, /settings' remaining refusals.
+  // A comp's date or reason refused (src/core/comp-input-text.ts).
+  'compSays.notADate': '„{given}“ ist kein Datum: schreib es als 2026-12-31, oder 2026-12-31T18:00Z mit Uhrzeit.',
+  'compSays.past': 'Dieses Datum ist schon vorbei: eine Freistufe muss in der Zukunft enden.',
+  'compSays.tooFar': 'Eine Freistufe kann höchstens fünf Jahre dauern.',
+  'compSays.noReason': 'Gib an, warum die Freistufe vergeben wird (das Team sieht es, und es steht im Audit-Log).',
+  'compSays.reasonTooLong': 'Halte den Grund unter {max} Zeichen.',
   'connectPage.creator': 'Patreon-Creator',
   'connectPage.thisServer': 'diesem Server',
   'connectPage.yourServer': 'deinem Server',

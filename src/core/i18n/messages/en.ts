@@ -1158,6 +1158,24 @@ export const en = {
   'note.standing': '{tier} tier: {standing}',
 
   // The dashboard's Tiers and roles page, strict-mode page, Ko-fi panel, server list and flash messages.
+  // The pages before sign-in, in the browser's language.
+  'dashSignIn.title': 'Sign in to the dashboard',
+  'dashSignIn.intro': 'For the people who run a server with Tierlink: its tiers and roles, every member, every change and every sync.',
+  'dashSignIn.withDiscord': 'Sign in with Discord',
+  'dashSignIn.hint':
+    'Discord tells Tierlink who you are and which servers you are in. You can open a server’s dashboard if you have the Manage Server or Manage Roles permission there. Tierlink keeps no Discord password or token.',
+  'dashSignIn.signIn': 'Sign in',
+  'dashSignIn.ended': 'Signed out',
+  'dashSignIn.endedWhy': 'Your sign-in has ended, so nothing was changed.',
+  'dashSignIn.endedNext': 'Sign in again and repeat the change.',
+  'dashSignIn.cancelled': 'Not signed in',
+  'dashSignIn.cancelledWhy': 'You cancelled on Discord’s page, so you are not signed in.',
+  'dashSignIn.expired': 'Sign-in expired',
+  'dashSignIn.expiredWhy': 'This sign-in was not started in this browser, was already used, or took longer than ten minutes.',
+  'dashSignIn.expiredNext': 'Start again from the dashboard.',
+  'dashSignIn.discordDown': 'Discord did not answer',
+  'dashSignIn.discordDownWhy': 'Discord could not confirm who you are just now. Nothing was changed.',
+  'dashSignIn.discordDownNext': 'Try again in a minute.',
   'dashTier.intro':
     'A change that moves roles shows what it would do first; once confirmed it is checked and applied like /map, /unmap and /settings, and members’ roles follow within seconds.',
   'dashTier.introLocked': 'You can look but not change: changes need the Manage Roles permission in this server, as /map and /settings do.',
@@ -1410,6 +1428,12 @@ export const en = {
   },
 
   // The /connect pages, /doctor's remaining details, /settings' remaining refusals.
+  // A comp's date or reason refused (src/core/comp-input-text.ts).
+  'compSays.notADate': '"{given}" is not a date: write it as 2026-12-31, or 2026-12-31T18:00Z for a time.',
+  'compSays.past': 'That date has passed: a comp must end in the future.',
+  'compSays.tooFar': 'A comp can run for at most five years.',
+  'compSays.noReason': 'Say why the comp is given (it is shown to staff and in the audit log).',
+  'compSays.reasonTooLong': 'Keep the reason under {max} characters.',
   'connectPage.creator': 'Patreon creator',
   'connectPage.thisServer': 'this server',
   'connectPage.yourServer': 'your server',

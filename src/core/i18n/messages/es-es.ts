@@ -1179,6 +1179,25 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'note.standing': 'nivel {tier}: {standing}',
 
   // The dashboard's Tiers and roles page, strict-mode page, Ko-fi panel, server list and flash messages.
+  // The pages before sign-in, in the browser's language.
+  'dashSignIn.title': 'Inicia sesión en el panel',
+  'dashSignIn.intro':
+    'Para quienes gestionan un servidor con Tierlink: sus niveles y roles, cada miembro, cada cambio y cada sincronización.',
+  'dashSignIn.withDiscord': 'Iniciar sesión con Discord',
+  'dashSignIn.hint':
+    'Discord le dice a Tierlink quién eres y en qué servidores estás. Puedes abrir el panel de un servidor si allí tienes el permiso Gestionar servidor o Gestionar roles. Tierlink no guarda ninguna contraseña ni token de Discord.',
+  'dashSignIn.signIn': 'Iniciar sesión',
+  'dashSignIn.ended': 'Sesión cerrada',
+  'dashSignIn.endedWhy': 'Tu sesión ha terminado, así que no se ha cambiado nada.',
+  'dashSignIn.endedNext': 'Vuelve a iniciar sesión y repite el cambio.',
+  'dashSignIn.cancelled': 'No has iniciado sesión',
+  'dashSignIn.cancelledWhy': 'Cancelaste en la página de Discord, así que no has iniciado sesión.',
+  'dashSignIn.expired': 'El inicio de sesión ha caducado',
+  'dashSignIn.expiredWhy': 'Este inicio de sesión no se empezó en este navegador, ya se usó o tardó más de diez minutos.',
+  'dashSignIn.expiredNext': 'Empieza de nuevo desde el panel.',
+  'dashSignIn.discordDown': 'Discord no ha respondido',
+  'dashSignIn.discordDownWhy': 'Discord no ha podido confirmar quién eres en este momento. No se ha cambiado nada.',
+  'dashSignIn.discordDownNext': 'Vuelve a intentarlo dentro de un minuto.',
   'dashTier.intro':
     'Un cambio que mueve roles muestra primero lo que haría; una vez confirmado, se comprueba y se aplica como con /map, /unmap y /settings, y los roles de los miembros lo siguen en segundos.',
   'dashTier.introLocked':
@@ -1439,6 +1458,12 @@ export const esES: Catalogue<EnglishCatalogue> = {
   },
 
   // The /connect pages, /doctor's remaining details, /settings' remaining refusals.
+  // A comp's date or reason refused (src/core/comp-input-text.ts).
+  'compSays.notADate': '«{given}» no es una fecha: escríbela como 2026-12-31, o 2026-12-31T18:00Z con hora.',
+  'compSays.past': 'Esa fecha ya ha pasado: un nivel regalado debe terminar en el futuro.',
+  'compSays.tooFar': 'Un nivel regalado puede durar como mucho cinco años.',
+  'compSays.noReason': 'Indica por qué se regala el nivel (lo ve el equipo y queda en el registro de auditoría).',
+  'compSays.reasonTooLong': 'El motivo debe tener menos de {max} caracteres.',
   'connectPage.creator': 'Creador de Patreon',
   'connectPage.thisServer': 'este servidor',
   'connectPage.yourServer': 'tu servidor',

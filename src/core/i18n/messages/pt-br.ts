@@ -1175,6 +1175,25 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'note.standing': 'nível {tier}: {standing}',
 
   // The dashboard's Tiers and roles page, strict-mode page, Ko-fi panel, server list and flash messages.
+  // The pages before sign-in, in the browser's language.
+  'dashSignIn.title': 'Entre no painel',
+  'dashSignIn.intro':
+    'Para quem administra um servidor com o Tierlink: seus níveis e cargos, cada membro, cada mudança e cada sincronização.',
+  'dashSignIn.withDiscord': 'Entrar com o Discord',
+  'dashSignIn.hint':
+    'O Discord informa ao Tierlink quem você é e em quais servidores você está. Você pode abrir o painel de um servidor se tiver lá a permissão Gerenciar servidor ou Gerenciar cargos. O Tierlink não guarda nenhuma senha nem token do Discord.',
+  'dashSignIn.signIn': 'Entrar',
+  'dashSignIn.ended': 'Sessão encerrada',
+  'dashSignIn.endedWhy': 'Sua sessão terminou, então nada foi alterado.',
+  'dashSignIn.endedNext': 'Entre de novo e repita a alteração.',
+  'dashSignIn.cancelled': 'Você não entrou',
+  'dashSignIn.cancelledWhy': 'Você cancelou na página do Discord, então não entrou.',
+  'dashSignIn.expired': 'O login expirou',
+  'dashSignIn.expiredWhy': 'Este login não foi iniciado neste navegador, já foi usado ou levou mais de dez minutos.',
+  'dashSignIn.expiredNext': 'Comece de novo pelo painel.',
+  'dashSignIn.discordDown': 'O Discord não respondeu',
+  'dashSignIn.discordDownWhy': 'O Discord não conseguiu confirmar quem você é agora. Nada foi alterado.',
+  'dashSignIn.discordDownNext': 'Tente de novo em um minuto.',
   'dashTier.intro':
     'Uma mudança que mexe em cargos mostra primeiro o que faria; depois de confirmada, ela é verificada e aplicada como com /map, /unmap e /settings, e os cargos dos membros acompanham em segundos.',
   'dashTier.introLocked':
@@ -1434,6 +1453,12 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   },
 
   // The /connect pages, /doctor's remaining details, /settings' remaining refusals.
+  // A comp's date or reason refused (src/core/comp-input-text.ts).
+  'compSays.notADate': '"{given}" não é uma data: escreva como 2026-12-31, ou 2026-12-31T18:00Z com horário.',
+  'compSays.past': 'Essa data já passou: um nível cortesia precisa terminar no futuro.',
+  'compSays.tooFar': 'Um nível cortesia pode durar no máximo cinco anos.',
+  'compSays.noReason': 'Diga por que o nível cortesia é dado (a equipe vê, e fica no registro de auditoria).',
+  'compSays.reasonTooLong': 'Mantenha o motivo com menos de {max} caracteres.',
   'connectPage.creator': 'Criador no Patreon',
   'connectPage.thisServer': 'este servidor',
   'connectPage.yourServer': 'seu servidor',

@@ -4,6 +4,7 @@ import type { Command } from '../command';
 import { NO_PINGS, fitMessage } from '../format';
 import { type Speaker, momentFor, speakerFor } from '../speak';
 import { refusalWords } from '../../../../core/refusal-text';
+import { compInputWords } from '../../../../core/comp-input-text';
 
 /** A comp's end: "2027-01-01 00:00 UTC" in English (a comp given until a date runs through that day). */
 const ends = momentFor;
@@ -18,7 +19,7 @@ function changesLine({ t }: Speaker, outcome: { result: { applied: ReadonlyArray
   return t('comp.rolesChanged', { changes: parts.filter(Boolean).join(', ') });
 }
 
-/** A comp's answer in the reader's language; a refusal's own message and fix are the service's English data. */
+/** A comp's answer in the reader's language; a refusal is said from its facts (English as the service wrote it). */
 function grantReply(speaker: Speaker, userId: string, outcome: CompGrantOutcome): string {
   const { t } = speaker;
   switch (outcome.kind) {
@@ -26,7 +27,7 @@ function grantReply(speaker: Speaker, userId: string, outcome: CompGrantOutcome)
       return t('comp.tierHint');
     case 'bad_until':
     case 'bad_reason':
-      return t('comp.notGiven', { message: outcome.message });
+      return t('comp.notGiven', { message: compInputWords(t, outcome) });
     case 'not_allowed': {
       const { message, fix } = refusalWords(t, outcome);
       return `${t('comp.notGiven', { message })}\n${t('comp.whatToDo', { fix })}`;

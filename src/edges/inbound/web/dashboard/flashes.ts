@@ -1,5 +1,6 @@
 import { type T, translator } from '../../../../core/i18n';
 import { refusalWords } from '../../../../core/refusal-text';
+import { compInputWords } from '../../../../core/comp-input-text';
 import { settingsProblemWords } from '../../../../core/settings-problem-text';
 import type { MapOutcome } from '../../../../app/admin/mapping-service';
 import { ALLOW_REFUSAL, type AllowOutcome } from '../../../../app/admin/role-allowances';
@@ -124,14 +125,14 @@ export function ruleFlash(outcome: RuleRoleOutcome, followUp: string, verb: 'set
   }
 }
 
-/** A comp refused. A date or reason refused is the service's English sentence, as `/comp` shows it. */
+/** A comp refused, in the reader's language (a date or reason refused from its facts, as `/comp` says it). */
 export function compRefusal(outcome: CompRefusal, t: T = ENGLISH_T): DashboardFlash {
   switch (outcome.kind) {
     case 'unknown_tier':
       return { tone: 'error', text: t('dashFlash.unknownTier') };
     case 'bad_until':
     case 'bad_reason':
-      return { tone: 'error', text: t('dashFlash.refused', { message: outcome.message }) };
+      return { tone: 'error', text: t('dashFlash.refused', { message: compInputWords(t, outcome) }) };
     case 'not_allowed':
       return { tone: 'error', text: refused(t, outcome) };
   }

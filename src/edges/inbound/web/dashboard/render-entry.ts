@@ -1,24 +1,27 @@
 import type { ServerChoice } from '../../../../app/dashboard/access';
+import type { Locale, T } from '../../../../core/i18n';
 import { html } from '../pages/html';
 import { icons } from '../pages/layout';
 import { type Viewer, flashBox, guildPath, panel, renderDashboard } from './shell';
 import { viewerT } from './speech';
 import type { DashboardFlash } from './views';
 
-/** The page before signing in: what the dashboard is and the one button. */
-export function renderSignIn(o: { next: string; flash?: DashboardFlash | null }): string {
+/** The page before signing in, in the browser's language (no Discord language is known yet): what the dashboard is and the one button. */
+export function renderSignIn(o: { next: string; t: T; flash?: DashboardFlash | null }): string {
+  const { t } = o;
   const href = `/dashboard/login${o.next !== '/dashboard' ? `?next=${encodeURIComponent(o.next)}` : ''}`;
   return renderDashboard({
-    title: 'Sign in to the dashboard',
+    title: t('dashSignIn.title'),
     viewer: null,
+    locale: t.locale,
     server: null,
     flash: o.flash ?? null,
-    intro: 'For the people who run a server with Tierlink: its tiers and roles, every member, every change and every sync.',
+    intro: t('dashSignIn.intro'),
     main: html`<div class="stack">${panel({
       id: 'sign-in',
-      title: 'Sign in with Discord',
-      hint: 'Discord tells Tierlink who you are and which servers you are in. You can open a server’s dashboard if you have the Manage Server or Manage Roles permission there. Tierlink keeps no Discord password or token.',
-      body: html`<p class="actions"><a class="btn" href="${href}">Sign in with Discord${icons.arrowRight}</a></p>`,
+      title: t('dashSignIn.withDiscord'),
+      hint: t('dashSignIn.hint'),
+      body: html`<p class="actions"><a class="btn" href="${href}">${t('dashSignIn.withDiscord')}${icons.arrowRight}</a></p>`,
     })}</div>`,
   });
 }
@@ -57,6 +60,8 @@ export function renderServers(o: { viewer: Viewer; servers: readonly ServerChoic
 export function renderNotice(o: {
   title: string;
   viewer: Viewer | null;
+  /** Without a viewer: the browser's language. */
+  locale?: Locale;
   tone: DashboardFlash['tone'];
   lines: readonly string[];
   action?: { label: string; href: string } | null;
@@ -64,6 +69,7 @@ export function renderNotice(o: {
   return renderDashboard({
     title: o.title,
     viewer: o.viewer,
+    ...(o.locale ? { locale: o.locale } : {}),
     server: null,
     main: html`<div><section class="panel" aria-label="${o.title}">${flashBox({ tone: o.tone, text: o.lines.join('\n') })}${
       o.action ? html`<p class="actions"><a class="btn secondary" href="${o.action.href}">${o.action.label}</a></p>` : null

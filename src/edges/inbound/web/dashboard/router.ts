@@ -1,4 +1,6 @@
-import { fromDiscordLocale } from '../../../../core/i18n';
+import { type MessageKey, type T, fromDiscordLocale } from '../../../../core/i18n';
+import { tOf } from '../page-language';
+import type { DashboardFlash } from './views';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Dashboard } from '../../../../app/dashboard';
 import type { GuildAccess } from '../../../../app/dashboard/access';
@@ -21,6 +23,20 @@ export interface GuildLocals {
   session: DashboardSession;
   viewer: Viewer;
   access: GuildAccess;
+}
+
+type SignInKey = Extract<MessageKey, `dashSignIn.${string}`>;
+
+/** A one-message page for someone not signed in, in the browser's language, with the way back to sign in. */
+function signedOutNotice(t: T, title: SignInKey, lines: readonly SignInKey[], tone: DashboardFlash['tone']): string {
+  return renderNotice({
+    title: t(title),
+    viewer: null,
+    locale: t.locale,
+    tone,
+    lines: lines.map((line) => t(line)),
+    action: { label: t('dashSignIn.signIn'), href: '/dashboard' },
+  });
 }
 
 export const viewerOf = (session: DashboardSession): Viewer => ({
@@ -53,13 +69,7 @@ export function createDashboardRouter(deps: DashboardRouterDeps): Router {
         return sendDashboardPage(
           res,
           401,
-          renderNotice({
-            title: 'Signed out',
-            viewer: null,
-            tone: 'warning',
-            lines: ['Your sign-in has ended, so nothing was changed.', 'Sign in again and repeat the change.'],
-            action: { label: 'Sign in', href: '/dashboard' },
-          }),
+          signedOutNotice(tOf(res), 'dashSignIn.ended', ['dashSignIn.endedWhy', 'dashSignIn.endedNext'], 'warning'),
         );
       }
       const origin = req.headers.origin;
@@ -90,7 +100,11 @@ export function createDashboardRouter(deps: DashboardRouterDeps): Router {
   router.get('/', async (req, res) => {
     const session = res.locals.session as DashboardSession | null;
     if (!session) {
-      return sendDashboardPage(res, 200, renderSignIn({ next: safeNext(typeof req.query.next === 'string' ? req.query.next : null) }));
+      return sendDashboardPage(
+        res,
+        200,
+        renderSignIn({ next: safeNext(typeof req.query.next === 'string' ? req.query.next : null), t: tOf(res) }),
+      );
     }
     const [servers, flash] = await Promise.all([dashboard.access.servers(session), dashboard.signIn.takeFlash(session)]);
     sendDashboardPage(res, 200, renderServers({ viewer: viewerOf(session), servers, flash }));
@@ -114,43 +128,18 @@ export function createDashboardRouter(deps: DashboardRouterDeps): Router {
         setCookie(res, sessionCookie(), outcome.sessionCookie, { secure: secure(), maxAgeMs: SESSION_LIFETIME_MS });
         return seeOther(res, outcome.next);
       case 'denied':
-        return sendDashboardPage(
-          res,
-          200,
-          renderNotice({
-            title: 'Not signed in',
-            viewer: null,
-            tone: 'info',
-            lines: ['You cancelled on Discord’s page, so you are not signed in.'],
-            action: { label: 'Sign in', href: '/dashboard' },
-          }),
-        );
+        return sendDashboardPage(res, 200, signedOutNotice(tOf(res), 'dashSignIn.cancelled', ['dashSignIn.cancelledWhy'], 'info'));
       case 'bad_state':
         return sendDashboardPage(
           res,
           400,
-          renderNotice({
-            title: 'Sign-in expired',
-            viewer: null,
-            tone: 'warning',
-            lines: [
-              'This sign-in was not started in this browser, was already used, or took longer than ten minutes.',
-              'Start again from the dashboard.',
-            ],
-            action: { label: 'Sign in', href: '/dashboard' },
-          }),
+          signedOutNotice(tOf(res), 'dashSignIn.expired', ['dashSignIn.expiredWhy', 'dashSignIn.expiredNext'], 'warning'),
         );
       case 'discord_error':
         return sendDashboardPage(
           res,
           502,
-          renderNotice({
-            title: 'Discord did not answer',
-            viewer: null,
-            tone: 'error',
-            lines: ['Discord could not confirm who you are just now. Nothing was changed.', 'Try again in a minute.'],
-            action: { label: 'Sign in', href: '/dashboard' },
-          }),
+          signedOutNotice(tOf(res), 'dashSignIn.discordDown', ['dashSignIn.discordDownWhy', 'dashSignIn.discordDownNext'], 'error'),
         );
     }
   });
@@ -169,7 +158,7 @@ export function createDashboardRouter(deps: DashboardRouterDeps): Router {
       const session = res.locals.session as DashboardSession | null;
       if (!session) {
         const next = safeNext(`/dashboard/${guildId}${req.path === '/' ? '' : req.path}`);
-        return sendDashboardPage(res, 401, renderSignIn({ next }));
+        return sendDashboardPage(res, 401, renderSignIn({ next, t: tOf(res) }));
       }
       // Pages use the standing kept for the session a moment; a form that changes something reads it again.
       const entry = await dashboard.access.enter(session, guildId, { fresh: req.method !== 'GET' && req.method !== 'HEAD' });

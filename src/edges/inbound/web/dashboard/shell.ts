@@ -29,6 +29,8 @@ export interface Viewer {
 export interface ShellOptions {
   title: string;
   viewer: Viewer | null;
+  /** Nobody signed in (no Discord language known yet): the browser's language (src/edges/inbound/web/page-language.ts). */
+  locale?: Locale;
   /** The server being managed, with the current tab; null on the pages outside a server. */
   server: { id: string; name: string; tab: TabId } | null;
   /** One line under the headline. */
@@ -60,7 +62,7 @@ export function panel(o: { id: string; title: string; hint?: HtmlValue; body: Ht
 
 /** A complete dashboard document: skip link, top bar, tabs, the page's one `h1`, the content. */
 export function renderDashboard(o: ShellOptions): string {
-  const locale = o.viewer?.locale ?? 'en';
+  const locale = o.viewer?.locale ?? o.locale ?? 'en';
   const t = translator(locale);
   const tabs = o.server
     ? html`<nav class="tabs" aria-label="${o.server.name}">${TABS.map(
