@@ -6,8 +6,8 @@ import { activePatron } from '../support/e2e-admin';
 import { englishIn } from '../support/english-leaks';
 
 /**
- * The dashboard's Members page and a member's page in the signed-in user's Discord language (German
- * and Portuguese: no English sentence of the catalogue left), and the server's language chosen on
+ * The dashboard's Members page and a member's page in the signed-in user's Discord language (German,
+ * Spanish and Portuguese: no English sentence of the catalogue left), and the server's language chosen on
  * the Tiers and roles page: saved with the page's token by someone allowed, refused otherwise.
  */
 
@@ -27,7 +27,7 @@ beforeAll(async () => {
   activePatron(e, 'Jonas Lindqvist', [e.tiers.silver]); // a patron who has not linked
   await e.tierlink.services.runSync({ guildId: e.guildId, dryRun: false, force: false, trigger: 'manual' });
   const admins = e.discord.createRole(e.guildId, { name: 'Admins', permissions: Permission.Administrator }).id;
-  for (const locale of ['de', 'pt-BR'] as const) {
+  for (const locale of ['de', 'es-ES', 'pt-BR'] as const) {
     const reader = e.discord.addMember(e.guildId, { username: `reader-${locale}`, locale, roleIds: [admins] });
     readers.set(locale, (await signIn(e, reader.userId)).browser);
   }
@@ -41,7 +41,7 @@ afterAll(() => e?.stop());
 
 const path = (p = '') => `/dashboard/${e.guildId}${p}`;
 
-describe.each(['de', 'pt-BR'] as const)('in %s', (locale) => {
+describe.each(['de', 'es-ES', 'pt-BR'] as const)('in %s', (locale) => {
   const t = translator(locale);
 
   test.each(['/members', '/members?filter=not-linked', '/members?q=mira', '/members/:mira', '/audit', '/syncs'])(
