@@ -84,6 +84,16 @@ test('the owner sets the three channels; /settings shows them and where new post
   expect(reply.content).toContain(`<#${patrons}>`);
   expect(reply.content).toContain(`<#${posts}>`);
   expect(reply.content).toContain('New posts: new posts arrive with the campaign’s webhook.');
+  // The same note in the member's language, said from where the posts come from.
+  const german = await runCommand(e, {
+    userId: e.ownerId,
+    name: 'settings',
+    options: [channelOption('announce_posts_channel', posts)],
+    memberPermissions: MANAGE_ROLES,
+    locale: 'de',
+  }).reply();
+  expect(german.content).toContain('• Neue Beiträge: Sie kommen mit dem Webhook der Kampagne.');
+  expect(german.content).not.toContain('New posts');
   const webhook = e.patreon.webhooks()[0]!;
   expect(webhook.triggers).toEqual(expect.arrayContaining([...WEBHOOK_TRIGGERS]));
 });

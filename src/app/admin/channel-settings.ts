@@ -12,6 +12,7 @@ import type { ChannelMessages, GuildChannel } from '../../edges/outbound/discord
 import type { GuildDirectory } from '../../edges/outbound/discord/guild-directory';
 import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
 import type { Clock } from '../../shared/clock';
+import type { ChannelNote } from '../../core/post-source-text';
 import type { PostSource } from '../channels';
 import type { ActorView } from './actor-authority';
 
@@ -128,16 +129,19 @@ export function createChannelSettings(deps: ChannelSettingsDeps): ChannelSetting
     guildId: string,
     before: GuildChannels,
     change: ChannelChange,
-  ): Promise<{ channels: GuildChannels; notes: string[] }> {
+  ): Promise<{ channels: GuildChannels; notes: ChannelNote[] }> {
     const next = applyChannelChange(before, change, deps.clock.now());
     await deps.guilds.saveChannels(guildId, next);
     if (!before.modLogChannelId && next.modLogChannelId) await deps.startModLog(guildId);
-    const notes: string[] = [];
+    const notes: ChannelNote[] = [];
     if (change.announcePosts) {
       for (const campaignId of await deps.guilds.campaignsOf(guildId)) {
         const source = await deps.postSource(campaignId);
-        if (source.kind === 'none') notes.push(`New posts cannot be announced yet: ${source.detail}. **Fix:** ${source.fix}`);
-        else notes.push(`New posts: ${source.detail}.`);
+        const text =
+          source.kind === 'none'
+            ? `New posts cannot be announced yet: ${source.detail}. **Fix:** ${source.fix}`
+            : `New posts: ${source.detail}.`;
+        notes.push({ text, facts: source.facts });
       }
     }
     return { channels: next, notes };
@@ -155,7 +159,7 @@ export function createChannelSettings(deps: ChannelSettingsDeps): ChannelSetting
 
 export interface ChannelSettings {
   check(view: ActorView, change: ChannelChange): Promise<ChannelCheck>;
-  save(guildId: string, before: GuildChannels, change: ChannelChange): Promise<{ channels: GuildChannels; notes: string[] }>;
+  save(guildId: string, before: GuildChannels, change: ChannelChange): Promise<{ channels: GuildChannels; notes: ChannelNote[] }>;
   current(guildId: string): Promise<GuildChannels>;
   /** The guild's text and announcement channels, for the dashboard's choices. */
   postable(guildId: string): Promise<GuildChannel[]>;

@@ -1,4 +1,5 @@
 import type { GuildApplyOutcome } from '../sync';
+import type { ChannelNote } from '../../core/post-source-text';
 import type { StrictPreview, StrictPreviewer } from '../sync/strict-preview';
 import type { GuildContextLoader } from '../sync/guild-context';
 import { freeTierRoleIds } from '../../core/planner';
@@ -68,8 +69,8 @@ export type SettingsOutcome =
       before: GuildSettings;
       settings: GuildSettings;
       channels: GuildChannels;
-      /** Where an announcement channel's news comes from, or what keeps it from working. */
-      notes: string[];
+      /** Where an announcement channel's news comes from, or what keeps it from working (English, and its facts). */
+      notes: ChannelNote[];
       join: JoinLink;
       /** Whether the server sends patrons direct messages, as saved. */
       patronMessages: boolean;

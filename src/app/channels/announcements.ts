@@ -7,6 +7,7 @@ import {
   welcomeWho,
 } from '../../core/channel-posts';
 import { translator } from '../../core/i18n';
+import type { PostSourceFacts } from '../../core/post-source-text';
 import type { MemberPreferenceRepository } from '../../edges/outbound/store/repositories/member-preference-repository';
 import type { Post } from '../../edges/outbound/patreon/posts';
 import type { PatreonClient } from '../../edges/outbound/patreon';
@@ -37,8 +38,9 @@ const MAX_ATTEMPTS = 8;
 const POSTS_SCOPE = 'campaigns.posts';
 
 /** Where a campaign's new posts come from, and why: what `/settings` and the poll go by. */
-export type PostSource =
-  { kind: 'webhook'; detail: string } | { kind: 'poll'; detail: string } | { kind: 'none'; detail: string; fix: string };
+export type PostSource = (
+  { kind: 'webhook'; detail: string } | { kind: 'poll'; detail: string } | { kind: 'none'; detail: string; fix: string }
+) & { facts: PostSourceFacts };
 
 export interface AnnouncementsDeps {
   /** `locale`: the server's language, which welcomes and post announcements are written in. */
@@ -81,6 +83,12 @@ export interface KofiFirstPayment {
   tierName: string | null;
   isPublic: boolean;
 }
+
+const POLL_WHY = {
+  no_webhook: 'the campaign has no webhook of Tierlink',
+  webhook_no_posts: 'the campaign’s webhook does not carry posts yet',
+  webhook_failing: 'the campaign’s webhook is paused or failing',
+} as const;
 
 const latest = (a: Date, b: Date) => (a.getTime() > b.getTime() ? a : b);
 
@@ -222,18 +230,20 @@ export function createAnnouncements(deps: AnnouncementsDeps): Announcements {
         kind: 'none',
         detail: 'the creator’s Patreon connection does not allow reading posts (campaigns.posts)',
         fix: 'The creator runs /connect again and allows Tierlink to read the campaign’s posts.',
+        facts: { code: 'no_scope' },
       };
     }
     const [webhook] = await deps.webhooks.forCampaign(campaignId);
     if (webhook && webhook.triggers.includes('posts:publish') && !webhook.paused && webhook.numConsecutiveTimesFailed === 0) {
-      return { kind: 'webhook', detail: 'new posts arrive with the campaign’s webhook' };
+      return { kind: 'webhook', detail: 'new posts arrive with the campaign’s webhook', facts: { code: 'webhook' } };
     }
-    const why = !webhook
-      ? 'the campaign has no webhook of Tierlink'
-      : !webhook.triggers.includes('posts:publish')
-        ? 'the campaign’s webhook does not carry posts yet'
-        : 'the campaign’s webhook is paused or failing';
-    return { kind: 'poll', detail: `${why}, so Tierlink reads the campaign’s posts every ${POST_POLL_INTERVAL_MS / MINUTE} minutes` };
+    const why = !webhook ? 'no_webhook' : !webhook.triggers.includes('posts:publish') ? 'webhook_no_posts' : 'webhook_failing';
+    const minutes = POST_POLL_INTERVAL_MS / MINUTE;
+    return {
+      kind: 'poll',
+      detail: `${POLL_WHY[why]}, so Tierlink reads the campaign’s posts every ${minutes} minutes`,
+      facts: { code: 'poll', why, minutes },
+    };
   }
 
   async function pollPosts(campaignId: string): Promise<void> {

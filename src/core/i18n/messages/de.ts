@@ -1491,6 +1491,14 @@ export const de: Catalogue<EnglishCatalogue> = {
   },
 
   // The /connect pages, /doctor's remaining details, /settings' remaining refusals.
+  // Where new posts come from, after saving the channels (src/core/post-source-text.ts).
+  'postSays.noScope':
+    'Neue Beiträge können noch nicht angekündigt werden: Die Patreon-Verbindung des Creators erlaubt nicht, Beiträge zu lesen (campaigns.posts). **Lösung:** Der Creator führt /connect erneut aus und erlaubt Tierlink, die Beiträge der Kampagne zu lesen.',
+  'postSays.webhook': 'Neue Beiträge: Sie kommen mit dem Webhook der Kampagne.',
+  'postSays.poll': 'Neue Beiträge: {why}, daher liest Tierlink die Beiträge der Kampagne alle {minutes} Minuten.',
+  'postSays.poll.no_webhook': 'die Kampagne hat keinen Webhook von Tierlink',
+  'postSays.poll.webhook_no_posts': 'der Webhook der Kampagne überträgt noch keine Beiträge',
+  'postSays.poll.webhook_failing': 'der Webhook der Kampagne ist pausiert oder schlägt fehl',
   // A comp's date or reason refused (src/core/comp-input-text.ts).
   'compSays.notADate': '„{given}“ ist kein Datum: schreib es als 2026-12-31, oder 2026-12-31T18:00Z mit Uhrzeit.',
   'compSays.past': 'Dieses Datum ist schon vorbei: eine Freistufe muss in der Zukunft enden.',

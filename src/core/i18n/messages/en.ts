@@ -1428,6 +1428,14 @@ export const en = {
   },
 
   // The /connect pages, /doctor's remaining details, /settings' remaining refusals.
+  // Where new posts come from, after saving the channels (src/core/post-source-text.ts).
+  'postSays.noScope':
+    'New posts cannot be announced yet: the creator’s Patreon connection does not allow reading posts (campaigns.posts). **Fix:** The creator runs /connect again and allows Tierlink to read the campaign’s posts.',
+  'postSays.webhook': 'New posts: new posts arrive with the campaign’s webhook.',
+  'postSays.poll': 'New posts: {why}, so Tierlink reads the campaign’s posts every {minutes} minutes.',
+  'postSays.poll.no_webhook': 'the campaign has no webhook of Tierlink',
+  'postSays.poll.webhook_no_posts': 'the campaign’s webhook does not carry posts yet',
+  'postSays.poll.webhook_failing': 'the campaign’s webhook is paused or failing',
   // A comp's date or reason refused (src/core/comp-input-text.ts).
   'compSays.notADate': '"{given}" is not a date: write it as 2026-12-31, or 2026-12-31T18:00Z for a time.',
   'compSays.past': 'That date has passed: a comp must end in the future.',

@@ -1458,6 +1458,14 @@ export const esES: Catalogue<EnglishCatalogue> = {
   },
 
   // The /connect pages, /doctor's remaining details, /settings' remaining refusals.
+  // Where new posts come from, after saving the channels (src/core/post-source-text.ts).
+  'postSays.noScope':
+    'Aún no se pueden anunciar las nuevas publicaciones: la conexión de Patreon del creador no permite leer publicaciones (campaigns.posts). **Solución:** el creador vuelve a usar /connect y permite que Tierlink lea las publicaciones de la campaña.',
+  'postSays.webhook': 'Nuevas publicaciones: llegan con el webhook de la campaña.',
+  'postSays.poll': 'Nuevas publicaciones: {why}, así que Tierlink lee las publicaciones de la campaña cada {minutes} minutos.',
+  'postSays.poll.no_webhook': 'la campaña no tiene ningún webhook de Tierlink',
+  'postSays.poll.webhook_no_posts': 'el webhook de la campaña aún no envía publicaciones',
+  'postSays.poll.webhook_failing': 'el webhook de la campaña está en pausa o falla',
   // A comp's date or reason refused (src/core/comp-input-text.ts).
   'compSays.notADate': '«{given}» no es una fecha: escríbela como 2026-12-31, o 2026-12-31T18:00Z con hora.',
   'compSays.past': 'Esa fecha ya ha pasado: un nivel regalado debe terminar en el futuro.',

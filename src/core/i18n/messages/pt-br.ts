@@ -1453,6 +1453,14 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   },
 
   // The /connect pages, /doctor's remaining details, /settings' remaining refusals.
+  // Where new posts come from, after saving the channels (src/core/post-source-text.ts).
+  'postSays.noScope':
+    'Ainda não é possível anunciar posts novos: a conexão do Patreon do criador não permite ler posts (campaigns.posts). **Como resolver:** o criador usa /connect de novo e permite que o Tierlink leia os posts da campanha.',
+  'postSays.webhook': 'Posts novos: chegam pelo webhook da campanha.',
+  'postSays.poll': 'Posts novos: {why}, então o Tierlink lê os posts da campanha a cada {minutes} minutos.',
+  'postSays.poll.no_webhook': 'a campanha não tem nenhum webhook do Tierlink',
+  'postSays.poll.webhook_no_posts': 'o webhook da campanha ainda não envia posts',
+  'postSays.poll.webhook_failing': 'o webhook da campanha está pausado ou falhando',
   // A comp's date or reason refused (src/core/comp-input-text.ts).
   'compSays.notADate': '"{given}" não é uma data: escreva como 2026-12-31, ou 2026-12-31T18:00Z com horário.',
   'compSays.past': 'Essa data já passou: um nível cortesia precisa terminar no futuro.',

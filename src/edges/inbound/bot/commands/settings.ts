@@ -1,4 +1,5 @@
 import { ChannelType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import { channelNoteWords } from '../../../../core/post-source-text';
 import { CHANNEL_SETTINGS, type ChannelChange, type ChannelSetting, type GuildChannels, channelOf } from '../../../../core/guild-channels';
 import { SETTING_BOUNDS } from '../../../../core/planner/settings';
 import { JOIN_SLUG_LENGTH } from '../../../../core/join-slug';
@@ -427,7 +428,7 @@ export async function answerSettings(
       const head = [
         t('settings.saved'),
         renderSettings(outcome.settings, outcome.join, outcome.channels, rules, outcome.patronMessages, outcome.choices, t),
-        ...outcome.notes.map((n) => `• ${n}`),
+        ...outcome.notes.map((n) => `• ${channelNoteWords(t, n)}`),
       ];
       const components = request ? [strictButton(request, t)] : [];
       const content = request

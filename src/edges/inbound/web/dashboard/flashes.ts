@@ -1,4 +1,5 @@
 import { type T, translator } from '../../../../core/i18n';
+import { channelNoteWords } from '../../../../core/post-source-text';
 import { refusalWords } from '../../../../core/refusal-text';
 import { compInputWords } from '../../../../core/comp-input-text';
 import { settingsProblemWords } from '../../../../core/settings-problem-text';
@@ -76,8 +77,8 @@ export function settingsFlash(outcome: SettingsOutcome, followUp: string, t: T =
     case 'used':
       return { tone: 'error', text: t('dashFlash.used') };
     case 'changed':
-      // The notes (where an announcement channel's news comes from, or what keeps it from working) are the service's English.
-      return { tone: 'success', text: lines(t('dashFlash.saved'), followUp, ...outcome.notes.map(plain)) };
+      // The notes: where an announcement channel's news comes from, or what keeps it from working.
+      return { tone: 'success', text: lines(t('dashFlash.saved'), followUp, ...outcome.notes.map((n) => plain(channelNoteWords(t, n)))) };
     default: {
       // A refusal the service may add (its authority rules), or a change that needs a confirmation
       // the page does not offer: nothing was saved either way.
