@@ -14,6 +14,8 @@ export interface RefusalFacts {
   botRoleName?: string;
   /** `dangerous`: the role's dangerous permissions, by their English names. */
   permissions?: readonly string[];
+  /** `patreon_role_missing`: the tier whose Discord role on Patreon is not in the server. */
+  tier?: string;
 }
 
 /** A Discord permission by its English name, as Discord names it in the reader's language (`perm.*`). */
@@ -64,6 +66,8 @@ export function refusalFromFacts(t: T, facts: RefusalFacts): { message: string; 
     }
     case 'unknown_role':
       return { message: t('refusal.unknownRole', { role }), fix: t('refusal.unknownRoleFix') };
+    case 'patreon_role_missing':
+      return { message: t('refusal.patreonRoleMissing', { role }), fix: t('refusal.patreonRoleMissingFix', { tier: facts.tier ?? '' }) };
     case 'everyone':
       return { message: t('refusal.everyone'), fix: t('refusal.everyoneFix') };
     case 'not_a_member':

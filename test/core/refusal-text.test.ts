@@ -131,3 +131,27 @@ test('a dangerous role’s permissions are named as Discord names them in the re
   expect(de.message).toContain(`${translator('de')('perm.Kick Members')} und ${translator('de')('perm.Ban Members')}`);
   expect(de.fix).toContain('diese Berechtigungen');
 });
+
+test('a tier’s Discord role on Patreon that is not in the server: said from its facts, English as the Tiers page records it', () => {
+  const facts = { code: 'patreon_role_missing', roleName: '777', tier: 'Gold' };
+  const recorded = {
+    message: 'role 777 does not exist in this server',
+    fix: 'Set the tier’s Discord role on Patreon to a role of this server, or /map tier:Gold an existing role',
+    facts,
+  };
+  const en = translator('en');
+  expect(refusalWords(en, recorded)).toEqual({ message: recorded.message, fix: recorded.fix });
+  expect({
+    message: en('refusal.patreonRoleMissing', { role: '777' }),
+    fix: en('refusal.patreonRoleMissingFix', { tier: 'Gold' }),
+  }).toEqual({
+    message: recorded.message,
+    fix: recorded.fix,
+  });
+  for (const locale of ['de', 'pt-BR', 'es-ES'] as const) {
+    const said = refusalWords(translator(locale), recorded);
+    expect(said.message).toContain('777');
+    expect(said.fix).toContain('/map tier:Gold');
+    expect(englishIn(`${said.message} ${said.fix}`)).toEqual([]);
+  }
+});

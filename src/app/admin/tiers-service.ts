@@ -180,6 +180,7 @@ export function createTiersService(deps: {
                   : {
                       message: `role ${roleId} does not exist in this server`,
                       fix: `Set the tier’s Discord role on Patreon to a role of this server, or /map tier:${row.title} an existing role`,
+                      facts: { code: 'patreon_role_missing', roleName: roleId, tier: row.title },
                     },
           };
         }),

@@ -1208,6 +1208,10 @@ export const de: Catalogue<EnglishCatalogue> = {
   'note.standing': 'Stufe {tier}: {standing}',
 
   // The dashboard's Tiers and roles page, strict-mode page, Ko-fi panel, server list and flash messages.
+  // A tier's Discord role on Patreon that is not in the server.
+  'refusal.patreonRoleMissing': 'die Rolle {role} gibt es auf diesem Server nicht',
+  'refusal.patreonRoleMissingFix':
+    'Stelle die Discord-Rolle der Stufe auf Patreon auf eine Rolle dieses Servers um, oder ordne mit /map tier:{tier} eine vorhandene Rolle zu',
   // The pages before sign-in, in the browser's language.
   'dashSignIn.title': 'Beim Dashboard anmelden',
   'dashSignIn.intro':

@@ -1158,6 +1158,9 @@ export const en = {
   'note.standing': '{tier} tier: {standing}',
 
   // The dashboard's Tiers and roles page, strict-mode page, Ko-fi panel, server list and flash messages.
+  // A tier's Discord role on Patreon that is not in the server.
+  'refusal.patreonRoleMissing': 'role {role} does not exist in this server',
+  'refusal.patreonRoleMissingFix': 'Set the tier’s Discord role on Patreon to a role of this server, or /map tier:{tier} an existing role',
   // The pages before sign-in, in the browser's language.
   'dashSignIn.title': 'Sign in to the dashboard',
   'dashSignIn.intro': 'For the people who run a server with Tierlink: its tiers and roles, every member, every change and every sync.',

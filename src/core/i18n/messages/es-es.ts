@@ -1179,6 +1179,10 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'note.standing': 'nivel {tier}: {standing}',
 
   // The dashboard's Tiers and roles page, strict-mode page, Ko-fi panel, server list and flash messages.
+  // A tier's Discord role on Patreon that is not in the server.
+  'refusal.patreonRoleMissing': 'el rol {role} no existe en este servidor',
+  'refusal.patreonRoleMissingFix':
+    'Cambia el rol de Discord del nivel en Patreon por un rol de este servidor, o asigna un rol existente con /map tier:{tier}',
   // The pages before sign-in, in the browser's language.
   'dashSignIn.title': 'Inicia sesión en el panel',
   'dashSignIn.intro':

@@ -1175,6 +1175,10 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'note.standing': 'nível {tier}: {standing}',
 
   // The dashboard's Tiers and roles page, strict-mode page, Ko-fi panel, server list and flash messages.
+  // A tier's Discord role on Patreon that is not in the server.
+  'refusal.patreonRoleMissing': 'o cargo {role} não existe neste servidor',
+  'refusal.patreonRoleMissingFix':
+    'Troque o cargo do Discord do nível no Patreon por um cargo deste servidor, ou associe um cargo existente com /map tier:{tier}',
   // The pages before sign-in, in the browser's language.
   'dashSignIn.title': 'Entre no painel',
   'dashSignIn.intro':
