@@ -10,6 +10,7 @@ import { icons } from '../pages/layout';
 import { renderDayChart } from './chart';
 import { type Viewer, cell, guildPath, panel, renderDashboard, when } from './shell';
 import type { DashboardFlash } from './views';
+import { momentIn } from './speech';
 
 const STATUS_PILL: Record<string, string> = { ok: 'added', held: 'warn', failed: 'removed', running: 'kept', skipped: 'muted' };
 
@@ -27,15 +28,7 @@ function known<K extends MessageKey>(key: string): K | null {
 export function whenFor(t: T, date: Date | null): SafeHtml | string {
   if (!date || t.locale === 'en') return when(date);
   // Numeric, as short as English's ("20.11.2026, 12:00"): it sits in a table cell that must not wrap on a phone.
-  const numeric = new Intl.DateTimeFormat(t.locale, {
-    timeZone: 'UTC',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-  });
-  return localMoment(date, `${numeric.format(date)} UTC`);
+  return localMoment(date, momentIn(t, date));
 }
 
 /** A day, as short as English's ISO day ("20.11.2026"): for table cells that must not wrap on a phone. */
