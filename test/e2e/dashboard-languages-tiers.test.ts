@@ -3,7 +3,7 @@ import { createKofiStandIn } from '@tierlink/sandbox/kofi';
 import { LOCALES, type Locale, translator } from '../../src/core/i18n';
 import { priceText } from '../../src/core/i18n/price';
 import { SETTING_BOUNDS } from '../../src/core/planner/settings';
-import { type DashboardBrowser, type PageAnswer, signIn } from '../support/dashboard-client';
+import { DEFAULT_SETTINGS_FORM, type DashboardBrowser, type PageAnswer, signIn } from '../support/dashboard-client';
 import { type E2E, pageText, startE2E } from '../support/e2e';
 import { activePatron } from '../support/e2e-admin';
 import { englishIn, englishLeftIn } from '../support/english-leaks';
@@ -27,16 +27,7 @@ const readers = new Map<Locale, DashboardBrowser>();
 const pages = new Map<string, PageAnswer>();
 let botRoleName: string;
 
-/** The settings form as the Tiers and roles page sends it (the defaults). */
-const SETTINGS = {
-  grace_days: '7',
-  mode: 'stack',
-  former_role: '',
-  follower_role: '',
-  free_tiers_grant_roles: 'on',
-  removal_threshold_percent: '10',
-  removal_threshold_min: '25',
-} as const;
+const SETTINGS = DEFAULT_SETTINGS_FORM;
 
 const path = (p = '') => `/dashboard/${e.guildId}${p}`;
 

@@ -1,6 +1,6 @@
 import { Permission } from '@tierlink/sandbox/discord';
 import { type Locale, translator } from '../../src/core/i18n';
-import { type DashboardBrowser, signIn } from '../support/dashboard-client';
+import { DEFAULT_SETTINGS_FORM, type DashboardBrowser, signIn } from '../support/dashboard-client';
 import { type E2E, pageText, startE2E } from '../support/e2e';
 import { activePatron } from '../support/e2e-admin';
 import { englishIn } from '../support/english-leaks';
@@ -129,16 +129,7 @@ describe.each(['de', 'es-ES', 'pt-BR'] as const)('in %s', (locale) => {
 
 describe('the server’s language', () => {
   /** The settings form as the Tiers and roles page sends it (the defaults), with a language. */
-  const form = (language: string) => ({
-    grace_days: '7',
-    mode: 'stack',
-    former_role: '',
-    follower_role: '',
-    free_tiers_grant_roles: 'on',
-    removal_threshold_percent: '10',
-    removal_threshold_min: '25',
-    server_language: language,
-  });
+  const form = (language: string) => ({ ...DEFAULT_SETTINGS_FORM, server_language: language });
   const stored = () => e.tierlink.services.repos.guilds.locale(e.guildId);
 
   test('the Tiers and roles page offers Discord’s language and the four', async () => {

@@ -1,5 +1,5 @@
 import { Permission } from '@tierlink/sandbox/discord';
-import { type DashboardBrowser, csrfToken, signIn } from '../support/dashboard-client';
+import { DEFAULT_SETTINGS_FORM, type DashboardBrowser, csrfToken, signIn } from '../support/dashboard-client';
 import { type E2E, pageText, startE2E } from '../support/e2e';
 import { activePatron } from '../support/e2e-admin';
 
@@ -41,15 +41,7 @@ afterAll(() => e?.stop());
 const path = (p = '') => `/dashboard/${e.guildId}${p}`;
 
 /** The settings form as the page sends it, strict mode unticked (free tiers' roles ticked, as by default). */
-const SETTINGS_FORM = {
-  grace_days: '3',
-  mode: 'stack',
-  former_role: '',
-  follower_role: '',
-  free_tiers_grant_roles: 'on',
-  removal_threshold_percent: '10',
-  removal_threshold_min: '25',
-} as const;
+const SETTINGS_FORM = { ...DEFAULT_SETTINGS_FORM, grace_days: '3' } as const;
 
 /** The token of a change the page shows first (the Confirm and Cancel forms carry it). */
 const previewToken = (html: string) => /name="token" value="([^"]+)"/.exec(html)![1]!;

@@ -92,3 +92,14 @@ export async function signIn(e: E2E, userId: string, next?: string): Promise<{ b
   const answer = await browser.get(new URL(callback).pathname + new URL(callback).search);
   return { browser, landing: await browser.follow(answer) };
 }
+
+/** The settings form as the Tiers and roles page sends it with the defaults (strict mode unticked, free tiers' roles ticked). */
+export const DEFAULT_SETTINGS_FORM = {
+  grace_days: '7',
+  mode: 'stack',
+  former_role: '',
+  follower_role: '',
+  free_tiers_grant_roles: 'on',
+  removal_threshold_percent: '10',
+  removal_threshold_min: '25',
+} as const;
