@@ -34,8 +34,11 @@ module.exports = {
     {
       ...shared,
       displayName: 'system',
-      testMatch: ['<rootDir>/test/{e2e,security,cli,demo,release}/**/*.test.ts'],
+      testMatch: ['<rootDir>/test/{e2e,security,cli}/**/*.test.ts'],
     },
+    // The built product from an empty environment (the demo, an installed release): always on its
+    // embedded database, whatever DATABASE_URL the suite runs with.
+    { ...shared, displayName: 'release', testMatch: ['<rootDir>/test/{demo,release}/**/*.test.ts'] },
     { ...shared, displayName: 'sandbox', testMatch: ['<rootDir>/packages/sandbox/test/**/*.test.ts'] },
   ],
 };
