@@ -30,21 +30,38 @@ export const STATISTICS_TARGET = 10;
  * its own, but only about a minute after a first sync has written 100,000 snapshots; analysing
  * does not block readers or writers there.
  *
+ * Only the columns some index holds are analysed (a table without an index whole): those are
+ * what the planner weighs when it chooses an index; the others (names, JSON lists of tiers) would
+ * only cost the analysis time and PGlite memory, which never shrinks.
+ *
  * Cost: one catalogue read when nothing grew; an analysis samples at most 3,000 rows of a table
  * ({@link STATISTICS_TARGET}), in one transaction.
  */
 export async function refreshPlannerStatistics(db: Db): Promise<string[]> {
   const { rows: grown } = (await db.execute(
-    sql`select c.relname as name
+    sql`select c.relname as name,
+          array_to_string(array(select distinct a.attname::text from pg_index i
+                  join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any(i.indkey::int2[])
+                where i.indrelid = c.oid and a.attnum > 0 and not a.attisdropped order by 1), ',') as columns
         from pg_class c join pg_namespace n on n.oid = c.relnamespace
         where n.nspname = current_schema() and c.relkind = 'r'
           and pg_relation_size(c.oid) / current_setting('block_size')::int >= greatest(${MIN_PAGES}::float8, c.relpages * ${GROWTH_FACTOR}::float8)
         order by c.relname`,
-  )) as unknown as { rows: Array<{ name: string }> };
+  )) as unknown as { rows: Array<{ name: string; columns: string }> };
   if (grown.length === 0) return [];
   await db.transaction(async (tx) => {
     await tx.execute(sql.raw(`set local default_statistics_target = ${STATISTICS_TARGET}`));
-    for (const { name } of grown) await tx.execute(sql`analyze ${sql.identifier(name)}`);
+    for (const { name, columns } of grown) {
+      const list = columns === '' ? [] : columns.split(',');
+      const target =
+        list.length > 0
+          ? sql.join(
+              list.map((c) => sql.identifier(c)),
+              sql`, `,
+            )
+          : null;
+      await tx.execute(target ? sql`analyze ${sql.identifier(name)} (${target})` : sql`analyze ${sql.identifier(name)}`);
+    }
   });
   return grown.map((g) => g.name);
 }
