@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { GuildSyncReport, SyncReport, SyncStatus, SyncTrigger } from '../../core/sync-report';
 import type { Metrics } from '../../edges/outbound/observability/metrics';
+import type { Database } from '../../edges/outbound/store/database';
 import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
 import type { LedgerRepository } from '../../edges/outbound/store/repositories/ledger-repository';
 import type { SyncRunRepository, SyncRunRow } from '../../edges/outbound/store/repositories/sync-run-repository';
@@ -62,6 +63,12 @@ export interface FullSyncDeps {
    * src/app/sync/guild-spread.ts); true when it took them, and this run then syncs none itself.
    */
   spread?(guilds: ReadonlyArray<{ guildId: string; campaigns: CampaignOutcome[] }>, options: FullSyncOptions): Promise<boolean>;
+  /**
+   * Analyses the tables that grew (src/edges/outbound/store/planner-statistics.ts), called between
+   * the campaign pass and the guild pass: the embedded database has no autovacuum, and without
+   * statistics a page of the guild pass reads whole tables.
+   */
+  statistics?: Pick<Database, 'refreshStatistics'>;
   meter?: ApiMeter;
   clock: Clock;
   metrics: Pick<Metrics, 'roleChanges' | 'syncRuns' | 'syncDurationSeconds' | 'syncProgress'>;
@@ -71,6 +78,17 @@ export interface FullSyncDeps {
 export function createFullSync(deps: FullSyncDeps): FullSync {
   const { clock, logger, metrics } = deps;
   const guildSync = createGuildSync(deps);
+
+  /** Fresh statistics for the guild pass's page statements, once the campaigns are stored; a failure only costs speed. */
+  async function refreshStatistics(): Promise<void> {
+    if (!deps.statistics) return;
+    try {
+      const analysed = await deps.statistics.refreshStatistics();
+      if (analysed.length > 0) logger.debug({ tables: analysed }, 'full sync: table statistics refreshed');
+    } catch (error) {
+      logger.warn({ err: error }, 'full sync: the table statistics could not be refreshed');
+    }
+  }
 
   /** Writes the guild's `sync_runs` row (taking over a run a stopped process left, if any). */
   async function openRun(
@@ -180,6 +198,8 @@ export function createFullSync(deps: FullSyncDeps): FullSync {
             : await deps.campaignPass.read(campaignId, dryRun, pendingLinks, onCampaignPage),
         );
       }
+
+      await refreshStatistics();
 
       const guilds: GuildSyncReport[] = [];
       let spreadGuilds = 0;

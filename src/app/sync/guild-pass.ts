@@ -6,6 +6,7 @@ import type { GuildDirectory, GuildMemberInfo } from '../../edges/outbound/disco
 import type { LedgerRepository } from '../../edges/outbound/store/repositories/ledger-repository';
 import type { MemberListRepository } from '../../edges/outbound/store/repositories/member-list-repository';
 import { PATREON } from '../../edges/outbound/patreon/patreon-source';
+import { type KeySet, hash52, keySetBuilder } from '../../core/hash52';
 import type { Clock } from '../../shared/clock';
 import type { MemberStates } from '../membership/member-states';
 import type { Logger } from '../../shared/logger';
@@ -14,13 +15,18 @@ import { type GraceEnd, graceEndFrom } from './grace-checks';
 
 const NOT_LINKED = 'no linked membership';
 
+/** Presence rows forgotten per statement after a complete listing. */
+const FORGET_CHUNK = 1000;
+/** The value of a presence row no listing wrote (a reconcile did): written again when a listing sees it. */
+const UNLISTED = -1;
+
 export interface GuildPassDeps {
   ledger: Pick<LedgerRepository, 'forUsers'>;
   /** Every source's member states (src/app/membership/member-states.ts). */
   states: Pick<MemberStates, 'forUsers'>;
   directory: Pick<GuildDirectory, 'listMembers'>;
   /** Who of the people a source knows is in the server (the Members page's "not in the server"). */
-  memberList?: Pick<MemberListRepository, 'seen' | 'sweep'>;
+  memberList?: Pick<MemberListRepository, 'seen' | 'presence' | 'forget'>;
   clock: Clock;
   logger: Logger;
   /** Discord member page size, 1..1000; 1000 when absent. */
@@ -59,7 +65,10 @@ export function createGuildPass(deps: GuildPassDeps): GuildPass {
       const pendingBySource = new Map([[PATREON, pendingLinks]]);
       let complete = false;
       const listing = randomUUID();
+      const memberList = deps.memberList;
+      let present: KeySet | null = null;
       try {
+        if (memberList) present = await presenceOf(memberList, guild.guildId);
         const pages = deps.directory.listMembers(guild.guildId, deps.pageSize !== undefined ? { pageSize: deps.pageSize } : {});
         for await (const page of pages) {
           report.discord.pages += 1;
@@ -74,12 +83,17 @@ export function createGuildPass(deps: GuildPassDeps): GuildPass {
             (m: GuildMemberInfo) =>
               linked.has(m.userId) || states.has(m.userId) || ledger.has(m.userId) || (strict && m.roleIds.some((r) => managed.has(r))),
           );
-          await deps.memberList?.seen(
-            guild.guildId,
-            todo.map((m) => ({ userId: m.userId, name: m.nick ?? m.globalName ?? m.username })),
-            now,
-            listing,
-          );
+          if (memberList && present) {
+            // Only who is new to the presence, renamed, or last written by a reconcile: an idle sync writes none.
+            const fresh: Array<{ userId: string; name: string }> = [];
+            for (const m of todo) {
+              const name = m.nick ?? m.globalName ?? m.username;
+              const k = hash52(m.userId);
+              present.mark(k);
+              if (present.value(k) !== hash52(name)) fresh.push({ userId: m.userId, name });
+            }
+            await memberList.seen(guild.guildId, fresh, now, listing);
+          }
           for (const m of todo) {
             const isLinked = linked.has(m.userId);
             const known = isLinked || states.has(m.userId);
@@ -121,10 +135,44 @@ export function createGuildPass(deps: GuildPassDeps): GuildPass {
           'full sync: reading the server members failed; no role will be removed',
         );
       }
-      if (complete) await deps.memberList?.sweep(guild.guildId, listing);
+      if (complete && memberList && present) await forgetUnseen(memberList, guild.guildId, present, now);
       return pending;
     },
   };
+}
+
+/** Who the guild's presence holds, as 52-bit keys of their user ids, each with a key of their name ({@link UNLISTED}: no listing wrote it). */
+async function presenceOf(memberList: Pick<MemberListRepository, 'presence'>, guildId: string): Promise<KeySet> {
+  const set = keySetBuilder();
+  for await (const chunk of memberList.presence(guildId)) {
+    for (const row of chunk) set.add(hash52(row.userId), row.listed ? hash52(row.name ?? '') : UNLISTED);
+  }
+  return set.build();
+}
+
+/**
+ * After a complete listing: the presence rows it did not see (the keys left unmarked) have left the
+ * server. Only when some are left does it read the ids again, to name them.
+ */
+async function forgetUnseen(
+  memberList: Pick<MemberListRepository, 'presence' | 'forget'>,
+  guildId: string,
+  present: KeySet,
+  listingStart: Date,
+): Promise<void> {
+  if (present.unmarked() === 0) return;
+  let gone: string[] = [];
+  for await (const chunk of memberList.presence(guildId)) {
+    for (const row of chunk) {
+      const k = hash52(row.userId);
+      if (present.has(k) && !present.marked(k)) gone.push(row.userId);
+      if (gone.length === FORGET_CHUNK) {
+        await memberList.forget(guildId, gone, listingStart);
+        gone = [];
+      }
+    }
+  }
+  await memberList.forget(guildId, gone, listingStart);
 }
 
 /**

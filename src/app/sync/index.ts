@@ -51,7 +51,8 @@ export interface SyncSubsystemDeps {
   /** Every entitlement source, registered once in the composition root (Patreon, comps, …). */
   sources: readonly EntitlementSource[];
   accounts: Pick<CreatorAccounts, 'clientForCampaign'>;
-  database: Pick<Database, 'tryWithLock'>;
+  /** `refreshStatistics`: the full sync analyses the tables that grew (`statistics` in src/app/sync/full-sync.ts). */
+  database: Pick<Database, 'tryWithLock'> & Partial<Pick<Database, 'refreshStatistics'>>;
   jobs: Pick<JobQueue, 'enqueue' | 'register' | 'store'>;
   /** SYNC_SCHEDULE. */
   schedule: string;
@@ -130,6 +131,7 @@ export function createSync(deps: SyncSubsystemDeps): SyncSubsystem {
     applier,
     graceChecks,
     ...(deps.patronMessages ? { patronMessages: deps.patronMessages } : {}),
+    ...(deps.database.refreshStatistics ? { statistics: { refreshStatistics: () => deps.database.refreshStatistics!() } } : {}),
     clock,
     metrics,
     logger,

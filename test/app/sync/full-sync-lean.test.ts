@@ -67,6 +67,54 @@ test('a sync right after a sync writes no snapshot, ledger, audit or link row an
   expect(roleWrites()).toEqual([]);
 });
 
+test('the presence the Members page reads: an idle sync writes none of it; a renamed member is written alone, one who left is forgotten, one a reconcile wrote during the listing stays', async () => {
+  const { fullSync } = wireSync(world);
+  const patrons = [];
+  for (let i = 0; i < 6; i += 1) patrons.push(await world.addPatron({ tier: 'gold', socialDiscord: true }));
+  const presence = async () => {
+    const rows = [];
+    for await (const chunk of world.repos.memberList.presence(world.guildId)) rows.push(...chunk);
+    return new Map(rows.map((r) => [r.userId, r]));
+  };
+  await syncCounting(fullSync);
+  expect([...(await presence()).keys()].sort()).toEqual(patrons.map((p) => p.discordUserId).sort());
+
+  const idle = await syncCounting(fullSync);
+  expect(writesTo(idle.statements, 'guild_presence')).toEqual([]);
+
+  // One renamed (a nickname), one gone from the server.
+  const [renamed, gone] = [patrons[0]!, patrons[1]!];
+  world.discord.sandbox.removeMember(world.guildId, renamed.discordUserId);
+  world.discord.sandbox.addMember(world.guildId, { userId: renamed.discordUserId, username: 'renamed-user', nick: 'New Nick' });
+  world.discord.sandbox.removeMember(world.guildId, gone.discordUserId);
+  const next = await syncCounting(fullSync);
+  const writes = writesTo(next.statements, 'guild_presence');
+  expect(writes.filter((s) => /insert into guild_presence/i.test(s))).toHaveLength(1);
+  expect(writes.filter((s) => /delete from guild_presence/i.test(s))).toHaveLength(1);
+  const after = await presence();
+  expect(after.get(renamed.discordUserId)).toMatchObject({ name: 'New Nick', listed: true });
+  expect(after.has(gone.discordUserId)).toBe(false);
+  expect(after.size).toBe(5);
+
+  // A member a reconcile found in the server during a listing (no listing's mark, seen since it began) is not forgotten by it.
+  const started = world.clock.now();
+  await world.repos.memberList.present(world.guildId, gone.discordUserId, 'back', started, true);
+  expect(await world.repos.memberList.forget(world.guildId, [gone.discordUserId], started)).toBe(0);
+  // One the listing held from before it began and did not see is.
+  expect(await world.repos.memberList.forget(world.guildId, [patrons[2]!.discordUserId], started)).toBe(1);
+  // A reconcile's row is written again by the next listing that sees it (so that a later listing can tell it left);
+  // one the listing did not see is forgotten, whoever wrote it.
+  const reconciled = patrons[3]!;
+  await world.repos.memberList.present(world.guildId, reconciled.discordUserId, null, started, true);
+  expect((await presence()).get(reconciled.discordUserId)).toMatchObject({ listed: false });
+  await syncCounting(fullSync);
+  const relisted = await presence();
+  expect(relisted.get(reconciled.discordUserId)).toMatchObject({ listed: true });
+  expect(relisted.has(gone.discordUserId)).toBe(false);
+  expect(relisted.has(patrons[2]!.discordUserId)).toBe(true);
+  expect(relisted.size).toBe(5);
+});
+
 test('a changed member is written alone, in one statement; a departed member’s snapshot is deleted and its roles go', async () => {
   const { fullSync, repos } = wireSync(world);
   const stays = world.addPatron({ tier: 'gold', socialDiscord: true });

@@ -16,6 +16,7 @@ import { type DataDirLock, acquireDataDirLock } from './data-dir-lock';
 import { MIGRATIONS_FOLDER, type RawQuery, assertNotNewer, recordRelease } from './schema-level';
 import { copyDatabaseFolder, newSnapshotDir } from './backup/embedded-snapshot';
 import * as schema from './schema';
+import { refreshPlannerStatistics } from './planner-statistics';
 
 /** One typed handle for both engines (docs/tech-facts.md §5). */
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -49,6 +50,12 @@ export interface Database {
    */
   withLock<T>(name: string, fn: () => Promise<T>, options?: { waitMs?: number }): Promise<T>;
   migrate(): Promise<void>;
+  /**
+   * Analyses the tables that grew since their last analysis, so that the query planner picks the
+   * indexes a page of the full sync needs (src/edges/outbound/store/planner-statistics.ts); answers
+   * their names. The full sync calls it after reading its campaigns.
+   */
+  refreshStatistics(): Promise<string[]>;
   /**
    * The embedded database of a data folder only: copies its files while no statement runs (a
    * moment: the time of a file copy) into `DATA_DIR/snapshots/…/pglite` and returns that path, for
@@ -212,6 +219,7 @@ async function openPostgres(
       await pool.query('select 1');
     },
     tryWithLock: (name, fn, options) => withSessionLock(name, options?.shared === true, fn),
+    refreshStatistics: () => refreshPlannerStatistics(db),
     withLock: async (name, fn, options) => {
       const client = new Client({ connectionString: url, connectionTimeoutMillis: timeouts.connectMs, keepAlive: true });
       client.on('error', (error) => logger.error({ err: error, lock: name }, 'the PostgreSQL connection holding a lock failed'));
@@ -302,6 +310,7 @@ async function openPglite(dataDir: string | undefined, logger: Logger, onQuery?:
       }
     },
     withLock: (name, fn) => waited.run(name, fn),
+    refreshStatistics: () => refreshPlannerStatistics(db as unknown as Db),
     migrate: async () => {
       const release = packageVersion();
       await assertNotNewer(rawQuery(client), release);

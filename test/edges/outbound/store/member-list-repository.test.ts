@@ -78,8 +78,12 @@ describe('the Members list', () => {
       NOW,
       'listing-2',
     );
-    // The same instant as the seed's rows: the listing's mark, not the clock, tells who it saw.
-    await repo.sweep(G, 'listing-2');
+    // Everyone else the presence held before the listing began, and not seen by it, has left.
+    const held = [];
+    for await (const chunk of repo.presence(G)) held.push(...chunk);
+    const unseen = held.map((r) => r.userId).filter((u) => u !== id(1) && u !== id(4));
+    expect(unseen).toContain(id(7));
+    expect(await repo.forget(G, unseen, later)).toBe(unseen.length);
     await build(repo);
     const rows = await repo.page(scope, 'all', 'name', 0, 100);
     const byUser = new Map(rows.filter((r) => r.discordUserId).map((r) => [r.discordUserId!, r]));

@@ -270,8 +270,38 @@ export function createMemberListRepository(db: Db): MemberListRepository {
             listing = excluded.listing`);
     },
 
-    async sweep(guildId: string, listing: string): Promise<void> {
-      await db.execute(sql`delete from guild_presence where guild_id = ${guildId} and listing is distinct from ${listing}`);
+    async *presence(guildId: string, chunk = 20_000): AsyncGenerator<PresenceRow[]> {
+      let after = '';
+      for (;;) {
+        const [row] = await queryRows<{ j: string | null }>(
+          db,
+          sql`select json_agg(json_build_array(discord_user_id, display_name, listing is not null) order by discord_user_id)::text as j
+              from (select discord_user_id, display_name, listing from guild_presence
+                    where guild_id = ${guildId} and discord_user_id > ${after} order by discord_user_id limit ${chunk}) as page`,
+        );
+        if (!row?.j) return;
+        const rows = (JSON.parse(row.j) as Array<[string, string | null, boolean]>).map(([userId, name, listed]) => ({
+          userId,
+          name,
+          listed,
+        }));
+        yield rows;
+        if (rows.length < chunk) return;
+        after = rows[rows.length - 1]!.userId;
+      }
+    },
+
+    async forget(guildId: string, discordUserIds: readonly string[], listingStart: Date): Promise<number> {
+      if (discordUserIds.length === 0) return 0;
+      const [row] = await queryRows<{ n: number }>(
+        db,
+        sql`with gone as (delete from guild_presence
+              where guild_id = ${guildId} and discord_user_id = any(${textArray(discordUserIds)}::text[])
+                and (listing is not null or seen_at < ${listingStart.toISOString()}::timestamptz)
+              returning 1)
+            select count(*)::int as n from gone`,
+      );
+      return row?.n ?? 0;
     },
 
     async present(guildId: string, discordUserId: string, name: string | null, at: Date, inServer: boolean): Promise<void> {
@@ -279,6 +309,13 @@ export function createMemberListRepository(db: Db): MemberListRepository {
       else await db.execute(sql`delete from guild_presence where guild_id = ${guildId} and discord_user_id = ${discordUserId}`);
     },
   };
+}
+
+/** A member the server's presence holds (see {@link MemberListRepository.presence}). */
+export interface PresenceRow {
+  userId: string;
+  name: string | null;
+  listed: boolean;
 }
 
 /** The Members page's list, its counts and its CSV, and what the full sync tells it of who is in the server. */
@@ -303,11 +340,21 @@ export interface MemberListRepository {
   /**
    * Members of a page of the full sync's listing (`listing`: that listing's own mark) that a
    * source knows (or that hold a role Tierlink granted): in the server now, under this name. One
-   * statement per page.
+   * statement per page; the full sync sends only the members new to the presence or renamed.
    */
   seen(guildId: string, members: ReadonlyArray<{ userId: string; name: string | null }>, at: Date, listing?: string | null): Promise<void>;
-  /** After a complete listing (`listing`, as given to {@link seen}): whoever it did not see has left the server. */
-  sweep(guildId: string, listing: string): Promise<void>;
+  /**
+   * Who the server's presence holds, `chunk` per statement in user id order: what the full sync
+   * compares a listing with, so that it writes only the members new to it or renamed
+   * (`listed`: a listing wrote the row; false: a single reconcile did).
+   */
+  presence(guildId: string, chunk?: number): AsyncGenerator<PresenceRow[]>;
+  /**
+   * After a complete listing: these members, held before it and not seen by it, have left the
+   * server. A row a reconcile wrote during the listing (a member who joined meanwhile: no
+   * listing's mark, seen since `listingStart`) stays. Answers how many were removed.
+   */
+  forget(guildId: string, discordUserIds: readonly string[], listingStart: Date): Promise<number>;
   /** One member is in the server or not (a reconcile learnt it); `name` null keeps the name last seen. */
   present(guildId: string, discordUserId: string, name: string | null, at: Date, inServer: boolean): Promise<void>;
 }

@@ -18,7 +18,11 @@ export const guildPresence = pgTable(
     /** Their name in the server (nickname, display name or username) when seen. */
     displayName: text('display_name'),
     seenAt: ts('seen_at').notNull().defaultNow(),
-    /** The full sync's listing that last saw them (null: a single reconcile did); its sweep removes the others. */
+    /**
+     * The full sync's listing that last wrote them (null: a single reconcile did). A listing writes
+     * only the members new to the presence, renamed, or last written by a reconcile, and removes
+     * those it did not see (src/app/sync/guild-pass.ts).
+     */
     listing: text('listing'),
   },
   (t) => [primaryKey({ columns: [t.guildId, t.discordUserId] }), index('guild_presence_seen_idx').on(t.guildId, t.seenAt)],
