@@ -54,8 +54,10 @@ export class MemberIntake {
   async record(read: MemberRead, reconcile?: ReconcileOptions): Promise<SnapshotRow> {
     const { snapshot } = read;
     const now = this.#deps.clock.now();
-    if (read.tiers && read.tiers.length > 0) await this.#deps.campaigns.upsertTiers(snapshot.campaignId, read.tiers, now);
-    const stored = await this.#deps.snapshots.upsert(snapshot, now);
+    // Neither write reads the other (a snapshot names its tiers by id): both are done before the
+    // reconcile, in one round trip's time on PostgreSQL instead of two.
+    const tiers = read.tiers && read.tiers.length > 0 ? this.#deps.campaigns.upsertTiers(snapshot.campaignId, read.tiers, now) : null;
+    const [, stored] = await Promise.all([tiers, this.#deps.snapshots.upsert(snapshot, now)]);
     await this.linkFromProfile(snapshot.source, read.profileDiscordUserId ?? null, snapshot.externalUserId);
     if (reconcile) await this.reconcile(snapshot.source, snapshot.externalUserId, reconcile);
     return stored;

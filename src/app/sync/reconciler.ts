@@ -178,14 +178,13 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
 
   /**
    * The guilds where a user's roles are at stake: those serving their campaigns (or the one server a
-   * comp holds in), and those where we granted them roles.
+   * comp holds in), and those where we granted them roles (`granted`, read beside the state).
    */
-  async function guildsFor(discordUserId: string, state: UserState): Promise<string[]> {
-    const guildIds = new Set(await deps.ledger.guildsOfUser(discordUserId));
-    for (const member of state.members) {
-      if (member.guildId) guildIds.add(member.guildId);
-      else for (const guildId of await deps.guilds.guildsOf(member.campaignId)) guildIds.add(guildId);
-    }
+  async function guildsFor(granted: readonly string[], state: UserState): Promise<string[]> {
+    const guildIds = new Set(granted);
+    const campaigns = [...new Set(state.members.flatMap((m) => (m.guildId ? [] : [m.campaignId])))];
+    for (const member of state.members) if (member.guildId) guildIds.add(member.guildId);
+    for (const serving of await Promise.all(campaigns.map((c) => deps.guilds.guildsOf(c)))) for (const g of serving) guildIds.add(g);
     return [...guildIds].sort();
   }
 
@@ -196,8 +195,12 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     joinMember,
 
     async reconcileUser(discordUserId: string, options: ReconcileOptions & { alsoGuildIds?: readonly string[] }): Promise<MemberOutcome[]> {
-      const state = await userState(discordUserId, options.unlinkedReason !== undefined);
-      const guildIds = new Set([...(await guildsFor(discordUserId, state)), ...(options.alsoGuildIds ?? [])]);
+      // Two reads that do not wait for each other: a round trip less before the first role change.
+      const [state, granted] = await Promise.all([
+        userState(discordUserId, options.unlinkedReason !== undefined),
+        deps.ledger.guildsOfUser(discordUserId),
+      ]);
+      const guildIds = new Set([...(await guildsFor(granted, state)), ...(options.alsoGuildIds ?? [])]);
       const outcomes: MemberOutcome[] = [];
       const roles = deps.memberRoles;
       for (const guildId of [...guildIds].sort()) {

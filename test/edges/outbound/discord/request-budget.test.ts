@@ -239,10 +239,29 @@ test('a 429 spends the bucket until its Retry-After', () => {
   expect(blockedInto(bucket({ used: 3 }), 4_000, 8_000)).toMatchObject({ used: 10, windowEnd: 12_000 + WINDOW_MARGIN_MS });
 });
 
-test('the global limit is known without asking and granted several at a time to a shared store', () => {
+test('the global limit is known without asking and granted half a window at a time to a shared store', () => {
   const { result, row } = takeFrom(undefined, 'interactive', 100, 0, { limit: 50, windowMs: 1_000, counting: 'windows' });
-  expect(result.granted).toBe(5);
-  expect(row).toMatchObject({ limit: 50, used: 5, learned: true });
+  expect(result.granted).toBe(25);
+  expect(row).toMatchObject({ limit: 50, used: 25, learned: true });
+});
+
+test("the shared global limit's window of 7 costs two takes, not seven: 4, then 3, then none until it ends", () => {
+  const global = globalBudgetOf(50, true);
+  const first = takeFrom(undefined, 'interactive', 100, 0, global);
+  const second = takeFrom(first.row, 'interactive', 100, 10, global);
+  const third = takeFrom(second.row, 'interactive', 100, 20, global);
+  expect([first.result.granted, second.result.granted, third.result.granted]).toEqual([4, 3, 0]);
+  expect(third.result.waitMs).toBe(global.windowMs + WINDOW_MARGIN_MS - 20);
+  // The bulk lane's lease stops at its share: the reserve (3 of 7) stays for the interactive lane.
+  const bulk = takeFrom(undefined, 'bulk', 100, 0, global);
+  expect(bulk.result.granted).toBe(4);
+  expect(takeFrom(bulk.row, 'bulk', 100, 10, global).result.granted).toBe(0);
+  expect(takeFrom(bulk.row, 'interactive', 100, 10, global).result.granted).toBe(3);
+});
+
+test('a learned bucket still grants a tenth at a time (one of the member-role bucket’s 10): a bucket that shrinks takes little back', () => {
+  expect(takeFrom(bucket(), 'interactive', 100, 0).result.granted).toBe(1);
+  expect(takeFrom(bucket({ limit: 600 }), 'interactive', 100, 0).result.granted).toBe(60);
 });
 
 test('budget keys: a role PUT and DELETE share one bucket per guild; other routes per route and major parameter', () => {

@@ -52,7 +52,8 @@ test('the global limit is shared: a take may grant several at once, and all inst
   const results = await Promise.all(Array.from({ length: 40 }, (_, i) => stores[i % 3]!.take(GLOBAL_KEY, 'interactive', 100, known)));
   const granted = results.reduce((n, r) => n + r.granted, 0);
   expect(granted).toBe(50);
-  expect(Math.max(...results.map((r) => r.granted))).toBe(5);
+  // Half a window per take: two instances' takes spend it.
+  expect(Math.max(...results.map((r) => r.granted))).toBe(25);
 });
 
 test('what one instance learns and a 429 another saw are in the one row; idle rows are pruned', async () => {
