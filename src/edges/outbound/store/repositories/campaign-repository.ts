@@ -30,8 +30,45 @@ export interface CampaignRepository {
   replaceTiers(campaignId: string, current: readonly TierInput[], now: Date): Promise<void>;
   tiersOf(campaignIds: readonly string[]): Promise<TierRow[]>;
 }
-export type CampaignRow = typeof campaigns.$inferSelect;
-export type TierRow = typeof tiers.$inferSelect;
+/** A campaign Tierlink serves, on an entitlement source; ids are unique across sources. */
+export interface CampaignRow {
+  id: string;
+  /** The entitlement source: `patreon`, or `kofi` (the Ko-fi page, id `kofi`). */
+  source: string;
+  creatorUserId: string;
+  name: string;
+  url: string | null;
+  /** The campaign's name in its Patreon address; the join page's default slug. */
+  vanity: string | null;
+  patronCount: number | null;
+  /**
+   * How often patrons pay, as the source states it: `month` (Patreon's `is_monthly`), `creation`
+   * (per creation), `year`; null when not read yet.
+   */
+  payPer: string | null;
+  /** Patreon's `pay_per_name`: what a per-creation campaign calls a creation ("video"), as the creator typed it. */
+  payPerName: string | null;
+  /** The currency of its prices (ISO 4217) when the source states it; null: PATREON_CURRENCY. */
+  currency: string | null;
+  tiersRefreshedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A tier as last read from the service. */
+export interface TierRow {
+  campaignId: string;
+  id: string;
+  title: string;
+  amountCents: number;
+  patronCount: number | null;
+  published: boolean;
+  /** The parsed `chat_role_ids`/`discord_role_ids`: roles granted in every server, and per server. */
+  roleIds: { everywhere: string[]; byGuild: Record<string, string[]> };
+  /** Set when a tier disappears from the campaign; its /map rows stay but grant nothing. */
+  removedAt: Date | null;
+  updatedAt: Date;
+}
 
 export interface TierInput {
   id: string;

@@ -3,8 +3,35 @@ import type { ModLogChange } from '../../../../core/channel-posts';
 import type { Db } from '../database';
 import { announcements, auditLog, channelPacing, memberSnapshots, modLogState, postPolls } from '../schema';
 
-export type ModLogStateRow = typeof modLogState.$inferSelect;
-export type AnnouncementRow = typeof announcements.$inferSelect;
+/** Where a server's mod-log stands in the audit log. */
+export interface ModLogStateRow {
+  guildId: string;
+  /** The last audit row id the mod-log has posted. */
+  cursorId: number;
+  /** The last audit row id of the batch being posted, if one is under way. */
+  batchToId: number | null;
+  batchPosted: number;
+  lastError: string | null;
+  updatedAt: Date;
+}
+
+/** An announcement (a new patron, a new post), composed when written and posted from the outbox. */
+export interface AnnouncementRow {
+  id: number;
+  guildId: string;
+  kind: 'patron' | 'post';
+  /** `post:<id>` or `member:<id>:<pledge start>`. */
+  subject: string;
+  channelId: string;
+  message: Record<string, unknown>;
+  status: 'pending' | 'posted' | 'dead';
+  attempts: number;
+  runAt: Date;
+  lastError: string | null;
+  messageId: string | null;
+  createdAt: Date;
+  postedAt: Date | null;
+}
 
 /** The audit rows a mod-log posts: role changes on Discord (requests, held, blocked), not bookkeeping. */
 export interface ModLogRow extends Omit<ModLogChange, 'userId'> {

@@ -2,7 +2,21 @@ import { and, asc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { type Db, textArray } from '../database';
 import { comps } from '../schema';
 
-export type CompRow = typeof comps.$inferSelect;
+/** A comp: a member of a server entitled to a tier until `until`, whatever any other source says. */
+export interface CompRow {
+  id: number;
+  guildId: string;
+  discordUserId: string;
+  campaignId: string;
+  tierId: string;
+  until: Date;
+  reason: string;
+  grantedBy: string;
+  grantedAt: Date;
+  /** Set when revoked; a comp in force has neither this nor a past `until`. */
+  revokedAt: Date | null;
+  revokedBy: string | null;
+}
 
 /** A comp to give: a member of a server entitled to a tier until a time, and why. */
 export interface CompGrant {

@@ -12,8 +12,25 @@ export interface DashboardSessionRepository {
   /** Drops expired sessions, so the table does not grow with every sign-in. */
   prune(now: Date): Promise<number>;
 }
-export type DashboardSessionRow = typeof dashboardSessions.$inferSelect;
-export type SessionFlash = NonNullable<DashboardSessionRow['flash']>;
+/** One message for the next page after a change (post, redirect, get). */
+export interface SessionFlash {
+  tone: 'success' | 'warning' | 'error' | 'info';
+  text: string;
+}
+
+/** A dashboard sign-in; the browser holds the sealed id, the row only its SHA-256. */
+export interface DashboardSessionRow {
+  idHash: string;
+  discordUserId: string;
+  userName: string;
+  /** The language of the user's Discord client at sign-in: the dashboard's frame speaks it. */
+  locale: string | null;
+  /** The servers Discord listed for the user at sign-in (at most 200): a menu, never an authority. */
+  guildIds: string[];
+  flash: SessionFlash | null;
+  createdAt: Date;
+  expiresAt: Date;
+}
 
 /** Sign-ins kept per user: a new one beyond this ends the oldest. */
 export const MAX_SESSIONS_PER_USER = 10;

@@ -51,8 +51,29 @@ export interface LinkRepository {
   lastEvent(discordUserId: string): Promise<LinkEvent | null>;
   count(source?: string): Promise<number>;
 }
-export type Link = typeof links.$inferSelect;
-export type LinkEvent = typeof linkEvents.$inferSelect;
+/** A Discord user's link to their account on an entitlement source (one per source). */
+export interface Link {
+  discordUserId: string;
+  /** The entitlement source (`patreon`, `kofi`). */
+  source: string;
+  /** The user's id on that source. */
+  externalId: string;
+  /** How the link was made: the user's OAuth sign-in, or the source's list of social connections. */
+  method: 'oauth' | 'social';
+  linkedAt: Date;
+  updatedAt: Date;
+}
+
+/** One entry of a user's link history, so `/status` can tell why their link is gone. */
+export interface LinkEvent {
+  id: number;
+  discordUserId: string;
+  source: string;
+  externalId: string;
+  kind: 'linked' | 'unlinked' | 'moved_away';
+  detail: string | null;
+  at: Date;
+}
 
 export interface SocialLinkCandidate {
   discordUserId: string;

@@ -48,7 +48,29 @@ export interface LinkTokenRepository {
   /** Drops tokens long past use, so the table does not grow forever. */
   prune(olderThan: Date): Promise<number>;
 }
-export type LinkTokenRow = typeof linkTokens.$inferSelect;
+/** A one-time link from `/link`, `/connect` or a join page, stored by the SHA-256 of its token. */
+export interface LinkTokenRow {
+  tokenHash: string;
+  purpose: 'link' | 'connect' | 'join';
+  /** Who ran `/link` or `/connect`; null for a join page's flow, where Discord says who it is at the end. */
+  discordUserId: string | null;
+  guildId: string;
+  createdAt: Date;
+  expiresAt: Date;
+  usedAt: Date | null;
+  /** The hash of the OAuth `state` nonce minted when the link is followed, bound to this row. */
+  stateNonceHash: string | null;
+  stateUsedAt: Date | null;
+  /** The PKCE code verifier of the authorization request, sealed (secret-box); sent only at the code exchange. */
+  codeVerifier: string | null;
+  /** When the campaign chooser of a `/connect` flow was acted on: its tickets work once. */
+  choiceUsedAt: Date | null;
+  /** A join flow, once Patreon said who the patron is: the Patreon user to link at the Discord step. */
+  externalId: string | null;
+  /** A join flow's second state (toward Discord's consent page), hashed, consumed once like the first. */
+  discordStateNonceHash: string | null;
+  discordStateUsedAt: Date | null;
+}
 
 export function createLinkTokenRepository(db: Db): LinkTokenRepository {
   return {

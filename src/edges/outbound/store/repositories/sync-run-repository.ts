@@ -32,7 +32,47 @@ export interface SyncRunRepository {
   /** Runs a stopped process left `running`, without closing them (whether a restart has a run to resume). */
   abandoned(): Promise<SyncRunRow[]>;
 }
-export type SyncRunRow = typeof syncRuns.$inferSelect;
+/** One full sync of a guild (or dry run), with what it read, planned, did and held. */
+export interface SyncRunRow {
+  id: number;
+  trigger: string;
+  guildId: string | null;
+  campaignId: string | null;
+  dryRun: boolean;
+  forced: boolean;
+  status: 'running' | 'ok' | 'held' | 'failed' | 'skipped';
+  startedAt: Date;
+  finishedAt: Date | null;
+  pagesRead: number;
+  membersSeen: number;
+  links: number;
+  plannedAdds: number;
+  plannedRemoves: number;
+  appliedAdds: number;
+  appliedRemoves: number;
+  heldRemovals: number;
+  failedChanges: number;
+  errors: string[];
+  apiCalls: Record<string, number>;
+  heldReason: string | null;
+  /** `heldReason` as facts, for readers of another language; null on runs recorded before them. */
+  heldWhy: HeldWhy | null;
+  /**
+   * Where a running sync is (`campaigns`: reading the service's members, `members`: reading and
+   * planning the server's, `applying`, `finishing`); kept with the counts above as the run goes,
+   * so `/sync` and `/doctor` on any instance show its progress and a restart knows what stopped.
+   */
+  phase: 'campaigns' | 'members' | 'applying' | 'finishing' | null;
+  /** Members of the server listed so far (`membersSeen` counts the service's). */
+  membersRead: number;
+  progressAt: Date | null;
+  /** When the applying is expected to end, from the pace so far (or the member-role bucket's floor before any). */
+  estimatedEndAt: Date | null;
+  /** The run a stopped process left `running` that this one took over. */
+  resumedFrom: number | null;
+  /** 1 for a fresh run; a run resuming attempt n is attempt n + 1 (a restart resumes at most up to 3). */
+  attempt: number;
+}
 export type SyncRunStatus = SyncRunRow['status'];
 
 /** What a run knows when it starts: one row per guild (or a single `skipped` row with no guild). */
