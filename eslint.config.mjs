@@ -144,16 +144,9 @@ export default tseslint.config(
   {
     // Ports are typed by what the application needs, declared by hand: a row type inferred from the
     // drizzle schema, once exported, widens what every reader sees whenever a column is added.
-    // A private (non-exported) use inside a repository may stay. The four files excluded are being
-    // converted separately and are to be removed from this list.
+    // A private (non-exported) use inside a repository may stay.
     files: ['src/**/*.ts'],
-    ignores: [
-      'src/edges/outbound/store/schema/**',
-      'src/edges/outbound/store/repositories/snapshot-repository.ts',
-      'src/edges/outbound/store/repositories/planner-snapshots.ts',
-      'src/edges/outbound/store/repositories/ledger-repository.ts',
-      'src/edges/outbound/store/repositories/webhook-repository.ts',
-    ],
+    ignores: ['src/edges/outbound/store/schema/**'],
     rules: {
       'no-restricted-syntax': [
         'error',

@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { GrantKind, LedgerEntry } from '../../../../core/planner/types';
 import type { ReasonCode } from '../../../../core/planner/reasons';
+import type { HeldWhy } from '../../../../core/sync-report';
 import type { Fence } from '../../../../shared/fence';
 import { type Db, queryRows, textArray } from '../database';
 import { fenceHolds } from '../fences';
@@ -37,8 +38,35 @@ export interface LedgerRepository {
   audit(entries: readonly AuditEntry[]): Promise<void>;
   recentAudit(guildId: string, discordUserId: string, limit?: number): Promise<AuditRow[]>;
 }
-export type AuditEntry = typeof auditLog.$inferInsert;
-export type AuditRow = typeof auditLog.$inferSelect;
+/** One line of the audit log to write: a change to one member's role and what came of it. */
+export interface AuditEntry {
+  /** When it happened; the database's clock when not given. */
+  at?: Date;
+  guildId: string;
+  discordUserId: string;
+  roleId: string;
+  /** `adopt`: a role the member already held, recorded as Tierlink's grant without a request (`/sync adopt:true`). */
+  action: AuditAction;
+  outcome: AuditOutcome;
+  trigger: string;
+  reason: string;
+  /** `reason` as a code and its parameters (src/core/planner/reasons.ts), for readers of another language. */
+  reasonCode?: ReasonCode | null;
+  error?: string | null;
+  /** A held change: why the run held its removals (what `error` says), as facts. */
+  heldWhy?: HeldWhy | null;
+}
+export type AuditAction = 'add' | 'remove' | 'forget' | 'adopt';
+export type AuditOutcome = 'applied' | 'failed' | 'held' | 'blocked';
+
+/** A line of the audit log as stored. `reasonCode` and `heldWhy` are null on rows written before they were. */
+export interface AuditRow extends Omit<AuditEntry, 'at' | 'reasonCode' | 'error' | 'heldWhy'> {
+  id: number;
+  at: Date;
+  reasonCode: ReasonCode | null;
+  error: string | null;
+  heldWhy: HeldWhy | null;
+}
 
 /** A grant to record: one role for one member, and why. */
 export interface GrantRecord {

@@ -5,9 +5,8 @@
  */
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows, textArray } from '../database';
-import type { UnreadableMark, memberSnapshots } from '../schema';
-
-type SnapshotRow = typeof memberSnapshots.$inferSelect;
+import type { UnreadableMark } from '../schema';
+import type { SnapshotRow } from './snapshot-repository';
 
 /** What the planner reads of a stored snapshot (and the guild pass needs to tell a departed member). */
 export type PlannerSnapshot = Pick<

@@ -45,7 +45,44 @@ export interface SnapshotRepository {
   /** The newest snapshot per campaign of each of these people on a source, what the planner reads only (a page of the full sync). */
   forExternalUsers(source: string, externalUserIds: readonly string[]): Promise<Map<string, PlannerSnapshot[]>>;
 }
-export type SnapshotRow = typeof memberSnapshots.$inferSelect;
+/**
+ * A member as last read from an entitlement source, as stored. `lastActiveTierIds`,
+ * `firstDeclinedAt` and `unreadable` are ours, merged across reads (see the repository above).
+ */
+export interface SnapshotRow {
+  /** The entitlement source that read it (`patreon`). */
+  source: string;
+  campaignId: string;
+  memberId: string;
+  /** The person on the source (Patreon's user id): what a link names. */
+  externalUserId: string | null;
+  patronStatus: 'active_patron' | 'declined_patron' | 'former_patron' | null;
+  isFollower: boolean;
+  lastChargeDate: Date | null;
+  lastChargeStatus: string | null;
+  entitledTierIds: string[];
+  /** Tiers last seen while `active_patron`: what a declined member keeps through the grace period. */
+  lastActiveTierIds: string[];
+  /** Superseded by `firstDeclinedAt`; no longer written or read, kept so that migrations stay additive. */
+  declinedSeenAt: Date | null;
+  /** The first declined charge of the current pledge: the grace period counts from it. */
+  firstDeclinedAt: Date | null;
+  isFreeTrial: boolean;
+  isGifted: boolean;
+  /** Set when the last read could not be understood; the planner then leaves the member's roles as they are. */
+  unreadable: UnreadableMark | null;
+  pledgeRelationshipStart: Date | null;
+  entitledAmountCents: number | null;
+  /** The user's `hide_pledges` as last read; null: no read included the user yet. */
+  hidesPledges: boolean | null;
+  /** The member's `full_name` as last read: the dashboard searches members by it. */
+  fullName: string | null;
+  /** Which read wrote it: a link, a webhook's re-read, a webhook's payload (unconfirmed), the full sync. */
+  readBy: 'link' | 'webhook' | 'webhook-payload' | 'sync';
+  fetchedAt: Date;
+  /** A digest of the read the planner sees (`readDigest`): a full sync that reads the same again writes nothing. */
+  readHash: string | null;
+}
 
 /**
  * A member as a source that reads members read it (Patreon's attributes). `source` is the source's

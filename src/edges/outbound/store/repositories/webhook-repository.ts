@@ -31,10 +31,40 @@ export interface WebhookRepository {
   /** Every stored secret, decrypted. A secret sealed with another SECRET_KEY is skipped, not fatal. */
   secrets(onUnreadable?: (webhookId: string, error: unknown) => void): Promise<StoredWebhookSecret[]>;
 }
-export type WebhookRow = typeof webhooks.$inferSelect;
+/** A webhook this client registered on the service, as stored (its secret sealed). */
+export interface WebhookRow {
+  id: string;
+  campaignId: string;
+  uri: string;
+  triggers: string[];
+  /** The signing secret, sealed with SECRET_KEY (src/edges/outbound/store/secret-box.ts). */
+  secretEnc: string;
+  /** The service's own state of the webhook: paused after repeated failed deliveries. */
+  paused: boolean;
+  numConsecutiveTimesFailed: number;
+  lastAttemptedAt: Date | null;
+  /** When this client last read the webhook from the service. */
+  checkedAt: Date | null;
+  createdAt: Date;
+}
 /** A stored webhook without its secret: what health readers and registration compare against. */
 export type StoredWebhook = Omit<WebhookRow, 'secretEnc'>;
-export type InboxRow = typeof webhookInbox.$inferSelect;
+/** A verified delivery in the inbox, as stored: processed from here, so a crash between receipt and processing loses nothing. */
+export interface InboxRow {
+  id: number;
+  receivedAt: Date;
+  trigger: string | null;
+  campaignId: string | null;
+  body: string;
+  /** SHA-256 (hex) of the body bytes as received; null for rows from before replays were refused. */
+  bodyHash: string | null;
+  status: 'pending' | 'done' | 'dead';
+  attempts: number;
+  runAt: Date;
+  lockedUntil: Date | null;
+  lastError: string | null;
+  finishedAt: Date | null;
+}
 
 export interface WebhookInput {
   id: string;
