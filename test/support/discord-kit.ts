@@ -5,11 +5,13 @@ import type { MemberRoleCache } from '../../src/edges/outbound/discord/member-ro
 import type { RoleWriter } from '../../src/edges/outbound/discord/role-writer';
 import { type DiscordSandbox, createDiscordSandbox } from '@tierlink/sandbox/discord';
 import type { Clock } from '../../src/shared/clock';
-import { RAISED_GLOBAL_PER_SECOND, raisedDiscord } from './raised-limits';
+import { raisedDiscord, tierlinkRestBeside } from './raised-limits';
 
 /** The Discord stand-in and our real role port over HTTP to it. */
 export interface DiscordKit {
   sandbox: DiscordSandbox;
+  /** Why the stand-in's limits are raised for this file; absent: Discord's real ones. */
+  raisedLimits: string | undefined;
   directory: GuildDirectory;
   snapshots: GuildSnapshotCache;
   /** The member-role cache: trusted for no guild unless a test feeds it a gateway session. */
@@ -25,9 +27,9 @@ export async function createDiscordKit(clock: Clock, options: { raisedLimits?: s
     apiBaseUrl: sandbox.apiBaseUrl,
     token: sandbox.botToken,
     botUserId: sandbox.botUserId,
-    ...(options.raisedLimits ? { rest: { globalRequestsPerSecond: RAISED_GLOBAL_PER_SECOND } } : {}),
+    ...tierlinkRestBeside(options.raisedLimits),
     snapshotTtlMs: 0,
     clock,
   });
-  return { sandbox, directory, snapshots, memberRoles, writer, close: () => sandbox.close() };
+  return { sandbox, raisedLimits: options.raisedLimits, directory, snapshots, memberRoles, writer, close: () => sandbox.close() };
 }

@@ -27,3 +27,11 @@ export const UNPACED_PATREON: Partial<Record<ServiceDialect, BudgetLimits | null
 
 /** Tierlink's own count of Discord's global limit, as high as {@link raisedDiscord}'s. */
 export const RAISED_GLOBAL_PER_SECOND = 10_000;
+
+/**
+ * Tierlink's REST options beside a Discord stand-in: its count of the global limit raised with the
+ * stand-in's (`reason` given, as to {@link raisedDiscord}), Discord's own 50 a second otherwise.
+ */
+export function tierlinkRestBeside(reason: string | undefined): { rest?: { globalRequestsPerSecond: number } } {
+  return reason ? { rest: { globalRequestsPerSecond: RAISED_GLOBAL_PER_SECOND } } : {};
+}

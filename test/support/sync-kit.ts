@@ -10,6 +10,7 @@ import { createSecretBox } from '../../src/edges/outbound/store/secret-box';
 import { realSleep } from '../../src/shared/clock';
 import { type Logger, silentLogger } from '../../src/shared/logger';
 import { SECRET_KEY, type World } from './world';
+import { tierlinkRestBeside } from './raised-limits';
 import { entitlementSources } from '../../src/compose';
 
 /**
@@ -29,7 +30,7 @@ export function wireSync(
     apiBaseUrl: world.discord.sandbox.apiBaseUrl,
     token: world.discord.sandbox.botToken,
     botUserId: world.discord.sandbox.botUserId,
-    rest: { globalRequestsPerSecond: 10_000 },
+    ...tierlinkRestBeside(world.discord.raisedLimits),
     clock,
   });
   const meter = createApiMeter({ discordRest: discord.rest.rest });
