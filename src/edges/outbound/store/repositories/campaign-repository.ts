@@ -55,9 +55,8 @@ export interface CampaignRow {
   updatedAt: Date;
 }
 
-/** A tier as last read from the service. */
-export interface TierRow {
-  campaignId: string;
+/** A tier as the service describes it (what a read of the campaign stores). */
+export interface TierInput {
   id: string;
   title: string;
   amountCents: number;
@@ -65,18 +64,14 @@ export interface TierRow {
   published: boolean;
   /** The parsed `chat_role_ids`/`discord_role_ids`: roles granted in every server, and per server. */
   roleIds: { everywhere: string[]; byGuild: Record<string, string[]> };
+}
+
+/** A tier as last read from the service. */
+export interface TierRow extends TierInput {
+  campaignId: string;
   /** Set when a tier disappears from the campaign; its /map rows stay but grant nothing. */
   removedAt: Date | null;
   updatedAt: Date;
-}
-
-export interface TierInput {
-  id: string;
-  title: string;
-  amountCents: number;
-  patronCount: number | null;
-  published: boolean;
-  roleIds: { everywhere: string[]; byGuild: Record<string, string[]> };
 }
 
 export function createCampaignRepository(db: Db): CampaignRepository {

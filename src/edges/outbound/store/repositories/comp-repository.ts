@@ -3,15 +3,8 @@ import { type Db, textArray } from '../database';
 import { comps } from '../schema';
 
 /** A comp: a member of a server entitled to a tier until `until`, whatever any other source says. */
-export interface CompRow {
+export interface CompRow extends CompGrant {
   id: number;
-  guildId: string;
-  discordUserId: string;
-  campaignId: string;
-  tierId: string;
-  until: Date;
-  reason: string;
-  grantedBy: string;
   grantedAt: Date;
   /** Set when revoked; a comp in force has neither this nor a past `until`. */
   revokedAt: Date | null;

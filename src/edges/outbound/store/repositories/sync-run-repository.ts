@@ -33,36 +33,26 @@ export interface SyncRunRepository {
   abandoned(): Promise<SyncRunRow[]>;
 }
 /** One full sync of a guild (or dry run), with what it read, planned, did and held. */
-export interface SyncRunRow {
+export type SyncRunStatus = 'running' | 'ok' | 'held' | 'failed' | 'skipped';
+/**
+ * Where a running sync is (`campaigns`: reading the service's members, `members`: reading and
+ * planning the server's, `applying`, `finishing`).
+ */
+export type SyncRunPhase = 'campaigns' | 'members' | 'applying' | 'finishing';
+
+/** A run as stored: what it knew when it started, its progress, and (once ended) its outcome. */
+export interface SyncRunRow
+  extends Omit<SyncRunStart, 'resumedFrom' | 'attempt'>, Omit<SyncRunOutcome, 'status' | 'finishedAt' | 'heldWhy'> {
   id: number;
-  trigger: string;
-  guildId: string | null;
-  campaignId: string | null;
-  dryRun: boolean;
-  forced: boolean;
-  status: 'running' | 'ok' | 'held' | 'failed' | 'skipped';
-  startedAt: Date;
+  status: SyncRunStatus;
   finishedAt: Date | null;
-  pagesRead: number;
-  membersSeen: number;
-  links: number;
-  plannedAdds: number;
-  plannedRemoves: number;
-  appliedAdds: number;
-  appliedRemoves: number;
-  heldRemovals: number;
-  failedChanges: number;
-  errors: string[];
-  apiCalls: Record<string, number>;
-  heldReason: string | null;
   /** `heldReason` as facts, for readers of another language; null on runs recorded before them. */
   heldWhy: HeldWhy | null;
   /**
-   * Where a running sync is (`campaigns`: reading the service's members, `members`: reading and
-   * planning the server's, `applying`, `finishing`); kept with the counts above as the run goes,
-   * so `/sync` and `/doctor` on any instance show its progress and a restart knows what stopped.
+   * Kept with the counts as the run goes, so `/sync` and `/doctor` on any instance show its
+   * progress and a restart knows what stopped.
    */
-  phase: 'campaigns' | 'members' | 'applying' | 'finishing' | null;
+  phase: SyncRunPhase | null;
   /** Members of the server listed so far (`membersSeen` counts the service's). */
   membersRead: number;
   progressAt: Date | null;
@@ -73,7 +63,6 @@ export interface SyncRunRow {
   /** 1 for a fresh run; a run resuming attempt n is attempt n + 1 (a restart resumes at most up to 3). */
   attempt: number;
 }
-export type SyncRunStatus = SyncRunRow['status'];
 
 /** What a run knows when it starts: one row per guild (or a single `skipped` row with no guild). */
 export interface SyncRunStart {
@@ -90,7 +79,7 @@ export interface SyncRunStart {
 
 /** Where a running sync of a guild is; only the values given are written. */
 export interface SyncRunProgress {
-  phase?: NonNullable<SyncRunRow['phase']>;
+  phase?: SyncRunPhase;
   membersSeen?: number;
   membersRead?: number;
   links?: number;
