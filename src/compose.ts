@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { createCreatorAdmin } from './app/admin';
 import { createChannels } from './app/channels';
 import { createDashboard } from './app/dashboard';
@@ -117,15 +119,28 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   const fenceScope = createFenceScope();
   const fences = createFences(db);
   // The instances of this installation and their gateway shards: also read to split shared budgets.
-  const instances = createInstanceRegistry(db, { leaseMs: options.instanceLeaseMs ?? INSTANCE_LEASE_MS });
+  const instanceLeaseMs = options.instanceLeaseMs ?? INSTANCE_LEASE_MS;
+  const instances = createInstanceRegistry(db, { leaseMs: instanceLeaseMs });
+  // This process: its heartbeat's id, also its name when it counts Discord's global limit alone.
+  const instance = { id: randomUUID(), host: hostname(), pid: process.pid };
+  // Every instance on one PostgreSQL shares Discord's budget (the one running alone may count the global limit whole); the embedded database has one process.
+  const discordBudget =
+    database.engine === 'postgres'
+      ? createPostgresBudgetStore(db, {
+          id: instance.id,
+          claim: true,
+          instanceLeaseMs,
+          onError: (error) =>
+            logger.warn({ err: error }, "counting Discord's global limit alone failed; counting it with the other instances"),
+        })
+      : null;
   const discord = createDiscordAccess({
     apiBaseUrl: config.discord.apiBaseUrl,
     token: config.discord.token,
     clock,
     logger,
     metrics,
-    // Every instance on one PostgreSQL shares Discord's budget; the embedded database has one process.
-    ...(database.engine === 'postgres' ? { budget: createPostgresBudgetStore(db) } : {}),
+    ...(discordBudget ? { budget: discordBudget } : {}),
   });
   const accounts = createCreatorAccounts({
     service: {
@@ -349,6 +364,8 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   return {
     ...{ clock, metrics, database, box, repos, discord, rest: discord.rest, accounts, jobQueue, sync, webhooks, linking, admin, publicUrl },
     instances,
+    instance,
+    discordBudget,
     fences: { scope: fenceScope, store: fences },
     ...{ permissions, audit, dashboard, channels, retention, joining, backups, kofi },
     privacy: createPrivacy({ memberPreferences: repos.memberPreferences, clock }),

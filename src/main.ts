@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Services, type TierlinkOptions, buildServices } from './compose';
 import { createBot } from './edges/inbound/bot';
@@ -57,7 +55,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
   const stopping = new AbortController();
   // Commands are answered only once the configured campaigns are bound (src/edges/inbound/bot/interaction-router.ts).
   let serving = false;
-  const instance = { id: randomUUID(), host: hostname(), pid: process.pid };
+  const { instance } = services;
 
   const bot = createBot({
     token: config.discord.token,
@@ -246,6 +244,9 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       ]);
       clearTimeout(timer);
       services.discord.scheduler.close();
+      await services.discordBudget
+        ?.close?.()
+        .catch((error: unknown) => logger.warn({ err: error }, "giving up Discord's global limit failed"));
       await services.accounts.oddValues.flush();
       await closing;
       await snapshotEndpoint?.close();

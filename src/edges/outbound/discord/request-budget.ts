@@ -58,6 +58,11 @@ export interface KnownLimit {
   limit: number;
   windowMs: number;
   counting: 'sliding' | 'windows';
+  /**
+   * For a limit counted in shared windows: how one process counts it while it runs alone on the
+   * shared store (Discord's whole 50 a second, see {@link SOLO_CLAIM_MS}).
+   */
+  alone?: KnownLimit;
 }
 
 export interface TakeResult {
@@ -106,10 +111,31 @@ export const LOCAL_MARGIN_MS = 10;
  *   {@link GLOBAL_JITTER_MS} late.
  */
 export function globalBudgetOf(perSecond: number, shared: boolean): KnownLimit {
-  if (!shared) return { limit: Math.max(1, perSecond), windowMs: 1_000 + LOCAL_MARGIN_MS, counting: 'sliding' };
+  const alone: KnownLimit = { limit: Math.max(1, perSecond), windowMs: 1_000 + LOCAL_MARGIN_MS, counting: 'sliding' };
+  if (!shared) return alone;
   const windows = Math.ceil((1_000 + GLOBAL_JITTER_MS) / (GLOBAL_WINDOW_MS + WINDOW_MARGIN_MS)) + 1;
-  return { limit: Math.max(1, Math.floor(perSecond / windows)), windowMs: GLOBAL_WINDOW_MS, counting: 'windows' };
+  return { limit: Math.max(1, Math.floor(perSecond / windows)), windowMs: GLOBAL_WINDOW_MS, counting: 'windows', alone };
 }
+
+/**
+ * How long a claim to count the global limit alone waits before it holds (the shared store's
+ * `discord_global_holder`): longer than a shared window and its jitter plus a second, so that no
+ * second of Discord's sees both a request another process counted in the shared windows before the
+ * claim and one the holder counts alone; any process that counts in the shared windows during the
+ * wait makes the claim fail.
+ */
+export const SOLO_CLAIM_MS = 1_500;
+/** How long a hold lasts unless renewed (every {@link SOLO_RENEW_MS}). */
+export const SOLO_HOLD_MS = 2_000;
+export const SOLO_RENEW_MS = 700;
+/**
+ * How long after a hold's end another process waits before it counts the global limit in the
+ * shared windows: the holder's last requests, counted before the end, reach Discord within
+ * {@link GLOBAL_JITTER_MS}, and one second later no second of Discord's holds them.
+ */
+export const SOLO_HANDOFF_MS = 1_000 + LOCAL_MARGIN_MS + GLOBAL_JITTER_MS;
+/** How often a process that does not hold the global limit tries to claim it (only one running alone succeeds). */
+export const SOLO_RETRY_MS = 10_000;
 /** An unknown bucket: its probe's answer is awaited this long at most before another probe. */
 export const PROBE_MS = 5_000;
 /** How often a caller looks again while another process's probe is out. */
@@ -269,12 +295,35 @@ export function takeFromLog(
   const granted = Math.max(0, Math.min(want, known.limit - kept.length));
   const at = now + IN_FLIGHT_MS;
   if (granted > 0) {
-    kept.splice(placeAfter(kept, at), 0, ...Array<number>(granted).fill(at));
+    placeInLog(kept, granted, at);
     return { times: kept, result: { granted, at, waitMs: 0, windowLeftMs: known.windowMs } };
   }
   // The request that must leave the window before one more fits.
   const leaves = kept[kept.length - known.limit]! + known.windowMs;
   return { times: kept, result: { granted: 0, waitMs: Math.max(1, Math.ceil(leaves - now)), windowLeftMs: 0 } };
+}
+
+/**
+ * A request of a sliding log (placed at `at`) was answered: its place moves back to `now` (never
+ * forward), where it sorts. False when no request holds `at`.
+ */
+export function answeredInLog(times: number[], at: number, now: number): boolean {
+  const index = times.indexOf(at);
+  if (index < 0) return false;
+  const moved = Math.min(at, now);
+  times.splice(index, 1);
+  times.splice(placeAfter(times, moved), 0, moved);
+  return true;
+}
+
+/** `count` requests placed in a sliding log at `at`, where they sort. */
+export function placeInLog(times: number[], count: number, at: number): void {
+  if (count > 0) times.splice(placeAfter(times, at), 0, ...Array<number>(count).fill(at));
+}
+
+/** A 429 on a sliding log: every place is taken until the Retry-After ends. */
+export function blockedLog(times: number[], known: KnownLimit, retryAfterMs: number, now: number): void {
+  placeInLog(times, known.limit, now + retryAfterMs + WINDOW_MARGIN_MS - known.windowMs);
 }
 
 /** A 429: the bucket is spent until `retryAfterMs` from now, whatever we counted. */
@@ -297,6 +346,8 @@ export interface BudgetStore {
   blocked(key: string, retryAfterMs: number): Promise<void>;
   /** Forgets rows idle for {@link IDLE_MS}. */
   prune(): Promise<void>;
+  /** At shutdown: gives up what the process holds (the global limit counted alone), so others need not wait for it to lapse. */
+  close?(): Promise<void>;
   /** Whether several processes share it (then a take may grant several requests at once). */
   readonly shared: boolean;
 }
@@ -326,20 +377,12 @@ export function createMemoryBudgetStore(now: () => number): BudgetStore {
     },
     async answered(key, at) {
       const log = logs.get(key);
-      if (!log) return;
-      const index = log.times.indexOf(at);
-      if (index < 0) return;
-      // Moved back (never forward): out of its place, then into the one where it sorts.
-      const moved = Math.min(at, now());
-      log.times.splice(index, 1);
-      log.times.splice(placeAfter(log.times, moved), 0, moved);
+      if (log) answeredInLog(log.times, at, now());
     },
     async blocked(key, retryAfterMs) {
       const log = logs.get(key);
       if (log) {
-        // Full until the Retry-After ends: every place of the log is taken until then.
-        const until = now() + retryAfterMs + WINDOW_MARGIN_MS - log.windowMs;
-        log.times = [...log.times, ...Array<number>(log.limit).fill(until)].sort((a, b) => a - b);
+        blockedLog(log.times, { limit: log.limit, windowMs: log.windowMs, counting: 'sliding' }, retryAfterMs, now());
         return;
       }
       rows.set(key, blockedInto(rows.get(key), retryAfterMs, now()));

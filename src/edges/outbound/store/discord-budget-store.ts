@@ -1,6 +1,19 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
-import { type BudgetRow, type BudgetStore, IDLE_MS, type TakeResult, blockedInto, learnInto, takeFrom } from '../discord/request-budget';
+import {
+  type BudgetRow,
+  type BudgetStore,
+  type KnownLimit,
+  GLOBAL_KEY,
+  IDLE_MS,
+  type TakeResult,
+  blockedInto,
+  learnInto,
+  takeFrom,
+} from '../discord/request-budget';
 import { type Db, queryRows } from './database';
+import { type GlobalHolderOptions, createGlobalHolder } from './discord-global-holder';
 
 type Raw = Record<string, unknown>;
 
@@ -24,19 +37,37 @@ const same = (a: BudgetRow | undefined, b: BudgetRow | undefined) =>
  * (`version`); otherwise it reads again. A refused take writes nothing. Every time is the
  * database's, so instances whose clocks disagree still agree on when a window ends.
  */
-export function createPostgresBudgetStore(db: Db): BudgetStore {
+export function createPostgresBudgetStore(db: Db, options: Partial<GlobalHolderOptions> = {}): BudgetStore {
+  const clock = options.now ?? (() => performance.now());
+  // Every process yields to another's hold of the global limit; only those told to claim one.
+  const holder = createGlobalHolder(db, {
+    id: options.id ?? randomUUID(),
+    claim: options.claim ?? false,
+    instanceLeaseMs: options.instanceLeaseMs ?? 15_000,
+    now: clock,
+    ...(options.onError ? { onError: options.onError } : {}),
+  });
+
+  /** The global limit as one process counts it, once a take said (a 429 fills this process's own count too). */
+  let aloneLimit: KnownLimit | undefined;
+
   async function change<T>(
     key: string,
-    rule: (row: BudgetRow | undefined, now: number) => { row: BudgetRow | undefined; value: T },
+    rule: (row: BudgetRow | undefined, now: number, holdUntil: number | null) => { row: BudgetRow | undefined; value: T },
   ): Promise<T> {
+    // Who counts the global limit reads (and marks as wanted) another's hold of it in the same statement.
+    const withHold = key === GLOBAL_KEY ? sql`with ${holder.markHold} ` : sql``;
+    const holdUntil = key === GLOBAL_KEY ? sql`(select until_ms from hold)` : sql`null`;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const [raw] = await queryRows<Raw>(
         db,
-        sql`select b.limit_count, b.window_ms, extract(epoch from b.window_end) * 1000 as window_end_ms, b.used, b.learned, b.version,
-                   extract(epoch from b.seen_sent_at) * 1000 as seen_sent_at_ms, extract(epoch from n.now) * 1000 as now_ms
+        sql`${withHold}select b.limit_count, b.window_ms, extract(epoch from b.window_end) * 1000 as window_end_ms, b.used, b.learned, b.version,
+                   extract(epoch from b.seen_sent_at) * 1000 as seen_sent_at_ms, extract(epoch from n.now) * 1000 as now_ms,
+                   ${holdUntil} as hold_until_ms
             from (select now() as now) n left join discord_budget b on b.key = ${key}`,
       );
       const now = Number(raw!.now_ms);
+      const holdUntilMs = raw!.hold_until_ms === null || raw!.hold_until_ms === undefined ? null : Number(raw!.hold_until_ms);
       const current: BudgetRow | undefined =
         raw!.version === null || raw!.version === undefined
           ? undefined
@@ -48,7 +79,7 @@ export function createPostgresBudgetStore(db: Db): BudgetStore {
               learned: Boolean(raw!.learned),
               seenSentAt: raw!.seen_sent_at_ms === null || raw!.seen_sent_at_ms === undefined ? 0 : Number(raw!.seen_sent_at_ms),
             };
-      const { row, value } = rule(current, now);
+      const { row, value } = rule(current, now, holdUntilMs);
       if (!row || same(row, current)) return value;
       const end = sql`to_timestamp(${row.windowEnd / 1000})`;
       const seenSentAt = row.seenSentAt > 0 ? sql`to_timestamp(${row.seenSentAt / 1000})` : sql`null`;
@@ -76,15 +107,33 @@ export function createPostgresBudgetStore(db: Db): BudgetStore {
       // One process's sliding log has no place here: instances count the global limit in windows (globalBudgetOf).
       if (known?.counting === 'sliding')
         throw new Error(`the shared Discord request budget counts ${key} in windows, not as a sliding log`);
-      return change<TakeResult>(key, (current, now) => {
+      const alone = key === GLOBAL_KEY ? known?.alone : undefined;
+      if (alone) {
+        aloneLimit = alone;
+        const own = holder.take(alone);
+        if (own) return own;
+      }
+      const askedAt = clock();
+      const result = await change<TakeResult>(key, (current, now, holdUntil) => {
+        const yielded = alone ? holder.sawHold(holdUntil, now) : null;
+        if (yielded) return { row: current, value: yielded };
         const { row, result } = takeFrom(current, lane, want, now, known);
         return { row, value: result };
       });
+      if (alone && result.granted > 0) holder.countShared(result.granted, result.windowLeftMs, askedAt);
+      return result;
+    },
+    async answered(key, at) {
+      if (key === GLOBAL_KEY) holder.answered(at);
     },
     learn: (key, seen) => change(key, (current, now) => ({ row: learnInto(current, seen, now), value: undefined })),
-    blocked: (key, retryAfterMs) => change(key, (current, now) => ({ row: blockedInto(current, retryAfterMs, now), value: undefined })),
+    blocked: async (key, retryAfterMs) => {
+      if (key === GLOBAL_KEY && aloneLimit) holder.blocked(aloneLimit, retryAfterMs);
+      await change(key, (current, now) => ({ row: blockedInto(current, retryAfterMs, now), value: undefined }));
+    },
     async prune() {
       await db.execute(sql`delete from discord_budget where window_end < now() - (interval '1 millisecond' * ${IDLE_MS})`);
     },
+    close: () => holder.close(),
   };
 }

@@ -29,6 +29,7 @@ test('migrations create every table and a second run changes nothing', async () 
     'dashboard_sessions',
     'direct_messages',
     'discord_budget',
+    'discord_global_holder',
     'guild_campaigns',
     'guild_presence',
     'guilds',

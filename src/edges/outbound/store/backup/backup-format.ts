@@ -32,6 +32,7 @@ export const PROCESS_TABLES: readonly string[] = [
   'shard_leases',
   'identify_slots',
   'discord_budget',
+  'discord_global_holder',
   'patreon_budget',
   'interaction_claims',
 ];

@@ -99,3 +99,21 @@ export const patreonBudget = pgTable('patreon_budget', {
   key: text('key').primaryKey(),
   times: bigint('times', { mode: 'number' }).array().notNull(),
 });
+
+/**
+ * Who counts Discord's global limit alone (docs/decisions.md §19): a process that runs alone on
+ * this database may pace at Discord's whole 50 a second, counted in its own memory, while it holds
+ * this row (`until`, renewed every second). A claim waits `claimed_at` + 1.5 s before it holds:
+ * any other process that counts the global limit meanwhile writes `wanted_at`, and the claim
+ * fails; a process that finds the row held waits until a second after `until` (the holder's last
+ * requests have reached Discord by then) before it counts the limit in the shared windows again.
+ */
+export const discordGlobalHolder = pgTable('discord_global_holder', {
+  key: text('key').primaryKey(),
+  holder: text('holder').notNull(),
+  claimedAt: ts('claimed_at').notNull(),
+  /** Null while the claim waits; then the end of the hold. */
+  until: ts('until'),
+  /** The last time another process counted the global limit while the row was claimed or held. */
+  wantedAt: ts('wanted_at'),
+});

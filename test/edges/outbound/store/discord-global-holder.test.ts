@@ -1,0 +1,158 @@
+import { performance } from 'node:perf_hooks';
+import { sql } from 'drizzle-orm';
+import {
+  type BudgetStore,
+  GLOBAL_KEY,
+  SOLO_CLAIM_MS,
+  SOLO_HANDOFF_MS,
+  SOLO_HOLD_MS,
+  SOLO_RENEW_MS,
+  globalBudgetOf,
+} from '../../../../src/edges/outbound/discord/request-budget';
+import { type Database, openDatabase, queryRows } from '../../../../src/edges/outbound/store/database';
+import { createPostgresBudgetStore } from '../../../../src/edges/outbound/store/discord-budget-store';
+import { silentLogger } from '../../../../src/shared/logger';
+import { type TestDatabase, createTestDatabase, onPostgres } from '../../../support/test-database';
+
+/**
+ * Discord's global limit counted whole by a process running alone on a shared database
+ * (docs/decisions.md §19). Real time: the claim waits {@link SOLO_CLAIM_MS} by the database's clock.
+ * On PostgreSQL each process has its own connection pool, as separate processes have.
+ */
+let t: TestDatabase;
+let other: Database | null = null;
+const opened: BudgetStore[] = [];
+const shared = globalBudgetOf(50, true);
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  if (onPostgres()) other = await openDatabase({ engine: 'postgres', url: t.url!, logger: silentLogger, poolSize: 2 });
+});
+afterAll(async () => {
+  await other?.close();
+  await t.close();
+});
+beforeEach(() => t.reset());
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close?.();
+});
+
+function processOf(id: string, claim: boolean, database: Database = t.database): BudgetStore {
+  const store = createPostgresBudgetStore(database.db, { id, claim, instanceLeaseMs: 15_000 });
+  opened.push(store);
+  return store;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const claimed = () => sleep(SOLO_CLAIM_MS + 400);
+const take = (store: BudgetStore) => store.take(GLOBAL_KEY, 'interactive', 100, shared);
+
+async function heartbeat(id: string): Promise<void> {
+  await t.database.db.execute(sql`insert into instances (id, host, pid) values (${id}, 'elsewhere', 1)`);
+}
+
+test("shared windows count 7 per 200 ms; a process alone counts Discord's whole 50 a second, one request a take", async () => {
+  expect(shared).toMatchObject({ limit: 7, counting: 'windows', alone: { limit: 50, counting: 'sliding' } });
+  const alone = processOf('alone', true);
+  // The first take claims, and is counted in the shared windows while the claim waits.
+  const first = await take(alone);
+  expect(first.granted).toBeGreaterThan(0);
+  expect(first.at).toBeUndefined();
+  await claimed();
+
+  let granted = 0;
+  let full = await take(alone);
+  for (; full.granted > 0 && granted < 60; full = await take(alone)) {
+    expect(full.granted).toBe(1);
+    granted += 1;
+    await alone.answered!(GLOBAL_KEY, full.at!);
+  }
+  // Its requests counted in the shared windows before the hold left its second long ago.
+  expect(granted).toBe(50);
+  expect(full.waitMs).toBeGreaterThan(500);
+  expect(full.waitMs).toBeLessThanOrEqual(1_010);
+  const [row] = await queryRows<{ holder: string; held: boolean }>(
+    t.database.db,
+    sql`select holder, until > now() as held from discord_global_holder`,
+  );
+  expect(row).toEqual({ holder: 'alone', held: true });
+});
+
+test('a hold is renewed while the process sends, and another process waits until a second after it ends', async () => {
+  const holder = processOf('holder', true);
+  await take(holder);
+  await claimed();
+  expect((await take(holder)).at).toBeDefined();
+  // Renewed: still held after the first hold would have ended.
+  await sleep(SOLO_HOLD_MS + SOLO_RENEW_MS);
+  expect((await take(holder)).at).toBeDefined();
+
+  const late = processOf('late', false, other ?? t.database);
+  const refused = await take(late);
+  expect(refused.granted).toBe(0);
+  // The hold's end (at most SOLO_HOLD_MS away) and the handoff.
+  expect(refused.waitMs).toBeGreaterThan(SOLO_HANDOFF_MS);
+  expect(refused.waitMs).toBeLessThanOrEqual(SOLO_HOLD_MS + SOLO_HANDOFF_MS + 200);
+  // Wanted: the holder gives the limit up at its next renewal, and counts in the shared windows.
+  await sleep(SOLO_RENEW_MS + 300);
+  const after = await take(holder);
+  expect(after.at).toBeUndefined();
+});
+
+test('a process that counts the global limit while a claim waits makes the claim fail', async () => {
+  const claimer = processOf('claimer', true);
+  const busy = processOf('busy', false, other ?? t.database);
+  await take(claimer);
+  await sleep(300);
+  expect((await take(busy)).granted).toBeGreaterThan(0);
+  await claimed();
+  expect((await take(claimer)).at).toBeUndefined();
+  const [row] = await queryRows<{ until: unknown }>(t.database.db, sql`select until from discord_global_holder`);
+  expect(row!.until).toBeNull();
+});
+
+test('another instance running stops a claim and ends a hold', async () => {
+  await heartbeat('neighbour');
+  const claimer = processOf('claimer', true);
+  await take(claimer);
+  await claimed();
+  expect((await take(claimer)).at).toBeUndefined();
+  expect(await queryRows(t.database.db, sql`select key from discord_global_holder`)).toEqual([]);
+
+  await t.database.db.execute(sql`delete from instances`);
+  const alone = processOf('alone', true);
+  await take(alone);
+  await claimed();
+  expect((await take(alone)).at).toBeDefined();
+  // A second instance starts: the holder sees its heartbeat at the next renewal.
+  await heartbeat('second');
+  await sleep(SOLO_RENEW_MS + 300);
+  expect((await take(alone)).at).toBeUndefined();
+});
+
+test('a holder that stops ends its hold at once: the next process waits the handoff only', async () => {
+  const holder = processOf('holder', true);
+  await take(holder);
+  await claimed();
+  expect((await take(holder)).at).toBeDefined();
+  await holder.close!();
+  const started = performance.now();
+  const next = processOf('next', false, other ?? t.database);
+  const refused = await take(next);
+  expect(refused.granted).toBe(0);
+  expect(refused.waitMs).toBeLessThanOrEqual(SOLO_HANDOFF_MS + 100);
+  await sleep(refused.waitMs);
+  expect((await take(next)).granted).toBeGreaterThan(0);
+  expect(performance.now() - started).toBeLessThan(SOLO_HOLD_MS + SOLO_HANDOFF_MS);
+});
+
+test("a 429 of the global limit fills the holder's own count until its Retry-After ends", async () => {
+  const holder = processOf('holder', true);
+  await take(holder);
+  await claimed();
+  expect((await take(holder)).at).toBeDefined();
+  await holder.blocked(GLOBAL_KEY, 2_000);
+  const refused = await take(holder);
+  expect(refused.granted).toBe(0);
+  expect(refused.waitMs).toBeGreaterThan(1_500);
+});
