@@ -140,7 +140,9 @@ async function measureFullSync(options: FullSyncBenchmarkOptions): Promise<Row[]
   const discord = await createDiscordSandbox({
     rateLimits: { global: { limit: perSecond, windowMs: 1000 }, routes: { 'member-role': { limit: 100_000, windowMs: 1_000 } } },
     raisedLimits:
-      "the figures are Tierlink's own (CPU, memory, requests); under Discord's real limits the role writes take the floor reported beside them, whatever Tierlink does",
+      perSecond === GLOBAL_PER_SECOND
+        ? "the member-role bucket only: the sync's wall time is measured against the floor of Discord's global limit (kept at 50 a second)"
+        : "the figures are Tierlink's own (CPU, memory, requests); under Discord's real limits the role writes take the floor reported beside them, whatever Tierlink does",
   });
   try {
     const { guildId } = discord.createGuild({ name: 'Bench' });
@@ -288,8 +290,13 @@ async function measureFullSync(options: FullSyncBenchmarkOptions): Promise<Row[]
         value: `${mb(result.rssBeforeBytes)} / ${mb(result.peakRssSampledBytes)}; ${mb(result.atPeak.heapUsed)} / ${mb(result.atPeak.heapTotal)}, ${mb(result.atPeak.external)} (V8 heap used peaked at ${mb(result.peakHeapUsedBytes)})`,
       },
       {
-        name: `${label2}: wall time, Discord's limits raised to ${perSecond}/s (rate-limit waits excluded: ${s(result.rateLimitWaitMs)})`,
+        name: `${label2}: wall time, ${perSecond === GLOBAL_PER_SECOND ? "Discord's global limit kept (50/s), its member-role bucket raised" : `Discord's limits raised to ${perSecond}/s`} (rate-limit waits: ${s(result.rateLimitWaitMs)})`,
         value: s(result.wallMs),
+      },
+      {
+        name: `${label2}: wall time / the floor of its ${discordRequests.length.toLocaleString('en-US')} Discord requests at ${perSecond} a second`,
+        value: `${s(result.wallMs)} / ${s((discordRequests.length / perSecond) * 1000)} = ${(result.wallMs / ((discordRequests.length / perSecond) * 1000)).toFixed(2)}×`,
+        ...(perSecond === GLOBAL_PER_SECOND ? { goal: '≤ 1.1×' } : {}),
       },
       {
         name: `${label2}: the rate-limit floor: what Discord's limits alone take for ${plannedChanges.toLocaleString('en-US')} changes (member-role bucket 10 per 10 s per server; global 50/s)`,
@@ -297,7 +304,7 @@ async function measureFullSync(options: FullSyncBenchmarkOptions): Promise<Row[]
         goal: 'wall time ≈ floor',
       },
       ...statementRows(label2, result.statements),
-      ...idleRows,
+      ...(options.secondRun === false ? [] : idleRows),
       ...idleRun.changes.map((c) => ({
         name: `idle sync, ${n} members, ${db}: change`,
         value: `${c.op} ${c.roleName ?? c.roleId} ${c.userId}: ${c.reason} [${c.outcome}]`,
