@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import {
   type KnownLimit,
   SOLO_CLAIM_MS,
@@ -72,7 +72,7 @@ export interface GlobalHolder {
    */
   sawHold(holdUntilMs: number | null, dbNowMs: number): TakeResult | null;
   /** The statement's part that marks another's claim or hold as wanted and reads its end (a `with` query named `hold`). */
-  readonly markHold: ReturnType<typeof sql>;
+  readonly markHold: SQL;
   answered(at: number): void;
   blocked(alone: KnownLimit, retryAfterMs: number): void;
   /** Whether this process holds the global limit now. */
@@ -107,7 +107,7 @@ export function createGlobalHolder(db: Db, options: GlobalHolderOptions): Global
     nextClaimAt = now() + SOLO_RETRY_MS;
   }
 
-  async function hold(statement: ReturnType<typeof sql>): Promise<boolean> {
+  async function hold(statement: SQL): Promise<boolean> {
     const asked = now();
     const [row] = await queryRows<Raw>(db, statement);
     if (!row || closed) return false;
