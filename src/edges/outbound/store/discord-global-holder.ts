@@ -75,8 +75,6 @@ export interface GlobalHolder {
   readonly markHold: SQL;
   answered(at: number): void;
   blocked(alone: KnownLimit, retryAfterMs: number): void;
-  /** Whether this process holds the global limit now. */
-  holds(): boolean;
   close(): Promise<void>;
 }
 
@@ -235,8 +233,6 @@ export function createGlobalHolder(db: Db, options: GlobalHolderOptions): Global
     blocked(alone, retryAfterMs) {
       blockedLog(log, alone, retryAfterMs, now());
     },
-
-    holds: () => heldUntil !== null && now() < heldUntil,
 
     async close() {
       closed = true;
