@@ -20,7 +20,8 @@ import { createSecretBox } from '../src/edges/outbound/store/secret-box';
 import { createApiMeter } from '../src/app/sync/api-meter';
 import { createSync } from '../src/app/sync';
 import type { SyncChange } from '../src/core/sync-report';
-import { entitlementSources } from '../src/compose';
+import { INSTANCE_LEASE_MS, entitlementSources, sharedBudgets } from '../src/compose';
+import { randomUUID } from 'node:crypto';
 
 /** What the parent passes (argv[2], JSON). */
 export interface ChildInput {
@@ -161,12 +162,15 @@ async function main(): Promise<void> {
     const clock = systemClock;
     const repos = createRepositories(db, createSecretBox(input.secretKey));
     const { credentials } = repos;
+    // The budgets as the service counts them: on PostgreSQL, shared through the database (one process alone holds Discord's global limit).
+    const budgets = sharedBudgets(database, { id: randomUUID(), instanceLeaseMs: INSTANCE_LEASE_MS }, silentLogger);
     const discord = createDiscordAccess({
       apiBaseUrl: input.discord.apiBaseUrl,
       token: input.discord.botToken,
       botUserId: input.discord.botUserId,
       rest: { globalRequestsPerSecond: input.discord.globalRequestsPerSecond },
       clock,
+      ...(budgets.discord ? { budget: budgets.discord } : {}),
     });
     const meter = createApiMeter({ discordRest: discord.rest.rest });
     const accounts = createCreatorAccounts({
@@ -184,6 +188,7 @@ async function main(): Promise<void> {
       campaigns: repos.campaigns,
       dialectStore: keyValueDialectStore(repos.appState, input.patreon.url),
       ...(input.patreonUnpaced ? { budgetLimits: { spec: null, patreon: null } } : {}),
+      ...(budgets.patreon ? { budgetStore: budgets.patreon } : {}),
     });
 
     if (input.mode === 'setup') {
@@ -288,6 +293,7 @@ async function main(): Promise<void> {
         : null,
     };
     process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(result)}\n`);
+    await budgets.discord?.close?.();
   } finally {
     await database.close();
   }

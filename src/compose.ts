@@ -25,6 +25,7 @@ import { backupFolder, runBackupProcess } from './edges/outbound/store/backup/ba
 import type { Config } from './config';
 import { createDiscordSignIn } from './app/discord-sign-in';
 import { createDiscordAccess, createDiscordUserOAuth } from './edges/outbound/discord';
+import type { BudgetStore } from './edges/outbound/discord/request-budget';
 import { createPatronMessages } from './app/membership/patron-messages';
 import { type Metrics, createMetrics } from './edges/outbound/observability/metrics';
 import { createCreatorAccounts } from './edges/outbound/patreon/creator-accounts';
@@ -37,6 +38,7 @@ import { createInboxQueue } from './edges/outbound/store/durable-queue';
 import { createPostgresBudgetStore } from './edges/outbound/store/discord-budget-store';
 import { createFences } from './edges/outbound/store/fences';
 import { createPostgresPatreonBudgetStore } from './edges/outbound/store/patreon-budget-store';
+import type { PatreonBudgetStore } from './edges/outbound/patreon/request-budget';
 import { createInstanceRegistry } from './edges/outbound/store/instance-registry';
 import { createJobQueue, createJobStore } from './edges/outbound/store/job-queue';
 import { type Repositories, createRepositories } from './edges/outbound/store/repositories';
@@ -102,6 +104,31 @@ export function entitlementSources(
   ];
 }
 
+/** The request budgets a process shares with the others on its database. */
+export interface SharedBudgets {
+  discord: BudgetStore | null;
+  patreon: PatreonBudgetStore | null;
+}
+
+/**
+ * Discord's and Patreon's request budgets as this process counts them (docs/decisions.md §19): on
+ * PostgreSQL, shared by every process on the database (the one running alone may count Discord's
+ * global limit whole; `me` is its heartbeat's id); on the embedded database, none: its one process
+ * counts them in memory.
+ */
+export function sharedBudgets(database: Database, me: { id: string; instanceLeaseMs: number }, logger: Logger): SharedBudgets {
+  if (database.engine !== 'postgres') return { discord: null, patreon: null };
+  return {
+    discord: createPostgresBudgetStore(database.db, {
+      id: me.id,
+      claim: true,
+      instanceLeaseMs: me.instanceLeaseMs,
+      onError: (error) => logger.warn({ err: error }, "counting Discord's global limit alone failed; counting it with the other instances"),
+    }),
+    patreon: createPostgresPatreonBudgetStore(database.db),
+  };
+}
+
 /** Every subsystem, each from its one factory, wired to the others. */
 export function buildServices(options: TierlinkOptions, database: Database) {
   const { config, logger } = options;
@@ -123,17 +150,8 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   const instances = createInstanceRegistry(db, { leaseMs: instanceLeaseMs });
   // This process: its heartbeat's id, also its name when it counts Discord's global limit alone.
   const instance = { id: randomUUID(), host: hostname(), pid: process.pid };
-  // Every instance on one PostgreSQL shares Discord's budget (the one running alone may count the global limit whole); the embedded database has one process.
-  const discordBudget =
-    database.engine === 'postgres'
-      ? createPostgresBudgetStore(db, {
-          id: instance.id,
-          claim: true,
-          instanceLeaseMs,
-          onError: (error) =>
-            logger.warn({ err: error }, "counting Discord's global limit alone failed; counting it with the other instances"),
-        })
-      : null;
+  const budgets = sharedBudgets(database, { id: instance.id, instanceLeaseMs }, logger);
+  const discordBudget = budgets.discord;
   const discord = createDiscordAccess({
     apiBaseUrl: config.discord.apiBaseUrl,
     token: config.discord.token,
@@ -159,7 +177,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     dialectStore: keyValueDialectStore(repos.appState, config.patreon.baseUrl),
     ...(options.patreonLimits ? { budgetLimits: options.patreonLimits } : {}),
     // Every instance on one PostgreSQL shares Patreon's limits and refreshes a creator's tokens one at a time.
-    ...(database.engine === 'postgres' ? { budgetStore: createPostgresPatreonBudgetStore(db) } : {}),
+    ...(budgets.patreon ? { budgetStore: budgets.patreon } : {}),
     refreshLock: (name, refresh) => database.withLock(name, refresh),
     // What Patreon answered oddly, for every instance's /doctor.
     oddValueStore: repos.appState,
