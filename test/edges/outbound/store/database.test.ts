@@ -30,6 +30,7 @@ test('migrations create every table and a second run changes nothing', async () 
     'direct_messages',
     'discord_budget',
     'guild_campaigns',
+    'guild_departures',
     'guild_presence',
     'guilds',
     'identify_slots',
