@@ -1,10 +1,13 @@
 import { sql } from 'drizzle-orm';
+import { createSync } from '../../src/app/sync';
 import { createRoleApplier } from '../../src/app/sync/role-applier';
+import { entitlementSources } from '../../src/compose';
 import type { RoleChange, UserPlan } from '../../src/core/planner/types';
 import { createMetrics } from '../../src/edges/outbound/observability/metrics';
 import { queryRows } from '../../src/edges/outbound/store/database';
 import { createDurableQueue } from '../../src/edges/outbound/store/durable-queue';
 import { createInstanceRegistry } from '../../src/edges/outbound/store/instance-registry';
+import { createJobQueue, createJobStore } from '../../src/edges/outbound/store/job-queue';
 import { createQueueWorker } from '../../src/edges/outbound/store/queue-worker';
 import { type Fence, LeaseLostError, createFenceScope } from '../../src/shared/fence';
 import { silentLogger } from '../../src/shared/logger';
@@ -14,7 +17,8 @@ import { type World, createWorld } from '../support/world';
  * Attack (fault): an instance is paused (a stopped process, a long pause of its machine) while it
  * works something, its lease runs out, another instance takes the work over, and then the first
  * one resumes. Refusal: the resumed instance's writes are fenced (docs/outages-and-fencing.md); the grant
- * it was about to make is neither recorded nor sent, whether it held a queued row or a gateway shard.
+ * it was about to make is neither recorded nor sent, whether it held a queued row or a gateway shard;
+ * a member's leave it was about to write (the Members page) is not written.
  */
 
 let world: World;
@@ -50,6 +54,25 @@ function fencedApplier() {
   const apply = (fence: Fence, userId: string) =>
     scope.run(fence, () => applier.withMember(world.guildId, userId, () => applier.apply(addGold(userId), 'webhook')));
   return { apply };
+}
+
+/** The reconciler as the service wires it, its events under `scope`'s fence (src/compose.ts). */
+function fencedReconciler() {
+  const scope = createFenceScope();
+  const { reconciler } = createSync({
+    sources: entitlementSources(world.repos, world.clock),
+    repos: world.repos,
+    discord: world.discord,
+    accounts: world.accounts,
+    database: world.db.database,
+    jobs: createJobQueue({ store: createJobStore(world.db.database.db), clock: world.clock, random: () => 0.5, logger: silentLogger }),
+    schedule: '0 4 * * *',
+    clock: world.clock,
+    metrics: createMetrics({ defaultMetrics: false }),
+    logger: silentLogger,
+    fences: scope,
+  });
+  return { leave: (fence: Fence, userId: string) => scope.run(fence, () => reconciler.memberLeft(world.guildId, userId)) };
 }
 
 const puts = (userId: string) => world.discord.sandbox.requests().filter((r) => r.route === PUT_ROLE && r.path.includes(`/${userId}/`));
@@ -127,4 +150,33 @@ test('a queue worker runs each row under its fence: work that outlives its lease
   resume();
   await working;
   expect(await queryRows(db.database.db, sql`select status, attempts from jobs`)).toEqual([{ status: 'pending', attempts: 2 }]);
+});
+
+test('a leave of a gateway shard that another instance took meanwhile writes nothing: the Members page keeps the member until the holder writes it', async () => {
+  const { db, guildId, clock } = world;
+  const memberList = world.repos.memberList;
+  const userId = world.discord.sandbox.addMember(guildId, { username: 'leaver' }).userId;
+  await memberList.present(guildId, userId, 'leaver', clock.now(), true);
+  const inPresence = async () => {
+    const ids: string[] = [];
+    for await (const chunk of memberList.presence(guildId)) ids.push(...chunk.map((r) => r.userId));
+    return ids.includes(userId);
+  };
+  const before = await memberList.version(guildId);
+  const first = (await createInstanceRegistry(db.database.db, { leaseMs: 200 }).claim(0, 1, 'instance-a'))!;
+  await new Promise((r) => setTimeout(r, 300));
+  const second = (await createInstanceRegistry(db.database.db, { leaseMs: 60_000 }).claim(0, 1, 'instance-b'))!;
+  const { leave } = fencedReconciler();
+
+  await expect(leave({ kind: 'shard', shardId: 0, holder: 'instance-a', generation: first }, userId)).rejects.toBeInstanceOf(
+    LeaseLostError,
+  );
+  expect(await inPresence()).toBe(true);
+  expect(await memberList.version(guildId)).toBe(before);
+  expect(await queryRows(db.database.db, sql`select * from guild_departures`)).toEqual([]);
+
+  // The instance that holds the shard now writes the same leave.
+  await leave({ kind: 'shard', shardId: 0, holder: 'instance-b', generation: second }, userId);
+  expect(await inPresence()).toBe(false);
+  expect(await memberList.version(guildId)).not.toBe(before);
 });

@@ -101,6 +101,7 @@ export function createSync(deps: SyncSubsystemDeps): SyncSubsystem {
     applier,
     graceChecks,
     ...(deps.patronMessages ? { patronMessages: deps.patronMessages } : {}),
+    ...(deps.fences ? { fences: deps.fences } : {}),
     clock,
     logger,
   });

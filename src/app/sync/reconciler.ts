@@ -9,6 +9,7 @@ import type { GuildContext, MemberState } from '../../core/planner/types';
 import type { MemberAddProblem } from '../../edges/outbound/discord/member-adder';
 import type { Admit, ApplyResult, RoleApplier, Trigger } from './role-applier';
 import type { Clock } from '../../shared/clock';
+import { type FenceScope, LeaseLostError } from '../../shared/fence';
 import type { GuildContextLoader } from './guild-context';
 import { type GraceChecks, type GraceEnd, graceEndOf } from './grace-checks';
 import type { Logger } from '../../shared/logger';
@@ -59,7 +60,9 @@ export interface ReconcilerDeps {
   /** Direct messages to the member after their roles are applied (a declined payment); started, never awaited. */
   patronMessages?: Pick<PatronMessages, 'afterApply'>;
   /** Who is in the server, for the Members page: a reconcile learns it for one member. */
-  memberList?: Pick<MemberListRepository, 'present'>;
+  memberList?: Pick<MemberListRepository, 'present' | 'left'>;
+  /** The fence of the event under way (a gateway shard's lease): a leave is written only while it holds. */
+  fences?: Pick<FenceScope, 'current'>;
   clock: Clock;
   logger: Logger;
 }
@@ -194,6 +197,15 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
 
     joinMember,
 
+    async memberLeft(guildId: string, discordUserId: string): Promise<void> {
+      const memberList = deps.memberList;
+      if (!memberList) return;
+      const fence = deps.fences?.current() ?? null;
+      await deps.applier.withMember(guildId, discordUserId, async () => {
+        if (!(await memberList.left(guildId, discordUserId, deps.clock.now(), fence))) throw new LeaseLostError(fence!);
+      });
+    },
+
     async reconcileUser(discordUserId: string, options: ReconcileOptions & { alsoGuildIds?: readonly string[] }): Promise<MemberOutcome[]> {
       // Two reads that do not wait for each other: a round trip less before the first role change.
       const [state, granted] = await Promise.all([
@@ -228,6 +240,14 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
 export interface Reconciler {
   reconcileMember(guildId: string, discordUserId: string, options: ReconcileOptions): Promise<MemberOutcome>;
   joinMember(guildId: string, discordUserId: string, admit: Admit): Promise<JoinOutcome>;
+  /**
+   * A member left the server (GUILD_MEMBER_REMOVE): the Members page has them out of it at once,
+   * and a full sync's listing under way does not put them back. Roles are not touched: Discord
+   * drops a leaver's roles itself, and the ledger keeps Tierlink's grants for a rejoin. Under the
+   * member's lock, so a reconcile that read them in the server writes before the leave, not after.
+   * Throws {@link LeaseLostError} when the event's fence no longer holds (nothing written).
+   */
+  memberLeft(guildId: string, discordUserId: string): Promise<void>;
   /** Reconciles a Discord user in every guild where their roles are at stake (plus `alsoGuildIds`). */
   reconcileUser(discordUserId: string, options: ReconcileOptions & { alsoGuildIds?: readonly string[] }): Promise<MemberOutcome[]>;
   /** Reconciles the Discord user linked to a person on a source (`patreon`, `kofi`), if any. */

@@ -4,6 +4,7 @@ import {
   Events,
   GatewayIntentBits,
   Options,
+  Partials,
   type Guild,
   type GuildMember,
   type Interaction,
@@ -49,6 +50,8 @@ export interface ShardClientDeps {
   onInteraction(interaction: Interaction): Promise<void>;
   /** A member joined a guild (rejoin restore). */
   onMemberAdd(guildId: string, userId: string): Promise<void>;
+  /** A member left a guild, or was kicked or banned (the Members page's presence). */
+  onMemberRemove(guildId: string, userId: string): Promise<void>;
   /** The bot is in a guild (at start, when invited, when the guild changes): its name and language (`preferred_locale`). */
   onGuildAvailable(guildId: string, name: string, locale: string | null): Promise<void>;
   /** A guild's roles or the bot's own roles changed: cached role snapshots are stale. */
@@ -77,16 +80,19 @@ export interface ShardClient {
 
 /**
  * A discord.js gateway client for one shard (`shards: [id]`, `shardCount`): slash commands arrive
- * here when Discord delivers them over the gateway, and member joins (rejoin restore) and role
- * changes (cache invalidation) of the guilds on that shard. One client per shard, not one client
+ * here when Discord delivers them over the gateway, and member joins (rejoin restore), leaves (the
+ * Members page) and role changes (cache invalidation) of the guilds on that shard. One client per shard, not one client
  * with a list of shards, so that taking or giving up a shard never disturbs the others
  * (docs/decisions.md §17). Intents: Guilds and the privileged GuildMembers, needed for
- * `guildMemberAdd` and to list members (docs/tech-facts.md §1).
+ * `guildMemberAdd`, `guildMemberRemove` and to list members (docs/tech-facts.md §1).
  */
 export function createShardClient(deps: ShardClientDeps): ShardClient {
   const { logger, shardId } = deps;
   const client = new Client({
     intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMembers],
+    // Members are not cached (below): without partial members, discord.js drops GUILD_MEMBER_REMOVE
+    // for a member it does not hold, which is every member but the bot.
+    partials: [Partials.GuildMember],
     shards: [shardId],
     shardCount: deps.shardCount,
     ws: { buildIdentifyThrottler: () => deps.identifyThrottler },
@@ -116,6 +122,12 @@ export function createShardClient(deps: ShardClientDeps): ShardClient {
     if (member.user.bot) return;
     logger.debug({ guildId: member.guild.id, shard: shardId }, 'member joined');
     background('rejoin restore', deps.onMemberAdd(member.guild.id, member.id));
+  });
+  // A leave, a kick or a ban: Discord sends `{guild_id, user}` only, so the member is partial.
+  client.on(Events.GuildMemberRemove, (member: GuildMember | PartialGuildMember) => {
+    if (member.user.bot) return;
+    logger.debug({ guildId: member.guild.id, shard: shardId }, 'member left');
+    background('member left', deps.onMemberRemove(member.guild.id, member.id));
   });
   client.on(Events.GuildCreate, (guild: Guild) =>
     background('guild available', deps.onGuildAvailable(guild.id, guild.name, guild.preferredLocale)),

@@ -6,6 +6,7 @@ import type { SyncOutcome } from '../../../app/sync/sync-scheduler';
 import { formatSyncReport } from '../../../core/sync-report';
 import { renderSyncReply } from './sync-reply';
 import type { Fence, FenceScope } from '../../../shared/fence';
+import { createKeyedMutex } from '../../../shared/keyed-mutex';
 import type { Logger } from '../../../shared/logger';
 import type { BotServices } from './bot-services';
 import { COMMANDS } from './commands';
@@ -17,13 +18,15 @@ import { createPayloadInteractions } from './payload-interactions';
 import { type RegisteredCommandsMemo, registerCommands } from './register-commands';
 import { type GatewayLeases, type InstanceIdentity, type SessionGap, createShardCoordinator } from './shard-coordinator';
 
-/** The rejoin restore: one member reconciled, and what was applied (null on a dry run). */
+/** The rejoin restore: one member reconciled, and what was applied (null on a dry run); and a member who left. */
 export interface MemberReconciler {
   reconcileMember(
     guildId: string,
     userId: string,
     options: { trigger: 'rejoin' },
   ): Promise<{ result: { applied: ReadonlyArray<{ op: string }> } | null }>;
+  /** The member left the server: the Members page has them out of it (no role is touched). */
+  memberLeft(guildId: string, userId: string): Promise<void>;
 }
 
 /** The guilds the bot is in, recorded with their names (the pages show them) and languages (announcements, the mod-log). */
@@ -111,7 +114,7 @@ const SYNC_REPORT = { limit: 20, maxLength: 1900 } as const;
 
 /**
  * The Discord side of Tierlink: the gateway client, the slash commands behind their router, their
- * registration, and the member and role events (rejoin restore, guild names, stale role
+ * registration, and the member and role events (rejoin restore, leaves, guild names, stale role
  * snapshots, deleted roles). Nothing connects before `start()`, which logs in and then registers
  * the commands.
  */
@@ -168,6 +171,14 @@ export function createBot(deps: BotDeps): DiscordBot {
     await (deps.fences ? deps.fences.scope.run(fence, task) : task());
   }
 
+  /**
+   * A member's joins and leaves are handled one at a time, in the order the gateway sent them: a
+   * leave and the rejoin right after it would otherwise race through their fence checks, and the
+   * leave could land last (the member shown gone while back in the server).
+   */
+  const memberEvents = createKeyedMutex();
+  const inOrder = (guildId: string, userId: string, task: () => Promise<void>) => memberEvents.run(`${guildId}:${userId}`, task);
+
   /** A gateway interaction is answered by the one instance that claims it while holding its shard. */
   async function onGatewayInteraction(shardId: number, interaction: Interaction): Promise<void> {
     if (viaHttp.has(interaction.id) || !deps.fences) return onInteraction(interaction);
@@ -211,11 +222,15 @@ export function createBot(deps: BotDeps): DiscordBot {
         logger,
         onInteraction: (interaction) => onGatewayInteraction(shardId, interaction),
         onMemberAdd: (guildId, userId) =>
-          fenced(shardId, 'member joined', async () => {
-            const outcome = await deps.members.reconcileMember(guildId, userId, { trigger: 'rejoin' });
-            const added = outcome.result?.applied.filter((c) => c.op === 'add').length ?? 0;
-            if (added > 0) logger.info({ guildId, userId, added }, 'roles restored on rejoin');
-          }),
+          inOrder(guildId, userId, () =>
+            fenced(shardId, 'member joined', async () => {
+              const outcome = await deps.members.reconcileMember(guildId, userId, { trigger: 'rejoin' });
+              const added = outcome.result?.applied.filter((c) => c.op === 'add').length ?? 0;
+              if (added > 0) logger.info({ guildId, userId, added }, 'roles restored on rejoin');
+            }),
+          ),
+        onMemberRemove: (guildId, userId) =>
+          inOrder(guildId, userId, () => fenced(shardId, 'member left', () => deps.members.memberLeft(guildId, userId))),
         onGuildAvailable: (guildId, name, locale) => deps.guilds.ensure(guildId, name, locale),
         onRolesChanged: (guildId) => deps.roleSnapshots.invalidate(guildId),
         onRoleDeleted: (guildId, roleId) => fenced(shardId, 'role deleted', () => deps.mapping.forgetDeletedRole(guildId, roleId)),

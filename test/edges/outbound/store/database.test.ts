@@ -31,6 +31,7 @@ test('migrations create every table and a second run changes nothing', async () 
     'discord_budget',
     'discord_global_holder',
     'guild_campaigns',
+    'guild_departures',
     'guild_presence',
     'guilds',
     'identify_slots',

@@ -1,5 +1,10 @@
 import { sql } from 'drizzle-orm';
-import { MEMBER_FILTER_KEYS, createMemberListRepository } from '../../../../src/edges/outbound/store/repositories/member-list-repository';
+import { queryRows } from '../../../../src/edges/outbound/store/database';
+import {
+  DEPARTURE_KEPT_MS,
+  MEMBER_FILTER_KEYS,
+  createMemberListRepository,
+} from '../../../../src/edges/outbound/store/repositories/member-list-repository';
 import { expectedCounts, seedMembers } from '../../../support/member-seed';
 import { type TestDatabase, createTestDatabase } from '../../../support/test-database';
 
@@ -98,5 +103,64 @@ describe('the Members list', () => {
     expect(all.filter((r) => r.discordUserId === '500000000000000001')).toEqual([
       expect.objectContaining({ source: 'discord', standing: 'none', inServer: true, displayName: 'helper' }),
     ]);
+  });
+
+  test('a leave: out of the server at once; a listing that began before it does not write them back, a later one or a rejoin does', async () => {
+    await bind();
+    const repo = createMemberListRepository(t.database.db);
+    await seedMembers(t.database.db, { guildId: G, campaignId: C, tierIds: ['t1'], count: 10, now: NOW, graceDays: 7 });
+    const id = (i: number) => `4${String(i).padStart(17, '0')}`;
+    const inServer = async (userId: string) => {
+      await build(repo);
+      const rows = await repo.page(scope, 'all', 'name', 0, 100);
+      return rows.find((r) => r.discordUserId === userId)?.inServer;
+    };
+    expect(await inServer(id(1))).toBe(true);
+    const built = await repo.version(G);
+
+    const listingStart = NOW;
+    const leftAt = new Date(NOW.getTime() + 5_000);
+    expect(await repo.left(G, id(1), leftAt)).toBe(true);
+    // The list's data changed (a deleted row alone would not move the newest sighting).
+    expect(await repo.version(G)).not.toBe(built);
+    expect(await inServer(id(1))).toBe(false);
+
+    // The listing that began before the leave read its page before it: its write is refused.
+    await repo.seen(G, [{ userId: id(1), name: 'one' }], listingStart, 'listing-1');
+    expect(await inServer(id(1))).toBe(false);
+    // At the very instant of the leave too (the listing may have read the page before it).
+    await repo.seen(G, [{ userId: id(1), name: 'one' }], leftAt, 'listing-1');
+    expect(await inServer(id(1))).toBe(false);
+    // A listing that began after the leave saw them in the server again.
+    await repo.seen(G, [{ userId: id(1), name: 'one' }], new Date(leftAt.getTime() + 1), 'listing-2');
+    expect(await inServer(id(1))).toBe(true);
+
+    // A rejoin reconciled ends the departure at once, even under the listing that began before it.
+    expect(await repo.left(G, id(4), leftAt)).toBe(true);
+    expect(await inServer(id(4))).toBe(false);
+    await repo.present(G, id(4), null, leftAt, true);
+    expect(await inServer(id(4))).toBe(true);
+    await repo.seen(G, [{ userId: id(4), name: 'four' }], listingStart, 'listing-1');
+    expect(await inServer(id(4))).toBe(true);
+
+    // A reconcile that finds a member gone is a leave too.
+    await repo.present(G, id(7), null, leftAt, false);
+    expect(await inServer(id(7))).toBe(false);
+    await repo.seen(G, [{ userId: id(7), name: 'seven' }], listingStart, 'listing-1');
+    expect(await inServer(id(7))).toBe(false);
+
+    // A leave of someone the presence does not hold (a stranger, or a patron already out) changes nothing on the page.
+    await build(repo);
+    const quiet = await repo.version(G);
+    expect(await repo.left(G, '500000000000000009', leftAt)).toBe(true);
+    expect(await repo.left(G, id(7), new Date(leftAt.getTime() + 1_000))).toBe(true);
+    expect(await repo.version(G)).toBe(quiet);
+
+    // Departures are kept a day: the next leave after that forgets the older ones.
+    const departures = async () =>
+      (await queryRows<{ u: string }>(t.database.db, sql`select discord_user_id as u from guild_departures order by 1`)).map((r) => r.u);
+    expect(await departures()).toEqual([id(1), id(7), '500000000000000009']);
+    await repo.left(G, id(2), new Date(leftAt.getTime() + 2_000 + DEPARTURE_KEPT_MS));
+    expect(await departures()).toEqual([id(2)]);
   });
 });

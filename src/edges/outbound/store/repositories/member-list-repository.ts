@@ -1,6 +1,14 @@
 import { type SQL, sql } from 'drizzle-orm';
+import type { Fence } from '../../../../shared/fence';
 import { queryRows, textArray } from '../database';
 import type { Db } from '../database';
+import { fenceHolds } from '../fences';
+
+/**
+ * How long a departure is kept ({@link MemberListRepository.left}): it matters only to a full sync's
+ * listing that began before it, and no listing runs for a day.
+ */
+export const DEPARTURE_KEPT_MS = 86_400_000;
 
 /**
  * How a person stands with the server's campaigns, as the Members page shows it: `patron`
@@ -171,6 +179,7 @@ export function createMemberListRepository(db: Db): MemberListRepository {
             where gc.guild_id = ${guildId}),
           (select coalesce(max(id)::text, '') from link_events),
           (select coalesce(max(seen_at)::text, '') from guild_presence where guild_id = ${guildId}),
+          (select count(removed_at) || ':' || coalesce(max(removed_at)::text, '') from guild_departures where guild_id = ${guildId}),
           (select count(*) || ':' || coalesce(max(granted_at)::text, '') || ':' || coalesce(max(revoked_at)::text, '') || ':' || coalesce(max(until)::text, '')
             from comps where guild_id = ${guildId}),
           (select coalesce(max(coalesce(finished_at, started_at))::text, '') from sync_runs where guild_id = ${guildId})
@@ -257,10 +266,23 @@ export function createMemberListRepository(db: Db): MemberListRepository {
       listing: string | null = null,
     ): Promise<void> {
       if (members.length === 0) return;
-      await db.execute(sql`
+      const ids = textArray(members.map((m) => m.userId));
+      const atTime = sql`${at.toISOString()}::timestamptz`;
+      // A reconcile saw them in the server now: a departure before it is over. A listing that began
+      // at `at` or before a departure read its page before the member left: it does not write them.
+      const [before, unless] =
+        listing === null
+          ? [sql`with back as (delete from guild_departures where guild_id = ${guildId} and discord_user_id = any(${ids}::text[]))`, sql``]
+          : [
+              sql``,
+              sql`where not exists (select 1 from guild_departures d
+                  where d.guild_id = ${guildId} and d.discord_user_id = u.id and d.left_at >= ${atTime})`,
+            ];
+      await db.execute(sql`${before}
         insert into guild_presence (guild_id, discord_user_id, display_name, seen_at, listing)
-        select ${guildId}, u.id, nullif(u.name, ''), ${at.toISOString()}::timestamptz, ${listing}
-        from unnest(${textArray(members.map((m) => m.userId))}::text[], ${textArray(members.map((m) => m.name ?? ''))}::text[]) as u(id, name)
+        select ${guildId}, u.id, nullif(u.name, ''), ${atTime}, ${listing}
+        from unnest(${ids}::text[], ${textArray(members.map((m) => m.name ?? ''))}::text[]) as u(id, name)
+        ${unless}
         on conflict (guild_id, discord_user_id) do update
           set display_name = coalesce(excluded.display_name, guild_presence.display_name),
             seen_at = case
@@ -306,7 +328,29 @@ export function createMemberListRepository(db: Db): MemberListRepository {
 
     async present(guildId: string, discordUserId: string, name: string | null, at: Date, inServer: boolean): Promise<void> {
       if (inServer) await this.seen(guildId, [{ userId: discordUserId, name }], at);
-      else await db.execute(sql`delete from guild_presence where guild_id = ${guildId} and discord_user_id = ${discordUserId}`);
+      else await this.left(guildId, discordUserId, at);
+    },
+
+    async left(guildId: string, discordUserId: string, at: Date, fence: Fence | null = null): Promise<boolean> {
+      const holds = fence ? fenceHolds(fence, at) : sql`true`;
+      const atTime = sql`${at.toISOString()}::timestamptz`;
+      const [row] = await queryRows<{ ok: boolean }>(
+        db,
+        sql`with fenced as (select ${holds} as ok),
+            gone as (delete from guild_presence
+              where guild_id = ${guildId} and discord_user_id = ${discordUserId} and (select ok from fenced) returning 1),
+            kept as (delete from guild_departures
+              where guild_id = ${guildId} and discord_user_id <> ${discordUserId}
+                and left_at < ${new Date(at.getTime() - DEPARTURE_KEPT_MS).toISOString()}::timestamptz and (select ok from fenced)),
+            noted as (insert into guild_departures (guild_id, discord_user_id, left_at, removed_at)
+              select ${guildId}, ${discordUserId}, ${atTime}, case when exists (select 1 from gone) then ${atTime} end
+              where (select ok from fenced)
+              on conflict (guild_id, discord_user_id) do update
+                set left_at = greatest(guild_departures.left_at, excluded.left_at),
+                  removed_at = coalesce(excluded.removed_at, guild_departures.removed_at))
+            select ok from fenced`,
+      );
+      return row?.ok === true;
     },
   };
 }
@@ -323,8 +367,9 @@ export interface MemberListRepository {
   /**
    * What the data behind a server's list looks like now: the newest read of each campaign, the
    * last link event (every link made, moved or undone writes one), who was last seen in the server,
-   * the comps, the last sync (which also removes those who left). Index ends and small tables
-   * only; a different answer than at the last build means the list is out of date.
+   * who of those left it (a leave deletes a row, which the newest sighting would not show), the
+   * comps, the last sync (which also removes those who left). Index ends and small tables only; a
+   * different answer than at the last build means the list is out of date.
    */
   version(guildId: string): Promise<string>;
   state(guildId: string): Promise<MemberListState | null>;
@@ -340,7 +385,9 @@ export interface MemberListRepository {
   /**
    * Members of a page of the full sync's listing (`listing`: that listing's own mark) that a
    * source knows (or that hold a role Tierlink granted): in the server now, under this name. One
-   * statement per page; the full sync sends only the members new to the presence or renamed.
+   * statement per page; the full sync sends only the members new to the presence or renamed. A
+   * listing's page does not write a member who left at or after `at` (the listing's start: its page
+   * may predate the leave); a reconcile's (`listing` null) ends their departure.
    */
   seen(guildId: string, members: ReadonlyArray<{ userId: string; name: string | null }>, at: Date, listing?: string | null): Promise<void>;
   /**
@@ -355,6 +402,18 @@ export interface MemberListRepository {
    * listing's mark, seen since `listingStart`) stays. Answers how many were removed.
    */
   forget(guildId: string, discordUserIds: readonly string[], listingStart: Date): Promise<number>;
-  /** One member is in the server or not (a reconcile learnt it); `name` null keeps the name last seen. */
+  /**
+   * One member is in the server or not (a reconcile learnt it); `name` null keeps the name last
+   * seen. In the server: a departure before `at` is over ({@link left}). Not in it: {@link left}.
+   */
   present(guildId: string, discordUserId: string, name: string | null, at: Date, inServer: boolean): Promise<void>;
+  /**
+   * One member left the server at `at` (GUILD_MEMBER_REMOVE, or a reconcile found them gone), in one
+   * statement: their presence goes, and the departure is noted, so that a full sync's listing that
+   * began at or before `at` (its page may have been read before the leave) does not write them back
+   * ({@link seen}); departures older than {@link DEPARTURE_KEPT_MS} go. Only the leave of someone
+   * the presence held changes the list's {@link version}. With a `fence` (a gateway
+   * event's shard lease), nothing is written unless it holds; answers whether it held.
+   */
+  left(guildId: string, discordUserId: string, at: Date, fence?: Fence | null): Promise<boolean>;
 }

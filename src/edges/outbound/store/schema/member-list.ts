@@ -29,6 +29,27 @@ export const guildPresence = pgTable(
 );
 
 /**
+ * Who left a server (GUILD_MEMBER_REMOVE, or a reconcile that found them gone), and when. Their
+ * presence row goes at once; this row keeps a full sync's listing that began before the leave from
+ * writing them back from a page Discord answered before it (src/app/sync/guild-pass.ts). A reconcile
+ * that finds them in the server again (a rejoin) deletes it. Kept a day: no listing runs that long.
+ */
+export const guildDepartures = pgTable(
+  'guild_departures',
+  {
+    guildId: text('guild_id').notNull(),
+    discordUserId: text('discord_user_id').notNull(),
+    leftAt: ts('left_at').notNull(),
+    /**
+     * When a leave last took them out of the presence (someone the Members page lists): only those
+     * change the list, so only those make it count again (a stranger's leave costs the page nothing).
+     */
+    removedAt: ts('removed_at'),
+  },
+  (t) => [primaryKey({ columns: [t.guildId, t.discordUserId] }), index('guild_departures_left_idx').on(t.guildId, t.leftAt)],
+);
+
+/**
  * A person's own choices, wherever Tierlink serves them (`/privacy`): whether announcements may
  * name them, and whether Tierlink may send them direct messages about their membership.
  */
