@@ -96,3 +96,21 @@ test('the shared store counts the global limit in windows; a sliding count of on
     'counts global in windows',
   );
 });
+
+test('answers of one bucket that arrive together are recorded in one change, and the row follows the request sent last', async () => {
+  const key = 'member-role:555555555555555555';
+  const recording = t.recordStatements();
+  // 30 answers of a bucket of 100 read at once, the request sent last answered with the fewest remaining.
+  await Promise.all(
+    Array.from({ length: 30 }, (_, i) => stores[0]!.learn(key, { limit: 100, remaining: 99 - i, resetAfterMs: 10_000, ageMs: 30 - i })),
+  );
+  recording.stop();
+  const budget = recording.statements.filter((s) => s.includes('discord_budget'));
+  // The first answer's change, then one for the 29 that came while it was on its way: a read and a write each.
+  expect(budget.length).toBeLessThanOrEqual(4);
+  const [row] = await queryRows<{ used: number; limit_count: number }>(
+    t.database.db,
+    sql`select used, limit_count from discord_budget where key = ${key}`,
+  );
+  expect(row).toEqual({ used: 30, limit_count: 100 });
+});
