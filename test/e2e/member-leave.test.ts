@@ -25,7 +25,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function membersCsv(filter: string): Promise<Map<string, Record<string, string>>> {
   const answer = await owner.get(`/dashboard/${e.guildId}/members.csv?filter=${filter}`);
   expect(answer.status).toBe(200);
-  const [header, ...lines] = answer.html.replace(/^\uFEFF/, '').split('\r\n').filter(Boolean);
+  const [header, ...lines] = answer.html
+    .replace(/^\uFEFF/, '')
+    .split('\r\n')
+    .filter(Boolean);
   const names = header!.split(',');
   const rows = lines.map((l) => Object.fromEntries(l.split(',').map((v, i) => [names[i]!, v])));
   return new Map(rows.filter((r) => r['discord user id']).map((r) => [r['discord user id']!, r]));
