@@ -7,7 +7,7 @@ import { snapshotFromMember, toTierInput, unreadableInput } from '../../edges/ou
 import { PATREON } from '../../edges/outbound/patreon/patreon-source';
 import type { CampaignRepository, TierInput } from '../../edges/outbound/store/repositories/campaign-repository';
 import type { LinkRepository, SocialLinkCandidate } from '../../edges/outbound/store/repositories/link-repository';
-import { type SnapshotRepository, readDigest } from '../../edges/outbound/store/repositories/snapshot-repository';
+import { type SnapshotRepository, readDigestKey } from '../../edges/outbound/store/repositories/snapshot-repository';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { MemberIntake } from '../membership/member-intake';
@@ -187,7 +187,7 @@ export function createCampaignPass(deps: CampaignPassDeps): CampaignPass {
             const k = hash52(input.memberId);
             stored!.mark(k);
             const was = stored!.value(k);
-            return was === undefined || was !== parseInt(readDigest(input), 16);
+            return was === undefined || was !== readDigestKey(input);
           });
           for (const m of page.unreadable) stored.mark(hash52(m.memberId));
           if (page.unreadable.length > 0) await unreadable(campaignId, page.unreadable, report);
