@@ -6,6 +6,7 @@ import { createRepositories } from '../src/edges/outbound/store/repositories';
  * against the stand-ins the parent started, runs one sync, and prints one JSON line.
  */
 import { readFileSync } from 'node:fs';
+import { type PerformanceEntry, PerformanceObserver, constants } from 'node:perf_hooks';
 import { storeCampaign } from '../src/app/admin/campaign-catalog';
 import { createCreatorAccounts } from '../src/edges/outbound/patreon/creator-accounts';
 import { keyValueDialectStore } from '../src/edges/outbound/patreon/dialect';
@@ -65,6 +66,34 @@ export interface StatementStats {
   top: Array<{ kind: string; count: number; ms: number }>;
 }
 
+/** Milliseconds of garbage-collection pauses: young generation (scavenges) and the rest (marking, compaction). */
+export interface GcTimes {
+  minorMs: number;
+  majorMs: number;
+  count: number;
+}
+
+/** Sums the process's GC pauses from now until `take` (performance entries of type `gc`). */
+function gcMeter(): { take(): GcTimes } {
+  let times: GcTimes = { minorMs: 0, majorMs: 0, count: 0 };
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+      if (kind === constants.NODE_PERFORMANCE_GC_MINOR) times.minorMs += entry.duration;
+      else times.majorMs += entry.duration;
+      times.count += 1;
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    take() {
+      const out = { minorMs: Math.round(times.minorMs), majorMs: Math.round(times.majorMs), count: times.count };
+      times = { minorMs: 0, majorMs: 0, count: 0 };
+      return out;
+    },
+  };
+}
+
 /** What the child prints (one JSON line prefixed with {@link RESULT_PREFIX}). */
 export interface ChildResult {
   statements: StatementStats;
@@ -80,6 +109,8 @@ export interface ChildResult {
   rssBeforeBytes: number;
   /** Highest V8 heap in use sampled during the run: the sync's own objects (PGlite's memory is outside it). */
   peakHeapUsedBytes: number;
+  /** Garbage collection's pauses during the run, by kind (absent from builds before this figure). */
+  gc?: GcTimes;
   /** `process.memoryUsage()` when RSS peaked. */
   atPeak: { heapTotal: number; heapUsed: number; external: number; arrayBuffers: number };
   apiCalls: Record<string, number>;
@@ -92,6 +123,7 @@ export interface ChildResult {
     plannedChanges: number;
     changes: SyncChange[];
     statements: StatementStats;
+    gc?: GcTimes;
   };
   /** Requests the stand-ins logged after this belong to the second run. */
   firstRunFinishedAt: string;
@@ -239,6 +271,7 @@ async function main(): Promise<void> {
       peakHeap = Math.max(peakHeap, usage.heapUsed);
     }, 25);
     statements.take();
+    const gc = gcMeter();
     const cpuStart = process.cpuUsage();
     const report = await fullSync.run({ trigger: 'cli' });
     const cpu = process.cpuUsage(cpuStart);
@@ -246,12 +279,14 @@ async function main(): Promise<void> {
     peak = Math.max(peak, process.memoryUsage().rss);
     const hwm = vmHwm();
     const firstStatements = statements.take();
+    const firstGc = gc.take();
 
     // The nightly case: nothing changed since. Measured after the figures above were taken.
     const againCpuStart = process.cpuUsage();
     const again = input.secondRun ? await fullSync.run({ trigger: 'cli' }) : null;
     const againCpu = process.cpuUsage(againCpuStart);
     const againStatements = statements.take();
+    const againGc = gc.take();
     const againGuild = again?.guilds[0];
 
     const campaign = report.campaigns[0];
@@ -267,6 +302,7 @@ async function main(): Promise<void> {
       vmHwmBytes: hwm,
       rssBeforeBytes: rssBefore,
       peakHeapUsedBytes: peakHeap,
+      gc: firstGc,
       atPeak: { heapTotal: atPeak.heapTotal, heapUsed: atPeak.heapUsed, external: atPeak.external, arrayBuffers: atPeak.arrayBuffers },
       apiCalls: report.apiCalls,
       status: report.status,
@@ -277,6 +313,7 @@ async function main(): Promise<void> {
         plannedChanges: againGuild ? againGuild.planned.adds + againGuild.planned.removes + againGuild.planned.forgets : 0,
         changes: (againGuild?.changes ?? []).slice(0, 5),
         statements: againStatements,
+        gc: againGc,
       },
       firstRunFinishedAt: report.finishedAt,
       campaign: campaign ? { pages: campaign.pages, members: campaign.members, linksMade: campaign.linksMade } : null,

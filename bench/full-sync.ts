@@ -8,7 +8,7 @@ import { packageRoot } from '../src/edges/outbound/store/package-root';
 import { createScratchPostgres } from './scratch-database';
 import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { createShiftableClock } from '@tierlink/sandbox';
-import { type ChildInput, type ChildResult, RESULT_PREFIX, type StatementStats } from './full-sync-child';
+import { type ChildInput, type ChildResult, type GcTimes, RESULT_PREFIX, type StatementStats } from './full-sync-child';
 
 export interface FullSyncBenchmarkOptions {
   /**
@@ -65,6 +65,18 @@ function duration(seconds: number): string {
 }
 
 type Row = { name: string; value: string; goal?: string };
+
+/** The run's garbage-collection pauses (part of its CPU time), when the checkout's child measured them. */
+function gcRows(label: string, gc: GcTimes | undefined): Row[] {
+  if (!gc) return [];
+  const ms = (v: number) => `${(v / 1000).toFixed(2)} s`;
+  return [
+    {
+      name: `${label}: garbage collection: young generation / the rest (pauses)`,
+      value: `${ms(gc.minorMs)} / ${ms(gc.majorMs)} (${gc.count})`,
+    },
+  ];
+}
 
 /** The node flags `npm start` runs the service with (package.json), so the figures are the service's. */
 function startFlags(root: string): string[] {
@@ -255,6 +267,7 @@ async function measureFullSync(options: FullSyncBenchmarkOptions): Promise<Row[]
         goal: '0 / 0 / 0',
       },
       ...statementRows(`idle sync, ${n} members, ${db}`, idleRun.statements),
+      ...gcRows(`idle sync, ${n} members, ${db}`, idleRun.gc),
     ];
     if (options.idleOnly) return idleRows;
     const floorS = Math.max(plannedChanges / MEMBER_ROLE_PER_SECOND, plannedChanges / GLOBAL_PER_SECOND);
@@ -304,6 +317,7 @@ async function measureFullSync(options: FullSyncBenchmarkOptions): Promise<Row[]
         goal: 'wall time ≈ floor',
       },
       ...statementRows(label2, result.statements),
+      ...gcRows(label2, result.gc),
       ...(options.secondRun === false ? [] : idleRows),
       ...idleRun.changes.map((c) => ({
         name: `idle sync, ${n} members, ${db}: change`,

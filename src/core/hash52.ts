@@ -40,14 +40,31 @@ export class KeySet {
 
   /** Keys and their values, in any order (parallel arrays). */
   constructor(keys: Float64Array, values: Float64Array) {
-    const order = Array.from(keys.keys()).sort((x, y) => keys[x]! - keys[y]!);
-    this.keys = new Float64Array(order.length);
-    this.values = new Float64Array(order.length);
-    order.forEach((from, to) => {
-      this.keys[to] = keys[from]!;
+    // The keys sorted by the typed array's own numeric sort, then each value put at its key's place
+    // (equal keys keep the order given): a comparator in JavaScript would box a number per comparison.
+    const n = keys.length;
+    this.keys = keys.slice().sort();
+    this.values = new Float64Array(n);
+    const placed = new Uint8Array(n);
+    for (let from = 0; from < n; from += 1) {
+      let to = this.firstAtLeast(keys[from]!);
+      while (placed[to] === 1) to += 1;
+      placed[to] = 1;
       this.values[to] = values[from]!;
-    });
-    this.marks = new Uint8Array(order.length);
+    }
+    this.marks = new Uint8Array(n);
+  }
+
+  /** The first place whose key is not below `key` (the keys are sorted). */
+  private firstAtLeast(key: number): number {
+    let lo = 0;
+    let hi = this.keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.keys[mid]! < key) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   get size(): number {

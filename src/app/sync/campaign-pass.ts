@@ -7,7 +7,7 @@ import { snapshotFromMember, toTierInput, unreadableInput } from '../../edges/ou
 import { PATREON } from '../../edges/outbound/patreon/patreon-source';
 import type { CampaignRepository, TierInput } from '../../edges/outbound/store/repositories/campaign-repository';
 import type { LinkRepository, SocialLinkCandidate } from '../../edges/outbound/store/repositories/link-repository';
-import { type SnapshotRepository, readDigest } from '../../edges/outbound/store/repositories/snapshot-repository';
+import { type SnapshotInput, type SnapshotRepository, readDigestKey } from '../../edges/outbound/store/repositories/snapshot-repository';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { MemberIntake } from '../membership/member-intake';
@@ -182,13 +182,15 @@ export function createCampaignPass(deps: CampaignPassDeps): CampaignPass {
         for await (const page of client.listMembers(campaignId)) {
           report.pages += 1;
           report.members += page.members.length + page.unreadable.length;
-          const inputs = page.members.map((m) => snapshotFromMember(m, 'sync'));
-          const changed = inputs.filter((input) => {
+          // One member's read at a time: an unchanged one (every one, on a nightly run) is garbage at once.
+          const changed: SnapshotInput[] = [];
+          for (const m of page.members) {
+            const input = snapshotFromMember(m, 'sync');
             const k = hash52(input.memberId);
-            stored!.mark(k);
-            const was = stored!.value(k);
-            return was === undefined || was !== parseInt(readDigest(input), 16);
-          });
+            stored.mark(k);
+            const was = stored.value(k);
+            if (was === undefined || was !== readDigestKey(input)) changed.push(input);
+          }
           for (const m of page.unreadable) stored.mark(hash52(m.memberId));
           if (page.unreadable.length > 0) await unreadable(campaignId, page.unreadable, report);
           const candidates: SocialLinkCandidate[] = [];

@@ -139,20 +139,20 @@ export interface IncludedIndex {
 }
 
 export function indexIncluded(included: readonly Resource[]): IncludedIndex {
-  const byKey = new Map<string, Resource>();
-  const byType = new Map<string, Resource[]>();
+  // By type, then id: a lookup per member makes no key string.
+  const byType = new Map<string, { list: Resource[]; byId: Map<string, Resource> }>();
   for (const r of included) {
-    byKey.set(`${r.type}\u0000${r.id}`, r);
-    let list = byType.get(r.type);
-    if (!list) {
-      list = [];
-      byType.set(r.type, list);
+    let of = byType.get(r.type);
+    if (!of) {
+      of = { list: [], byId: new Map() };
+      byType.set(r.type, of);
     }
-    list.push(r);
+    of.byId.set(r.id, r);
+    of.list.push(r);
   }
   return {
-    get: (type, id) => byKey.get(`${type}\u0000${id}`),
-    ofType: (type) => byType.get(type) ?? [],
+    get: (type, id) => byType.get(type)?.byId.get(id),
+    ofType: (type) => byType.get(type)?.list ?? [],
   };
 }
 

@@ -87,25 +87,24 @@ export async function* iterateMemberPages(deps: MembersIteratorDeps, campaignId:
   let pageNumber = 0;
   let maxPages = Infinity;
 
-  for (;;) {
-    pageNumber += 1;
-    if (pageNumber > maxPages) throw loop(`more than ${maxPages} pages for ${seenMembers.size} members`);
-    const pageCursor = cursor;
-    const doc = await deps.getDocument(path, (dialect) => membersQuery(dialect, pageCursor));
+  /**
+   * One answer read into a page. Apart from the loop so that the answer's parsed document is
+   * garbage once its page is made: the generator's frame, which lives while the caller stores
+   * the page, holds the page alone.
+   */
+  const read = (doc: JsonApiDocument, pageNumber: number): { page: MemberPage; next: string | null; size: number } => {
     const where = `${path} page ${pageNumber}`;
     const resources = primaryList(doc, { method: 'GET', path });
     const included = indexIncluded(doc.included);
     const total = paginationTotal(doc);
-    if (pageNumber === 1) {
-      // Generous: pages of at least one member each, twice over, plus slack.
-      maxPages = total !== null && resources.length > 0 ? Math.ceil(total / resources.length) * 2 + 10 : 100_000;
-    }
+    // One context for the page's tiers and members, not an object per member.
+    const context = { campaignId, where, ...(deps.odd ? { odd: deps.odd } : {}) };
 
     // A tier whose amount or role ids cannot be read makes its members unreadable, never the page.
     const tiers: Tier[] = [];
     const oddTiers = new Map<string, string>();
     for (const resource of included.ofType('tier')) {
-      const reading = readTier(resource, { campaignId, where, ...(deps.odd ? { odd: deps.odd } : {}) });
+      const reading = readTier(resource, context);
       if (reading.ok) tiers.push(reading.value);
       else oddTiers.set(resource.id, `${reading.error.attribute} ${reading.error.reason}`);
     }
@@ -119,7 +118,7 @@ export async function* iterateMemberPages(deps: MembersIteratorDeps, campaignId:
         continue;
       }
       seenMembers.add(resource.id);
-      const read = readMember(resource, included, { campaignId, where, ...(deps.odd ? { odd: deps.odd } : {}) });
+      const read = readMember(resource, included, context);
       const oddTier = read.ok ? read.value.entitledTierIds.find((id) => oddTiers.has(id)) : undefined;
       const reading: MemberReading =
         read.ok && oddTier !== undefined
@@ -145,14 +144,20 @@ export async function* iterateMemberPages(deps: MembersIteratorDeps, campaignId:
 
     const next = nextCursor(doc);
     if (next !== null && seenCursors.has(next)) throw loop(`page ${pageNumber} answered a cursor that was already used`);
-    yield {
-      members,
-      unreadable,
-      tiers,
-      users: included.ofType('user').map((u) => parseUser(u, included, where, deps.odd)),
-      pageNumber,
-      total,
-    };
+    const users = included.ofType('user').map((u) => parseUser(u, included, where, deps.odd));
+    return { page: { members, unreadable, tiers, users, pageNumber, total }, next, size: resources.length };
+  };
+
+  for (;;) {
+    pageNumber += 1;
+    if (pageNumber > maxPages) throw loop(`more than ${maxPages} pages for ${seenMembers.size} members`);
+    const pageCursor = cursor;
+    const { page, next, size } = read(await deps.getDocument(path, (dialect) => membersQuery(dialect, pageCursor)), pageNumber);
+    if (pageNumber === 1) {
+      // Generous: pages of at least one member each, twice over, plus slack.
+      maxPages = page.total !== null && size > 0 ? Math.ceil(page.total / size) * 2 + 10 : 100_000;
+    }
+    yield page;
     if (next === null) return;
     seenCursors.add(next);
     cursor = next;

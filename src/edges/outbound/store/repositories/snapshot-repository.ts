@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { queryRows, textArray } from '../database';
-import { hash52Hex } from '../../../../core/hash52';
+import { hash52, hash52Hex } from '../../../../core/hash52';
 import { type ChargeStatus, type KeptDecline, type PatronStatus, firstDeclineOf, isDeclinedRead } from '../../patreon/member-standing';
 import type { Db } from '../database';
 import { type UnreadableMark, memberSnapshots } from '../schema';
@@ -136,26 +136,37 @@ const key = (source: string, campaignId: string, memberId: string): string => `$
 /**
  * The digest of a read, over every value the planner and the store take from it (not its source
  * or time): equal digests mean writing the read again would change nothing the planner sees.
+ * Stored as 13 hexadecimal digits.
  */
 export function readDigest(s: SnapshotInput): string {
-  return hash52Hex(
-    [
-      s.memberId,
-      s.externalUserId ?? '',
-      s.patronStatus ?? '',
-      s.isFollower ? 1 : 0,
-      s.isFreeTrial ? 1 : 0,
-      s.isGifted ? 1 : 0,
-      s.lastChargeDate?.getTime() ?? '',
-      s.lastChargeStatus ?? '',
-      s.entitledTierIds.join(','),
-      s.pledgeRelationshipStart?.getTime() ?? '',
-      s.entitledAmountCents ?? '',
-      s.fullName ?? '',
-      // Only when set, so the digests of reads before this attribute was read stay the same.
-      ...(s.hidesPledges ? ['hides pledges'] : []),
-    ].join('\u0001'),
-  );
+  return hash52Hex(digestText(s));
+}
+
+/**
+ * {@link readDigest} as the number its digits spell (`parseInt(readDigest(s), 16)`, exact below
+ * 2⁵³): what the full sync compares for every member it reads, without a string per member.
+ */
+export function readDigestKey(s: SnapshotInput): number {
+  return hash52(digestText(s));
+}
+
+function digestText(s: SnapshotInput): string {
+  return [
+    s.memberId,
+    s.externalUserId ?? '',
+    s.patronStatus ?? '',
+    s.isFollower ? 1 : 0,
+    s.isFreeTrial ? 1 : 0,
+    s.isGifted ? 1 : 0,
+    s.lastChargeDate?.getTime() ?? '',
+    s.lastChargeStatus ?? '',
+    s.entitledTierIds.join(','),
+    s.pledgeRelationshipStart?.getTime() ?? '',
+    s.entitledAmountCents ?? '',
+    s.fullName ?? '',
+    // Only when set, so the digests of reads before this attribute was read stay the same.
+    ...(s.hidesPledges ? ['hides pledges'] : []),
+  ].join('\u0001');
 }
 
 export function createSnapshotRepository(db: Db): SnapshotRepository {
