@@ -3,21 +3,13 @@ import { sql } from 'drizzle-orm';
 import { createDiscordSandbox } from '@tierlink/sandbox/discord';
 import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { storeCampaign } from '../src/app/admin/campaign-catalog';
-import { AUDIT_PAGE_SIZE, type AuditQuery, createAuditBrowser } from '../src/app/dashboard/audit';
+import { AUDIT_PAGE_SIZE, type AuditQuery } from '../src/app/dashboard/audit';
 import { createDayCounts } from '../src/app/dashboard/overview';
-import { createSync } from '../src/app/sync';
-import { createDiscordAccess } from '../src/edges/outbound/discord';
-import { createMetrics } from '../src/edges/outbound/observability/metrics';
-import { createCreatorAccounts } from '../src/edges/outbound/patreon/creator-accounts';
 import { queryRows } from '../src/edges/outbound/store/database';
-import { createJobQueue, createJobStore } from '../src/edges/outbound/store/job-queue';
-import { createRepositories } from '../src/edges/outbound/store/repositories';
-import { createSecretBox } from '../src/edges/outbound/store/secret-box';
 import { renderAudit } from '../src/edges/inbound/web/dashboard/render-audit';
-import { DAY, realSleep, systemClock } from '../src/shared/clock';
-import { silentLogger } from '../src/shared/logger';
+import { DAY, systemClock } from '../src/shared/clock';
 import { openScratchDatabase } from './scratch-database';
-import { entitlementSources } from '../src/compose';
+import { serviceOver } from '../test/support/service-over';
 
 type Row = { name: string; value: string; goal?: string };
 
@@ -73,29 +65,15 @@ export async function runAuditLogBenchmark(options: AuditLogBenchmarkOptions = {
 
     const { db } = scratch.database;
     const clock = systemClock;
-    const repos = createRepositories(db, createSecretBox('bench-secret-key-that-is-long-enough-123'));
-    const access = createDiscordAccess({
-      apiBaseUrl: discord.apiBaseUrl,
-      token: discord.botToken,
-      botUserId: discord.botUserId,
-      rest: { globalRequestsPerSecond: 5_000 },
+    // The service as the composition root builds it, over the stand-ins; its pace raised with theirs.
+    const services = serviceOver({ patreon, discord, raisedLimits }, scratch.database, {
       clock,
+      random: Math.random,
+      patreonLimits: { spec: null, patreon: null },
+      patreonRetry: {},
+      discordAccess: { rest: { globalRequestsPerSecond: 5_000 } },
     });
-    const accounts = createCreatorAccounts({
-      service: {
-        baseUrl: patreon.url,
-        clientId: patreon.clientId,
-        clientSecret: patreon.clientSecret,
-        clock,
-        sleep: realSleep,
-        random: Math.random,
-        logger: silentLogger,
-      },
-      credentials: repos.credentials,
-      campaigns: repos.campaigns,
-      // The stand-in counts nothing (its raise says why): Tierlink's own pacing to Patreon off too.
-      budgetLimits: { spec: null, patreon: null },
-    });
+    const { repos, accounts, discord: access } = services;
     const connected = await accounts.connect({
       ...patreon.creatorTokens,
       expiresAt: new Date(Date.now() + patreon.creatorTokens.expiresIn * 1000),
@@ -107,18 +85,7 @@ export async function runAuditLogBenchmark(options: AuditLogBenchmarkOptions = {
     );
     await repos.guilds.ensure(guildId, 'Bench');
     await repos.guilds.bind(guildId, patreon.campaignId);
-    const { fullSync } = createSync({
-      sources: entitlementSources(repos, clock),
-      repos,
-      discord: access,
-      accounts,
-      database: scratch.database,
-      jobs: createJobQueue({ store: createJobStore(db), clock, random: Math.random, logger: silentLogger }),
-      schedule: '0 4 * * *',
-      clock,
-      metrics: createMetrics({ defaultMetrics: false }),
-      logger: silentLogger,
-    });
+    const { fullSync } = services.sync;
     const syncStarted = performance.now();
     const report = await fullSync.run({ trigger: 'cli' });
     const syncMs = performance.now() - syncStarted;
@@ -135,7 +102,7 @@ export async function runAuditLogBenchmark(options: AuditLogBenchmarkOptions = {
     await db.execute(sql`analyze audit_log`);
     const [{ n: total } = { n: 0 }] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from audit_log`);
 
-    const audit = createAuditBrowser({ ...repos, snapshots: access.snapshots, logger: silentLogger });
+    const { audit } = services;
     const roles = (await access.snapshots.get(guildId)).roles.map((r) => ({ id: r.id, name: r.name, problem: null }));
     const viewer = { name: 'Bench', csrfToken: 'x' };
     const guildAccess = { guildId, guildName: 'Bench', userId: '1', displayName: 'Bench', owner: true, canChange: true };

@@ -1,28 +1,16 @@
-import { parsePatreonDelivery } from '../src/edges/outbound/patreon/delivery-parser';
-import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import express from 'express';
 import { storeCampaign } from '../src/app/admin/campaign-catalog';
-import { createSync } from '../src/app/sync';
-import { createWebhooks } from '../src/app/webhooks';
 import { WEBHOOK_PATH } from '../src/app/webhooks/delivery';
 import { signWebhookBody } from '../src/app/webhooks/verify-signature';
-import { createDiscordAccess } from '../src/edges/outbound/discord';
-import { createMetrics } from '../src/edges/outbound/observability/metrics';
-import { createCreatorAccounts } from '../src/edges/outbound/patreon/creator-accounts';
-import { createInboxQueue } from '../src/edges/outbound/store/durable-queue';
-import { createJobQueue, createJobStore } from '../src/edges/outbound/store/job-queue';
-import { createRepositories } from '../src/edges/outbound/store/repositories';
-import { createSecretBox } from '../src/edges/outbound/store/secret-box';
 import { createWebhookEndpoint } from '../src/edges/inbound/web/webhook-endpoint';
-import { realSleep, systemClock } from '../src/shared/clock';
-import { silentLogger } from '../src/shared/logger';
+import { systemClock } from '../src/shared/clock';
 import { createDiscordSandbox } from '@tierlink/sandbox/discord';
 import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { type ScratchDatabase, openScratchDatabase } from './scratch-database';
-import { entitlementSources } from '../src/compose';
+import { serviceOver } from '../test/support/service-over';
 
 /**
  * Webhook figures for `npm run bench`:
@@ -52,8 +40,6 @@ export interface BenchRow {
   goal?: string;
 }
 
-const SECRET_KEY = randomBytes(32).toString('base64url');
-
 function listen(app: express.Express): Promise<{ server: http.Server; url: string }> {
   return new Promise((resolve) => {
     const server = app.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
@@ -76,16 +62,12 @@ function percentile(sorted: readonly number[], p: number): number {
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
 /**
- * Both stand-ins, the repositories, the creator's accounts and the reconciler over `db`, and the
- * webhooks subsystem from its one factory with its endpoint served over HTTP. `process: false`
+ * Both stand-ins, and Tierlink's services over `db` as the composition root builds them, with the
+ * webhook endpoint served over HTTP. `process: false`
  * leaves answered deliveries in the inbox (the receiver-only figure).
  */
 async function startStack(db: ScratchDatabase, options: { process: boolean }) {
   const clock = systemClock;
-  const logger = silentLogger;
-  const metrics = createMetrics({ defaultMetrics: false });
-  const box = createSecretBox(SECRET_KEY);
-  const d = db.database.db;
   const raisedLimits =
     "the figures are Tierlink's own (deliveries accepted, change → role); Discord's and Patreon's pace have their own rows";
   const patreon = await createMembershipServiceSandbox({ clock, rateLimits: 'none', raisedLimits });
@@ -93,59 +75,19 @@ async function startStack(db: ScratchDatabase, options: { process: boolean }) {
     rateLimits: { global: { limit: 10_000, windowMs: 1000 }, routes: { 'member-role': { limit: 100_000, windowMs: 1_000 } } },
     raisedLimits,
   });
-  const discordAccess = createDiscordAccess({
-    apiBaseUrl: discord.apiBaseUrl,
-    token: discord.botToken,
-    botUserId: discord.botUserId,
-    clock,
-    rest: { globalRequestsPerSecond: 10_000 },
-  });
-  const repos = createRepositories(d, box);
-  const accounts = createCreatorAccounts({
-    service: {
-      baseUrl: patreon.url,
-      clientId: patreon.clientId,
-      clientSecret: patreon.clientSecret,
-      clock,
-      sleep: realSleep,
-      random: Math.random,
-      logger,
-    },
-    ...repos,
-    // The stand-in counts nothing (its raise says why): Tierlink's own pacing to Patreon off too.
-    budgetLimits: { spec: null, patreon: null },
-  });
-  const jobStore = createJobStore(d);
-  const jobQueue = createJobQueue({ store: jobStore, clock, random: Math.random, logger });
-  const sync = createSync({
-    sources: entitlementSources(repos, clock),
-    repos,
-    discord: discordAccess,
-    accounts,
-    database: db.database,
-    jobs: jobQueue,
-    schedule: '0 4 * * *',
-    clock,
-    metrics,
-    logger,
-  });
-  // The server listens before the subsystem is built, so registration knows the webhook uri.
-  const app = express();
-  const { server, url } = await listen(app);
-  const webhooks = createWebhooks({
-    ...repos,
-    inbox: createInboxQueue(d),
-    jobs: { queue: jobQueue, store: jobStore },
-    accounts,
-    intake: sync.intake,
-    parseDelivery: parsePatreonDelivery,
-    publicUrl: url,
-    requestCampaignSync: () => {},
-    metrics,
-    logger,
+  // The service as the composition root builds it (as `npm start` does), over the stand-ins: its pace raised with theirs.
+  const services = serviceOver({ patreon, discord, raisedLimits }, db.database, {
     clock,
     random: Math.random,
+    patreonLimits: { spec: null, patreon: null },
+    patreonRetry: {},
+    discordAccess: { rest: { globalRequestsPerSecond: 10_000 } },
   });
+  const { repos, accounts, webhooks } = services;
+  // The web server the service's webhook endpoint is mounted on; registration names its address.
+  const app = express();
+  const { server, url } = await listen(app);
+  services.setListeningUrl(url);
   const { onAccepted, ...intake } = webhooks.intake;
   app.use(WEBHOOK_PATH, createWebhookEndpoint(options.process ? { ...intake, onAccepted } : intake));
   return {
@@ -158,6 +100,7 @@ async function startStack(db: ScratchDatabase, options: { process: boolean }) {
     url,
     async close(graceMs: number) {
       await webhooks.stop(graceMs);
+      await services.discordBudget?.close?.();
       await closeServer(server);
       await patreon.close();
       await discord.close();

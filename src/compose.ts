@@ -16,15 +16,15 @@ import { createKofiSource } from './edges/outbound/kofi/kofi-source';
 import { type KofiPaymentStore, createKofiPaymentStore } from './edges/outbound/kofi/payment-store';
 import { createKofiPayments } from './edges/outbound/kofi/kofi-payments';
 import { KOFI } from './edges/outbound/kofi/kofi-payment';
-import { createSync } from './app/sync';
-import { createApiMeter } from './app/sync/api-meter';
+import { type SyncSubsystemDeps, createSync } from './app/sync';
+import { type ApiMeter, createApiMeter } from './app/sync/api-meter';
 import { createWebhooks } from './app/webhooks';
 import { createRetention } from './app/housekeeping/retention';
 import { createScheduledBackups } from './app/housekeeping/scheduled-backups';
 import { backupFolder, runBackupProcess } from './edges/outbound/store/backup/backup-process';
 import type { Config } from './config';
 import { createDiscordSignIn } from './app/discord-sign-in';
-import { createDiscordAccess, createDiscordUserOAuth } from './edges/outbound/discord';
+import { type DiscordAccess, type DiscordAccessOptions, createDiscordAccess, createDiscordUserOAuth } from './edges/outbound/discord';
 import type { BudgetStore } from './edges/outbound/discord/request-budget';
 import { createPatronMessages } from './app/membership/patron-messages';
 import { type Metrics, createMetrics } from './edges/outbound/observability/metrics';
@@ -76,6 +76,19 @@ export interface TierlinkOptions {
   shutdownGraceMs?: number;
   /** Tests: a shorter instance heartbeat and shard lease than {@link INSTANCE_LEASE_MS}. */
   instanceLeaseMs?: number;
+  /**
+   * Tests and benches: Discord's client beyond the configuration (the bot's id when known, a count
+   * of the global limit raised beside a stand-in whose limits are raised by name, no cache of a
+   * guild's roles).
+   */
+  discordAccess?: Pick<DiscordAccessOptions, 'botUserId' | 'rest' | 'snapshotTtlMs'>;
+  /**
+   * Tests: the Discord client of an earlier build of these services, kept (a test world whose
+   * database is reset between tests is one process: its count of Discord's limits carries over).
+   */
+  discord?: { access: DiscordAccess; budget: BudgetStore | null; meter: ApiMeter };
+  /** Tests and benches: the full sync's page size and bulk concurrency. */
+  syncTuning?: Pick<SyncSubsystemDeps, 'concurrency' | 'guildPageSize'>;
 }
 
 /**
@@ -151,15 +164,20 @@ export function buildServices(options: TierlinkOptions, database: Database) {
   // This process: its heartbeat's id, also its name when it counts Discord's global limit alone.
   const instance = { id: randomUUID(), host: hostname(), pid: process.pid };
   const budgets = sharedBudgets(database, { id: instance.id, instanceLeaseMs }, logger);
-  const discordBudget = budgets.discord;
-  const discord = createDiscordAccess({
-    apiBaseUrl: config.discord.apiBaseUrl,
-    token: config.discord.token,
-    clock,
-    logger,
-    metrics,
-    ...(discordBudget ? { budget: discordBudget } : {}),
-  });
+  const discordBudget = options.discord ? options.discord.budget : budgets.discord;
+  const discord =
+    options.discord?.access ??
+    createDiscordAccess({
+      apiBaseUrl: config.discord.apiBaseUrl,
+      token: config.discord.token,
+      clock,
+      logger,
+      metrics,
+      ...(discordBudget ? { budget: discordBudget } : {}),
+      ...options.discordAccess,
+    });
+  // Every Discord and Patreon request counted, for each sync run's report of the calls it made.
+  const meter = options.discord?.meter ?? createApiMeter({ discordRest: discord.rest.rest });
   const accounts = createCreatorAccounts({
     service: {
       baseUrl: config.patreon.baseUrl,
@@ -170,7 +188,10 @@ export function buildServices(options: TierlinkOptions, database: Database) {
       random,
       logger,
       ...(options.patreonRetry ? { retry: options.patreonRetry } : {}),
-      onRequest: (info) => void (info.outcome !== 'ok' && info.errorKind && metrics.patreonErrors.inc({ kind: info.errorKind })),
+      onRequest: (info) => {
+        meter.onPatreonRequest(info);
+        if (info.outcome !== 'ok' && info.errorKind) metrics.patreonErrors.inc({ kind: info.errorKind });
+      },
     },
     ...repos,
     // Learned once per installation: no later process pays a rejected request to learn it again.
@@ -193,7 +214,6 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     ...(pollMs !== undefined ? { pollMs } : {}),
   });
 
-  const meter = createApiMeter({ discordRest: discord.rest.rest });
   const kofiStore = config.kofi.verificationToken ? createKofiPaymentStore(db) : null;
   const sources = entitlementSources(repos, clock, { kofi: kofiStore });
   // Direct messages to patrons (a declined payment), after their roles are applied.
@@ -224,6 +244,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     // Bound late: the webhooks are built below, and no job runs before the service starts.
     confirmMember: (discordUserId) => webhooks.confirmMember(discordUserId),
     patronMessages,
+    ...options.syncTuning,
   });
   // Ko-fi's payments (KOFI_VERIFICATION_TOKEN): stored by POST /webhooks/kofi, processed by a job.
   const kofi =
@@ -384,6 +405,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     instances,
     instance,
     discordBudget,
+    meter,
     fences: { scope: fenceScope, store: fences },
     ...{ permissions, audit, dashboard, channels, retention, joining, backups, kofi },
     privacy: createPrivacy({ memberPreferences: repos.memberPreferences, clock }),

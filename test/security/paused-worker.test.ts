@@ -1,13 +1,10 @@
 import { sql } from 'drizzle-orm';
-import { createSync } from '../../src/app/sync';
 import { createRoleApplier } from '../../src/app/sync/role-applier';
-import { entitlementSources } from '../../src/compose';
 import type { RoleChange, UserPlan } from '../../src/core/planner/types';
 import { createMetrics } from '../../src/edges/outbound/observability/metrics';
 import { queryRows } from '../../src/edges/outbound/store/database';
 import { createDurableQueue } from '../../src/edges/outbound/store/durable-queue';
 import { createInstanceRegistry } from '../../src/edges/outbound/store/instance-registry';
-import { createJobQueue, createJobStore } from '../../src/edges/outbound/store/job-queue';
 import { createQueueWorker } from '../../src/edges/outbound/store/queue-worker';
 import { type Fence, LeaseLostError, createFenceScope } from '../../src/shared/fence';
 import { silentLogger } from '../../src/shared/logger';
@@ -56,23 +53,10 @@ function fencedApplier() {
   return { apply };
 }
 
-/** The reconciler as the service wires it, its events under `scope`'s fence (src/compose.ts). */
+/** The reconciler as the service wires it (src/compose.ts), its events under the service's fence scope. */
 function fencedReconciler() {
-  const scope = createFenceScope();
-  const { reconciler } = createSync({
-    sources: entitlementSources(world.repos, world.clock),
-    repos: world.repos,
-    discord: world.discord,
-    accounts: world.accounts,
-    database: world.db.database,
-    jobs: createJobQueue({ store: createJobStore(world.db.database.db), clock: world.clock, random: () => 0.5, logger: silentLogger }),
-    schedule: '0 4 * * *',
-    clock: world.clock,
-    metrics: createMetrics({ defaultMetrics: false }),
-    logger: silentLogger,
-    fences: scope,
-  });
-  return { leave: (fence: Fence, userId: string) => scope.run(fence, () => reconciler.memberLeft(world.guildId, userId)) };
+  const { reconciler, fences } = world.services;
+  return { leave: (fence: Fence, userId: string) => fences.scope.run(fence, () => reconciler.memberLeft(world.guildId, userId)) };
 }
 
 const puts = (userId: string) => world.discord.sandbox.requests().filter((r) => r.route === PUT_ROLE && r.path.includes(`/${userId}/`));

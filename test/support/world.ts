@@ -1,32 +1,34 @@
 import { type ManualClock, createManualClock } from '@tierlink/sandbox';
+import { createDiscordSandbox } from '@tierlink/sandbox/discord';
 import { campaignName, storeCampaign } from '../../src/app/admin/campaign-catalog';
-import { type CreatorAccounts, createCreatorAccounts } from '../../src/edges/outbound/patreon/creator-accounts';
+import type { CreatorAccounts } from '../../src/edges/outbound/patreon/creator-accounts';
 import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import type { MembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
-import { realSleep } from '../../src/shared/clock';
-import { silentLogger } from '../../src/shared/logger';
 import { type Metrics, createMetrics } from '../../src/edges/outbound/observability/metrics';
-import { createSync } from '../../src/app/sync';
 import type { Reconciler } from '../../src/app/sync/reconciler';
 import type { MemberIntake } from '../../src/app/membership/member-intake';
-import { createJobQueue, createJobStore } from '../../src/edges/outbound/store/job-queue';
-import { type DiscordKit, createDiscordKit } from './discord-kit';
-import { UNPACED_PATREON, raisedPatreon } from './raised-limits';
-import { TEST_SECRET_KEY, repositories } from './service-fixtures';
+import type { Services } from '../../src/compose';
+import type { DiscordKit } from './discord-kit';
+import { UNPACED_PATREON, raisedDiscord, raisedPatreon } from './raised-limits';
+import { TEST_SECRET_KEY, type repositories } from './service-fixtures';
+import { serviceOver } from './service-over';
 import { type TestDatabase, createTestDatabase } from './test-database';
-import { entitlementSources } from '../../src/compose';
 
 /**
  * One realistic setup for integration tests: both stand-ins over real HTTP, a real database, a
  * creator connected with the sandbox's creator tokens, a campaign with Bronze/Silver/Gold tiers
- * whose `chat_role_ids` name roles of a Discord guild that serves the campaign, and the real
- * reconciler wired to all of it. Call `reset()` in `beforeEach`.
+ * whose `chat_role_ids` name roles of a Discord guild that serves the campaign, and Tierlink's
+ * services built over all of it by the composition root (src/compose.ts), as `npm start` builds
+ * them, without the gateway and the web server. Call `reset()` in `beforeEach`.
  */
 export interface World {
   clock: ManualClock;
   db: TestDatabase;
   patreon: MembershipServiceSandbox;
+  /** The Discord stand-in, and the services' own Discord client (rebuilt by `reset()`). */
   discord: DiscordKit;
+  /** The services of this world's instance, rebuilt by `reset()`. */
+  services: Services;
   repos: ReturnType<typeof repositories>;
   accounts: CreatorAccounts;
   reconciler: Reconciler;
@@ -43,6 +45,8 @@ export interface World {
   /** The same, linked through OAuth as `/link` would. */
   addLinkedPatron(options?: PatronOptions): Promise<PatronIds>;
   reset(): Promise<void>;
+  /** Runs `fn` when the world closes (another instance's services built beside this one). */
+  onClose(fn: () => Promise<void>): void;
   close(): Promise<void>;
 }
 
@@ -71,7 +75,7 @@ export async function createWorld(options: { raisedLimits?: string } = {}): Prom
   const db = await createTestDatabase();
   const { raisedLimits } = options;
   const patreon = await createMembershipServiceSandbox({ clock, ...(raisedLimits ? raisedPatreon(raisedLimits) : {}) });
-  const discord = await createDiscordKit(clock, raisedLimits ? { raisedLimits } : {});
+  const sandbox = await createDiscordSandbox(raisedLimits ? raisedDiscord(raisedLimits) : {});
   const metrics = createMetrics({ defaultMetrics: false });
   let counter = 0;
 
@@ -79,7 +83,6 @@ export async function createWorld(options: { raisedLimits?: string } = {}): Prom
     clock,
     db,
     patreon,
-    discord,
     metrics,
     guildId: '',
     campaignId: patreon.campaignId,
@@ -89,22 +92,21 @@ export async function createWorld(options: { raisedLimits?: string } = {}): Prom
 
   world.reset = async () => {
     await db.reset();
-    world.repos = repositories(db.database.db);
-    world.accounts = createCreatorAccounts({
-      service: {
-        baseUrl: patreon.url,
-        clientId: patreon.clientId,
-        clientSecret: patreon.clientSecret,
-        clock,
-        sleep: realSleep,
-        random: () => 0.5,
-        logger: silentLogger,
-        retry: { baseDelayMs: 5, maxDelayMs: 20 },
-      },
-      credentials: world.repos.credentials,
-      campaigns: world.repos.campaigns,
-      ...(raisedLimits ? { budgetLimits: UNPACED_PATREON } : {}),
+    const earlier = world.services;
+    world.services = serviceOver({ patreon, discord: sandbox, raisedLimits }, db.database, {
+      clock,
+      metrics,
+      // A guild's roles read afresh every time: tests change them on the stand-in between steps.
+      discordAccess: { snapshotTtlMs: 0 },
+      // One process whose database is reset: its Discord client and its count of Discord's limits carry over.
+      ...(earlier ? { discord: { access: earlier.discord, budget: earlier.discordBudget, meter: earlier.meter } } : {}),
+      ...(raisedLimits ? { patreonLimits: UNPACED_PATREON } : {}),
     });
+    const { directory, snapshots, memberRoles, writer } = world.services.discord;
+    world.discord = { sandbox, raisedLimits, directory, snapshots, memberRoles, writer, close: () => sandbox.close() };
+    world.repos = world.services.repos;
+    world.accounts = world.services.accounts;
+    const { discord } = world;
     const g = discord.sandbox.createGuild({ name: `Fan Club ${++counter}` });
     world.guildId = g.guildId;
     const role = (name: string) => discord.sandbox.createRole(g.guildId, { name, position: 1 }).id;
@@ -127,27 +129,15 @@ export async function createWorld(options: { raisedLimits?: string } = {}): Prom
     await storeCampaign({ campaigns: world.repos.campaigns, clock }, connected.creatorUserId, details);
     await world.repos.guilds.ensure(g.guildId, `Fan Club ${counter}`);
     await world.repos.guilds.bind(g.guildId, patreon.campaignId);
-    const sync = createSync({
-      sources: entitlementSources(world.repos, clock),
-      repos: world.repos,
-      discord,
-      accounts: world.accounts,
-      database: db.database,
-      jobs: createJobQueue({ store: createJobStore(db.database.db), clock, random: () => 0.5, logger: silentLogger }),
-      schedule: '0 4 * * *',
-      clock,
-      metrics,
-      logger: silentLogger,
-    });
-    world.reconciler = sync.reconciler;
-    world.intake = sync.intake;
+    world.reconciler = world.services.reconciler;
+    world.intake = world.services.sync.intake;
     patreon.resetRequests();
     discord.sandbox.resetRequests();
   };
 
   world.addPatron = (options = {}) => {
     const n = ++counter;
-    const discordUserId = discord.sandbox.addMember(world.guildId, { username: `patron${n}` }).userId;
+    const discordUserId = sandbox.addMember(world.guildId, { username: `patron${n}` }).userId;
     const user = patreon.createUser({ fullName: `Patron ${n}`, ...(options.socialDiscord ? { discordUserId } : {}) });
     const tierKey = options.tier === undefined ? 'gold' : options.tier;
     const member = patreon.setMembership(
@@ -171,8 +161,12 @@ export async function createWorld(options: { raisedLimits?: string } = {}): Prom
     return patron;
   };
 
+  const closers: Array<() => Promise<void>> = [];
+  world.onClose = (fn) => void closers.push(fn);
   world.close = async () => {
-    await discord.close();
+    for (const fn of closers.splice(0)) await fn();
+    await world.services?.discordBudget?.close?.();
+    await sandbox.close();
     await patreon.close();
     await db.close();
   };

@@ -1,11 +1,6 @@
-import { createSync } from '../../../src/app/sync';
 import { GUILD_SYNC_JOB } from '../../../src/app/sync/guild-spread';
 import { isSkipped } from '../../../src/app/sync/sync-scheduler';
-import { createInstanceRegistry } from '../../../src/edges/outbound/store/instance-registry';
-import { createJobQueue, createJobStore } from '../../../src/edges/outbound/store/job-queue';
-import { silentLogger } from '../../../src/shared/logger';
 import { type World, createWorld } from '../../support/world';
-import { entitlementSources } from '../../../src/compose';
 
 let world: World;
 beforeAll(async () => {
@@ -13,23 +8,9 @@ beforeAll(async () => {
 });
 afterAll(() => world.close());
 
-/** The sync subsystem of one instance, with the instance table as its count of live instances. */
+/** The instance's services as the composition root builds them: the instance table is its count of live instances. */
 function instanceSync() {
-  const registry = createInstanceRegistry(world.db.database.db, { leaseMs: 60_000 });
-  const jobs = createJobQueue({ store: createJobStore(world.db.database.db), clock: world.clock, random: () => 0.5, logger: silentLogger });
-  const sync = createSync({
-    sources: entitlementSources(world.repos, world.clock),
-    repos: world.repos,
-    discord: world.discord,
-    accounts: world.accounts,
-    database: world.db.database,
-    jobs,
-    schedule: '0 4 * * *',
-    clock: world.clock,
-    metrics: world.metrics,
-    logger: silentLogger,
-    liveInstances: async () => (await registry.live()).length,
-  });
+  const { instances: registry, jobQueue: jobs, sync } = world.services;
   return { registry, jobs, sync };
 }
 
