@@ -32,5 +32,6 @@ export function wireSync(
     syncRuns: repos.syncRuns,
     repos,
     invalidate: () => services.discord.snapshots.invalidate(),
+    patronMessages: services.patronMessages,
   };
 }

@@ -48,7 +48,7 @@ export interface FullSyncOptions {
 }
 
 export interface FullSyncDeps {
-  guilds: Pick<GuildRepository, 'bindings' | 'campaignsOf' | 'name'>;
+  guilds: Pick<GuildRepository, 'bindings' | 'campaignsOf' | 'name' | 'patronMessages'>;
   ledger: Pick<LedgerRepository, 'countInGuild' | 'audit'>;
   syncRuns: Pick<SyncRunRepository, 'start' | 'finish' | 'progress'>;
   contexts: GuildContextLoader;

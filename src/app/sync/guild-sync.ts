@@ -22,7 +22,7 @@ import type { PatronMessages } from '../membership/patron-messages';
 export const LISTED_CHANGES = 1000;
 
 export interface GuildSyncDeps {
-  guilds: Pick<GuildRepository, 'name'>;
+  guilds: Pick<GuildRepository, 'name' | 'patronMessages'>;
   ledger: Pick<LedgerRepository, 'countInGuild' | 'audit'>;
   syncRuns: Pick<SyncRunRepository, 'finish'>;
   contexts: GuildContextLoader;
@@ -108,13 +108,15 @@ export function createGuildSync(deps: GuildSyncDeps): GuildSync {
         report.guildName = await deps.guilds.name(guildId);
         context = await deps.contexts.load(guildId);
         report.ourGrants = await deps.ledger.countInGuild(guildId);
+        // Declined payments are gathered only where the server sends messages to patrons: read once, not per patron each night.
+        const tells = deps.patronMessages !== undefined && !dryRun && (await deps.guilds.patronMessages(guildId));
         pending = await deps.guildPass.plan(
           {
             guild: context,
             campaigns: run.campaigns,
             pendingLinks: run.pendingLinks,
             graceEnds,
-            ...(deps.patronMessages && !dryRun ? { declines } : {}),
+            ...(tells ? { declines } : {}),
             adopt: options.adopt === true,
             onPage: (r) =>
               progress.members(

@@ -1,3 +1,5 @@
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../../src/edges/outbound/store/database';
 import { syncChecks } from '../../../src/app/admin/sync-checks';
 import { createRunProgress } from '../../../src/app/sync/sync-progress';
 import { progressOf } from '../../../src/app/sync/sync-scheduler';
@@ -321,4 +323,23 @@ test('a member stored from an unconfirmed webhook payload equal to the serviceâ€
     readBy: 'sync',
     lastActiveTierIds: [world.tiers.gold],
   });
+});
+
+test('a server that sends no messages to patrons reads that setting once a sync, not once per declined patron; one that sends them still tells', async () => {
+  const { fullSync, patronMessages } = wireSync(world);
+  for (let i = 0; i < 6; i += 1) world.addPatron({ tier: 'gold', status: 'declined_patron', socialDiscord: true });
+  world.addPatron({ tier: 'gold', socialDiscord: true });
+  const readsOfTheSetting = (statements: string[]) => statements.filter((s) => /select "?patron_messages"? from "?guilds"?/i.test(s));
+
+  await syncCounting(fullSync);
+  const idle = await syncCounting(fullSync);
+  expect(idle.report.status).toBe('ok');
+  expect(readsOfTheSetting(idle.statements)).toHaveLength(1);
+  expect(writesTo(idle.statements, 'direct_messages')).toEqual([]);
+
+  await world.repos.guilds.setPatronMessages(world.guildId, true);
+  await syncCounting(fullSync);
+  await patronMessages.settled();
+  const told = await queryRows<{ n: number }>(world.db.database.db, sql`select count(*)::int as n from direct_messages`);
+  expect(told[0]?.n).toBe(6);
 });
