@@ -1,28 +1,20 @@
-import { createRepositories } from '../src/edges/outbound/store/repositories';
 /**
  * The measured side of the full-sync benchmark (bench/full-sync.ts): a process of its own, so its
  * CPU time and peak RSS are Tierlink's alone, not the stand-ins' holding 100,000 members. It wires
- * the full sync as `main.ts` does (embedded PGlite on disk, @discordjs/rest, the Patreon client),
- * against the stand-ins the parent started, runs one sync, and prints one JSON line.
+ * the services as `npm run sync` does (src/compose.ts: embedded PGlite on disk or PostgreSQL,
+ * @discordjs/rest, the Patreon client), against the stand-ins the parent started, runs one sync,
+ * and prints one JSON line.
  */
 import { readFileSync } from 'node:fs';
 import { type PerformanceEntry, PerformanceObserver, constants } from 'node:perf_hooks';
 import { storeCampaign } from '../src/app/admin/campaign-catalog';
-import { createCreatorAccounts } from '../src/edges/outbound/patreon/creator-accounts';
-import { keyValueDialectStore } from '../src/edges/outbound/patreon/dialect';
 import { openDatabase } from '../src/edges/outbound/store/database';
-import { createJobQueue, createJobStore } from '../src/edges/outbound/store/job-queue';
-import { createDiscordAccess } from '../src/edges/outbound/discord';
-import { createMetrics } from '../src/edges/outbound/observability/metrics';
-import { realSleep, systemClock } from '../src/shared/clock';
+import { systemClock } from '../src/shared/clock';
 import { silentLogger } from '../src/shared/logger';
 import { runCommand } from '../src/cli/cli-support';
-import { createSecretBox } from '../src/edges/outbound/store/secret-box';
-import { createApiMeter } from '../src/app/sync/api-meter';
-import { createSync } from '../src/app/sync';
 import type { SyncChange } from '../src/core/sync-report';
-import { INSTANCE_LEASE_MS, entitlementSources, sharedBudgets } from '../src/compose';
-import { randomUUID } from 'node:crypto';
+import { buildServices } from '../src/compose';
+import { parseConfig } from '../src/config';
 
 /** What the parent passes (argv[2], JSON). */
 export interface ChildInput {
@@ -47,6 +39,8 @@ export interface ChildInput {
     scopes: string[];
   };
   discord: { apiBaseUrl: string; botToken: string; botUserId: string; globalRequestsPerSecond: number };
+  /** The stand-ins' environment (`standInEnvironment`): the service's configuration, with `secretKey` and the database. */
+  environment: Record<string, string>;
   guildId: string;
   campaignId: string;
   /** The stand-in counts nothing (its raise names why): Tierlink's own pacing to Patreon off too. */
@@ -190,38 +184,28 @@ async function main(): Promise<void> {
     : await openDatabase({ engine: 'pglite', dataDir: input.dataDir, logger: silentLogger, onQuery: statements.observe });
   try {
     if (input.mode === 'setup') await database.migrate();
-    const db = database.db;
     const clock = systemClock;
-    const repos = createRepositories(db, createSecretBox(input.secretKey));
-    const { credentials } = repos;
-    // The budgets as the service counts them: on PostgreSQL, shared through the database (one process alone holds Discord's global limit).
-    const budgets = sharedBudgets(database, { id: randomUUID(), instanceLeaseMs: INSTANCE_LEASE_MS }, silentLogger);
-    const discord = createDiscordAccess({
-      apiBaseUrl: input.discord.apiBaseUrl,
-      token: input.discord.botToken,
-      botUserId: input.discord.botUserId,
-      rest: { globalRequestsPerSecond: input.discord.globalRequestsPerSecond },
-      clock,
-      ...(budgets.discord ? { budget: budgets.discord } : {}),
+    const config = parseConfig({
+      ...input.environment,
+      SECRET_KEY: input.secretKey,
+      DATA_DIR: input.dataDir,
+      ...(input.postgresUrl ? { DATABASE_URL: input.postgresUrl } : {}),
     });
-    const meter = createApiMeter({ discordRest: discord.rest.rest });
-    const accounts = createCreatorAccounts({
-      service: {
-        baseUrl: input.patreon.url,
-        clientId: input.patreon.clientId,
-        clientSecret: input.patreon.clientSecret,
-        clock,
-        sleep: realSleep,
-        random: Math.random,
+    if (!config.ok) throw config.error;
+    // The services as `npm run sync` builds them (src/compose.ts): the request budgets shared through
+    // PostgreSQL as the service counts them, the sync's meter; only the stand-ins' raised pace is the bench's.
+    const services = buildServices(
+      {
+        config: config.value,
         logger: silentLogger,
-        onRequest: meter.onPatreonRequest,
+        clock,
+        discordAccess: { botUserId: input.discord.botUserId, rest: { globalRequestsPerSecond: input.discord.globalRequestsPerSecond } },
+        ...(input.patreonUnpaced ? { patreonLimits: { spec: null, patreon: null } } : {}),
+        syncTuning: { concurrency: input.concurrency },
       },
-      credentials,
-      campaigns: repos.campaigns,
-      dialectStore: keyValueDialectStore(repos.appState, input.patreon.url),
-      ...(input.patreonUnpaced ? { budgetLimits: { spec: null, patreon: null } } : {}),
-      ...(budgets.patreon ? { budgetStore: budgets.patreon } : {}),
-    });
+      database,
+    );
+    const { repos, accounts } = services;
 
     if (input.mode === 'setup') {
       // What `/connect` and start-up did long before the night of the sync.
@@ -242,20 +226,7 @@ async function main(): Promise<void> {
       return;
     }
 
-    const { fullSync } = createSync({
-      sources: entitlementSources(repos, clock),
-      repos,
-      discord,
-      accounts,
-      database,
-      jobs: createJobQueue({ store: createJobStore(db), clock, random: Math.random, logger: silentLogger }),
-      schedule: '0 4 * * *',
-      meter,
-      clock,
-      metrics: createMetrics({ defaultMetrics: false }),
-      logger: silentLogger,
-      concurrency: input.concurrency,
-    });
+    const { fullSync } = services.sync;
 
     global.gc?.();
     const rssBefore = process.memoryUsage().rss;
@@ -330,7 +301,7 @@ async function main(): Promise<void> {
         : null,
     };
     process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(result)}\n`);
-    await budgets.discord?.close?.();
+    await services.discordBudget?.close?.();
   } finally {
     await database.close();
   }

@@ -7,7 +7,7 @@ import { createDiscordSandbox } from '@tierlink/sandbox/discord';
 import { packageRoot } from '../src/edges/outbound/store/package-root';
 import { createScratchPostgres } from './scratch-database';
 import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
-import { createShiftableClock } from '@tierlink/sandbox';
+import { createShiftableClock, standInEnvironment } from '@tierlink/sandbox';
 import { type ChildInput, type ChildResult, type GcTimes, RESULT_PREFIX, type StatementStats } from './full-sync-child';
 
 export interface FullSyncBenchmarkOptions {
@@ -194,6 +194,8 @@ async function measureFullSync(options: FullSyncBenchmarkOptions): Promise<Row[]
         botUserId: discord.botUserId,
         globalRequestsPerSecond: perSecond,
       },
+      // The service's configuration over the stand-ins, as the README has it set.
+      environment: standInEnvironment(patreon, discord),
       guildId,
       campaignId: patreon.campaignId,
       patreonUnpaced: patreonRaised,
