@@ -82,7 +82,10 @@ function olderBy(seen: SeenLimit, ms: number): SeenLimit {
  */
 export function createPostgresBudgetStore(db: Db, options: Partial<GlobalHolderOptions> = {}): BudgetStore {
   const clock = options.now ?? (() => performance.now());
-  const fail = (error: unknown) => options.onError?.(error);
+  const fail = (error: unknown) =>
+    options.onError?.(
+      new Error("the buckets counted while holding Discord's global limit were not read or written back", { cause: error }),
+    );
   // Every process yields to another's hold of the global limit; only those told to claim one.
   const holder = createGlobalHolder(db, {
     id: options.id ?? randomUUID(),
