@@ -354,10 +354,11 @@ export interface BudgetStore {
 
 /**
  * The store of one process (the embedded database runs one process). `now`: a monotonic clock in
- * ms. A known limit counted as a sliding log keeps its request times here.
+ * ms. A known limit counted as a sliding log keeps its request times here. `rows`: where the
+ * buckets are kept, when the caller reads or fills them (the shared store's holder of the global
+ * limit counts its buckets here while it runs alone, src/edges/outbound/store/discord-budget-store.ts).
  */
-export function createMemoryBudgetStore(now: () => number): BudgetStore {
-  const rows = new Map<string, BudgetRow>();
+export function createMemoryBudgetStore(now: () => number, rows = new Map<string, BudgetRow>()): BudgetStore {
   const logs = new Map<string, { times: number[]; windowMs: number; limit: number }>();
   return {
     shared: false,

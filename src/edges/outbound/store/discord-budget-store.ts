@@ -10,6 +10,7 @@ import {
   IDLE_MS,
   type TakeResult,
   blockedInto,
+  createMemoryBudgetStore,
   learnInto,
   takeFrom,
 } from '../discord/request-budget';
@@ -39,6 +40,31 @@ interface LearnBatch {
 }
 
 /**
+ * What the holder counted in memory, merged into what the database has when it hands the buckets
+ * back (the database's row changes meanwhile only by late answers of requests sent before the
+ * hold): the row follows the later answer; while both count the same window (the same limit, ends
+ * within the tolerance of {@link learnInto}) it keeps the larger count and the later end, and of
+ * two windows it keeps the one that ends later (the one Discord counts now, with its count).
+ */
+function handedBack(current: BudgetRow | undefined, mine: BudgetRow): BudgetRow {
+  if (!current) return mine;
+  const [base, other] = mine.seenSentAt >= current.seenSentAt ? [mine, current] : [current, mine];
+  const tolerance = Math.min(1_000, base.windowMs / 4);
+  const sameWindow = base.limit === other.limit && Math.abs(base.windowEnd - other.windowEnd) <= tolerance;
+  if (sameWindow) return { ...base, used: Math.max(base.used, other.used), windowEnd: Math.max(base.windowEnd, other.windowEnd) };
+  return other.windowEnd > base.windowEnd ? { ...other, limit: base.limit, seenSentAt: base.seenSentAt } : base;
+}
+
+const rowOf = (raw: Raw): BudgetRow => ({
+  limit: Number(raw.limit_count),
+  windowMs: Number(raw.window_ms),
+  windowEnd: Number(raw.window_end_ms),
+  used: Number(raw.used),
+  learned: Boolean(raw.learned),
+  seenSentAt: raw.seen_sent_at_ms === null || raw.seen_sent_at_ms === undefined ? 0 : Number(raw.seen_sent_at_ms),
+});
+
+/**
  * An answer read `ms` before it is recorded: its request is that much older (its place in Discord's
  * order). Its window is left to end as late as if read now: later than Discord's, never sooner, as
  * for any answer recorded a round trip after it was read.
@@ -56,6 +82,10 @@ function olderBy(seen: SeenLimit, ms: number): SeenLimit {
  */
 export function createPostgresBudgetStore(db: Db, options: Partial<GlobalHolderOptions> = {}): BudgetStore {
   const clock = options.now ?? (() => performance.now());
+  const fail = (error: unknown) =>
+    options.onError?.(
+      new Error("the buckets counted while holding Discord's global limit were not read or written back", { cause: error }),
+    );
   // Every process yields to another's hold of the global limit; only those told to claim one.
   const holder = createGlobalHolder(db, {
     id: options.id ?? randomUUID(),
@@ -63,7 +93,95 @@ export function createPostgresBudgetStore(db: Db, options: Partial<GlobalHolderO
     instanceLeaseMs: options.instanceLeaseMs ?? 15_000,
     now: clock,
     ...(options.onError ? { onError: options.onError } : {}),
+    onRelease: () => void local().catch(fail),
   });
+
+  /**
+   * The buckets while this process holds the global limit: no other process sends meanwhile (each
+   * yields until a handoff after the hold's end), so the holder counts them in memory, with the
+   * embedded database's rule and clock, from what the database had when the hold began; they are
+   * written back when the hold ends, before the others' yield does.
+   */
+  let own: {
+    store: BudgetStore;
+    rows: Map<string, BudgetRow>;
+    /** The rows as read, and the answer each followed in the database's clock: written back as it was when no later answer came. */
+    from: Map<string, { row: BudgetRow; seenSentAt: number }>;
+  } | null = null;
+  let switching: Promise<void> | null = null;
+  let closing = false;
+  /** Changes of the database's rows on their way: the holder reads the rows once they are in. */
+  const writing = new Set<Promise<unknown>>();
+
+  function tracked<T>(work: Promise<T>): Promise<T> {
+    writing.add(work);
+    void work.then(
+      () => writing.delete(work),
+      () => writing.delete(work),
+    );
+    return work;
+  }
+
+  /** The database's rows, in this process's clock (a time read after the answer: every window ends later here, never sooner). */
+  async function begin(): Promise<void> {
+    await Promise.allSettled([...writing, ...[...learnings.values()].map((b) => b.done)]);
+    const rawRows = await queryRows<Raw>(
+      db,
+      sql`select b.key, b.limit_count, b.window_ms, extract(epoch from b.window_end) * 1000 as window_end_ms, b.used, b.learned,
+                 extract(epoch from b.seen_sent_at) * 1000 as seen_sent_at_ms, extract(epoch from now()) * 1000 as now_ms
+          from discord_budget b where b.key <> ${GLOBAL_KEY}`,
+    );
+    const local = clock();
+    const rows = new Map<string, BudgetRow>();
+    const from = new Map<string, { row: BudgetRow; seenSentAt: number }>();
+    for (const raw of rawRows) {
+      const row = rowOf(raw);
+      const shift = local - Number(raw.now_ms);
+      const mine = { ...row, windowEnd: row.windowEnd + shift, seenSentAt: row.seenSentAt > 0 ? row.seenSentAt + shift : 0 };
+      rows.set(String(raw.key), mine);
+      from.set(String(raw.key), { row: mine, seenSentAt: row.seenSentAt });
+    }
+    own = { store: createMemoryBudgetStore(clock, rows), rows, from };
+  }
+
+  /** Every bucket the holder changed, written back (each merged with what the database has, in the database's clock). */
+  async function end(): Promise<void> {
+    const counted = own!;
+    own = null;
+    for (const [key, row] of counted.rows) {
+      const read = counted.from.get(key);
+      if (read?.row === row) continue;
+      const askedAt = clock();
+      await tracked(
+        change(key, (current, now) => {
+          // Read before the database answered: every time moves later in its clock, never sooner.
+          const shift = now - askedAt;
+          const seenSentAt =
+            read && read.row.seenSentAt === row.seenSentAt ? read.seenSentAt : row.seenSentAt > 0 ? row.seenSentAt + shift : 0;
+          const mine = { ...row, windowEnd: row.windowEnd + shift, seenSentAt };
+          return { row: handedBack(current, mine), value: undefined };
+        }),
+      );
+    }
+  }
+
+  /** The memory store while the process holds the global limit, else null; begins and ends it as the hold does. */
+  async function local(): Promise<BudgetStore | null> {
+    for (;;) {
+      if (switching) {
+        await switching.catch(() => undefined);
+        continue;
+      }
+      const holding = !closing && holder.holds();
+      if (holding === (own !== null)) return own?.store ?? null;
+      switching = (holding ? begin() : end()).finally(() => {
+        switching = null;
+      });
+      // A failed start counts in the database; a failed end leaves the rest to Discord's answers.
+      await switching.catch(fail);
+      if (holding && own === null) return null;
+    }
+  }
 
   /**
    * Answers of one bucket recorded in one change: while a key's change is on its way, the answers
@@ -77,10 +195,11 @@ export function createPostgresBudgetStore(db: Db, options: Partial<GlobalHolderO
   async function change<T>(
     key: string,
     rule: (row: BudgetRow | undefined, now: number, holdUntil: number | null) => { row: BudgetRow | undefined; value: T },
+    yields = false,
   ): Promise<T> {
-    // Who counts the global limit reads (and marks as wanted) another's hold of it in the same statement.
-    const withHold = key === GLOBAL_KEY ? sql`with ${holder.markHold} ` : sql``;
-    const holdUntil = key === GLOBAL_KEY ? sql`(select until_ms from hold)` : sql`null`;
+    // Who takes reads (and marks as wanted) another's hold of the global limit in the same statement.
+    const withHold = yields ? sql`with ${holder.markHold} ` : sql``;
+    const holdUntil = yields ? sql`(select until_ms from hold)` : sql`null`;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const [raw] = await queryRows<Raw>(
         db,
@@ -91,17 +210,7 @@ export function createPostgresBudgetStore(db: Db, options: Partial<GlobalHolderO
       );
       const now = Number(raw!.now_ms);
       const holdUntilMs = raw!.hold_until_ms === null || raw!.hold_until_ms === undefined ? null : Number(raw!.hold_until_ms);
-      const current: BudgetRow | undefined =
-        raw!.version === null || raw!.version === undefined
-          ? undefined
-          : {
-              limit: Number(raw!.limit_count),
-              windowMs: Number(raw!.window_ms),
-              windowEnd: Number(raw!.window_end_ms),
-              used: Number(raw!.used),
-              learned: Boolean(raw!.learned),
-              seenSentAt: raw!.seen_sent_at_ms === null || raw!.seen_sent_at_ms === undefined ? 0 : Number(raw!.seen_sent_at_ms),
-            };
+      const current: BudgetRow | undefined = raw!.version === null || raw!.version === undefined ? undefined : rowOf(raw!);
       const { row, value } = rule(current, now, holdUntilMs);
       if (!row || same(row, current)) return value;
       const end = sql`to_timestamp(${row.windowEnd / 1000})`;
@@ -130,59 +239,87 @@ export function createPostgresBudgetStore(db: Db, options: Partial<GlobalHolderO
       // One process's sliding log has no place here: instances count the global limit in windows (globalBudgetOf).
       if (known?.counting === 'sliding')
         throw new Error(`the shared Discord request budget counts ${key} in windows, not as a sliding log`);
-      const alone = key === GLOBAL_KEY ? known?.alone : undefined;
+      const global = key === GLOBAL_KEY;
+      const alone = global ? known?.alone : undefined;
       if (alone) {
         aloneLimit = alone;
-        const own = holder.take(alone);
-        if (own) return own;
+        const counted = holder.take(alone);
+        if (counted) return counted;
       }
+      const memory = global ? null : await local();
+      if (memory) return memory.take(key, lane, want, known);
       const askedAt = clock();
-      const result = await change<TakeResult>(key, (current, now, holdUntil) => {
-        const yielded = alone ? holder.sawHold(holdUntil, now) : null;
-        if (yielded) return { row: current, value: yielded };
-        const { row, result } = takeFrom(current, lane, want, now, known);
-        return { row, value: result };
-      });
+      // A bucket's take yields to another's hold as the global limit's does: the holder counts the
+      // buckets in memory meanwhile, and writes them back before the yield ends.
+      const yields = !global || alone !== undefined;
+      const result = await tracked(
+        change<TakeResult>(
+          key,
+          (current, now, holdUntil) => {
+            const yielded = yields ? holder.sawHold(holdUntil, now) : null;
+            if (yielded) return { row: current, value: yielded };
+            const { row, result } = takeFrom(current, lane, want, now, known);
+            return { row, value: result };
+          },
+          yields,
+        ),
+      );
       if (alone && result.granted > 0) holder.countShared(result.granted, result.windowLeftMs, askedAt);
       return result;
     },
     async answered(key, at) {
       if (key === GLOBAL_KEY) holder.answered(at);
     },
-    learn(key, seen) {
+    async learn(key, seen) {
       const observedAt = clock();
-      const queued = learnings.get(key);
-      if (queued && !queued.started) {
-        queued.answers.push({ seen, observedAt });
-        return queued.done;
-      }
-      const batch: LearnBatch = { answers: [{ seen, observedAt }], started: false, done: Promise.resolve() };
-      const before = queued?.done ?? Promise.resolve();
-      batch.done = (async () => {
-        await before.catch(() => undefined);
-        batch.started = true;
-        const appliedAt = clock();
-        await change(key, (current, now) => ({
-          // In the order they were read, each request as old as it is now.
-          row: batch.answers.reduce<BudgetRow | undefined>(
-            (row, a) => learnInto(row, a.seen && olderBy(a.seen, appliedAt - a.observedAt), now) ?? row,
-            current,
-          ),
-          value: undefined,
-        }));
-      })().finally(() => {
-        if (learnings.get(key) === batch) learnings.delete(key);
-      });
-      learnings.set(key, batch);
-      return batch.done;
+      const memory = key === GLOBAL_KEY ? null : await local();
+      // Each request as old as it is when it is counted (a hold's start or end may have kept it waiting).
+      if (memory) return memory.learn(key, seen && olderBy(seen, clock() - observedAt));
+      return learnShared(key, seen, observedAt);
     },
     blocked: async (key, retryAfterMs) => {
       if (key === GLOBAL_KEY && aloneLimit) holder.blocked(aloneLimit, retryAfterMs);
-      await change(key, (current, now) => ({ row: blockedInto(current, retryAfterMs, now), value: undefined }));
+      const memory = key === GLOBAL_KEY ? null : await local();
+      if (memory) return memory.blocked(key, retryAfterMs);
+      await tracked(change(key, (current, now) => ({ row: blockedInto(current, retryAfterMs, now), value: undefined })));
     },
     async prune() {
+      await own?.store.prune();
       await db.execute(sql`delete from discord_budget where window_end < now() - (interval '1 millisecond' * ${IDLE_MS})`);
     },
-    close: () => holder.close(),
+    async close() {
+      // What the holder counted is in the database before its hold ends.
+      closing = true;
+      await local().catch(fail);
+      await holder.close();
+    },
   };
+
+  /** An answer recorded in the database (see {@link learnings}). */
+  function learnShared(key: string, seen: SeenLimit | null, observedAt: number): Promise<void> {
+    const queued = learnings.get(key);
+    if (queued && !queued.started) {
+      queued.answers.push({ seen, observedAt });
+      return queued.done;
+    }
+    const batch: LearnBatch = { answers: [{ seen, observedAt }], started: false, done: Promise.resolve() };
+    const before = queued?.done ?? Promise.resolve();
+    batch.done = (async () => {
+      await before.catch(() => undefined);
+      batch.started = true;
+      const appliedAt = clock();
+      await change(key, (current, now) => ({
+        // In the order they were read, each request as old as it is now.
+        row: batch.answers.reduce<BudgetRow | undefined>(
+          (row, a) => learnInto(row, a.seen && olderBy(a.seen, appliedAt - a.observedAt), now) ?? row,
+          current,
+        ),
+        value: undefined,
+      }));
+    })().finally(() => {
+      if (learnings.get(key) === batch) learnings.delete(key);
+    });
+    learnings.set(key, batch);
+    return batch.done;
+  }
 }

@@ -38,6 +38,8 @@ export interface GlobalHolderOptions {
   now: () => number;
   /** A claim, a renewal or a release that failed (the process counts in the shared windows meanwhile). */
   onError?(error: unknown): void;
+  /** The hold was given up, lost or lapsed (called once per hold, at once, without waiting). */
+  onRelease?(): void;
 }
 
 /**
@@ -73,6 +75,8 @@ export interface GlobalHolder {
   sawHold(holdUntilMs: number | null, dbNowMs: number): TakeResult | null;
   /** The statement's part that marks another's claim or hold as wanted and reads its end (a `with` query named `hold`). */
   readonly markHold: SQL;
+  /** Whether this process holds the global limit now (by its own clock, never past the hold's end in the database). */
+  holds(): boolean;
   answered(at: number): void;
   blocked(alone: KnownLimit, retryAfterMs: number): void;
   close(): Promise<void>;
@@ -99,7 +103,9 @@ export function createGlobalHolder(db: Db, options: GlobalHolderOptions): Global
   const fail = (error: unknown) => options.onError?.(error);
 
   function drop(): void {
+    const held = heldUntil !== null;
     heldUntil = null;
+    if (held) options.onRelease?.();
     clearInterval(renewal);
     renewal = undefined;
     nextClaimAt = now() + SOLO_RETRY_MS;
@@ -225,6 +231,8 @@ export function createGlobalHolder(db: Db, options: GlobalHolderOptions): Global
       update discord_global_holder set wanted_at = now()
       where key = ${KEY} and holder <> ${id} and (until is null or until > now() - ${ms(SOLO_HANDOFF_MS)})
       returning extract(epoch from until) * 1000 as until_ms)`,
+
+    holds: () => heldUntil !== null && now() < heldUntil,
 
     answered(at) {
       answeredInLog(log, at, now());

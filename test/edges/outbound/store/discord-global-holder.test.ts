@@ -168,3 +168,75 @@ test("a 429 of the global limit fills the holder's own count until its Retry-Aft
   expect(refused.granted).toBe(0);
   expect(refused.waitMs).toBeGreaterThan(1_500);
 });
+
+describe("the holder's buckets", () => {
+  const key = 'member-role:555555555555555555';
+  const bucketRow = () =>
+    queryRows<{ limit_count: number; used: number; left_ms: number }>(
+      t.database.db,
+      sql`select limit_count, used, extract(epoch from window_end - now()) * 1000 as left_ms from discord_budget where key = ${key}`,
+    );
+
+  test('while it holds, the holder counts its buckets in memory: 30 answers cost no write, and its close writes the bucket back', async () => {
+    const holder = processOf('holder', true);
+    await take(holder);
+    await held(holder);
+    const recording = t.recordStatements();
+    let granted = 0;
+    for (let i = 0; i < 30; i++) {
+      granted += (await holder.take(key, 'interactive', 100)).granted;
+      await holder.learn(key, { limit: 100, remaining: 99 - i, resetAfterMs: 10_000, ageMs: 5 });
+    }
+    recording.stop();
+    expect(granted).toBeGreaterThanOrEqual(30);
+    // The read of the rows when the hold began, nothing per answer.
+    expect(recording.statements.filter((s) => s.includes('discord_budget')).length).toBeLessThanOrEqual(1);
+    expect(await bucketRow()).toEqual([]);
+
+    await holder.close!();
+    const [row] = await bucketRow();
+    expect(row!.limit_count).toBe(100);
+    expect(row!.used).toBe(granted);
+    expect(Number(row!.left_ms)).toBeGreaterThan(9_000);
+    expect(Number(row!.left_ms)).toBeLessThanOrEqual(10_200);
+  });
+
+  test('a holder starts from what the database has', async () => {
+    const before = processOf('before', false, other ?? t.database);
+    await before.learn(key, { limit: 10, remaining: 0, resetAfterMs: 6_000 });
+    const holder = processOf('holder', true);
+    await take(holder);
+    await held(holder);
+    const refused = await holder.take(key, 'interactive', 100);
+    expect(refused.granted).toBe(0);
+    expect(refused.waitMs).toBeGreaterThan(6_000 - SOLO_CLAIM_MS - 3_000);
+  });
+
+  test("on hand-over the next process waits, then finds the holder's bucket and spends only what is left of its window", async () => {
+    const holder = processOf('holder', true);
+    await take(holder);
+    await held(holder);
+    for (let i = 0; i < 6; i++) {
+      expect((await holder.take(key, 'interactive', 100)).granted).toBe(1);
+      await holder.learn(key, { limit: 10, remaining: 9 - i, resetAfterMs: 8_000 });
+    }
+
+    const next = processOf('next', false, other ?? t.database);
+    // It yields (and marks the hold wanted): the holder gives up at its next renewal and writes its buckets back.
+    const refused = await next.take(key, 'interactive', 100);
+    expect(refused.granted).toBe(0);
+    expect(refused.waitMs).toBeGreaterThan(SOLO_HANDOFF_MS);
+    expect(refused.waitMs).toBeLessThanOrEqual(SOLO_HOLD_MS + SOLO_HANDOFF_MS + 200);
+    await sleep(refused.waitMs + 50);
+
+    const [row] = await bucketRow();
+    expect(row).toMatchObject({ limit_count: 10, used: 6 });
+    expect(Number(row!.left_ms)).toBeGreaterThan(3_000);
+    let granted = 0;
+    for (let r = await next.take(key, 'interactive', 100); r.granted > 0; r = await next.take(key, 'interactive', 100))
+      granted += r.granted;
+    expect(granted).toBe(4);
+    // The holder, no longer holding, counts in the database too.
+    expect((await holder.take(key, 'interactive', 100)).granted).toBe(0);
+  });
+});
