@@ -149,10 +149,11 @@ export function desiredRoles(
   const grants = new Map<string, DesiredGrant>();
   const notes: RoleNote[] = [];
   const noted = words ? notes : null;
-  const known = new Set(entitlements.map((e) => e.campaignId));
-  const served = [...entitlements.filter((e) => guild.campaignIds.includes(e.campaignId))]
-    .concat(guild.campaignIds.filter((id) => !known.has(id)).map(notAMember))
-    .sort(attributionOrder);
+  // Loops rather than chains of arrays: the full sync runs this for every member it knows.
+  const served: Entitlement[] = [];
+  for (const e of entitlements) if (guild.campaignIds.includes(e.campaignId)) served.push(e);
+  for (const id of guild.campaignIds) if (!hasCampaign(entitlements, id)) served.push(notAMember(id));
+  if (served.length > 1) served.sort(attributionOrder);
 
   const grant = (roleId: string, kind: GrantKind, ent: Entitlement, tierId: string | null, source: GrantSource, { reason, why }: Said) => {
     const held = grants.get(roleId);
@@ -186,11 +187,12 @@ export function desiredRoles(
     if (ent.kind !== 'active' && ent.kind !== 'grace') continue;
     const tiers = knownTiers(guild, ent, noted);
     // Higher tiers first, so a role two tiers share is attributed to the higher one.
-    for (const tier of [...tiers].sort((a, b) => b.amountCents - a.amountCents)) pairs.push({ tier, ent });
+    for (const tier of tiers.sort((a, b) => b.amountCents - a.amountCents)) pairs.push({ tier, ent });
   }
-  const grantedTierKeys = new Set<string>();
+  // Only the notes read it.
+  const grantedTierKeys = words ? new Set<string>() : null;
   for (const { tier, ent } of grantingPairs(guild, pairs)) {
-    grantedTierKeys.add(`${tier.campaignId}/${tier.tierId}`);
+    grantedTierKeys?.add(`${tier.campaignId}/${tier.tierId}`);
     const roles = tierRoles(guild, tier);
     if (roles.length === 0) {
       noted?.push({
@@ -243,12 +245,16 @@ export function desiredRoles(
   }
 
   // Roles of paid tiers: a free member's free-tier roles do not keep the follower role away.
-  const hasPaidTierRoles = [...grants.values()].some((g) => {
-    const tier = guild.tiers.find((t) => t.campaignId === g.campaignId && t.tierId === g.tierId);
-    return tier === undefined || !isFreeTier(tier);
-  });
+  let hasPaidTierRoles = false;
+  let hasTierRoles = false;
+  for (const g of grants.values()) {
+    if (g.kind === 'tier') hasTierRoles = true;
+    if (!hasPaidTierRoles) {
+      const tier = guild.tiers.find((t) => t.campaignId === g.campaignId && t.tierId === g.tierId);
+      hasPaidTierRoles = tier === undefined || !isFreeTier(tier);
+    }
+  }
   const { formerPatronRoleId, followerRoleId } = guild.settings;
-  const hasTierRoles = [...grants.values()].some((g) => g.kind === 'tier');
   if (grants.size === 0 && formerPatronRoleId) {
     const former = served.find((e) => e.kind === 'former' || e.kind === 'lapsed');
     if (former)
@@ -295,8 +301,13 @@ export function desiredRoles(
     );
   }
 
-  if (words) notes.push(...notesForMappedRolesNotGranted(guild, served, grants, grantedTierKeys));
+  if (grantedTierKeys) notes.push(...notesForMappedRolesNotGranted(guild, served, grants, grantedTierKeys));
   return { grants, notes };
+}
+
+function hasCampaign(entitlements: readonly Entitlement[], campaignId: string): boolean {
+  for (const e of entitlements) if (e.campaignId === campaignId) return true;
+  return false;
 }
 
 /** Every reason a role is held, the first one first: "Gold tier (active patron); also Gold tier (comp until 2026-12-31)". */

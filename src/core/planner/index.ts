@@ -66,10 +66,11 @@ export function decideUser(input: PlanUserInput): Decision {
 
 function planned(input: PlanUserInput, words: boolean): PlannedUser {
   const { guild } = input;
-  const served = new Set(guild.campaignIds);
-  const entitlements = input.members
-    .filter((m) => served.has(m.campaignId) && (m.guildId ?? guild.guildId) === guild.guildId)
-    .map((m) => entitlement(m, guild.settings, input.now));
+  const entitlements: Entitlement[] = [];
+  for (const m of input.members) {
+    if (guild.campaignIds.includes(m.campaignId) && (m.guildId ?? guild.guildId) === guild.guildId)
+      entitlements.push(entitlement(m, guild.settings, input.now));
+  }
   for (const campaignId of guild.campaignIds) {
     if (!entitlements.some((e) => e.campaignId === campaignId)) entitlements.push(notAMember(campaignId));
   }

@@ -53,7 +53,8 @@ export function plan(input: PlanInput): UserPlan {
   const out: UserPlan = { guildId: guild.guildId, userId, changes: [], blocked: [] };
   if (!currentRoleIds) return out;
   const words = input.words !== false;
-  const frozen = new Set(input.entitlements.filter((e) => e.unreadable).map((e) => e.campaignId));
+  const frozen = new Set<string>();
+  for (const e of input.entitlements) if (e.unreadable) frozen.add(e.campaignId);
 
   const push = (change: RoleChange) => {
     const role = guild.roles.get(change.roleId);
@@ -87,9 +88,10 @@ export function plan(input: PlanInput): UserPlan {
     });
   }
 
-  const handled = new Set<string>();
+  // Only strict mode reads it.
+  const handled = guild.settings.strict ? new Set<string>() : null;
   for (const entry of ledger) {
-    handled.add(entry.roleId);
+    handled?.add(entry.roleId);
     if (desired.grants.has(entry.roleId)) continue;
     if (entry.campaignId !== null && frozen.has(entry.campaignId)) continue;
     const role = guild.roles.get(entry.roleId);
@@ -122,7 +124,7 @@ export function plan(input: PlanInput): UserPlan {
     const managed = input.managed ?? managedRoleIds(guild);
     const kept = frozenRoleIds(guild, frozen);
     for (const roleId of currentRoleIds) {
-      if (handled.has(roleId) || desired.grants.has(roleId) || !managed.has(roleId) || kept.has(roleId)) continue;
+      if (handled!.has(roleId) || desired.grants.has(roleId) || !managed.has(roleId) || kept.has(roleId)) continue;
       const role = guild.roles.get(roleId);
       if (!role || role.dangerous) continue;
       push({

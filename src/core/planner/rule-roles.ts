@@ -51,6 +51,7 @@ export function ruleGrants(
   words = true,
 ): RuleGrant[] {
   const out: RuleGrant[] = [];
+  if (!guild.ruleRoles || guild.ruleRoles.length === 0) return out;
   const entitled = entitlements.filter(entitledNow);
   for (const rule of guild.ruleRoles ?? []) {
     if (rule.kind === 'tenure') {
