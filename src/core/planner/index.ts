@@ -42,7 +42,7 @@ export interface PlannedUser {
  * What {@link planUser} decides, without the words: the same entitlements, grants and changes, with
  * no reason, no note and no standing's sentence. For callers that plan many members and keep few
  * (the full sync keeps the members whose plan changes something, then words only those with
- * `planUser`): the words are most of what planning allocates.
+ * `planUser`): the words are half of what a member's plan allocates (docs/benchmarks.md).
  */
 export interface Decision {
   entitlements: Entitlement[];
