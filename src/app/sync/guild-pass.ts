@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { adoptions, managedRoleIds, planUser } from '../../core/planner';
+import { type PlanUserInput, adoptable, adoptions, decideUser, managedRoleIds, planUser } from '../../core/planner';
 import type { GuildContext, LedgerEntry, MemberState } from '../../core/planner/types';
 import type { GuildSyncReport, PlannedMember } from '../../core/sync-report';
 import type { GuildDirectory, GuildMemberInfo } from '../../edges/outbound/discord/guild-directory';
@@ -100,21 +100,31 @@ export function createGuildPass(deps: GuildPassDeps): GuildPass {
             const members = (states.get(m.userId) ?? []).filter((state) => !stale(state));
             if (input.declines && members.some((state) => state.standing === 'payment_failed'))
               input.declines.push({ userId: m.userId, members });
-            const planned = planUser({
+            const roleIds = new Set(m.roleIds);
+            const memberLedger = ledger.get(m.userId) ?? [];
+            const planInput: PlanUserInput = {
               guild,
               userId: m.userId,
               members,
-              currentRoleIds: new Set(m.roleIds),
-              ledger: ledger.get(m.userId) ?? [],
+              currentRoleIds: roleIds,
+              ledger: memberLedger,
               now,
               managed,
               ...(known ? {} : { unlinkedReason: NOT_LINKED }),
-            });
-            const graceEnd = graceEndFrom(guild, m.userId, members, planned, now);
+            };
+            // Decided without the words; worded (the same planner) only when there is something to do.
+            const decided = decideUser(planInput);
+            const graceEnd = graceEndFrom(guild, m.userId, members, decided, now);
             if (graceEnd) input.graceEnds.push(graceEnd);
             report.usersPlanned += 1;
-            const adopted = input.adopt && isLinked ? adoptions(planned.desired, new Set(m.roleIds), ledger.get(m.userId) ?? []) : [];
-            if (planned.plan.changes.length > 0 || planned.plan.blocked.length > 0 || adopted.length > 0) {
+            const adopt = input.adopt === true && isLinked;
+            if (
+              decided.plan.changes.length > 0 ||
+              decided.plan.blocked.length > 0 ||
+              (adopt && adoptable(decided.desired, roleIds, memberLedger).length > 0)
+            ) {
+              const planned = planUser(planInput);
+              const adopted = adopt ? adoptions(planned.desired, roleIds, memberLedger) : [];
               pending.push({
                 plan: planned.plan,
                 username: m.globalName ?? m.username,

@@ -1,4 +1,4 @@
-import type { Adoption, DesiredRoles, LedgerEntry } from './types';
+import type { Adoption, DecidedGrant, DesiredRoles, LedgerEntry } from './types';
 
 /**
  * The roles to adopt for one member: the tier roles they should hold, already hold, and that
@@ -9,18 +9,28 @@ import type { Adoption, DesiredRoles, LedgerEntry } from './types';
  * follower roles are a server's own choice, not a pledge's.
  */
 export function adoptions(desired: DesiredRoles, currentRoleIds: ReadonlySet<string> | null, ledger: readonly LedgerEntry[]): Adoption[] {
+  return adoptable(desired, currentRoleIds, ledger).map((grant) => ({
+    roleId: grant.roleId,
+    roleName: grant.roleName,
+    grant: { campaignId: grant.campaignId, tierId: grant.tierId, kind: grant.kind, sources: grant.sources },
+    reason: `already held; adopted as ${grant.reason}`,
+    why: { code: 'adopted', as: grant.why },
+  }));
+}
+
+/** The grants {@link adoptions} adopts, without the words: what a decision (`decideUser`) tells of them. */
+export function adoptable<G extends DecidedGrant>(
+  desired: { grants: ReadonlyMap<string, G> },
+  currentRoleIds: ReadonlySet<string> | null,
+  ledger: readonly LedgerEntry[],
+): G[] {
   if (!currentRoleIds) return [];
-  const ours = new Set(ledger.map((entry) => entry.roleId));
-  const out: Adoption[] = [];
+  let ours: Set<string> | null = null;
+  const out: G[] = [];
   for (const grant of desired.grants.values()) {
-    if (grant.kind !== 'tier' || !currentRoleIds.has(grant.roleId) || ours.has(grant.roleId)) continue;
-    out.push({
-      roleId: grant.roleId,
-      roleName: grant.roleName,
-      grant: { campaignId: grant.campaignId, tierId: grant.tierId, kind: grant.kind, sources: grant.sources },
-      reason: `already held; adopted as ${grant.reason}`,
-      why: { code: 'adopted', as: grant.why },
-    });
+    if (grant.kind !== 'tier' || !currentRoleIds.has(grant.roleId)) continue;
+    ours ??= new Set(ledger.map((entry) => entry.roleId));
+    if (!ours.has(grant.roleId)) out.push(grant);
   }
   return out;
 }

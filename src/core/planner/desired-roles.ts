@@ -1,5 +1,5 @@
 import { notAMember } from './entitlement';
-import { type ReasonCode, standingFacts } from './reasons';
+import { type Said, UNSAID, standingFacts } from './reasons';
 import { ruleGrants } from './rule-roles';
 import type { DesiredGrant, DesiredRoles, Entitlement, GrantKind, GrantSource, GuildContext, GuildTier, NoteWhy, RoleNote } from './types';
 
@@ -72,14 +72,16 @@ function isFreeMember(guild: GuildContext, ent: Entitlement): boolean {
   });
 }
 
-/** Entitled tiers that still exist (free ones only where the guild lets free tiers grant roles), with a note for each other. */
-function knownTiers(guild: GuildContext, ent: Entitlement): { known: GuildTier[]; notes: RoleNote[] } {
-  const notes: RoleNote[] = [];
+/**
+ * Entitled tiers that still exist (free ones only where the guild lets free tiers grant roles), with
+ * a note for each other pushed to `notes` (null: without the words, no notes).
+ */
+function knownTiers(guild: GuildContext, ent: Entitlement, notes: RoleNote[] | null): GuildTier[] {
   const known: GuildTier[] = [];
   for (const tierId of ent.tierIds) {
     const tier = guild.tiers.find((t) => t.campaignId === ent.campaignId && t.tierId === tierId);
     if (!tier || tier.removed) {
-      notes.push({
+      notes?.push({
         roleId: '',
         roleName: null,
         campaignId: ent.campaignId,
@@ -89,7 +91,7 @@ function knownTiers(guild: GuildContext, ent: Entitlement): { known: GuildTier[]
         why: { kind: 'tier_gone', tier: tier?.title ?? tierId },
       });
     } else if (isFreeTier(tier) && guild.settings.freeTiersGrantRoles === false) {
-      notes.push({
+      notes?.push({
         roleId: '',
         roleName: null,
         campaignId: ent.campaignId,
@@ -102,7 +104,7 @@ function knownTiers(guild: GuildContext, ent: Entitlement): { known: GuildTier[]
       known.push(tier);
     }
   }
-  return { known, notes };
+  return known;
 }
 
 /**
@@ -122,12 +124,8 @@ function attributionOrder(a: Entitlement, b: Entitlement): number {
   return rank(a) - rank(b);
 }
 
-function tierGrantReason(tier: GuildTier, ent: Entitlement): string {
-  return `${tier.title} tier (${ent.reason})`;
-}
-
-function tierGrantWhy(tier: GuildTier, ent: Entitlement): ReasonCode {
-  return { code: 'tier', tier: tier.title, standing: standingFacts(ent) };
+function tierGrantSaid(tier: GuildTier, ent: Entitlement): Said {
+  return { reason: `${tier.title} tier (${ent.reason})`, why: { code: 'tier', tier: tier.title, standing: standingFacts(ent) } };
 }
 
 /**
@@ -137,28 +135,27 @@ function tierGrantWhy(tier: GuildTier, ent: Entitlement): ReasonCode {
  * Roles missing from the guild are never desired (they are noted). Roles the bot cannot manage
  * are desired all the same; the planner blocks them with the fix, so `/status` and `/doctor` can
  * say what to change.
+ *
+ * `words: false` decides the same grants without their words: no reason, no note (the full sync
+ * plans every member so, and words only those with something to do; see `decideUser`). Every
+ * decision below is taken whatever `words` says; only the sentences and notes depend on it.
  */
 export function desiredRoles(
   entitlements: readonly Entitlement[],
   guild: GuildContext,
-  options: { joiner?: boolean; now?: Date } = {},
+  options: { joiner?: boolean; now?: Date; words?: boolean } = {},
 ): DesiredRoles {
+  const words = options.words !== false;
   const grants = new Map<string, DesiredGrant>();
   const notes: RoleNote[] = [];
-  const known = new Set(entitlements.map((e) => e.campaignId));
-  const served = [...entitlements.filter((e) => guild.campaignIds.includes(e.campaignId))]
-    .concat(guild.campaignIds.filter((id) => !known.has(id)).map(notAMember))
-    .sort(attributionOrder);
+  const noted = words ? notes : null;
+  // Loops rather than chains of arrays: the full sync runs this for every member it knows.
+  const served: Entitlement[] = [];
+  for (const e of entitlements) if (guild.campaignIds.includes(e.campaignId)) served.push(e);
+  for (const id of guild.campaignIds) if (!hasCampaign(entitlements, id)) served.push(notAMember(id));
+  if (served.length > 1) served.sort(attributionOrder);
 
-  const grant = (
-    roleId: string,
-    kind: GrantKind,
-    ent: Entitlement,
-    tierId: string | null,
-    source: GrantSource,
-    reason: string,
-    why: ReasonCode,
-  ) => {
+  const grant = (roleId: string, kind: GrantKind, ent: Entitlement, tierId: string | null, source: GrantSource, { reason, why }: Said) => {
     const held = grants.get(roleId);
     if (held) {
       if (ent.source && !held.sources.includes(ent.source)) held.sources = [...held.sources, ent.source];
@@ -188,17 +185,17 @@ export function desiredRoles(
   const pairs: Array<{ tier: GuildTier; ent: Entitlement }> = [];
   for (const ent of served) {
     if (ent.kind !== 'active' && ent.kind !== 'grace') continue;
-    const { known: tiers, notes: tierNotes } = knownTiers(guild, ent);
-    notes.push(...tierNotes);
+    const tiers = knownTiers(guild, ent, noted);
     // Higher tiers first, so a role two tiers share is attributed to the higher one.
-    for (const tier of [...tiers].sort((a, b) => b.amountCents - a.amountCents)) pairs.push({ tier, ent });
+    for (const tier of tiers.sort((a, b) => b.amountCents - a.amountCents)) pairs.push({ tier, ent });
   }
-  const grantedTierKeys = new Set<string>();
+  // Only the notes read it.
+  const grantedTierKeys = words ? new Set<string>() : null;
   for (const { tier, ent } of grantingPairs(guild, pairs)) {
-    grantedTierKeys.add(`${tier.campaignId}/${tier.tierId}`);
+    grantedTierKeys?.add(`${tier.campaignId}/${tier.tierId}`);
     const roles = tierRoles(guild, tier);
     if (roles.length === 0) {
-      notes.push({
+      noted?.push({
         roleId: '',
         roleName: null,
         campaignId: tier.campaignId,
@@ -210,7 +207,7 @@ export function desiredRoles(
     }
     for (const { roleId, source } of roles) {
       if (!guild.roles.has(roleId)) {
-        notes.push({
+        noted?.push({
           roleId,
           roleName: null,
           campaignId: tier.campaignId,
@@ -224,15 +221,15 @@ export function desiredRoles(
         });
         continue;
       }
-      grant(roleId, 'tier', ent, tier.tierId, source, tierGrantReason(tier, ent), tierGrantWhy(tier, ent));
+      grant(roleId, 'tier', ent, tier.tierId, source, words ? tierGrantSaid(tier, ent) : UNSAID);
     }
   }
 
   if (options.now) {
-    for (const met of ruleGrants(guild, served, options.now)) {
+    for (const met of ruleGrants(guild, served, options.now, words)) {
       const { roleId } = met.rule;
       if (!guild.roles.has(roleId)) {
-        notes.push({
+        noted?.push({
           roleId,
           roleName: null,
           campaignId: null,
@@ -243,45 +240,74 @@ export function desiredRoles(
         });
         continue;
       }
-      grant(roleId, met.rule.kind, met.entitlement, null, 'rule', met.reason, met.why);
+      grant(roleId, met.rule.kind, met.entitlement, null, 'rule', met);
     }
   }
 
   // Roles of paid tiers: a free member's free-tier roles do not keep the follower role away.
-  const hasPaidTierRoles = [...grants.values()].some((g) => {
-    const tier = guild.tiers.find((t) => t.campaignId === g.campaignId && t.tierId === g.tierId);
-    return tier === undefined || !isFreeTier(tier);
-  });
+  let hasPaidTierRoles = false;
+  let hasTierRoles = false;
+  for (const g of grants.values()) {
+    if (g.kind === 'tier') hasTierRoles = true;
+    if (!hasPaidTierRoles) {
+      const tier = guild.tiers.find((t) => t.campaignId === g.campaignId && t.tierId === g.tierId);
+      hasPaidTierRoles = tier === undefined || !isFreeTier(tier);
+    }
+  }
   const { formerPatronRoleId, followerRoleId } = guild.settings;
-  const hasTierRoles = [...grants.values()].some((g) => g.kind === 'tier');
   if (grants.size === 0 && formerPatronRoleId) {
     const former = served.find((e) => e.kind === 'former' || e.kind === 'lapsed');
     if (former)
-      addSettingRole(guild, grants, notes, formerPatronRoleId, 'former', former.campaignId, `former patron (${former.reason})`, {
-        code: 'formerRole',
-        standing: standingFacts(former),
-      });
+      addSettingRole(
+        guild,
+        grants,
+        noted,
+        formerPatronRoleId,
+        'former',
+        former.campaignId,
+        words ? { reason: `former patron (${former.reason})`, why: { code: 'formerRole', standing: standingFacts(former) } } : UNSAID,
+      );
   }
   if (!hasPaidTierRoles && followerRoleId && !grants.has(followerRoleId)) {
     const follower = served.find((e) => isFreeMember(guild, e));
     if (follower) {
       const follows = follower.kind === 'follower';
-      const reason = follows ? 'follows the campaign without pledging' : 'free member of the campaign';
-      addSettingRole(guild, grants, notes, followerRoleId, 'follower', follower.campaignId, reason, {
-        code: follows ? 'followerRole' : 'freeMemberRole',
-      });
+      addSettingRole(
+        guild,
+        grants,
+        noted,
+        followerRoleId,
+        'follower',
+        follower.campaignId,
+        words
+          ? follows
+            ? { reason: 'follows the campaign without pledging', why: { code: 'followerRole' } }
+            : { reason: 'free member of the campaign', why: { code: 'freeMemberRole' } }
+          : UNSAID,
+      );
     }
   }
   // The joiner role stays with whoever joined through the join page while no tier gives them a role.
   const joinerRoleId = guild.settings.joinerRoleId ?? null;
   if (options.joiner && joinerRoleId && !hasTierRoles && !grants.has(joinerRoleId)) {
-    addSettingRole(guild, grants, notes, joinerRoleId, 'joiner', null, 'joined through the join page without a tier role', {
-      code: 'joinerRole',
-    });
+    addSettingRole(
+      guild,
+      grants,
+      noted,
+      joinerRoleId,
+      'joiner',
+      null,
+      words ? { reason: 'joined through the join page without a tier role', why: { code: 'joinerRole' } } : UNSAID,
+    );
   }
 
-  notes.push(...notesForMappedRolesNotGranted(guild, served, grants, grantedTierKeys));
+  if (grantedTierKeys) notes.push(...notesForMappedRolesNotGranted(guild, served, grants, grantedTierKeys));
   return { grants, notes };
+}
+
+function hasCampaign(entitlements: readonly Entitlement[], campaignId: string): boolean {
+  for (const e of entitlements) if (e.campaignId === campaignId) return true;
+  return false;
 }
 
 /** Every reason a role is held, the first one first: "Gold tier (active patron); also Gold tier (comp until 2026-12-31)". */
@@ -295,17 +321,16 @@ export const SETTING_ROLE_LABEL = { former: 'former-patron', follower: 'follower
 function addSettingRole(
   guild: GuildContext,
   grants: Map<string, DesiredGrant>,
-  notes: RoleNote[],
+  notes: RoleNote[] | null,
   roleId: string,
   kind: 'former' | 'follower' | 'joiner',
   campaignId: string | null,
-  reason: string,
-  why: ReasonCode,
+  { reason, why }: Said,
 ): void {
   const role = guild.roles.get(roleId);
   const label = SETTING_ROLE_LABEL[kind];
   if (!role) {
-    notes.push({
+    notes?.push({
       roleId,
       roleName: null,
       campaignId,

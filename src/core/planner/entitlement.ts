@@ -1,5 +1,5 @@
 import { addDays, day } from './format';
-import type { Entitlement, GuildSettings, MemberState } from './types';
+import type { Entitlement, EntitlementBasis, EntitlementKind, GuildSettings, MemberState, UnreadableState } from './types';
 
 /**
  * What one source's member state entitles to now. The source has said how it stands (its adapter
@@ -16,34 +16,51 @@ import type { Entitlement, GuildSettings, MemberState } from './types';
  * - no member state at all → nothing ({@link notAMember}).
  */
 export function entitlement(member: MemberState, settings: Pick<GuildSettings, 'graceDays'>, now: Date): Entitlement {
-  const base = {
-    source: member.source,
-    campaignId: member.campaignId,
-    tierIds: [] as string[],
-    graceEndsAt: null,
-    isFollower: member.isFollower,
-    basis: null,
-    unreadable: null,
-    unconfirmed: member.unconfirmed === true,
-    since: member.since,
-    amount: member.amount,
-  };
   if (member.unreadable) {
-    return { ...base, kind: 'none', unreadable: member.unreadable, reason: `${member.detail}; roles are left as they are` };
+    return made(member, 'none', `${member.detail}; roles are left as they are`, [], null, null, member.unreadable);
   }
   switch (member.standing) {
     case 'entitled':
-      return entitled(base, member, settings.graceDays, now);
+      return entitled(member, settings.graceDays, now);
     case 'payment_failed':
-      return paymentFailed(base, member, settings.graceDays, now);
+      return paymentFailed(member, settings.graceDays, now);
     case 'lapsed':
     case 'former':
     case 'follower':
     case 'none':
-      return { ...base, kind: member.standing, reason: member.detail };
+      return made(member, member.standing, member.detail);
     default:
-      return { ...base, kind: 'none', reason: `unknown standing "${String(member.standing)}"` };
+      return made(member, 'none', `unknown standing "${String(member.standing)}"`);
   }
+}
+
+/**
+ * One entitlement, every field in one literal (the full sync works one out for every member it
+ * knows: a literal is one small object, where spreading a shared base made a large one).
+ */
+function made(
+  member: MemberState,
+  kind: EntitlementKind,
+  reason: string,
+  tierIds: string[] = [],
+  graceEndsAt: Date | null = null,
+  basis: EntitlementBasis | null = null,
+  unreadable: UnreadableState | null = null,
+): Entitlement {
+  return {
+    source: member.source,
+    campaignId: member.campaignId,
+    tierIds,
+    graceEndsAt,
+    isFollower: member.isFollower,
+    basis,
+    unreadable,
+    unconfirmed: member.unconfirmed === true,
+    since: member.since,
+    amount: member.amount,
+    kind,
+    reason,
+  };
 }
 
 /** The entitlement of a campaign no source knows the member in. */
@@ -64,61 +81,54 @@ export function notAMember(campaignId: string): Entitlement {
   };
 }
 
-type Base = Omit<Entitlement, 'kind' | 'reason'>;
-
-function entitled(base: Base, member: MemberState, graceDays: number, now: Date): Entitlement {
+function entitled(member: MemberState, graceDays: number, now: Date): Entitlement {
   const { until } = member;
   if (until === null || now.getTime() < until.getTime()) {
-    return {
-      ...base,
-      kind: 'active',
-      basis: member.basis,
-      tierIds: [...member.tierIds],
-      reason: until === null ? member.detail : `${member.detail}, until ${day(until)}`,
-    };
+    return made(
+      member,
+      'active',
+      until === null ? member.detail : `${member.detail}, until ${day(until)}`,
+      [...member.tierIds],
+      null,
+      member.basis,
+    );
   }
   const graceEndsAt = member.graceAfterUntil && graceDays > 0 ? addDays(until, graceDays) : null;
   if (graceEndsAt && now.getTime() < graceEndsAt.getTime()) {
-    return {
-      ...base,
-      kind: 'grace',
-      tierIds: [...member.tierIds],
+    return made(
+      member,
+      'grace',
+      `${member.detail}, paid until ${day(until)}; roles kept until ${day(graceEndsAt)} (${graceDays}-day grace period)`,
+      [...member.tierIds],
       graceEndsAt,
-      reason: `${member.detail}, paid until ${day(until)}; roles kept until ${day(graceEndsAt)} (${graceDays}-day grace period)`,
-    };
+    );
   }
-  return { ...base, kind: 'lapsed', graceEndsAt, reason: `${member.detail}, ended on ${day(graceEndsAt ?? until)}` };
+  return made(member, 'lapsed', `${member.detail}, ended on ${day(graceEndsAt ?? until)}`, [], graceEndsAt);
 }
 
-function paymentFailed(base: Base, member: MemberState, graceDays: number, now: Date): Entitlement {
+function paymentFailed(member: MemberState, graceDays: number, now: Date): Entitlement {
   const anchor = member.failedSince;
   const what = member.detail;
   const when = anchor ? ` on ${day(anchor)}` : '';
   if (!anchor) {
-    return { ...base, kind: 'lapsed', reason: `${what}, with no charge date to count a grace period from` };
+    return made(member, 'lapsed', `${what}, with no charge date to count a grace period from`);
   }
   if (graceDays <= 0) {
-    return { ...base, kind: 'lapsed', reason: `${what}${when}; this server has no grace period` };
+    return made(member, 'lapsed', `${what}${when}; this server has no grace period`);
   }
   const graceEndsAt = addDays(anchor, graceDays);
   if (now.getTime() >= graceEndsAt.getTime()) {
-    return {
-      ...base,
-      kind: 'lapsed',
-      graceEndsAt,
-      reason: `${what}${when}; the ${graceDays}-day grace period ended on ${day(graceEndsAt)}`,
-    };
+    return made(member, 'lapsed', `${what}${when}; the ${graceDays}-day grace period ended on ${day(graceEndsAt)}`, [], graceEndsAt);
   }
   const kept = member.tierIds;
-  return {
-    ...base,
-    kind: 'grace',
-    tierIds: [...kept],
+  return made(
+    member,
+    'grace',
+    kept.length > 0
+      ? `${what}${when}; roles kept until ${day(graceEndsAt)} (${graceDays}-day grace period)`
+      : // First seen already failing: no tier was ever listed, so the grace period has nothing to keep.
+        `${what}${when}; no tier is listed until a payment goes through, so there are no roles to keep`,
+    [...kept],
     graceEndsAt,
-    reason:
-      kept.length > 0
-        ? `${what}${when}; roles kept until ${day(graceEndsAt)} (${graceDays}-day grace period)`
-        : // First seen already failing: no tier was ever listed, so the grace period has nothing to keep.
-          `${what}${when}; no tier is listed until a payment goes through, so there are no roles to keep`,
-  };
+  );
 }

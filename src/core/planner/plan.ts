@@ -1,5 +1,5 @@
 import { SETTING_ROLE_LABEL, grantReason, managedRoleIds, tierRoles } from './desired-roles';
-import { type ReasonCode, type UnlinkedReason, grantWhy, standingFacts, unlinkedCode } from './reasons';
+import { type Said, type UnlinkedReason, UNSAID, grantWhy, standingFacts, unlinkedCode } from './reasons';
 import type { BlockedChange, DesiredRoles, Entitlement, GuildContext, LedgerEntry, RoleChange, UserPlan } from './types';
 
 export interface PlanInput {
@@ -18,6 +18,8 @@ export interface PlanInput {
   managed?: ReadonlySet<string>;
   /** Now: a ledger row younger than {@link GRANT_IN_FLIGHT_MS} may be a grant still on its way. */
   now: Date;
+  /** False: the same changes without their reasons (`decideUser`). Absent: true. */
+  words?: boolean;
 }
 
 /**
@@ -50,7 +52,9 @@ export function plan(input: PlanInput): UserPlan {
   const { guild, userId, desired, currentRoleIds, ledger } = input;
   const out: UserPlan = { guildId: guild.guildId, userId, changes: [], blocked: [] };
   if (!currentRoleIds) return out;
-  const frozen = new Set(input.entitlements.filter((e) => e.unreadable).map((e) => e.campaignId));
+  const words = input.words !== false;
+  const frozen = new Set<string>();
+  for (const e of input.entitlements) if (e.unreadable) frozen.add(e.campaignId);
 
   const push = (change: RoleChange) => {
     const role = guild.roles.get(change.roleId);
@@ -79,20 +83,21 @@ export function plan(input: PlanInput): UserPlan {
       op: 'add',
       roleId: grant.roleId,
       roleName: grant.roleName,
-      reason: grantReason(grant),
-      why: grantWhy(grant),
+      ...(words ? { reason: grantReason(grant), why: grantWhy(grant) } : UNSAID),
       grant: { campaignId: grant.campaignId, tierId: grant.tierId, kind: grant.kind, sources: grant.sources },
     });
   }
 
-  const handled = new Set<string>();
+  // Only strict mode reads it.
+  const handled = guild.settings.strict ? new Set<string>() : null;
   for (const entry of ledger) {
-    handled.add(entry.roleId);
+    handled?.add(entry.roleId);
     if (desired.grants.has(entry.roleId)) continue;
     if (entry.campaignId !== null && frozen.has(entry.campaignId)) continue;
     const role = guild.roles.get(entry.roleId);
-    const { reason, why }: Said =
-      input.unlinkedReason !== undefined
+    const { reason, why }: Said = !words
+      ? UNSAID
+      : input.unlinkedReason !== undefined
         ? { reason: input.unlinkedReason, why: { code: 'unlinked', how: unlinkedCode(input.unlinkedReason) } }
         : removalReason(entry, input);
     if (!role) {
@@ -100,8 +105,7 @@ export function plan(input: PlanInput): UserPlan {
         op: 'forget',
         roleId: entry.roleId,
         roleName: null,
-        reason: `${reason} (the role no longer exists)`,
-        why: { code: 'roleDeleted', why },
+        ...(words ? { reason: `${reason} (the role no longer exists)`, why: { code: 'roleDeleted', why } } : UNSAID),
       });
     } else if (!currentRoleIds.has(entry.roleId)) {
       if (input.now.getTime() - entry.recordedAt.getTime() < GRANT_IN_FLIGHT_MS) continue;
@@ -109,8 +113,7 @@ export function plan(input: PlanInput): UserPlan {
         op: 'forget',
         roleId: entry.roleId,
         roleName: role.name,
-        reason: `${reason} (already removed)`,
-        why: { code: 'alreadyRemoved', why },
+        ...(words ? { reason: `${reason} (already removed)`, why: { code: 'alreadyRemoved', why } } : UNSAID),
       });
     } else {
       push({ op: 'remove', roleId: entry.roleId, roleName: role.name, reason, why, basis: 'ledger' });
@@ -121,15 +124,19 @@ export function plan(input: PlanInput): UserPlan {
     const managed = input.managed ?? managedRoleIds(guild);
     const kept = frozenRoleIds(guild, frozen);
     for (const roleId of currentRoleIds) {
-      if (handled.has(roleId) || desired.grants.has(roleId) || !managed.has(roleId) || kept.has(roleId)) continue;
+      if (handled!.has(roleId) || desired.grants.has(roleId) || !managed.has(roleId) || kept.has(roleId)) continue;
       const role = guild.roles.get(roleId);
       if (!role || role.dangerous) continue;
       push({
         op: 'remove',
         roleId,
         roleName: role.name,
-        reason: `strict mode: ${role.name} is reserved for entitled patrons${input.unlinkedReason ? ` (${input.unlinkedReason})` : ''}`,
-        why: { code: 'strict', role: role.name, unlinked: input.unlinkedReason ? unlinkedCode(input.unlinkedReason) : null },
+        ...(words
+          ? {
+              reason: `strict mode: ${role.name} is reserved for entitled patrons${input.unlinkedReason ? ` (${input.unlinkedReason})` : ''}`,
+              why: { code: 'strict', role: role.name, unlinked: input.unlinkedReason ? unlinkedCode(input.unlinkedReason) : null },
+            }
+          : UNSAID),
         basis: 'strict',
       });
     }
@@ -151,12 +158,6 @@ function frozenRoleIds(guild: GuildContext, frozen: ReadonlySet<string>): Set<st
 function titleOf(guild: GuildContext, campaignId: string | null, tierId: string | null): string {
   const tier = guild.tiers.find((t) => t.campaignId === campaignId && t.tierId === tierId);
   return tier?.title ?? `tier ${tierId ?? '?'}`;
-}
-
-/** A sentence and its code. */
-interface Said {
-  reason: string;
-  why: ReasonCode;
 }
 
 function removalReason(entry: LedgerEntry, input: PlanInput): Said {

@@ -75,3 +75,15 @@ export function unlinkedCode(reason: UnlinkedReason): UnlinkedCode {
 export function grantWhy(grant: { why: ReasonCode; alsoWhy: readonly ReasonCode[] }): ReasonCode {
   return grant.alsoWhy.length === 0 ? grant.why : { code: 'also', reasons: [grant.why, ...grant.alsoWhy] };
 }
+
+/** A reason's sentence and its code. */
+export interface Said {
+  reason: string;
+  why: ReasonCode;
+}
+
+/**
+ * The reason of a plan made without its words (`desiredRoles`' `words: false`, `decideUser`): one
+ * shared value that nothing reads, since a decision's types leave the reasons out.
+ */
+export const UNSAID: Said = Object.freeze({ reason: '', why: Object.freeze({ code: 'joinerRole' } as const) });

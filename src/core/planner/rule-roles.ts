@@ -1,5 +1,5 @@
 import { day } from './format';
-import type { ReasonCode } from './reasons';
+import { type ReasonCode, UNSAID } from './reasons';
 import type { Entitlement, GuildContext, RuleRole } from './types';
 
 /**
@@ -43,9 +43,15 @@ export function addMonths(since: Date, months: number): Date {
 
 const entitledNow = (e: Entitlement): boolean => (e.kind === 'active' || e.kind === 'grace') && !e.unreadable;
 
-/** The rule roles an entitled user meets in this guild. */
-export function ruleGrants(guild: Pick<GuildContext, 'ruleRoles'>, entitlements: readonly Entitlement[], now: Date): RuleGrant[] {
+/** The rule roles an entitled user meets in this guild (`words: false`: with empty reasons, see `desiredRoles`). */
+export function ruleGrants(
+  guild: Pick<GuildContext, 'ruleRoles'>,
+  entitlements: readonly Entitlement[],
+  now: Date,
+  words = true,
+): RuleGrant[] {
   const out: RuleGrant[] = [];
+  if (!guild.ruleRoles || guild.ruleRoles.length === 0) return out;
   const entitled = entitlements.filter(entitledNow);
   for (const rule of guild.ruleRoles ?? []) {
     if (rule.kind === 'tenure') {
@@ -55,6 +61,10 @@ export function ruleGrants(guild: Pick<GuildContext, 'ruleRoles'>, entitlements:
       if (!longest) continue;
       const months = monthsBetween(longest.since!, now);
       if (months < rule.months) continue;
+      if (!words) {
+        out.push({ rule, entitlement: longest, ...UNSAID });
+        continue;
+      }
       out.push({
         rule,
         entitlement: longest,
@@ -64,6 +74,10 @@ export function ruleGrants(guild: Pick<GuildContext, 'ruleRoles'>, entitlements:
     } else {
       const largest = entitled.filter((e) => e.amount !== null).sort((a, b) => b.amount!.cents - a.amount!.cents)[0];
       if (!largest || largest.amount!.cents < rule.cents) continue;
+      if (!words) {
+        out.push({ rule, entitlement: largest, ...UNSAID });
+        continue;
+      }
       const { cents, currency } = largest.amount!;
       out.push({
         rule,

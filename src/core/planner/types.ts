@@ -356,3 +356,22 @@ export interface UserPlan {
   changes: RoleChange[];
   blocked: BlockedChange[];
 }
+
+/** A planner value without its words: what a decision is (`decideUser` in src/core/planner/index.ts). */
+export type Unworded<T> = T extends unknown ? Omit<T, 'reason' | 'why'> : never;
+
+/** A grant as decided: the role and what it is for, without its reasons. */
+export type DecidedGrant = Omit<DesiredGrant, 'reason' | 'why' | 'alsoBecause' | 'alsoWhy'>;
+
+/** The roles a user should hold, without the reasons and without the notes of the roles they do not get. */
+export interface DecidedRoles {
+  grants: ReadonlyMap<string, DecidedGrant>;
+}
+
+/** A plan as decided: the same changes and blocked changes, without their reasons. */
+export interface DecidedPlan {
+  guildId: string;
+  userId: string;
+  changes: Array<Unworded<RoleChange>>;
+  blocked: Array<Unworded<BlockedChange>>;
+}
