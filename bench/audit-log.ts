@@ -10,6 +10,7 @@ import { renderAudit } from '../src/edges/inbound/web/dashboard/render-audit';
 import { DAY, systemClock } from '../src/shared/clock';
 import { openScratchDatabase } from './scratch-database';
 import { serviceOver } from '../test/support/service-over';
+import { UNPACED_PATREON } from '../test/support/raised-limits';
 
 type Row = { name: string; value: string; goal?: string };
 
@@ -69,7 +70,8 @@ export async function runAuditLogBenchmark(options: AuditLogBenchmarkOptions = {
     const services = serviceOver({ patreon, discord, raisedLimits }, scratch.database, {
       clock,
       random: Math.random,
-      patreonLimits: { spec: null, patreon: null },
+      patreonLimits: UNPACED_PATREON,
+      // The client's own back-off, not the tests' quick one.
       patreonRetry: {},
       discordAccess: { rest: { globalRequestsPerSecond: 5_000 } },
     });

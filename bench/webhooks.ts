@@ -11,6 +11,7 @@ import { createDiscordSandbox } from '@tierlink/sandbox/discord';
 import { createMembershipServiceSandbox } from '@tierlink/sandbox/membership-service';
 import { type ScratchDatabase, openScratchDatabase } from './scratch-database';
 import { serviceOver } from '../test/support/service-over';
+import { UNPACED_PATREON } from '../test/support/raised-limits';
 
 /**
  * Webhook figures for `npm run bench`:
@@ -79,7 +80,8 @@ async function startStack(db: ScratchDatabase, options: { process: boolean }) {
   const services = serviceOver({ patreon, discord, raisedLimits }, db.database, {
     clock,
     random: Math.random,
-    patreonLimits: { spec: null, patreon: null },
+    patreonLimits: UNPACED_PATREON,
+    // The client's own back-off, not the tests' quick one.
     patreonRetry: {},
     discordAccess: { rest: { globalRequestsPerSecond: 10_000 } },
   });

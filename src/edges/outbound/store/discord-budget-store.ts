@@ -148,21 +148,25 @@ export function createPostgresBudgetStore(db: Db, options: Partial<GlobalHolderO
   async function end(): Promise<void> {
     const counted = own!;
     own = null;
-    for (const [key, row] of counted.rows) {
-      const read = counted.from.get(key);
-      if (read?.row === row) continue;
-      const askedAt = clock();
-      await tracked(
-        change(key, (current, now) => {
-          // Read before the database answered: every time moves later in its clock, never sooner.
-          const shift = now - askedAt;
-          const seenSentAt =
-            read && read.row.seenSentAt === row.seenSentAt ? read.seenSentAt : row.seenSentAt > 0 ? row.seenSentAt + shift : 0;
-          const mine = { ...row, windowEnd: row.windowEnd + shift, seenSentAt };
-          return { row: handedBack(current, mine), value: undefined };
-        }),
-      );
-    }
+    // The buckets are independent rows: written side by side, so the write-back's time is a round
+    // trip or two, not one per bucket, and it ends within the others' handoff wait.
+    const changed = [...counted.rows].filter(([key, row]) => counted.from.get(key)?.row !== row);
+    await Promise.all(
+      changed.map(([key, row]) => {
+        const read = counted.from.get(key);
+        const askedAt = clock();
+        return tracked(
+          change(key, (current, now) => {
+            // Read before the database answered: every time moves later in its clock, never sooner.
+            const shift = now - askedAt;
+            const seenSentAt =
+              read && read.row.seenSentAt === row.seenSentAt ? read.seenSentAt : row.seenSentAt > 0 ? row.seenSentAt + shift : 0;
+            const mine = { ...row, windowEnd: row.windowEnd + shift, seenSentAt };
+            return { row: handedBack(current, mine), value: undefined };
+          }),
+        );
+      }),
+    );
   }
 
   /** The memory store while the process holds the global limit, else null; begins and ends it as the hold does. */
