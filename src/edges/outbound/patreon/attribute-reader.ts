@@ -1,3 +1,4 @@
+import { isoInstant } from './iso-instant';
 import type { Resource } from './json-api';
 
 /** One attribute of one resource that could not be read: what, and why. */
@@ -136,16 +137,14 @@ export class AttributeReader {
 
   lenientDate(name: string): string | null {
     const v = this.attributes[name];
-    const at = typeof v === 'string' ? Date.parse(v) : NaN;
-    return Number.isNaN(at) ? null : new Date(at).toISOString();
+    return typeof v === 'string' ? isoInstant(v) : null;
   }
 
   /** An ISO date, normalised to `toISOString()` form. */
   nullableDate(name: string): string | null {
     const v = this.nullableString(name);
     if (v === null) return null;
-    const at = Date.parse(v);
-    return Number.isNaN(at) ? this.fail(name, 'a date') : new Date(at).toISOString();
+    return isoInstant(v) ?? this.fail(name, 'a date');
   }
 
   oneOf<T extends string>(name: string, allowed: readonly string[]): T | null {

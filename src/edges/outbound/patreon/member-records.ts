@@ -8,7 +8,8 @@ import type { Member, Tier, UnreadableMember } from './resources';
 
 /** A member as read from Patreon, in the shape the snapshot table stores. */
 export function snapshotFromMember(member: Member, readBy: SnapshotRow['readBy']): SnapshotInput {
-  return {
+  // One object of one shape, built once: the full sync makes one per member it reads.
+  const snapshot: SnapshotInput = {
     source: PATREON,
     campaignId: member.campaignId,
     memberId: member.id,
@@ -19,13 +20,14 @@ export function snapshotFromMember(member: Member, readBy: SnapshotRow['readBy']
     isGifted: member.isGifted,
     lastChargeDate: member.lastChargeDate ? new Date(member.lastChargeDate) : null,
     lastChargeStatus: member.lastChargeStatus,
-    entitledTierIds: [...member.entitledTierIds],
+    entitledTierIds: member.entitledTierIds.slice(),
     pledgeRelationshipStart: member.pledgeRelationshipStart ? new Date(member.pledgeRelationshipStart) : null,
     entitledAmountCents: member.currentlyEntitledAmountCents,
     fullName: member.fullName.trim() === '' ? null : member.fullName.slice(0, 200),
-    ...(member.hidesPledges !== null ? { hidesPledges: member.hidesPledges } : {}),
     readBy,
   };
+  if (member.hidesPledges !== null) snapshot.hidesPledges = member.hidesPledges;
+  return snapshot;
 }
 
 /** A delivery's payload (the re-read failed), stored as unconfirmed: it may keep or remove roles, never grant one. */
