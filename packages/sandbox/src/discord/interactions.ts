@@ -328,6 +328,8 @@ export class InteractionStore {
       .post(JSON.stringify(payload), { signal: controller.signal })
       .then(
         (answer) => {
+          // Closed while the answer was on its way: no callback window (and no timer) after close.
+          if (controller.signal.aborted) return;
           record.delivery.httpStatus = answer.status;
           if (record.delivery.state === 'failed') return;
           if (this.core.clock.now().getTime() - record.createdAt.getTime() > INITIAL_RESPONSE_MS) {
