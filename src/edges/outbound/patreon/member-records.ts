@@ -8,8 +8,7 @@ import type { Member, Tier, UnreadableMember } from './resources';
 
 /** A member as read from Patreon, in the shape the snapshot table stores. */
 export function snapshotFromMember(member: Member, readBy: SnapshotRow['readBy']): SnapshotInput {
-  // One object of one shape, built once: the full sync makes one per member it reads.
-  const snapshot: SnapshotInput = {
+  return {
     source: PATREON,
     campaignId: member.campaignId,
     memberId: member.id,
@@ -20,14 +19,13 @@ export function snapshotFromMember(member: Member, readBy: SnapshotRow['readBy']
     isGifted: member.isGifted,
     lastChargeDate: member.lastChargeDate ? new Date(member.lastChargeDate) : null,
     lastChargeStatus: member.lastChargeStatus,
-    entitledTierIds: member.entitledTierIds.slice(),
+    entitledTierIds: [...member.entitledTierIds],
     pledgeRelationshipStart: member.pledgeRelationshipStart ? new Date(member.pledgeRelationshipStart) : null,
     entitledAmountCents: member.currentlyEntitledAmountCents,
     fullName: member.fullName.trim() === '' ? null : member.fullName.slice(0, 200),
+    ...(member.hidesPledges !== null ? { hidesPledges: member.hidesPledges } : {}),
     readBy,
   };
-  if (member.hidesPledges !== null) snapshot.hidesPledges = member.hidesPledges;
-  return snapshot;
 }
 
 /** A delivery's payload (the re-read failed), stored as unconfirmed: it may keep or remove roles, never grant one. */

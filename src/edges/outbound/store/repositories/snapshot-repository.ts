@@ -150,42 +150,23 @@ export function readDigestKey(s: SnapshotInput): number {
   return hash52(digestText(s));
 }
 
-/** Between the digest's fields: a character no field holds. */
-const SEP = '\u0001';
-
-/**
- * The text {@link readDigest} hashes. Concatenated rather than joined from an array: one array and
- * its elements less per member, 100,000 times a sync; the text is the one earlier versions joined
- * (`test/edges/outbound/store/read-digest.test.ts` pins it).
- */
 function digestText(s: SnapshotInput): string {
-  return (
-    s.memberId +
-    SEP +
-    (s.externalUserId ?? '') +
-    SEP +
-    (s.patronStatus ?? '') +
-    SEP +
-    (s.isFollower ? '1' : '0') +
-    SEP +
-    (s.isFreeTrial ? '1' : '0') +
-    SEP +
-    (s.isGifted ? '1' : '0') +
-    SEP +
-    (s.lastChargeDate ? String(s.lastChargeDate.getTime()) : '') +
-    SEP +
-    (s.lastChargeStatus ?? '') +
-    SEP +
-    s.entitledTierIds.join(',') +
-    SEP +
-    (s.pledgeRelationshipStart ? String(s.pledgeRelationshipStart.getTime()) : '') +
-    SEP +
-    String(s.entitledAmountCents ?? '') +
-    SEP +
-    (s.fullName ?? '') +
+  return [
+    s.memberId,
+    s.externalUserId ?? '',
+    s.patronStatus ?? '',
+    s.isFollower ? 1 : 0,
+    s.isFreeTrial ? 1 : 0,
+    s.isGifted ? 1 : 0,
+    s.lastChargeDate?.getTime() ?? '',
+    s.lastChargeStatus ?? '',
+    s.entitledTierIds.join(','),
+    s.pledgeRelationshipStart?.getTime() ?? '',
+    s.entitledAmountCents ?? '',
+    s.fullName ?? '',
     // Only when set, so the digests of reads before this attribute was read stay the same.
-    (s.hidesPledges ? `${SEP}hides pledges` : '')
-  );
+    ...(s.hidesPledges ? ['hides pledges'] : []),
+  ].join('\u0001');
 }
 
 export function createSnapshotRepository(db: Db): SnapshotRepository {
