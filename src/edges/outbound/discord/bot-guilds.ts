@@ -5,9 +5,9 @@ import { type RESTGetAPICurrentUserGuildsResult, Routes } from 'discord.js';
 const PAGE = 200;
 
 /**
- * Runs a request again when the connection failed before any answer (no HTTP status): a kept-alive
- * socket the other end closed a moment ago resets the first request after a quiet spell, and
- * @discordjs/rest retries only 5xx answers and timeouts.
+ * Runs a request again when it failed without any answer (no HTTP status) after @discordjs/rest's
+ * own attempts (connections lost before an answer: src/edges/outbound/discord/connection-resets.ts):
+ * the start-up reads below wait out a short network fault rather than stop the service.
  */
 export async function retryingResets<T>(request: () => Promise<T>, attempts = 3): Promise<T> {
   for (let attempt = 1; ; attempt++) {

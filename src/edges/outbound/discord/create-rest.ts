@@ -1,6 +1,7 @@
 import type { APIRequest, RateLimitData, RESTOptions, ResponseLike } from '@discordjs/rest';
 import { DefaultRestOptions, REST } from '@discordjs/rest';
 import type { Logger } from '../../../shared/logger';
+import { sendingAgainAfterLostConnections } from './connection-resets';
 import type { RequestScheduler } from './request-scheduler';
 
 /** One answered request, as @discordjs/rest's `response` event reports it. */
@@ -70,11 +71,11 @@ export function createRest(options: CreateRestOptions): RestHandle {
     const pathname = new URL(url).pathname;
     return pathname.startsWith(prefix) ? pathname.slice(prefix.length) : pathname;
   };
-  const makeRequest = options.rest?.makeRequest ?? DefaultRestOptions.makeRequest;
+  const makeRequest = sendingAgainAfterLostConnections(options.rest?.makeRequest ?? DefaultRestOptions.makeRequest);
   const rest = new REST({
     ...options.rest,
     api: options.apiBaseUrl,
-    ...(scheduler ? { makeRequest: scheduler.makeRequest(makeRequest, pathOf) } : {}),
+    makeRequest: scheduler ? scheduler.makeRequest(makeRequest, pathOf) : makeRequest,
   }).setToken(options.token);
   let stats = emptyStats();
 
