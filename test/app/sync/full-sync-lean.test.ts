@@ -71,7 +71,11 @@ test('a sync right after a sync writes no snapshot, ledger, audit or link row an
   await syncCounting(fullSync);
   const idleAgain = await syncCounting(fullSync);
   expect(idleAgain.report.guilds[0]).toMatchObject({ planned: { adds: 0, removes: 0 }, linkedMembers: 40 });
-  expect(idleAgain.statements.length).toBe(idle.statements.length);
+  // Not one more per member (30 more members would be 30 or more): within one small transaction
+  // (4 statements) either way. On PostgreSQL a run once sent 3 more in the first idle sync than in
+  // the second, under CI's load; what varies there follows the server's timing, not the members
+  // (the statistics refresh, for one, analyses a table only if autovacuum has not yet).
+  expect(Math.abs(idleAgain.statements.length - idle.statements.length)).toBeLessThanOrEqual(4);
   expect(roleWrites()).toEqual([]);
 });
 
