@@ -14,7 +14,10 @@ const shared = {
   transform: {
     // Transpile only: types are checked by `tsc --noEmit` (npm run typecheck, CI) over src, test and bench.
     '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
+    // PGlite loads Node built-ins with import(): see the transform for why not --experimental-vm-modules.
+    '/node_modules/@electric-sql/pglite/dist/.+\\.cjs$': '<rootDir>/test/support/dynamic-import-as-require.mjs',
   },
+  transformIgnorePatterns: ['/node_modules/(?!@electric-sql/pglite/dist/)'],
 };
 
 module.exports = {
