@@ -244,6 +244,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       ]);
       clearTimeout(timer);
       services.discord.scheduler.close();
+      services.discord.rest.close();
       await services.discordBudget
         ?.close?.()
         .catch((error: unknown) => logger.warn({ err: error }, "giving up Discord's global limit failed"));

@@ -51,6 +51,12 @@ export interface RestHandle {
   rest: REST;
   stats(): RestStats;
   resetStats(): void;
+  /**
+   * Ends @discordjs/rest's two sweep timers (hourly and four-hourly). They do not keep the process
+   * running, but while they exist the client and everything it reaches stay in memory: a program
+   * that stops Tierlink and goes on (a test run, an embedding host) would keep each stopped client.
+   */
+  close(): void;
 }
 
 function emptyStats(): RestStats {
@@ -116,6 +122,10 @@ export function createRest(options: CreateRestOptions): RestHandle {
     stats: () => ({ ...stats, byRoute: { ...stats.byRoute } }),
     resetStats: () => {
       stats = emptyStats();
+    },
+    close: () => {
+      rest.clearHashSweeper();
+      rest.clearHandlerSweeper();
     },
   };
 }

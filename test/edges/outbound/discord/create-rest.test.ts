@@ -1,3 +1,5 @@
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { createManualClock } from '@tierlink/sandbox';
 import type { RestRateLimitEvent } from '../../../../src/edges/outbound/discord/create-rest';
 import { createRest } from '../../../../src/edges/outbound/discord/create-rest';
@@ -59,5 +61,26 @@ describe('REST client rate limits against the Discord sandbox', () => {
     } finally {
       sandbox.setRateLimit({ route: 'member-role', limit: 10, windowMs: 10_000 });
     }
+  });
+
+  it('ends its sweep timers on close, so a stopped client can be freed', async () => {
+    // The sweep timers do not keep the process running (unref), so only the garbage collector tells.
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const collected = async (make: () => WeakRef<object>) => {
+      const ref = make();
+      for (let i = 0; i < 3; i += 1) {
+        await new Promise((resolve) => setImmediate(resolve));
+        gc();
+      }
+      return ref.deref() === undefined;
+    };
+    const client = (close: boolean) => () => {
+      const handle = createRest({ apiBaseUrl: sandbox.apiBaseUrl, token: sandbox.botToken });
+      if (close) handle.close();
+      return new WeakRef(handle.rest);
+    };
+    expect(await collected(client(false))).toBe(false);
+    expect(await collected(client(true))).toBe(true);
   });
 });
