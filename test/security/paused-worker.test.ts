@@ -111,6 +111,8 @@ test('a queue worker runs each row under its fence: work that outlives its lease
   const scope = createFenceScope();
   const seen: Array<Fence | null> = [];
   let resume!: () => void;
+  let started!: () => void;
+  const running = new Promise<void>((r) => (started = r));
   const worker = createQueueWorker({
     name: 'jobs',
     queue,
@@ -122,11 +124,14 @@ test('a queue worker runs each row under its fence: work that outlives its lease
     fencing: { scope, table: 'jobs' },
     handle: async () => {
       seen.push(scope.current());
-      await new Promise<void>((r) => (resume = r));
+      const paused = new Promise<void>((r) => (resume = r));
+      started();
+      await paused;
     },
   });
   const working = worker.sweep();
-  await new Promise((r) => setTimeout(r, 100));
+  // The handler has the row (not a fixed wait: on a busy machine the claim can take longer).
+  await running;
   expect(seen).toEqual([{ kind: 'work', queue: 'jobs', id: expect.any(Number), attempts: 1 }]);
   clock.advance(2000);
   const [taken] = await queue.claim({ limit: 1, lockMs: 60_000, now: clock.now() });
