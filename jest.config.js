@@ -24,9 +24,9 @@ module.exports = {
   testTimeout: 30000,
   // PGlite instances and sandbox servers are heavy; two workers match the two cores CI has.
   maxWorkers: 2,
-  // A worker keeps what each test file leaves reachable (the product's modules, once per file): it
-  // grew past 2 GB by the end of a pass, where the garbage collector's pauses slow every test and,
-  // near Node's heap limit, stall the worker. A worker past 1 GB is replaced between two files.
+  // A worker keeps some of what each test file leaves reachable (about 9 MB a file): over a pass
+  // the garbage collector's pauses would slow every test and, near Node's heap limit, stall the
+  // worker. A worker past 1 GB is replaced between two files.
   workerIdleMemoryLimit: '1GB',
   projects: [
     { ...shared, displayName: 'core', testMatch: ['<rootDir>/test/core/**/*.test.ts', '<rootDir>/test/config.test.ts'] },

@@ -16,13 +16,10 @@ const BUILT_INS = new Set([...builtinModules, ...builtinModules.map((name) => `n
 const DYNAMIC_IMPORT = /(?<![.\w$])import\((["'])([^"'\n]+)\1\)/g;
 
 function rewrite(sourceText) {
-  let replaced = 0;
-  const code = sourceText.replace(DYNAMIC_IMPORT, (whole, _quote, name) => {
-    if (!BUILT_INS.has(name)) return whole;
-    replaced += 1;
-    return `__tierlinkBuiltIn(${JSON.stringify(name)})`;
-  });
-  if (replaced === 0) return { code: sourceText };
+  const code = sourceText.replace(DYNAMIC_IMPORT, (whole, _quote, name) =>
+    BUILT_INS.has(name) ? `__tierlinkBuiltIn(${JSON.stringify(name)})` : whole,
+  );
+  if (code === sourceText) return { code };
   const prelude =
     'var __tierlinkBuiltIn = ((load) => (name) => Promise.resolve().then(() => { const m = load(name); return { ...m, default: m }; }))(require);';
   // One line: the source map's line numbers stay right.
