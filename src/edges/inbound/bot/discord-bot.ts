@@ -1,6 +1,7 @@
 import { REST } from '@discordjs/rest';
 import {
   Client,
+  type ClientOptions,
   Events,
   GatewayIntentBits,
   Options,
@@ -16,12 +17,30 @@ import type { GatewaySessionFeed } from '../../outbound/discord/member-roles';
 import type { Logger } from '../../../shared/logger';
 
 /**
+ * A REST of a client's own that starts no timers. discord.js builds one in every client's
+ * constructor, and @discordjs/rest gives each two unref'd sweep intervals (hourly and four-hourly)
+ * that only `client.destroy()` clears. Tierlink hands every client the shared REST at once, so the
+ * one built first would be orphaned with its intervals running for as long as the process runs.
+ */
+const OWN_REST_WITHOUT_SWEEPERS = { hashSweepInterval: 0, handlerSweepInterval: 0 } as const;
+
+/**
+ * A discord.js client whose requests go through the shared REST (and so its rate-limit buckets),
+ * the REST it would have built for itself never started: the one way every client is made.
+ */
+export function clientOnSharedRest(options: Omit<ClientOptions, 'rest'>, rest: REST): Client {
+  const client = new Client({ ...options, rest: OWN_REST_WITHOUT_SWEEPERS });
+  client.rest = rest;
+  return client;
+}
+
+/**
  * `client.destroy()` also empties the token of the client's REST and stops its sweepers: with the
  * REST shared by every client and the role writer, closing one shard would leave the others (and
  * every role request) without a token. The client is handed a REST of its own before it goes.
  */
 export async function destroyKeepingSharedRest(client: Client): Promise<void> {
-  client.rest = new REST();
+  client.rest = new REST(OWN_REST_WITHOUT_SWEEPERS);
   await client.destroy();
 }
 
@@ -88,30 +107,31 @@ export interface ShardClient {
  */
 export function createShardClient(deps: ShardClientDeps): ShardClient {
   const { logger, shardId } = deps;
-  const client = new Client({
-    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMembers],
-    // Members are not cached (below): without partial members, discord.js drops GUILD_MEMBER_REMOVE
-    // for a member it does not hold, which is every member but the bot.
-    partials: [Partials.GuildMember],
-    shards: [shardId],
-    shardCount: deps.shardCount,
-    ws: { buildIdentifyThrottler: () => deps.identifyThrottler },
-    // Every reply may echo text from outside (tier titles, names): it pings nobody unless a reply says so.
-    allowedMentions: NO_MENTIONS,
-    waitGuildTimeout: deps.waitGuildTimeoutMs ?? 15_000,
-    // Every role change Tierlink makes comes back as a member update that discord.js would cache:
-    // after a large sync that is thousands of members nobody reads (roles are read over REST).
-    // Keep only the bot's own member and user; roles and guilds stay fully cached.
-    makeCache: Options.cacheWithLimits({
-      ...Options.DefaultMakeCacheSettings,
-      GuildMemberManager: { maxSize: 0, keepOverLimit: (member) => member.id === member.client.user.id },
-      UserManager: { maxSize: 0, keepOverLimit: (user) => user.id === user.client.user.id },
-      PresenceManager: 0,
-      VoiceStateManager: 0,
-    }),
-  });
-  // Share the REST client (and so its rate-limit buckets) with the role port.
-  client.rest = deps.rest;
+  const client = clientOnSharedRest(
+    {
+      intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMembers],
+      // Members are not cached (below): without partial members, discord.js drops GUILD_MEMBER_REMOVE
+      // for a member it does not hold, which is every member but the bot.
+      partials: [Partials.GuildMember],
+      shards: [shardId],
+      shardCount: deps.shardCount,
+      ws: { buildIdentifyThrottler: () => deps.identifyThrottler },
+      // Every reply may echo text from outside (tier titles, names): it pings nobody unless a reply says so.
+      allowedMentions: NO_MENTIONS,
+      waitGuildTimeout: deps.waitGuildTimeoutMs ?? 15_000,
+      // Every role change Tierlink makes comes back as a member update that discord.js would cache:
+      // after a large sync that is thousands of members nobody reads (roles are read over REST).
+      // Keep only the bot's own member and user; roles and guilds stay fully cached.
+      makeCache: Options.cacheWithLimits({
+        ...Options.DefaultMakeCacheSettings,
+        GuildMemberManager: { maxSize: 0, keepOverLimit: (member) => member.id === member.client.user.id },
+        UserManager: { maxSize: 0, keepOverLimit: (user) => user.id === user.client.user.id },
+        PresenceManager: 0,
+        VoiceStateManager: 0,
+      }),
+    },
+    deps.rest,
+  );
 
   const background = (what: string, task: Promise<void>) => {
     task.catch((error) => logger.error({ err: error }, `${what} failed`));

@@ -1,7 +1,7 @@
 import type { REST } from '@discordjs/rest';
-import { Client, Events, type Interaction, Options } from 'discord.js';
+import { type Client, Events, type Interaction, Options } from 'discord.js';
 import type { Logger } from '../../../shared/logger';
-import { NO_MENTIONS, destroyKeepingSharedRest } from './discord-bot';
+import { NO_MENTIONS, clientOnSharedRest, destroyKeepingSharedRest } from './discord-bot';
 
 /** The action discord.js runs on a gateway INTERACTION_CREATE: builds the interaction from the raw payload and emits it. */
 interface InteractionCreateAction {
@@ -36,13 +36,15 @@ export function createPayloadInteractions(deps: {
   clientFor(guildId: string): Client | null;
   logger: Logger;
 }) {
-  const detached = new Client({
-    intents: [],
-    allowedMentions: NO_MENTIONS,
-    // It never logs in: nothing to cache beyond what one interaction carries.
-    makeCache: Options.cacheWithLimits({ ...Options.DefaultMakeCacheSettings, UserManager: 0, GuildMemberManager: 0 }),
-  });
-  detached.rest = deps.rest;
+  const detached = clientOnSharedRest(
+    {
+      intents: [],
+      allowedMentions: NO_MENTIONS,
+      // It never logs in: nothing to cache beyond what one interaction carries.
+      makeCache: Options.cacheWithLimits({ ...Options.DefaultMakeCacheSettings, UserManager: 0, GuildMemberManager: 0 }),
+    },
+    deps.rest,
+  );
   detached.on(Events.InteractionCreate, (interaction) => {
     deps.onInteraction(interaction).catch((error: unknown) => deps.logger.error({ err: error }, 'interaction failed'));
   });

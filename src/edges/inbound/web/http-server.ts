@@ -67,7 +67,10 @@ export async function listen(app: RequestListener, port: number, limits: Partial
     async close(graceMs) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      await Promise.race([closed, new Promise((r) => setTimeout(r, graceMs).unref())]);
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([closed, new Promise((r) => (grace = setTimeout(r, graceMs).unref()))]);
+      // A closed server leaves no timer behind (it would hold the server and its app until it ran).
+      clearTimeout(grace);
       server.closeAllConnections();
     },
   };

@@ -170,8 +170,10 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
       if (timer) clearInterval(timer);
       timer = undefined;
       const all = Promise.all([...running]).then(() => true);
-      const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
+      let giveUp: NodeJS.Timeout | undefined;
+      const timeout = new Promise<boolean>((resolve) => (giveUp = setTimeout(() => resolve(false), timeoutMs).unref()));
       const finished = await Promise.race([all, timeout]);
+      clearTimeout(giveUp);
       // Work still running is given up: its leases are no longer renewed, so they run out and
       // another instance (or the next start) takes the rows, as after a crash.
       if (!finished) for (const release of [...renewals]) release();

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { HTTP_LIMITS, listen } from '../../../../src/edges/inbound/web/http-server';
+import { pendingTimers, timersStartedBy } from '../../../support/started-timers';
 
 /** The server's own limits: a slow client or a crowd of connections cannot hold it (a real server, raw sockets). */
 
@@ -51,4 +52,12 @@ test('connections past the cap are dropped at once; the ones inside it are serve
     for (const s of sockets) s.destroy();
     await server.close(100);
   }
+});
+
+test('a closed server leaves no timer behind, its grace period included', async () => {
+  const timers = await timersStartedBy(async () => {
+    const server = await listen(hello as never, 0);
+    await server.close(5_000);
+  });
+  expect(pendingTimers(timers)).toEqual([]);
 });
