@@ -86,11 +86,18 @@ export function healthChecks(sources: HealthSources): HealthChecks {
  * service still serves links and heals on the next sync.
  */
 export async function checkHealth(checks: HealthChecks, timeoutMs = 2000): Promise<HealthReport> {
-  const withTimeout = <T>(p: Promise<T>) =>
-    Promise.race([
-      p,
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs).unref()),
-    ]);
+  // Each check's timer ends with its answer: a probe every few seconds leaves none behind.
+  const withTimeout = async <T>(p: Promise<T>) => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs).unref();
+    });
+    try {
+      return await Promise.race([p, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   const report: HealthReport = { ok: true, checks: {} };
   try {
     await withTimeout(checks.database());

@@ -1,4 +1,5 @@
 import { type HealthChecks, checkHealth } from '../../../../src/edges/outbound/observability/health';
+import { pendingTimers, timersStartedBy } from '../../../support/started-timers';
 
 /** Checks that answer as a healthy deployment does, with the gateway's state given. */
 function checks(gateway: ReturnType<HealthChecks['gateway']>): HealthChecks {
@@ -49,4 +50,19 @@ describe('GET /healthz: the gateway check', () => {
     expect(report.ok).toBe(true);
     expect(report.checks.discordGateway).toEqual({ ok: true, detail: 'connecting', shards: [0], shardCount: 1 });
   });
+});
+
+test('a health check that answers at once leaves no timer behind (a load balancer probes every few seconds)', async () => {
+  let report: Awaited<ReturnType<typeof checkHealth>> | undefined;
+  const timers = await timersStartedBy(async () => {
+    report = await checkHealth(checks({ ready: true }));
+  });
+  expect(report!.ok).toBe(true);
+  expect(pendingTimers(timers)).toEqual([]);
+});
+
+test('a check that never answers is reported as such once its time is up', async () => {
+  const report = await checkHealth({ ...checks({ ready: true }), database: () => new Promise<void>(() => undefined) }, 50);
+  expect(report.ok).toBe(false);
+  expect(report.checks.database).toEqual({ ok: false, detail: 'no answer within 50 ms' });
 });
