@@ -14,6 +14,7 @@ import { createWebhookEndpoint } from './edges/inbound/web/webhook-endpoint';
 import { createKofiEndpoint } from './edges/inbound/web/kofi-endpoint';
 import { DAY } from './shared/clock';
 import { inStep } from './shared/startup-step';
+import { within } from './shared/within';
 import { explainContext, explainFailure } from './edges/outbound/observability/explain-failure';
 import { checkPublicUrl } from './edges/outbound/observability/public-url-check';
 import { type RunningSnapshotEndpoint, startSnapshotEndpoint } from './edges/inbound/local/snapshot-endpoint';
@@ -235,14 +236,7 @@ export async function createTierlink(options: TierlinkOptions): Promise<Tierlink
       const done = await Promise.all([webhooks.stop(grace), services.jobQueue.worker.stop(grace)]);
       if (done.includes(false)) logger.warn('stopped with work in flight; its leases expire and another start picks it up');
       // Messages to patrons already started are sent (or given up) before the Discord client closes; none starts now.
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        services.patronMessages.settled(),
-        new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, grace);
-        }),
-      ]);
-      clearTimeout(timer);
+      await within(services.patronMessages.settled(), grace, () => undefined);
       services.discord.scheduler.close();
       services.discord.rest.close();
       await services.discordBudget

@@ -17,6 +17,7 @@ import { createInteractionRouter } from './interaction-router';
 import { createPayloadInteractions } from './payload-interactions';
 import { type RegisteredCommandsMemo, registerCommands } from './register-commands';
 import { type GatewayLeases, type InstanceIdentity, type SessionGap, createShardCoordinator } from './shard-coordinator';
+import { within } from '../../../shared/within';
 
 /** The rejoin restore: one member reconciled, and what was applied (null on a dry run); and a member who left. */
 export interface MemberReconciler {
@@ -260,14 +261,11 @@ export function createBot(deps: BotDeps): DiscordBot {
       });
     },
     async stop(graceMs = 10_000) {
-      let timer: NodeJS.Timeout | undefined;
-      const answered = await Promise.race([
+      const answered = await within(
         Promise.allSettled([...answering]).then(() => true),
-        new Promise<false>((resolve) => {
-          timer = setTimeout(() => resolve(false), graceMs);
-        }),
-      ]);
-      clearTimeout(timer);
+        graceMs,
+        () => false,
+      );
       if (!answered) logger.warn({ interactions: answering.size }, 'stopped while interactions were still being answered');
       await coordinator.stop();
       await payloads.close();

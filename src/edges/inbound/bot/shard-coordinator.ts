@@ -4,6 +4,7 @@ import type { Logger } from '../../../shared/logger';
 import { retryingResets } from '../../outbound/discord/bot-guilds';
 import type { IdentifyThrottler, ShardClient } from './discord-bot';
 import type { IdentifySlots } from './identify-gate';
+import { within } from '../../../shared/within';
 
 /** The instance table and the shard leases as the coordinator uses them (src/edges/outbound/store/instance-registry.ts). */
 export interface GatewayLeases extends IdentifySlots {
@@ -385,10 +386,8 @@ export function createShardCoordinator(deps: ShardCoordinatorDeps): ShardCoordin
       plan = await agreePlan();
       logger.info({ instance: me.id, ...plan }, 'gateway plan');
       const started = await round();
-      let waiting: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>((resolve) => (waiting = setTimeout(() => resolve('late'), recoverMs)));
       const all = Promise.all(started);
-      const opened = await Promise.race([all, late]).finally(() => clearTimeout(waiting));
+      const opened = await within(all, recoverMs, () => 'late' as const);
       if (opened === 'late') {
         logger.warn({ shards: held() }, 'the gateway did not open within the start-up wait; going on, and trying again');
         all.catch((error: unknown) => logger.error({ err: error }, 'opening a gateway shard failed'));

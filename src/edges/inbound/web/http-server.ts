@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RequestListener } from 'node:http';
+import { within } from '../../../shared/within';
 
 export interface HttpServer {
   port: number;
@@ -67,10 +68,7 @@ export async function listen(app: RequestListener, port: number, limits: Partial
     async close(graceMs) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      let grace: NodeJS.Timeout | undefined;
-      await Promise.race([closed, new Promise((r) => (grace = setTimeout(r, graceMs).unref()))]);
-      // A closed server leaves no timer behind (it would hold the server and its app until it ran).
-      clearTimeout(grace);
+      await within(closed, graceMs, () => undefined);
       server.closeAllConnections();
     },
   };

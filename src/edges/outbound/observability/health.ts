@@ -1,3 +1,5 @@
+import { within } from '../../../shared/within';
+
 /**
  * The body of `GET /healthz`: `ok` is the database and this instance's gateway (every shard it
  * holds has a session, give or take a reconnection); the other checks are reported, not fatal.
@@ -86,18 +88,10 @@ export function healthChecks(sources: HealthSources): HealthChecks {
  * service still serves links and heals on the next sync.
  */
 export async function checkHealth(checks: HealthChecks, timeoutMs = 2000): Promise<HealthReport> {
-  // Each check's timer ends with its answer: a probe every few seconds leaves none behind.
-  const withTimeout = async <T>(p: Promise<T>) => {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs).unref();
+  const withTimeout = <T>(p: Promise<T>) =>
+    within(p, timeoutMs, (): never => {
+      throw new Error(`no answer within ${timeoutMs} ms`);
     });
-    try {
-      return await Promise.race([p, late]);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
   const report: HealthReport = { ok: true, checks: {} };
   try {
     await withTimeout(checks.database());
@@ -162,16 +156,13 @@ export async function checkHealth(checks: HealthChecks, timeoutMs = 2000): Promi
 
 /** The public `/healthz`: does the database answer within `timeoutMs`? Nothing else is read. */
 export async function databaseAnswers(database: { ping(): Promise<void> }, timeoutMs = 2000): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
-    timer.unref();
-  });
   try {
-    return await Promise.race([database.ping().then(() => true as const), timeout]);
+    return await within(
+      database.ping().then(() => true as const),
+      timeoutMs,
+      () => false as const,
+    );
   } catch {
     return false;
-  } finally {
-    clearTimeout(timer);
   }
 }

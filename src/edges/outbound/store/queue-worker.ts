@@ -3,6 +3,7 @@ import type { FenceScope } from '../../../shared/fence';
 import type { Clock, Random } from '../../../shared/clock';
 import { MINUTE } from '../../../shared/clock';
 import type { Logger } from '../../../shared/logger';
+import { within } from '../../../shared/within';
 
 export interface QueueWorkerOptions {
   name: string;
@@ -170,10 +171,7 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
       if (timer) clearInterval(timer);
       timer = undefined;
       const all = Promise.all([...running]).then(() => true);
-      let giveUp: NodeJS.Timeout | undefined;
-      const timeout = new Promise<boolean>((resolve) => (giveUp = setTimeout(() => resolve(false), timeoutMs).unref()));
-      const finished = await Promise.race([all, timeout]);
-      clearTimeout(giveUp);
+      const finished = await within(all, timeoutMs, () => false);
       // Work still running is given up: its leases are no longer renewed, so they run out and
       // another instance (or the next start) takes the rows, as after a crash.
       if (!finished) for (const release of [...renewals]) release();

@@ -4,6 +4,7 @@ import { NO_PINGS } from '../format';
 import { type Speaker, listFor, speakerFor } from '../speak';
 import { refusalWords } from '../../../../core/refusal-text';
 import type { AdoptionRefusal } from '../../../../app/admin/adoption-check';
+import { within } from '../../../../shared/within';
 
 /** Interaction replies can be edited for 15 minutes; answer before that. */
 export const STILL_RUNNING_AFTER_MS = 13 * 60_000;
@@ -45,13 +46,7 @@ export const syncCommand: Command = {
     );
     // Discord accepts edits of this reply for 15 minutes; a sync of a large server at Discord's real
     // rate limits can take longer. Say so while the reply can still be edited, and let it finish.
-    let timer: NodeJS.Timeout | undefined;
-    const stillRunning = new Promise<null>((resolve) => {
-      timer = setTimeout(() => resolve(null), STILL_RUNNING_AFTER_MS);
-      timer.unref();
-    });
-    const text = await Promise.race([run, stillRunning]);
-    clearTimeout(timer);
+    const text = await within(run, STILL_RUNNING_AFTER_MS, () => null);
     if (text === null) {
       run.catch((error) => logger.error({ err: error }, '/sync failed after its reply was closed'));
       await interaction.editReply(speaker.t('sync.stillRunning'));
