@@ -169,8 +169,10 @@ export interface AuthorityRefusal {
  * Whether `authority` may make Tierlink grant and remove `role` (map it, unmap it, make it the
  * former-patron or follower role, let strict mode remove it). Discord lets a member with Manage
  * Roles manage only roles below their own highest role; Tierlink keeps that rule, so the bot is
- * never a way round it. The owner and Administrators pass the hierarchy; roles with dangerous
- * permissions need one of them.
+ * never a way round it. Only the owner passes the hierarchy: Discord does not let Administrator
+ * bypass it (an Administrator cannot give a role at or above their own highest role in Discord
+ * either; docs/discord-api-notes.md §7). Roles with dangerous permissions need the owner or an
+ * Administrator.
  */
 export function checkRoleAuthority(authority: Authority, role: HierarchyRole): Result<HierarchyRole, AuthorityRefusal> {
   const refuse = (code: AuthorityRefusalCode, message: string, fix: string) =>
@@ -182,8 +184,7 @@ export function checkRoleAuthority(authority: Authority, role: HierarchyRole): R
       'Ask the server owner or an administrator, or for a role with Manage Roles.',
     );
   }
-  if (authority.isOwner || authority.isAdministrator) return ok(role);
-  if (!authority.highest || compareRolePositions(authority.highest, role) <= 0) {
+  if (!authority.isOwner && (!authority.highest || compareRolePositions(authority.highest, role) <= 0)) {
     const where =
       authority.highest && authority.highest.id !== authority.guildId
         ? `at or above your highest role, ${authority.highest.name}`
@@ -192,12 +193,13 @@ export function checkRoleAuthority(authority: Authority, role: HierarchyRole): R
       'at_or_above',
       `${role.name} is ${where}. Discord lets you give or take away only roles below your own highest role, and Tierlink ` +
         `keeps the same rule.`,
-      `Ask someone whose highest role is above ${role.name} (or the server owner, or an administrator) to do this.`,
+      `Ask someone whose highest role is above ${role.name}, or the server owner, to do this.`,
     );
     if (!refusal.ok)
       refusal.error.highestName = authority.highest && authority.highest.id !== authority.guildId ? authority.highest.name : null;
     return refusal;
   }
+  if (authority.isOwner || authority.isAdministrator) return ok(role);
   const dangerous = dangerousPermissionsOf(role.permissions);
   if (dangerous.length > 0) {
     const those = dangerous.length === 1 ? 'that permission' : 'those permissions';

@@ -117,7 +117,14 @@ describe('checkRoleAuthority', () => {
     ['a member with no role at all', { memberRoleIds: [] }, bronze, 'missing_permission'],
     ['the owner, an Administrator role', { userId: OWNER, memberRoleIds: [] }, headAdmin, 'ok'],
     ['the owner, a role above every role he has', { userId: OWNER, memberRoleIds: [bronze.id] }, senior, 'ok'],
-    ['an Administrator, a role above his highest', { memberRoleIds: [headAdmin.id] }, bot, 'ok'],
+    [
+      'an Administrator, a role above his highest (Discord does not let Administrator pass the hierarchy)',
+      { memberRoleIds: [headAdmin.id] },
+      bot,
+      'at_or_above',
+    ],
+    ['an Administrator, his own highest role', { memberRoleIds: [headAdmin.id] }, headAdmin, 'at_or_above'],
+    ['an Administrator, a plain role below him', { memberRoleIds: [headAdmin.id] }, senior, 'ok'],
     ['an Administrator, a dangerous role', { memberRoleIds: [headAdmin.id] }, kickHelper, 'ok'],
     [
       'Manage Roles from @everyone, a role below nothing he holds',
@@ -142,7 +149,7 @@ describe('checkRoleAuthority', () => {
         message:
           'Head Admin is at or above your highest role, Moderator. Discord lets you give or take away only roles below your own ' +
           'highest role, and Tierlink keeps the same rule.',
-        fix: 'Ask someone whose highest role is above Head Admin (or the server owner, or an administrator) to do this.',
+        fix: 'Ask someone whose highest role is above Head Admin, or the server owner, to do this.',
         highestName: 'Moderator',
       },
     });

@@ -64,7 +64,7 @@ test('a moderator cannot make the bot grant a role above him (Administrator or p
   expect(admin.content).toBe(
     'Nothing was mapped: Head Admin is at or above your highest role, Moderator. Discord lets you give or take away only ' +
       'roles below your own highest role, and Tierlink keeps the same rule.\n' +
-      '**What to do:** Ask someone whose highest role is above Head Admin (or the server owner, or an administrator) to do this.',
+      '**What to do:** Ask someone whose highest role is above Head Admin, or the server owner, to do this.',
   );
   expect(admin.ephemeral).toBe(true);
   expect((await asMod('map', map(gold(), role.senior)).reply()).content).toMatch(
@@ -193,4 +193,27 @@ test('the confirmation is bound to the person who asked and expires', async () =
   );
   expect(late.buttons).toEqual([]);
   expect((await settings()).strict).toBe(false);
+});
+
+test('an Administrator cannot have Tierlink give a role above his own highest role; below it, even a powerful role', async () => {
+  const botPosition = e.discord.guild(e.guildId).roles.find((r) => r.id === e.discord.guild(e.guildId).botRoleId)!.position;
+  // Council lands above Head Admin, still below the bot: Discord would assign it, were it asked.
+  const council = e.discord.createRole(e.guildId, { name: 'Council', permissions: 0n, position: botPosition }).id;
+  const asSam = (name: string, options: Array<Record<string, unknown>>) =>
+    runCommand(e, { userId: sam, name, options, memberPermissions: EVERYONE | PermissionFlagsBits.Administrator });
+
+  const refused = await asSam('map', map(silver(), council)).reply();
+  expect(refused.content).toMatch(/^Nothing was mapped: Council is at or above your highest role, Head Admin\./);
+  expect(refused.content).toContain('**What to do:** Ask someone whose highest role is above Council, or the server owner, to do this.');
+  const former = await asSam('settings', [roleOption('former_role', council)]).reply();
+  expect(former.content).toMatch(
+    /^Nothing was changed:\n• The former-patron role cannot be used: Council is at or above your highest role/,
+  );
+  expect((await e.tierlink.services.repos.mappings.of(e.guildId)).map((m) => m.roleId)).not.toContain(council);
+  expect((await settings()).formerPatronRoleId).toBeNull();
+
+  const allowed = await asSam('map', map(silver(), role.kickHelper)).until(/Updated|failed|now grants/);
+  expect(allowed.content).toMatch(/^\*\*Silver\*\* now grants \*\*Kick Helper\*\*\./);
+  await asSam('unmap', map(silver(), role.kickHelper)).until(/Updated|failed|no longer grants|Nothing/);
+  expect((await e.tierlink.services.repos.mappings.of(e.guildId)).map((m) => m.roleId)).not.toContain(role.kickHelper);
 });

@@ -1099,7 +1099,7 @@ export const de: Catalogue<EnglishCatalogue> = {
     '{role} liegt auf oder über deiner höchsten Rolle, {highest}. Discord lässt dich nur Rollen unter deiner eigenen höchsten Rolle vergeben oder entfernen, und Tierlink hält sich an dieselbe Regel.',
   'refusal.aboveYouNoRole':
     '{role} liegt über dir: Du hast auf diesem Server keine Rolle. Discord lässt dich nur Rollen unter deiner eigenen höchsten Rolle vergeben oder entfernen, und Tierlink hält sich an dieselbe Regel.',
-  'refusal.atOrAboveFix': 'Bitte jemanden, dessen höchste Rolle über {role} liegt (oder den Serverinhaber oder einen Admin), das zu tun.',
+  'refusal.atOrAboveFix': 'Bitte jemanden, dessen höchste Rolle über {role} liegt, oder den Serverinhaber, das zu tun.',
   'refusal.aboveBot': '{role} liegt auf oder über {bot}, der höchsten Rolle des Bots, daher lehnt Discord die Vergabe ab.',
   'refusal.aboveBotFix': 'Verschiebe die Rolle {bot} in Servereinstellungen → Rollen über {role}.',
   'refusal.managed': '{role} wird von einer Integration verwaltet (einem Bot, Boosts oder einem Abo); niemand kann sie von Hand vergeben.',

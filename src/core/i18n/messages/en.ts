@@ -1053,7 +1053,7 @@ export const en = {
     '{role} is at or above your highest role, {highest}. Discord lets you give or take away only roles below your own highest role, and Tierlink keeps the same rule.',
   'refusal.aboveYouNoRole':
     '{role} is above you: you have no role in this server. Discord lets you give or take away only roles below your own highest role, and Tierlink keeps the same rule.',
-  'refusal.atOrAboveFix': 'Ask someone whose highest role is above {role} (or the server owner, or an administrator) to do this.',
+  'refusal.atOrAboveFix': 'Ask someone whose highest role is above {role}, or the server owner, to do this.',
   'refusal.aboveBot': "{role} is at or above {bot}, the bot's highest role, so Discord refuses to assign it.",
   'refusal.aboveBotFix': 'Move the {bot} role above {role} in Server Settings → Roles.',
   'refusal.managed': '{role} is managed by an integration (a bot, a booster or a subscription role); nobody can assign it by hand.',

@@ -1073,8 +1073,7 @@ export const esES: Catalogue<EnglishCatalogue> = {
     '{role} está al nivel de tu rol más alto, {highest}, o por encima. Discord solo te deja dar o quitar roles por debajo de tu rol más alto, y Tierlink sigue la misma regla.',
   'refusal.aboveYouNoRole':
     '{role} está por encima de ti: no tienes ningún rol en este servidor. Discord solo te deja dar o quitar roles por debajo de tu rol más alto, y Tierlink sigue la misma regla.',
-  'refusal.atOrAboveFix':
-    'Pide a alguien cuyo rol más alto esté por encima de {role} (o al propietario del servidor, o a un administrador) que lo haga.',
+  'refusal.atOrAboveFix': 'Pide a alguien cuyo rol más alto esté por encima de {role}, o al propietario del servidor, que lo haga.',
   'refusal.aboveBot': '{role} está al nivel de {bot}, el rol más alto del bot, o por encima, así que Discord no deja asignarlo.',
   'refusal.aboveBotFix': 'Mueve el rol {bot} por encima de {role} en Ajustes del servidor → Roles.',
   'refusal.managed': '{role} lo gestiona una integración (un bot, las mejoras o una suscripción); nadie puede asignarlo a mano.',

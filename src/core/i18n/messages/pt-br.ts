@@ -1069,8 +1069,7 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
     '{role} está no mesmo nível ou acima do seu cargo mais alto, {highest}. O Discord só deixa você dar ou tirar cargos abaixo do seu cargo mais alto, e o Tierlink segue a mesma regra.',
   'refusal.aboveYouNoRole':
     '{role} está acima de você: você não tem nenhum cargo neste servidor. O Discord só deixa você dar ou tirar cargos abaixo do seu cargo mais alto, e o Tierlink segue a mesma regra.',
-  'refusal.atOrAboveFix':
-    'Peça a alguém cujo cargo mais alto esteja acima de {role} (ou ao dono do servidor, ou a um administrador) para fazer isso.',
+  'refusal.atOrAboveFix': 'Peça a alguém cujo cargo mais alto esteja acima de {role}, ou ao dono do servidor, para fazer isso.',
   'refusal.aboveBot': '{role} está no mesmo nível ou acima de {bot}, o cargo mais alto do bot, então o Discord se recusa a atribuí-lo.',
   'refusal.aboveBotFix': 'Mova o cargo {bot} para cima de {role} em Configurações do servidor → Cargos.',
   'refusal.managed': '{role} é gerenciado por uma integração (um bot, impulsos ou uma assinatura); ninguém pode atribuí-lo manualmente.',
