@@ -1,4 +1,5 @@
 import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
+import { type MemberRolesNow, PENDING_MEMBER } from '../../edges/outbound/discord/member-roles';
 import type { GuildPermissions, MemberStanding } from '../guild-permissions';
 import type { Clock } from '../../shared/clock';
 import type { DashboardSession } from './sign-in';
@@ -49,9 +50,11 @@ export const MAX_STANDINGS = 10_000;
  * through the bot, the owner, Administrator). The OAuth guild list only builds the menu.
  */
 /** Whether what the gateway says of the member now differs from the standing kept (undefined: it does not know). */
-function outdated(standing: MemberStanding, now: readonly string[] | null | undefined): boolean {
+function outdated(standing: MemberStanding, now: MemberRolesNow | undefined): boolean {
   if (now === undefined) return false;
   if (now === null) return standing.kind !== 'not_member';
+  // Still behind the server's Membership Screening: read again (a staff member is never pending for long).
+  if (now === PENDING_MEMBER) return true;
   if (standing.kind !== 'member') return true;
   return standing.roleIds.length !== now.length || now.some((id) => !standing.roleIds.includes(id));
 }
@@ -60,7 +63,7 @@ export function createDashboardAccess(deps: {
   guilds: Pick<GuildRepository, 'namesOf'>;
   permissions: Pick<GuildPermissions, 'of'>;
   /** The member's roles as the gateway says now, when this process knows (no request to Discord). */
-  gateway?: { peek(guildId: string, userId: string): readonly string[] | null | undefined };
+  gateway?: { peek(guildId: string, userId: string): MemberRolesNow | undefined };
   clock: Clock;
   ttlMs?: number;
   maxStandings?: number;

@@ -33,6 +33,7 @@ import type { MemberLookup } from './members';
 import type { OverviewService } from './overview';
 import type { SignIn } from './sign-in';
 import type { SyncDesk } from './syncs';
+import type { MemberRolesNow } from '../../edges/outbound/discord/member-roles';
 
 export interface DashboardDeps {
   repos: Pick<
@@ -42,7 +43,7 @@ export interface DashboardDeps {
   discord: {
     directory: GuildDirectory;
     snapshots: GuildSnapshotCache;
-    memberRoles?: { peek(guildId: string, userId: string): readonly string[] | null | undefined };
+    memberRoles?: { peek(guildId: string, userId: string): MemberRolesNow | undefined };
   };
   permissions: GuildPermissions;
   /** The audit log's reader (also `/audit`'s). */

@@ -28,7 +28,7 @@ export type ServiceStep =
   | { kind: 'bad_state'; place: JoinPlace };
 
 /** In the server, with the roles: added now, or found there and reconciled as `/link` does. */
-export interface Joined<K extends 'added' | 'already_member' = 'added' | 'already_member'> {
+export interface Joined<K extends 'added' | 'already_member' | 'pending' = 'added' | 'already_member' | 'pending'> {
   kind: K;
   place: JoinPlace;
   discordAccount: DiscordAccount;
@@ -38,6 +38,8 @@ export interface Joined<K extends 'added' | 'already_member' = 'added' | 'alread
 export type JoinCompletion =
   | Joined<'added'>
   | Joined<'already_member'>
+  /** In the server behind its Membership Screening, with no role yet: they come when the rules are accepted. */
+  | Joined<'pending'>
   | { kind: 'refused'; place: JoinPlace; discordAccount: DiscordAccount; problem: MemberAddProblem }
   | { kind: 'not_patron'; place: JoinPlace; preview: JoinPreview }
   /** The person pressed Cancel on Discord's page. */
@@ -181,9 +183,7 @@ export function createJoinFlow(deps: JoinFlowDeps): JoinFlow {
     // Linked here as by /link: a patron entitled in the server is told, when the server does that.
     if (joined.outcome.entitlements.some((e) => (e.kind === 'active' || e.kind === 'grace') && e.tierIds.length > 0))
       deps.patronMessages?.afterLink(guildId, userId, patreonUserId, locale);
-    return joined.kind === 'added'
-      ? { kind: 'added', place, discordAccount, outcome: joined.outcome }
-      : { kind: 'already_member', place, discordAccount, outcome: joined.outcome };
+    return { kind: joined.kind, place, discordAccount, outcome: joined.outcome } as Joined;
   }
 }
 

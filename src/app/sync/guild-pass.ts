@@ -95,6 +95,9 @@ export function createGuildPass(deps: GuildPassDeps): GuildPass {
             await memberList.seen(guild.guildId, fresh, now, listing);
           }
           for (const m of todo) {
+            // Behind the server's Membership Screening: nothing given until they accept its rules (a
+            // role now would let them skip it); their passing it plans them, as a join does.
+            if (m.pending === true) continue;
             const isLinked = linked.has(m.userId);
             const known = isLinked || states.has(m.userId);
             const members = (states.get(m.userId) ?? []).filter((state) => !stale(state));

@@ -13,15 +13,22 @@ import { type ApplyResult, type FailedChange, auditEntry } from './applied-chang
  */
 export type Admit = (roleIds: readonly string[]) => Promise<Result<MemberAdded, MemberAddProblem>>;
 
-/** What a join's request did: added with the roles, found the person already in (nothing applied), or refused. */
+/**
+ * What a join's request did: added with the roles, found the person already in (nothing applied),
+ * added with no role behind the server's Membership Screening (`pending`), or refused.
+ */
 export type JoinApplyResult =
-  { kind: 'added'; result: ApplyResult } | { kind: 'already_member' } | { kind: 'refused'; problem: MemberAddProblem; result: ApplyResult };
+  | { kind: 'added'; result: ApplyResult }
+  | { kind: 'already_member' }
+  | { kind: 'pending' }
+  | { kind: 'refused'; problem: MemberAddProblem; result: ApplyResult };
 
 /**
  * Applies the plan of someone not in the guild yet through one Add Guild Member request with
  * every role the plan adds (docs/decisions.md §21), under the ledger's rule: grants recorded
  * before the request, audited as applied when Discord adds them (201); when it refuses, or
- * answers that they are a member already (204: nothing applied), the rows this join recorded
+ * answers that they are a member already (204: nothing applied), or added them with no role
+ * behind the server's Membership Screening (their roles come when they pass it), the rows this join recorded
  * go again (`recordedBefore`: roles the ledger held already stay). Roles the hierarchy check
  * left out fail as a refused grant does. Call it inside RoleApplier.withMember.
  */
@@ -49,9 +56,9 @@ export function createJoinApply(deps: {
     const at = clock.now();
     const entry = (change: RoleChange | BlockedChange, outcome: AuditEntry['outcome'], error: string | null = null) =>
       auditEntry({ guildId, userId, trigger: 'join', at }, change, outcome, error);
-    if (!answer.ok || answer.value.status === 'already_member') {
+    if (!answer.ok || answer.value.status !== 'added') {
       await ledger.write(guildId, [], fresh, at);
-      if (answer.ok) return { kind: 'already_member' };
+      if (answer.ok) return answer.value.status === 'pending' ? { kind: 'pending' } : { kind: 'already_member' };
       const problem = answer.error;
       const failed: FailedChange[] = adds.map((change) => ({ change, code: problem.code, message: problem.message, fix: null }));
       await ledger.audit(adds.map((c) => entry(c, 'failed', `${problem.code}: ${problem.message}`)));

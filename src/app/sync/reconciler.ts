@@ -2,7 +2,7 @@ import type { GuildRepository } from '../../edges/outbound/store/repositories/gu
 import type { LedgerRepository } from '../../edges/outbound/store/repositories/ledger-repository';
 import type { LinkRepository } from '../../edges/outbound/store/repositories/link-repository';
 import type { MemberListRepository } from '../../edges/outbound/store/repositories/member-list-repository';
-import type { MemberRoles } from '../../edges/outbound/discord/member-roles';
+import { type MemberRoles, PENDING_MEMBER } from '../../edges/outbound/discord/member-roles';
 import type { MemberStates } from '../membership/member-states';
 import { type PlannedUser, type UnlinkedReason, planUser } from '../../core/planner';
 import type { GuildContext, MemberState } from '../../core/planner/types';
@@ -36,6 +36,11 @@ export interface MemberOutcome extends PlannedUser {
   userId: string;
   /** False when the user is not in the guild (nothing was planned). */
   inGuild: boolean;
+  /**
+   * In the guild but not yet through its Membership Screening: planned as not in it (nothing given,
+   * since a role would let them skip the server's rules); their roles come when they pass it.
+   */
+  pending: boolean;
   /** Null on a dry run. */
   result: ApplyResult | null;
 }
@@ -44,6 +49,8 @@ export interface MemberOutcome extends PlannedUser {
 export type JoinOutcome =
   | { kind: 'added'; outcome: MemberOutcome }
   | { kind: 'already_member'; outcome: MemberOutcome }
+  /** Added behind the server's Membership Screening, with no role: the roles come when they accept the rules. */
+  | { kind: 'pending'; outcome: MemberOutcome }
   | { kind: 'refused'; problem: MemberAddProblem; outcome: MemberOutcome };
 
 export interface ReconcilerDeps {
@@ -103,7 +110,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
 
   /** What a member's plan is made from: the guild, their link and snapshots, their roles now and our grants. */
   async function gather(guildId: string, discordUserId: string, options: ReconcileOptions, known?: UserState) {
-    const [guild, { members, linked }, roleIds, ledger] = await Promise.all([
+    const [guild, { members, linked }, now, ledger] = await Promise.all([
       deps.contexts.load(guildId),
       known ?? userState(discordUserId, options.unlinkedReason !== undefined),
       deps.memberRoles.rolesOf(guildId, discordUserId),
@@ -111,7 +118,9 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     ]);
     // A user no source knows (no link, no comp) loses what we granted for that reason.
     const unlinkedReason = options.unlinkedReason ?? (linked || members.length > 0 ? undefined : 'no linked membership');
-    return { guild, members, roleIds, ledger, ...(unlinkedReason !== undefined ? { unlinkedReason } : {}) };
+    const pending = now === PENDING_MEMBER;
+    const roleIds = pending ? null : now;
+    return { guild, members, roleIds, pending, ledger, ...(unlinkedReason !== undefined ? { unlinkedReason } : {}) };
   }
 
   /** Gathers, plans and applies one member; the caller holds the member's lock. */
@@ -121,7 +130,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     options: ReconcileOptions,
     known?: UserState,
   ): Promise<MemberOutcome> {
-    const { guild, members, roleIds, ledger, unlinkedReason } = await gather(guildId, discordUserId, options, known);
+    const { guild, members, roleIds, pending, ledger, unlinkedReason } = await gather(guildId, discordUserId, options, known);
     const planned = planUser({
       guild,
       userId: discordUserId,
@@ -136,9 +145,9 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     // After the roles: a message never holds up, nor fails, a role change.
     if (!options.dryRun && roleIds !== null) tellMember(guild, discordUserId, members);
     if (!options.dryRun && (members.length > 0 || ledger.length > 0)) {
-      await deps.memberList?.present(guildId, discordUserId, null, deps.clock.now(), roleIds !== null);
+      await deps.memberList?.present(guildId, discordUserId, null, deps.clock.now(), roleIds !== null || pending);
     }
-    return { ...planned, guildId, userId: discordUserId, inGuild: roleIds !== null, result };
+    return { ...planned, guildId, userId: discordUserId, inGuild: roleIds !== null, pending, result };
   }
 
   /** `known`: the user's state when the caller just read it (one read for all their guilds). */
@@ -156,8 +165,8 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
   async function joinMember(guildId: string, discordUserId: string, admit: Admit): Promise<JoinOutcome> {
     const options: ReconcileOptions = { trigger: 'join' };
     return deps.applier.withMember(guildId, discordUserId, async () => {
-      const { guild, members, roleIds, ledger, unlinkedReason } = await gather(guildId, discordUserId, options);
-      if (roleIds) return { kind: 'already_member', outcome: await reconcileHeld(guildId, discordUserId, options) };
+      const { guild, members, roleIds, pending, ledger, unlinkedReason } = await gather(guildId, discordUserId, options);
+      if (roleIds || pending) return { kind: 'already_member', outcome: await reconcileHeld(guildId, discordUserId, options) };
       const now = deps.clock.now();
       const planned = planUser({
         guild,
@@ -172,7 +181,19 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
       const joined = await deps.applier.join(planned.plan, admit, { recordedBefore: new Set(ledger.map((e) => e.roleId)) });
       if (joined.kind === 'already_member')
         return { kind: 'already_member', outcome: await reconcileHeld(guildId, discordUserId, options) };
-      const outcome = { ...planned, guildId, userId: discordUserId, inGuild: joined.kind === 'added', result: joined.result };
+      if (joined.kind === 'pending') {
+        // In the server with nothing given: the GUILD_MEMBER_UPDATE of their passing the screening gives the roles.
+        const held: ApplyResult = { applied: [], failed: [], blocked: [] };
+        return { kind: 'pending', outcome: { ...planned, guildId, userId: discordUserId, inGuild: false, pending: true, result: held } };
+      }
+      const outcome = {
+        ...planned,
+        guildId,
+        userId: discordUserId,
+        inGuild: joined.kind === 'added',
+        pending: false,
+        result: joined.result,
+      };
       if (joined.kind === 'refused') return { kind: 'refused', problem: joined.problem, outcome };
       await scheduleGraceEnd(graceEndOf(guild, discordUserId, members, now));
       return { kind: 'added', outcome };

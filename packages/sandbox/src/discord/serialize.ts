@@ -50,7 +50,7 @@ export function memberJson(member: MemberRecord, user: UserRecord): Json {
     deaf: false,
     mute: false,
     flags: 0,
-    pending: false,
+    pending: member.pending,
     communication_disabled_until: null,
   };
 }
@@ -88,7 +88,7 @@ export function guildJson(guild: GuildRecord): Json {
     roles: [...guild.roles.values()].map(roleJson),
     emojis: [],
     stickers: [],
-    features: [],
+    features: guild.screening ? ['COMMUNITY', 'MEMBER_VERIFICATION_GATE_ENABLED'] : [],
     mfa_level: 0,
     application_id: null,
     system_channel_id: null,

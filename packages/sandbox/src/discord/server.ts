@@ -143,6 +143,10 @@ export interface DiscordSandbox {
   deleteRole(guildId: string, roleId: string): void;
   addMember(guildId: string, options?: AddMemberOptions): MemberSnapshot;
   removeMember(guildId: string, userId: string): void;
+  /** Turns Membership Screening on or off for later joiners (they are added `pending`); GUILD_UPDATE. */
+  setScreening(guildId: string, on: boolean): void;
+  /** A pending member accepts the server's rules: `pending` false, announced by GUILD_MEMBER_UPDATE. */
+  completeScreening(guildId: string, userId: string): void;
   members(guildId: string, options?: { limit?: number; after?: string }): MemberSnapshot[];
   /** Bans a user, removing them from the guild if they are in it; Add Guild Member then answers 40007. */
   banUser(guildId: string, userId: string, options?: { reason?: string }): void;
@@ -434,6 +438,8 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
     deleteRole: (guildId, roleId) => state.deleteRole(guildId, roleId),
     addMember: (guildId, o) => state.addMember(guildId, o),
     removeMember: (guildId, userId) => state.removeMember(guildId, userId),
+    setScreening: (guildId, on) => state.setScreening(guildId, on),
+    completeScreening: (guildId, userId) => state.completeScreening(guildId, userId),
     members(guildId, o = {}) {
       const guild = state.requireGuild(guildId);
       const after = o.after ?? '0';

@@ -36,6 +36,13 @@ export interface MemberRecord {
   roleIds: string[];
   joinedAt: Date;
   nick: string | null;
+  /**
+   * Not yet through the server's Membership Screening (its rules): Discord adds joiners of a
+   * server with screening on as `pending` and sends GUILD_MEMBER_UPDATE with `pending: false` when
+   * they accept (docs/discord-api-notes.md §2). A role given to a pending member lets them skip the
+   * screening, as Discord does: the stand-in clears `pending` then, so a test can see it happen.
+   */
+  pending: boolean;
 }
 
 /** Channel types the stand-in has (Discord's docs, Channel resource; docs/discord-api-notes.md §9): text, voice, category, announcement. */
@@ -71,6 +78,8 @@ export interface GuildRecord {
   maxMembers: number;
   /** The server's language (`preferred_locale`, Community settings); `en-US` by default, as Discord's. */
   preferredLocale: string;
+  /** Membership Screening on (the guild's features list `MEMBER_VERIFICATION_GATE_ENABLED`): joiners are `pending`. */
+  screening: boolean;
 }
 
 /** Changes the gateway turns into dispatches and waiters watch. `silent` changes are not dispatched. */
@@ -97,6 +106,8 @@ export interface CreateGuildOptions {
   preferredLocale?: string;
   /** Mints the guild's id so that its events go to this shard (`(id >> 22) % count === id`). */
   shard?: { id: number; count: number };
+  /** Membership Screening (rules to accept before taking part): joiners are added `pending`. Off when absent. */
+  screening?: boolean;
 }
 
 export interface CreatedGuild {
@@ -162,6 +173,8 @@ export interface AddMemberOptions {
   nick?: string | null;
   /** The language of the user's client (`GET /users/@me` `locale`). */
   locale?: string;
+  /** Not yet through the server's Membership Screening; the server's `screening` when absent. */
+  pending?: boolean;
 }
 
 /** Thrown by control methods used wrongly (unknown guild in a test, …): a test bug, not a Discord answer. */
@@ -237,6 +250,7 @@ export class DiscordState {
       bans: new Map(),
       maxMembers: options.maxMembers ?? 500_000,
       preferredLocale: options.preferredLocale ?? 'en-US',
+      screening: options.screening ?? false,
     };
     guild.roles.set(guildId, {
       id: guildId,
@@ -260,8 +274,8 @@ export class DiscordState {
       botId: this.botUser.id,
     });
     const now = this.clock.now();
-    guild.members.set(ownerId, { userId: ownerId, roleIds: [], joinedAt: now, nick: null });
-    guild.members.set(this.botUser.id, { userId: this.botUser.id, roleIds: [botRoleId], joinedAt: now, nick: null });
+    guild.members.set(ownerId, { userId: ownerId, roleIds: [], joinedAt: now, nick: null, pending: false });
+    guild.members.set(this.botUser.id, { userId: this.botUser.id, roleIds: [botRoleId], joinedAt: now, nick: null, pending: false });
     guild.channels.set(channelId, {
       id: channelId,
       guildId,
@@ -478,7 +492,13 @@ export class DiscordState {
       if (roleId === guildId) throw new SandboxUsageError('@everyone is implicit and never listed in a member');
       this.requireRole(guild, roleId);
     }
-    const member: MemberRecord = { userId: user.id, roleIds, joinedAt: options.joinedAt ?? this.clock.now(), nick: options.nick ?? null };
+    const member: MemberRecord = {
+      userId: user.id,
+      roleIds,
+      joinedAt: options.joinedAt ?? this.clock.now(),
+      nick: options.nick ?? null,
+      pending: options.pending ?? (guild.screening && roleIds.length === 0),
+    };
     guild.members.set(user.id, member);
     guild.sortedIds = null;
     if (!silent) this.emit({ type: 'member-add', guildId, userId: user.id });
@@ -500,12 +520,34 @@ export class DiscordState {
   joinMember(guildId: string, userId: string, roleIds: readonly string[], nick: string | null, reason: string | null): MemberRecord {
     const guild = this.requireGuild(guildId);
     if (guild.members.has(userId)) throw new SandboxUsageError(`user ${userId} is already a member of ${guildId}`);
-    const member: MemberRecord = { userId, roleIds: [...new Set(roleIds)], joinedAt: this.clock.now(), nick };
+    const unique = [...new Set(roleIds)];
+    // Added with roles, a joiner skips the screening (what a bot's join roles do to it in Discord).
+    const member: MemberRecord = {
+      userId,
+      roleIds: unique,
+      joinedAt: this.clock.now(),
+      nick,
+      pending: guild.screening && unique.length === 0,
+    };
     guild.members.set(userId, member);
     guild.sortedIds = null;
     for (const roleId of member.roleIds) this.record(guildId, userId, roleId, 'add', 'join', reason);
     this.emit({ type: 'member-add', guildId, userId });
     return member;
+  }
+
+  /** The member accepted the server's rules: no longer `pending`, announced by GUILD_MEMBER_UPDATE. */
+  completeScreening(guildId: string, userId: string): void {
+    const member = this.requireMember(guildId, userId);
+    if (!member.pending) throw new SandboxUsageError(`user ${userId} is not pending in ${guildId}`);
+    member.pending = false;
+    this.emit({ type: 'member-update', guildId, userId });
+  }
+
+  /** Turns Membership Screening on or off for later joiners (members already in stay as they are). */
+  setScreening(guildId: string, on: boolean): void {
+    this.requireGuild(guildId).screening = on;
+    this.emit({ type: 'guild-update', guildId });
   }
 
   /** GUILD_MEMBER_ADD for someone already in the guild ("may also be sent for users who are already members"). */
@@ -549,6 +591,7 @@ export class DiscordState {
     const member = this.requireMember(guildId, userId);
     if (member.roleIds.includes(roleId)) return false;
     member.roleIds.push(roleId);
+    member.pending = false;
     this.record(guildId, userId, roleId, 'add', via, reason);
     this.emit({ type: 'member-update', guildId, userId });
     return true;
@@ -576,6 +619,7 @@ export class DiscordState {
     const added = next.filter((id) => !before.has(id));
     if (removed.length === 0 && added.length === 0) return;
     member.roleIds = next;
+    if (added.length > 0) member.pending = false;
     for (const roleId of removed) this.record(guildId, userId, roleId, 'remove', via, reason);
     for (const roleId of added) this.record(guildId, userId, roleId, 'add', via, reason);
     this.emit({ type: 'member-update', guildId, userId });
@@ -665,7 +709,13 @@ export function roleSnapshot(role: RoleRecord): RoleSnapshot {
 }
 
 function memberSnapshot(member: MemberRecord, user: UserRecord | undefined): MemberSnapshot {
-  return { userId: member.userId, username: user?.username ?? 'unknown', roleIds: [...member.roleIds], joinedAt: member.joinedAt };
+  return {
+    userId: member.userId,
+    username: user?.username ?? 'unknown',
+    roleIds: [...member.roleIds],
+    joinedAt: member.joinedAt,
+    pending: member.pending,
+  };
 }
 
 export function channelSnapshot(channel: ChannelRecord): ChannelSnapshot {

@@ -25,6 +25,8 @@ export interface MemberSnapshot {
   username: string;
   roleIds: string[];
   joinedAt: Date;
+  /** Not yet through the server's Membership Screening. */
+  pending: boolean;
 }
 
 export interface ChannelSnapshot {

@@ -75,6 +75,29 @@ describe('Discord sandbox gateway', () => {
     expect(gw.frames.some((f) => f.t === 'GUILD_MEMBER_ADD')).toBe(false);
   });
 
+  it('Membership Screening: the guild lists the feature; a joiner is pending until they accept or are given a role', async () => {
+    sandbox.setScreening(guildId, true);
+    const gw = connect();
+    await gw.frame((f) => f.op === 10);
+    gw.send({ op: 2, d: { token: sandbox.botToken, intents: Intent.Guilds | Intent.GuildMembers, properties: {} } });
+    const create = await gw.frame((f) => f.t === 'GUILD_CREATE');
+    expect((create.d as { features: string[] }).features).toEqual(['COMMUNITY', 'MEMBER_VERIFICATION_GATE_ENABLED']);
+
+    const { userId: ann } = sandbox.addMember(guildId, { username: 'ann' });
+    const added = await gw.frame((f) => f.t === 'GUILD_MEMBER_ADD');
+    expect(added.d).toMatchObject({ user: { id: ann }, roles: [], pending: true });
+    sandbox.completeScreening(guildId, ann);
+    const accepted = await gw.frame((f) => f.t === 'GUILD_MEMBER_UPDATE');
+    expect(accepted.d).toMatchObject({ user: { id: ann }, pending: false });
+    expect(() => sandbox.completeScreening(guildId, ann)).toThrow(/not pending/);
+
+    // A role given to a pending member lets them skip the rules, as in Discord.
+    const { userId: ben } = sandbox.addMember(guildId, { username: 'ben' });
+    const gold = sandbox.createRole(guildId, { name: 'Gold' }).id;
+    sandbox.setMemberRolesByHand(guildId, ben, [gold]);
+    expect(sandbox.members(guildId).find((m) => m.userId === ben)).toMatchObject({ roleIds: [gold], pending: false });
+  });
+
   it('answers RESUME of an unknown session with INVALID_SESSION (d: false)', async () => {
     const gw = connect();
     await gw.frame((f) => f.op === 10);

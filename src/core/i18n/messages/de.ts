@@ -231,6 +231,8 @@ export const de: Catalogue<EnglishCatalogue> = {
   'status.neverThem': '**Nicht verknüpft.** /link wurde noch nicht ausgeführt.',
   'status.notInGuildYou': 'Du bist noch nicht auf diesem Server; deine Rollen kommen, sobald du beitrittst.',
   'status.notInGuildThem': 'Das Mitglied ist gerade nicht auf diesem Server; die Rollen kommen beim Beitritt.',
+  'status.screeningYou': 'Du hast die Regeln dieses Servers noch nicht angenommen; deine Rollen kommen, sobald du das tust.',
+  'status.screeningThem': 'Das Mitglied hat die Regeln dieses Servers noch nicht angenommen; die Rollen kommen, sobald es das tut.',
   'status.rolesHeading': '**Rollen von Tierlink**',
   'status.blocked': 'kann nicht vergeben werden: {problem}',
   'status.pending': 'unterwegs',
@@ -284,6 +286,7 @@ export const de: Catalogue<EnglishCatalogue> = {
   'page.kept': 'Behalten',
   'page.removed': 'Entfernt',
   'page.notIncluded': 'Nicht dabei',
+  'page.afterRules': 'Nach den Regeln',
   'page.onHold': 'Wartet',
   'page.waiting': 'Wartet auf den Server',
   'page.ownerCanDoctor': 'Der Serverinhaber kann mit /doctor herausfinden, was zu ändern ist.',
@@ -309,6 +312,9 @@ export const de: Catalogue<EnglishCatalogue> = {
   },
   'linkPage.footer': 'Tierlink hält deine Discord-Rollen im Einklang mit deiner Patreon-Mitgliedschaft. Du kannst diesen Tab schließen.',
   'linkPage.footerUnlink': 'Zum Trennen führe <code>/unlink</code> in Discord aus.',
+  'linkPage.headRules': 'Verknüpft! Jetzt noch die Serverregeln annehmen',
+  'linkPage.rules': 'Öffne {server} und nimm die Regeln an. Deine Rollen kommen, sobald du das tust.',
+  'linkPage.rulesDetail': 'Discord lässt neue Mitglieder dieses Servers zuerst die Regeln annehmen, und Tierlink wartet ebenfalls darauf.',
   'linkPage.join': 'Tritt {server} bei. Deine Rollen kommen mit dir.',
   'linkPage.joinDetail': 'Deine Konten sind verknüpft, du musst <code>/link</code> also nicht noch einmal ausführen.',
   'linkPage.problemStep': {
@@ -454,6 +460,12 @@ export const de: Catalogue<EnglishCatalogue> = {
   'join.leadAddedRoles': 'Willkommen, <strong>{name}</strong>! Tierlink hat dich {server} mit deinen Rollen hinzugefügt.',
   'join.leadAlready':
     'Deine Patreon-Mitgliedschaft ist mit <strong>{account}</strong> verknüpft, und deine Rollen auf {server} sind aktuell.',
+  'join.headPending': 'Du bist in {server}: Jetzt die Regeln annehmen',
+  'join.leadPending':
+    'Willkommen, <strong>{name}</strong>! Neue Mitglieder nehmen in {server} zuerst die Regeln an; danach kommen deine Rollen sofort.',
+  'join.openRules': 'Öffne {server} in Discord und nimm die Regeln an.',
+  'join.openRulesDetail':
+    'Danach folgen deine Rollen deiner Mitgliedschaft: Stufe wechseln oder kündigen auf Patreon, und Discord zieht mit.',
   'join.open': 'Öffne {server} in Discord.',
   'join.openDetail':
     'Deine Rollen folgen ab jetzt deiner Mitgliedschaft: Wechsle die Stufe oder kündige auf Patreon, und Discord zieht mit.',
@@ -586,6 +598,7 @@ export const de: Catalogue<EnglishCatalogue> = {
   'tiers.elsewhere': '(ihre Discord-Rollen auf Patreon gehören zu {servers}, nicht zu diesem Server)',
   'comp.tierHint': 'Diese Stufe gehört zu keiner Kampagne dieses Servers. Wähle eine aus der Liste (/tiers zeigt sie dir).',
   'comp.notInGuild': 'Das Mitglied ist noch nicht auf dem Server: Es bekommt die Rollen, sobald es beitritt.',
+  'comp.screening': 'Das Mitglied hat die Serverregeln noch nicht angenommen: Es bekommt die Rollen, sobald es das tut.',
   'comp.alreadyRight': 'Die Rollen stimmten schon.',
   'comp.rolesChanged': 'Rollen: {changes}.',
   'comp.given': { one: '{count} vergeben', other: '{count} vergeben' },

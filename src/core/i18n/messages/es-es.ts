@@ -224,6 +224,8 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'status.neverThem': '**Sin vincular.** Todavía no ha usado /link.',
   'status.notInGuildYou': 'Aún no estás en este servidor; tus roles llegarán cuando te unas.',
   'status.notInGuildThem': 'Ahora no está en este servidor; sus roles llegarán cuando se una.',
+  'status.screeningYou': 'Aún no has aceptado las normas de este servidor; tus roles llegarán cuando lo hagas.',
+  'status.screeningThem': 'Aún no ha aceptado las normas de este servidor; sus roles llegarán cuando lo haga.',
   'status.rolesHeading': '**Roles de Tierlink**',
   'status.blocked': 'no se puede dar: {problem}',
   'status.pending': 'en camino',
@@ -277,6 +279,7 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'page.kept': 'Conservado',
   'page.removed': 'Quitado',
   'page.notIncluded': 'No incluido',
+  'page.afterRules': 'Tras las normas',
   'page.onHold': 'En espera',
   'page.waiting': 'Pendiente del servidor',
   'page.ownerCanDoctor': 'El propietario del servidor puede usar /doctor para saber qué cambiar.',
@@ -301,6 +304,10 @@ export const esES: Catalogue<EnglishCatalogue> = {
   },
   'linkPage.footer': 'Tierlink mantiene tus roles de Discord al día con tu membresía de Patreon. Ya puedes cerrar esta pestaña.',
   'linkPage.footerUnlink': 'Para desconectar, usa <code>/unlink</code> en Discord.',
+  'linkPage.headRules': '¡Vinculado! Ahora acepta las normas del servidor',
+  'linkPage.rules': 'Abre {server} y acepta sus normas. Tus roles llegarán en cuanto lo hagas.',
+  'linkPage.rulesDetail':
+    'Discord pide a los nuevos miembros de este servidor que acepten sus normas antes que nada, y Tierlink también lo espera.',
   'linkPage.join': 'Únete a {server}. Tus roles llegarán contigo.',
   'linkPage.joinDetail': 'Tus cuentas están vinculadas, así que no hace falta volver a usar <code>/link</code>.',
   'linkPage.problemStep': {
@@ -442,6 +449,12 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'join.leadAdded': '¡Bienvenido, <strong>{name}</strong>! Tierlink te ha añadido a {server}.',
   'join.leadAddedRoles': '¡Bienvenido, <strong>{name}</strong>! Tierlink te ha añadido a {server} con tus roles.',
   'join.leadAlready': 'Tu membresía de Patreon está vinculada a <strong>{account}</strong>, y tus roles en {server} están al día.',
+  'join.headPending': 'Ya estás en {server}: ahora acepta sus normas',
+  'join.leadPending':
+    '¡Hola, <strong>{name}</strong>! {server} pide a los nuevos miembros aceptar antes sus normas; tus roles llegan en cuanto lo hagas.',
+  'join.openRules': 'Abre {server} en Discord y acepta sus normas.',
+  'join.openRulesDetail':
+    'A partir de entonces tus roles siguen a tu membresía: sube, baja de nivel o cancela en Patreon y Discord se actualiza.',
   'join.open': 'Abre {server} en Discord.',
   'join.openDetail': 'A partir de ahora tus roles siguen a tu membresía: sube, baja de nivel o cancela en Patreon y Discord se actualiza.',
   'join.openAction': 'Abrir {server}',
@@ -569,6 +582,7 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'tiers.elsewhere': '(sus roles de Discord en Patreon son roles de {servers}, no de este servidor)',
   'comp.tierHint': 'Ese nivel no es de ninguna campaña de este servidor. Elige uno de la lista (usa /tiers para verlos).',
   'comp.notInGuild': 'Todavía no está en el servidor: los roles serán suyos cuando se una.',
+  'comp.screening': 'Aún no ha aceptado las normas del servidor: los roles serán suyos cuando lo haga.',
   'comp.alreadyRight': 'Sus roles ya estaban bien.',
   'comp.rolesChanged': 'Roles: {changes}.',
   'comp.given': { one: '{count} dado', other: '{count} dados' },

@@ -10,7 +10,7 @@ import { createKeyedMutex } from '../../../shared/keyed-mutex';
 import type { Logger } from '../../../shared/logger';
 import type { BotServices } from './bot-services';
 import { COMMANDS } from './commands';
-import type { GatewaySessionFeed } from '../../outbound/discord/member-roles';
+import type { GatewaySessionEvents, GatewaySessionFeed } from '../../outbound/discord/member-roles';
 import { createShardClient } from './discord-bot';
 import { createIdentifyThrottler } from './identify-gate';
 import { createInteractionRouter } from './interaction-router';
@@ -42,7 +42,7 @@ export interface RoleSnapshotCache {
 
 /** Each member's roles, kept by the gateway sessions (src/edges/outbound/discord/member-roles.ts). */
 export interface MemberRoleFeeds {
-  session(): GatewaySessionFeed;
+  session(events?: GatewaySessionEvents): GatewaySessionFeed;
 }
 
 export interface BotDeps extends Omit<BotServices, 'sync' | 'doctor'> {
@@ -179,6 +179,15 @@ export function createBot(deps: BotDeps): DiscordBot {
    */
   const memberEvents = createKeyedMutex();
   const inOrder = (guildId: string, userId: string, task: () => Promise<void>) => memberEvents.run(`${guildId}:${userId}`, task);
+  /** A join, or a member passing the server's Membership Screening: their roles are planned as for a rejoin. */
+  const memberJoined = (shardId: number, guildId: string, userId: string, what: string) =>
+    inOrder(guildId, userId, () =>
+      fenced(shardId, what, async () => {
+        const outcome = await deps.members.reconcileMember(guildId, userId, { trigger: 'rejoin' });
+        const added = outcome.result?.applied.filter((c) => c.op === 'add').length ?? 0;
+        if (added > 0) logger.info({ guildId, userId, added }, 'roles restored on rejoin');
+      }),
+    );
 
   /** A gateway interaction is answered by the one instance that claims it while holding its shard. */
   async function onGatewayInteraction(shardId: number, interaction: Interaction): Promise<void> {
@@ -222,20 +231,24 @@ export function createBot(deps: BotDeps): DiscordBot {
         rest: deps.rest,
         logger,
         onInteraction: (interaction) => onGatewayInteraction(shardId, interaction),
-        onMemberAdd: (guildId, userId) =>
-          inOrder(guildId, userId, () =>
-            fenced(shardId, 'member joined', async () => {
-              const outcome = await deps.members.reconcileMember(guildId, userId, { trigger: 'rejoin' });
-              const added = outcome.result?.applied.filter((c) => c.op === 'add').length ?? 0;
-              if (added > 0) logger.info({ guildId, userId, added }, 'roles restored on rejoin');
-            }),
-          ),
+        onMemberAdd: (guildId, userId) => memberJoined(shardId, guildId, userId, 'member joined'),
         onMemberRemove: (guildId, userId) =>
           inOrder(guildId, userId, () => fenced(shardId, 'member left', () => deps.members.memberLeft(guildId, userId))),
         onGuildAvailable: (guildId, name, locale) => deps.guilds.ensure(guildId, name, locale),
         onRolesChanged: (guildId) => deps.roleSnapshots.invalidate(guildId),
         onRoleDeleted: (guildId, roleId) => fenced(shardId, 'role deleted', () => deps.mapping.forgetDeletedRole(guildId, roleId)),
-        ...(deps.memberRoles ? { memberFeed: deps.memberRoles.session() } : {}),
+        ...(deps.memberRoles
+          ? {
+              memberFeed: deps.memberRoles.session({
+                // Their roles were held while they had not accepted the server's rules: due now, as on a join.
+                screeningPassed: (guildId, userId) => {
+                  memberJoined(shardId, guildId, userId, 'member passed screening').catch((error: unknown) =>
+                    logger.error({ err: error, guildId }, 'roles after the server’s rules failed'),
+                  );
+                },
+              }),
+            }
+          : {}),
         ...(deps.waitGuildTimeoutMs !== undefined ? { waitGuildTimeoutMs: deps.waitGuildTimeoutMs } : {}),
       }),
   });

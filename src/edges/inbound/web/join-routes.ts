@@ -52,7 +52,8 @@ export function createJoinRoutes(deps: JoinRoutesDeps): JoinRoutes {
       cookies.reader(req),
       localeOf(res),
     );
-    if (done.kind !== 'added' && done.kind !== 'already_member') return refuse(res, joinRefusalView(done, tOf(res)));
+    if (done.kind !== 'added' && done.kind !== 'already_member' && done.kind !== 'pending')
+      return refuse(res, joinRefusalView(done, tOf(res)));
     const tiers = await deps.tierTitles.tiersOf(done.outcome.entitlements.map((e) => e.campaignId));
     const title = (campaignId: string, tierId: string) =>
       tiers.find((t) => t.campaignId === campaignId && t.id === tierId)?.title ?? tierId;

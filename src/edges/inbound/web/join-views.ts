@@ -56,14 +56,16 @@ export function joinResultView(
   const failed = new Set((outcome.result?.failed ?? []).map((f) => f.change.roleId));
   const granted: RoleLine[] = [];
   const kept: RoleLine[] = [];
+  const waiting: RoleLine[] = [];
   for (const grant of outcome.desired.grants.values()) {
     if (failed.has(grant.roleId) || outcome.plan.blocked.some((b) => b.roleId === grant.roleId)) continue;
-    (added.has(grant.roleId) ? granted : kept).push({ name: grant.roleName, reason: grantReasonText(grant, tierTitle, t) });
+    const line = { name: grant.roleName, reason: grantReasonText(grant, tierTitle, t) };
+    (outcome.pending ? waiting : added.has(grant.roleId) ? granted : kept).push(line);
   }
   const problems = problemLines(outcome, t);
   const { discordAccount: a } = done;
   return {
-    outcome: done.kind,
+    outcome: outcome.pending ? 'pending' : done.kind,
     campaignName: place.campaignName,
     guildName: place.guildName,
     discordAccount: { name: a.globalName ?? a.username ?? t('page.discordUser', { id: a.userId }), username: a.username },
@@ -74,6 +76,7 @@ export function joinResultView(
     notGranted: outcome.desired.notes
       .filter((n) => n.roleName !== null)
       .map((n) => ({ name: n.roleName!, reason: noteReasonOnPage(n, t) })),
+    waiting,
     problems,
     joinUrl: place.link.url,
   };

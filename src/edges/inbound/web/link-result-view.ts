@@ -80,6 +80,7 @@ export function linkResultView(
     notGranted,
     problems,
     inGuild: outcome.inGuild,
+    pending: outcome.pending,
     // Active patrons need no link; everyone else gets Patreon (to pledge, or to fix a payment).
     pledgeUrl: standing === 'active' ? null : done.pledgeUrl,
     movedFromAnotherAccount: done.movedFromAnotherAccount,

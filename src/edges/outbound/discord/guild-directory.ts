@@ -21,6 +21,12 @@ export interface GuildMemberInfo {
   bot: boolean;
   roleIds: string[];
   joinedAt: string | null;
+  /**
+   * In the server but not yet through its Membership Screening (its rules): Tierlink gives such a
+   * member nothing until Discord says they passed, since a role given now lets them skip the
+   * screening (docs/discord-api-notes.md §2). Absent means false.
+   */
+  pending?: boolean;
 }
 
 /** A guild as Tierlink reads it from `GET /guilds/{g}`: who owns it decides who may do anything. */
@@ -28,6 +34,8 @@ export interface GuildInfo {
   id: string;
   name: string;
   ownerId: string;
+  /** Membership Screening is on (`features` lists `MEMBER_VERIFICATION_GATE_ENABLED`): joiners are `pending`. */
+  screening: boolean;
 }
 
 /** A Discord account as `GET /users/{u}` shows it. */
@@ -78,6 +86,7 @@ interface RawGuild {
   id: string;
   name: string;
   owner_id: string;
+  features?: string[];
 }
 
 interface RawUser {
@@ -91,6 +100,7 @@ interface RawMember {
   nick?: string | null;
   roles: string[];
   joined_at?: string | null;
+  pending?: boolean;
 }
 
 export const MAX_MEMBER_PAGE = 1000;
@@ -119,6 +129,7 @@ function toMember(raw: RawMember): GuildMemberInfo {
     bot: raw.user.bot ?? false,
     roleIds: [...raw.roles],
     joinedAt: raw.joined_at ?? null,
+    pending: raw.pending === true,
   };
 }
 
@@ -160,7 +171,8 @@ export function createGuildDirectory(options: GuildDirectoryOptions): GuildDirec
     async getGuild(guildId) {
       try {
         const raw = (await rest.get(`/guilds/${guildId}`)) as RawGuild;
-        return { id: raw.id, name: raw.name, ownerId: raw.owner_id };
+        const screening = Array.isArray(raw.features) && raw.features.includes('MEMBER_VERIFICATION_GATE_ENABLED');
+        return { id: raw.id, name: raw.name, ownerId: raw.owner_id, screening };
       } catch (error) {
         return rethrow(error);
       }

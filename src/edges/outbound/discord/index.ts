@@ -110,7 +110,7 @@ export function createDiscordAccess(options: DiscordAccessOptions): DiscordAcces
     memberRoles,
     ...(logger ? { logger } : {}),
   });
-  const members = createMemberAdder({ rest: rest.rest, cache: snapshots, ...(logger ? { logger } : {}) });
+  const members = createMemberAdder({ rest: rest.rest, cache: snapshots, directory, ...(logger ? { logger } : {}) });
   // The mod-log and the announcements (src/app/channels) post through the same client.
   const channels = createChannelMessages({ rest: rest.rest });
   // Direct messages to patrons (src/app/membership/patron-messages.ts), in the bulk lane.

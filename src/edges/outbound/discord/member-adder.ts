@@ -4,6 +4,7 @@ import { err, ok } from '../../../core/result';
 import { CREATE_INSTANT_INVITE, botGuildPermissions, checkRoleAssignable } from '../../../core/role-hierarchy';
 import type { Logger } from '../../../shared/logger';
 import { DiscordProblemError } from './discord-problem';
+import type { GuildDirectory } from './guild-directory';
 import type { GuildSnapshotCache } from './guild-snapshot-cache';
 import type { RoleWriteProblem } from './role-writer';
 
@@ -37,8 +38,12 @@ export interface MemberAddProblem {
 }
 
 export interface MemberAdded {
-  /** 201: added now, with the roles sent; 204: already a member, nothing applied (docs/discord-api-notes.md §2). */
-  status: 'added' | 'already_member';
+  /**
+   * 201: added now, with the roles sent; 204: already a member, nothing applied
+   * (docs/discord-api-notes.md §2); `pending`: added (201) with no role to a server whose
+   * Membership Screening is on, where roles sent with the join would let them skip its rules.
+   */
+  status: 'added' | 'already_member' | 'pending';
   /** Roles left out of the request: the hierarchy check refused them before sending. */
   skipped: RoleWriteProblem[];
 }
@@ -72,24 +77,34 @@ const CODES: Readonly<Record<number, { code: MemberAddProblemCode; message: stri
  * nowhere else. @discordjs/rest keeps a request's body on the errors it throws, so an error of this
  * request is read for its code here and never passed on or logged.
  *
+ * In a server whose Membership Screening is on (read from the guild before asking), the person is
+ * added with no role and the answer is `pending`: Discord lets a member given a role skip the
+ * screening, so their roles wait until they accept the server's rules.
+ *
  * Before asking, the cached guild snapshot says whether the bot has Create Instant Invite (and
  * Manage Roles when roles are sent), and each role is checked against the hierarchy: a role the
  * bot cannot assign would fail the whole join, so it is left out and reported (`skipped`). Each
  * refusal Discord would answer counts toward its invalid-request limit.
  */
-export function createMemberAdder(options: { rest: REST; cache: GuildSnapshotCache; logger?: Logger }): MemberAdder {
+export function createMemberAdder(options: {
+  rest: REST;
+  cache: GuildSnapshotCache;
+  directory: Pick<GuildDirectory, 'getGuild'>;
+  logger?: Logger;
+}): MemberAdder {
   const { rest, cache } = options;
 
   return {
     async addMember(guildId, userId, userAccessToken, roleIds) {
       let snapshot;
+      let screening: boolean;
       try {
-        snapshot = await cache.get(guildId);
+        [snapshot, { screening }] = await Promise.all([cache.get(guildId), options.directory.getGuild(guildId)]);
       } catch (error) {
         if (error instanceof DiscordProblemError) {
           return err({ code: 'bot_not_in_server', message: error.problem.message, discordCode: error.discordCode, requestSent: false });
         }
-        return err({ code: 'unavailable', message: 'the server’s roles could not be read', discordCode: null, requestSent: false });
+        return err({ code: 'unavailable', message: 'the server and its roles could not be read', discordCode: null, requestSent: false });
       }
       const bits = botGuildPermissions(guildId, snapshot.roles, snapshot.botRoleIds);
       if ((bits & CREATE_INSTANT_INVITE) === 0n) {
@@ -102,15 +117,17 @@ export function createMemberAdder(options: { rest: REST; cache: GuildSnapshotCac
       }
       const skipped: RoleWriteProblem[] = [];
       const sent: string[] = [];
-      for (const roleId of roleIds) {
-        const check = checkRoleAssignable({ guildId, roles: snapshot.roles, botRoleIds: snapshot.botRoleIds, roleId });
-        if (check.ok) {
-          sent.push(roleId);
-          continue;
+      // Behind Membership Screening a joiner is `pending`; roles now would let them skip the rules.
+      if (!screening)
+        for (const roleId of roleIds) {
+          const check = checkRoleAssignable({ guildId, roles: snapshot.roles, botRoleIds: snapshot.botRoleIds, roleId });
+          if (check.ok) {
+            sent.push(roleId);
+            continue;
+          }
+          const { code, roleName, message, fix } = check.error;
+          skipped.push({ guildId, userId, roleId, code, roleName, message, fix, requestSent: false });
         }
-        const { code, roleName, message, fix } = check.error;
-        skipped.push({ guildId, userId, roleId, code, roleName, message, fix, requestSent: false });
-      }
       try {
         const response = await rest.queueRequest({
           fullRoute: `/guilds/${guildId}/members/${userId}`,
@@ -119,7 +136,7 @@ export function createMemberAdder(options: { rest: REST; cache: GuildSnapshotCac
         });
         // Read to the end, so the connection is free again (201 carries the member; 204 nothing).
         await response.arrayBuffer().catch(() => undefined);
-        return ok({ status: response.status === 201 ? 'added' : 'already_member', skipped });
+        return ok({ status: response.status !== 201 ? 'already_member' : screening ? 'pending' : 'added', skipped });
       } catch (error) {
         const problem = explain(error);
         if (problem.code === 'bot_lacks_permissions' || problem.code === 'bot_not_in_server') cache.invalidate(guildId);

@@ -12,7 +12,9 @@
 const EMPTY = 0;
 /** The set number of a user known not to be a member. */
 const ABSENT = 1;
-const FIRST_SET = 2;
+/** The set number of a member who has not passed the server's Membership Screening yet. */
+const PENDING = 2;
+const FIRST_SET = 3;
 const MAX_LOAD = 0.8;
 
 const TWO_16 = 65_536;
@@ -44,6 +46,10 @@ function home(hi: number, lo: number, mask: number): number {
   return h & mask;
 }
 
+/** What the table answers for a member still behind the server's Membership Screening. */
+export const PENDING_MEMBER = 'pending';
+export type PendingMember = typeof PENDING_MEMBER;
+
 export class MemberRoleTable {
   private hi = new Uint32Array(16);
   private lo = new Uint32Array(16);
@@ -52,9 +58,9 @@ export class MemberRoleTable {
   private count = 0;
   private gen = 0;
   /** Interned role sets: number → sorted role ids; key (ids joined) → number; references held by slots. */
-  private readonly sets: Array<readonly string[] | null> = [null, null];
-  private readonly setKeys: string[] = ['', ''];
-  private readonly refs: number[] = [0, 0];
+  private readonly sets: Array<readonly string[] | null> = [null, null, null];
+  private readonly setKeys: string[] = ['', '', ''];
+  private readonly refs: number[] = [0, 0, 0];
   private readonly byKey = new Map<string, number>();
   private readonly free: number[] = [];
 
@@ -68,12 +74,15 @@ export class MemberRoleTable {
     return this.gen;
   }
 
-  /** The member's role ids; null when known not to be a member; undefined when unknown. */
-  get(userId: string): readonly string[] | null | undefined {
+  /**
+   * The member's role ids; null when known not to be a member; undefined when unknown;
+   * {@link PENDING_MEMBER} for a member who has not passed the server's Membership Screening.
+   */
+  get(userId: string): readonly string[] | null | PendingMember | undefined {
     const slot = this.find(userId);
     if (slot < 0) return undefined;
     const set = this.setOf[slot]!;
-    return set === ABSENT ? null : this.sets[set]!;
+    return set === ABSENT ? null : set === PENDING ? PENDING_MEMBER : this.sets[set]!;
   }
 
   /** The stamp of the user's entry; 0 when there is none. */
@@ -90,11 +99,11 @@ export class MemberRoleTable {
    * Records what the user holds (null: not a member). Answers false only for a user id that is
    * not a snowflake, which is never cached.
    */
-  set(userId: string, roleIds: readonly string[] | null): boolean {
+  set(userId: string, roleIds: readonly string[] | null | PendingMember): boolean {
     const halves = snowflakeHalves(userId);
     if (!halves) return false;
-    const set = roleIds === null ? ABSENT : this.intern(roleIds);
-    if (set !== ABSENT) this.refs[set]! += 1;
+    const set = roleIds === null ? ABSENT : roleIds === PENDING_MEMBER ? PENDING : this.intern(roleIds);
+    if (set >= FIRST_SET) this.refs[set]! += 1;
     let slot = this.slotFor(halves[0], halves[1]);
     if (this.setOf[slot] === EMPTY) {
       if (this.count + 1 > this.hi.length * MAX_LOAD) {
@@ -115,7 +124,7 @@ export class MemberRoleTable {
   /** Adds or removes one role of a known member; false when the user is unknown or not a member. */
   change(userId: string, roleId: string, op: 'add' | 'remove'): boolean {
     const current = this.get(userId);
-    if (current === undefined || current === null) return false;
+    if (current === undefined || current === null || current === PENDING_MEMBER) return false;
     const next = op === 'add' ? (current.includes(roleId) ? current : [...current, roleId]) : current.filter((r) => r !== roleId);
     return this.set(userId, next);
   }

@@ -1,13 +1,31 @@
 import type { GuildDirectory, GuildMemberInfo } from './guild-directory';
-import { MemberRoleTable } from './member-role-table';
+import { MemberRoleTable, PENDING_MEMBER, type PendingMember } from './member-role-table';
 
-/** What a reconcile needs of a member in Discord: their role ids, or null when they are not in the guild. */
+export { PENDING_MEMBER, type PendingMember } from './member-role-table';
+
+/**
+ * A member in Discord as a reconcile needs them: their role ids; null when they are not in the
+ * guild; {@link PENDING_MEMBER} when they are in it but have not passed its Membership Screening
+ * (Tierlink gives them nothing yet: a role given now would let them skip the server's rules).
+ */
+export type MemberRolesNow = readonly string[] | null | PendingMember;
+
+/** What a reconcile needs of a member in Discord. */
 export interface MemberRoles {
-  rolesOf(guildId: string, userId: string): Promise<readonly string[] | null>;
-  /** What the gateway says now without asking Discord: roles, null (not a member), undefined (not known here). */
-  peek?(guildId: string, userId: string): readonly string[] | null | undefined;
+  rolesOf(guildId: string, userId: string): Promise<MemberRolesNow>;
+  /** What the gateway says now without asking Discord: as {@link MemberRoles.rolesOf}, or undefined (not known here). */
+  peek?(guildId: string, userId: string): MemberRolesNow | undefined;
   /** Whether this process receives the guild's gateway events (its member table is kept by them). */
   trusted?(guildId: string): boolean;
+}
+
+/** What a gateway session reports beside keeping the table. */
+export interface GatewaySessionEvents {
+  /**
+   * A member the table held as pending passed the server's Membership Screening
+   * (GUILD_MEMBER_UPDATE with `pending: false`): their roles are due now, as on a join.
+   */
+  screeningPassed?(guildId: string, userId: string): void;
 }
 
 /** One gateway session's events, as discord.js hands them over (src/edges/inbound/bot/discord-bot.ts). */
@@ -44,6 +62,7 @@ interface RawMember {
   unavailable?: unknown;
   role_id?: unknown;
   roles?: unknown;
+  pending?: unknown;
   user?: { id?: unknown };
 }
 
@@ -55,13 +74,13 @@ export function createMemberRoleCache(options: MemberRoleCacheOptions): MemberRo
   const live = new Map<string, MemberRoleTable>();
   let entries = 0;
 
-  function put(table: MemberRoleTable, userId: string, roleIds: readonly string[] | null): void {
+  function put(table: MemberRoleTable, userId: string, roleIds: MemberRolesNow): void {
     const had = table.has(userId);
     if (!had && entries >= maxEntries) return;
     if (table.set(userId, roleIds) && !had) entries += 1;
   }
 
-  function learn(guildId: string, ticket: ReadTicket, userId: string, roleIds: readonly string[] | null): void {
+  function learn(guildId: string, ticket: ReadTicket, userId: string, roleIds: MemberRolesNow): void {
     if (live.get(guildId) !== ticket.table) return;
     if (ticket.table.stampOf(userId) > ticket.generation) return;
     put(ticket.table, userId, roleIds);
@@ -79,7 +98,7 @@ export function createMemberRoleCache(options: MemberRoleCacheOptions): MemberRo
   }
 
   const cache = {
-    async rolesOf(guildId: string, userId: string): Promise<readonly string[] | null> {
+    async rolesOf(guildId: string, userId: string): Promise<MemberRolesNow> {
       const table = live.get(guildId);
       const known = table?.get(userId);
       if (known !== undefined) {
@@ -89,7 +108,7 @@ export function createMemberRoleCache(options: MemberRoleCacheOptions): MemberRo
       options.onLookup?.(table ? 'miss' : 'untrusted');
       const ticket = table ? { table, generation: table.generation } : null;
       const member = await directory.getMember(guildId, userId);
-      const roleIds = member ? member.roleIds : null;
+      const roleIds = member ? (member.pending === true ? PENDING_MEMBER : member.roleIds) : null;
       if (ticket) learn(guildId, ticket, userId, roleIds);
       return roleIds;
     },
@@ -99,7 +118,7 @@ export function createMemberRoleCache(options: MemberRoleCacheOptions): MemberRo
      * when they are not in the guild, undefined when this process does not know (the guild's events
      * go to another instance, or the member was never seen).
      */
-    peek(guildId: string, userId: string): readonly string[] | null | undefined {
+    peek(guildId: string, userId: string): MemberRolesNow | undefined {
       return live.get(guildId)?.get(userId);
     },
 
@@ -122,14 +141,14 @@ export function createMemberRoleCache(options: MemberRoleCacheOptions): MemberRo
       const table = live.get(guildId);
       const ticket = table ? { table, generation: table.generation } : null;
       for await (const page of pages) {
-        if (ticket) for (const m of page) learn(guildId, ticket, m.userId, m.roleIds);
+        if (ticket) for (const m of page) learn(guildId, ticket, m.userId, m.pending === true ? PENDING_MEMBER : m.roleIds);
         yield page;
       }
       if (ticket && complete && live.get(guildId) === ticket.table) entries -= ticket.table.sweep(ticket.generation);
     },
 
     /** A feed for one gateway session: the guilds it delivers are trusted while it stays connected. */
-    session(): GatewaySessionFeed {
+    session(events: GatewaySessionEvents = {}): GatewaySessionFeed {
       const guilds = new Set<string>();
       const suspended = new Set<string>();
       return {
@@ -168,7 +187,9 @@ export function createMemberRoleCache(options: MemberRoleCacheOptions): MemberRo
           if (!table) return;
           const userId = d.user?.id;
           if ((t === 'GUILD_MEMBER_ADD' || t === 'GUILD_MEMBER_UPDATE') && isString(userId) && Array.isArray(d.roles)) {
-            put(table, userId, d.roles.filter(isString));
+            const passed = t === 'GUILD_MEMBER_UPDATE' && d.pending !== true && table.get(userId) === PENDING_MEMBER;
+            put(table, userId, d.pending === true ? PENDING_MEMBER : d.roles.filter(isString));
+            if (passed) events.screeningPassed?.(guildId, userId);
           } else if (t === 'GUILD_MEMBER_REMOVE' && isString(userId)) {
             put(table, userId, null);
           } else if (t === 'GUILD_ROLE_DELETE' && isString(d.role_id)) {
@@ -208,7 +229,8 @@ export function createMemberRoleCache(options: MemberRoleCacheOptions): MemberRo
  * guild goes (`GUILD_DELETE`) or the process stops; then the guild's table is thrown away. Any other
  * guild (another instance holds its shard, or no gateway runs here) is read over REST every time.
  *
- * Kept by `GUILD_MEMBER_ADD` and `GUILD_MEMBER_UPDATE` (their `roles` is the full list),
+ * Kept by `GUILD_MEMBER_ADD` and `GUILD_MEMBER_UPDATE` (their `roles` is the full list, their
+ * `pending` whether the member is still behind the server's Membership Screening),
  * `GUILD_MEMBER_REMOVE` (remembered as not a member), `GUILD_ROLE_DELETE` (the id leaves every
  * member: Discord sends no member update for it; docs/discord-api-notes.md §5), our own accepted
  * `PUT`/`DELETE`, the full sync's member listing, and every read of a member it did not know.
@@ -216,12 +238,12 @@ export function createMemberRoleCache(options: MemberRoleCacheOptions): MemberRo
  * answer older than an event never overwrites it.
  */
 export interface MemberRoleCache {
-  rolesOf(guildId: string, userId: string): Promise<readonly string[] | null>;
-  peek(guildId: string, userId: string): readonly string[] | null | undefined;
+  rolesOf(guildId: string, userId: string): Promise<MemberRolesNow>;
+  peek(guildId: string, userId: string): MemberRolesNow | undefined;
   roleChanged(guildId: string, userId: string, roleId: string, op: 'add' | 'remove'): void;
   notAMember(guildId: string, userId: string): void;
   observeListing(guildId: string, pages: AsyncIterable<GuildMemberInfo[]>, complete: boolean): AsyncIterable<GuildMemberInfo[]>;
-  session(): GatewaySessionFeed;
+  session(events?: GatewaySessionEvents): GatewaySessionFeed;
   trusted(guildId: string): boolean;
   stats(): MemberRoleStats;
 }

@@ -52,7 +52,10 @@ inChromium('the German Members and member pages at phone width in headless Chrom
     }
     activePatron(e, 'Anneliese Schwarzenberger-Hohenlohe', [e.tiers.bronze]); // has not linked
     await e.tierlink.services.runSync({ guildId: e.guildId, dryRun: false, force: false, trigger: 'manual' });
-    const admins = e.discord.createRole(e.guildId, { name: 'Admins', permissions: ADMIN }).id;
+    // Just below the bot, above every tier role, as a server's staff role is: Discord (and Tierlink)
+    // lets an Administrator manage only roles below their own highest one.
+    const botRole = e.discord.guild(e.guildId).roles.find((r) => r.id === e.discord.guild(e.guildId).botRoleId)!;
+    const admins = e.discord.createRole(e.guildId, { name: 'Admins', permissions: ADMIN, position: botRole.position }).id;
     const reader = e.discord.addMember(e.guildId, { username: 'leserin', locale: 'de', roleIds: [admins] });
     session = (await signIn(e, reader.userId)).browser.cookie('tierlink-session')!;
     browser = await chromium.launch({

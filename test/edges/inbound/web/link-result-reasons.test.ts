@@ -23,6 +23,7 @@ function page(locale: Locale) {
     guildId: GUILD,
     userId: USER,
     inGuild: true,
+    pending: false,
     // As applied: every planned change was made.
     result: { applied: planned.plan.changes, failed: [], blocked: [] },
   };

@@ -375,6 +375,32 @@ function languageSamples(locale: Locale, pricing: { currency: string; cadence: '
           ],
           kept: [],
           notGranted: [],
+          waiting: [],
+          problems: [],
+          joinUrl: place.link.url,
+        },
+        said,
+      ),
+    },
+    {
+      // A server with Membership Screening: in, with no role until the rules are accepted.
+      name: `join-pending-${locale}`,
+      status: 200,
+      html: renderJoinResult(
+        {
+          outcome: 'pending',
+          campaignName: CAMPAIGN,
+          guildName: GUILD,
+          discordAccount: { name: 'Mira', username: 'mira.oh' },
+          serverUrl: `https://discord.com/channels/${place.guildId}`,
+          tiers: ['Gold Lantern ✨'],
+          granted: [],
+          kept: [],
+          notGranted: [],
+          waiting: [
+            { name: 'Gold Lantern', reason: tier },
+            { name: 'Early Access 🎧', reason: tier },
+          ],
           problems: [],
           joinUrl: place.link.url,
         },
@@ -490,6 +516,7 @@ function joinSamples(): Sample[] {
     ],
     kept: [],
     notGranted: [],
+    waiting: [],
     problems: [],
     joinUrl: place.link.url,
   };
@@ -510,6 +537,12 @@ function joinSamples(): Sample[] {
     { name: 'join-banned', ...refusal(joinRefusalView({ kind: 'refused', place, discordAccount: account, problem: banned })) },
     { name: 'join-other-browser', ...refusal(joinRefusalView({ kind: 'other_browser', place })) },
     { name: 'join-already-member', status: 200, html: renderJoinResult({ ...result, outcome: 'already_member' }) },
+    // A server with Membership Screening: in, the roles waiting for the rules.
+    {
+      name: 'join-pending',
+      status: 200,
+      html: renderJoinResult({ ...result, outcome: 'pending', granted: [], waiting: result.granted }),
+    },
     {
       name: 'join-server-full',
       ...refusal(joinRefusalView({ kind: 'refused', place, discordAccount: account, problem: problem('server_full', 30019) })),

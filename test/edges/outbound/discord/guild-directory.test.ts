@@ -89,6 +89,11 @@ describe('guild directory against the Discord sandbox', () => {
     expect(await dir.getBotMember(guildId)).toMatchObject({ userId: sandbox.botUserId, bot: true, roleIds: [botRoleId] });
     expect(await dir.getMember(guildId, userId)).toMatchObject({ username: 'alice', roleIds: [gold.id] });
     expect(await dir.getMember(guildId, '100000000000000001')).toBeNull();
+    // Someone behind the server's Membership Screening is read as pending.
+    sandbox.setScreening(guildId, true);
+    const newcomer = sandbox.addMember(guildId, { username: 'newcomer' }).userId;
+    expect(await dir.getMember(guildId, newcomer)).toMatchObject({ roleIds: [], pending: true });
+    expect(await dir.getMember(guildId, userId)).toMatchObject({ pending: false });
     await expect(dir.listRoles('100000000000000001')).rejects.toMatchObject({ code: 'unknown_guild' });
   });
 
@@ -96,7 +101,10 @@ describe('guild directory against the Discord sandbox', () => {
     const { guildId } = sandbox.createGuild({ name: 'Owned', ownerId: '100000000000000777' });
     const user = sandbox.createUser({ username: 'ada', globalName: 'Ada L.' });
     const { directory: dir } = directory();
-    expect(await dir.getGuild(guildId)).toEqual({ id: guildId, name: 'Owned', ownerId: '100000000000000777' });
+    expect(await dir.getGuild(guildId)).toEqual({ id: guildId, name: 'Owned', ownerId: '100000000000000777', screening: false });
+    // Membership Screening on: the guild's features say so.
+    sandbox.setScreening(guildId, true);
+    expect(await dir.getGuild(guildId)).toMatchObject({ screening: true });
     expect(await dir.getUser(user.id)).toEqual({ userId: user.id, username: 'ada', globalName: 'Ada L.' });
     expect(await dir.getUser('100000000000000002')).toBeNull();
     await expect(dir.getGuild('100000000000000001')).rejects.toMatchObject({ code: 'unknown_guild' });
@@ -108,7 +116,7 @@ describe('guild directory against the Discord sandbox', () => {
     const mira = sandbox.addMember(guildId, { username: 'mira', nick: 'Captain' }).userId;
     sandbox.addMember(guildId, { username: 'miles' });
     const { directory: dir } = directory();
-    expect(await dir.getGuild(guildId)).toEqual({ id: guildId, name: 'Search Club', ownerId: owner });
+    expect(await dir.getGuild(guildId)).toEqual({ id: guildId, name: 'Search Club', ownerId: owner, screening: false });
     expect((await dir.searchMembers(guildId, 'mi', 10)).map((m) => m.username).sort()).toEqual(['miles', 'mira']);
     expect(await dir.searchMembers(guildId, 'capt', 10)).toEqual([expect.objectContaining({ userId: mira, nick: 'Captain' })]);
     await expect(dir.searchMembers(guildId, 'mi', 0)).rejects.toThrow(RangeError);

@@ -170,3 +170,51 @@ test('past its entry limit the cache keeps what it knows and reads the others ev
   expect(memberReads()).toBe(3);
   expect(cache.stats().entries).toBe(1);
 });
+
+test('a member behind Membership Screening is pending until GUILD_MEMBER_UPDATE says they passed, which is reported once', async () => {
+  const { guildId, gold, cache, memberReads, dispatch } = setup();
+  const passed: string[] = [];
+  const feed = cache.session({ screeningPassed: (g, u) => passed.push(`${g}:${u}`) });
+  dispatch(feed, 'GUILD_CREATE', { id: guildId });
+  const dana = '200000000000000011';
+  const eli = '200000000000000012';
+
+  dispatch(feed, 'GUILD_MEMBER_ADD', { guild_id: guildId, user: { id: dana }, roles: [], pending: true });
+  expect(await cache.rolesOf(guildId, dana)).toBe('pending');
+  expect(cache.peek(guildId, dana)).toBe('pending');
+  // Our own accepted request does not make a pending member's entry up.
+  cache.roleChanged(guildId, dana, gold, 'add');
+  expect(cache.peek(guildId, dana)).toBe('pending');
+  // Another update while still pending (a nickname) passes nothing.
+  dispatch(feed, 'GUILD_MEMBER_UPDATE', { guild_id: guildId, user: { id: dana }, roles: [], pending: true });
+  expect(passed).toEqual([]);
+
+  dispatch(feed, 'GUILD_MEMBER_UPDATE', { guild_id: guildId, user: { id: dana }, roles: [], pending: false });
+  expect(await cache.rolesOf(guildId, dana)).toEqual([]);
+  expect(passed).toEqual([`${guildId}:${dana}`]);
+  // Every later update of a member who was never pending here (or passed already) reports nothing.
+  dispatch(feed, 'GUILD_MEMBER_UPDATE', { guild_id: guildId, user: { id: dana }, roles: [gold] });
+  dispatch(feed, 'GUILD_MEMBER_UPDATE', { guild_id: guildId, user: { id: eli }, roles: [] });
+  expect(passed).toEqual([`${guildId}:${dana}`]);
+  expect(memberReads()).toBe(0);
+});
+
+test('a pending member read over REST or listed is pending; a complete listing that no longer lists them forgets them', async () => {
+  const { guildId, staff, alice, access, cache, dispatch } = setup();
+  sandbox.setScreening(guildId, true);
+  const fay = sandbox.addMember(guildId, { username: 'fay' }).userId;
+  expect(await cache.rolesOf(guildId, fay)).toBe('pending');
+
+  dispatch(cache.session(), 'GUILD_CREATE', { id: guildId });
+  const gus = sandbox.addMember(guildId, { username: 'gus' }).userId;
+  for await (const page of access.directory.listMembers(guildId, { pageSize: 2 })) void page;
+  expect(cache.peek(guildId, fay)).toBe('pending');
+  expect(cache.peek(guildId, gus)).toBe('pending');
+  // Alice joined before screening was turned on: a member as before.
+  expect(cache.peek(guildId, alice)).toEqual([staff]);
+
+  sandbox.removeMember(guildId, gus);
+  for await (const page of access.directory.listMembers(guildId)) void page;
+  expect(cache.peek(guildId, gus)).toBeUndefined();
+  expect(cache.peek(guildId, fay)).toBe('pending');
+});

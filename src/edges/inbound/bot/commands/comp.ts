@@ -9,7 +9,11 @@ import { compInputWords } from '../../../../core/comp-input-text';
 /** A comp's end: "2027-01-01 00:00 UTC" in English (a comp given until a date runs through that day). */
 const ends = momentFor;
 
-function changesLine({ t }: Speaker, outcome: { result: { applied: ReadonlyArray<{ op: string }> } | null; inGuild: boolean }): string {
+function changesLine(
+  { t }: Speaker,
+  outcome: { result: { applied: ReadonlyArray<{ op: string }> } | null; inGuild: boolean; pending?: boolean },
+): string {
+  if (outcome.pending) return t('comp.screening');
   if (!outcome.inGuild) return t('comp.notInGuild');
   const applied = outcome.result?.applied ?? [];
   const adds = applied.filter((c) => c.op === 'add').length;

@@ -31,7 +31,8 @@ export function renderStatus(report: StatusReport, about: { userId: string } | n
   if (report.linked) {
     for (const c of report.campaigns) lines.push(`**${c.name}** — ${standingFor(speaker, c.entitlement, c.tierTitles)}`);
   }
-  if (!outcome.inGuild) lines.push(t(who ? 'status.notInGuildThem' : 'status.notInGuildYou'));
+  if (outcome.pending) lines.push(t(who ? 'status.screeningThem' : 'status.screeningYou'));
+  else if (!outcome.inGuild) lines.push(t(who ? 'status.notInGuildThem' : 'status.notInGuildYou'));
 
   const grants = [...outcome.desired.grants.values()];
   if (grants.length > 0) {

@@ -108,19 +108,27 @@ export function renderJoinResult(view: JoinResultView, said: PageSpeech = speech
   const server = view.guildName ?? t('page.theServer');
   const account = accountName(view.discordAccount);
   const added = view.outcome === 'added';
-  const tone: Tone = view.problems.length > 0 ? 'warning' : 'success';
-  const headline = added ? t('join.headAdded', { server }) : t('join.headAlready', { server });
-  const lead: HtmlValue = added
-    ? rich(view.granted.length > 0 ? 'join.leadAddedRoles' : 'join.leadAdded', { name: view.discordAccount.name, server })
-    : rich('join.leadAlready', { account, server });
+  const pending = view.outcome === 'pending';
+  const tone: Tone = view.problems.length > 0 ? 'warning' : pending ? 'info' : 'success';
+  const headline = pending
+    ? t('join.headPending', { server })
+    : added
+      ? t('join.headAdded', { server })
+      : t('join.headAlready', { server });
+  const lead: HtmlValue = pending
+    ? rich('join.leadPending', { name: view.discordAccount.name, server })
+    : added
+      ? rich(view.granted.length > 0 ? 'join.leadAddedRoles' : 'join.leadAdded', { name: view.discordAccount.name, server })
+      : rich('join.leadAlready', { account, server });
   const steps: Step[] = [
     {
-      text: t('join.open', { server }),
-      detail: t('join.openDetail'),
+      text: t(pending ? 'join.openRules' : 'join.open', { server }),
+      detail: t(pending ? 'join.openRulesDetail' : 'join.openDetail'),
       action: { label: t('join.openAction', { server }), href: view.serverUrl },
     },
   ];
   const rows = [
+    ...view.waiting.map((r) => roleRow(r, 'kept', t('page.afterRules'))),
     ...view.granted.map((r) => roleRow(r, 'added', t('page.added'))),
     ...view.kept.map((r) => roleRow(r, 'kept', t('page.kept'))),
     ...view.notGranted.map((r) => roleRow(r, 'skipped', t('page.notIncluded'))),

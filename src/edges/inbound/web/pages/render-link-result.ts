@@ -92,7 +92,9 @@ function linkResultCopy(view: LinkResultView, { t, locale }: PageSpeech): LinkCo
   const server = view.guildName ?? t('page.theServer');
   const hasRoles = view.granted.length + view.kept.length > 0;
   const pledge = (label: string): Step['action'] => (view.pledgeUrl ? { label, href: view.pledgeUrl } : null);
-  const joinStep: Step = { text: t('linkPage.join', { server }), detail: rich('linkPage.joinDetail') };
+  const joinStep: Step = view.pending
+    ? { text: t('linkPage.rules', { server }), detail: t('linkPage.rulesDetail') }
+    : { text: t('linkPage.join', { server }), detail: rich('linkPage.joinDetail') };
   const count = view.problems.length;
   const problemStep: Step = { text: t('linkPage.problemStep', { count }), detail: t('linkPage.problemDetail', { count }) };
   const thanks = rich('linkPage.thanks', { patron: view.patronName });
@@ -104,7 +106,8 @@ function linkResultCopy(view: LinkResultView, { t, locale }: PageSpeech): LinkCo
 
   switch (view.standing) {
     case 'active': {
-      if (!view.inGuild) return { tone: 'info', headline: t('linkPage.headJoin'), lead: thanks, steps: [joinStep] };
+      if (!view.inGuild)
+        return { tone: 'info', headline: t(view.pending ? 'linkPage.headRules' : 'linkPage.headJoin'), lead: thanks, steps: [joinStep] };
       if (count > 0 && !hasRoles) return { tone: 'warning', headline: t('linkPage.headOnHoldAll'), lead: thanks, steps: [problemStep] };
       const steps: Step[] = hasRoles
         ? [{ text: t('linkPage.backToDiscord'), detail: t('linkPage.follows') }]

@@ -47,6 +47,8 @@ export interface LinkResultView {
   problems: ProblemLine[];
   /** False when they are not in the Discord server (roles come when they join). */
   inGuild: boolean;
+  /** In the server but not yet through its Membership Screening: roles come when they accept its rules. */
+  pending?: boolean;
   /** Where to pledge, for someone who is not (or no longer) a patron. */
   pledgeUrl: string | null;
   /** This service account was linked to another Discord account, whose roles moved here. */
@@ -121,7 +123,8 @@ export interface JoinPageView {
 
 /** The page after joining: the Discord account, the roles, the way into the server. */
 export interface JoinResultView {
-  outcome: 'added' | 'already_member';
+  /** `pending`: in the server behind its Membership Screening; the roles (`waiting`) come when they accept its rules. */
+  outcome: 'added' | 'already_member' | 'pending';
   campaignName: string;
   guildName: string | null;
   discordAccount: { name: string; username: string | null };
@@ -131,6 +134,8 @@ export interface JoinResultView {
   granted: RoleLine[];
   kept: RoleLine[];
   notGranted: RoleLine[];
+  /** Roles that come when they accept the server's rules (`pending`). */
+  waiting: RoleLine[];
   problems: ProblemLine[];
   /** The server's join page, to start again as someone else. */
   joinUrl: string;
