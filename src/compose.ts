@@ -285,6 +285,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     intake: sync.intake,
     parseDelivery: parsePatreonDelivery,
     publicUrl,
+    serviceBaseUrl: config.patreon.baseUrl,
     staticSecret: config.patreon.webhookSecret,
     withLock: (name, fn) => database.tryWithLock(name, fn),
     requestCampaignSync: (campaignId, reason) => sync.requestCampaignSync(campaignId, reason),

@@ -5,6 +5,7 @@ import express from 'express';
 import { validate as isValidCron } from 'node-cron';
 import { z } from 'zod';
 import { type Result, err, ok } from './core/result';
+import { isLoopbackHost } from './shared/loopback';
 
 /**
  * The only reader of `process.env` (see docs/contract.md, "Configuration"). Everything else receives a
@@ -458,12 +459,6 @@ export function readEnvironment(cwd: string = process.cwd()): Record<string, str
 /** Effective public URL: PUBLIC_URL, or `http://localhost:<port>` once the port is known. */
 export function resolvePublicUrl(config: Pick<Config, 'publicUrl'>, listeningPort: number): string {
   return config.publicUrl ?? `http://localhost:${listeningPort}`;
-}
-
-/** `localhost`, `*.localhost`, 127.0.0.0/8 and `::1`: addresses only this machine reaches. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
 /**

@@ -40,6 +40,8 @@ export interface WebhooksDeps {
   /** Post deliveries go to the announcements (src/app/channels). */
   posts?: PostDeliveryHandler;
   publicUrl: WebhookRegistrationDeps['publicUrl'];
+  /** PATREON_BASE_URL: a service elsewhere cannot deliver to a loopback PUBLIC_URL. */
+  serviceBaseUrl?: string;
   /** PATREON_WEBHOOK_SECRET, when set. */
   staticSecret?: string | undefined;
   withLock?: WebhookRegistrationDeps['withLock'];
@@ -150,6 +152,7 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
     campaigns: deps.campaigns,
     webhooks: deps.webhooks,
     publicUrl: deps.publicUrl,
+    ...(deps.serviceBaseUrl !== undefined ? { serviceBaseUrl: deps.serviceBaseUrl } : {}),
     staticSecret: deps.staticSecret,
     requestCampaignSync: (campaignId, reason) => deps.requestCampaignSync(campaignId, reason),
     onSecretsChanged: () => secrets.invalidate(),

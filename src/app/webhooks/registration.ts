@@ -8,6 +8,7 @@ import { createKeyedMutex } from '../../shared/keyed-mutex';
 import type { Logger } from '../../shared/logger';
 import { campaignWebhooks } from './campaign-webhooks';
 import { WEBHOOK_PATH } from './delivery';
+import { isLoopbackHost } from '../../shared/loopback';
 
 export type EnsureState = 'registered' | 'already-registered' | 'updated' | 'manual-secret' | 'failed';
 
@@ -48,6 +49,11 @@ export interface WebhookRegistrationDeps {
   webhooks: Pick<WebhookRepository, 'upsert' | 'forCampaign' | 'removeOthers'>;
   /** `$PUBLIC_URL` (no trailing slash); the webhook uri is this plus {@link WEBHOOK_PATH}. */
   publicUrl: string | (() => string);
+  /**
+   * The membership service's address (PATREON_BASE_URL). A service on another machine cannot
+   * deliver to a PUBLIC_URL only this machine reaches: no webhook is registered or re-pointed there.
+   */
+  serviceBaseUrl?: string;
   /** PATREON_WEBHOOK_SECRET: a hand-registered webhook; Tierlink then creates and re-points nothing. */
   staticSecret?: string | undefined;
   /** Queues a full sync of a campaign whose webhook was found paused or failing (events may be lost). */
@@ -103,6 +109,22 @@ export const OUTAGE_RECHECK_MS = 30_000;
  */
 export const WEBHOOK_TRIGGERS: readonly string[] = [...MEMBER_TRIGGERS, 'posts:publish'];
 
+/**
+ * Why the service at `serviceBaseUrl` cannot deliver to `uri`, when it cannot: `uri` is on this
+ * machine's loopback and the service is not. Registering it anyway makes every delivery fail and
+ * the service pause the webhook, which Tierlink would re-enable every 15 minutes in vain.
+ */
+export function unreachableFrom(serviceBaseUrl: string | undefined, uri: string): string | null {
+  if (!serviceBaseUrl) return null;
+  const ours = new URL(uri);
+  const theirs = new URL(serviceBaseUrl);
+  if (!isLoopbackHost(ours.hostname) || isLoopbackHost(theirs.hostname)) return null;
+  return (
+    `PUBLIC_URL ${ours.origin} is an address only this machine reaches, so ${theirs.host} could not deliver webhooks to it: ` +
+    'no webhook is registered, and roles follow pledges only at the nightly sync. Set PUBLIC_URL to the address where the internet reaches Tierlink.'
+  );
+}
+
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && new Set(a).size === new Set([...a, ...b]).size;
 
 const publicView = ({ secret: _secret, ...rest }: Webhook): Omit<Webhook, 'secret'> => rest;
@@ -150,6 +172,11 @@ export function createWebhookRegistration(deps: WebhookRegistrationDeps): Webhoo
   async function ensureNow(campaignId: string): Promise<EnsureResult> {
     const uri = webhookUri();
     const manual = Boolean(deps.staticSecret);
+    const unreachable = manual ? null : unreachableFrom(deps.serviceBaseUrl, uri);
+    if (unreachable) {
+      logger.warn({ campaignId, uri }, unreachable);
+      return { campaignId, state: 'failed', webhook: null, healed: false, detail: unreachable };
+    }
     const client = await deps.accounts.clientForCampaign(campaignId);
     if (!client) {
       return { campaignId, state: 'failed', webhook: null, healed: false, detail: `campaign ${campaignId} has no connected creator` };

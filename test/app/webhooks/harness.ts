@@ -48,6 +48,8 @@ export interface InstanceOptions {
   /** False: the receiver stores and answers but nothing processes (a processor that died). Default true. */
   process?: boolean;
   staticSecret?: string;
+  /** Where the membership service is (PATREON_BASE_URL); the stand-in's address by default. */
+  serviceBaseUrl?: string;
   logger?: Logger;
   recheckDelayMs?: number;
   /**
@@ -101,6 +103,7 @@ export async function startInstance(world: World, options: InstanceOptions = {})
         intake: world.intake,
         parseDelivery: options.parseDelivery ?? parsePatreonDelivery,
         publicUrl: url,
+        serviceBaseUrl: options.serviceBaseUrl ?? world.patreon.url,
         staticSecret: options.staticSecret,
         withLock: world.db.database.tryWithLock,
         requestCampaignSync:

@@ -1,4 +1,4 @@
-import { WEBHOOK_TRIGGERS } from '../../../src/app/webhooks/registration';
+import { WEBHOOK_TRIGGERS, unreachableFrom } from '../../../src/app/webhooks/registration';
 import { createSecretBox } from '../../../src/edges/outbound/store/secret-box';
 import { webhookSecretSeal } from '../../../src/edges/outbound/store/repositories/webhook-repository';
 import { webhooks as webhooksTable } from '../../../src/edges/outbound/store/schema/webhooks';
@@ -190,6 +190,35 @@ test('with PATREON_WEBHOOK_SECRET nothing is created or re-pointed', async () =>
   } finally {
     await manual.close();
   }
+});
+
+test('a PUBLIC_URL only this machine reaches is never registered with a service elsewhere: a failed check that says why', async () => {
+  const remote = await startInstance(world, { serviceBaseUrl: 'https://www.patreon.com', logger: log.logger });
+  try {
+    world.patreon.resetRequests();
+    const result = await remote.registration.ensure(campaignId);
+    expect(result).toMatchObject({ state: 'failed', webhook: null });
+    expect(result.detail).toMatch(
+      /^PUBLIC_URL http:\/\/127\.0\.0\.1:\d+ is an address only this machine reaches, so www\.patreon\.com could not deliver/,
+    );
+    expect(webhookCalls()).toEqual([]);
+    expect(webhooksOf(campaignId)).toEqual([]);
+    expect(await remote.registration.health(campaignId)).toMatchObject({ lastState: 'failed' });
+  } finally {
+    await remote.close();
+  }
+});
+
+test.each([
+  ['http://localhost:3000', 'https://www.patreon.com', true],
+  ['http://127.0.0.1:3000', 'https://www.patreon.com', true],
+  ['http://[::1]:3000', 'https://www.patreon.com', true],
+  ['http://tierlink.localhost', 'https://www.patreon.com', true],
+  ['https://tierlink.example.com', 'https://www.patreon.com', false],
+  ['http://192.168.1.20:3000', 'https://www.patreon.com', false],
+  ['http://localhost:3000', 'http://127.0.0.1:4010', false],
+])('unreachableFrom: Tierlink at %s, the service at %s → %s', (publicUrl, serviceBaseUrl, refused) => {
+  expect(unreachableFrom(serviceBaseUrl, `${publicUrl}/webhooks/patreon`) !== null).toBe(refused);
 });
 
 test('health reports what the last check found; a failed check is a value, not a throw', async () => {
