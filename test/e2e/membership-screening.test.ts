@@ -1,4 +1,4 @@
-import { DashboardBrowser } from '../support/dashboard-client';
+import { DashboardBrowser, signIn } from '../support/dashboard-client';
 import { type E2E, pageText, startE2E } from '../support/e2e';
 import { activePatron, userOption } from '../support/e2e-admin';
 import { eventually } from '../support/eventually';
@@ -76,9 +76,14 @@ test('a pending member who links is told to accept the rules first, and gets the
   expect(text).toContain('Open Fan Club and accept its rules. Your roles arrive when you do.');
   expect(rolesOf(member.userId)).toEqual([]);
   expect(pendingOf(member.userId)).toBe(true);
+  // The creator's Members page says why Lena has no role.
+  const { browser: owner } = await signIn(e, e.ownerId);
+  const detail = pageText((await owner.get(`/dashboard/${e.guildId}/members/${member.userId}`)).html);
+  expect(detail).toContain('Has not accepted this server’s rules yet: roles arrive when they do.');
 
   e.discord.completeScreening(e.guildId, member.userId);
   await e.discord.waitForMemberRole(e.guildId, member.userId, e.roles.gold, { present: true, timeoutMs: 5_000 });
+  expect(pageText((await owner.get(`/dashboard/${e.guildId}/members/${member.userId}`)).html)).not.toContain('rules yet');
 });
 
 test('the join page adds a patron with no role, says the rules come first, and the roles follow their acceptance', async () => {

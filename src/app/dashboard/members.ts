@@ -26,6 +26,8 @@ export interface MemberDetail {
   discordName: string | null;
   username: string | null;
   inGuild: boolean;
+  /** In the server but not yet through its Membership Screening: given nothing until they accept its rules. */
+  pending: boolean;
   /** The member's roles now, highest first (ids of deleted roles are left out). */
   roles: Array<{ id: string; name: string }>;
   patronName: string | null;
@@ -103,6 +105,7 @@ export function createMemberLookup(deps: MembersDeps): MemberLookup {
         discordName: member ? nameOf(member) : null,
         username: member?.username ?? null,
         inGuild: member !== null,
+        pending: member?.pending === true,
         roles,
         patronName: links.get(userId)?.patronName ?? null,
         status,

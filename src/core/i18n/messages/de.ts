@@ -910,6 +910,7 @@ export const de: Catalogue<EnglishCatalogue> = {
   'dashMem.giveComp': 'Als Freistufe geben',
   'dashMem.linkTitle': 'Verknüpfung und Stand',
   'dashMem.notMember': 'Derzeit kein Mitglied dieses Servers: Die Rollen kommen beim Beitritt.',
+  'dashMem.screening': 'Hat die Regeln dieses Servers noch nicht angenommen: Die Rollen kommen, sobald das geschieht.',
   'dashMem.rolesNow': 'Rollen jetzt',
   'dashMem.noRoles': 'Keine Rollen.',
   'dashMem.notInServerNow': 'Nicht auf dem Server.',

@@ -873,6 +873,7 @@ export const en = {
   'dashMem.giveComp': 'Give as a comp',
   'dashMem.linkTitle': 'Link and standing',
   'dashMem.notMember': 'Not a member of this server now: roles arrive when they join.',
+  'dashMem.screening': 'Has not accepted this server’s rules yet: roles arrive when they do.',
   'dashMem.rolesNow': 'Roles now',
   'dashMem.noRoles': 'No roles.',
   'dashMem.notInServerNow': 'Not in the server.',

@@ -891,6 +891,7 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'dashMem.giveComp': 'Regalar el nivel',
   'dashMem.linkTitle': 'Vínculo y situación',
   'dashMem.notMember': 'Ahora no es miembro de este servidor: los roles llegan cuando se una.',
+  'dashMem.screening': 'Aún no ha aceptado las normas de este servidor: los roles llegan cuando lo haga.',
   'dashMem.rolesNow': 'Roles actuales',
   'dashMem.noRoles': 'Sin roles.',
   'dashMem.notInServerNow': 'No está en el servidor.',

@@ -886,6 +886,7 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'dashMem.giveComp': 'Dar como cortesia',
   'dashMem.linkTitle': 'Vínculo e situação',
   'dashMem.notMember': 'Não é membro deste servidor agora: os cargos chegam quando entrar.',
+  'dashMem.screening': 'Ainda não aceitou as regras deste servidor: os cargos chegam quando aceitar.',
   'dashMem.rolesNow': 'Cargos agora',
   'dashMem.noRoles': 'Sem cargos.',
   'dashMem.notInServerNow': 'Não está no servidor.',

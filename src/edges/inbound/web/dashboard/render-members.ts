@@ -241,7 +241,13 @@ export function renderMember(o: {
 ${panel({
   id: 'link',
   title: t('dashMem.linkTitle'),
-  body: html`<p>${prose(link)}</p>${!detail.inGuild ? html`<p class="hint">${t('dashMem.notMember')}</p>` : null}${standing}`,
+  body: html`<p>${prose(link)}</p>${
+    detail.pending
+      ? html`<p class="hint">${t('dashMem.screening')}</p>`
+      : !detail.inGuild
+        ? html`<p class="hint">${t('dashMem.notMember')}</p>`
+        : null
+  }${standing}`,
 })}
 ${panel({
   id: 'roles',
