@@ -212,6 +212,18 @@ test('an Administrator cannot have Tierlink give a role above his own highest ro
   expect((await e.tierlink.services.repos.mappings.of(e.guildId)).map((m) => m.roleId)).not.toContain(council);
   expect((await settings()).formerPatronRoleId).toBeNull();
 
+  // Nor may he allow a powerful role above him, which a campaign's tier could then hand out.
+  const wardens = e.discord.createRole(e.guildId, {
+    name: 'Wardens',
+    permissions: PermissionFlagsBits.KickMembers,
+    position: botPosition,
+  }).id;
+  const allow = await asSam('allow-role', [roleOption('role', wardens)]).reply();
+  expect(allow.content).toContain('Wardens is at or above your highest role, Head Admin.');
+  expect(await e.tierlink.services.repos.roleAllowances.of(e.guildId)).not.toContainEqual(expect.objectContaining({ roleId: wardens }));
+  const byOwner = await asOwner('allow-role', [roleOption('role', wardens)]).until(/Updated|failed|allowed|Nothing/);
+  expect(byOwner.content).not.toContain('at or above');
+
   const allowed = await asSam('map', map(silver(), role.kickHelper)).until(/Updated|failed|now grants/);
   expect(allowed.content).toMatch(/^\*\*Silver\*\* now grants \*\*Kick Helper\*\*\./);
   await asSam('unmap', map(silver(), role.kickHelper)).until(/Updated|failed|no longer grants|Nothing/);

@@ -1,4 +1,4 @@
-import { dangerousBitsOf, listed, permissionNames } from '../../core/authority';
+import { checkRoleAuthority, dangerousBitsOf, listed, permissionNames } from '../../core/authority';
 import { tierRoles } from '../../core/planner/desired-roles';
 import { checkRoleAssignable } from '../../core/role-hierarchy';
 import type { RoleAllowanceRepository } from '../../edges/outbound/store/repositories/role-allowance-repository';
@@ -85,6 +85,12 @@ export function createRoleAllowances(deps: {
       if (!view.authority.isOwner && !view.authority.isAdministrator) return { kind: 'not_allowed', ...ALLOW_REFUSAL };
       const role = view.snapshot.roles.find((r) => r.id === roleId);
       const roleName = role?.name ?? roleId;
+      // An Administrator decides only for roles below their own highest one, as Discord lets them manage.
+      const may = role ? checkRoleAuthority(view.authority, role) : null;
+      if (may && !may.ok) {
+        const { code, message, fix, highestName } = may.error;
+        return { kind: 'role_refused', message, fix, facts: { code, roleName, highestName: highestName ?? null } };
+      }
       if (!allowed) {
         const withdrawn = await deps.allowances.withdraw(guildId, roleId);
         if (withdrawn) logger.info({ guildId, userId: actor.userId, roleId }, 'allowance of a role with dangerous permissions taken back');

@@ -1,5 +1,6 @@
 import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import type { AllowOutcome } from '../../../../app/admin/role-allowances';
+import { refusalWords } from '../../../../core/refusal-text';
 import type { Command } from '../command';
 import { NO_PINGS, describeGuildApply } from '../format';
 import { type Speaker, listFor, permissionFor, speakerFor } from '../speak';
@@ -55,8 +56,10 @@ export const allowRoleCommand: Command = {
       case 'not_allowed':
         // The service's refusal is the router's (the owner or an Administrator), said in the member's language.
         return void (await reply(t('allow.refusal')));
-      case 'role_refused':
-        return void (await reply(`${t('allow.refused', { message: outcome.message })}\n${t('allow.fix', { fix: outcome.fix })}`));
+      case 'role_refused': {
+        const { message, fix } = refusalWords(t, outcome);
+        return void (await reply(`${t('allow.refused', { message })}\n${t('allow.fix', { fix })}`));
+      }
       case 'not_dangerous':
         return void (await reply(t('allow.notDangerous', { role: outcome.roleName })));
       case 'not_allowed_before':
