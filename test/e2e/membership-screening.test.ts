@@ -8,18 +8,15 @@ import { eventually } from '../support/eventually';
  * joiners as `pending` and tells the bot when they accept (GUILD_MEMBER_UPDATE, `pending: false`);
  * a role given to a pending member lets them skip the rules, and the Discord stand-in does that
  * too (it clears `pending` on a role added), so every test here would see a skip. Tierlink gives
- * a pending member nothing, from any trigger, and gives their roles the moment they accept.
+ * a pending member nothing, from any trigger, and gives their roles the moment they accept, under
+ * Discord's real limits (the stand-ins' defaults).
  */
 
 const ADMINISTRATOR = 1n << 3n;
 
 let e: E2E;
 beforeAll(async () => {
-  e = await startE2E({
-    connected: true,
-    raisedLimits:
-      "each test changes roles in one server within seconds of the last; the claim is who is given roles when, not Discord's 10 per 10 s",
-  });
+  e = await startE2E({ connected: true });
   e.discord.registerRedirectUri(`${e.url}/join/callback`);
   e.discord.setScreening(e.guildId, true);
 }, 60_000);

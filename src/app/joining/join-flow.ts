@@ -183,7 +183,7 @@ export function createJoinFlow(deps: JoinFlowDeps): JoinFlow {
     // Linked here as by /link: a patron entitled in the server is told, when the server does that.
     if (joined.outcome.entitlements.some((e) => (e.kind === 'active' || e.kind === 'grace') && e.tierIds.length > 0))
       deps.patronMessages?.afterLink(guildId, userId, patreonUserId, locale);
-    return { kind: joined.kind, place, discordAccount, outcome: joined.outcome } as Joined;
+    return { kind: joined.kind, place, discordAccount, outcome: joined.outcome };
   }
 }
 
