@@ -166,8 +166,18 @@ test('once a day: a second look the same day does nothing, the next day prunes a
 test('an instance that finds another pruning skips; the record of the last prune is shared by every instance', async () => {
   const first = retention();
   let release!: () => void;
-  const holding = t.database.tryWithLock(RETENTION_LOCK, () => new Promise<void>((resolve) => (release = resolve)));
-  await new Promise((r) => setTimeout(r, 20));
+  let held!: () => void;
+  const acquired = new Promise<void>((resolve) => (held = resolve));
+  // The other instance holds the lock from the moment its work starts (not after a guessed delay).
+  const holding = t.database.tryWithLock(
+    RETENTION_LOCK,
+    () =>
+      new Promise<void>((resolve) => {
+        release = resolve;
+        held();
+      }),
+  );
+  await acquired;
   expect(await first.retention.runOnce()).toEqual({ kind: 'locked' });
   release();
   await holding;
