@@ -8,7 +8,7 @@ import { ENGLISH, type MessageKey, type T } from './i18n';
 export interface RefusalFacts {
   code: string;
   roleName: string;
-  /** `at_or_above`: the person's highest role (null: none). */
+  /** `at_or_above`: the person's highest role (null: none); `above_connector`: the connector's (null: deleted). */
   highestName?: string | null;
   /** `above_bot`, `missing_manage_roles`: the bot's highest role. */
   botRoleName?: string;
@@ -47,6 +47,13 @@ export function refusalFromFacts(t: T, facts: RefusalFacts): { message: string; 
       return {
         message: facts.highestName ? t('refusal.atOrAbove', { role, highest: facts.highestName }) : t('refusal.aboveYouNoRole', { role }),
         fix: t('refusal.atOrAboveFix', { role }),
+      };
+    case 'above_connector':
+      return {
+        message: facts.highestName
+          ? t('refusal.aboveConnector', { role, highest: facts.highestName })
+          : t('refusal.aboveConnectorGone', { role }),
+        fix: t('refusal.aboveConnectorFix', { role }),
       };
     case 'above_bot':
       return {

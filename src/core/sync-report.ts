@@ -90,6 +90,12 @@ export interface GuildSyncReport {
   linkedMembers: number;
   /** Members planned: the linked, those we granted roles, and in strict mode holders of a managed role. */
   usersPlanned: number;
+  /**
+   * Members Tierlink knows who have not accepted the server's rules yet (Membership Screening): not
+   * planned, since a role would let them skip the rules; they get their roles when they accept.
+   * Absent: none (and reports written before it was counted).
+   */
+  pendingMembers?: number;
   /** Roles the ledger says we hold in the guild, before the run: the base of the threshold. */
   ourGrants: number;
   planned: { adds: number; removes: number; forgets: number; blocked: number };
@@ -220,7 +226,8 @@ function guildLines(guild: GuildSyncReport, dryRun: boolean, limit: number | und
   const title = guild.guildName ? `${guild.guildName} (${guild.guildId})` : guild.guildId;
   lines.push(`${title}: ${guild.status === 'ok' ? 'ok' : guild.status.toUpperCase()}`);
   lines.push(
-    `  Discord: ${plural(guild.discord.pages, 'page')}, ${plural(guild.discord.members, 'member')}, ${n(guild.linkedMembers)} linked; ` +
+    `  Discord: ${plural(guild.discord.pages, 'page')}, ${plural(guild.discord.members, 'member')}, ${n(guild.linkedMembers)} linked` +
+      `${guild.pendingMembers ? ` (${n(guild.pendingMembers)} not through the server's rules yet)` : ''}; ` +
       `${plural(guild.ourGrants, 'role')} granted by Tierlink before the run`,
   );
   const p = guild.planned;

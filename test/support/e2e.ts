@@ -74,8 +74,8 @@ export interface E2E {
   ): Promise<Array<{ name: string; value: string }>>;
   /** `/link` → button → authorize as `patreonUserId` → callback; the result page. */
   link(discordUserId: string, patreonUserId: string, decision?: 'allow' | 'deny'): Promise<{ status: number; html: string }>;
-  /** `/connect` as the guild owner → authorize as the creator → callback; the result page. */
-  connect(): Promise<{ status: number; html: string }>;
+  /** `/connect` as the guild owner (or `by`, a member who may connect) → authorize as the creator → callback; the result page. */
+  connect(by?: string): Promise<{ status: number; html: string }>;
   /**
    * Follows a `/link` or `/connect` button in `browser` as far as the service's consent page, signing
    * in with Discord as `discordUserId` on Discord's page on the way (as someone who logs in there
@@ -334,12 +334,12 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
     link: (discordUserId, patreonUserId, decision = 'allow') =>
       linkPatron({ discord, patreon, guildId }, discordUserId, patreonUserId, decision),
 
-    async connect() {
-      const reply = await e2e.command(ownerId, 'connect', [], ADMIN);
+    async connect(by = ownerId) {
+      const reply = await e2e.command(by, 'connect', [], ADMIN);
       const button = reply.urls[0];
       if (!button) throw new Error(`no link button in the /connect reply: ${reply.content}`);
       const browser = new Browser();
-      const step = await e2e.followToService(browser, button, ownerId);
+      const step = await e2e.followToService(browser, button, by);
       if (step.kind === 'page') return { status: step.status, html: step.html };
       const page = await browser.get(await patreon.approveAuthorization(step.url, patreon.creatorUserId));
       return { status: page.status, html: await page.text() };

@@ -3,7 +3,7 @@ import type { CreatorAccounts } from '../../edges/outbound/patreon/creator-accou
 import { createHash } from 'node:crypto';
 import type { AppStateRepository } from '../../edges/outbound/store/repositories/app-state-repository';
 import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
-import type { GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
+import type { CampaignConnector, GuildRepository } from '../../edges/outbound/store/repositories/guild-repository';
 import type { CampaignDetails, PatreonClient } from '../../edges/outbound/patreon';
 import { PatreonApiError } from '../../edges/outbound/patreon';
 import type { Clock } from '../../shared/clock';
@@ -77,18 +77,25 @@ export interface ConnectServiceDeps {
   /** Called after a campaign is bound to a guild: register the webhook, and so on. */
   onBound(bound: BoundCampaign): Promise<void>;
   /**
-   * Whether this Discord user may connect a campaign to this guild: the server's owner or an
-   * Administrator, read from Discord now (src/app/admin/actor-authority.ts).
+   * Whether this Discord user may connect a campaign to this guild (the server's owner or an
+   * Administrator, read from Discord now; src/app/admin/actor-authority.ts), as the connector to
+   * store with the binding (their highest role, null for the owner); null when they may not.
    */
-  mayConnect(guildId: string, userId: string): Promise<boolean>;
+  connectorOf(guildId: string, userId: string): Promise<CampaignConnector | null>;
 }
 
 export function createConnectService(deps: ConnectServiceDeps): ConnectService {
   const { clock, logger } = deps;
 
-  async function bind(guildId: string, creatorUserId: string, details: CampaignDetails): Promise<BoundCampaign> {
+  /** `connector`: who connected it and their highest role; its tiers' roles are given only below that role (src/core/connector-limit.ts). */
+  async function bind(
+    guildId: string,
+    creatorUserId: string,
+    details: CampaignDetails,
+    connector: CampaignConnector,
+  ): Promise<BoundCampaign> {
     await storeCampaign({ campaigns: deps.campaigns, clock }, creatorUserId, details);
-    await deps.guilds.bind(guildId, details.campaign.id);
+    await deps.guilds.bind(guildId, details.campaign.id, connector);
     const bound = { guildId, campaignId: details.campaign.id, creatorUserId, name: campaignName(details) };
     logger.info({ guildId, campaignId: bound.campaignId }, 'campaign bound to guild');
     await deps.onBound(bound);
@@ -97,6 +104,7 @@ export function createConnectService(deps: ConnectServiceDeps): ConnectService {
 
   async function pick(
     flow: BoundFlow,
+    connector: CampaignConnector,
     guildId: string,
     creatorUserId: string,
     client: PatreonClient,
@@ -108,7 +116,7 @@ export function createConnectService(deps: ConnectServiceDeps): ConnectService {
       logger.warn({ campaignId: deps.preferredCampaignId }, 'PATREON_CAMPAIGN_ID is not one of the creator’s campaigns');
     }
     const chosen = preferred ?? (all.length === 1 ? all[0] : undefined);
-    if (chosen) return { kind: 'bound', bound: await bind(guildId, creatorUserId, chosen), details: chosen };
+    if (chosen) return { kind: 'bound', bound: await bind(guildId, creatorUserId, chosen, connector), details: chosen };
     if (all.length === 0) return { kind: 'no_campaign', creatorName };
     return {
       kind: 'choose',
@@ -125,7 +133,7 @@ export function createConnectService(deps: ConnectServiceDeps): ConnectService {
       discordUserId: string,
       guild: { id: string; name: string | null },
     ): Promise<{ kind: 'link'; url: string; expiresAt: Date } | ConnectNotAllowed> {
-      if (!(await deps.mayConnect(guild.id, discordUserId))) return { kind: 'not_allowed' };
+      if (!(await deps.connectorOf(guild.id, discordUserId))) return { kind: 'not_allowed' };
       await deps.guilds.ensure(guild.id, guild.name);
       return { kind: 'link', ...(await deps.oneTimeLinks.create('connect', discordUserId, guild.id)) };
     },
@@ -138,7 +146,7 @@ export function createConnectService(deps: ConnectServiceDeps): ConnectService {
         logger.warn({ guildId, signedIn: signedIn.id }, 'connect refused: the link was made for another Discord account');
         return { kind: 'someone_else', signedInAs: accountOf(signedIn) };
       }
-      if (!(await deps.mayConnect(guildId, signedIn.id))) {
+      if (!(await deps.connectorOf(guildId, signedIn.id))) {
         logger.warn({ guildId, userId: signedIn.id }, 'connect refused: neither the owner nor an administrator any more');
         return { kind: 'not_allowed' };
       }
@@ -153,7 +161,8 @@ export function createConnectService(deps: ConnectServiceDeps): ConnectService {
 
     async complete(code: string, consumed: BoundState): Promise<ConnectCompletion | ConnectNotAllowed> {
       const link = consumed.row;
-      if (!link.discordUserId || !(await deps.mayConnect(link.guildId, link.discordUserId))) return { kind: 'not_allowed' };
+      const connector = link.discordUserId ? await deps.connectorOf(link.guildId, link.discordUserId) : null;
+      if (!connector) return { kind: 'not_allowed' };
       try {
         const tokens = await deps.accounts.oauth.exchangeCode({
           code,
@@ -163,7 +172,7 @@ export function createConnectService(deps: ConnectServiceDeps): ConnectService {
         const missing = CREATOR_SCOPES.filter((s) => !tokens.scopes.includes(s));
         if (missing.length > 0) logger.warn({ missing }, 'the creator granted fewer scopes than Tierlink asked for');
         const { creatorUserId, fullName, client } = await deps.accounts.connect(tokens);
-        return await pick(consumed.flow, link.guildId, creatorUserId, client, fullName);
+        return await pick(consumed.flow, connector, link.guildId, creatorUserId, client, fullName);
       } catch (error) {
         logger.warn({ err: error, guildId: link.guildId }, 'connect failed');
         return { kind: 'service_error', message: error instanceof PatreonApiError ? error.kind : 'unexpected' };
@@ -178,11 +187,12 @@ export function createConnectService(deps: ConnectServiceDeps): ConnectService {
       const redeemed = await deps.oneTimeLinks.redeemChoice(ticket, csrf, readNonce);
       if (redeemed.kind !== 'chosen') return { kind: 'choice_refused', reason: redeemed.kind };
       const { guildId, creatorUserId, campaignId } = redeemed;
-      if (!redeemed.discordUserId || !(await deps.mayConnect(guildId, redeemed.discordUserId))) return { kind: 'not_allowed' };
+      const connector = redeemed.discordUserId ? await deps.connectorOf(guildId, redeemed.discordUserId) : null;
+      if (!connector) return { kind: 'not_allowed' };
       try {
         const client = deps.accounts.clientForCreator(creatorUserId);
         const details = await client.getCampaign(campaignId);
-        return { kind: 'bound', bound: await bind(guildId, creatorUserId, details), details };
+        return { kind: 'bound', bound: await bind(guildId, creatorUserId, details, connector), details };
       } catch (error) {
         logger.warn({ err: error, guildId }, 'binding the chosen campaign failed');
         return { kind: 'service_error', message: error instanceof PatreonApiError ? error.kind : 'unexpected' };
@@ -219,7 +229,8 @@ export function createConnectService(deps: ConnectServiceDeps): ConnectService {
       }
       const bound: BoundCampaign[] = [];
       if (guildIds.length === 0) await storeCampaign({ campaigns: deps.campaigns, clock }, creatorUserId, chosen);
-      for (const guildId of guildIds) bound.push(await bind(guildId, creatorUserId, chosen));
+      // The operator named these servers: no connector's limit.
+      for (const guildId of guildIds) bound.push(await bind(guildId, creatorUserId, chosen, { userId: null, roleId: null }));
       return bound;
     },
   };

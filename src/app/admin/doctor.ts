@@ -283,6 +283,14 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       // Held back is judged with the server's real permissions and allowances (the guild's context).
       const held = role.problem ? null : heldBackCheck(guild.roles.get(roleId) ?? role, use);
       if (held) problems.push(held);
+      // Above whoever connected the campaign whose tier names it (src/core/connector-limit.ts).
+      const above = role.problem ? undefined : guild.tiers.find((t) => !t.removed && t.held?.has(roleId))?.held?.get(roleId);
+      if (above) {
+        const check = { name: `Role ${role.name}`, ok: false, detail: above.message, fix: above.fix };
+        problems.push(
+          above.facts ? withSaid(check, { refusal: above.facts, part: 'message' }, { refusal: above.facts, part: 'fix' }) : check,
+        );
+      }
     }
     const joinerRoleId = guild.settings.joinerRoleId ?? null;
     const joiner = joinerRoleId && !used.has(joinerRoleId) ? guild.roles.get(joinerRoleId) : undefined;

@@ -9,6 +9,7 @@ import type { Linking } from '../linking';
 import type { SyncSubsystem } from '../sync';
 import type { WebhookRegistration } from '../webhooks/registration';
 import { ADMINISTRATOR } from '../../core/role-hierarchy';
+import { hasPermission } from '../../core/authority';
 import { createActorAuthority } from './actor-authority';
 import { createAdoptionCheck } from './adoption-check';
 import { createConnectService } from './connect-service';
@@ -101,8 +102,13 @@ export function createCreatorAdmin(deps: CreatorAdminDeps): CreatorAdmin {
       if (result.state === 'failed')
         logger.warn({ campaignId: bound.campaignId, detail: result.detail }, 'webhook registration failed at connect');
     },
-    // The owner holds every bit; anyone else needs Administrator, read from Discord now.
-    mayConnect: (guildId, userId) => authority.holds({ guildId, userId }, ADMINISTRATOR, { fresh: true }),
+    // The owner holds every bit; anyone else needs Administrator, read from Discord now, and is
+    // remembered with their highest role: the campaign's tiers give only roles below it.
+    connectorOf: async (guildId, userId) => {
+      const view = await authority.read({ guildId, userId }, { fresh: true });
+      if (!view || !hasPermission(view.authority, ADMINISTRATOR)) return null;
+      return { userId, roleId: view.authority.isOwner ? null : (view.authority.highest?.id ?? guildId) };
+    },
   });
   const tiers = createTiersService({
     ...repos,

@@ -26,8 +26,9 @@ export interface TierRoleLine {
    */
   elsewhere: string | null;
   /**
-   * Missing from the server (and from every other one it could belong to), or a role the bot cannot
-   * manage, with the fix; `facts` for a reader of another language where the problem has them.
+   * Missing from the server (and from every other one it could belong to), a role the bot cannot
+   * manage, or one above whoever connected the campaign (src/core/connector-limit.ts), with the fix;
+   * `facts` for a reader of another language where the problem has them.
    */
   problem: { message: string; fix: string; facts?: RefusalFacts } | null;
   /**
@@ -131,7 +132,7 @@ export function createTiersService(deps: {
       const lines = rows.map((row) => {
         // An open campaign this server does not serve yet (Ko-fi's page before its first mapping) is not in its context.
         const tier = guild.tiers.find((t) => t.campaignId === row.campaignId && t.tierId === row.id) ?? guildTier(row, guildId);
-        return { row, roles: tierRoles(guild, tier) };
+        return { row, tier, roles: tierRoles(guild, tier) };
       });
       const missing = lines.flatMap((l) =>
         l.roles.filter((r) => r.source === 'chat_role_ids' && !guild.roles.has(r.roleId)).map((r) => r.roleId),
@@ -142,7 +143,7 @@ export function createTiersService(deps: {
         guild.campaignIds,
         missing,
       );
-      return lines.map(({ row, roles }) => ({
+      return lines.map(({ row, tier, roles }) => ({
         campaignId: row.campaignId,
         campaignName: row.campaignName,
         tierId: row.id,
@@ -168,7 +169,7 @@ export function createTiersService(deps: {
                 }
               : null,
             problem: role
-              ? role.problem
+              ? (role.problem ?? (source === 'chat_role_ids' ? tier.held?.get(roleId) : undefined) ?? null)
               : otherServer
                 ? null
                 : source === 'map'

@@ -1,3 +1,4 @@
+import { withConnectorLimits } from '../../core/connector-limit';
 import { guildRoles } from '../../core/guild-roles';
 import type { GuildContext } from '../../core/planner/types';
 import { guildTier } from '../../core/tier-roles';
@@ -14,7 +15,7 @@ export interface GuildContextLoader {
 
 /** Gathers what the planner needs about a guild: settings, campaigns, tiers, `/map` rows, roles by tenure and amount, roles and their allowances. */
 export function createGuildContextLoader(deps: {
-  guilds: Pick<GuildRepository, 'settings' | 'campaignsOf'>;
+  guilds: Pick<GuildRepository, 'settings' | 'servedCampaigns'>;
   campaigns: Pick<CampaignRepository, 'tiersOf'>;
   mappings: Pick<MappingRepository, 'of'>;
   ruleRoles: Pick<RuleRoleRepository, 'of'>;
@@ -23,21 +24,32 @@ export function createGuildContextLoader(deps: {
 }): GuildContextLoader {
   return {
     async load(guildId) {
-      const [settings, campaignIds, mappings, ruleRoles, snapshot, allowances] = await Promise.all([
+      const [settings, served, mappings, ruleRoles, snapshot, allowances] = await Promise.all([
         deps.guilds.settings(guildId),
-        deps.guilds.campaignsOf(guildId),
+        deps.guilds.servedCampaigns(guildId),
         deps.mappings.of(guildId),
         deps.ruleRoles.of(guildId),
         deps.discordSnapshots.get(guildId),
         deps.roleAllowances.of(guildId),
       ]);
+      const campaignIds = served.map((c) => c.campaignId);
       const tiers = await deps.campaigns.tiersOf(campaignIds);
+      const servedMappings = mappings.filter((m) => campaignIds.includes(m.campaignId));
+      const connectorRoles = new Map(
+        served.flatMap((c) => (c.connectorRoleId === null ? [] : [[c.campaignId, c.connectorRoleId] as const])),
+      );
       return {
         guildId,
         settings,
         campaignIds,
-        tiers: tiers.map((t) => guildTier(t, guildId)),
-        mappings: mappings.filter((m) => campaignIds.includes(m.campaignId)),
+        // A tier's own roles are judged against whoever connected its campaign (src/core/connector-limit.ts).
+        tiers: withConnectorLimits(
+          tiers.map((t) => guildTier(t, guildId)),
+          servedMappings,
+          snapshot.roles,
+          connectorRoles,
+        ),
+        mappings: servedMappings,
         // Every load judges the roles afresh (a tier refresh, a role's new permissions): a role with
         // dangerous permissions nobody allowed is held back (src/core/authority.ts, heldBack).
         roles: guildRoles(guildId, snapshot, new Map(allowances.map((a) => [a.roleId, a.permissions]))),

@@ -97,7 +97,10 @@ export function createGuildPass(deps: GuildPassDeps): GuildPass {
           for (const m of todo) {
             // Behind the server's Membership Screening: nothing given until they accept its rules (a
             // role now would let them skip it); their passing it plans them, as a join does.
-            if (m.pending === true) continue;
+            if (m.pending === true) {
+              report.pendingMembers = (report.pendingMembers ?? 0) + 1;
+              continue;
+            }
             const isLinked = linked.has(m.userId);
             const known = isLinked || states.has(m.userId);
             const members = (states.get(m.userId) ?? []).filter((state) => !stale(state));

@@ -1,7 +1,18 @@
 import { notAMember } from './entitlement';
 import { type Said, UNSAID, standingFacts } from './reasons';
 import { ruleGrants } from './rule-roles';
-import type { DesiredGrant, DesiredRoles, Entitlement, GrantKind, GrantSource, GuildContext, GuildTier, NoteWhy, RoleNote } from './types';
+import type {
+  DesiredGrant,
+  DesiredRoles,
+  Entitlement,
+  GrantKind,
+  GrantSource,
+  GuildContext,
+  GuildTier,
+  NoteWhy,
+  RoleNote,
+  RoleProblem,
+} from './types';
 
 interface TierRole {
   roleId: string;
@@ -155,9 +166,19 @@ export function desiredRoles(
   for (const id of guild.campaignIds) if (!hasCampaign(entitlements, id)) served.push(notAMember(id));
   if (served.length > 1) served.sort(attributionOrder);
 
-  const grant = (roleId: string, kind: GrantKind, ent: Entitlement, tierId: string | null, source: GrantSource, { reason, why }: Said) => {
+  const grant = (
+    roleId: string,
+    kind: GrantKind,
+    ent: Entitlement,
+    tierId: string | null,
+    source: GrantSource,
+    { reason, why }: Said,
+    heldBy?: RoleProblem,
+  ) => {
     const held = grants.get(roleId);
     if (held) {
+      // Any justification its connector's limit does not hold makes the role grantable.
+      if (!heldBy) delete held.held;
       if (ent.source && !held.sources.includes(ent.source)) held.sources = [...held.sources, ent.source];
       if (reason !== held.reason && !held.alsoBecause.includes(reason)) {
         held.alsoBecause = [...held.alsoBecause, reason];
@@ -179,6 +200,7 @@ export function desiredRoles(
       alsoWhy: [],
       sources: ent.source ? [ent.source] : [],
       confirmed: !ent.unconfirmed,
+      ...(heldBy ? { held: heldBy } : {}),
     });
   };
 
@@ -221,7 +243,8 @@ export function desiredRoles(
         });
         continue;
       }
-      grant(roleId, 'tier', ent, tier.tierId, source, words ? tierGrantSaid(tier, ent) : UNSAID);
+      const heldBy = source === 'chat_role_ids' ? tier.held?.get(roleId) : undefined;
+      grant(roleId, 'tier', ent, tier.tierId, source, words ? tierGrantSaid(tier, ent) : UNSAID, heldBy);
     }
   }
 

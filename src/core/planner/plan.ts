@@ -1,6 +1,6 @@
 import { SETTING_ROLE_LABEL, grantReason, managedRoleIds, tierRoles } from './desired-roles';
 import { type Said, type UnlinkedReason, UNSAID, grantWhy, standingFacts, unlinkedCode } from './reasons';
-import type { BlockedChange, DesiredRoles, Entitlement, GuildContext, LedgerEntry, RoleChange, UserPlan } from './types';
+import type { BlockedChange, DesiredRoles, Entitlement, GuildContext, LedgerEntry, RoleChange, RoleProblem, UserPlan } from './types';
 
 export interface PlanInput {
   guild: GuildContext;
@@ -56,10 +56,11 @@ export function plan(input: PlanInput): UserPlan {
   const frozen = new Set<string>();
   for (const e of input.entitlements) if (e.unreadable) frozen.add(e.campaignId);
 
-  const push = (change: RoleChange) => {
+  const push = (change: RoleChange, held?: RoleProblem) => {
     const role = guild.roles.get(change.roleId);
-    // A role held back (dangerous permissions nobody allowed) is never added; taking it away goes on.
-    const problem = change.op === 'forget' ? null : (role?.problem ?? (change.op === 'add' ? role?.heldBack : null) ?? null);
+    // A role held back (dangerous permissions nobody allowed, or above its campaign's connector) is
+    // never added; taking it away goes on.
+    const problem = change.op === 'forget' ? null : (role?.problem ?? (change.op === 'add' ? (role?.heldBack ?? held) : null) ?? null);
     if (change.op !== 'forget' && problem) {
       const blocked: BlockedChange = {
         op: change.op,
@@ -67,7 +68,7 @@ export function plan(input: PlanInput): UserPlan {
         roleName: change.roleName,
         reason: change.reason,
         ...(change.why ? { why: change.why } : {}),
-        problem: { message: problem.message, fix: problem.fix },
+        problem: { message: problem.message, fix: problem.fix, ...(problem.facts ? { facts: problem.facts } : {}) },
       };
       out.blocked.push(blocked);
     } else {
@@ -79,13 +80,16 @@ export function plan(input: PlanInput): UserPlan {
     if (currentRoleIds.has(grant.roleId)) continue;
     // Only unconfirmed payloads justify it: kept if held, never granted.
     if (!grant.confirmed) continue;
-    push({
-      op: 'add',
-      roleId: grant.roleId,
-      roleName: grant.roleName,
-      ...(words ? { reason: grantReason(grant), why: grantWhy(grant) } : UNSAID),
-      grant: { campaignId: grant.campaignId, tierId: grant.tierId, kind: grant.kind, sources: grant.sources },
-    });
+    push(
+      {
+        op: 'add',
+        roleId: grant.roleId,
+        roleName: grant.roleName,
+        ...(words ? { reason: grantReason(grant), why: grantWhy(grant) } : UNSAID),
+        grant: { campaignId: grant.campaignId, tierId: grant.tierId, kind: grant.kind, sources: grant.sources },
+      },
+      grant.held,
+    );
   }
 
   // Only strict mode reads it.

@@ -169,6 +169,11 @@ export interface GuildTier {
   roleIds: readonly string[];
   /** The tier no longer exists on the service. */
   removed: boolean;
+  /**
+   * Roles of {@link roleIds} that whoever connected the campaign could not give (src/core/connector-limit.ts):
+   * never added for this tier; removals go on. Absent: none.
+   */
+  held?: ReadonlyMap<string, RoleProblem>;
 }
 
 /** A `/map` row. */
@@ -250,6 +255,8 @@ export interface DesiredGrant {
   sources: readonly SourceName[];
   /** False when every justification is an unconfirmed payload: the role may be kept, never granted. */
   confirmed: boolean;
+  /** Set when every justification is a tier role its campaign's connector could not give ({@link GuildTier.held}): kept, never added. */
+  held?: RoleProblem;
 }
 
 /** A role the member does not get (or cannot get), with the reason, for `/status` and `/tiers`. */

@@ -672,6 +672,10 @@ export const de: Catalogue<EnglishCatalogue> = {
   'sync.guild': '**{server}**: {status}',
   'sync.guildOk': 'in Ordnung',
   'sync.members': { one: 'Discord: {count} Mitglied, {linked} verknüpft', other: 'Discord: {count} Mitglieder, {linked} verknüpft' },
+  'sync.pending': {
+    one: '{count} Mitglied, das Tierlink kennt, hat die Serverregeln noch nicht akzeptiert: Die Rollen kommen, sobald es das tut',
+    other: '{count} Mitglieder, die Tierlink kennt, haben die Serverregeln noch nicht akzeptiert: Die Rollen kommen, sobald sie das tun',
+  },
   'sync.planned': 'Geplant: {adds} hinzuzufügen, {removes} zu entfernen, {blocked} blockiert',
   'sync.wouldChange': 'Würde ändern: {adds} hinzuzufügen, {removes} zu entfernen, {blocked} blockiert',
   'sync.applied': 'Ausgeführt: {adds} hinzugefügt, {removes} entfernt, {failed} fehlgeschlagen',
@@ -1114,6 +1118,12 @@ export const de: Catalogue<EnglishCatalogue> = {
   'refusal.aboveYouNoRole':
     '{role} liegt über dir: Du hast auf diesem Server keine Rolle. Discord lässt dich nur Rollen unter deiner eigenen höchsten Rolle vergeben oder entfernen, und Tierlink hält sich an dieselbe Regel.',
   'refusal.atOrAboveFix': 'Bitte jemanden, dessen höchste Rolle über {role} liegt, oder den Serverinhaber, das zu tun.',
+  'refusal.aboveConnector':
+    '{role} wird zurückgehalten: Sie liegt auf oder über {highest}, der höchsten Rolle der Person, die diese Kampagne verbunden hat, und Discord lässt sie nur Rollen unter ihrer eigenen vergeben.',
+  'refusal.aboveConnectorGone':
+    '{role} wird zurückgehalten: Die höchste Rolle der Person, die diese Kampagne verbunden hat, gibt es nicht mehr, daher kann Tierlink nicht erkennen, ob sie sie vergeben dürfte.',
+  'refusal.aboveConnectorFix':
+    'Der Serverinhaber oder jemand, dessen höchste Rolle über {role} liegt, kann die Kampagne mit /connect erneut verbinden oder die Rolle mit /map der Stufe zuordnen; oder wähle auf Patreon eine niedrigere Rolle für die Stufe.',
   'refusal.aboveBot': '{role} liegt auf oder über {bot}, der höchsten Rolle des Bots, daher lehnt Discord die Vergabe ab.',
   'refusal.aboveBotFix': 'Verschiebe die Rolle {bot} in Servereinstellungen → Rollen über {role}.',
   'refusal.managed': '{role} wird von einer Integration verwaltet (einem Bot, Boosts oder einem Abo); niemand kann sie von Hand vergeben.',

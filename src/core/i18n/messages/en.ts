@@ -643,6 +643,10 @@ export const en = {
   'sync.guild': '**{server}**: {status}',
   'sync.guildOk': 'ok',
   'sync.members': { one: 'Discord: {count} member, {linked} linked', other: 'Discord: {count} members, {linked} linked' },
+  'sync.pending': {
+    one: '{count} member Tierlink knows has not accepted the server’s rules yet: their roles come when they do',
+    other: '{count} members Tierlink knows have not accepted the server’s rules yet: their roles come when they do',
+  },
   'sync.planned': 'Planned: {adds} to add, {removes} to remove, {blocked} blocked',
   'sync.wouldChange': 'Would change: {adds} to add, {removes} to remove, {blocked} blocked',
   'sync.applied': 'Applied: {adds} added, {removes} removed, {failed} failed',
@@ -1068,6 +1072,12 @@ export const en = {
   'refusal.aboveYouNoRole':
     '{role} is above you: you have no role in this server. Discord lets you give or take away only roles below your own highest role, and Tierlink keeps the same rule.',
   'refusal.atOrAboveFix': 'Ask someone whose highest role is above {role}, or the server owner, to do this.',
+  'refusal.aboveConnector':
+    '{role} is held back: it is at or above {highest}, the highest role of whoever connected this campaign, and Discord lets them give only roles below their own.',
+  'refusal.aboveConnectorGone':
+    '{role} is held back: the highest role of whoever connected this campaign no longer exists, so Tierlink cannot tell whether they could give it.',
+  'refusal.aboveConnectorFix':
+    'The server owner, or someone whose highest role is above {role}, can connect the campaign again with /connect or map the role to the tier with /map; or choose a lower role for the tier on Patreon.',
   'refusal.aboveBot': "{role} is at or above {bot}, the bot's highest role, so Discord refuses to assign it.",
   'refusal.aboveBotFix': 'Move the {bot} role above {role} in Server Settings → Roles.',
   'refusal.managed': '{role} is managed by an integration (a bot, a booster or a subscription role); nobody can assign it by hand.',

@@ -656,6 +656,10 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'sync.guild': '**{server}**: {status}',
   'sync.guildOk': 'correcto',
   'sync.members': { one: 'Discord: {count} miembro, {linked} vinculados', other: 'Discord: {count} miembros, {linked} vinculados' },
+  'sync.pending': {
+    one: '{count} miembro que Tierlink conoce aún no ha aceptado las normas del servidor: sus roles llegan cuando lo haga',
+    other: '{count} miembros que Tierlink conoce aún no han aceptado las normas del servidor: sus roles llegan cuando lo hagan',
+  },
   'sync.planned': 'Previsto: {adds} por añadir, {removes} por quitar, {blocked} bloqueados',
   'sync.wouldChange': 'Cambiaría: {adds} por añadir, {removes} por quitar, {blocked} bloqueados',
   'sync.applied': 'Aplicado: {adds} añadidos, {removes} quitados, {failed} fallidos',
@@ -1089,6 +1093,12 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'refusal.aboveYouNoRole':
     '{role} está por encima de ti: no tienes ningún rol en este servidor. Discord solo te deja dar o quitar roles por debajo de tu rol más alto, y Tierlink sigue la misma regla.',
   'refusal.atOrAboveFix': 'Pide a alguien cuyo rol más alto esté por encima de {role}, o al propietario del servidor, que lo haga.',
+  'refusal.aboveConnector':
+    '{role} está retenido: está al nivel de {highest}, el rol más alto de quien conectó esta campaña, o por encima, y Discord solo le deja dar roles por debajo del suyo.',
+  'refusal.aboveConnectorGone':
+    '{role} está retenido: el rol más alto de quien conectó esta campaña ya no existe, así que Tierlink no puede saber si podía darlo.',
+  'refusal.aboveConnectorFix':
+    'El propietario del servidor, o alguien cuyo rol más alto esté por encima de {role}, puede volver a conectar la campaña con /connect o asignar el rol al nivel con /map; o elige un rol más bajo para el nivel en Patreon.',
   'refusal.aboveBot': '{role} está al nivel de {bot}, el rol más alto del bot, o por encima, así que Discord no deja asignarlo.',
   'refusal.aboveBotFix': 'Mueve el rol {bot} por encima de {role} en Ajustes del servidor → Roles.',
   'refusal.managed': '{role} lo gestiona una integración (un bot, las mejoras o una suscripción); nadie puede asignarlo a mano.',

@@ -651,6 +651,10 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'sync.guild': '**{server}**: {status}',
   'sync.guildOk': 'tudo certo',
   'sync.members': { one: 'Discord: {count} membro, {linked} vinculados', other: 'Discord: {count} membros, {linked} vinculados' },
+  'sync.pending': {
+    one: '{count} membro que o Tierlink conhece ainda não aceitou as regras do servidor: os cargos vêm quando aceitar',
+    other: '{count} membros que o Tierlink conhece ainda não aceitaram as regras do servidor: os cargos vêm quando aceitarem',
+  },
   'sync.planned': 'Planejado: {adds} para dar, {removes} para remover, {blocked} bloqueados',
   'sync.wouldChange': 'Mudaria: {adds} para dar, {removes} para remover, {blocked} bloqueados',
   'sync.applied': 'Aplicado: {adds} dados, {removes} removidos, {failed} com falha',
@@ -1084,6 +1088,12 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'refusal.aboveYouNoRole':
     '{role} está acima de você: você não tem nenhum cargo neste servidor. O Discord só deixa você dar ou tirar cargos abaixo do seu cargo mais alto, e o Tierlink segue a mesma regra.',
   'refusal.atOrAboveFix': 'Peça a alguém cujo cargo mais alto esteja acima de {role}, ou ao dono do servidor, para fazer isso.',
+  'refusal.aboveConnector':
+    '{role} está retido: ele está no mesmo nível ou acima de {highest}, o cargo mais alto de quem conectou esta campanha, e o Discord só deixa essa pessoa dar cargos abaixo do seu.',
+  'refusal.aboveConnectorGone':
+    '{role} está retido: o cargo mais alto de quem conectou esta campanha não existe mais, então o Tierlink não consegue saber se essa pessoa poderia dá-lo.',
+  'refusal.aboveConnectorFix':
+    'O dono do servidor, ou alguém cujo cargo mais alto esteja acima de {role}, pode conectar a campanha de novo com /connect ou associar o cargo ao nível com /map; ou escolha um cargo mais baixo para o nível no Patreon.',
   'refusal.aboveBot': '{role} está no mesmo nível ou acima de {bot}, o cargo mais alto do bot, então o Discord se recusa a atribuí-lo.',
   'refusal.aboveBotFix': 'Mova o cargo {bot} para cima de {role} em Configurações do servidor → Cargos.',
   'refusal.managed': '{role} é gerenciado por uma integração (um bot, impulsos ou uma assinatura); ninguém pode atribuí-lo manualmente.',

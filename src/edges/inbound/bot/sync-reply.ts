@@ -29,6 +29,7 @@ function guildLines(speaker: Speaker, guild: GuildSyncReport, dryRun: boolean): 
   const status = guild.status === 'ok' ? t('sync.guildOk') : t(`sync.status.${guild.status}`);
   const lines = [t('sync.guild', { server: guild.guildName ?? guild.guildId, status })];
   lines.push(t('sync.members', { count: guild.discord.members, linked: guild.linkedMembers }));
+  if (guild.pendingMembers) lines.push(t('sync.pending', { count: guild.pendingMembers }));
   const p = guild.planned;
   lines.push(t(dryRun ? 'sync.wouldChange' : 'sync.planned', { adds: p.adds, removes: p.removes, blocked: p.blocked }));
   if (!dryRun) lines.push(t('sync.applied', { adds: guild.applied.adds, removes: guild.applied.removes, failed: guild.failed }));

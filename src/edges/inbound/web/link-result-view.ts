@@ -3,6 +3,7 @@ import { bestEntitlement } from '../../../app/linking/status-service';
 import type { MemberOutcome } from '../../../app/sync/reconciler';
 import { type T, formatDate, translator } from '../../../core/i18n';
 import { reasonText } from '../../../core/reason-text';
+import { refusalWords } from '../../../core/refusal-text';
 import { grantReasonText, noteReasonOnPage } from './role-reasons';
 import type { LinkResultView, ProblemLine, RoleLine } from './pages/views';
 
@@ -91,7 +92,10 @@ export function linkResultView(
 /** The roles a member's reconcile could not give, with why and what to change: the link and join result pages. */
 export function problemLines(outcome: Pick<MemberOutcome, 'plan' | 'result'>, t: T = translator('en')): ProblemLine[] {
   return [
-    ...outcome.plan.blocked.map((b) => ({ name: b.roleName, problem: b.problem.message, fix: b.problem.fix })),
+    ...outcome.plan.blocked.map((b) => {
+      const words = refusalWords(t, b.problem);
+      return { name: b.roleName, problem: words.message, fix: words.fix };
+    }),
     ...(outcome.result?.failed ?? []).map((f) => ({
       name: 'roleName' in f.change && f.change.roleName ? f.change.roleName : f.change.roleId,
       problem: f.message,

@@ -7,6 +7,12 @@ import { type Locale, fromDiscordLocale, isLocale } from '../../../../core/i18n'
 import type { Db } from '../database';
 import { guildCampaigns, guilds } from '../schema';
 
+/** Who connected a campaign to a guild, and the highest role they held then (null: the owner, or the operator's environment). */
+export interface CampaignConnector {
+  userId: string | null;
+  roleId: string | null;
+}
+
 export interface GuildRepository {
   /** The guild's row, with its name and its `preferred_locale` when the bot sees them. */
   ensure(guildId: string, name?: string | null, discordLocale?: string | null): Promise<void>;
@@ -49,8 +55,13 @@ export interface GuildRepository {
   campaignsOf(guildId: string): Promise<string[]>;
   guildsOf(campaignId: string): Promise<string[]>;
   bindings(): Promise<Array<{ guildId: string; campaignId: string }>>;
-  /** Returns true when the binding is new. */
-  bind(guildId: string, campaignId: string): Promise<boolean>;
+  /**
+   * Returns true when the binding is new. With `connector` (a `/connect`, or the operator's
+   * environment): who connected it and their highest role, replacing what an earlier connect stored.
+   */
+  bind(guildId: string, campaignId: string, connector?: CampaignConnector): Promise<boolean>;
+  /** {@link campaignsOf} (in its order), each with its connector's highest role (see {@link CampaignConnector}). */
+  servedCampaigns(guildId: string): Promise<Array<{ campaignId: string; connectorRoleId: string | null }>>;
   unbind(guildId: string, campaignId: string): Promise<void>;
 }
 
@@ -65,6 +76,12 @@ const CHANNEL_COLUMNS = {
 };
 
 export function createGuildRepository(db: Db): GuildRepository {
+  const served = (guildId: string) =>
+    db
+      .select({ campaignId: guildCampaigns.campaignId, connectorRoleId: guildCampaigns.connectorRoleId })
+      .from(guildCampaigns)
+      .where(eq(guildCampaigns.guildId, guildId))
+      .orderBy(guildCampaigns.boundAt, guildCampaigns.campaignId);
   return {
     async ensure(guildId: string, name?: string | null, discordLocale?: string | null): Promise<void> {
       const seen = { ...(name ? { name } : {}), ...(discordLocale ? { discordLocale } : {}) };
@@ -242,12 +259,7 @@ export function createGuildRepository(db: Db): GuildRepository {
     },
 
     async campaignsOf(guildId: string): Promise<string[]> {
-      const rows = await db
-        .select({ campaignId: guildCampaigns.campaignId })
-        .from(guildCampaigns)
-        .where(eq(guildCampaigns.guildId, guildId))
-        .orderBy(guildCampaigns.boundAt, guildCampaigns.campaignId);
-      return rows.map((r) => r.campaignId);
+      return (await served(guildId)).map((r) => r.campaignId);
     },
 
     async guildsOf(campaignId: string): Promise<string[]> {
@@ -266,10 +278,24 @@ export function createGuildRepository(db: Db): GuildRepository {
         .orderBy(guildCampaigns.guildId, guildCampaigns.campaignId);
     },
 
-    async bind(guildId: string, campaignId: string): Promise<boolean> {
+    async bind(guildId: string, campaignId: string, connector?: CampaignConnector): Promise<boolean> {
       await this.ensure(guildId);
-      const rows = await db.insert(guildCampaigns).values({ guildId, campaignId }).onConflictDoNothing().returning();
+      const by = connector ? { connectedBy: connector.userId, connectorRoleId: connector.roleId } : {};
+      const rows = await db
+        .insert(guildCampaigns)
+        .values({ guildId, campaignId, ...by })
+        .onConflictDoNothing()
+        .returning({ guildId: guildCampaigns.guildId });
+      if (rows.length === 0 && connector)
+        await db
+          .update(guildCampaigns)
+          .set(by)
+          .where(and(eq(guildCampaigns.guildId, guildId), eq(guildCampaigns.campaignId, campaignId)));
       return rows.length > 0;
+    },
+
+    async servedCampaigns(guildId: string): Promise<Array<{ campaignId: string; connectorRoleId: string | null }>> {
+      return served(guildId);
     },
 
     async unbind(guildId: string, campaignId: string): Promise<void> {

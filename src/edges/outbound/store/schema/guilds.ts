@@ -61,6 +61,13 @@ export const guildCampaigns = pgTable(
     guildId: text('guild_id').notNull(),
     campaignId: text('campaign_id').notNull(),
     boundAt: ts('bound_at').notNull().defaultNow(),
+    /** Who connected it with `/connect`; null: the operator's environment, or a release that did not keep it. */
+    connectedBy: text('connected_by'),
+    /**
+     * The connector's highest role when they connected it, when they were not the owner: the roles its
+     * tiers name are given only below it (src/core/authority.ts, `aboveConnector`). Null: no such limit.
+     */
+    connectorRoleId: text('connector_role_id'),
   },
   (t) => [primaryKey({ columns: [t.guildId, t.campaignId] }), index('guild_campaigns_campaign_idx').on(t.campaignId)],
 );
