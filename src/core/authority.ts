@@ -1,6 +1,6 @@
 import type { Result } from './result';
 import { err, ok } from './result';
-import { ADMINISTRATOR, type HierarchyRole, MANAGE_ROLES, compareRolePositions } from './role-hierarchy';
+import { ADMINISTRATOR, type HierarchyRole, MANAGE_ROLES, compareRolePositions, highestRoleOf } from './role-hierarchy';
 
 /** Discord permission bits (Discord's docs, Permissions; docs/discord-api-notes.md §7) that Tierlink's authority rules name. */
 export const Permission = {
@@ -128,12 +128,8 @@ export interface Authority {
 export function authorityOf(facts: ActorFacts): Authority {
   const mine = new Set([...facts.memberRoleIds, facts.guildId]);
   let bits = 0n;
-  let highest: HierarchyRole | null = null;
-  for (const role of facts.roles) {
-    if (!mine.has(role.id)) continue;
-    bits |= BigInt(role.permissions);
-    if (!highest || compareRolePositions(role, highest) > 0) highest = role;
-  }
+  for (const role of facts.roles) if (mine.has(role.id)) bits |= BigInt(role.permissions);
+  const highest = highestRoleOf(facts.guildId, facts.roles, facts.memberRoleIds);
   const isOwner = facts.userId === facts.ownerId;
   const isAdministrator = (bits & ADMINISTRATOR) !== 0n;
   return {

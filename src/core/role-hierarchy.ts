@@ -49,6 +49,14 @@ export function compareRolePositions(a: Pick<HierarchyRole, 'id' | 'position'>, 
   return ia === ib ? 0 : ia < ib ? 1 : -1;
 }
 
+/** A member's highest role among `memberRoleIds`, or @everyone (its id is the guild id) when they hold no other; null when `roles` has neither. */
+export function highestRoleOf(guildId: string, roles: readonly HierarchyRole[], memberRoleIds: readonly string[]): HierarchyRole | null {
+  const mine = new Set([...memberRoleIds, guildId]);
+  let highest: HierarchyRole | null = null;
+  for (const role of roles) if (mine.has(role.id) && (!highest || compareRolePositions(role, highest) > 0)) highest = role;
+  return highest;
+}
+
 /** The bot's highest role, or @everyone when it has none. */
 export function botHighestRole(guildId: string, roles: readonly HierarchyRole[], botRoleIds: readonly string[]): HierarchyRole | undefined {
   const mine = new Set(botRoleIds);

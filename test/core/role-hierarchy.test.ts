@@ -1,5 +1,12 @@
 import type { HierarchyRole, RoleProblemCode } from '../../src/core/role-hierarchy';
-import { ADMINISTRATOR, MANAGE_ROLES, botHighestRole, checkRoleAssignable, compareRolePositions } from '../../src/core/role-hierarchy';
+import {
+  ADMINISTRATOR,
+  MANAGE_ROLES,
+  botHighestRole,
+  checkRoleAssignable,
+  compareRolePositions,
+  highestRoleOf,
+} from '../../src/core/role-hierarchy';
 
 const GUILD = '100000000000000000';
 const role = (id: string, name: string, position: number, extra: Partial<HierarchyRole> = {}): HierarchyRole => ({
@@ -104,5 +111,24 @@ describe('role ordering', () => {
   it("finds the bot's highest role, @everyone when it has none", () => {
     expect(botHighestRole(GUILD, roles, [bronze.id, staff.id, gold.id])?.id).toBe(staff.id);
     expect(botHighestRole(GUILD, roles, [])?.id).toBe(GUILD);
+  });
+});
+
+describe('highestRoleOf', () => {
+  const roles = [
+    role(GUILD, '@everyone', 0),
+    role('200000000000000002', 'Low', 1),
+    role('200000000000000001', 'Old', 5),
+    role('200000000000000003', 'New', 5),
+  ];
+
+  test('the highest of the member’s roles, ties going to the older id as in Discord', () => {
+    expect(highestRoleOf(GUILD, roles, ['200000000000000002', '200000000000000003', '200000000000000001'])?.name).toBe('Old');
+    expect(highestRoleOf(GUILD, roles, ['200000000000000002', '200000000000000003'])?.name).toBe('New');
+  });
+
+  test('@everyone for a member with no role, and roles the guild no longer has are ignored', () => {
+    expect(highestRoleOf(GUILD, roles, [])?.name).toBe('@everyone');
+    expect(highestRoleOf(GUILD, roles, ['299999999999999999'])?.name).toBe('@everyone');
   });
 });

@@ -19,6 +19,8 @@ let e: E2E;
 const role = { crew: '', headAdmin: '', council: '' };
 let sam: string;
 let samAlt: string;
+/** An Insider patron who links while Sam is demoted. */
+let newcomer: string;
 let insider: string;
 
 const roles = (userId: string) => e.discord.memberRoles(e.guildId, userId);
@@ -98,9 +100,47 @@ test('Sam cannot map Council himself: /map holds him to the same rule', async ()
   expect(roles(samAlt)).not.toContain(role.council);
 });
 
+test('the nightly sync judges Sam by the roles he holds now: promoted above Council his campaign gives it, demoted it holds it again', async () => {
+  const botPosition = e.discord.guild(e.guildId).roles.find((r) => r.id === e.discord.guild(e.guildId).botRoleId)!.position;
+  const elders = e.discord.createRole(e.guildId, { name: 'Elders', position: botPosition }).id;
+  const sync = () => e.tierlink.services.sync.runSync({ dryRun: false, force: false, trigger: 'manual' });
+  const stored = async () =>
+    (await rows<{ connector_role_id: string }>(sql`select connector_role_id from guild_campaigns`))[0]!.connector_role_id;
+
+  e.discord.setMemberRolesByHand(e.guildId, sam, [role.headAdmin, elders]);
+  // A dry run changes nothing, the limit included.
+  await e.tierlink.services.sync.runSync({ dryRun: true, force: false, trigger: 'manual' });
+  expect(await stored()).toBe(role.headAdmin);
+  await sync();
+  expect(await stored()).toBe(elders);
+  // The next plan judges Council against Elders: the patron gets it.
+  await sync();
+  expect(roles(samAlt)).toContain(role.council);
+
+  // Demoted below Head Admin (only Crew left): the night after, Council is held for new patrons, and Crew too.
+  e.discord.setMemberRolesByHand(e.guildId, sam, [role.crew]);
+  await sync();
+  expect(await stored()).toBe(role.crew);
+  newcomer = e.discord.addMember(e.guildId, { username: 'newcomer' }).userId;
+  await e.link(newcomer, activePatron(e, 'New Insider', [insider]).id);
+  expect(roles(newcomer)).toEqual([]);
+  // Who was given Council while Sam could give it keeps it (held back never removes).
+  expect(roles(samAlt)).toContain(role.council);
+
+  // Back to Head Admin for the steps below. The night judges Sam after it planned: the newcomer's
+  // Crew waits for the next plan.
+  e.discord.setMemberRolesByHand(e.guildId, sam, [role.headAdmin]);
+  await sync();
+  expect(await stored()).toBe(role.headAdmin);
+  expect(roles(newcomer)).toEqual([]);
+  e.discord.deleteRole(e.guildId, elders);
+});
+
 test('the owner maps Council to Insider: whoever may give it decided, and the patron gets it', async () => {
   const reply = await asOwner('map', [tierOption(insiderRef()), roleOption('role', role.council)]).until(/Updated|failed/);
-  expect(reply.content).toMatch(/Updated: 1 role change/);
+  // The newcomer: Council by the owner's /map; Crew, below Head Admin again, at this first plan since the night judged Sam.
+  expect(reply.content).toMatch(/Updated: 2 role changes/);
+  expect(roles(newcomer)).toEqual(expect.arrayContaining([role.council, role.crew]));
   expect(roles(samAlt)).toContain(role.council);
   const doctor = (await asOwner('doctor').reply()).content;
   expect(doctor).not.toContain('Council is held back');

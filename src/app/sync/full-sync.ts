@@ -16,6 +16,7 @@ import type { GraceChecks } from './grace-checks';
 import type { RoleApplier } from './role-applier';
 import { type GuildRun, createGuildSync } from './guild-sync';
 import type { PatronMessages } from '../membership/patron-messages';
+import type { ConnectorRefresh } from './connector-refresh';
 
 export interface FullSyncOptions {
   trigger: SyncTrigger;
@@ -58,6 +59,8 @@ export interface FullSyncDeps {
   graceChecks: Pick<GraceChecks, 'schedule'>;
   /** Direct messages to patrons after the apply (a declined payment the sync found); none when absent. */
   patronMessages?: Pick<PatronMessages, 'afterApply'>;
+  /** Judges each campaign's connector by the roles the listing shows (src/app/sync/connector-refresh.ts). */
+  connectorRefresh?: ConnectorRefresh;
   /**
    * Hands the guilds of a run over to other instances once the campaign pass is done (see
    * src/app/sync/guild-spread.ts); true when it took them, and this run then syncs none itself.

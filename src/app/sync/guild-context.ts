@@ -38,6 +38,11 @@ export function createGuildContextLoader(deps: {
       const connectorRoles = new Map(
         served.flatMap((c) => (c.connectorRoleId === null ? [] : [[c.campaignId, c.connectorRoleId] as const])),
       );
+      const connectors = served.flatMap((c) =>
+        c.connectedBy !== null && c.connectorRoleId !== null
+          ? [{ campaignId: c.campaignId, userId: c.connectedBy, roleId: c.connectorRoleId }]
+          : [],
+      );
       return {
         guildId,
         settings,
@@ -54,6 +59,7 @@ export function createGuildContextLoader(deps: {
         // dangerous permissions nobody allowed is held back (src/core/authority.ts, heldBack).
         roles: guildRoles(guildId, snapshot, new Map(allowances.map((a) => [a.roleId, a.permissions]))),
         ruleRoles,
+        ...(connectors.length > 0 ? { connectors } : {}),
       };
     },
   };

@@ -47,6 +47,8 @@ export interface GuildPassInput {
   adopt?: boolean;
   /** After each page, with the members read so far. */
   onPage?: (report: GuildSyncReport) => Promise<void>;
+  /** When given: filled with the roles the listing shows for each of `guild.connectors`' members (src/app/sync/connector-refresh.ts). */
+  connectorRoles?: Map<string, readonly string[]>;
 }
 
 export function createGuildPass(deps: GuildPassDeps): GuildPass {
@@ -67,12 +69,14 @@ export function createGuildPass(deps: GuildPassDeps): GuildPass {
       const listing = randomUUID();
       const memberList = deps.memberList;
       let present: KeySet | null = null;
+      const connectorIds = input.connectorRoles && guild.connectors ? new Set(guild.connectors.map((c) => c.userId)) : null;
       try {
         if (memberList) present = await presenceOf(memberList, guild.guildId);
         const pages = deps.directory.listMembers(guild.guildId, deps.pageSize !== undefined ? { pageSize: deps.pageSize } : {});
         for await (const page of pages) {
           report.discord.pages += 1;
           report.discord.members += page.length;
+          if (connectorIds) for (const m of page) if (connectorIds.has(m.userId)) input.connectorRoles!.set(m.userId, m.roleIds);
           const userIds = page.map((m) => m.userId);
           const [{ states, linked }, ledger] = await Promise.all([
             deps.states.forUsers(userIds, pendingLinks.size > 0 ? { pendingLinks: pendingBySource } : {}),

@@ -17,6 +17,7 @@ import type { GraceChecks, GraceEnd } from './grace-checks';
 import { type RoleApplier, type Trigger, auditEntry } from './role-applier';
 import type { RunProgress } from './sync-progress';
 import type { PatronMessages } from '../membership/patron-messages';
+import type { ConnectorRefresh } from './connector-refresh';
 
 /** Changes a guild's report lists (all are counted); the audit log keeps every one. */
 export const LISTED_CHANGES = 1000;
@@ -31,6 +32,8 @@ export interface GuildSyncDeps {
   graceChecks: Pick<GraceChecks, 'schedule'>;
   /** Direct messages to patrons after the apply (a declined payment the sync found); none when absent. */
   patronMessages?: Pick<PatronMessages, 'afterApply'>;
+  /** Judges each campaign's connector by the roles the listing shows (not on a dry run); none when absent. */
+  connectorRefresh?: ConnectorRefresh;
   meter?: ApiMeter;
   clock: Clock;
   metrics: Pick<Metrics, 'roleChanges'>;
@@ -58,6 +61,15 @@ function auditTrigger(trigger: SyncTrigger): Trigger {
 }
 
 export function createGuildSync(deps: GuildSyncDeps): GuildSync {
+  /** A failure costs only the refresh: the stored role stands until the next night. */
+  async function refreshConnectors(guild: GuildContext, listed: ReadonlyMap<string, readonly string[]>): Promise<void> {
+    try {
+      await deps.connectorRefresh!.refresh(guild, listed);
+    } catch (error) {
+      deps.logger.warn({ err: error, guildId: guild.guildId }, 'full sync: the connectors’ highest roles could not be refreshed');
+    }
+  }
+
   const { clock, logger, metrics } = deps;
 
   async function auditHeld(
@@ -110,9 +122,11 @@ export function createGuildSync(deps: GuildSyncDeps): GuildSync {
         report.ourGrants = await deps.ledger.countInGuild(guildId);
         // Declined payments are gathered only where the server sends messages to patrons: read once, not per patron each night.
         const tells = deps.patronMessages !== undefined && !dryRun && (await deps.guilds.patronMessages(guildId));
+        const connectorRoles = !dryRun && deps.connectorRefresh && context.connectors ? new Map<string, readonly string[]>() : null;
         pending = await deps.guildPass.plan(
           {
             guild: context,
+            ...(connectorRoles ? { connectorRoles } : {}),
             campaigns: run.campaigns,
             pendingLinks: run.pendingLinks,
             graceEnds,
@@ -126,6 +140,7 @@ export function createGuildSync(deps: GuildSyncDeps): GuildSync {
           },
           report,
         );
+        if (connectorRoles) await refreshConnectors(context, connectorRoles);
       } catch (error) {
         report.errors.push(`syncing this server failed: ${describeError(error)}`);
         logger.error({ err: error, guildId }, 'full sync: the server could not be synced');

@@ -19,6 +19,7 @@ import { createCampaignPass } from './campaign-pass';
 import { createFullSync } from './full-sync';
 import { createGuildContextLoader } from './guild-context';
 import { createGuildPass } from './guild-pass';
+import { createConnectorRefresh } from './connector-refresh';
 import { GRACE_END_JOB, createGraceChecks } from './grace-checks';
 import { type GuildSpread, createGuildSpread } from './guild-spread';
 import { createReconciler } from './reconciler';
@@ -132,6 +133,7 @@ export function createSync(deps: SyncSubsystemDeps): SyncSubsystem {
     applier,
     graceChecks,
     ...(deps.patronMessages ? { patronMessages: deps.patronMessages } : {}),
+    connectorRefresh: createConnectorRefresh({ ...repos, snapshots: discord.snapshots, logger }),
     ...(deps.database.refreshStatistics ? { statistics: { refreshStatistics: () => deps.database.refreshStatistics!() } } : {}),
     clock,
     metrics,

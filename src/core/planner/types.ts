@@ -220,6 +220,11 @@ export interface GuildContext {
   roles: ReadonlyMap<string, GuildRoleInfo>;
   /** The server's roles by tenure and by amount (src/core/planner/rule-roles.ts). Absent: none. */
   ruleRoles?: readonly RuleRole[];
+  /**
+   * The Administrators who connected a served campaign, each with the highest role the campaign's
+   * tiers are held below (src/core/connector-limit.ts). Absent: none.
+   */
+  connectors?: ReadonlyArray<{ campaignId: string; userId: string; roleId: string }>;
 }
 
 /**

@@ -61,7 +61,9 @@ export interface GuildRepository {
    */
   bind(guildId: string, campaignId: string, connector?: CampaignConnector): Promise<boolean>;
   /** {@link campaignsOf} (in its order), each with its connector's highest role (see {@link CampaignConnector}). */
-  servedCampaigns(guildId: string): Promise<Array<{ campaignId: string; connectorRoleId: string | null }>>;
+  servedCampaigns(guildId: string): Promise<Array<{ campaignId: string; connectedBy: string | null; connectorRoleId: string | null }>>;
+  /** The connector's highest role as the latest listing of the server showed it (src/app/sync/connector-refresh.ts). */
+  setConnectorRole(guildId: string, campaignId: string, roleId: string): Promise<void>;
   unbind(guildId: string, campaignId: string): Promise<void>;
 }
 
@@ -78,7 +80,11 @@ const CHANNEL_COLUMNS = {
 export function createGuildRepository(db: Db): GuildRepository {
   const served = (guildId: string) =>
     db
-      .select({ campaignId: guildCampaigns.campaignId, connectorRoleId: guildCampaigns.connectorRoleId })
+      .select({
+        campaignId: guildCampaigns.campaignId,
+        connectedBy: guildCampaigns.connectedBy,
+        connectorRoleId: guildCampaigns.connectorRoleId,
+      })
       .from(guildCampaigns)
       .where(eq(guildCampaigns.guildId, guildId))
       .orderBy(guildCampaigns.boundAt, guildCampaigns.campaignId);
@@ -294,8 +300,19 @@ export function createGuildRepository(db: Db): GuildRepository {
       return rows.length > 0;
     },
 
-    async servedCampaigns(guildId: string): Promise<Array<{ campaignId: string; connectorRoleId: string | null }>> {
+    async servedCampaigns(
+      guildId: string,
+    ): Promise<Array<{ campaignId: string; connectedBy: string | null; connectorRoleId: string | null }>> {
       return served(guildId);
+    },
+
+    async setConnectorRole(guildId: string, campaignId: string, roleId: string): Promise<void> {
+      await db
+        .update(guildCampaigns)
+        .set({ connectorRoleId: roleId })
+        .where(
+          and(eq(guildCampaigns.guildId, guildId), eq(guildCampaigns.campaignId, campaignId), isNotNull(guildCampaigns.connectorRoleId)),
+        );
     },
 
     async unbind(guildId: string, campaignId: string): Promise<void> {
