@@ -23,6 +23,7 @@ import { DAY, MINUTE } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { ChannelPoster } from './channel-poster';
 import { nonceOf } from './channel-poster';
+import { POSTS_SCOPE } from '../webhooks/registration';
 
 /** Ko-fi's campaign id and source name (src/edges/outbound/kofi). */
 const KOFI_CAMPAIGN = 'kofi';
@@ -35,7 +36,6 @@ export const POST_POLL_INTERVAL_MS = 5 * MINUTE;
 const WELCOMES_PER_ROUND = 50;
 const SENDS_PER_ROUND = 20;
 const MAX_ATTEMPTS = 8;
-const POSTS_SCOPE = 'campaigns.posts';
 
 /** Where a campaign's new posts come from, and why: what `/settings` and the poll go by. */
 export type PostSource = (

@@ -29,7 +29,8 @@ export interface WebhooksDeps {
   jobs: { queue: Pick<JobQueue, 'register'>; store: JobStore };
   /** The creators' clients (`CreatorAccounts`): member re-reads and webhook registration. */
   accounts: MemberReader & WebhookRegistrationDeps['accounts'];
-  campaigns: Pick<CampaignRepository, 'all'>;
+  campaigns: Pick<CampaignRepository, 'all' | 'get'>;
+  credentials: WebhookRegistrationDeps['credentials'];
   snapshots: Pick<SnapshotRepository, 'get' | 'forExternalUser'>;
   /** See `MemberRefreshDeps.links`; and who a Discord user is on Patreon, for {@link Webhooks.confirmMember}. */
   links?: Pick<LinkRepository, 'byExternal' | 'byDiscordUser'>;
@@ -150,6 +151,7 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
   const registration = createWebhookRegistration({
     accounts: deps.accounts,
     campaigns: deps.campaigns,
+    credentials: deps.credentials,
     webhooks: deps.webhooks,
     publicUrl: deps.publicUrl,
     ...(deps.serviceBaseUrl !== undefined ? { serviceBaseUrl: deps.serviceBaseUrl } : {}),

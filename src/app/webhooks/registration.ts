@@ -1,4 +1,5 @@
 import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
+import type { CredentialRepository } from '../../edges/outbound/store/repositories/credential-repository';
 import type { StoredWebhook, WebhookRepository } from '../../edges/outbound/store/repositories/webhook-repository';
 import type { Metrics } from '../../edges/outbound/observability/metrics';
 import { MEMBER_TRIGGERS, type PatreonClient, type Webhook } from '../../edges/outbound/patreon';
@@ -45,7 +46,9 @@ export interface WebhookRegistrationDeps {
   accounts: {
     clientForCampaign(campaignId: string): Promise<Pick<PatreonClient, 'listWebhooks' | 'createWebhook' | 'updateWebhook'> | null>;
   };
-  campaigns: Pick<CampaignRepository, 'all'>;
+  campaigns: Pick<CampaignRepository, 'all' | 'get'>;
+  /** The creators' stored scopes: `posts:publish` is asked for only where posts may be read ({@link POSTS_SCOPE}). */
+  credentials: Pick<CredentialRepository, 'status'>;
   webhooks: Pick<WebhookRepository, 'upsert' | 'forCampaign' | 'removeOthers'>;
   /** `$PUBLIC_URL` (no trailing slash); the webhook uri is this plus {@link WEBHOOK_PATH}. */
   publicUrl: string | (() => string);
@@ -101,13 +104,25 @@ export const REGISTRATION_INTERVAL_MS = 15 * MINUTE;
 /** How soon after a 503 the webhooks are checked first (the database is usually back within seconds). */
 export const OUTAGE_RECHECK_MS = 30_000;
 
+/** The scope that lets Tierlink read a campaign's posts; without it a post delivery carries nothing it can use. */
+export const POSTS_SCOPE = 'campaigns.posts';
+
 /**
  * What the campaign's webhook subscribes to: every member trigger, and `posts:publish` for the
- * new-posts announcements (src/app/channels). A webhook registered before that trigger was added is
- * PATCHed at the next check; until then, and where the service does not deliver post events, the
- * announcements poll the posts endpoint instead.
+ * new-posts announcements (src/app/channels) when the creator granted {@link POSTS_SCOPE}. A
+ * webhook registered before is PATCHed at the next check; until then, and where the service does
+ * not deliver post events, the announcements poll the posts endpoint instead.
  */
 export const WEBHOOK_TRIGGERS: readonly string[] = [...MEMBER_TRIGGERS, 'posts:publish'];
+
+/**
+ * The triggers for a creator with these scopes (space-separated, as stored). Patreon does not say
+ * whether a post trigger needs {@link POSTS_SCOPE}; if it refuses one, the whole registration fails
+ * and the campaign loses its member webhooks too, so it is asked for only where it can serve.
+ */
+export function triggersFor(scopes: string): readonly string[] {
+  return scopes.split(' ').includes(POSTS_SCOPE) ? WEBHOOK_TRIGGERS : MEMBER_TRIGGERS;
+}
 
 /**
  * Why the service at `serviceBaseUrl` cannot deliver to `uri`, when it cannot: `uri` is on this
@@ -148,6 +163,13 @@ export function createWebhookRegistration(deps: WebhookRegistrationDeps): Webhoo
 
   const webhookUri = () => `${typeof deps.publicUrl === 'function' ? deps.publicUrl() : deps.publicUrl}${WEBHOOK_PATH}`;
 
+  /** The campaign's triggers, by its creator's stored scopes ({@link triggersFor}). */
+  async function triggersOf(campaignId: string): Promise<readonly string[]> {
+    const campaign = await deps.campaigns.get(campaignId);
+    const status = campaign ? await deps.credentials.status(campaign.creatorUserId) : null;
+    return triggersFor(status?.scopes ?? '');
+  }
+
   async function store(campaignId: string, webhook: Webhook): Promise<void> {
     await deps.webhooks.upsert(
       {
@@ -182,6 +204,7 @@ export function createWebhookRegistration(deps: WebhookRegistrationDeps): Webhoo
       return { campaignId, state: 'failed', webhook: null, healed: false, detail: `campaign ${campaignId} has no connected creator` };
     }
     const stored = await deps.webhooks.forCampaign(campaignId);
+    const triggers = await triggersOf(campaignId);
     const listed = campaignWebhooks(await client.listWebhooks(), campaignId, { knownIds: new Set(stored.map((s) => s.id)), uri });
     let current = choose(listed, stored, uri);
 
@@ -196,7 +219,7 @@ export function createWebhookRegistration(deps: WebhookRegistrationDeps): Webhoo
           detail: 'no webhook of this client; deliveries are verified with PATREON_WEBHOOK_SECRET',
         };
       }
-      const created = await client.createWebhook({ campaignId, uri, triggers: WEBHOOK_TRIGGERS });
+      const created = await client.createWebhook({ campaignId, uri, triggers });
       await store(campaignId, created);
       deps.onSecretsChanged?.();
       logger.info({ campaignId, webhookId: created.id, uri }, 'registered the campaign webhook');
@@ -212,7 +235,7 @@ export function createWebhookRegistration(deps: WebhookRegistrationDeps): Webhoo
     const unhealthy = current.paused || current.numConsecutiveTimesFailed > 0;
     const patch: { uri?: string; triggers?: readonly string[]; paused?: boolean } = {};
     if (!manual && current.uri !== uri) patch.uri = uri;
-    if (!manual && !sameSet(current.triggers, WEBHOOK_TRIGGERS)) patch.triggers = WEBHOOK_TRIGGERS;
+    if (!manual && !sameSet(current.triggers, triggers)) patch.triggers = triggers;
     const repointed = patch.uri !== undefined || patch.triggers !== undefined;
     if (unhealthy) {
       const state = current.paused ? 'paused' : 'failing';
@@ -262,7 +285,7 @@ export function createWebhookRegistration(deps: WebhookRegistrationDeps): Webhoo
     const [stored] = await deps.webhooks.forCampaign(campaignId);
     if (!stored?.checkedAt || clock.now().getTime() - stored.checkedAt.getTime() >= withinMs) return null;
     const manual = Boolean(deps.staticSecret);
-    const inPlace = manual || (stored.uri === webhookUri() && sameSet(stored.triggers, WEBHOOK_TRIGGERS));
+    const inPlace = manual || (stored.uri === webhookUri() && sameSet(stored.triggers, await triggersOf(campaignId)));
     if (!inPlace || stored.paused || stored.numConsecutiveTimesFailed > 0) return null;
     const { checkedAt: _checkedAt, createdAt: _createdAt, ...webhook } = stored;
     return {

@@ -98,6 +98,7 @@ export async function startInstance(world: World, options: InstanceOptions = {})
         jobs: { queue: jobs, store: jobStore },
         accounts: world.accounts,
         campaigns: world.repos.campaigns,
+        credentials: world.repos.credentials,
         snapshots: world.repos.snapshots,
         links: world.repos.links,
         intake: world.intake,

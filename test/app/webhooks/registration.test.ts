@@ -2,6 +2,9 @@ import { WEBHOOK_TRIGGERS, unreachableFrom } from '../../../src/app/webhooks/reg
 import { createSecretBox } from '../../../src/edges/outbound/store/secret-box';
 import { webhookSecretSeal } from '../../../src/edges/outbound/store/repositories/webhook-repository';
 import { webhooks as webhooksTable } from '../../../src/edges/outbound/store/schema/webhooks';
+import { creatorCredentials } from '../../../src/edges/outbound/store/schema/campaigns';
+import { MEMBER_TRIGGERS } from '../../../src/edges/outbound/patreon';
+import { eq } from 'drizzle-orm';
 import { SECRET_KEY, type World, createWorld } from '../../support/world';
 import { type Instance, memoryLogger, metricValue, startInstance } from './harness';
 
@@ -113,6 +116,26 @@ test('a webhook with other triggers is PATCHed to every member trigger', async (
   world.patreon.resetRequests();
   expect(await instance.registration.ensure(campaignId)).toMatchObject({ state: 'updated', healed: false });
   expect(webhookCalls().map((r) => r.method)).toEqual(['GET', 'PATCH']);
+  expect(webhooksOf(campaignId)[0]!.triggers.sort()).toEqual([...WEBHOOK_TRIGGERS].sort());
+});
+
+test('a creator who did not let Tierlink read posts gets the member triggers only; granting it later adds posts:publish at the next check', async () => {
+  const setScopes = (scopes: string) =>
+    world.db.database.db
+      .update(creatorCredentials)
+      .set({ scopes })
+      .where(eq(creatorCredentials.creatorUserId, world.patreon.creatorUserId));
+  await setScopes('identity campaigns campaigns.members w:campaigns.webhook');
+  expect(await instance.registration.ensure(campaignId)).toMatchObject({ state: 'registered' });
+  expect(webhooksOf(campaignId)[0]!.triggers.sort()).toEqual([...MEMBER_TRIGGERS].sort());
+  expect(webhooksOf(campaignId)[0]!.triggers).not.toContain('posts:publish');
+  // In place as it is: nothing to PATCH while the scope is missing.
+  world.patreon.resetRequests();
+  expect(await instance.registration.ensure(campaignId)).toMatchObject({ state: 'already-registered' });
+  expect(webhookCalls().map((r) => r.method)).toEqual(['GET']);
+
+  await setScopes('identity campaigns campaigns.members w:campaigns.webhook campaigns.posts');
+  expect(await instance.registration.ensure(campaignId)).toMatchObject({ state: 'updated' });
   expect(webhooksOf(campaignId)[0]!.triggers.sort()).toEqual([...WEBHOOK_TRIGGERS].sort());
 });
 
