@@ -52,6 +52,8 @@ test('a linked patron who rejoins is given nothing while pending, by the join, a
   expect(pendingOf(member.userId)).toBe(true);
   const status = await e.command(e.ownerId, 'status', [userOption('member', member.userId)], ADMINISTRATOR);
   expect(status.content).toContain('They have not accepted this server’s rules yet; their roles arrive when they do.');
+  const doctor = await e.command(e.ownerId, 'doctor', [], ADMINISTRATOR);
+  expect(doctor.content).toContain('✅ **Membership Screening**: on: members get their roles once they accept the server’s rules');
 
   const accepted = Date.now();
   e.discord.completeScreening(e.guildId, member.userId);
@@ -117,6 +119,7 @@ test('the join page adds a patron with no role, says the rules come first, and t
 test('without screening, the join page still adds a patron with their roles in one request', async () => {
   e.discord.setScreening(e.guildId, false);
   try {
+    expect((await e.command(e.ownerId, 'doctor', [], ADMINISTRATOR)).content).not.toContain('Membership Screening');
     const user = patron('Nia Now', [e.tiers.bronze]);
     const person = e.discord.createUser({ username: 'nia' });
     const browser = new DashboardBrowser(e.url);

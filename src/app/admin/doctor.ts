@@ -337,6 +337,13 @@ export function createDoctor(deps: DoctorDeps): Doctor {
           : saidCheck('Server Members Intent', false, says('doctorSays.membersMissing'), says('doctorSays.membersFix')),
       );
     }
+    // Not a problem: said so that a creator who sees a new member without roles knows why. A failed
+    // read only leaves the line out (the server's roles were read above).
+    const screening = await deps.directory.getGuild(guildId).then(
+      (info) => info.screening,
+      () => false,
+    );
+    if (screening) checks.push(saidCheck('Membership Screening', true, says('doctorSays.screeningOn'), null));
     return checks;
   }
 

@@ -1034,6 +1034,7 @@ export const de: Catalogue<EnglishCatalogue> = {
   'doctor.check.Odd answers from Patreon': 'Seltsame Antworten von Patreon',
   'doctor.check.Role positions': 'Rollenpositionen',
   'doctor.check.Server Members Intent': 'Intent „Server Members“',
+  'doctor.check.Membership Screening': 'Mitgliedschaftsprüfung',
   'doctor.check.Sync in progress': 'Abgleich läuft',
   'doctor.check.Unreadable members': 'Unlesbare Mitglieder',
   'doctor.check.Who can add Tierlink': 'Wer Tierlink hinzufügen kann',
@@ -1053,6 +1054,8 @@ export const de: Catalogue<EnglishCatalogue> = {
   'doctorSays.noRolesMapped': 'noch keine Rollen zugeordnet',
   'doctorSays.noTierGrants': 'keine Stufe vergibt eine Rolle auf diesem Server',
   'doctorSays.noTierGrantsFix': 'Ordne mit /map einer Stufe eine Rolle zu oder lege die Discord-Rolle der Stufe auf Patreon fest.',
+  'doctorSays.screeningOn':
+    'an: Mitglieder bekommen ihre Rollen, sobald sie die Serverregeln akzeptiert haben (eine frühere Rolle ließe sie die Regeln überspringen)',
   'doctorSays.membersOk':
     'Mitglieder lassen sich auflisten (nötig für den nächtlichen Abgleich und das Wiederherstellen beim erneuten Beitritt)',
   'doctorSays.membersMissing': 'Mitglieder lassen sich nicht auflisten',

@@ -993,6 +993,7 @@ export const en = {
   'doctor.check.Odd answers from Patreon': 'Odd answers from Patreon',
   'doctor.check.Role positions': 'Role positions',
   'doctor.check.Server Members Intent': 'Server Members Intent',
+  'doctor.check.Membership Screening': 'Membership Screening',
   'doctor.check.Sync in progress': 'Sync in progress',
   'doctor.check.Unreadable members': 'Unreadable members',
   'doctor.check.Who can add Tierlink': 'Who can add Tierlink',
@@ -1012,6 +1013,8 @@ export const en = {
   'doctorSays.noRolesMapped': 'no roles are mapped yet',
   'doctorSays.noTierGrants': 'no tier grants any role in this server',
   'doctorSays.noTierGrantsFix': 'Map a tier to a role with /map, or set the tier’s Discord role on Patreon.',
+  'doctorSays.screeningOn':
+    'on: members get their roles once they accept the server’s rules (a role given earlier would let them skip the rules)',
   'doctorSays.membersOk': 'members can be listed (needed by the nightly sync and rejoin restore)',
   'doctorSays.membersMissing': 'members cannot be listed',
   'doctorSays.membersFix': 'Developer Portal → your application → Bot → turn on Server Members Intent.',

@@ -1014,6 +1014,7 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'doctor.check.Odd answers from Patreon': 'Respuestas raras de Patreon',
   'doctor.check.Role positions': 'Posiciones de los roles',
   'doctor.check.Server Members Intent': 'Intent «Server Members»',
+  'doctor.check.Membership Screening': 'Verificación de miembros',
   'doctor.check.Sync in progress': 'Sincronización en curso',
   'doctor.check.Unreadable members': 'Miembros ilegibles',
   'doctor.check.Who can add Tierlink': 'Quién puede añadir Tierlink',
@@ -1033,6 +1034,8 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'doctorSays.noRolesMapped': 'todavía no hay roles asignados',
   'doctorSays.noTierGrants': 'ningún nivel da un rol en este servidor',
   'doctorSays.noTierGrantsFix': 'Asigna un rol a un nivel con /map, o elige el rol de Discord del nivel en Patreon.',
+  'doctorSays.screeningOn':
+    'activada: los miembros reciben sus roles en cuanto aceptan las normas del servidor (un rol dado antes les dejaría saltarse las normas)',
   'doctorSays.membersOk': 'se pueden listar los miembros (lo necesitan la sincronización nocturna y la restauración al volver a unirse)',
   'doctorSays.membersMissing': 'no se pueden listar los miembros',
   'doctorSays.membersFix': 'Developer Portal → tu aplicación → Bot → activa «Server Members Intent».',

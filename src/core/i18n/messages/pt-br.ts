@@ -1008,6 +1008,7 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'doctor.check.Odd answers from Patreon': 'Respostas estranhas do Patreon',
   'doctor.check.Role positions': 'Posições dos cargos',
   'doctor.check.Server Members Intent': 'Intent "Server Members"',
+  'doctor.check.Membership Screening': 'Triagem de membros',
   'doctor.check.Sync in progress': 'Sincronização em andamento',
   'doctor.check.Unreadable members': 'Membros ilegíveis',
   'doctor.check.Who can add Tierlink': 'Quem pode adicionar o Tierlink',
@@ -1027,6 +1028,8 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'doctorSays.noRolesMapped': 'nenhum cargo mapeado ainda',
   'doctorSays.noTierGrants': 'nenhum nível dá um cargo neste servidor',
   'doctorSays.noTierGrantsFix': 'Mapeie um nível para um cargo com /map, ou defina o cargo do Discord do nível no Patreon.',
+  'doctorSays.screeningOn':
+    'ativada: os membros recebem os cargos assim que aceitam as regras do servidor (um cargo dado antes deixaria pular as regras)',
   'doctorSays.membersOk': 'os membros podem ser listados (necessário para a sincronização noturna e para restaurar quem volta)',
   'doctorSays.membersMissing': 'os membros não podem ser listados',
   'doctorSays.membersFix': 'Developer Portal → seu aplicativo → Bot → ative "Server Members Intent".',
