@@ -20,8 +20,8 @@ export function aboveConnector(
       : `${role.name} is held back: the highest role of whoever connected this campaign no longer exists, so Tierlink cannot tell ` +
         `whether they could give it.`,
     fix:
-      `The server owner, or someone whose highest role is above ${role.name}, can connect the campaign again with /connect or ` +
-      `map the role to the tier with /map; or choose a lower role for the tier on Patreon.`,
+      `The server owner, or someone whose highest role is above ${role.name}, can allow it with /allow-role role:@${role.name}, ` +
+      `connect the campaign again with /connect, or map the role to the tier with /map; or choose a lower role for the tier on Patreon.`,
     facts: { code: 'above_connector', roleName: role.name, highestName: connector?.name ?? null },
   };
 }
@@ -29,15 +29,16 @@ export function aboveConnector(
 /**
  * The tiers with `held` set: the roles each names on the service (`roleIds`) that its campaign's
  * connector could not give ({@link aboveConnector}), unless a `/map` row names the same role for the
- * same tier (whoever mapped it passed `/map`'s own authority check). `connectorRoles`: each
- * campaign's connector's highest role when they connected it; a campaign absent from it was
- * connected by the owner or the operator, and its tiers are not limited.
+ * same tier, or the role is `allowed` (`/allow-role`): whoever did either passed Tierlink's own
+ * authority check for that role. `connectorRoles`: each campaign's connector's highest role; a
+ * campaign absent from it was connected by the owner or the operator, and its tiers are not limited.
  */
 export function withConnectorLimits(
   tiers: readonly GuildTier[],
   mappings: readonly GuildMappingRow[],
   roles: readonly HierarchyRole[],
   connectorRoles: ReadonlyMap<string, string>,
+  allowed: ReadonlySet<string> = new Set(),
 ): GuildTier[] {
   if (connectorRoles.size === 0) return [...tiers];
   const byId = new Map(roles.map((r) => [r.id, r]));
@@ -48,7 +49,7 @@ export function withConnectorLimits(
     const held = new Map<string, RoleProblem>();
     for (const roleId of tier.roleIds) {
       const role = byId.get(roleId);
-      if (!role) continue;
+      if (!role || allowed.has(roleId)) continue;
       if (mappings.some((m) => m.campaignId === tier.campaignId && m.tierId === tier.tierId && m.roleId === roleId)) continue;
       const problem = aboveConnector(role, connector);
       if (problem) held.set(roleId, problem);

@@ -37,7 +37,9 @@ describe('aboveConnector', () => {
       'Gold is held back: it is at or above Head Admin, the highest role of whoever connected this campaign, and Discord lets them ' +
         'give only roles below their own.',
     );
-    expect(held.fix).toMatch(/^The server owner, or someone whose highest role is above Gold, can connect the campaign again/);
+    expect(held.fix).toMatch(
+      /^The server owner, or someone whose highest role is above Gold, can allow it with \/allow-role role:@Gold, connect/,
+    );
   });
 
   test('equal positions are ordered as Discord orders them: the older id is above', () => {
@@ -92,6 +94,12 @@ describe('withConnectorLimits', () => {
       ROLES,
       connectedBy(HEAD_ADMIN),
     );
+    expect(heldOf(limited, TIER.gold)).toEqual([]);
+    expect(heldOf(limited, TIER.gold2)).toEqual([ROLE.goldExtra]);
+  });
+
+  test('a role allowed by name (/allow-role, by someone who may give it) is not held', () => {
+    const limited = withConnectorLimits(tiers(), [], ROLES, connectedBy(HEAD_ADMIN), new Set([ROLE.gold]));
     expect(heldOf(limited, TIER.gold)).toEqual([]);
     expect(heldOf(limited, TIER.gold2)).toEqual([ROLE.goldExtra]);
   });

@@ -2,7 +2,7 @@ import { PermissionFlagsBits } from 'discord.js';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/edges/outbound/store/database';
 import { type E2E, pageText, startE2E } from '../support/e2e';
-import { EVERYONE, MANAGE_ROLES, activePatron, roleOption, runCommand, tierOption } from '../support/e2e-admin';
+import { EVERYONE, MANAGE_ROLES, activePatron, boolOption, roleOption, runCommand, tierOption } from '../support/e2e-admin';
 
 /**
  * Role laundering through a campaign an Administrator connects: Sam is an Administrator whose
@@ -83,8 +83,8 @@ test('the nightly sync does not give it either; /doctor and /tiers name it with 
     '❌ **Role Council**: Council is held back: it is at or above Head Admin, the highest role of whoever connected this campaign',
   );
   expect(doctor).toContain(
-    '**Fix:** The server owner, or someone whose highest role is above Council, can connect the campaign again with /connect ' +
-      'or map the role to the tier with /map; or choose a lower role for the tier on Patreon.',
+    '**Fix:** The server owner, or someone whose highest role is above Council, can allow it with /allow-role role:@Council, ' +
+      'connect the campaign again with /connect, or map the role to the tier with /map; or choose a lower role for the tier on Patreon.',
   );
   expect((await asOwner('tiers').reply()).content).toMatch(/Council.*held back/);
 });
@@ -136,11 +136,39 @@ test('the nightly sync judges Sam by the roles he holds now: promoted above Coun
   e.discord.deleteRole(e.guildId, elders);
 });
 
+test('Sam cannot allow Council with /allow-role; the owner can, and taking it back holds it again for new patrons', async () => {
+  const refused = await runCommand(e, {
+    userId: sam,
+    name: 'allow-role',
+    options: [roleOption('role', role.council)],
+    memberPermissions: EVERYONE | PermissionFlagsBits.Administrator,
+  }).reply();
+  expect(refused.content).toContain('Council is at or above your highest role, Head Admin.');
+  expect(await rows(sql`select * from role_allowances`)).toEqual([]);
+
+  const allowed = await asOwner('allow-role', [roleOption('role', role.council)]).until(/Updated|failed/);
+  expect(allowed.content).toMatch(
+    /^Tierlink may now give \*\*Council\*\* to the patrons of Insider, though whoever connected the campaign is below it\./,
+  );
+  // The newcomer: Council by the owner's allowance; Crew, below Head Admin again, at this first plan since the night judged Sam.
+  expect(allowed.content).toMatch(/Updated: 2 role changes/);
+  expect(roles(newcomer)).toEqual(expect.arrayContaining([role.council, role.crew]));
+  expect(await rows(sql`select role_id, allowed_by, permissions from role_allowances`)).toEqual([
+    { role_id: role.council, allowed_by: e.ownerId, permissions: '0' },
+  ]);
+
+  const withdrawn = await asOwner('allow-role', [roleOption('role', role.council), boolOption('allowed', false)]).reply();
+  expect(withdrawn.content).toMatch(/^Tierlink no longer gives \*\*Council\*\*/);
+  const later = e.discord.addMember(e.guildId, { username: 'later' }).userId;
+  await e.link(later, activePatron(e, 'Later Insider', [insider]).id);
+  expect(roles(later)).toEqual([role.crew]);
+  // Who was given it keeps it.
+  expect(roles(newcomer)).toContain(role.council);
+});
+
 test('the owner maps Council to Insider: whoever may give it decided, and the patron gets it', async () => {
   const reply = await asOwner('map', [tierOption(insiderRef()), roleOption('role', role.council)]).until(/Updated|failed/);
-  // The newcomer: Council by the owner's /map; Crew, below Head Admin again, at this first plan since the night judged Sam.
-  expect(reply.content).toMatch(/Updated: 2 role changes/);
-  expect(roles(newcomer)).toEqual(expect.arrayContaining([role.council, role.crew]));
+  expect(reply.content).toMatch(/^\*\*Insider\*\* now grants \*\*Council\*\*\. Updated: 1 role change/);
   expect(roles(samAlt)).toContain(role.council);
   const doctor = (await asOwner('doctor').reply()).content;
   expect(doctor).not.toContain('Council is held back');

@@ -26,6 +26,11 @@ export type AllowOutcome =
   | { kind: 'not_allowed_before'; roleName: string }
   /** The role has no dangerous permission: Tierlink gives it without an allowance. */
   | { kind: 'not_dangerous'; roleName: string }
+  /**
+   * The role has no dangerous permission, but a tier names it above whoever connected its campaign
+   * (src/core/connector-limit.ts): the person asking may give it, and now Tierlink does.
+   */
+  | { kind: 'allowed_above_connector'; roleName: string; tiers: string[]; settings: string[]; followUp: Promise<GuildApplyOutcome> }
   /** The person asking is neither the owner nor an administrator. */
   | { kind: 'not_allowed'; message: string; fix: string }
   /** The bot cannot give the role at all (above its role, managed, @everyone, deleted). */
@@ -102,7 +107,14 @@ export function createRoleAllowances(deps: {
         return { kind: 'role_refused', message: check.error.message, fix: check.error.fix, facts: { code, roleName, botRoleName } };
       }
       const bits = dangerousBitsOf(check.value.permissions);
-      if (bits === 0n) return { kind: 'not_dangerous', roleName };
+      if (bits === 0n) {
+        const guild = await deps.contexts.load(guildId);
+        if (!guild.tiers.some((t) => !t.removed && t.held?.has(roleId))) return { kind: 'not_dangerous', roleName };
+        // The person passed the hierarchy for this role above: their allowance lifts the connector's limit.
+        await deps.allowances.allow(guildId, { roleId, permissions: 0n, allowedBy: actor.userId, allowedAt: clock.now() });
+        logger.info({ guildId, userId: actor.userId, roleId }, 'role above a campaign’s connector allowed');
+        return { kind: 'allowed_above_connector', roleName, ...(await namedBy(guildId, roleId)), followUp: inBackground(guildId) };
+      }
       await deps.allowances.allow(guildId, { roleId, permissions: bits, allowedBy: actor.userId, allowedAt: clock.now() });
       logger.info({ guildId, userId: actor.userId, roleId, permissions: bits.toString() }, 'role with dangerous permissions allowed');
       return {

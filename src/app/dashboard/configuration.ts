@@ -161,7 +161,10 @@ export function createConfiguration(deps: ConfigurationDeps): Configuration {
 
     async allowRole(guildId: string, actorId: string, roleId: string): Promise<{ outcome: AllowOutcome; followUp: FollowUp | null }> {
       const outcome = await deps.allowances.set({ guildId, userId: actorId }, roleId, true);
-      return { outcome, followUp: outcome.kind === 'allowed' ? await wait(outcome.followUp) : null };
+      return {
+        outcome,
+        followUp: outcome.kind === 'allowed' || outcome.kind === 'allowed_above_connector' ? await wait(outcome.followUp) : null,
+      };
     },
 
     async confirmStrict(

@@ -53,6 +53,7 @@ export function createGuildContextLoader(deps: {
           servedMappings,
           snapshot.roles,
           connectorRoles,
+          new Set(allowances.map((a) => a.roleId)),
         ),
         mappings: servedMappings,
         // Every load judges the roles afresh (a tier refresh, a role's new permissions): a role with

@@ -646,6 +646,8 @@ export const de: Catalogue<EnglishCatalogue> = {
   'allow.anyTier': 'wann immer eine Stufe sie nennt',
   'allow.refused': 'Es wurde nichts erlaubt: {message}',
   'allow.fix': '**Lösung:** {fix}',
+  'allow.allowedAboveConnector':
+    'Tierlink darf **{role}** jetzt vergeben, {recipients}, obwohl die Person, die die Kampagne verbunden hat, darunter steht. Nimm es mit /allow-role role:@{role} allowed:false zurück.',
   'allow.notDangerous': '**{role}** hat keine weitreichende Berechtigung: Tierlink vergibt sie auch ohne Erlaubnis.',
   'allow.notBefore': '**{role}** war nicht erlaubt, es gab also nichts zurückzunehmen.',
   'allow.withdrawn':
@@ -1126,7 +1128,7 @@ export const de: Catalogue<EnglishCatalogue> = {
   'refusal.aboveConnectorGone':
     '{role} wird zurückgehalten: Die höchste Rolle der Person, die diese Kampagne verbunden hat, gibt es nicht mehr, daher kann Tierlink nicht erkennen, ob sie sie vergeben dürfte.',
   'refusal.aboveConnectorFix':
-    'Der Serverinhaber oder jemand, dessen höchste Rolle über {role} liegt, kann die Kampagne mit /connect erneut verbinden oder die Rolle mit /map der Stufe zuordnen; oder wähle auf Patreon eine niedrigere Rolle für die Stufe.',
+    'Der Serverinhaber oder jemand, dessen höchste Rolle über {role} liegt, kann sie mit /allow-role role:@{role} erlauben, die Kampagne mit /connect erneut verbinden oder die Rolle mit /map der Stufe zuordnen; oder wähle auf Patreon eine niedrigere Rolle für die Stufe.',
   'refusal.aboveBot': '{role} liegt auf oder über {bot}, der höchsten Rolle des Bots, daher lehnt Discord die Vergabe ab.',
   'refusal.aboveBotFix': 'Verschiebe die Rolle {bot} in Servereinstellungen → Rollen über {role}.',
   'refusal.managed': '{role} wird von einer Integration verwaltet (einem Bot, Boosts oder einem Abo); niemand kann sie von Hand vergeben.',
@@ -1435,6 +1437,8 @@ export const de: Catalogue<EnglishCatalogue> = {
   'dashFlash.noCampaign': 'Mit diesem Server ist keine Kampagne verbunden',
   'dashFlash.tickRemovals': 'Setz das Häkchen, um die Entzüge zu bestätigen; es wurde nichts geändert.',
   'dashFlash.allowed': 'Tierlink darf @{role} ({permissions}) jetzt vergeben, {recipients}. Alle, die sie bekommen, haben diese Macht.',
+  'dashFlash.allowedAboveConnector':
+    'Tierlink darf @{role} jetzt vergeben, {recipients}, obwohl die Person, die die Kampagne verbunden hat, darunter steht.',
   'dashFlash.notDangerous': '@{role} hat keine weitreichende Berechtigung: Tierlink vergibt sie auch ohne Erlaubnis.',
   'dashFlash.notAllowed': 'Es wurde nichts erlaubt: {message} {fix}',
   'dashFlash.heldBack': '@{role} wird zurückgehalten.',

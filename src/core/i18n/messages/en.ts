@@ -619,6 +619,8 @@ export const en = {
   'allow.anyTier': 'whenever a tier names it',
   'allow.refused': 'Nothing was allowed: {message}',
   'allow.fix': '**Fix:** {fix}',
+  'allow.allowedAboveConnector':
+    'Tierlink may now give **{role}** {recipients}, though whoever connected the campaign is below it. Take it back with /allow-role role:@{role} allowed:false.',
   'allow.notDangerous': '**{role}** has no powerful permission: Tierlink gives it without being allowed.',
   'allow.notBefore': '**{role}** was not allowed, so there was nothing to take back.',
   'allow.withdrawn':
@@ -1080,7 +1082,7 @@ export const en = {
   'refusal.aboveConnectorGone':
     '{role} is held back: the highest role of whoever connected this campaign no longer exists, so Tierlink cannot tell whether they could give it.',
   'refusal.aboveConnectorFix':
-    'The server owner, or someone whose highest role is above {role}, can connect the campaign again with /connect or map the role to the tier with /map; or choose a lower role for the tier on Patreon.',
+    'The server owner, or someone whose highest role is above {role}, can allow it with /allow-role role:@{role}, connect the campaign again with /connect, or map the role to the tier with /map; or choose a lower role for the tier on Patreon.',
   'refusal.aboveBot': "{role} is at or above {bot}, the bot's highest role, so Discord refuses to assign it.",
   'refusal.aboveBotFix': 'Move the {bot} role above {role} in Server Settings → Roles.',
   'refusal.managed': '{role} is managed by an integration (a bot, a booster or a subscription role); nobody can assign it by hand.',
@@ -1373,6 +1375,7 @@ export const en = {
   'dashFlash.noCampaign': 'no campaign is connected to this server',
   'dashFlash.tickRemovals': 'Tick the box to confirm the removals; nothing was changed.',
   'dashFlash.allowed': 'Tierlink may now give @{role} ({permissions}) {recipients}. Everyone it goes to has that power.',
+  'dashFlash.allowedAboveConnector': 'Tierlink may now give @{role} {recipients}, though whoever connected the campaign is below it.',
   'dashFlash.notDangerous': '@{role} has no powerful permission: Tierlink gives it without being allowed.',
   'dashFlash.notAllowed': 'Nothing was allowed: {message} {fix}',
   'dashFlash.heldBack': '@{role} is held back.',

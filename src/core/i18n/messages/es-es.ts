@@ -630,6 +630,8 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'allow.anyTier': 'siempre que un nivel lo indique',
   'allow.refused': 'No se ha permitido nada: {message}',
   'allow.fix': '**Solución:** {fix}',
+  'allow.allowedAboveConnector':
+    'Tierlink ya puede dar **{role}** {recipients}, aunque quien conectó la campaña está por debajo. Puedes retirarlo con /allow-role role:@{role} allowed:false.',
   'allow.notDangerous': '**{role}** no tiene ningún permiso importante: Tierlink lo da sin necesidad de permitirlo.',
   'allow.notBefore': '**{role}** no estaba permitido, así que no había nada que retirar.',
   'allow.withdrawn':
@@ -1101,7 +1103,7 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'refusal.aboveConnectorGone':
     '{role} está retenido: el rol más alto de quien conectó esta campaña ya no existe, así que Tierlink no puede saber si podía darlo.',
   'refusal.aboveConnectorFix':
-    'El propietario del servidor, o alguien cuyo rol más alto esté por encima de {role}, puede volver a conectar la campaña con /connect o asignar el rol al nivel con /map; o elige un rol más bajo para el nivel en Patreon.',
+    'El propietario del servidor, o alguien cuyo rol más alto esté por encima de {role}, puede permitirlo con /allow-role role:@{role}, volver a conectar la campaña con /connect o asignar el rol al nivel con /map; o elige un rol más bajo para el nivel en Patreon.',
   'refusal.aboveBot': '{role} está al nivel de {bot}, el rol más alto del bot, o por encima, así que Discord no deja asignarlo.',
   'refusal.aboveBotFix': 'Mueve el rol {bot} por encima de {role} en Ajustes del servidor → Roles.',
   'refusal.managed': '{role} lo gestiona una integración (un bot, las mejoras o una suscripción); nadie puede asignarlo a mano.',
@@ -1403,6 +1405,7 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'dashFlash.noCampaign': 'no hay ninguna campaña conectada a este servidor',
   'dashFlash.tickRemovals': 'Marca la casilla para confirmar las retiradas; no se ha cambiado nada.',
   'dashFlash.allowed': 'Tierlink ya puede dar @{role} ({permissions}) {recipients}. Todos los que lo reciban tendrán ese poder.',
+  'dashFlash.allowedAboveConnector': 'Tierlink ya puede dar @{role} {recipients}, aunque quien conectó la campaña está por debajo.',
   'dashFlash.notDangerous': '@{role} no tiene ningún permiso importante: Tierlink lo da sin necesidad de permitirlo.',
   'dashFlash.notAllowed': 'No se ha permitido nada: {message} {fix}',
   'dashFlash.heldBack': '@{role} está retenido.',

@@ -625,6 +625,8 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'allow.anyTier': 'sempre que um nível o indicar',
   'allow.refused': 'Nada foi permitido: {message}',
   'allow.fix': '**Como resolver:** {fix}',
+  'allow.allowedAboveConnector':
+    'O Tierlink agora pode dar **{role}** {recipients}, embora quem conectou a campanha esteja abaixo dele. Para desfazer, use /allow-role role:@{role} allowed:false.',
   'allow.notDangerous': '**{role}** não tem nenhuma permissão poderosa: o Tierlink o dá sem precisar de permissão.',
   'allow.notBefore': '**{role}** não estava permitido, então não havia nada para desfazer.',
   'allow.withdrawn':
@@ -1096,7 +1098,7 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'refusal.aboveConnectorGone':
     '{role} está retido: o cargo mais alto de quem conectou esta campanha não existe mais, então o Tierlink não consegue saber se essa pessoa poderia dá-lo.',
   'refusal.aboveConnectorFix':
-    'O dono do servidor, ou alguém cujo cargo mais alto esteja acima de {role}, pode conectar a campanha de novo com /connect ou associar o cargo ao nível com /map; ou escolha um cargo mais baixo para o nível no Patreon.',
+    'O dono do servidor, ou alguém cujo cargo mais alto esteja acima de {role}, pode permiti-lo com /allow-role role:@{role}, conectar a campanha de novo com /connect ou associar o cargo ao nível com /map; ou escolha um cargo mais baixo para o nível no Patreon.',
   'refusal.aboveBot': '{role} está no mesmo nível ou acima de {bot}, o cargo mais alto do bot, então o Discord se recusa a atribuí-lo.',
   'refusal.aboveBotFix': 'Mova o cargo {bot} para cima de {role} em Configurações do servidor → Cargos.',
   'refusal.managed': '{role} é gerenciado por uma integração (um bot, impulsos ou uma assinatura); ninguém pode atribuí-lo manualmente.',
@@ -1397,6 +1399,7 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'dashFlash.noCampaign': 'nenhuma campanha está conectada a este servidor',
   'dashFlash.tickRemovals': 'Marque a caixa para confirmar as remoções; nada foi mudado.',
   'dashFlash.allowed': 'O Tierlink agora pode dar @{role} ({permissions}) {recipients}. Todos que o recebem têm esse poder.',
+  'dashFlash.allowedAboveConnector': 'O Tierlink agora pode dar @{role} {recipients}, embora quem conectou a campanha esteja abaixo dele.',
   'dashFlash.notDangerous': '@{role} não tem nenhuma permissão poderosa: o Tierlink o dá sem precisar de permissão.',
   'dashFlash.notAllowed': 'Nada foi permitido: {message} {fix}',
   'dashFlash.heldBack': '@{role} está retido.',

@@ -15,7 +15,9 @@ function recipientsFor(speaker: Speaker, outcome: { tiers: readonly string[]; se
   return parts.length > 0 ? listFor(speaker, parts) : t('allow.anyTier');
 }
 
-function headOf(speaker: Speaker, outcome: Extract<AllowOutcome, { kind: 'allowed' }>): string {
+function headOf(speaker: Speaker, outcome: Extract<AllowOutcome, { kind: 'allowed' | 'allowed_above_connector' }>): string {
+  if (outcome.kind === 'allowed_above_connector')
+    return speaker.t('allow.allowedAboveConnector', { role: outcome.roleName, recipients: recipientsFor(speaker, outcome) });
   return speaker.t('allow.allowed', {
     role: outcome.roleName,
     permissions: listFor(
@@ -66,7 +68,8 @@ export const allowRoleCommand: Command = {
         return void (await reply(t('allow.notBefore', { role: outcome.roleName })));
       case 'withdrawn':
         return void (await reply(t('allow.withdrawn', { role: outcome.roleName })));
-      case 'allowed': {
+      case 'allowed':
+      case 'allowed_above_connector': {
         const head = headOf(speaker, outcome);
         await reply(`${head}\n${t('allow.updating')}`);
         try {

@@ -184,6 +184,11 @@ export function allowFlash(outcome: AllowOutcome, followUp: string, t: T = ENGLI
         text: lines(t('dashFlash.allowed', { role: outcome.roleName, permissions, recipients: recipientsIn(t, outcome) }), followUp),
       };
     }
+    case 'allowed_above_connector':
+      return {
+        tone: 'success',
+        text: lines(t('dashFlash.allowedAboveConnector', { role: outcome.roleName, recipients: recipientsIn(t, outcome) }), followUp),
+      };
     case 'not_dangerous':
       return { tone: 'info', text: t('dashFlash.notDangerous', { role: outcome.roleName }) };
     case 'not_allowed':
