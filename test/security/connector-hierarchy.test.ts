@@ -1,6 +1,7 @@
 import { PermissionFlagsBits } from 'discord.js';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/edges/outbound/store/database';
+import { signIn } from '../support/dashboard-client';
 import { type E2E, pageText, startE2E } from '../support/e2e';
 import { EVERYONE, MANAGE_ROLES, activePatron, boolOption, roleOption, runCommand, tierOption } from '../support/e2e-admin';
 
@@ -164,6 +165,25 @@ test('Sam cannot allow Council with /allow-role; the owner can, and taking it ba
   expect(roles(later)).toEqual([role.crew]);
   // Who was given it keeps it.
   expect(roles(newcomer)).toContain(role.council);
+});
+
+test('on the dashboard Council shows held back with an Allow button; Sam’s press of it is refused by the same rule', async () => {
+  const tiersPage = `/dashboard/${e.guildId}/tiers`;
+  const owner = (await signIn(e, e.ownerId)).browser;
+  const html = (await owner.get(tiersPage)).html;
+  expect(pageText(html)).toContain(
+    'Council is held back: it is at or above Head Admin, the highest role of whoever connected this campaign',
+  );
+  expect(html).toMatch(new RegExp(`name="role" value="${role.council}"><button class="btn" type="submit">`));
+
+  const samBrowser = (await signIn(e, sam)).browser;
+  const seen = await samBrowser.get(tiersPage);
+  const refused = await samBrowser.post(`${tiersPage}/allow`, { role: role.council }, { csrfFrom: seen.html });
+  expect(refused.status).toBe(303);
+  expect(pageText((await samBrowser.follow(refused)).html)).toContain(
+    'Nothing was allowed: Council is at or above your highest role, Head Admin.',
+  );
+  expect(await rows(sql`select * from role_allowances`)).toEqual([]);
 });
 
 test('the owner maps Council to Insider: whoever may give it decided, and the patron gets it', async () => {

@@ -59,6 +59,11 @@ export function renderTiers(o: { access: GuildAccess; viewer: Viewer; view: Conf
   const rich = richOf(t);
   const locked = !access.canChange;
   const action = (path: string) => guildPath(access.guildId, path);
+  const allowForm = (roleId: string, name: string) =>
+    html`<form method="post" action="${action('/tiers/allow')}">${csrfField(viewer.csrfToken)}<input type="hidden" name="role" value="${roleId}"><button class="btn" type="submit">${t(
+      'dashTier.allow',
+      { role: name },
+    )}</button></form>`;
   const severalCampaigns = view.tiers.some((x) => x.campaignId !== view.tiers[0]?.campaignId);
   const tiers =
     view.tiers.length === 0
@@ -97,9 +102,13 @@ ${tier.roles
   .filter((r) => r.problem)
   .map((r) => {
     const { message, fix } = refusalWords(t, r.problem!);
-    return html`<p class="item-fix"><strong>${r.roleName ?? t('dashTier.roleIdTitle', { id: r.roleId })}:</strong> ${prose(message)} <strong>${t(
+    const line = html`<p class="item-fix"><strong>${r.roleName ?? t('dashTier.roleIdTitle', { id: r.roleId })}:</strong> ${prose(message)} <strong>${t(
       'dashMem.fix',
     )}</strong> ${prose(fix)}</p>`;
+    // Above whoever connected the campaign: someone who may give the role allows it here (the service checks who).
+    return r.problem!.facts?.code === 'above_connector' && !locked
+      ? html`<div class="item-fix">${line}${allowForm(r.roleId, r.roleName ?? r.roleId)}</div>`
+      : line;
   })}
 ${tier.roles
   .filter((r) => !r.problem && r.heldBack)
@@ -117,14 +126,7 @@ ${tier.roles
               held.permissions.map((p) => permissionIn(t, p)),
             ),
           });
-    return html`<div class="item-fix"><p>${prose(why)} ${t('dashTier.heldBackWhy')}</p>${
-      locked
-        ? null
-        : html`<form method="post" action="${action('/tiers/allow')}">${csrfField(viewer.csrfToken)}<input type="hidden" name="role" value="${r.roleId}"><button class="btn" type="submit">${t(
-            'dashTier.allow',
-            { role: name },
-          )}</button></form>`
-    }</div>`;
+    return html`<div class="item-fix"><p>${prose(why)} ${t('dashTier.heldBackWhy')}</p>${locked ? null : allowForm(r.roleId, name)}</div>`;
   })}
 </li>`,
         )}</ul>`;
