@@ -29,7 +29,7 @@ export function createConnectorRefresh(deps: {
       for (const connector of seen) {
         const highest = highestRoleOf(guild.guildId, roles, listed.get(connector.userId)!);
         if (!highest || highest.id === connector.roleId) continue;
-        await deps.guilds.setConnectorRole(guild.guildId, connector.campaignId, highest.id);
+        await deps.guilds.setConnectorRole(guild.guildId, connector.campaignId, connector.userId, highest.id);
         deps.logger.info(
           { guildId: guild.guildId, campaignId: connector.campaignId, userId: connector.userId, was: connector.roleId, now: highest.id },
           'the highest role of whoever connected the campaign changed: its tiers now give only roles below the new one',

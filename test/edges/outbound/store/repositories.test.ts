@@ -298,3 +298,33 @@ describe('guild settings', () => {
     expect((await repo.settings('g1')).freeTiersGrantRoles).toBe(true);
   });
 });
+
+describe('campaign connectors', () => {
+  const G = '100000000000000001';
+  const served = async () => createGuildRepository(t.database.db).servedCampaigns(G);
+
+  test('/connect stores who connected a campaign and their highest role; connecting again replaces both; a plain bind keeps them', async () => {
+    const guilds = createGuildRepository(t.database.db);
+    expect(await guilds.bind(G, 'c1', { userId: 'sam', roleId: 'head-admin' })).toBe(true);
+    expect(await served()).toEqual([{ campaignId: 'c1', connectedBy: 'sam', connectorRoleId: 'head-admin' }]);
+    expect(await guilds.bind(G, 'c1')).toBe(false);
+    expect(await served()).toEqual([{ campaignId: 'c1', connectedBy: 'sam', connectorRoleId: 'head-admin' }]);
+    expect(await guilds.bind(G, 'c1', { userId: 'owner', roleId: null })).toBe(false);
+    expect(await served()).toEqual([{ campaignId: 'c1', connectedBy: 'owner', connectorRoleId: null }]);
+  });
+
+  test('the nightly refresh changes the role only while the same connector is limited: a /connect since then stands', async () => {
+    const guilds = createGuildRepository(t.database.db);
+    await guilds.bind(G, 'c1', { userId: 'sam', roleId: 'head-admin' });
+    await guilds.setConnectorRole(G, 'c1', 'sam', 'elders');
+    expect(await served()).toEqual([{ campaignId: 'c1', connectedBy: 'sam', connectorRoleId: 'elders' }]);
+    // Ann connected it again while the sync listed the server: Sam's refresh changes nothing.
+    await guilds.bind(G, 'c1', { userId: 'ann', roleId: 'mods' });
+    await guilds.setConnectorRole(G, 'c1', 'sam', 'head-admin');
+    expect(await served()).toEqual([{ campaignId: 'c1', connectedBy: 'ann', connectorRoleId: 'mods' }]);
+    // The owner connected it: no limit, and none comes back.
+    await guilds.bind(G, 'c1', { userId: 'owner', roleId: null });
+    await guilds.setConnectorRole(G, 'c1', 'owner', 'everyone');
+    expect(await served()).toEqual([{ campaignId: 'c1', connectedBy: 'owner', connectorRoleId: null }]);
+  });
+});

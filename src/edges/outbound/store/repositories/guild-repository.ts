@@ -62,8 +62,12 @@ export interface GuildRepository {
   bind(guildId: string, campaignId: string, connector?: CampaignConnector): Promise<boolean>;
   /** {@link campaignsOf} (in its order), each with its connector's highest role (see {@link CampaignConnector}). */
   servedCampaigns(guildId: string): Promise<Array<{ campaignId: string; connectedBy: string | null; connectorRoleId: string | null }>>;
-  /** The connector's highest role as the latest listing of the server showed it (src/app/sync/connector-refresh.ts). */
-  setConnectorRole(guildId: string, campaignId: string, roleId: string): Promise<void>;
+  /**
+   * The connector's highest role as the latest listing of the server showed it (src/app/sync/connector-refresh.ts).
+   * Only while `connectorId` is still the campaign's limited connector: a `/connect` since (by the
+   * owner, or by someone else) stands.
+   */
+  setConnectorRole(guildId: string, campaignId: string, connectorId: string, roleId: string): Promise<void>;
   unbind(guildId: string, campaignId: string): Promise<void>;
 }
 
@@ -306,12 +310,17 @@ export function createGuildRepository(db: Db): GuildRepository {
       return served(guildId);
     },
 
-    async setConnectorRole(guildId: string, campaignId: string, roleId: string): Promise<void> {
+    async setConnectorRole(guildId: string, campaignId: string, connectorId: string, roleId: string): Promise<void> {
       await db
         .update(guildCampaigns)
         .set({ connectorRoleId: roleId })
         .where(
-          and(eq(guildCampaigns.guildId, guildId), eq(guildCampaigns.campaignId, campaignId), isNotNull(guildCampaigns.connectorRoleId)),
+          and(
+            eq(guildCampaigns.guildId, guildId),
+            eq(guildCampaigns.campaignId, campaignId),
+            eq(guildCampaigns.connectedBy, connectorId),
+            isNotNull(guildCampaigns.connectorRoleId),
+          ),
         );
     },
 
