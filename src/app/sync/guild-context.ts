@@ -35,14 +35,13 @@ export function createGuildContextLoader(deps: {
       const campaignIds = served.map((c) => c.campaignId);
       const tiers = await deps.campaigns.tiersOf(campaignIds);
       const servedMappings = mappings.filter((m) => campaignIds.includes(m.campaignId));
-      const connectorRoles = new Map(
-        served.flatMap((c) => (c.connectorRoleId === null ? [] : [[c.campaignId, c.connectorRoleId] as const])),
-      );
+      // `/connect` stores the connector and their role together (null for the owner and the environment).
       const connectors = served.flatMap((c) =>
         c.connectedBy !== null && c.connectorRoleId !== null
           ? [{ campaignId: c.campaignId, userId: c.connectedBy, roleId: c.connectorRoleId }]
           : [],
       );
+      const connectorRoles = new Map(connectors.map((c) => [c.campaignId, c.roleId]));
       return {
         guildId,
         settings,
