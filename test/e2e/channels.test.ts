@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/edges/outbound/store/database';
 import { type E2E, startE2E } from '../support/e2e';
-import { MANAGE_ROLES, activePatron, runCommand } from '../support/e2e-admin';
+import { MANAGE_ROLES, activePatron, runCommand, webhookWithoutPosts } from '../support/e2e-admin';
 import { WEBHOOK_TRIGGERS } from '../../src/app/webhooks/registration';
 
 /**
@@ -123,11 +123,7 @@ test('a posts:publish delivery posts one message; a replay of it and the poll po
   await e.tierlink.services.channels.round();
   expect(reads()).toBe(1);
   // The webhook stops carrying posts (a hand change on the service): the poll takes over and sees the post again.
-  await patchTriggers(e, webhookIdOf(e), ['members:create', 'members:update', 'members:delete']);
-  await e.tierlink.services.repos.webhooks.upsert(
-    { ...(await storedWebhook(e)), triggers: ['members:create', 'members:update', 'members:delete'] },
-    e.clock.now(),
-  );
+  await webhookWithoutPosts(e);
   expect((await e.tierlink.services.channels.announcements.postSource(e.patreon.campaignId)).kind).toBe('poll');
   e.patreon.publishPost(e.patreon.campaignId, { title: 'Chapter 13', isPublic: true });
   const polled = await e.discord.waitForMessage(posts, {
@@ -210,32 +206,3 @@ test('the mod-log posts a sync’s changes in batches, within the channel’s li
   expect(e.discord.messages(modLog).length).toBeGreaterThan(before + 1);
   expect(e.discord.rateLimitHits()).toEqual([]);
 }, 90_000);
-
-function webhookIdOf(env: E2E): string {
-  return env.patreon.webhooks()[0]!.id;
-}
-
-async function storedWebhook(env: E2E) {
-  const [stored] = await env.tierlink.services.repos.webhooks.forCampaign(env.patreon.campaignId);
-  const secret = env.patreon.webhooks()[0]!.secret;
-  return {
-    id: stored!.id,
-    campaignId: env.patreon.campaignId,
-    uri: stored!.uri,
-    triggers: stored!.triggers,
-    secret,
-    paused: false,
-    numConsecutiveTimesFailed: 0,
-    lastAttemptedAt: null,
-  };
-}
-
-/** PATCHes the webhook's triggers on the service with the creator's token, as a creator's own tool would. */
-async function patchTriggers(env: E2E, webhookId: string, triggers: string[]): Promise<void> {
-  const response = await fetch(`${env.patreon.url}/api/oauth2/v2/webhooks/${webhookId}`, {
-    method: 'PATCH',
-    headers: { authorization: `Bearer ${env.patreon.creatorTokens.accessToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ data: { id: webhookId, type: 'webhook', attributes: { triggers } } }),
-  });
-  if (!response.ok) throw new Error(`PATCH webhook: ${response.status} ${await response.text()}`);
-}

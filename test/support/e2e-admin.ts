@@ -179,3 +179,34 @@ export async function unlinkConfirmed(e: E2E, userId: string): Promise<CommandRe
   if (!first.buttons.some((b) => b.label === 'Unlink')) return first;
   return (await pressButton(e, asked, 'Unlink')).reply();
 }
+
+/**
+ * The campaign's webhook stops carrying new posts (its triggers changed by hand on the service,
+ * with the creator's token, as a creator's own tool would), and Tierlink's stored copy says so:
+ * the campaign's posts are then polled.
+ */
+export async function webhookWithoutPosts(e: E2E): Promise<void> {
+  const [remote] = e.patreon.webhooks();
+  const [stored] = await e.tierlink.services.repos.webhooks.forCampaign(e.patreon.campaignId);
+  if (!remote || !stored) throw new Error('the campaign has no webhook');
+  const triggers = ['members:create', 'members:update', 'members:delete'];
+  const response = await fetch(`${e.patreon.url}/api/oauth2/v2/webhooks/${remote.id}`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${e.patreon.creatorTokens.accessToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ data: { id: remote.id, type: 'webhook', attributes: { triggers } } }),
+  });
+  if (!response.ok) throw new Error(`PATCH webhook: ${response.status} ${await response.text()}`);
+  await e.tierlink.services.repos.webhooks.upsert(
+    {
+      id: stored.id,
+      campaignId: e.patreon.campaignId,
+      uri: stored.uri,
+      triggers,
+      secret: remote.secret,
+      paused: false,
+      numConsecutiveTimesFailed: 0,
+      lastAttemptedAt: null,
+    },
+    e.clock.now(),
+  );
+}

@@ -88,6 +88,8 @@ export interface E2E {
 export interface E2EOptions {
   /** The membership stand-in's dialect: the spec's (default) or Patreon's documented one. */
   dialect?: 'spec' | 'patreon';
+  /** Patreon's dialect: the order of a campaign's posts list, which Patreon does not document (the stand-in's default: oldest first). */
+  postsOrder?: 'oldest-first' | 'newest-first';
   /** Run `/connect` as the creator right after start (and fail loudly if it does not succeed). */
   connected?: boolean;
   /** Start with the creator's tokens in the environment (connected at start-up, no /connect). */
@@ -240,6 +242,7 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
   const patreon = await createMembershipServiceSandbox({
     clock,
     dialect: options.dialect ?? 'spec',
+    ...(options.postsOrder ? { postsOrder: options.postsOrder } : {}),
     ...(raisedLimits ? raisedPatreon(raisedLimits) : {}),
   });
   // Set up as the README says: Public Bot turned off (only the operator adds the bot to a server).

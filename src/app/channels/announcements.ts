@@ -9,8 +9,9 @@ import {
 import { translator } from '../../core/i18n';
 import type { PostSourceFacts } from '../../core/post-source-text';
 import type { MemberPreferenceRepository } from '../../edges/outbound/store/repositories/member-preference-repository';
-import type { Post } from '../../edges/outbound/patreon/posts';
+import { MAX_POST_PAGES, type Post, type PostStretch } from '../../edges/outbound/patreon/posts';
 import type { PatreonClient } from '../../edges/outbound/patreon';
+import { isPatreonApiError } from '../../edges/outbound/patreon/errors';
 import type { CampaignRepository } from '../../edges/outbound/store/repositories/campaign-repository';
 import type { ChannelOutboxRepository } from '../../edges/outbound/store/repositories/channel-outbox-repository';
 import { type RecentPledge, welcomeSubject } from '../../edges/outbound/store/repositories/channel-outbox-repository';
@@ -24,6 +25,8 @@ import type { Logger } from '../../shared/logger';
 import type { ChannelPoster } from './channel-poster';
 import { nonceOf } from './channel-poster';
 import { POSTS_SCOPE } from '../webhooks/registration';
+
+type PostsReader = Pick<PatreonClient, 'listPosts'>;
 
 /** Ko-fi's campaign id and source name (src/edges/outbound/kofi). */
 const KOFI_CAMPAIGN = 'kofi';
@@ -64,7 +67,7 @@ export interface AnnouncementsDeps {
     | 'lastPostPoll'
     | 'notePostPoll'
   >;
-  accounts: { clientForCampaign(campaignId: string): Promise<Pick<PatreonClient, 'getPost' | 'listPosts'> | null> };
+  accounts: { clientForCampaign(campaignId: string): Promise<(PostsReader & Pick<PatreonClient, 'getPost'>) | null> };
   poster: ChannelPoster;
   /**
    * Ko-fi's first subscription payments (KOFI_VERIFICATION_TOKEN), welcomed in servers that take
@@ -251,12 +254,12 @@ export function createAnnouncements(deps: AnnouncementsDeps): Announcements {
     if (source.kind !== 'poll') return;
     const last = await outbox.lastPostPoll(campaignId);
     const now = clock.now();
-    if (last && now.getTime() - last.getTime() < POST_POLL_INTERVAL_MS) return;
+    if (last && now.getTime() - last.at.getTime() < POST_POLL_INTERVAL_MS) return;
     const client = await deps.accounts.clientForCampaign(campaignId);
     if (!client) return;
     try {
-      const posts = await client.listPosts(campaignId);
-      await outbox.notePostPoll(campaignId, now, null);
+      const { posts, resume } = await readNewPosts(client, campaignId, last?.resume ?? null);
+      await outbox.notePostPoll(campaignId, now, { resume });
       for (const post of posts) {
         if (post.campaignId !== null && post.campaignId !== campaignId) continue;
         // A post without a publication date is not published (a draft, or taken down): nothing to announce.
@@ -265,8 +268,29 @@ export function createAnnouncements(deps: AnnouncementsDeps): Announcements {
       }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      await outbox.notePostPoll(campaignId, now, message.slice(0, 500));
+      await outbox.notePostPoll(campaignId, now, { error: message });
       logger.warn({ campaignId, err: error }, 'reading the campaign’s posts failed; tried again at the next poll');
+    }
+  }
+
+  /**
+   * The posts a poll reads: the first page, where a list newest first puts a new post, and the
+   * pages from where the last poll stopped, where a list oldest first puts it. Neither the spec nor
+   * Patreon documents the order (docs/patreon-api-notes.md §2.6), so both ends are read: two
+   * requests a poll once the list was read to its end, and at most {@link MAX_POST_PAGES} on the way
+   * there. A cursor the service no longer takes starts the reading over from the second page.
+   */
+  async function readNewPosts(client: PostsReader, campaignId: string, resume: string | null): Promise<PostStretch> {
+    if (resume === null) return client.listPosts(campaignId);
+    const first = await client.listPosts(campaignId, { pages: 1 });
+    if (first.resume === null) return first;
+    try {
+      const rest = await client.listPosts(campaignId, { from: resume, pages: MAX_POST_PAGES - 1 });
+      return { posts: [...first.posts, ...rest.posts], resume: rest.resume };
+    } catch (error) {
+      if (!isPatreonApiError(error, 'bad_request')) throw error;
+      logger.info({ campaignId }, 'the service no longer takes the posts cursor kept from the last poll; reading its posts from the start');
+      return first;
     }
   }
 

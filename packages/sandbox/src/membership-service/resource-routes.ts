@@ -34,6 +34,16 @@ const MEMBER: EndpointShape = {
 };
 /** Spec: posts includes are "not shown", so none is accepted. */
 const POSTS: EndpointShape = { allowedIncludes: [], paged: false };
+/** Patreon's dialect pages a campaign's posts (its public clients follow cursors there). */
+const POSTS_PAGED: EndpointShape = { allowedIncludes: [], paged: true };
+
+/**
+ * Neither the spec nor Patreon's documentation gives the posts list's page size or order
+ * (docs/patreon-api-notes.md §2.6). Patreon's dialect pages them like members without
+ * `page[count]`, oldest first by default: the order in which a reader that stops after a few pages
+ * would never see a new post, so a client must work in it.
+ */
+export type PostsOrder = 'oldest-first' | 'newest-first';
 
 export interface ResourceRouteDeps {
   store: Store;
@@ -45,6 +55,8 @@ export interface ResourceRouteDeps {
   defaultPageSize?: number;
   /** The most members a page holds, whatever is asked (a service answering smaller pages than asked). Default: the Limits. */
   maxPageSize?: number;
+  /** Patreon's dialect: the order of a campaign's posts list (not documented). Default oldest first. */
+  postsOrder?: PostsOrder;
 }
 
 /**
@@ -185,13 +197,35 @@ export function resourceRoutes(deps: ResourceRouteDeps): Route[] {
   const posts = route('GET', `${V2}/campaigns/:id/posts`, (req) => {
     const auth = authenticate(store, req.headers, ['campaigns.posts']);
     if (isResponse(auth)) return auth;
-    const query = parse(req, POSTS);
+    const query = parse(req, dialect === 'patreon' ? POSTS_PAGED : POSTS);
     if (!isQuery(query)) return query;
     const found = store.campaigns.get(req.params.id ?? '');
     if (!found || found.creatorId !== auth.user.id) return apiError(404, 'No such campaign.');
-    const ids = [...store.posts.values()].filter((p) => p.campaignId === found.id).map((p) => p.id);
+    const all = [...store.posts.values()].filter((p) => p.campaignId === found.id).map((p) => p.id);
+    if (dialect === 'spec') {
+      const doc = renderDocument(renderContextFor(store, deps.baseUrl(), auth), types, query, { type: 'post', ids: all, single: false });
+      return json(200, { ...doc, meta: { pagination: { total: all.length, cursors: {} } } });
+    }
+    if ((deps.postsOrder ?? 'oldest-first') === 'newest-first') all.reverse();
+    let start = 0;
+    let page = 1;
+    if (query.cursor !== null) {
+      const cursor = decodeCursor(query.cursor);
+      if (!cursor || cursor.campaignId !== found.id) return apiError(400, 'page[cursor] is not a cursor of this list.');
+      start = cursor.afterSeq;
+      page = cursor.page;
+    }
+    const size = query.pageCount ?? defaultPageSize;
+    const ids = all.slice(start, start + size);
+    const next = start + size < all.length ? encodeCursor({ campaignId: found.id, afterSeq: start + size, page: page + 1 }) : null;
     const doc = renderDocument(renderContextFor(store, deps.baseUrl(), auth), types, query, { type: 'post', ids, single: false });
-    return json(200, { ...doc, meta: { pagination: { total: ids.length, cursors: {} } } });
+    const body: Record<string, unknown> = { ...doc, meta: { pagination: { total: all.length, cursors: next ? { next } : {} } } };
+    if (next) {
+      const params = new URLSearchParams(req.query);
+      params.set('page[cursor]', next);
+      body.links = { next: `${deps.baseUrl()}${req.path}?${params.toString()}` };
+    }
+    return json(200, body);
   });
 
   const post = route('GET', `${V2}/posts/:id`, (req) => {

@@ -20,7 +20,7 @@ import { iso } from './json-api';
 import { oauthRoutes } from './oauth-routes';
 import type { RateLimiter } from './rate-limits';
 import { createRateLimiter } from './rate-limits';
-import { resourceRoutes } from './resource-routes';
+import { type PostsOrder, resourceRoutes } from './resource-routes';
 import { createResourceTypes } from './resource-types';
 import { V2_SCOPES } from './scopes';
 import { createStore } from './store';
@@ -79,6 +79,8 @@ export interface MembershipServiceSandboxOptions {
   defaultPageSize?: number;
   /** Members per page at most, whatever `page[count]` asks: a service that answers smaller pages. Default: the Limits (1000). */
   maxPageSize?: number;
+  /** Patreon's dialect: the order of a campaign's posts list, which Patreon does not document. Default oldest first. */
+  postsOrder?: PostsOrder;
   /**
    * `omitted`: the webhook list never carries the campaign relationship, as Patreon's documented
    * sample shows none. Default: `omitted` in Patreon's dialect, `included` in the spec's.
@@ -539,6 +541,7 @@ export async function createMembershipServiceSandbox(options: MembershipServiceS
       dialect,
       defaultPageSize: options.defaultPageSize ?? PATREON_DEFAULT_PAGE_SIZE,
       ...(options.maxPageSize !== undefined ? { maxPageSize: options.maxPageSize } : {}),
+      ...(options.postsOrder !== undefined ? { postsOrder: options.postsOrder } : {}),
     }),
     ...webhookRoutes({
       store,

@@ -8,7 +8,7 @@ export type {
   ReadOptions,
 } from './patreon-client';
 export { MEMBER_TRIGGERS, POST_TRIGGERS, createPatreonClient } from './patreon-client';
-export type { Post } from './posts';
+export type { Post, PostStretch } from './posts';
 export { MAX_POST_PAGES, POST_FIELDS, parsePost } from './posts';
 export type { DialectMemory, DialectSource, DialectStore, KeyValueStore, Rename, RenameKey, ServiceDialect } from './dialect';
 export { RENAMES, createDialectMemory, dialectOfBaseUrl, keyValueDialectStore, memoryDialectStore, nameIn } from './dialect';

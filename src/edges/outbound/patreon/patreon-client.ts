@@ -14,7 +14,7 @@ import type { OAuthClient } from './oauth';
 import { createOAuthClient } from './oauth';
 import type { RequestBudget, RequestPriority } from './request-budget';
 import { createRequestBudget } from './request-budget';
-import { MAX_POST_PAGES, POST_FIELDS, type Post, parsePost } from './posts';
+import { MAX_POST_PAGES, POST_FIELDS, type Post, type PostStretch, parsePost } from './posts';
 import type { Campaign, Member, Tier, UnreadableMember, User, Webhook } from './resources';
 import type { OddValueSink } from './attribute-reader';
 import { type Result, err, ok } from '../../../core/result';
@@ -153,8 +153,11 @@ export interface PatreonClient {
   updateWebhook(webhookId: string, patch: { uri?: string; triggers?: readonly string[]; paused?: boolean }): Promise<Webhook>;
   /** One post (scope `campaigns.posts`), or null when the service no longer knows it. */
   getPost(postId: string): Promise<Post | null>;
-  /** A campaign's posts (scope `campaigns.posts`), following cursors for at most {@link MAX_POST_PAGES} pages. */
-  listPosts(campaignId: string): Promise<Post[]>;
+  /**
+   * A stretch of a campaign's posts (scope `campaigns.posts`): from the cursor `from` (the first
+   * page without it), following cursors for at most `pages` pages ({@link MAX_POST_PAGES} by default).
+   */
+  listPosts(campaignId: string, options?: { from?: string | null; pages?: number }): Promise<PostStretch>;
 }
 
 const V2 = '/api/oauth2/v2';
@@ -389,20 +392,23 @@ export function createPatreonClient(options: PatreonClientOptions): PatreonClien
       }
     },
 
-    async listPosts(campaignId) {
+    async listPosts(campaignId, stretch = {}) {
       const path = `${V2}/campaigns/${encodeURIComponent(campaignId)}/posts`;
       const posts: Post[] = [];
       const seen = new Set<string>();
-      let cursor: string | null = null;
-      for (let page = 0; page < MAX_POST_PAGES; page += 1) {
-        const doc = await asCreator(path, () => buildQuery({ fields: { post: POST_FIELDS }, cursor }));
+      let cursor = stretch.from ?? null;
+      let resume: string | null = cursor;
+      for (let page = 0; page < (stretch.pages ?? MAX_POST_PAGES); page += 1) {
+        const from = cursor;
+        const doc = await asCreator(path, () => buildQuery({ fields: { post: POST_FIELDS }, cursor: from }));
         for (const resource of primaryList(doc, { method: 'GET', path })) posts.push(parsePost(resource, path, options.baseUrl));
         const next = nextCursor(doc);
-        if (next === null || seen.has(next)) break;
+        if (next === null || seen.has(next)) return { posts, resume: from };
         seen.add(next);
         cursor = next;
+        resume = next;
       }
-      return posts;
+      return { posts, resume };
     },
 
     async updateWebhook(webhookId, patch) {

@@ -25,6 +25,17 @@ export const POST_FIELDS = ['title', 'url', 'is_public', 'tiers', 'published_at'
 export const MAX_POST_PAGES = 10;
 
 /**
+ * Some pages of a campaign's posts, and where reading them picks up next time: the cursor of the
+ * page after the last one read when the reading stopped before the end, else the cursor of the
+ * last page itself (null when that was the first page). Re-reading the last page finds posts added
+ * to its end; reading on from it finds new pages.
+ */
+export interface PostStretch {
+  posts: Post[];
+  resume: string | null;
+}
+
+/**
  * Only a web address is linked: anything else in `url` is left out of the announcement. Patreon's
  * posts may carry a path (`/posts/…`) rather than a full address (its documentation says only "a
  * URL to access this post"), so a path is resolved against the service's address when there is one.

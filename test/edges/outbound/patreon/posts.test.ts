@@ -78,7 +78,7 @@ describe.each(['spec', 'patreon'] as const)('the posts endpoints in the %s diale
     const tier = h.sb.createTier(h.sb.campaignId, { title: 'Gold', amountCents: 500 }).id;
     const locked = h.sb.publishPost(h.sb.campaignId, { title: 'For Gold', tierIds: [tier] }, { deliver: false }).id;
     const open = h.sb.publishPost(h.sb.campaignId, { title: 'For everyone', isPublic: true }, { deliver: false }).id;
-    const posts = await h.client.listPosts(h.sb.campaignId);
+    const { posts } = await h.client.listPosts(h.sb.campaignId);
     expect(posts.map((p) => p.id).sort()).toEqual([locked, open].sort());
     // The campaign relationship comes only with include=campaign, which Tierlink does not ask for:
     // the campaign is the one whose webhook or listing named the post.
@@ -92,5 +92,43 @@ describe.each(['spec', 'patreon'] as const)('the posts endpoints in the %s diale
     });
     expect(posts.find((p) => p.id === open)).toMatchObject({ isPublic: true, tierIds: [] });
     expect(await h.client.getPost('999999')).toBeNull();
+  });
+});
+
+describe.each(['oldest-first', 'newest-first'] as const)('a long posts list in Patreon’s dialect, %s', (postsOrder) => {
+  let h: Harness;
+  let ids: string[];
+  beforeAll(async () => {
+    h = await startHarness({
+      sandbox: {
+        dialect: 'patreon',
+        postsOrder,
+        ...raisedPatreon('the paging checks share one harness and are about the answers, not the pace'),
+      },
+      budgetLimits: UNPACED_PATREON,
+    });
+    ids = Array.from({ length: 45 }, (_, i) => h.sb.publishPost(h.sb.campaignId, { title: `Post ${i + 1}` }, { deliver: false }).id);
+  });
+  afterAll(() => h.close());
+  const listed = postsOrder === 'oldest-first' ? () => ids : () => [...ids].reverse();
+
+  test('pages of 20: a stretch stops where asked and says where the next one reads on from', async () => {
+    const first = await h.client.listPosts(h.sb.campaignId, { pages: 1 });
+    expect(first.posts.map((p) => p.id)).toEqual(listed().slice(0, 20));
+    expect(first.resume).toEqual(expect.any(String));
+    const on = await h.client.listPosts(h.sb.campaignId, { from: first.resume });
+    expect(on.posts.map((p) => p.id)).toEqual(listed().slice(20));
+    // The end was reached: the cursor kept is the last page's own, so reading from it finds what is added there.
+    const last = await h.client.listPosts(h.sb.campaignId, { from: on.resume });
+    expect(last.posts.map((p) => p.id)).toEqual(listed().slice(40));
+    expect(last.resume).toBe(on.resume);
+  });
+
+  test('the whole list in one stretch; a list of one page keeps no cursor', async () => {
+    const all = await h.client.listPosts(h.sb.campaignId);
+    expect(all.posts.map((p) => p.id)).toEqual(listed());
+    expect(all.resume).toEqual(expect.any(String));
+    const other = h.sb.createCampaign().id;
+    expect(await h.client.listPosts(other)).toEqual({ posts: [], resume: null });
   });
 });

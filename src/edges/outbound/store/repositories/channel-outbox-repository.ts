@@ -214,18 +214,35 @@ export function createChannelOutboxRepository(db: Db): ChannelOutboxRepository {
       return rows.flatMap((r) => (r.pledgeStart ? [{ ...r, pledgeStart: r.pledgeStart }] : []));
     },
 
-    async lastPostPoll(campaignId: string): Promise<Date | null> {
+    async lastPostPoll(campaignId: string): Promise<PostPoll | null> {
       const [row] = await db.select().from(postPolls).where(eq(postPolls.campaignId, campaignId));
-      return row?.polledAt ?? null;
+      return row ? { at: row.polledAt, resume: row.resumeCursor } : null;
     },
 
-    async notePostPoll(campaignId: string, at: Date, error: string | null): Promise<void> {
+    async notePostPoll(campaignId: string, at: Date, outcome: { error: string } | { resume: string | null }): Promise<void> {
+      const set =
+        'error' in outcome
+          ? { polledAt: at, lastError: outcome.error.slice(0, 500) }
+          : { polledAt: at, lastError: null, resumeCursor: storableCursor(outcome.resume) };
       await db
         .insert(postPolls)
-        .values({ campaignId, polledAt: at, lastError: error })
-        .onConflictDoUpdate({ target: postPolls.campaignId, set: { polledAt: at, lastError: error } });
+        .values({ campaignId, ...set })
+        .onConflictDoUpdate({ target: postPolls.campaignId, set });
     },
   };
+}
+
+/** The last poll of a campaign's posts: when, and the service's cursor the next poll reads on from. */
+export interface PostPoll {
+  at: Date;
+  resume: string | null;
+}
+
+/** The longest cursor kept: the service's cursors are short; a longer one is not stored, and the next poll starts over. */
+const MAX_CURSOR_LENGTH = 1_000;
+
+function storableCursor(cursor: string | null): string | null {
+  return cursor !== null && cursor.length <= MAX_CURSOR_LENGTH ? cursor : null;
 }
 
 /**
@@ -269,6 +286,7 @@ export interface ChannelOutboxRepository {
    * {@link welcomeSubject}; the query builds the same text to leave those out.
    */
   recentPledges(guildId: string, campaignIds: readonly string[], since: Date, limit: number): Promise<RecentPledge[]>;
-  lastPostPoll(campaignId: string): Promise<Date | null>;
-  notePostPoll(campaignId: string, at: Date, error: string | null): Promise<void>;
+  lastPostPoll(campaignId: string): Promise<PostPoll | null>;
+  /** A poll that read the posts (and where the next one reads on from), or one that failed (the cursor stays). */
+  notePostPoll(campaignId: string, at: Date, outcome: { error: string } | { resume: string | null }): Promise<void>;
 }

@@ -54,6 +54,8 @@ export const postPolls = pgTable('post_polls', {
   campaignId: text('campaign_id').primaryKey(),
   polledAt: ts('polled_at').notNull(),
   lastError: text('last_error'),
+  /** Where the next poll reads on from: the service's cursor of the last page read (see `PostStretch`). */
+  resumeCursor: text('resume_cursor'),
 });
 
 /**

@@ -1,0 +1,1 @@
+ALTER TABLE "post_polls" ADD COLUMN "resume_cursor" text;

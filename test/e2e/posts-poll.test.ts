@@ -1,0 +1,99 @@
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/edges/outbound/store/database';
+import { MAX_POST_PAGES } from '../../src/edges/outbound/patreon/posts';
+import { type E2E, startE2E } from '../support/e2e';
+import { MANAGE_ROLES, runCommand, webhookWithoutPosts } from '../support/e2e-admin';
+
+/**
+ * The poll of a campaign's posts, when its webhook does not carry them, against Patreon's dialect
+ * under its real limits. Patreon documents neither the page size nor the order of the posts list;
+ * the stand-in pages it by 20 and lists it oldest first here, the order in which a reader that
+ * stops after {@link MAX_POST_PAGES} pages never reaches a new post of a campaign with many.
+ */
+
+const VIEW = 1n << 10n;
+const SEND = 1n << 11n;
+const EMBED = 1n << 14n;
+const PAGE = 20;
+const OLD_POSTS = PAGE * (MAX_POST_PAGES + 2) + 10; // 250: past what one poll reads
+const POLL_GAP = 16 * 60_000; // past the poll's 15 minutes
+
+let e: E2E;
+let posts: string;
+
+const listReads = () => e.patreon.requests().filter((r) => r.path === `/api/oauth2/v2/campaigns/${e.patreon.campaignId}/posts`);
+const titles = () => e.discord.messages(posts).map((m) => (m.embeds[0] as { title: string }).title);
+const resumeCursor = async () =>
+  (await queryRows<{ resume_cursor: string | null }>(e.db.database.db, sql`select resume_cursor from post_polls`))[0]?.resume_cursor;
+
+/** One poll, as the channel round runs it, after the poll's interval; returns the list requests it sent. */
+async function poll(): Promise<number> {
+  e.clock.advance(POLL_GAP);
+  const before = listReads().length;
+  await e.tierlink.services.channels.round();
+  return listReads().length - before;
+}
+
+beforeAll(async () => {
+  e = await startE2E({ connected: true, dialect: 'patreon', postsOrder: 'oldest-first' });
+  const botRoleId = e.discord.guild(e.guildId).botRoleId;
+  for (let i = 1; i <= OLD_POSTS; i += 1)
+    e.patreon.publishPost(e.patreon.campaignId, { title: `Old ${i}`, isPublic: true }, { deliver: false });
+  e.clock.advance(60_000);
+  posts = e.discord.createChannel(e.guildId, {
+    name: 'new-posts',
+    overwrites: [{ id: botRoleId, type: 'role', allow: VIEW | SEND | EMBED }],
+  }).id;
+  const reply = await runCommand(e, {
+    userId: e.ownerId,
+    name: 'settings',
+    options: [{ name: 'announce_posts_channel', type: 7, value: posts }],
+    memberPermissions: MANAGE_ROLES,
+  }).reply();
+  expect(reply.content).toContain('Settings saved');
+  await webhookWithoutPosts(e);
+  expect((await e.tierlink.services.channels.announcements.postSource(e.patreon.campaignId)).kind).toBe('poll');
+}, 60_000);
+afterAll(() => e?.stop());
+
+test('a new post at the end of a long list, oldest first, is announced: each poll reads on from where the last one stopped', async () => {
+  // The first poll reads as far as one poll may; nothing it finds is newer than the channel.
+  expect(await poll()).toBe(MAX_POST_PAGES);
+  expect(titles()).toEqual([]);
+  // The second reads the first page and on from the eleventh: the list's end (page 13).
+  expect(await poll()).toBe(1 + 3);
+  // From then on a poll costs two requests: the first page and the last.
+  expect(await poll()).toBe(2);
+  e.patreon.publishPost(e.patreon.campaignId, { title: 'Chapter 251', isPublic: true }, { deliver: false });
+  expect(await poll()).toBe(2);
+  await e.discord.waitForMessage(posts, { where: (m) => (m.embeds[0] as { title?: string }).title === 'Chapter 251', timeoutMs: 15_000 });
+  // A post that opens a new page is found too.
+  for (let i = 252; i <= 261; i += 1)
+    e.patreon.publishPost(e.patreon.campaignId, { title: `Chapter ${i}`, isPublic: true }, { deliver: false });
+  expect(await poll()).toBe(3);
+  // Eleven announcements go out at the channel's pace (Discord's 5 messages in 5 seconds).
+  for (let round = 0; round < 10 && titles().length < 11; round += 1) {
+    e.clock.advance(5_000);
+    await e.tierlink.services.channels.round();
+  }
+  expect(titles()).toEqual(['Chapter 251', ...Array.from({ length: 10 }, (_, i) => `Chapter ${252 + i}`)]);
+  expect(e.patreon.requests().filter((r) => r.status === 429)).toEqual([]);
+}, 90_000);
+
+test('a kept cursor the service no longer takes: the poll still reads the first page, and starts over from the second', async () => {
+  await e.db.database.db.execute(sql`update post_polls set resume_cursor = 'not-a-cursor'`);
+  const before = listReads().length;
+  expect(await poll()).toBe(2);
+  const answers = listReads()
+    .slice(before)
+    .map((r) => r.status);
+  expect(answers).toEqual([200, 400]);
+  const kept = await resumeCursor();
+  expect(kept).not.toBe('not-a-cursor');
+  expect(kept).toEqual(expect.any(String));
+  // The next poll reads on from the second page, the one after it to the end (page 14), and then two requests again.
+  expect(await poll()).toBe(1 + MAX_POST_PAGES - 1);
+  expect(await poll()).toBe(1 + 4);
+  expect(await poll()).toBe(2);
+  expect(titles()).toHaveLength(11);
+}, 90_000);
