@@ -21,7 +21,10 @@ const noSandbox = {
 export default tseslint.config(
   { ignores: ['dist/**', '**/dist/**', 'node_modules/**', 'coverage/**', 'data/**', 'drizzle/**', 'screenshots/**'] },
   js.configs.recommended,
-  { files: ['*.js'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } } },
+  {
+    files: ['*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly', process: 'readonly' } },
+  },
   ...tseslint.configs.recommended,
   {
     languageOptions: {

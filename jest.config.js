@@ -30,6 +30,8 @@ module.exports = {
   // the garbage collector's pauses would slow every test and, near Node's heap limit, stall the
   // worker. A worker past 1 GB is replaced between two files.
   workerIdleMemoryLimit: '1GB',
+  // CI names the files still running when a pass stops answering (test/support/running-files-reporter.mjs).
+  reporters: process.env.JEST_RUNNING_FILES ? ['default', '<rootDir>/test/support/running-files-reporter.mjs'] : ['default'],
   projects: [
     { ...shared, displayName: 'core', testMatch: ['<rootDir>/test/core/**/*.test.ts', '<rootDir>/test/config.test.ts'] },
     { ...shared, displayName: 'app', testMatch: ['<rootDir>/test/app/**/*.test.ts'] },
