@@ -3,6 +3,7 @@ import { queryRows } from '../../src/edges/outbound/store/database';
 import { MAX_POST_PAGES } from '../../src/edges/outbound/patreon/posts';
 import { type E2E, startE2E } from '../support/e2e';
 import { MANAGE_ROLES, runCommand, webhookWithoutPosts } from '../support/e2e-admin';
+import { eventually } from '../support/eventually';
 
 /**
  * The poll of a campaign's posts, when its webhook does not carry them, against Patreon's dialect
@@ -26,11 +27,23 @@ const titles = () => e.discord.messages(posts).map((m) => (m.embeds[0] as { titl
 const resumeCursor = async () =>
   (await queryRows<{ resume_cursor: string | null }>(e.db.database.db, sql`select resume_cursor from post_polls`))[0]?.resume_cursor;
 
-/** One poll, as the channel round runs it, after the poll's interval; returns the list requests it sent. */
+const polledAt = async () =>
+  (await queryRows<{ polled_at: Date | string }>(e.db.database.db, sql`select polled_at from post_polls`))[0]?.polled_at;
+
+/**
+ * One poll after the poll's interval, run by a channel round (this test's, or the service's own
+ * when it holds the round's lock then); returns the list requests it sent, counted once the poll
+ * is recorded (after its last request).
+ */
 async function poll(): Promise<number> {
-  e.clock.advance(POLL_GAP);
   const before = listReads().length;
-  await e.tierlink.services.channels.round();
+  e.clock.advance(POLL_GAP);
+  const at = e.clock.now().getTime();
+  await eventually('the poll at the test clock’s time', async () => {
+    await e.tierlink.services.channels.round();
+    const last = await polledAt();
+    return last !== undefined && new Date(last).getTime() === at;
+  });
   return listReads().length - before;
 }
 
@@ -72,10 +85,11 @@ test('a new post at the end of a long list, oldest first, is announced: each pol
     e.patreon.publishPost(e.patreon.campaignId, { title: `Chapter ${i}`, isPublic: true }, { deliver: false });
   expect(await poll()).toBe(3);
   // Eleven announcements go out at the channel's pace (Discord's 5 messages in 5 seconds).
-  for (let round = 0; round < 10 && titles().length < 11; round += 1) {
+  await eventually('eleven announcements', async () => {
     e.clock.advance(5_000);
     await e.tierlink.services.channels.round();
-  }
+    return titles().length >= 11;
+  });
   expect(titles()).toEqual(['Chapter 251', ...Array.from({ length: 10 }, (_, i) => `Chapter ${252 + i}`)]);
   expect(e.patreon.requests().filter((r) => r.status === 429)).toEqual([]);
 }, 90_000);
