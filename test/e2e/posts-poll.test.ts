@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/edges/outbound/store/database';
 import { MAX_POST_PAGES } from '../../src/edges/outbound/patreon/posts';
+import { POST_POLL_INTERVAL_MS } from '../../src/app/channels/announcements';
 import { type E2E, startE2E } from '../support/e2e';
 import { MANAGE_ROLES, runCommand, webhookWithoutPosts } from '../support/e2e-admin';
 import { eventually } from '../support/eventually';
@@ -17,7 +18,7 @@ const SEND = 1n << 11n;
 const EMBED = 1n << 14n;
 const PAGE = 20;
 const OLD_POSTS = PAGE * (MAX_POST_PAGES + 2) + 10; // 250: past what one poll reads
-const POLL_GAP = 16 * 60_000; // past the poll's 15 minutes
+const POLL_GAP = POST_POLL_INTERVAL_MS + 60_000; // past the poll's interval
 
 let e: E2E;
 let posts: string;
@@ -113,3 +114,28 @@ test('a kept cursor the service no longer takes: the poll still reads the first 
   expect(await poll()).toBe(2);
   expect(titles()).toHaveLength(11);
 }, 90_000);
+
+test('a poll that fails is named by /doctor, in the reader’s language, until a poll works again', async () => {
+  const doctor = (locale?: string) =>
+    runCommand(e, { userId: e.ownerId, name: 'doctor', memberPermissions: MANAGE_ROLES, ...(locale ? { locale } : {}) }).reply();
+  await poll();
+  expect((await doctor()).content).not.toContain('new posts');
+  e.patreon.injectFault({
+    method: 'GET',
+    path: `/api/oauth2/v2/campaigns/${e.patreon.campaignId}/posts`,
+    status: 403,
+    detail: 'You do not have access to this campaign’s posts.',
+  });
+  expect(await poll()).toBe(1);
+  const failed = (await doctor()).content;
+  expect(failed).toContain('❌ **Casey Creator: new posts**');
+  expect(failed).toMatch(/reading them from Patreon failed at \d{4}-\d\d-\d\d \d\d:\d\d UTC: .*403/);
+  expect(failed).toContain('Tierlink tries again every 5 minutes.');
+  expect(failed).toContain('the creator runs /connect again');
+  const german = (await doctor('de')).content;
+  expect(german).toContain(': neue Beiträge');
+  expect(german).toContain('sie von Patreon zu lesen schlug am');
+  // The next poll works: the line is gone.
+  expect(await poll()).toBeGreaterThan(0);
+  expect((await doctor()).content).not.toContain('new posts');
+}, 60_000);

@@ -18,6 +18,7 @@ import type { GuildContextLoader } from '../sync/guild-context';
 import { guildRoles } from '../../core/guild-roles';
 import { findRolesElsewhere } from './roles-elsewhere';
 import { campaignWebhooks } from '../webhooks/campaign-webhooks';
+import { POST_POLL_INTERVAL_MS } from '../channels/announcements';
 import { patreonBotCheck, unreadableMembersCheck } from './membership-checks';
 import { oddValuesCheck } from './odd-values-check';
 import { type LastSync, syncChecks } from './sync-checks';
@@ -68,6 +69,8 @@ export interface DoctorDeps {
   members: Pick<SnapshotRepository, 'unreadable'>;
   clock: Clock;
   webhookHealth(campaignId: string): Promise<WebhookHealth | null>;
+  /** When the campaign's new posts are polled (its webhook does not carry them) and the last poll failed. */
+  postPollFailure?(campaignId: string): Promise<{ at: Date; error: string } | null>;
   lastSync(guildId: string): Promise<LastSync | null>;
   /** The guild's sync in progress, on any instance. */
   runningSync(guildId: string): Promise<SyncProgress | null>;
@@ -347,7 +350,7 @@ export function createDoctor(deps: DoctorDeps): Doctor {
     return checks;
   }
 
-  async function campaignChecks(campaignId: string): Promise<DoctorCheck[]> {
+  async function campaignChecks(campaignId: string, announcesPosts: boolean): Promise<DoctorCheck[]> {
     const checks: DoctorCheck[] = [];
     const campaign = await deps.campaigns.get(campaignId);
     const label = campaign?.name ?? `Campaign ${campaignId}`;
@@ -394,6 +397,18 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       }
     }
     checks.push(await webhookCheck(label, campaignId, tokenWorks ? client : null));
+    // Only a failure is said: a poll that works needs no line beside the webhook's.
+    const pollFailure = announcesPosts && deps.postPollFailure ? await deps.postPollFailure(campaignId) : null;
+    if (pollFailure) {
+      checks.push(
+        saidCheck(
+          `${label}: new posts`,
+          false,
+          says('doctorSays.postsPollFailed', { when: day(pollFailure.at), error: pollFailure.error.slice(0, 200) }),
+          says('doctorSays.postsPollFailedFix', { minutes: POST_POLL_INTERVAL_MS / 60_000 }),
+        ),
+      );
+    }
     return checks;
   }
 
@@ -452,7 +467,8 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       checks.push(...(await discordChecks(guildId)));
       if (deps.gateway) checks.push(...gatewayCheck(await deps.gateway.standing(), guildId));
       if (deps.application) checks.push(...(await botInviteCheck(deps.application)));
-      for (const campaignId of campaignIds) checks.push(...(await campaignChecks(campaignId)));
+      const announcesPosts = campaignIds.length > 0 && (await deps.guilds.channels(guildId)).announcePostsChannelId !== null;
+      for (const campaignId of campaignIds) checks.push(...(await campaignChecks(campaignId, announcesPosts)));
       const unreadable = await unreadableMembersCheck(deps.members, campaignIds);
       if (unreadable) checks.push(unreadable);
       const odd = await oddValuesCheck(deps.accounts);
@@ -503,6 +519,8 @@ export function checkName(t: T, name: string): string {
   if (connection) return t('doctor.checkConnection', { label: connection[1]! });
   const webhook = /^(.+): webhook$/.exec(name);
   if (webhook) return t('doctor.checkWebhook', { label: webhook[1]! });
+  const posts = /^(.+): new posts$/.exec(name);
+  if (posts) return t('doctor.checkPosts', { label: posts[1]! });
   const role = /^Role (.+)$/.exec(name);
   if (role) return t('doctor.checkRole', { role: role[1]! });
   return name;

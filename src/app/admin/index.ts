@@ -186,6 +186,7 @@ export function createCreatorAdmin(deps: CreatorAdminDeps): CreatorAdmin {
         manualSecret: health.manualSecret,
       };
     },
+    postPollFailure: (campaignId) => deps.channels.announcements.postPollFailure(campaignId),
     joinPage: (guildId) => deps.joining.doctorCheck(guildId),
     ...(deps.backups ? { backups: deps.backups.doctorCheck } : {}),
     lastSync: async (guildId) => {

@@ -358,7 +358,13 @@ export function createAnnouncements(deps: AnnouncementsDeps): Announcements {
     await announcePost(input.campaignId, post, input.receivedAt);
   }
 
-  return { welcomeNewPatrons, announcePost, pollPosts, postSource, sendDue, onPostDelivery };
+  async function postPollFailure(campaignId: string): Promise<{ at: Date; error: string } | null> {
+    if ((await postSource(campaignId)).kind !== 'poll') return null;
+    const last = await outbox.lastPostPoll(campaignId);
+    return last?.error ? { at: last.at, error: last.error } : null;
+  }
+
+  return { welcomeNewPatrons, announcePost, pollPosts, postSource, postPollFailure, sendDue, onPostDelivery };
 }
 
 /**
@@ -376,6 +382,8 @@ export interface Announcements {
   announcePost(campaignId: string, post: Post, seenAt: Date): Promise<number>;
   pollPosts(campaignId: string): Promise<void>;
   postSource(campaignId: string): Promise<PostSource>;
+  /** When the campaign's posts are polled and the last poll failed: when, and the error. */
+  postPollFailure(campaignId: string): Promise<{ at: Date; error: string } | null>;
   sendDue(): Promise<number>;
   onPostDelivery(input: { campaignId: string; postId: string; payload: Post | null; receivedAt: Date }): Promise<void>;
 }

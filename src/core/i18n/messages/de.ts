@@ -1043,6 +1043,7 @@ export const de: Catalogue<EnglishCatalogue> = {
   'doctor.check.Join page': 'Beitrittsseite',
   'doctor.checkConnection': '{label}: Patreon-Verbindung',
   'doctor.checkWebhook': '{label}: Webhook',
+  'doctor.checkPosts': '{label}: neue Beiträge',
   'doctor.checkRole': 'Rolle {role}',
 
   // /doctor's details and fixes (the checks return a key and its parameters; English is the checks' own sentence).
@@ -1077,6 +1078,10 @@ export const de: Catalogue<EnglishCatalogue> = {
   'doctorSays.patreonDown': 'Patreon war nicht erreichbar ({kind})',
   'doctorSays.patreonDownFix': 'Patreon ist vielleicht gestört; Tierlink versucht es weiter. Führe /doctor später erneut aus.',
   'doctorSays.hookManual': 'nutzt das Geheimnis aus PATREON_WEBHOOK_SECRET',
+  'doctorSays.postsPollFailed':
+    'der Webhook der Kampagne bringt ihre neuen Beiträge nicht, und sie von Patreon zu lesen schlug am {when} fehl: {error}',
+  'doctorSays.postsPollFailedFix':
+    'Tierlink versucht es alle {minutes} Minuten erneut. Sagt der Fehler, dass die Verbindung keine Beiträge lesen darf, führt der Creator /connect erneut aus und erlaubt es.',
   'doctorSays.hookNone': 'kein Webhook registriert, deshalb warten Änderungen an Mitgliedschaften auf den nächtlichen Abgleich',
   'doctorSays.hookNoneFix':
     'Sorge dafür, dass PUBLIC_URL aus dem Internet erreichbar ist; Tierlink registriert seinen Webhook innerhalb von 15 Minuten oder beim nächsten /connect.',

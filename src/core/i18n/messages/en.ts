@@ -1002,6 +1002,7 @@ export const en = {
   'doctor.check.Join page': 'Join page',
   'doctor.checkConnection': '{label}: Patreon connection',
   'doctor.checkWebhook': '{label}: webhook',
+  'doctor.checkPosts': '{label}: new posts',
   'doctor.checkRole': 'Role {role}',
 
   // /doctor's details and fixes (the checks return a key and its parameters; English is the checks' own sentence).
@@ -1035,6 +1036,10 @@ export const en = {
   'doctorSays.patreonDown': 'Patreon could not be reached ({kind})',
   'doctorSays.patreonDownFix': 'Patreon may be down; Tierlink retries. Run /doctor again later.',
   'doctorSays.hookManual': 'using the secret from PATREON_WEBHOOK_SECRET',
+  'doctorSays.postsPollFailed':
+    'the campaign’s webhook does not bring its new posts, and reading them from Patreon failed at {when}: {error}',
+  'doctorSays.postsPollFailedFix':
+    'Tierlink tries again every {minutes} minutes. If the error says the connection may not read posts, the creator runs /connect again and allows it.',
   'doctorSays.hookNone': 'no webhook is registered, so pledge changes wait for the nightly sync',
   'doctorSays.hookNoneFix':
     'Make sure PUBLIC_URL is reachable from the internet; Tierlink registers its webhook within 15 minutes, or at the next /connect.',

@@ -1023,6 +1023,7 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'doctor.check.Join page': 'Página para unirse',
   'doctor.checkConnection': '{label}: conexión con Patreon',
   'doctor.checkWebhook': '{label}: webhook',
+  'doctor.checkPosts': '{label}: nuevas publicaciones',
   'doctor.checkRole': 'Rol {role}',
 
   // /doctor's details and fixes (the checks return a key and its parameters; English is the checks' own sentence).
@@ -1056,6 +1057,9 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'doctorSays.patreonDown': 'no se pudo contactar con Patreon ({kind})',
   'doctorSays.patreonDownFix': 'Puede que Patreon esté caído; Tierlink lo reintenta. Vuelve a ejecutar /doctor más tarde.',
   'doctorSays.hookManual': 'usa el secreto de PATREON_WEBHOOK_SECRET',
+  'doctorSays.postsPollFailed': 'el webhook de la campaña no trae sus nuevas publicaciones, y leerlas en Patreon falló el {when}: {error}',
+  'doctorSays.postsPollFailedFix':
+    'Tierlink lo intenta de nuevo cada {minutes} minutos. Si el error dice que la conexión no puede leer publicaciones, el creador ejecuta /connect de nuevo y lo permite.',
   'doctorSays.hookNone': 'no hay ningún webhook registrado, así que los cambios de membresía esperan a la sincronización nocturna',
   'doctorSays.hookNoneFix':
     'Asegúrate de que PUBLIC_URL sea accesible desde internet; Tierlink registra su webhook en 15 minutos, o en el próximo /connect.',

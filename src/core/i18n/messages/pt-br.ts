@@ -1017,6 +1017,7 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'doctor.check.Join page': 'Página de entrada',
   'doctor.checkConnection': '{label}: conexão com o Patreon',
   'doctor.checkWebhook': '{label}: webhook',
+  'doctor.checkPosts': '{label}: posts novos',
   'doctor.checkRole': 'Cargo {role}',
 
   // /doctor's details and fixes (the checks return a key and its parameters; English is the checks' own sentence).
@@ -1050,6 +1051,9 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'doctorSays.patreonDown': 'não foi possível acessar o Patreon ({kind})',
   'doctorSays.patreonDownFix': 'O Patreon pode estar fora do ar; o Tierlink tenta de novo. Execute /doctor mais tarde.',
   'doctorSays.hookManual': 'usa o segredo de PATREON_WEBHOOK_SECRET',
+  'doctorSays.postsPollFailed': 'o webhook da campanha não traz os posts novos dela, e lê-los no Patreon falhou em {when}: {error}',
+  'doctorSays.postsPollFailedFix':
+    'O Tierlink tenta de novo a cada {minutes} minutos. Se o erro disser que a conexão não pode ler posts, o criador executa /connect de novo e permite isso.',
   'doctorSays.hookNone': 'nenhum webhook registrado, então as mudanças de assinatura esperam a sincronização noturna',
   'doctorSays.hookNoneFix':
     'Garanta que PUBLIC_URL seja acessível pela internet; o Tierlink registra o webhook em até 15 minutos, ou no próximo /connect.',

@@ -216,7 +216,7 @@ export function createChannelOutboxRepository(db: Db): ChannelOutboxRepository {
 
     async lastPostPoll(campaignId: string): Promise<PostPoll | null> {
       const [row] = await db.select().from(postPolls).where(eq(postPolls.campaignId, campaignId));
-      return row ? { at: row.polledAt, resume: row.resumeCursor } : null;
+      return row ? { at: row.polledAt, resume: row.resumeCursor, error: row.lastError } : null;
     },
 
     async notePostPoll(campaignId: string, at: Date, outcome: { error: string } | { resume: string | null }): Promise<void> {
@@ -232,10 +232,11 @@ export function createChannelOutboxRepository(db: Db): ChannelOutboxRepository {
   };
 }
 
-/** The last poll of a campaign's posts: when, and the service's cursor the next poll reads on from. */
+/** The last poll of a campaign's posts: when, the service's cursor the next poll reads on from, and why it failed if it did. */
 export interface PostPoll {
   at: Date;
   resume: string | null;
+  error: string | null;
 }
 
 /** The longest cursor kept: the service's cursors are short; a longer one is not stored, and the next poll starts over. */
