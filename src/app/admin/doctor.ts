@@ -13,7 +13,7 @@ import { CREATOR_SCOPES } from './connect-service';
 import { tierRoles } from '../../core/planner/desired-roles';
 import type { GrantSource, GuildContext } from '../../core/planner/types';
 import { type PatreonClient, PatreonApiError } from '../../edges/outbound/patreon';
-import type { Clock } from '../../shared/clock';
+import { type Clock, MINUTE } from '../../shared/clock';
 import type { GuildContextLoader } from '../sync/guild-context';
 import { guildRoles } from '../../core/guild-roles';
 import { findRolesElsewhere } from './roles-elsewhere';
@@ -405,7 +405,7 @@ export function createDoctor(deps: DoctorDeps): Doctor {
           `${label}: new posts`,
           false,
           says('doctorSays.postsPollFailed', { when: day(pollFailure.at), error: pollFailure.error.slice(0, 200) }),
-          says('doctorSays.postsPollFailedFix', { minutes: POST_POLL_INTERVAL_MS / 60_000 }),
+          says('doctorSays.postsPollFailedFix', { minutes: POST_POLL_INTERVAL_MS / MINUTE }),
         ),
       );
     }

@@ -67,7 +67,7 @@ export interface AnnouncementsDeps {
     | 'lastPostPoll'
     | 'notePostPoll'
   >;
-  accounts: { clientForCampaign(campaignId: string): Promise<(PostsReader & Pick<PatreonClient, 'getPost'>) | null> };
+  accounts: { clientForCampaign(campaignId: string): Promise<Pick<PatreonClient, 'getPost' | 'listPosts'> | null> };
   poster: ChannelPoster;
   /**
    * Ko-fi's first subscription payments (KOFI_VERIFICATION_TOKEN), welcomed in servers that take
