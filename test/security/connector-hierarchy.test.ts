@@ -206,3 +206,18 @@ test('the owner connects the campaign again: the limit goes with the old connect
   await e.link(late, activePatron(e, 'Late Insider', [insider]).id);
   expect(roles(late)).toEqual(expect.arrayContaining([role.council, role.crew]));
 });
+
+test('Sam connects again and is then made the server’s owner: the night after, his campaign gives Council again', async () => {
+  const connector = async () => rows(sql`select connected_by, connector_role_id from guild_campaigns`);
+  expect((await e.connect(sam)).status).toBe(200);
+  expect(await connector()).toEqual([{ connected_by: sam, connector_role_id: role.headAdmin }]);
+  const held = e.discord.addMember(e.guildId, { username: 'held' }).userId;
+  await e.link(held, activePatron(e, 'Held Insider', [insider]).id);
+  expect(roles(held)).not.toContain(role.council);
+
+  e.discord.transferOwnership(e.guildId, sam);
+  await e.tierlink.services.sync.runSync({ dryRun: false, force: false, trigger: 'manual' });
+  expect(await connector()).toEqual([{ connected_by: sam, connector_role_id: null }]);
+  await e.tierlink.services.sync.runSync({ dryRun: false, force: false, trigger: 'manual' });
+  expect(roles(held)).toContain(role.council);
+});

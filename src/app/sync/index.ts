@@ -133,7 +133,7 @@ export function createSync(deps: SyncSubsystemDeps): SyncSubsystem {
     applier,
     graceChecks,
     ...(deps.patronMessages ? { patronMessages: deps.patronMessages } : {}),
-    connectorRefresh: createConnectorRefresh({ ...repos, snapshots: discord.snapshots, logger }),
+    connectorRefresh: createConnectorRefresh({ ...repos, snapshots: discord.snapshots, directory: discord.directory, logger }),
     ...(deps.database.refreshStatistics ? { statistics: { refreshStatistics: () => deps.database.refreshStatistics!() } } : {}),
     clock,
     metrics,

@@ -145,6 +145,8 @@ export interface DiscordSandbox {
   removeMember(guildId: string, userId: string): void;
   /** Turns Membership Screening on or off for later joiners (they are added `pending`); GUILD_UPDATE. */
   setScreening(guildId: string, on: boolean): void;
+  /** The owner hands the server to another member; GUILD_UPDATE. */
+  transferOwnership(guildId: string, userId: string): void;
   /** A pending member accepts the server's rules: `pending` false, announced by GUILD_MEMBER_UPDATE. */
   completeScreening(guildId: string, userId: string): void;
   members(guildId: string, options?: { limit?: number; after?: string }): MemberSnapshot[];
@@ -439,6 +441,7 @@ export async function createDiscordSandbox(options: DiscordSandboxOptions = {}):
     addMember: (guildId, o) => state.addMember(guildId, o),
     removeMember: (guildId, userId) => state.removeMember(guildId, userId),
     setScreening: (guildId, on) => state.setScreening(guildId, on),
+    transferOwnership: (guildId, userId) => state.transferOwnership(guildId, userId),
     completeScreening: (guildId, userId) => state.completeScreening(guildId, userId),
     members(guildId, o = {}) {
       const guild = state.requireGuild(guildId);

@@ -550,6 +550,14 @@ export class DiscordState {
     this.emit({ type: 'guild-update', guildId });
   }
 
+  /** The owner hands the server to another member (Server Settings → Members → Transfer Ownership); GUILD_UPDATE. */
+  transferOwnership(guildId: string, userId: string): void {
+    this.requireMember(guildId, userId);
+    if (userId === this.botUser.id) throw new SandboxUsageError('a bot cannot own a server here');
+    this.requireGuild(guildId).ownerId = userId;
+    this.emit({ type: 'guild-update', guildId });
+  }
+
   /** GUILD_MEMBER_ADD for someone already in the guild ("may also be sent for users who are already members"). */
   announceMember(guildId: string, userId: string): void {
     this.requireMember(guildId, userId);

@@ -65,9 +65,10 @@ export interface GuildRepository {
   /**
    * The connector's highest role as the latest listing of the server showed it (src/app/sync/connector-refresh.ts).
    * Only while `connectorId` is still the campaign's limited connector: a `/connect` since (by the
-   * owner, or by someone else) stands.
+   * owner, or by someone else) stands. Null: the connector now owns the server, and the campaign is
+   * no longer limited (as if the owner had connected it).
    */
-  setConnectorRole(guildId: string, campaignId: string, connectorId: string, roleId: string): Promise<void>;
+  setConnectorRole(guildId: string, campaignId: string, connectorId: string, roleId: string | null): Promise<void>;
   unbind(guildId: string, campaignId: string): Promise<void>;
 }
 
@@ -310,7 +311,7 @@ export function createGuildRepository(db: Db): GuildRepository {
       return served(guildId);
     },
 
-    async setConnectorRole(guildId: string, campaignId: string, connectorId: string, roleId: string): Promise<void> {
+    async setConnectorRole(guildId: string, campaignId: string, connectorId: string, roleId: string | null): Promise<void> {
       await db
         .update(guildCampaigns)
         .set({ connectorRoleId: roleId })
