@@ -29,7 +29,11 @@ export function createConnectorRefresh(deps: {
       const seen = (guild.connectors ?? []).filter((c) => listed.has(c.userId));
       if (seen.length === 0) return;
       const { roles } = await deps.snapshots.get(guild.guildId);
-      const { ownerId } = await deps.directory.getGuild(guild.guildId);
+      // A failed read of the owner lifts no limit tonight, and stops no other connector's refresh.
+      const ownerId = await deps.directory.getGuild(guild.guildId).then(
+        (info) => info.ownerId,
+        () => null,
+      );
       for (const connector of seen) {
         if (connector.userId === ownerId) {
           await deps.guilds.setConnectorRole(guild.guildId, connector.campaignId, connector.userId, null);
