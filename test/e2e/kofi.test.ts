@@ -5,7 +5,7 @@ import { Permission } from '@tierlink/sandbox/discord';
 import { oneMonthAfter } from '../../src/edges/outbound/kofi/kofi-states';
 import { DAY, MINUTE } from '../../src/shared/clock';
 import { type E2E, dueWorkDone, startE2E } from '../support/e2e';
-import { MANAGE_ROLES, activePatron, roleOption, runCommand, tierOption } from '../support/e2e-admin';
+import { MANAGE_ROLES, activePatron, roleOption, runCommand, settingsChannel, tierOption } from '../support/e2e-admin';
 
 /**
  * Ko-fi as a source, against the stand-ins over HTTP: Ko-fi's stand-in POSTs payments (form body,
@@ -270,17 +270,12 @@ test('a donation grants nothing, unless the server’s donation setting says so:
 });
 
 test('a new Ko-fi supporter is welcomed once, naming Ko-fi; only a linked member in the server who paid publicly is named', async () => {
-  const botRoleId = e.discord.guild(e.guildId).botRoleId;
-  const welcomes = e.discord.createChannel(e.guildId, {
-    name: 'new-supporters',
-    overwrites: [{ id: botRoleId, type: 'role', allow: Permission.ViewChannel | Permission.SendMessages }],
-  }).id;
-  const set = await runCommand(e, {
-    userId: e.ownerId,
-    name: 'settings',
-    options: [{ name: 'announce_patrons_channel', type: 7, value: welcomes }],
-    memberPermissions: MANAGE_ROLES,
-  }).reply();
+  const { channelId: welcomes, reply: set } = await settingsChannel(
+    e,
+    'announce_patrons_channel',
+    'new-supporters',
+    Permission.ViewChannel | Permission.SendMessages,
+  );
   expect(set.content).toMatch(/Settings saved/);
   e.clock.advance(MINUTE);
   await kofi.pay({ email: 'quiet@example.com', fromName: 'Quiet Person', tierName: 'Coffee Club', isPublic: false });

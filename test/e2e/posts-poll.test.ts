@@ -3,7 +3,7 @@ import { queryRows } from '../../src/edges/outbound/store/database';
 import { MAX_POST_PAGES } from '../../src/edges/outbound/patreon/posts';
 import { POST_POLL_INTERVAL_MS } from '../../src/app/channels/announcements';
 import { type E2E, startE2E } from '../support/e2e';
-import { MANAGE_ROLES, runCommand, webhookWithoutPosts } from '../support/e2e-admin';
+import { MANAGE_ROLES, runCommand, settingsChannel, webhookWithoutPosts } from '../support/e2e-admin';
 import { eventually } from '../support/eventually';
 
 /**
@@ -50,21 +50,12 @@ async function poll(): Promise<number> {
 
 beforeAll(async () => {
   e = await startE2E({ connected: true, dialect: 'patreon', postsOrder: 'oldest-first' });
-  const botRoleId = e.discord.guild(e.guildId).botRoleId;
   for (let i = 1; i <= OLD_POSTS; i += 1)
     e.patreon.publishPost(e.patreon.campaignId, { title: `Old ${i}`, isPublic: true }, { deliver: false });
   e.clock.advance(60_000);
-  posts = e.discord.createChannel(e.guildId, {
-    name: 'new-posts',
-    overwrites: [{ id: botRoleId, type: 'role', allow: VIEW | SEND | EMBED }],
-  }).id;
-  const reply = await runCommand(e, {
-    userId: e.ownerId,
-    name: 'settings',
-    options: [{ name: 'announce_posts_channel', type: 7, value: posts }],
-    memberPermissions: MANAGE_ROLES,
-  }).reply();
-  expect(reply.content).toContain('Settings saved');
+  const chosen = await settingsChannel(e, 'announce_posts_channel', 'new-posts', VIEW | SEND | EMBED);
+  posts = chosen.channelId;
+  expect(chosen.reply.content).toContain('Settings saved');
   await webhookWithoutPosts(e);
   expect((await e.tierlink.services.channels.announcements.postSource(e.patreon.campaignId)).kind).toBe('poll');
 }, 60_000);

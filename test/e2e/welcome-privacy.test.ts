@@ -1,5 +1,5 @@
 import { type E2E, startE2E } from '../support/e2e';
-import { MANAGE_ROLES, runCommand } from '../support/e2e-admin';
+import { MANAGE_ROLES, runCommand, settingsChannel } from '../support/e2e-admin';
 
 /**
  * Welcomes that respect privacy, end to end through both stand-ins: a welcome names only a member
@@ -16,18 +16,9 @@ let channel: string;
 
 beforeAll(async () => {
   e = await startE2E({ connected: true });
-  const botRoleId = e.discord.guild(e.guildId).botRoleId;
-  channel = e.discord.createChannel(e.guildId, {
-    name: 'new-patrons',
-    overwrites: [{ id: botRoleId, type: 'role', allow: VIEW | SEND }],
-  }).id;
-  const reply = await runCommand(e, {
-    userId: e.ownerId,
-    name: 'settings',
-    options: [{ name: 'announce_patrons_channel', type: 7, value: channel }],
-    memberPermissions: MANAGE_ROLES,
-  }).reply();
-  expect(reply.content).not.toContain('Nothing was changed');
+  const chosen = await settingsChannel(e, 'announce_patrons_channel', 'new-patrons', VIEW | SEND);
+  channel = chosen.channelId;
+  expect(chosen.reply.content).not.toContain('Nothing was changed');
 }, 60_000);
 afterAll(() => e?.stop());
 

@@ -210,3 +210,25 @@ export async function webhookWithoutPosts(e: E2E): Promise<void> {
     e.clock.now(),
   );
 }
+
+/**
+ * A new channel where the bot's role is allowed `allow`, chosen by the owner with `/settings`
+ * `option` (`mod_log_channel`, `announce_patrons_channel`, `announce_posts_channel`): the channel
+ * and /settings' reply.
+ */
+export async function settingsChannel(
+  e: E2E,
+  option: 'mod_log_channel' | 'announce_patrons_channel' | 'announce_posts_channel',
+  name: string,
+  allow: bigint,
+): Promise<{ channelId: string; reply: CommandReply }> {
+  const botRoleId = e.discord.guild(e.guildId).botRoleId;
+  const channelId = e.discord.createChannel(e.guildId, { name, overwrites: [{ id: botRoleId, type: 'role', allow }] }).id;
+  const reply = await runCommand(e, {
+    userId: e.ownerId,
+    name: 'settings',
+    options: [{ name: option, type: 7, value: channelId }],
+    memberPermissions: MANAGE_ROLES,
+  }).reply();
+  return { channelId, reply };
+}
