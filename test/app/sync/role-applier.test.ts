@@ -126,9 +126,16 @@ test('a guild-wide apply after /map waits behind a running full sync (queued, th
     },
     world.clock.now(),
   );
+  // A full sync holds the lock: waited for until it is held (on PostgreSQL taking it is a round trip
+  // that a loaded machine can stretch well past any fixed pause).
   let release!: () => void;
-  const running = world.db.database.tryWithLock(FULL_SYNC_LOCK, () => new Promise<void>((resolve) => (release = resolve)));
-  await new Promise((r) => setTimeout(r, 20));
+  let held!: () => void;
+  const lockHeld = new Promise<void>((resolve) => (held = resolve));
+  const running = world.db.database.tryWithLock(FULL_SYNC_LOCK, () => {
+    held();
+    return new Promise<void>((resolve) => (release = resolve));
+  });
+  await lockHeld;
   expect(await sync.applyGuild(world.guildId, 'map')).toEqual({ kind: 'queued' });
   const queued = await queryRows<{ kind: string; status: string }>(world.db.database.db, sql`select kind, status from jobs`);
   expect(queued).toEqual([{ kind: GUILD_RECONCILE_JOB, status: 'pending' }]);
