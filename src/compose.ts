@@ -391,6 +391,7 @@ export function buildServices(options: TierlinkOptions, database: Database) {
     admin,
     status: linking.status,
     registration: webhooks.registration,
+    parseDelivery: parsePatreonDelivery,
     runSync: (options) => sync.runSync(options),
     oauth: discordUserOAuth,
     discordSignIn,

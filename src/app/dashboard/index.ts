@@ -33,12 +33,24 @@ import type { MemberLookup } from './members';
 import type { OverviewService } from './overview';
 import type { SignIn } from './sign-in';
 import type { SyncDesk } from './syncs';
+import { type DeliveryLog, createDeliveryLog } from './deliveries';
+import type { DeliveryParser } from '../webhooks/source-delivery';
 import type { MemberRolesNow } from '../../edges/outbound/discord/member-roles';
 
 export interface DashboardDeps {
   repos: Pick<
     Repositories,
-    'guilds' | 'campaigns' | 'syncRuns' | 'auditLog' | 'ledger' | 'patronDirectory' | 'dashboardSessions' | 'memberList'
+    | 'guilds'
+    | 'campaigns'
+    | 'syncRuns'
+    | 'auditLog'
+    | 'ledger'
+    | 'patronDirectory'
+    | 'dashboardSessions'
+    | 'memberList'
+    | 'webhooks'
+    | 'links'
+    | 'snapshots'
   >;
   discord: {
     directory: GuildDirectory;
@@ -65,6 +77,8 @@ export interface DashboardDeps {
   /** Ko-fi's payments (KOFI_VERIFICATION_TOKEN): its supporters who paid and linked no Discord account. */
   kofi?: { unlinkedSince(since: Date, limit: number): Promise<KofiUnlinkedSupporter[]> } | null;
   registration: Pick<WebhookRegistration, 'health'>;
+  /** Reads a stored webhook delivery, as the processor does (the Syncs page lists what each said). */
+  parseDelivery: DeliveryParser;
   runSync: RunSync;
   /** Discord's OAuth2 for people (DISCORD_CLIENT_SECRET): the server menu reads the person's servers. */
   oauth: DiscordUserOAuth;
@@ -125,6 +139,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
   });
   const members = createMemberLookup({ ...repos, ...discord, status: deps.status, audit, comps: deps.admin.comps });
   const syncs = createSyncDesk({ ...repos, audit, runSync: deps.runSync, logger });
+  const deliveries = createDeliveryLog({ ...repos, parseDelivery: deps.parseDelivery });
   const configuration = createConfiguration({ ...deps.admin, guilds: repos.guilds, snapshots: discord.snapshots });
   return {
     signIn,
@@ -135,6 +150,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     memberList,
     joinUrl: (guildId: string): Promise<string | null> => (deps.joinUrl ? deps.joinUrl(guildId) : Promise.resolve(null)),
     syncs,
+    deliveries,
     configuration,
     async kofiUnlinked(guildId: string): Promise<KofiUnlinkedSupporter[] | null> {
       if (!deps.kofi || !(await repos.guilds.campaignsOf(guildId)).includes('kofi')) return null;
@@ -156,6 +172,8 @@ export interface Dashboard {
   memberList: MemberList;
   joinUrl(guildId: string): Promise<string | null>;
   syncs: SyncDesk;
+  /** Patreon's webhook deliveries of the server's campaigns, on the Syncs page. */
+  deliveries: DeliveryLog;
   configuration: Configuration;
   /**
    * The Members page's "paid on Ko-fi, not linked": supporters whose latest payment is from the last

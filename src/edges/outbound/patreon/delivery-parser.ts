@@ -23,6 +23,7 @@ interface DeliveredMember {
     {
       read: { snapshot: SnapshotInput; profileDiscordUserId: string | null };
       profileDiscordUserId: string | null;
+      name: string | null;
       sameForRoles(stored: StoredMemberRead): boolean;
     },
     string
@@ -97,6 +98,7 @@ export function parsePatreonDelivery(delivery: { body: string; trigger: string |
     state = ok({
       read: { snapshot: snapshotFromPayload(payload, campaignId), profileDiscordUserId },
       profileDiscordUserId,
+      name: payload.fullName,
       sameForRoles: (stored: StoredMemberRead) => deliveryMatchesStored(payload, stored),
     });
   }

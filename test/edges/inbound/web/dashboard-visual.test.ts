@@ -11,7 +11,10 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { Permission } from '@tierlink/sandbox/discord';
 import { DAY } from '../../../../src/shared/clock';
 import { signIn } from '../../../support/dashboard-client';
-import { type E2E, pageText, startE2E } from '../../../support/e2e';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../../../src/edges/outbound/store/database';
+import { type E2E, dueWorkDone, pageText, startE2E } from '../../../support/e2e';
+import { eventually } from '../../../support/eventually';
 import { activePatron } from '../../../support/e2e-admin';
 import { inspectPage, lookProblems } from '../../../support/page-inspection';
 import { screenshotsWanted, shoot } from '../../../support/screenshots';
@@ -107,6 +110,44 @@ inChromium('the dashboard in headless Chromium', () => {
       { deliver: false },
     );
     await e.tierlink.services.runSync({ guildId, dryRun: false, force: false, trigger: 'manual' });
+
+    // Patreon's deliveries for the Syncs page: a charge that changes nothing, a new post, and one
+    // that cannot be handled while Patreon's member reads fail (its long error on a phone; the
+    // outage lasts as long as this file: no page here reads one member from Patreon).
+    e.patreon.setMembership(patreonIds.get('kenji')!, e.patreon.campaignId, {
+      patronStatus: 'active_patron',
+      tierIds: [e.tiers.gold],
+      lastChargeDate: e.clock.now(),
+      lastChargeStatus: 'Paid',
+    });
+    e.patreon.publishPost(e.patreon.campaignId, { title: 'Behind the scenes of the winter chapter', isPublic: false });
+    await dueWorkDone(e);
+    e.patreon.injectFault({ method: 'GET', path: /^\/api\/oauth2\/v2\/members\//, status: 500, times: Infinity });
+    const jonasMember = e.patreon.memberOf(patreonIds.get('jonas')!, e.patreon.campaignId)!;
+    await e.patreon.deliverRaw({
+      webhookId: e.patreon.webhooks()[0]!.id,
+      trigger: 'members:pledge:update',
+      body: {
+        data: {
+          type: 'member',
+          id: jonasMember.id,
+          attributes: { patron_status: 'paused_patron', full_name: 'Jonas Lindqvist' },
+          relationships: { campaign: { data: { type: 'campaign', id: e.patreon.campaignId } }, currently_entitled_tiers: { data: [] } },
+        },
+      },
+    });
+    await eventually(
+      'the delivery tried once',
+      async () => {
+        const [row] = await queryRows<{ n: number }>(
+          e.db.database.db,
+          sql`select count(*)::int as n from webhook_inbox where attempts > 0 and status = 'pending'`,
+        );
+        return Number(row?.n) === 1;
+      },
+      10_000,
+      50,
+    );
 
     // The channels Tierlink posts in, set by the owner as /settings or the Channels panel would.
     const botRoleId = e.discord.guild(guildId).botRoleId;

@@ -190,6 +190,32 @@ describe('member snapshots', () => {
     expect(both.get('p2')?.map((r) => r.memberId)).toEqual(['m2']);
     expect((await repo.get('patreon', 'c1', 'm1'))?.lastActiveTierIds).toEqual(['gold']);
   });
+
+  test('the stored names of members, by campaign and member: only those asked for, of that source, with a name', async () => {
+    const repo = createSnapshotRepository(t.database.db);
+    await repo.upsertMany(
+      [
+        { ...base, fullName: 'Mira' },
+        { ...base, memberId: 'm2', externalUserId: 'p2', fullName: 'Jonas' },
+        { ...base, campaignId: 'c2', memberId: 'm2', externalUserId: 'p2', fullName: 'Jonas elsewhere' },
+        { ...base, memberId: 'm3', externalUserId: 'p3', fullName: null },
+        { ...base, source: 'kofi', memberId: 'm4', externalUserId: 'p4', fullName: 'Ko-fi Kim' },
+      ],
+      T0,
+    );
+    const names = await repo.namesOf('patreon', [
+      { campaignId: 'c1', memberId: 'm1' },
+      { campaignId: 'c1', memberId: 'm3' },
+      { campaignId: 'c2', memberId: 'm2' },
+      { campaignId: 'c1', memberId: 'm4' },
+    ]);
+    // c1:m2 was not asked for, though its campaign and its member id each were; m3 has no name; m4 is Ko-fi's.
+    expect([...names.entries()].sort()).toEqual([
+      ['c1:m1', 'Mira'],
+      ['c2:m2', 'Jonas elsewhere'],
+    ]);
+    expect(await repo.namesOf('patreon', [])).toEqual(new Map());
+  });
 });
 
 describe('links', () => {

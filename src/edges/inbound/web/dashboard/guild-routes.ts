@@ -398,12 +398,13 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
 
   router.get('/:guildId/syncs', async (_req, res) => {
     const { access, viewer } = locals(res);
-    const [history, held, flash] = await Promise.all([
+    const [history, held, deliveries, flash] = await Promise.all([
       dashboard.syncs.history(access.guildId),
       dashboard.syncs.held(access.guildId),
+      dashboard.deliveries.recent(access.guildId),
       flashOf(res),
     ]);
-    sendDashboardPage(res, 200, renderSyncs({ access, viewer, history, held, preview: null, flash }));
+    sendDashboardPage(res, 200, renderSyncs({ access, viewer, history, held, deliveries, preview: null, flash }));
   });
 
   router.post('/:guildId/syncs/preview', async (_req, res) => {
@@ -415,8 +416,12 @@ export function registerGuildRoutes(router: Router, deps: { dashboard: Dashboard
       await dashboard.signIn.setFlash(session, applyFlash(outcome, tOf(res)));
       return seeOther(res, back);
     }
-    const [history, held] = await Promise.all([dashboard.syncs.history(access.guildId), dashboard.syncs.held(access.guildId)]);
-    sendDashboardPage(res, 200, renderSyncs({ access, viewer, history, held, preview: outcome.report, flash: null }));
+    const [history, held, deliveries] = await Promise.all([
+      dashboard.syncs.history(access.guildId),
+      dashboard.syncs.held(access.guildId),
+      dashboard.deliveries.recent(access.guildId),
+    ]);
+    sendDashboardPage(res, 200, renderSyncs({ access, viewer, history, held, deliveries, preview: outcome.report, flash: null }));
   });
 
   router.post('/:guildId/syncs/apply', async (req, res) => {

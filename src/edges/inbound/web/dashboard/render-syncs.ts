@@ -11,6 +11,8 @@ import { runsTable, whenFor } from './render-overview';
 import { auditTable } from './render-members';
 import { type Viewer, cell, csrfField, guildPath, panel, renderDashboard } from './shell';
 import type { DashboardFlash } from './views';
+import type { DeliveryEntry } from '../../../../app/dashboard/deliveries';
+import { deliveriesPanel } from './render-deliveries';
 
 /** Planned changes listed in a preview (the counts cover them all). */
 export const MAX_PREVIEW_CHANGES = 200;
@@ -102,6 +104,8 @@ export function renderSyncs(o: {
   viewer: Viewer;
   history: readonly SyncRun[];
   held: HeldRemovals | null;
+  /** Patreon's latest webhook deliveries of the server's campaigns. */
+  deliveries: readonly DeliveryEntry[];
   preview: GuildSyncReport | null;
   flash: DashboardFlash | null;
 }): string {
@@ -122,6 +126,7 @@ export function renderSyncs(o: {
 ${o.held ? heldPanel(access, viewer, o.held, t) : null}
 ${o.preview ? previewPanel(access, viewer, o.preview, t) : panel({ id: 'run', title: t('dashSync.runTitle'), hint: t('dashSync.runHint'), body: actions })}
 ${panel({ id: 'history', title: t('dashSync.history'), body: runsTable(o.history, t('dashSync.historyCaption'), t) })}
+${deliveriesPanel(t, access.guildId, o.deliveries)}
 </div>`,
   });
 }

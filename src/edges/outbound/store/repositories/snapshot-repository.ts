@@ -40,6 +40,8 @@ export interface SnapshotRepository {
   unreadable(campaignIds: readonly string[], limit?: number): Promise<{ total: number; members: UnreadableSnapshot[] }>;
   delete(source: string, campaignId: string, memberId: string): Promise<void>;
   get(source: string, campaignId: string, memberId: string): Promise<SnapshotRow | null>;
+  /** The stored names of these members of a source's campaigns, keyed `campaignId:memberId` (those with a name). */
+  namesOf(source: string, members: ReadonlyArray<{ campaignId: string; memberId: string }>): Promise<Map<string, string>>;
   /** The newest snapshot per campaign of one person on a source (a renewed membership gets a new member id). */
   forExternalUser(source: string, externalUserId: string): Promise<SnapshotRow[]>;
   /** The newest snapshot per campaign of each of these people on a source, what the planner reads only (a page of the full sync). */
@@ -382,6 +384,29 @@ export function createSnapshotRepository(db: Db): SnapshotRepository {
       await db
         .delete(memberSnapshots)
         .where(and(eq(memberSnapshots.source, source), eq(memberSnapshots.campaignId, campaignId), eq(memberSnapshots.memberId, memberId)));
+    },
+
+    async namesOf(source: string, members: ReadonlyArray<{ campaignId: string; memberId: string }>): Promise<Map<string, string>> {
+      const names = new Map<string, string>();
+      if (members.length === 0) return names;
+      const rows = await db
+        .select({ campaignId: memberSnapshots.campaignId, memberId: memberSnapshots.memberId, fullName: memberSnapshots.fullName })
+        .from(memberSnapshots)
+        .where(
+          and(
+            eq(memberSnapshots.source, source),
+            inArray(memberSnapshots.campaignId, [...new Set(members.map((m) => m.campaignId))]),
+            inArray(memberSnapshots.memberId, [...new Set(members.map((m) => m.memberId))]),
+            isNotNull(memberSnapshots.fullName),
+          ),
+        );
+      // The query matches every campaign with every member id asked for: keep the pairs asked for.
+      const asked = new Set(members.map((m) => `${m.campaignId}:${m.memberId}`));
+      for (const row of rows) {
+        const key = `${row.campaignId}:${row.memberId}`;
+        if (row.fullName && asked.has(key)) names.set(key, row.fullName);
+      }
+      return names;
     },
 
     async get(source: string, campaignId: string, memberId: string): Promise<SnapshotRow | null> {

@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, notInArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, notInArray, sql } from 'drizzle-orm';
 import type { SealContext, SecretBox } from '../secret-box';
 import { type Db, queryRows } from '../database';
 import { webhookInbox, webhooks } from '../schema';
@@ -18,6 +18,11 @@ export interface WebhookRepository {
   insertDelivery(delivery: InboxDelivery): Promise<number | null>;
   delivery(id: number): Promise<InboxRow | null>;
   deliveries(): Promise<InboxRow[]>;
+  /**
+   * The newest deliveries of these campaigns, newest first, at most `limit`: what a server's staff
+   * see of Patreon's webhook. Processed ones stay for 7 days (`pruneDone`), failed ones longer.
+   */
+  recentOf(campaignIds: readonly string[], limit: number): Promise<InboxRow[]>;
   /**
    * Deletes processed deliveries finished before `before`. Dead letters are kept: they are the
    * record of deliveries that could not be processed, for an operator to read.
@@ -203,6 +208,16 @@ export function createWebhookRepository(db: Db, box: SecretBox): WebhookReposito
 
     async deliveries(): Promise<InboxRow[]> {
       return db.select().from(webhookInbox).orderBy(webhookInbox.id);
+    },
+
+    async recentOf(campaignIds: readonly string[], limit: number): Promise<InboxRow[]> {
+      if (campaignIds.length === 0) return [];
+      return db
+        .select()
+        .from(webhookInbox)
+        .where(inArray(webhookInbox.campaignId, [...campaignIds]))
+        .orderBy(desc(webhookInbox.id))
+        .limit(limit);
     },
 
     async pruneDone(before: Date): Promise<number> {
