@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/edges/outbound/store/database';
 import { type DashboardBrowser, signIn } from '../support/dashboard-client';
 import { type E2E, pageText, startE2E } from '../support/e2e';
-import { activePatron } from '../support/e2e-admin';
+import { MANAGE_ROLES, activePatron, runCommand } from '../support/e2e-admin';
 import { eventually } from '../support/eventually';
 
 /**
@@ -37,6 +37,31 @@ const inbox = () =>
     e.db.database.db,
     sql`select status, attempts, last_error from webhook_inbox order by id`,
   );
+
+/** A signed delivery about `memberId` naming a status Tierlink does not know: nothing to act on without a read. */
+async function unknownStatusDelivery(memberId: string, patreonUserId: string, fullName: string): Promise<void> {
+  const delivered = await e.patreon.deliverRaw({
+    webhookId: e.patreon.webhooks()[0]!.id,
+    trigger: 'members:pledge:update',
+    body: {
+      data: {
+        type: 'member',
+        id: memberId,
+        attributes: { patron_status: 'paused_patron', full_name: fullName },
+        relationships: {
+          campaign: { data: { type: 'campaign', id: e.patreon.campaignId } },
+          user: { data: { type: 'user', id: patreonUserId } },
+          currently_entitled_tiers: { data: [] },
+        },
+      },
+    },
+  });
+  expect(delivered.status).toBe(200);
+}
+
+const MEMBER_READS = /^\/api\/oauth2\/v2\/members\//;
+const doctor = (locale?: string) =>
+  runCommand(e, { userId: e.ownerId, name: 'doctor', memberPermissions: MANAGE_ROLES, ...(locale ? { locale } : {}) }).reply();
 
 test('with no delivery yet, the page says so and where to look', async () => {
   const page = await syncsPage();
@@ -90,26 +115,10 @@ test('a delivery that cannot be handled yet shows its error and its next try, th
   );
   // Patreon answers every read of a member with 500, and its delivery names a status Tierlink does
   // not know: nothing to act on until a read goes through.
-  const fault = e.patreon.injectFault({ method: 'GET', path: /^\/api\/oauth2\/v2\/members\//, status: 500, times: Infinity });
+  const fault = e.patreon.injectFault({ method: 'GET', path: MEMBER_READS, status: 500, times: Infinity });
   const before = (await inbox()).length;
   try {
-    const delivered = await e.patreon.deliverRaw({
-      webhookId: e.patreon.webhooks()[0]!.id,
-      trigger: 'members:pledge:update',
-      body: {
-        data: {
-          type: 'member',
-          id: member.id,
-          attributes: { patron_status: 'paused_patron', full_name: 'Ida Outage' },
-          relationships: {
-            campaign: { data: { type: 'campaign', id: e.patreon.campaignId } },
-            user: { data: { type: 'user', id: ida.id } },
-            currently_entitled_tiers: { data: [] },
-          },
-        },
-      },
-    });
-    expect(delivered.status).toBe(200);
+    await unknownStatusDelivery(member.id, ida.id, 'Ida Outage');
     await eventually(
       'the delivery tried and put back',
       async () => {
@@ -150,4 +159,42 @@ test('a delivery of another campaign is not listed here', async () => {
   const rows = deliveryRows((await syncsPage()).html);
   expect(rows).toHaveLength(listed);
   expect(rows.join('\n')).not.toContain('Not Yours');
+});
+
+test("a delivery given up after its last try: the page says so, and /doctor names it with where to look, in the reader's language", async () => {
+  expect((await doctor()).content).not.toContain('webhook deliveries');
+  const uma = activePatron(e, 'Uma Given-Up', [e.tiers.bronze]);
+  const member = e.patreon.memberOf(uma.id, e.patreon.campaignId)!;
+  const fault = e.patreon.injectFault({ method: 'GET', path: MEMBER_READS, status: 500, times: Infinity });
+  try {
+    await unknownStatusDelivery(member.id, uma.id, 'Uma Given-Up');
+    // Each try fails; the clock moves past each back-off until the queue gives up.
+    await eventually(
+      'the delivery given up',
+      async () => {
+        e.clock.advance(60 * 60_000);
+        const [row] = await queryRows<{ status: string }>(e.db.database.db, sql`select status from webhook_inbox order by id desc limit 1`);
+        return row?.status === 'dead';
+      },
+      30_000,
+      100,
+    );
+  } finally {
+    e.patreon.removeFault(fault);
+  }
+  // Hours went by: the dashboard session from the start of the file has ended.
+  ({ browser: owner } = await signIn(e, e.ownerId));
+  expect(deliveryRows((await syncsPage()).html)[0]).toMatch(
+    /pledge changed Uma Given-Up .*given up after 8 tries; the nightly sync sets this member’s roles/,
+  );
+  const said = (await doctor()).content;
+  expect(said).toMatch(/webhook deliveries/);
+  expect(said).toMatch(/Tierlink gave up on 1 of Patreon’s webhook deliveries in the last 7 days/);
+  expect(said).toContain('Syncs page');
+  const german = (await doctor('de')).content;
+  expect(german).toMatch(/Webhook-Zustellungen/);
+  expect(german).toMatch(/Tierlink hat 1 Webhook-Zustellung von Patreon in den letzten 7 Tagen aufgegeben/);
+  // A week on, it is no longer counted (the page keeps it until the dead letters' retention).
+  e.clock.advance(8 * 24 * 60 * 60_000);
+  expect((await doctor()).content).not.toContain('webhook deliveries');
 });

@@ -57,6 +57,9 @@ export interface WebhookHealth {
   manualSecret: boolean;
 }
 
+/** How far back `/doctor` counts the webhook deliveries Tierlink gave up on (they are kept longer). */
+export const GIVEN_UP_DAYS = 7;
+
 export interface DoctorDeps {
   guilds: GuildRepository;
   campaigns: CampaignRepository;
@@ -71,6 +74,8 @@ export interface DoctorDeps {
   webhookHealth(campaignId: string): Promise<WebhookHealth | null>;
   /** When the campaign's new posts are polled (its webhook does not carry them) and the last poll failed. */
   postPollFailure?(campaignId: string): Promise<{ at: Date; error: string } | null>;
+  /** The campaign's webhook deliveries Tierlink gave up on in the last {@link GIVEN_UP_DAYS} days. */
+  givenUpDeliveries?(campaignId: string): Promise<{ count: number; last: Date | null }>;
   lastSync(guildId: string): Promise<LastSync | null>;
   /** The guild's sync in progress, on any instance. */
   runningSync(guildId: string): Promise<SyncProgress | null>;
@@ -409,6 +414,18 @@ export function createDoctor(deps: DoctorDeps): Doctor {
         ),
       );
     }
+    // Deliveries given up on: those members' roles waited for the nightly sync.
+    const givenUp = deps.givenUpDeliveries ? await deps.givenUpDeliveries(campaignId) : null;
+    if (givenUp && givenUp.count > 0) {
+      checks.push(
+        saidCheck(
+          `${label}: webhook deliveries`,
+          false,
+          says('doctorSays.deliveriesGivenUp', { count: givenUp.count, days: GIVEN_UP_DAYS, when: givenUp.last ? day(givenUp.last) : '—' }),
+          says('doctorSays.deliveriesGivenUpFix'),
+        ),
+      );
+    }
     return checks;
   }
 
@@ -519,6 +536,8 @@ export function checkName(t: T, name: string): string {
   if (connection) return t('doctor.checkConnection', { label: connection[1]! });
   const webhook = /^(.+): webhook$/.exec(name);
   if (webhook) return t('doctor.checkWebhook', { label: webhook[1]! });
+  const deliveries = /^(.+): webhook deliveries$/.exec(name);
+  if (deliveries) return t('doctor.checkDeliveries', { label: deliveries[1]! });
   const posts = /^(.+): new posts$/.exec(name);
   if (posts) return t('doctor.checkPosts', { label: posts[1]! });
   const role = /^Role (.+)$/.exec(name);

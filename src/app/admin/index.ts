@@ -3,7 +3,7 @@ import type { GuildSnapshotCache } from '../../edges/outbound/discord/guild-snap
 import type { CreatorAccounts } from '../../edges/outbound/patreon/creator-accounts';
 import type { Repositories } from '../../edges/outbound/store/repositories';
 import type { SecretBox } from '../../edges/outbound/store/secret-box';
-import { type Clock, MINUTE } from '../../shared/clock';
+import { type Clock, DAY, MINUTE } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { Linking } from '../linking';
 import type { SyncSubsystem } from '../sync';
@@ -13,7 +13,7 @@ import { hasPermission } from '../../core/authority';
 import { createActorAuthority } from './actor-authority';
 import { createAdoptionCheck } from './adoption-check';
 import { createConnectService } from './connect-service';
-import { type DoctorCheck, createDoctor } from './doctor';
+import { type DoctorCheck, GIVEN_UP_DAYS, createDoctor } from './doctor';
 import type { JoinLinks } from '../joining/join-links';
 import type { EnvironmentBinding } from './deployment-checks';
 import type { GatewayStanding } from '../../edges/outbound/store/instance-registry';
@@ -55,6 +55,7 @@ export interface CreatorAdminDeps {
     | 'ruleRoles'
     | 'roleAllowances'
     | 'pendingChanges'
+    | 'webhooks'
   >;
   accounts: CreatorAccounts;
   discord: { snapshots: GuildSnapshotCache; directory: GuildDirectory; channels: ChannelMessages; application?: ApplicationInfo };
@@ -187,6 +188,7 @@ export function createCreatorAdmin(deps: CreatorAdminDeps): CreatorAdmin {
       };
     },
     postPollFailure: (campaignId) => deps.channels.announcements.postPollFailure(campaignId),
+    givenUpDeliveries: (campaignId) => repos.webhooks.givenUpSince(campaignId, new Date(clock.now().getTime() - GIVEN_UP_DAYS * DAY)),
     joinPage: (guildId) => deps.joining.doctorCheck(guildId),
     ...(deps.backups ? { backups: deps.backups.doctorCheck } : {}),
     lastSync: async (guildId) => {

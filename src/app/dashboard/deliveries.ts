@@ -85,13 +85,13 @@ function parsed(row: InboxRow, parse: DeliveryParser): Parsed {
   }
   if (delivery.kind === 'post') return { about: { kind: 'post', title: delivery.post?.title ?? null }, member: null };
   if (delivery.kind !== 'member') return { about: { kind: 'other' }, member: null };
-  const { source, campaignId, memberId, externalUserId, state } = delivery.member;
+  const { source, campaignId, memberId, externalUserId, name, state } = delivery.member;
   const member = { source, campaignId, memberId, externalUserId, tierIds: [] as string[] };
-  if (!state.ok) return { about: { kind: 'member', name: null, standing: 'unreadable', tiers: [], discordUserId: null }, member };
+  if (!state.ok) return { about: { kind: 'member', name, standing: 'unreadable', tiers: [], discordUserId: null }, member };
   const snapshot = state.value.read.snapshot;
   const standing: DeliveredStanding = snapshot.patronStatus ?? 'no_pledge';
   if (standing === 'active_patron' || standing === 'declined_patron') member.tierIds = snapshot.entitledTierIds;
-  return { about: { kind: 'member', name: state.value.name, standing, tiers: [], discordUserId: null }, member };
+  return { about: { kind: 'member', name, standing, tiers: [], discordUserId: null }, member };
 }
 
 /** One key per (source, id) pair. */

@@ -37,6 +37,8 @@ export interface DeliveredMember {
   memberId: string;
   /** The person on the source, when the body names them (whose roles to reconcile if the member is gone). */
   externalUserId: string | null;
+  /** The member's name as the delivery gives it, for people to read (never stored from here). */
+  name: string | null;
   /** The source says the member was removed. */
   removed: boolean;
   /**
@@ -53,8 +55,6 @@ export interface DeliveredMemberState {
   read: MemberRead;
   /** The Discord account the delivery's profile names, if any. */
   profileDiscordUserId: string | null;
-  /** The member's name as the delivery gives it, for people to read (never stored from here). */
-  name: string | null;
   /** Whether it says for roles exactly what this stored read says: then the delivery needs no read. */
   sameForRoles(stored: StoredMemberRead): boolean;
 }

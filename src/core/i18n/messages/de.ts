@@ -1082,6 +1082,7 @@ export const de: Catalogue<EnglishCatalogue> = {
   'doctor.checkConnection': '{label}: Patreon-Verbindung',
   'doctor.checkWebhook': '{label}: Webhook',
   'doctor.checkPosts': '{label}: neue Beiträge',
+  'doctor.checkDeliveries': '{label}: Webhook-Zustellungen',
   'doctor.checkRole': 'Rolle {role}',
 
   // /doctor's details and fixes (the checks return a key and its parameters; English is the checks' own sentence).
@@ -1120,6 +1121,13 @@ export const de: Catalogue<EnglishCatalogue> = {
     'der Webhook der Kampagne bringt ihre neuen Beiträge nicht, und sie von Patreon zu lesen schlug am {when} fehl: {error}',
   'doctorSays.postsPollFailedFix':
     'Tierlink versucht es alle {minutes} Minuten erneut. Sagt der Fehler, dass die Verbindung keine Beiträge lesen darf, führt der Creator /connect erneut aus und erlaubt es.',
+  'doctorSays.deliveriesGivenUp': {
+    one: 'Tierlink hat {count} Webhook-Zustellung von Patreon in den letzten {days} Tagen aufgegeben (die letzte um {when}): Der nächtliche Abgleich hat die Rollen dieser Mitglieder stattdessen gesetzt',
+    other:
+      'Tierlink hat {count} Webhook-Zustellungen von Patreon in den letzten {days} Tagen aufgegeben (die letzte um {when}): Der nächtliche Abgleich hat die Rollen dieser Mitglieder stattdessen gesetzt',
+  },
+  'doctorSays.deliveriesGivenUpFix':
+    'Die Seite „Abgleiche“ im Dashboard listet sie mit dem Fehler ihres letzten Versuchs. War Patreon ausgefallen, ist nichts weiter zu tun; sonst sagt der Fehler, was zu beheben ist.',
   'doctorSays.hookNone': 'kein Webhook registriert, deshalb warten Änderungen an Mitgliedschaften auf den nächtlichen Abgleich',
   'doctorSays.hookNoneFix':
     'Sorge dafür, dass PUBLIC_URL aus dem Internet erreichbar ist; Tierlink registriert seinen Webhook innerhalb von 15 Minuten oder beim nächsten /connect.',

@@ -1037,6 +1037,7 @@ export const en = {
   'doctor.checkConnection': '{label}: Patreon connection',
   'doctor.checkWebhook': '{label}: webhook',
   'doctor.checkPosts': '{label}: new posts',
+  'doctor.checkDeliveries': '{label}: webhook deliveries',
   'doctor.checkRole': 'Role {role}',
 
   // /doctor's details and fixes (the checks return a key and its parameters; English is the checks' own sentence).
@@ -1074,6 +1075,13 @@ export const en = {
     'the campaign’s webhook does not bring its new posts, and reading them from Patreon failed at {when}: {error}',
   'doctorSays.postsPollFailedFix':
     'Tierlink tries again every {minutes} minutes. If the error says the connection may not read posts, the creator runs /connect again and allows it.',
+  'doctorSays.deliveriesGivenUp': {
+    one: 'Tierlink gave up on {count} of Patreon’s webhook deliveries in the last {days} days (the last at {when}): the nightly sync set those members’ roles instead',
+    other:
+      'Tierlink gave up on {count} of Patreon’s webhook deliveries in the last {days} days (the last at {when}): the nightly sync set those members’ roles instead',
+  },
+  'doctorSays.deliveriesGivenUpFix':
+    'The dashboard’s Syncs page lists them with the error of their last try. If Patreon was down, nothing more is needed; otherwise the error says what to mend.',
   'doctorSays.hookNone': 'no webhook is registered, so pledge changes wait for the nightly sync',
   'doctorSays.hookNoneFix':
     'Make sure PUBLIC_URL is reachable from the internet; Tierlink registers its webhook within 15 minutes, or at the next /connect.',

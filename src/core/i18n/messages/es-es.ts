@@ -1062,6 +1062,7 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'doctor.checkConnection': '{label}: conexión con Patreon',
   'doctor.checkWebhook': '{label}: webhook',
   'doctor.checkPosts': '{label}: nuevas publicaciones',
+  'doctor.checkDeliveries': '{label}: entregas del webhook',
   'doctor.checkRole': 'Rol {role}',
 
   // /doctor's details and fixes (the checks return a key and its parameters; English is the checks' own sentence).
@@ -1098,6 +1099,13 @@ export const esES: Catalogue<EnglishCatalogue> = {
   'doctorSays.postsPollFailed': 'el webhook de la campaña no trae sus nuevas publicaciones, y leerlas en Patreon falló el {when}: {error}',
   'doctorSays.postsPollFailedFix':
     'Tierlink lo intenta de nuevo cada {minutes} minutos. Si el error dice que la conexión no puede leer publicaciones, el creador ejecuta /connect de nuevo y lo permite.',
+  'doctorSays.deliveriesGivenUp': {
+    one: 'Tierlink abandonó {count} entrega del webhook de Patreon en los últimos {days} días (la última a las {when}): la sincronización nocturna ajustó los roles de esos miembros',
+    other:
+      'Tierlink abandonó {count} entregas del webhook de Patreon en los últimos {days} días (la última a las {when}): la sincronización nocturna ajustó los roles de esos miembros',
+  },
+  'doctorSays.deliveriesGivenUpFix':
+    'La página Sincronizaciones del panel las muestra con el error de su último intento. Si Patreon estaba caído, no hay que hacer nada más; si no, el error dice qué corregir.',
   'doctorSays.hookNone': 'no hay ningún webhook registrado, así que los cambios de membresía esperan a la sincronización nocturna',
   'doctorSays.hookNoneFix':
     'Asegúrate de que PUBLIC_URL sea accesible desde internet; Tierlink registra su webhook en 15 minutos, o en el próximo /connect.',

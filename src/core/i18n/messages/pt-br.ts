@@ -1053,6 +1053,7 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'doctor.checkConnection': '{label}: conexão com o Patreon',
   'doctor.checkWebhook': '{label}: webhook',
   'doctor.checkPosts': '{label}: posts novos',
+  'doctor.checkDeliveries': '{label}: entregas do webhook',
   'doctor.checkRole': 'Cargo {role}',
 
   // /doctor's details and fixes (the checks return a key and its parameters; English is the checks' own sentence).
@@ -1089,6 +1090,13 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
   'doctorSays.postsPollFailed': 'o webhook da campanha não traz os posts novos dela, e lê-los no Patreon falhou em {when}: {error}',
   'doctorSays.postsPollFailedFix':
     'O Tierlink tenta de novo a cada {minutes} minutos. Se o erro disser que a conexão não pode ler posts, o criador executa /connect de novo e permite isso.',
+  'doctorSays.deliveriesGivenUp': {
+    one: 'O Tierlink desistiu de {count} entrega do webhook do Patreon nos últimos {days} dias (a última em {when}): a sincronização noturna ajustou os cargos desses membros',
+    other:
+      'O Tierlink desistiu de {count} entregas do webhook do Patreon nos últimos {days} dias (a última em {when}): a sincronização noturna ajustou os cargos desses membros',
+  },
+  'doctorSays.deliveriesGivenUpFix':
+    'A página Sincronizações do painel as lista com o erro da última tentativa. Se o Patreon estava fora do ar, não é preciso fazer mais nada; senão, o erro diz o que corrigir.',
   'doctorSays.hookNone': 'nenhum webhook registrado, então as mudanças de assinatura esperam a sincronização noturna',
   'doctorSays.hookNoneFix':
     'Garanta que PUBLIC_URL seja acessível pela internet; o Tierlink registra o webhook em até 15 minutos, ou no próximo /connect.',

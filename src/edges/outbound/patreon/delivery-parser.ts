@@ -17,13 +17,13 @@ interface DeliveredMember {
   campaignId: string | null;
   memberId: string;
   externalUserId: string | null;
+  name: string | null;
   removed: boolean;
   contents: string;
   state: Result<
     {
       read: { snapshot: SnapshotInput; profileDiscordUserId: string | null };
       profileDiscordUserId: string | null;
-      name: string | null;
       sameForRoles(stored: StoredMemberRead): boolean;
     },
     string
@@ -59,6 +59,13 @@ function kindOf(trigger: string | null, dataType: string | null): DeliveryKind {
   if (dataType === 'member') return 'member';
   if (dataType === 'post') return 'post';
   return 'other';
+}
+
+/** The member's `full_name` in a delivery, trimmed, when it is a non-empty text: shown to people, never stored from here. */
+function payloadName(data: Record<string, unknown>): string | null {
+  const attributes = isObject(data.attributes) ? data.attributes : {};
+  const name = typeof attributes.full_name === 'string' ? attributes.full_name.trim().slice(0, 200) : '';
+  return name === '' ? null : name;
 }
 
 /** The post a delivery carries, or null when it carries none that reads (the handler then reads it, or skips it). */
@@ -98,7 +105,6 @@ export function parsePatreonDelivery(delivery: { body: string; trigger: string |
     state = ok({
       read: { snapshot: snapshotFromPayload(payload, campaignId), profileDiscordUserId },
       profileDiscordUserId,
-      name: payload.fullName,
       sameForRoles: (stored: StoredMemberRead) => deliveryMatchesStored(payload, stored),
     });
   }
@@ -109,6 +115,7 @@ export function parsePatreonDelivery(delivery: { body: string; trigger: string |
       campaignId,
       memberId: data.id,
       externalUserId: relatedId(data as unknown as Resource, 'user') ?? null,
+      name: payloadName(data),
       removed: delivery.trigger === 'members:delete',
       contents: JSON.stringify(doc),
       state,

@@ -19,8 +19,6 @@ export interface PayloadMember {
   entitledAmountCents: number | null;
   /** `social_connections.discord.user_id` of the included user, when the body carries it. */
   discordUserId: string | null;
-  /** The member's `full_name`, when the body carries a non-empty one: shown to staff, never stored from here. */
-  fullName: string | null;
 }
 
 const PATRON_STATUSES = new Set(['active_patron', 'declined_patron', 'former_patron']);
@@ -63,7 +61,6 @@ export function memberFromPayload(body: unknown): Result<PayloadMember, string> 
   const user = userId !== null ? included.get('user', userId) : undefined;
   const amount = attributes.currently_entitled_amount_cents;
   const chargeStatus = attributes.last_charge_status;
-  const fullName = typeof attributes.full_name === 'string' ? attributes.full_name.trim().slice(0, 200) : '';
   return ok({
     memberId: resource.id,
     userId,
@@ -77,6 +74,5 @@ export function memberFromPayload(body: unknown): Result<PayloadMember, string> 
     pledgeRelationshipStart: dateOrNull(attributes.pledge_relationship_start),
     entitledAmountCents: typeof amount === 'number' && Number.isFinite(amount) ? Math.round(amount) : null,
     discordUserId: user?.attributes && 'social_connections' in user.attributes ? discordUserIdOf(user.attributes.social_connections) : null,
-    fullName: fullName === '' ? null : fullName,
   });
 }

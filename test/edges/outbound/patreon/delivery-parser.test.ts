@@ -58,6 +58,20 @@ test('a delete is marked removed; a body without a usable state says why, and st
   expect(nowhere.kind === 'member' && nowhere.member).toMatchObject({ campaignId: null, state: { ok: false } });
 });
 
+test("the member's name as the delivery gives it, for people to read: trimmed, also when the state is unusable; blank, absent or not text is null", () => {
+  const name = (attributes: Record<string, unknown>) => {
+    const parsed = parsePatreonDelivery({ body: memberBody(attributes), trigger: 'members:update', campaignId: null });
+    return parsed.kind === 'member' ? parsed.member.name : 'not a member';
+  };
+  expect(name({ full_name: '  Casey Patron ' })).toBe('Casey Patron');
+  expect(name({ full_name: 'Casey Patron', patron_status: 'on_a_boat' })).toBe('Casey Patron');
+  expect(name({ full_name: 'x'.repeat(300) })).toHaveLength(200);
+  for (const fullName of ['', '   ', null, 42, undefined]) expect(name({ full_name: fullName })).toBeNull();
+  // Never stored from here: the snapshot a delivery carries has no name.
+  const parsed = parsePatreonDelivery({ body: memberBody({ full_name: 'Casey Patron' }), trigger: 'members:update', campaignId: null });
+  expect(parsed.kind === 'member' && parsed.member.state.ok && 'fullName' in parsed.member.state.value.read.snapshot).toBe(false);
+});
+
 test('two bodies saying the same compare equal whatever their spacing; a change does not', () => {
   const contents = (body: string) => {
     const parsed = parsePatreonDelivery({ body, trigger: 'members:update', campaignId: null });

@@ -59,16 +59,8 @@ test('reads the member state a delivery carries, with the Discord id from the in
       pledgeRelationshipStart: new Date('2026-05-01T10:00:00.000Z'),
       entitledAmountCents: 500,
       discordUserId: '223456789012345678',
-      fullName: 'Casey Patron',
     },
   });
-});
-
-test("the member's full_name is read for people to see, trimmed; an empty, blank or absent one is null", () => {
-  expect(memberFromPayload(delivery({ attributes: { full_name: '  Casey  ' } }))).toMatchObject({ ok: true, value: { fullName: 'Casey' } });
-  for (const fullName of ['', '   ', null, 42]) {
-    expect(memberFromPayload(delivery({ attributes: { full_name: fullName } }))).toMatchObject({ ok: true, value: { fullName: null } });
-  }
 });
 
 test("Patreon's is_free_trial and is_gifted are read when the body carries them", () => {

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, lt, notInArray, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, lt, notInArray, sql } from 'drizzle-orm';
 import type { SealContext, SecretBox } from '../secret-box';
 import { type Db, queryRows } from '../database';
 import { webhookInbox, webhooks } from '../schema';
@@ -23,6 +23,8 @@ export interface WebhookRepository {
    * see of Patreon's webhook. Processed ones stay for 7 days (`pruneDone`), failed ones longer.
    */
   recentOf(campaignIds: readonly string[], limit: number): Promise<InboxRow[]>;
+  /** The campaign's deliveries given up (dead letters) since `since`: how many, and when the last was. */
+  givenUpSince(campaignId: string, since: Date): Promise<{ count: number; last: Date | null }>;
   /**
    * Deletes processed deliveries finished before `before`. Dead letters are kept: they are the
    * record of deliveries that could not be processed, for an operator to read.
@@ -218,6 +220,15 @@ export function createWebhookRepository(db: Db, box: SecretBox): WebhookReposito
         .where(inArray(webhookInbox.campaignId, [...campaignIds]))
         .orderBy(desc(webhookInbox.id))
         .limit(limit);
+    },
+
+    async givenUpSince(campaignId: string, since: Date): Promise<{ count: number; last: Date | null }> {
+      const [row] = await db
+        .select({ count: sql<number>`count(*)::int`, last: sql<Date | string | null>`max(${webhookInbox.finishedAt})` })
+        .from(webhookInbox)
+        .where(and(eq(webhookInbox.campaignId, campaignId), eq(webhookInbox.status, 'dead'), gte(webhookInbox.finishedAt, since)));
+      const last = row?.last ?? null;
+      return { count: Number(row?.count ?? 0), last: last === null ? null : new Date(last) };
     },
 
     async pruneDone(before: Date): Promise<number> {
