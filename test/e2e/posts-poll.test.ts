@@ -32,9 +32,9 @@ const polledAt = async () =>
   (await queryRows<{ polled_at: Date | string }>(e.db.database.db, sql`select polled_at from post_polls`))[0]?.polled_at;
 
 /**
- * One poll after the poll's interval, run by a channel round (this test's, or the service's own
- * when it holds the round's lock then); returns the list requests it sent, counted once the poll
- * is recorded (after its last request).
+ * One poll after the poll's interval, run by this test's channel round; returns the list requests
+ * it sent, counted once the poll is recorded (after its last request). The service's own rounds
+ * are stopped (see beforeAll), so no poll of theirs can be in flight across the count.
  */
 async function poll(): Promise<number> {
   const before = listReads().length;
@@ -58,6 +58,9 @@ beforeAll(async () => {
   expect(chosen.reply.content).toContain('Settings saved');
   await webhookWithoutPosts(e);
   expect((await e.tierlink.services.channels.announcements.postSource(e.patreon.campaignId)).kind).toBe('poll');
+  // From here the test runs every channel round itself: a round of the service's own timer could
+  // be polling while a count begins (waited for here, if one is).
+  await e.tierlink.services.channels.stop();
 }, 60_000);
 afterAll(() => e?.stop());
 
