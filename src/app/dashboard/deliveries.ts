@@ -107,7 +107,12 @@ export function createDeliveryLog(deps: DeliveryLogDeps): DeliveryLog {
       const titles = new Map((await deps.campaigns.tiersOf(campaignIds)).map((tier) => [tier.id, tier.title]));
       // The names Tierlink read itself, and the links of the members named: one read per source each.
       const bySource = new Map<string, NonNullable<Parsed['member']>[]>();
-      for (const { member } of read) if (member) bySource.set(member.source, [...(bySource.get(member.source) ?? []), member]);
+      for (const { member } of read) {
+        if (!member) continue;
+        const ofSource = bySource.get(member.source);
+        if (ofSource) ofSource.push(member);
+        else bySource.set(member.source, [member]);
+      }
       const names = new Map<string, string>();
       const linked = new Map<string, string>();
       for (const [source, members] of bySource) {
