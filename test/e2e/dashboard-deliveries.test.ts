@@ -168,16 +168,26 @@ test("a delivery given up after its last try: the page says so, and /doctor name
   const fault = e.patreon.injectFault({ method: 'GET', path: MEMBER_READS, status: 500, times: Infinity });
   try {
     await unknownStatusDelivery(member.id, uma.id, 'Uma Given-Up');
-    // Each try fails; the clock moves past each back-off until the queue gives up.
+    // Each try fails; between two tries the clock moves on, until the queue gives up. Each step is
+    // past the 5 s in which a second try of one delivery waits for a re-check instead of reading,
+    // and under the 2-minute lease of a try the queue may have just claimed: a longer jump would end
+    // that lease under it. Steps follow each other until the next try is due.
     await eventually(
       'the delivery given up',
       async () => {
-        e.clock.advance(60 * 60_000);
-        const [row] = await queryRows<{ status: string }>(e.db.database.db, sql`select status from webhook_inbox order by id desc limit 1`);
-        return row?.status === 'dead';
+        const [row] = await queryRows<{ status: string; run_at: Date | string; locked_until: Date | string | null }>(
+          e.db.database.db,
+          sql`select status, run_at, locked_until from webhook_inbox order by id desc limit 1`,
+        );
+        if (row?.status === 'dead') return true;
+        if (row?.locked_until === null) {
+          const due = new Date(row.run_at).getTime() - e.clock.now().getTime();
+          e.clock.advance(Math.min(Math.max(due, 6_000), 110_000));
+        }
+        return false;
       },
       30_000,
-      100,
+      50,
     );
   } finally {
     e.patreon.removeFault(fault);
