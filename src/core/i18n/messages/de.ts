@@ -945,7 +945,7 @@ export const de: Catalogue<EnglishCatalogue> = {
 
   // Die Sprache des Servers in den Einstellungen des Dashboards.
   'dashLang.label': 'Sprache des Servers',
-  'dashLang.discord': 'Die Serversprache von Discord (derzeit {language})',
+  'dashLang.discord': 'Wie auf Discord ({language})',
   'dashLang.hint':
     'Für das, was der ganze Server liest: Willkommensgrüße, neue Beiträge und das Mod-Log. Antworten und Nachrichten an ein Mitglied folgen seiner eigenen Discord-Sprache.',
 

@@ -908,7 +908,7 @@ export const en = {
 
   // The server's language, on the dashboard's settings.
   'dashLang.label': 'The server’s language',
-  'dashLang.discord': 'Discord’s server language (currently {language})',
+  'dashLang.discord': 'As on Discord ({language})',
   'dashLang.hint':
     'For what the whole server reads: welcomes, new posts and the mod-log. Each member’s own replies and messages follow their Discord language.',
 

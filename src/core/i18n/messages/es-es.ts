@@ -926,7 +926,7 @@ export const esES: Catalogue<EnglishCatalogue> = {
 
   // El idioma del servidor, en los ajustes del panel.
   'dashLang.label': 'Idioma del servidor',
-  'dashLang.discord': 'El idioma del servidor en Discord (ahora {language})',
+  'dashLang.discord': 'Como en Discord ({language})',
   'dashLang.hint':
     'Para lo que lee todo el servidor: bienvenidas, publicaciones nuevas y el registro de moderación. Las respuestas y los mensajes a cada miembro siguen su propio idioma de Discord.',
 

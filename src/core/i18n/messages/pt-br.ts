@@ -921,7 +921,7 @@ export const ptBR: Catalogue<EnglishCatalogue> = {
 
   // O idioma do servidor, nas configurações do painel.
   'dashLang.label': 'Idioma do servidor',
-  'dashLang.discord': 'O idioma do servidor no Discord (agora {language})',
+  'dashLang.discord': 'Como no Discord ({language})',
   'dashLang.hint':
     'Para o que o servidor inteiro lê: boas-vindas, novas publicações e o registro de moderação. As respostas e mensagens a cada membro seguem o idioma do Discord dele.',
 

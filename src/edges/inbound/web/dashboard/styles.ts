@@ -75,6 +75,7 @@ form.fields{display:grid;gap:.875rem}
 .field .hint{margin-top:.25rem;font-size:.8125rem}
 fieldset.field{margin:0;padding:0;border:0;min-width:0}
 input[type=text],input[type=search],input[type=number],input[type=date],select{width:100%;min-height:2.625rem;padding:.5rem .625rem;border-radius:.625rem;border:1px solid var(--muted);background:var(--surface);color:var(--text);font:inherit}
+select{text-overflow:ellipsis}
 input:focus-visible,select:focus-visible,button:focus-visible,.btn:focus-visible,.tabs a:focus-visible,.link-button:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
 .check{display:flex;align-items:flex-start;gap:.5rem;font-size:.9375rem}
 .check input{flex:none;width:1.125rem;height:1.125rem;margin:.2rem 0 0;accent-color:var(--accent)}
