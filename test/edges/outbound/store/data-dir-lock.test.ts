@@ -59,4 +59,5 @@ test('the embedded database persists in DATA_DIR and releases the lease on close
   const second = await openDatabase({ engine: 'pglite', dataDir: dir, logger: silentLogger });
   await second.ping();
   await second.close();
-});
+  // An initdb, the migrations and a second open: about 7 s alone, five times that beside a loaded pass's other files.
+}, 120_000);
