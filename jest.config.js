@@ -12,8 +12,9 @@ const shared = {
     '^@tierlink/sandbox/(.*)$': '<rootDir>/packages/sandbox/src/$1',
   },
   transform: {
-    // Transpile only: types are checked by `tsc --noEmit` (npm run typecheck, CI) over src, test and bench.
-    '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
+    // Transpile only, each file alone, with one cache for every lane: types are checked by `tsc --noEmit`
+    // (npm run typecheck, CI) over src, test and bench.
+    '^.+\\.ts$': '<rootDir>/test/support/typescript-transform.mjs',
     // PGlite loads Node built-ins with import(): see the transform for why not --experimental-vm-modules.
     '/node_modules/@electric-sql/pglite/dist/.+\\.cjs$': '<rootDir>/test/support/dynamic-import-as-require.mjs',
   },
