@@ -107,6 +107,12 @@ async function tableCounts(): Promise<{ inbox: number; seen: number }> {
   }
 }
 
+/**
+ * The minute-long windows (of the address budget, of the log's sampling) that a flood lasting `ms`
+ * opens when the first window starts with it: a loaded machine can take longer than a minute.
+ */
+const windowsIn = (ms: number): number => Math.floor(ms / 60_000) + 1;
+
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
 test('10,000 forged deliveries from one address, then from 10,000 addresses: nothing stored, memory and log bounded', async () => {
@@ -125,9 +131,10 @@ test('10,000 forged deliveries from one address, then from 10,000 addresses: not
   const log1 = service.outputBytes();
   // 30 refused after verification, then refused unread. Requests already past the budget check when
   // the 30th failure is counted (at most CONCURRENCY - 1 of them) are still verified and refused.
+  // The budget is 30 a minute: a flood that a loaded machine stretches past a minute gets 30 more.
   const verified = one.get(401) ?? 0;
   expect(verified).toBeGreaterThanOrEqual(30);
-  expect(verified).toBeLessThan(30 + CONCURRENCY);
+  expect(verified).toBeLessThan(30 * windowsIn(oneMs) + CONCURRENCY);
   expect(Object.fromEntries(one)).toEqual({ 401: verified, 429: TOTAL - verified });
 
   const startedMany = Date.now();
@@ -160,9 +167,10 @@ test('10,000 forged deliveries from one address, then from 10,000 addresses: not
       `  one address:     ${TOTAL} requests in ${oneMs} ms; RSS ${mib(rss0)} → ${mib(rss1)}; log +${log1 - log0} bytes\n` +
       `  10,000 addresses: ${TOTAL} requests in ${manyMs} ms; RSS ${mib(rss1)} → ${mib(rss2)}; log +${log2 - log1} bytes\n`,
   );
-  // At most 30 rejection lines a minute (sampled) plus a line per address that went over its budget.
-  expect(log1 - log0).toBeLessThan(32 * 1024);
-  expect(log2 - log1).toBeLessThan(32 * 1024);
+  // At most 30 rejection lines a minute (sampled, about 9 KiB) plus a line per address that went over
+  // its budget (at most 10 a minute). The second flood can begin inside the sampling's last window.
+  expect(log1 - log0).toBeLessThan(16 * 1024 * windowsIn(oneMs));
+  expect(log2 - log1).toBeLessThan(16 * 1024 * (windowsIn(manyMs) + 1));
   expect(rss2 - rss0).toBeLessThan(64 * 1024 * 1024);
 
   service.child.kill('SIGTERM');
